@@ -1,0 +1,44 @@
+# Two commands matter: `make run` (install what is missing, build, serve the embedded default) and
+# `make test` (install what is missing, then lint, typecheck, generation drift and every test).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+DEPS := node_modules/.installed
+
+.PHONY: help install run build generate check-generated lint typecheck test test-unit clean
+
+help:
+	@echo "make run | test | generate | lint | typecheck | build | clean"
+
+# Reinstall only when the manifest or lock changed. better-sqlite3 builds from source (about a minute).
+$(DEPS): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+install: $(DEPS)
+
+build: $(DEPS)
+	node_modules/.bin/tsc -p tsconfig.build.json
+
+run: build
+	node dist/src/main.js
+
+generate: $(DEPS)
+	bash scripts/generate.sh generated
+
+# Regenerates into a scratch folder and compares: a stale or hand-edited generated/ fails the build.
+check-generated: $(DEPS)
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && bash scripts/generate.sh "$$tmp/generated" && \
+	  diff -r "$$tmp/generated" generated >/dev/null || { echo "generated/ is stale: run 'make generate' and commit it"; diff -r "$$tmp/generated" generated | head -40; exit 1; }
+
+lint: $(DEPS)
+	node_modules/.bin/redocly lint --config openapi/redocly.yaml openapi/openapi.yaml
+	node_modules/.bin/tsc -p tsconfig.json --noEmit
+
+typecheck: $(DEPS)
+	node_modules/.bin/tsc -p tsconfig.json --noEmit
+
+test: lint check-generated
+	node_modules/.bin/vitest run
+
+clean:
+	rm -rf dist node_modules/.installed

@@ -1,0 +1,73 @@
+/**
+ * The api-keys port: accounts and the API keys that act for them (SPEC 5).
+ *
+ * Keys are stored only as a SHA-256 hash of the whole key; the key itself is shown once, at creation.
+ * Key rows outlive a hard-deleted account on purpose, so a caller holding such a key learns
+ * `user_not_found` (SPEC 5.4) rather than `invalid_api_key`.
+ */
+
+export interface AccountRecord {
+  id: string;
+  email: string;
+  createdAtMs: number;
+  /** Personal discount on top of the public price, percent 0..100 (SPEC 2.5 user_discount_percent). */
+  discountPercent: number;
+  /** Per pricing-tier discounts that replace `discountPercent` for that tier (SPEC 2.5 user_tier_discounts). */
+  tierDiscounts: Record<string, number>;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  /** Shown in listings in place of the secret: the prefix and first characters, then the last four. */
+  displayHint: string;
+  createdAtMs: number;
+  lastUsedAtMs: number | null;
+  revokedAtMs: number | null;
+}
+
+/** What an incoming key hash resolves to; `account` is null once the account was hard-deleted. */
+export interface KeyResolution {
+  key: ApiKeyRecord;
+  account: AccountRecord | null;
+}
+
+export interface NewAccount {
+  id: string;
+  email: string;
+  createdAtMs: number;
+}
+
+export interface NewApiKey {
+  id: string;
+  accountId: string;
+  name: string;
+  hash: string;
+  displayHint: string;
+  createdAtMs: number;
+}
+
+export type CreateAccountOutcome = { ok: true; account: AccountRecord } | { ok: false; reason: 'email_taken' };
+
+export interface ApiKeyStore {
+  createAccount(input: NewAccount): Promise<CreateAccountOutcome>;
+  getAccount(accountId: string): Promise<AccountRecord | null>;
+  /** Hard delete: the account row goes; its keys stay so they answer `user_not_found`. Returns false if absent. */
+  deleteAccount(accountId: string): Promise<boolean>;
+  setDiscounts(accountId: string, discountPercent: number, tierDiscounts: Record<string, number>): Promise<boolean>;
+
+  createKey(input: NewApiKey): Promise<ApiKeyRecord>;
+  resolveKey(hash: string): Promise<KeyResolution | null>;
+  /** Keys of one account, newest first, revoked ones included. */
+  listKeys(accountId: string): Promise<ApiKeyRecord[]>;
+  getKey(keyId: string): Promise<ApiKeyRecord | null>;
+  /** Idempotent: revoking a revoked key keeps the first revocation time. Null when the key does not exist. */
+  revokeKey(keyId: string, atMs: number): Promise<ApiKeyRecord | null>;
+  /** Records use; writes may be batched by the caller, so times only move forward. */
+  touchKeys(lastUsed: ReadonlyMap<string, number>): Promise<void>;
+
+  /** A cheap round trip proving the backing store answers (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,26 @@
+import express, { type Express } from 'express';
+import type { Deps } from './container.js';
+import { handlers } from './handlers/index.js';
+import { bindOperations } from './http/bind-operations.js';
+import { cors } from './http/cors.js';
+import { edgeBlock } from './http/edge-block.js';
+import { errorHandler } from './http/error-handler.js';
+import { requestId } from './http/request-id.js';
+import { unmatchedRoute } from './http/unmatched-route.js';
+
+/**
+ * Middleware order (DESIGN.md 1): edge block → request id → CORS → body cap → per operation: auth →
+ * request validation → handler → one error handler.
+ */
+export function createApp(deps: Deps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'extended');
+  app.use(edgeBlock, requestId, cors);
+  app.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: false }));
+  const routes = bindOperations(app, deps.contract, handlers, deps);
+  app.use(unmatchedRoute(routes));
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+/** Every setting the service reads from the environment; parsed once at start, frozen. Units last in names. */
+const schema = z.object({
+  NODE_ENV: z.string().default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** `sqlite:<path>` (embedded default) or `postgres://…`. */
+  DATABASE_URL: z.string().min(1).default('sqlite:data/gateway.sqlite'),
+  CATALOG_FILE: z.string().min(1).default('config/catalog.json'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Request bodies above this answer 413 request_too_large (SPEC 7.2; the cap itself is ours). */
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
+  /** Check every response against the contract; on by default outside production (it costs ~60 µs a request). */
+  VALIDATE_RESPONSES: booleanFlag.optional(),
+  /** How long a resolved API key is trusted without asking the database; bounds how late another process's revocation is seen. */
+  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1000),
+  /** How often key last-used times are written (batched off the request path). */
+  KEY_USAGE_FLUSH_MS: z.coerce.number().int().positive().default(5000),
+});
+
+export type Config = Readonly<Omit<z.infer<typeof schema>, 'VALIDATE_RESPONSES'> & { VALIDATE_RESPONSES: boolean }>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const { VALIDATE_RESPONSES, ...rest } = parsed.data;
+  return Object.freeze({ ...rest, VALIDATE_RESPONSES: VALIDATE_RESPONSES ?? rest.NODE_ENV !== 'production' });
+}

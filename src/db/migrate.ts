@@ -1,0 +1,25 @@
+import type { Knex } from 'knex';
+import type { Database } from './connect.js';
+import * as m0001 from './migrations/0001-accounts-and-keys.js';
+
+interface NamedMigration {
+  name: string;
+  migration: Knex.Migration;
+}
+
+/**
+ * Every migration, in order. Listed in code rather than found by scanning a directory, so tsx (.ts sources)
+ * and compiled JS (dist/) see exactly the same set. Names are stored in knex_migrations: never rename one.
+ */
+const MIGRATIONS: readonly NamedMigration[] = [{ name: '0001-accounts-and-keys', migration: m0001 }];
+
+const migrationSource: Knex.MigrationSource<NamedMigration> = {
+  getMigrations: async () => [...MIGRATIONS],
+  getMigrationName: (m) => m.name,
+  getMigration: async (m) => m.migration,
+};
+
+/** Brings the schema to the latest version; a no-op when already there. Same migrations on SQLite and PostgreSQL. */
+export async function migrateToLatest(db: Database): Promise<void> {
+  await db.knex.migrate.latest({ migrationSource });
+}

@@ -1,0 +1,63 @@
+import type { AccountRecord, ApiKeyStore, KeyResolution } from '../adapters/api-keys/index.js';
+import { ApiError } from '../errors/api-error.js';
+import { hashApiKey, looksLikeApiKey } from './api-key-secret.js';
+import type { KeyUsageRecorder } from './key-usage-recorder.js';
+
+export interface Principal {
+  accountId: string;
+  keyId: string;
+  account: AccountRecord;
+}
+
+interface CacheEntry {
+  resolution: KeyResolution;
+  expiresAtMs: number;
+}
+
+const CACHE_CAPACITY = 10_000;
+
+/**
+ * Turns a presented API key into the account it acts for, or the exact failure of SPEC 5.4. Found keys are
+ * cached for `cacheTtlMs` so the hot path does not ask the database on every call; revocation through this
+ * process invalidates at once, through another process within the TTL. Unknown keys are never cached, so a
+ * key created elsewhere works immediately.
+ */
+export class Authenticator {
+  private readonly cache = new Map<string, CacheEntry>();
+
+  constructor(
+    private readonly store: ApiKeyStore,
+    private readonly usage: KeyUsageRecorder,
+    private readonly options: { cacheTtlMs: number; now: () => number },
+  ) {}
+
+  async authenticate(presentedKey: string): Promise<Principal> {
+    if (!looksLikeApiKey(presentedKey)) throw new ApiError('invalid_api_key');
+    const hash = hashApiKey(presentedKey);
+    const resolution = await this.resolve(hash);
+    if (resolution === null) throw new ApiError('invalid_api_key');
+    if (resolution.key.revokedAtMs !== null) throw new ApiError('api_key_revoked');
+    if (resolution.account === null) throw new ApiError('user_not_found');
+    this.usage.record(resolution.key.id, this.options.now());
+    return { accountId: resolution.account.id, keyId: resolution.key.id, account: resolution.account };
+  }
+
+  /** Drops cached resolutions of one key (after a revocation) or of one account (after a change to it). */
+  invalidate(match: { keyId?: string; accountId?: string }): void {
+    for (const [hash, entry] of this.cache) {
+      if (entry.resolution.key.id === match.keyId || entry.resolution.key.accountId === match.accountId) this.cache.delete(hash);
+    }
+  }
+
+  private async resolve(hash: string): Promise<KeyResolution | null> {
+    const now = this.options.now();
+    const cached = this.cache.get(hash);
+    if (cached !== undefined && cached.expiresAtMs > now) return cached.resolution;
+    const resolution = await this.store.resolveKey(hash);
+    if (resolution !== null && this.options.cacheTtlMs > 0) {
+      if (this.cache.size >= CACHE_CAPACITY) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(hash, { resolution, expiresAtMs: now + this.options.cacheTtlMs });
+    }
+    return resolution;
+  }
+}

@@ -1,0 +1,109 @@
+import type { components } from '../../../generated/openapi.js';
+import type { AccountRecord } from '../../adapters/api-keys/index.js';
+import { applyDiscount, microsToUsd, usdToMicros } from '../money.js';
+import type { CatalogEntry, CatalogFile, CatalogFileEntry } from './catalog-file.js';
+
+type CatalogBody = components['schemas']['Catalog'];
+type CompatModelList = components['schemas']['CompatModelList'];
+
+/** SPEC 2.5: `created` 1735689600 means the release time is unknown. */
+export const UNKNOWN_RELEASE_TIME = 1735689600;
+
+/** The discounts a caller has on top of the public price (SPEC 2.5 user_discount_percent, user_tier_discounts). */
+export type CallerDiscounts = Pick<AccountRecord, 'discountPercent' | 'tierDiscounts'>;
+
+const PRICE_FIELDS = [
+  'retail_input_usd_per_mtok',
+  'retail_output_usd_per_mtok',
+  'retail_cached_input_usd_per_mtok',
+  'retail_usd_per_image',
+  'retail_usd_per_unit',
+  'usd_per_credit',
+] as const;
+
+function discounted(usd: number, percent: number): number {
+  return microsToUsd(applyDiscount(usdToMicros(usd), percent));
+}
+
+/** The model catalog (SPEC 2.5): lookups by slug or alias, and the public or caller-specific views. */
+export class ModelCatalog {
+  private readonly bySlugOrAlias = new Map<string, CatalogFileEntry>();
+  private readonly publicBody: CatalogBody;
+  private readonly compatList: CompatModelList;
+
+  constructor(private readonly file: CatalogFile) {
+    for (const entry of file.models) {
+      this.bySlugOrAlias.set(entry.slug, entry);
+      for (const alias of entry.aliases) this.bySlugOrAlias.set(alias, entry);
+    }
+    this.publicBody = this.buildBody({ discountPercent: 0, tierDiscounts: {} });
+    this.compatList = this.buildCompatList();
+  }
+
+  get defaultModel(): string {
+    return this.file.default_model;
+  }
+
+  get size(): number {
+    return this.file.models.length;
+  }
+
+  /** Resolves a slug or one of its aliases to the native row (SPEC 2.5 aliases). */
+  find(slugOrAlias: string): CatalogFileEntry | undefined {
+    return this.bySlugOrAlias.get(slugOrAlias);
+  }
+
+  /** The catalog as `discounts` sees it: public prices when there are none. */
+  view(discounts: CallerDiscounts | null): CatalogBody {
+    if (discounts === null || (discounts.discountPercent === 0 && Object.keys(discounts.tierDiscounts).length === 0)) {
+      return this.publicBody;
+    }
+    return this.buildBody(discounts);
+  }
+
+  /** GET /v1/compat/models: every callable native model plus the external tier (SPEC 2.5, 4.2). */
+  compatModels(): CompatModelList {
+    return this.compatList;
+  }
+
+  private buildBody(discounts: CallerDiscounts): CatalogBody {
+    return {
+      default_model: this.file.default_model,
+      models: this.file.models.map((entry) => priceFor(entry, discounts)),
+      external_models: this.file.external_models.map((m) => m.id),
+    };
+  }
+
+  private buildCompatList(): CompatModelList {
+    const native = this.file.models
+      .filter((m) => m.available)
+      .map((m) => ({ id: m.slug, object: 'model' as const, created: m.created, owned_by: m.owned_by }));
+    const external = this.file.external_models.map((m) => ({ id: m.id, object: 'model' as const, created: m.created, owned_by: m.owned_by }));
+    return { object: 'list', data: [...native, ...external] };
+  }
+}
+
+/** One row at the caller's price: every price after the personal discount, each tier after its own if set. */
+function priceFor(entry: CatalogFileEntry, discounts: CallerDiscounts): CatalogEntry {
+  const { created: _created, owned_by: _owner, ...row } = entry;
+  const percent = discounts.discountPercent;
+  const tierDiscounts: Record<string, number> = {};
+  let pricing = row.pricing;
+  if (pricing !== null) {
+    pricing = Object.fromEntries(
+      Object.entries(pricing).map(([tier, usd]) => {
+        const tierPercent = discounts.tierDiscounts[tier];
+        if (tierPercent !== undefined && tierPercent !== percent) tierDiscounts[tier] = tierPercent;
+        return [tier, discounted(usd, tierPercent ?? percent)];
+      }),
+    );
+  }
+  const priced: CatalogEntry = { ...row, pricing, user_discount_percent: percent, user_tier_discounts: tierDiscounts };
+  if (percent > 0) {
+    for (const field of PRICE_FIELDS) {
+      const usd = row[field];
+      if (usd !== null) priced[field] = discounted(usd, percent);
+    }
+  }
+  return priced;
+}

@@ -1,0 +1,80 @@
+import type { components } from '../../generated/openapi.js';
+
+export type ErrorCode = components['schemas']['ErrorCode'];
+
+export interface ErrorSpec {
+  status: number;
+  /** OpenAI-style class name (SPEC 7.2); informational. */
+  type: string;
+  /** Whether repeating the same request can succeed: drives `x-should-retry`. */
+  retryable: boolean;
+  /** Default human-readable text. */
+  message: string;
+}
+
+const invalid = 'invalid_request_error';
+
+/**
+ * The one error catalog (SPEC 7.2 plus the service additions of DESIGN.md 3). `satisfies` makes it exhaustive
+ * over the contract's ErrorCode enum: a code added to the contract without an entry here does not compile.
+ */
+export const ERROR_CATALOG = {
+  insufficient_balance: { status: 402, type: 'insufficient_quota', retryable: false, message: 'The balance is below the estimated cost of this request' },
+  billing_temporarily_unavailable: { status: 503, type: 'api_error', retryable: true, message: 'Billing is briefly unreachable; the request was rejected to avoid double billing. Retry in a few seconds' },
+  authentication_required: { status: 401, type: invalid, retryable: false, message: 'Send Authorization: Bearer <API_KEY> or X-API-Key: <API_KEY>' },
+  invalid_api_key: { status: 401, type: invalid, retryable: false, message: 'The API key is malformed or does not exist' },
+  api_key_revoked: { status: 401, type: invalid, retryable: false, message: 'The API key has been revoked' },
+  user_not_found: { status: 404, type: invalid, retryable: false, message: 'The account behind this API key no longer exists' },
+  rate_limit_per_key: { status: 429, type: 'rate_limit_exceeded', retryable: true, message: 'This API key exceeded its per-minute request limit' },
+  rate_limit_per_user: { status: 429, type: 'rate_limit_exceeded', retryable: true, message: 'This account exceeded its per-minute request limit across all its keys' },
+  model_not_found: { status: 400, type: invalid, retryable: false, message: 'The model is not in the catalog or not served by this endpoint' },
+  model_required: { status: 400, type: invalid, retryable: false, message: 'model is required' },
+  model_is_image: { status: 400, type: invalid, retryable: false, message: 'This is an image model; use the images endpoints' },
+  model_is_retrieval: { status: 400, type: invalid, retryable: false, message: 'This is an embedding or rerank model; use /embeddings or /rerank' },
+  model_disabled: { status: 503, type: 'api_error', retryable: false, message: 'The model is disabled platform-wide' },
+  input_required: { status: 400, type: invalid, retryable: false, message: 'input is required and must not be empty' },
+  dimensions_unsupported: { status: 400, type: invalid, retryable: false, message: 'dimensions is accepted only by text-embedding-3-large and text-embedding-3-small' },
+  messages_required: { status: 400, type: invalid, retryable: false, message: 'messages is required and must not be empty' },
+  empty_message_content: { status: 400, type: invalid, retryable: false, message: 'A message has empty or whitespace-only content' },
+  message_too_long: { status: 400, type: invalid, retryable: false, message: 'A message exceeds the maximum length' },
+  request_too_large: { status: 413, type: invalid, retryable: false, message: 'The request body exceeds the size cap' },
+  context_window_exceeded: { status: 400, type: 'context_length_exceeded', retryable: false, message: 'The prompt exceeds the model context window' },
+  invalid_temperature: { status: 400, type: invalid, retryable: false, message: 'temperature must be between 0 and 2' },
+  invalid_top_p: { status: 400, type: invalid, retryable: false, message: 'top_p must be between 0 and 1' },
+  invalid_max_tokens: { status: 400, type: invalid, retryable: false, message: "max_tokens must be positive and not above the model's output cap" },
+  invalid_messages_format: { status: 400, type: invalid, retryable: false, message: 'Unsupported message role or content shape' },
+  invalid_image_payload: { status: 400, type: invalid, retryable: false, message: 'An embedded image is malformed or its URL is unreachable' },
+  invalid_request: { status: 400, type: invalid, retryable: false, message: 'The request is invalid' },
+  content_filter: { status: 400, type: 'content_filter', retryable: false, message: 'The upstream blocked the content under its safety policy' },
+  empty_upstream_stream: { status: 200, type: 'api_error', retryable: true, message: 'Every upstream closed the stream without a token; nothing was billed' },
+  provider_unavailable: { status: 503, type: 'api_error', retryable: true, message: 'No upstream is currently available for this model' },
+  no_provider_available: { status: 400, type: invalid, retryable: false, message: 'No route serves this combination of model and parameters' },
+  no_streaming_upstream: { status: 503, type: 'api_error', retryable: true, message: 'Only non-streaming upstreams are available; retry without stream' },
+  upstream_timeout: { status: 504, type: 'timeout_error', retryable: true, message: 'The upstream exceeded the time budget' },
+  render_timeout: { status: 504, type: 'timeout_error', retryable: true, message: 'The image render exceeded 300 seconds; nothing was charged' },
+  upstream_rate_limit: { status: 429, type: 'rate_limit_exceeded', retryable: true, message: 'Every upstream is currently rate-limited' },
+  upstream_bad_response: { status: 502, type: 'api_error', retryable: false, message: 'Every eligible upstream rejected the request' },
+  upstream_validation_error: { status: 400, type: invalid, retryable: false, message: 'The routing layer rejected the payload' },
+  upstream_server_error: { status: 502, type: 'api_error', retryable: true, message: 'Every eligible upstream failed' },
+  gateway_misconfigured: { status: 503, type: 'api_error', retryable: false, message: 'The deployment lacks the upstream credentials for this model' },
+  job_not_found: { status: 404, type: invalid, retryable: false, message: 'No such job for this caller, or its record expired' },
+  internal_error: { status: 500, type: 'api_error', retryable: true, message: 'Internal server error' },
+  route_not_found: { status: 404, type: invalid, retryable: false, message: 'No operation at this path' },
+  method_not_allowed: { status: 405, type: invalid, retryable: false, message: 'This path does not accept this method' },
+  unsupported_media_type: { status: 415, type: invalid, retryable: false, message: 'Send the body as application/json' },
+  api_key_not_found: { status: 404, type: invalid, retryable: false, message: 'No API key with this id belongs to the caller' },
+  rental_unavailable: { status: 410, type: invalid, retryable: false, message: 'The rental was taken by someone else' },
+  resources_unavailable: { status: 409, type: invalid, retryable: false, message: 'The GPU of this rental is no longer available' },
+  idempotency_conflict: { status: 409, type: invalid, retryable: false, message: 'This idempotency key was used with a different request' },
+  not_ready: { status: 503, type: 'api_error', retryable: true, message: 'A dependency is unreachable' },
+} as const satisfies Record<ErrorCode, ErrorSpec>;
+
+/** The native envelope's short `message`, in Russian (SPEC 2.7), by HTTP status class. */
+export function russianMessage(status: number): string {
+  if (status === 401) return 'Требуется действительный API-ключ';
+  if (status === 402) return 'Недостаточно средств на балансе';
+  if (status === 404) return 'Не найдено';
+  if (status === 429) return 'Слишком много запросов, повторите позже';
+  if (status >= 500) return 'Временная ошибка сервиса, повторите позже';
+  return 'Некорректный запрос';
+}

@@ -1,0 +1,90 @@
+import { ApiError, type FieldDiagnostic } from './api-error.js';
+import { DomainError, type DomainErrorCode } from '../domain/domain-error.js';
+import type { ErrorCode } from './catalog.js';
+
+interface ValidatorErrorItem {
+  path?: string;
+  message?: string;
+  errorCode?: string;
+  params?: Record<string, unknown>;
+}
+
+interface HttpishError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  errors?: ValidatorErrorItem[];
+  message?: string;
+  headers?: Record<string, string>;
+}
+
+/** Business outcomes of the domain, as the HTTP surface names them. */
+const DOMAIN_CODES: Record<DomainErrorCode, ErrorCode> = {
+  email_taken: 'invalid_request',
+  invalid_email: 'invalid_request',
+  invalid_discount: 'invalid_request',
+  // Only reachable for an authenticated caller whose account vanished mid-request.
+  account_not_found: 'user_not_found',
+  api_key_not_found: 'api_key_not_found',
+};
+
+/** Where a finding was sent, in the words of SPEC 2.7's `loc` (body, query, path, header). */
+const LOCATION_NAMES: Record<string, string> = { body: 'body', query: 'query', params: 'path', path: 'path', headers: 'header' };
+
+/** express-openapi-validator's `{path: '/body/messages/0/role', message, errorCode: 'enum.openapi.validation'}` → a diagnostic. */
+export function toFieldDiagnostic(item: ValidatorErrorItem): FieldDiagnostic {
+  // The validator's paths are JSON pointers: `~1` stands for `/` and `~0` for `~` inside a name.
+  const segments = (item.path ?? '')
+    .split('/')
+    .filter((s) => s.length > 0)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const [where = 'body', ...rest] = segments;
+  const loc: (string | number)[] = [LOCATION_NAMES[where] ?? where, ...rest.map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
+  return {
+    type: (item.errorCode ?? 'invalid').split('.')[0] ?? 'invalid',
+    loc,
+    msg: item.message ?? 'is invalid',
+    ctx: item.params ?? {},
+  };
+}
+
+function validationError(items: ValidatorErrorItem[]): ApiError {
+  const fields = items.map(toFieldDiagnostic);
+  // SPEC 2.7: `data.error` reads `body.<field>: <message>`.
+  const message = fields.map((f) => `${f.loc.join('.')}: ${f.msg}`).join('; ') || 'The request is invalid';
+  return new ApiError('invalid_request', message, { meta: { fields } });
+}
+
+/**
+ * Maps whatever reached the error handler onto the catalog. Returns null for errors that are not a client
+ * mistake the stack knows about: the caller logs those and answers `internal_error`.
+ */
+export function toApiError(err: unknown): ApiError | null {
+  if (err instanceof ApiError) return err;
+  if (err instanceof DomainError) return new ApiError(DOMAIN_CODES[err.code], err.message);
+  if (typeof err !== 'object' || err === null) return null;
+  const e = err as HttpishError;
+  // body-parser (express.json)
+  if (e.type === 'entity.too.large') return new ApiError('request_too_large');
+  if (e.type === 'entity.parse.failed') return new ApiError('invalid_request', 'body: the request body is not valid JSON');
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return new ApiError('unsupported_media_type', e.message);
+  if (e.type === 'request.aborted') return new ApiError('invalid_request', 'The request body ended early');
+  // express-openapi-validator
+  const status = e.status ?? e.statusCode;
+  if (!Array.isArray(e.errors) || status === undefined) return null;
+  if (e.errors.some((item) => item.path?.startsWith('/response'))) return null; // a contract breach of ours
+  switch (status) {
+    case 400:
+      return validationError(e.errors);
+    case 404:
+      return new ApiError('route_not_found');
+    case 405:
+      return new ApiError('method_not_allowed', undefined, { headers: e.headers ?? {} });
+    case 413:
+      return new ApiError('request_too_large');
+    case 415:
+      return new ApiError('unsupported_media_type');
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,10 @@
+import type { Handler } from '../../http/operation-types.js';
+import { nativeOk } from '../../http/native-ok.js';
+import { requirePrincipal } from '../require-principal.js';
+import { apiKeyView } from '../views/api-key-view.js';
+
+export const listApiKeys: Handler<'listApiKeys'> = async ({ deps, principal }) => {
+  const { accountId } = requirePrincipal(principal);
+  const keys = await deps.apiKeys.listKeys(accountId);
+  return { status: 200, body: nativeOk({ keys: keys.map(apiKeyView) }) };
+};

@@ -1,0 +1,77 @@
+import type { Express, RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
+import type { Deps } from '../container.js';
+import { authenticate, type AuthMode } from './auth.js';
+import type { HandlerMap, OperationId, RequestContext } from './operation-types.js';
+import { routeShape, type RouteShape } from './unmatched-route.js';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+type Method = (typeof METHODS)[number];
+
+type OperationObject = OpenAPIV3.OperationObject & { operationId: OperationId };
+
+function authModeOf(security: OpenAPIV3.SecurityRequirementObject[] | undefined): AuthMode {
+  if (security === undefined || security.length === 0) return 'none';
+  return security.some((alternative) => Object.keys(alternative).length === 0) ? 'optional' : 'required';
+}
+
+/** `{key_id}` → `:key_id` (express 5 path syntax). */
+function toExpressPath(openApiPath: string): string {
+  return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+/**
+ * A validator per path, fed a copy of the contract that holds only that path. express has already matched
+ * the route, and express-openapi-validator looks the route up again by trying every path of its document on
+ * every request, so a one-path document keeps that lookup O(1) however large the contract grows.
+ */
+function validatorFor(spec: OpenAPIV3.DocumentV3_1, path: string, validateResponses: boolean): RequestHandler[] {
+  const onePath = structuredClone({ ...spec, paths: { [path]: spec.paths?.[path] } }) as OpenAPIV3.DocumentV3_1;
+  return OpenApiValidator.middleware({
+    apiSpec: onePath as unknown as OpenAPIV3.DocumentV3,
+    // No type coercion of bodies: `"name": 7` is a client mistake, not a string (parameters are always coerced).
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
+    validateResponses: validateResponses ? { removeAdditional: false } : false,
+    validateSecurity: false,
+    validateFormats: true,
+  }) as RequestHandler[];
+}
+
+/**
+ * Registers every operation of the contract: auth (from its `security`) → request validation → its handler.
+ * Returns the route shapes so unmatched requests can tell 404 from 405.
+ */
+export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handlers: HandlerMap, deps: Deps): RouteShape[] {
+  const shapes: RouteShape[] = [];
+  for (const [path, item] of Object.entries(spec.paths ?? {})) {
+    if (item === undefined) continue;
+    const validator = validatorFor(spec, path, deps.config.VALIDATE_RESPONSES);
+    const methods = METHODS.filter((m) => (item as Record<Method, unknown>)[m] !== undefined);
+    for (const method of methods) {
+      const operation = (item as Record<Method, OperationObject>)[method];
+      const mode = authModeOf(operation.security ?? spec.security);
+      app[method](toExpressPath(path), authenticate(mode, deps.authenticator), ...validator, runHandler(operation.operationId, handlers, deps));
+    }
+    shapes.push(routeShape(path, methods));
+  }
+  return shapes;
+}
+
+function runHandler(operationId: OperationId, handlers: HandlerMap, deps: Deps): RequestHandler {
+  const handler = handlers[operationId] as (ctx: RequestContext<OperationId>) => ReturnType<HandlerMap[OperationId]>;
+  return async (req, res) => {
+    const ctx = {
+      body: req.body,
+      params: req.params,
+      query: req.query,
+      principal: res.locals.principal ?? null,
+      requestId: res.locals.requestId,
+      deps,
+      req,
+      res,
+    } as RequestContext<OperationId>;
+    const reply = await handler(ctx);
+    res.status(reply.status).json(reply.body);
+  };
+}

@@ -1,0 +1,25 @@
+import type { ErrorRequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { ApiError } from '../errors/api-error.js';
+import { toApiError } from '../errors/from-unknown.js';
+import { envelopeForPath, renderError } from '../errors/render.js';
+
+/** The one error handler: every failure leaves through here in the envelope its path calls for. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const requestId = String(res.locals.requestId ?? '');
+    let apiError = toApiError(err);
+    if (apiError === null) {
+      // Not a client mistake: the stack goes to the log, the client gets a scrubbed message (SPEC 7.2).
+      logger.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');
+      apiError = new ApiError('internal_error');
+    }
+    if (res.headersSent) {
+      logger.warn({ requestId, code: apiError.code }, 'error after the response started');
+      res.end();
+      return;
+    }
+    const rendered = renderError(envelopeForPath(req.path), apiError, requestId);
+    res.status(rendered.status).set(rendered.headers).json(rendered.body);
+  };
+}

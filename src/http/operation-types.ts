@@ -1,0 +1,41 @@
+import type { Request, Response } from 'express';
+import type { operations } from '../../generated/openapi.js';
+import type { Principal } from '../domain/authenticator.js';
+import type { Deps } from '../container.js';
+
+/** Every operation of the contract, by operationId. */
+export type OperationId = keyof operations;
+
+type Responses<K extends OperationId> = operations[K]['responses'];
+type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type SuccessStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 202 | 204>;
+
+/** What a handler returns: one of the operation's success statuses and the body the contract gives it. */
+export type Reply<K extends OperationId> = {
+  [S in SuccessStatus<K>]: { status: S; body: JsonOf<Responses<K>[S]> };
+}[SuccessStatus<K>];
+
+type BodyOf<K extends OperationId> = operations[K]['requestBody'] extends { content: { 'application/json': infer B } } | undefined
+  ? B | undefined
+  : undefined;
+type ParamsOf<K extends OperationId, Where extends 'path' | 'query'> = operations[K]['parameters'] extends Record<Where, infer P>
+  ? P extends undefined ? Record<string, never> : NonNullable<P>
+  : Record<string, never>;
+
+export interface RequestContext<K extends OperationId> {
+  /** Already validated against the contract (defaults applied). */
+  body: BodyOf<K>;
+  params: ParamsOf<K, 'path'>;
+  query: ParamsOf<K, 'query'>;
+  /** Null on public operations called without a key. */
+  principal: Principal | null;
+  requestId: string;
+  deps: Deps;
+  req: Request;
+  res: Response;
+}
+
+export type Handler<K extends OperationId> = (ctx: RequestContext<K>) => Promise<Reply<K>> | Reply<K>;
+
+/** Exhaustive both ways: an operation without a handler, or a handler without an operation, does not compile. */
+export type HandlerMap = { [K in OperationId]: Handler<K> };

@@ -1,0 +1,24 @@
+import { once } from 'node:events';
+import { createApp } from './app.js';
+import { loadConfig } from './config.js';
+import { buildDeps } from './container.js';
+import { createLogger } from './logger.js';
+
+const config = loadConfig();
+const logger = createLogger(config.LOG_LEVEL);
+const deps = await buildDeps(config, logger);
+const server = createApp(deps).listen(config.PORT, config.HOST);
+await once(server, 'listening');
+logger.info({ host: config.HOST, port: config.PORT, database: deps.db.kind, models: deps.catalog.size }, 'compute-gateway listening');
+
+/** Graceful drain: stop accepting, let requests in flight finish, flush batched writes, close the database. */
+async function shutdown(signal: string): Promise<void> {
+  logger.info({ signal }, 'draining');
+  server.close();
+  server.closeIdleConnections();
+  await once(server, 'close');
+  await deps.close();
+  process.exit(0);
+}
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+process.once('SIGINT', () => void shutdown('SIGINT'));

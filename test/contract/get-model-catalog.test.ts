@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setDiscounts, deleteAccount } from '../../src/domain/accounts.js';
+import { call, startHarness, type Harness } from '../setup/harness.js';
+import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+
+const ENTRY_FIELDS = [
+  'slug', 'label', 'description', 'provider', 'category', 'media_kind', 'retail_input_usd_per_mtok',
+  'retail_output_usd_per_mtok', 'retail_cached_input_usd_per_mtok', 'retail_usd_per_image', 'retail_usd_per_unit',
+  'video_billing_unit', 'audio_billing_unit', 'pricing', 'discounted', 'discount_percent_label', 'user_discount_percent',
+  'user_tier_discounts', 'tokens_per_sec', 'tokens_per_sec_approx', 'credit_metered', 'usd_per_credit', 'capabilities',
+  'available', 'unavailable_reason', 'aliases',
+];
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+const catalog = (key?: string) => call(h.baseUrl, 'GET', '/v1/llm/models/catalog', key === undefined ? {} : { key });
+
+describe('GET /v1/llm/models/catalog', () => {
+  it('200 without a key: at least 370 models, every field of SPEC 2.5 on every row, and default_model', async () => {
+    const data = expectNativeOk(await catalog());
+    expect(data.models.length).toBeGreaterThanOrEqual(370);
+    for (const model of data.models) expect(Object.keys(model).sort()).toEqual([...ENTRY_FIELDS].sort());
+    expect(data.models.map((m: { slug: string }) => m.slug)).toContain(data.default_model);
+    expect(data.external_models.length).toBeGreaterThan(0);
+    expect(new Set(data.models.map((m: { media_kind: string }) => m.media_kind))).toEqual(
+      new Set(['text', 'image', 'video', 'music', 'audio', 'embedding', 'rerank']),
+    );
+  });
+
+  it('with a key, prices are the caller’s own: personal discount, and a tier discount where set', async () => {
+    const publicRow = (await catalog()).body.data.models.find((m: { slug: string }) => m.slug === 'imgG-2');
+    const { accountId, apiKey } = await h.newAccount();
+    await setDiscounts(h.deps.apiKeys, accountId, { discountPercent: 10, tierDiscounts: { '4K': 25 } });
+    const row = expectNativeOk(await catalog(apiKey)).models.find((m: { slug: string }) => m.slug === 'imgG-2');
+    expect(row.user_discount_percent).toBe(10);
+    expect(row.user_tier_discounts).toEqual({ '4K': 25 });
+    expect(row.retail_usd_per_image).toBeCloseTo(publicRow.retail_usd_per_image * 0.9, 6);
+    expect(row.pricing['1K']).toBeCloseTo(0.0464 * 0.9, 6);
+    expect(row.pricing['4K']).toBeCloseTo(0.11 * 0.75, 6);
+    expect(publicRow.user_discount_percent).toBe(0);
+  });
+
+  it('a key without discounts sees the public prices', async () => {
+    const { apiKey } = await h.newAccount();
+    expect(expectNativeOk(await catalog(apiKey))).toEqual((await catalog()).body.data);
+  });
+
+  it('401: a key that is sent but malformed, unknown or revoked is refused, not ignored', async () => {
+    expectNativeError(await catalog('not-a-key'), 401, 'invalid_api_key');
+    expectNativeError(await catalog(`cgw_${'a'.repeat(40)}`), 401, 'invalid_api_key');
+  });
+
+  it('404: user_not_found when the account behind the key was deleted', async () => {
+    const { accountId, apiKey } = await h.newAccount();
+    await deleteAccount(h.deps.apiKeys, accountId);
+    expectNativeError(await catalog(apiKey), 404, 'user_not_found');
+  });
+});

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, startHarness, type Harness } from '../setup/harness.js';
+import { expectCompatError, expectNativeError } from '../setup/envelopes.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+describe('answers no single operation owns', () => {
+  it('404 route_not_found in the envelope of the path', async () => {
+    expectNativeError(await call(h.baseUrl, 'GET', '/v1/llm/nothing-here'), 404, 'route_not_found');
+    expectCompatError(await call(h.baseUrl, 'GET', '/v1/compat/nothing-here'), 404, 'route_not_found');
+  });
+
+  it('405 method_not_allowed with Allow when the path exists', async () => {
+    const response = await call(h.baseUrl, 'PUT', '/v1/llm/models/catalog');
+    expectNativeError(response, 405, 'method_not_allowed');
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+    expectCompatError(await call(h.baseUrl, 'DELETE', '/v1/compat/models'), 405, 'method_not_allowed');
+  });
+
+  it('413 and malformed JSON answer in the compat envelope on compat paths', async () => {
+    const big = await call(h.baseUrl, 'POST', '/v1/compat/models', { rawBody: 'x'.repeat(21 * 1024 * 1024), headers: { 'content-type': 'application/json' } });
+    expectCompatError(big, 413, 'request_too_large');
+    const broken = await call(h.baseUrl, 'POST', '/v1/compat/models', { rawBody: '{', headers: { 'content-type': 'application/json' } });
+    expectCompatError(broken, 400, 'invalid_request');
+  });
+
+  it('CORS: preflight answers 204 and responses expose the request id and rate-limit headers', async () => {
+    const preflight = await fetch(`${h.baseUrl}/v1/compat/models`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/X-API-Key/);
+    const response = await call(h.baseUrl, 'GET', '/healthz', { headers: { origin: 'https://app.example' } });
+    const exposed = response.headers.get('access-control-expose-headers') ?? '';
+    for (const header of ['X-Request-ID', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']) {
+      expect(exposed).toContain(header);
+    }
+  });
+
+  it('every request id is unique', async () => {
+    const ids = await Promise.all(Array.from({ length: 20 }, async () => (await call(h.baseUrl, 'GET', '/healthz')).headers.get('x-request-id')));
+    expect(new Set(ids).size).toBe(20);
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * The real admin CLI in a child process (as operators run it), on a temporary SQLite file. Checks the
+ * pipe-friendly contract: one JSON object on stdout, one JSON line on stderr on failure, exit codes 0/1/2.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqlApiKeyStore } from '../../src/adapters/api-keys/sql.js';
+import { connectDatabase, type Database } from '../../src/db/connect.js';
+import { hashApiKey } from '../../src/domain/api-key-secret.js';
+
+const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
+const CLI = join(process.cwd(), 'src/cli/admin.ts');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let dir: string;
+let databaseUrl: string;
+
+function admin(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(TSX, [CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl } }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Success: exactly one JSON line on stdout and nothing on stderr. */
+function ok(run: Run): Record<string, unknown> {
+  expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
+  expect(run.stdout).toMatch(/^[^\n]+\n$/);
+  return JSON.parse(run.stdout) as Record<string, unknown>;
+}
+
+/** Failure: nothing on stdout, exactly one JSON line on stderr, no stack trace. */
+function failed(run: Run, code: number): { error: string; message: string } {
+  expect(run.code).toBe(code);
+  expect(run.stdout).toBe('');
+  expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  expect(run.stderr).not.toMatch(/\n\s+at /);
+  return JSON.parse(run.stderr) as { error: string; message: string };
+}
+
+/** Reads the CLI's database directly, to prove what it printed is what it stored. */
+async function withStore<T>(use: (store: SqlApiKeyStore) => Promise<T>): Promise<T> {
+  const db: Database = connectDatabase(databaseUrl);
+  try {
+    return await use(new SqlApiKeyStore(db));
+  } finally {
+    await db.knex.destroy();
+  }
+}
+
+describe('admin CLI', { timeout: 30_000 }, () => {
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'cgw-admin-'));
+    databaseUrl = `sqlite:${join(dir, 'gateway.sqlite')}`;
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  let accountId: string;
+  let firstKey: { key_id: string; api_key: string };
+
+  it('accounts create prints the account and its first key', async () => {
+    const out = ok(await admin('accounts', 'create', '--email', 'Ops@Example.COM'));
+    expect(out).toEqual({ account_id: expect.stringMatching(/^acc_/), api_key: expect.stringMatching(/^cgw_[0-9A-Za-z]{40}$/), key_id: expect.stringMatching(/^key_/) });
+    accountId = out.account_id as string;
+    firstKey = { key_id: out.key_id as string, api_key: out.api_key as string };
+    const resolved = await withStore((s) => s.resolveKey(hashApiKey(firstKey.api_key)));
+    expect(resolved).toMatchObject({ key: { id: firstKey.key_id, accountId }, account: { id: accountId, email: 'ops@example.com' } });
+  });
+
+  it('refuses a taken email (case-insensitively) with exit 1 and JSON on stderr', async () => {
+    expect(failed(await admin('accounts', 'create', '--email', 'ops@example.com'), 1)).toMatchObject({ error: 'email_taken' });
+  });
+
+  it('keys create issues another key for the account', async () => {
+    const out = ok(await admin('keys', 'create', '--account', accountId, '--name', 'ci'));
+    expect(out).toEqual({ key_id: expect.stringMatching(/^key_/), api_key: expect.stringMatching(/^cgw_/) });
+    const key = await withStore((s) => s.getKey(out.key_id as string));
+    expect(key).toMatchObject({ accountId, name: 'ci' });
+    expect(failed(await admin('keys', 'create', '--account', 'acc_missing'), 1).error).toBe('account_not_found');
+  });
+
+  it('keys revoke reports the revocation time and keeps the first one on a repeat', async () => {
+    const first = ok(await admin('keys', 'revoke', '--key-id', firstKey.key_id));
+    expect(first).toEqual({ key_id: firstKey.key_id, revoked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) });
+    expect(ok(await admin('keys', 'revoke', '--key-id', firstKey.key_id))).toEqual(first);
+    const key = await withStore((s) => s.getKey(firstKey.key_id));
+    expect(new Date(key!.revokedAtMs!).toISOString()).toBe(first.revoked_at);
+    expect(failed(await admin('keys', 'revoke', '--key-id', 'key_missing'), 1).error).toBe('api_key_not_found');
+  });
+
+  it('accounts discount sets the flat and per-tier discounts', async () => {
+    const out = ok(await admin('accounts', 'discount', '--account', accountId, '--percent', '12.5', '--tier', 'premium=20', '--tier', 'basic=5'));
+    expect(out).toEqual({ account_id: accountId, discount_percent: 12.5, tier_discounts: { premium: 20, basic: 5 } });
+  });
+
+  it('accounts delete removes the account but leaves its keys resolvable to no account', async () => {
+    expect(ok(await admin('accounts', 'delete', '--account', accountId))).toEqual({ account_id: accountId, deleted: true });
+    const resolved = await withStore((s) => s.resolveKey(hashApiKey(firstKey.api_key)));
+    expect(resolved).toMatchObject({ key: { id: firstKey.key_id }, account: null });
+    expect(failed(await admin('accounts', 'delete', '--account', accountId), 1).error).toBe('account_not_found');
+  });
+
+  it.each([
+    ['no command', []],
+    ['an unknown command', ['accounts', 'frobnicate']],
+    ['a missing required option', ['accounts', 'create']],
+    ['an unknown option', ['keys', 'create', '--account', 'acc_x', '--colour', 'red']],
+    ['a malformed percent', ['accounts', 'discount', '--account', 'acc_x', '--percent', 'ten']],
+  ])('answers a usage error with exit 2 for %s', async (_label, args) => {
+    expect(failed(await admin(...args), 2).error).toBe('usage');
+  });
+});

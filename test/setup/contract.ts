@@ -1,0 +1,37 @@
+/** Reads the bundled contract, so tests enumerate operations from the source of truth. */
+import { loadContract } from '../../src/container.js';
+
+export interface ContractOperation {
+  operationId: string;
+  method: string;
+  path: string;
+  /** The path with each parameter filled with a sample value. */
+  samplePath: string;
+  envelope: string;
+  security: Record<string, string[]>[];
+}
+
+export function contractOperations(): ContractOperation[] {
+  const contract = loadContract();
+  const operations: ContractOperation[] = [];
+  for (const [path, item] of Object.entries(contract.paths ?? {})) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const op = (item as Record<string, any>)[method];
+      if (op === undefined) continue;
+      operations.push({
+        operationId: op.operationId,
+        method: method.toUpperCase(),
+        path,
+        samplePath: path.replace(/\{[^}]+\}/g, 'sample_1'),
+        envelope: op['x-envelope'],
+        security: op.security ?? contract.security ?? [],
+      });
+    }
+  }
+  return operations;
+}
+
+/** Operations that refuse a request without a key. */
+export function protectedOperations(): ContractOperation[] {
+  return contractOperations().filter((op) => op.security.length > 0 && op.security.every((alt) => Object.keys(alt).length > 0));
+}
