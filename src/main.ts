@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { buildDeps } from './container.js';
@@ -9,7 +10,8 @@ const logger = createLogger(config.LOG_LEVEL);
 const deps = await buildDeps(config, logger);
 const server = createApp(deps).listen(config.PORT, config.HOST);
 await once(server, 'listening');
-logger.info({ host: config.HOST, port: config.PORT, database: deps.db.kind, models: deps.catalog.size }, 'compute-gateway listening');
+const { port } = server.address() as AddressInfo;
+logger.info({ host: config.HOST, port, database: deps.db.kind, models: deps.catalog.size }, 'compute-gateway listening');
 
 /** Graceful drain: stop accepting, let requests in flight finish, flush batched writes, close the database. */
 async function shutdown(signal: string): Promise<void> {

@@ -1,0 +1,108 @@
+/**
+ * The foundation's acceptance, end to end: the real server process (`src/main.ts`) and the real admin CLI
+ * sharing one database, on the embedded SQLite default and on PostgreSQL.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase } from '../../src/db/connect.js';
+import { TEST_POSTGRES_URL } from '../setup/databases.js';
+import { call, type JsonResponse } from '../setup/harness.js';
+import { expectCompatError } from '../setup/envelopes.js';
+
+const run = promisify(execFile);
+const TSX = 'node_modules/.bin/tsx';
+
+async function admin(env: NodeJS.ProcessEnv, ...args: string[]): Promise<any> {
+  const { stdout } = await run(TSX, ['src/cli/admin.ts', ...args], { env });
+  return JSON.parse(stdout);
+}
+
+function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; baseUrl: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const port = /"port":(\d+)/.exec(buffered)?.[1];
+      if (port !== undefined) resolve({ child, baseUrl: `http://127.0.0.1:${port}` });
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${buffered}`)));
+  });
+}
+
+/** Polls until the expected status: another process learns of a revocation within API_KEY_CACHE_TTL_MS. */
+async function eventually(probe: () => Promise<JsonResponse>, status: number, withinMs = 3000): Promise<JsonResponse> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const response = await probe();
+    if (response.status === status || Date.now() > deadline) return response;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const backends = [
+  { name: 'SQLite file', setup: async (dir: string) => ({ url: `sqlite:${join(dir, 'gateway.sqlite')}`, drop: async () => undefined }) },
+  {
+    name: 'PostgreSQL',
+    setup: async () => {
+      const schema = `acc_${process.pid}_${Date.now()}`;
+      const root = connectDatabase(TEST_POSTGRES_URL);
+      await root.knex.raw('create schema ??', [schema]);
+      const drop = async () => {
+        await root.knex.raw('drop schema if exists ?? cascade', [schema]);
+        await root.knex.destroy();
+      };
+      return { url: `${TEST_POSTGRES_URL}?options=-c%20search_path%3D${schema}`, drop };
+    },
+  },
+];
+
+describe.each(backends)('server and admin CLI on $name', ({ setup }) => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  let server: { child: ChildProcess; baseUrl: string };
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cgw-acceptance-'));
+    const database = await setup(dir);
+    drop = database.drop;
+    env = { ...process.env, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'info', API_KEY_CACHE_TTL_MS: '1000' };
+    server = await startServer(env);
+  });
+
+  afterAll(async () => {
+    server?.child.kill('SIGTERM');
+    if (server?.child.exitCode === null) await new Promise((r) => server.child.once('exit', r));
+    await drop?.();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a CLI-made key works with both headers, is refused once revoked, and answers user_not_found after delete', async () => {
+    const { account_id: accountId, api_key: apiKey } = await admin(env, 'accounts', 'create', '--email', `a${Date.now()}@example.com`);
+    const models = (key: string, keyHeader: 'bearer' | 'x-api-key') => call(server.baseUrl, 'GET', '/v1/compat/models', { key, keyHeader });
+    expect((await models(apiKey, 'bearer')).status).toBe(200);
+    expect((await models(apiKey, 'x-api-key')).status).toBe(200);
+
+    const second = await admin(env, 'keys', 'create', '--account', accountId);
+    expect((await models(second.api_key, 'bearer')).status).toBe(200);
+    await admin(env, 'keys', 'revoke', '--key-id', second.key_id);
+    expectCompatError(await eventually(() => models(second.api_key, 'x-api-key'), 401), 401, 'api_key_revoked');
+    expect((await models(apiKey, 'bearer')).status).toBe(200);
+
+    await admin(env, 'accounts', 'delete', '--account', accountId);
+    expectCompatError(await eventually(() => models(apiKey, 'bearer'), 404), 404, 'user_not_found');
+  });
+
+  it('serves the public catalog and blocks the python-requests User-Agent', async () => {
+    const catalog = await call(server.baseUrl, 'GET', '/v1/llm/models/catalog');
+    expect(catalog.body.data.models.length).toBeGreaterThanOrEqual(370);
+    const blocked = await call(server.baseUrl, 'GET', '/v1/llm/models/catalog', { headers: { 'user-agent': 'python-requests/2.32.3' } });
+    expect(blocked.status).toBe(403);
+    expect(blocked.text).toBe('Forbidden');
+  });
+});
