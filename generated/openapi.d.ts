@@ -135,6 +135,211 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's account, balance and limits
+         * @description Balance in USD (`balance_usd`, spendable; `held_usd`, reserved by requests in flight), `balance_rub` when
+         *     ruble billing is on (SPEC 4.3), the calling key's and the account's rate limits (SPEC 8), and discounts.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/usage/requests": {
+        parameters: {
+            query?: {
+                /** @description Only records of this slug. */
+                model?: string;
+                /** @description Only records at or after this time. */
+                since?: string;
+                /** @description Only records before this time. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Request-level usage records
+         * @description Every billed call, newest first (SPEC 4.3, 4.1.3: embeddings and rerank appear here with chat and media).
+         *     Filter by model and time range; page with `limit` and `offset`. Records are written in batches off the
+         *     request path, so a call can take up to about a second to appear.
+         */
+        get: operations["listUsageRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/usage/requests/{log_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                log_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * One usage record in full
+         * @description One record with its `metadata` (SPEC 4.3).
+         */
+        get: operations["getUsageRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/usage/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage history with totals
+         * @description `logs`, newest first, and the totals over all of the caller's usage (SPEC 2.6, 4.3): `total_cost_usd`
+         *     and, in rubles, `total_cost_rub` (exact for ruble-billed charges, today's rate for the rest).
+         */
+        get: operations["getUsageHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/usage/breakdown": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Daily and weekly usage by model
+         * @description Aggregates by UTC day and by ISO week (starting Monday) per model over [from, to] (SPEC 4.3), read from
+         *     roll-ups kept as records are written. `cost_rub` twins appear for ruble-billed accounts.
+         */
+        get: operations["getUsageBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/usage/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage export (CSV)
+         * @description Every usage record of the UTC days [from, to] as CSV, newest first, one line per record, with
+         *     `cost_rub`, `fx_rate_rub` and `rub_pricing` (SPEC 4.3). Columns: id, created_at, request_id, key_id,
+         *     model, kind, endpoint, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, total_tokens,
+         *     cost_usd, cost_rub, fx_rate_rub, rub_pricing. At most 100,000 lines; narrow the range for more.
+         */
+        get: operations["exportUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recent activity
+         * @description Per-day totals and totals by kind (chat, embedding, rerank, image, …) over the last `days` UTC days,
+         *     today included. `cost_rub` twins appear for ruble-billed accounts (SPEC 2.6).
+         */
+        get: operations["getUsageActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage calendar
+         * @description One entry per UTC day of `year` that had usage (for a calendar heat map). `cost_rub` twins appear for
+         *     ruble-billed accounts (SPEC 2.6).
+         */
+        get: operations["getUsageCalendar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/rub-billing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ruble billing state, balance in rubles and top-ups
+         * @description Whether ruble billing is on, the balance in rubles and the top-ups it is made of, in spending order
+         *     (SPEC 4.3).
+         */
+        get: operations["getRubBilling"];
+        /**
+         * Switch ruble billing on or off
+         * @description With it on, spend is priced in rubles at the rate of the top-up the money came from, oldest first
+         *     (SPEC 4.3); the balance stays in USD. Charges made before the switch keep `rub_pricing: market`.
+         */
+        put: operations["setRubBilling"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -211,13 +416,14 @@ export interface components {
          *     | method_not_allowed | 405 | invalid_request_error | The path exists, the method does not. |
          *     | unsupported_media_type | 415 | invalid_request_error | The body is not `application/json`. |
          *     | api_key_not_found | 404 | invalid_request_error | The key id is not one of the caller's keys. |
+         *     | usage_record_not_found | 404 | invalid_request_error | The usage record id is not one of the caller's records. |
          *     | rental_unavailable | 410 | invalid_request_error | A rental was taken by someone else mid-order (SPEC 4.5). |
          *     | resources_unavailable | 409 | invalid_request_error | A stopped rental cannot restart: its GPU is gone. |
          *     | idempotency_conflict | 409 | invalid_request_error | An idempotency key was reused with a different request. |
          *     | not_ready | 503 | api_error | A dependency (database) is unreachable; the process should not receive traffic. |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -428,6 +634,97 @@ export interface components {
             /** Format: date-time */
             revoked_at: string | null;
         };
+        /** @description The caller's account as `GET /v1/account` shows it. */
+        Account: {
+            account_id: string;
+            email: string;
+            /** @description Spendable USD balance (SPEC 2.6 balance_usd); never negative. */
+            balance_usd: number;
+            /** @description Reserved by requests in flight (pre-flight holds, SPEC 4.2); returns to the balance or is charged when they finish. */
+            held_usd: number;
+            /** @description Whether spend is priced in rubles at the rate of the top-up it came from (SPEC 4.3). */
+            rub_billing: boolean;
+            /** @description The spendable balance in rubles, valued lot by lot at each top-up's rate; null unless ruble billing is on. */
+            balance_rub: number | null;
+            limits: {
+                /** @description The calling key's sliding 60-second limit (SPEC 8; 120 by default). */
+                requests_per_minute_per_key: number;
+                /** @description The limit over all the account's keys together (SPEC 8; 600 by default). */
+                requests_per_minute_per_account: number;
+            };
+            discounts: {
+                discount_percent: number;
+                tier_discounts: {
+                    [key: string]: number;
+                };
+            };
+        };
+        /** @description One billed call (SPEC 2.6). Every billed call of every kind appears here, chat, media and retrieval alike. */
+        UsageRecord: {
+            /** @description The log id (`log_…`). */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            request_id: string;
+            key_id: string;
+            /** @description The slug billed. */
+            model: string;
+            /** @enum {string} */
+            kind: "chat" | "embedding" | "rerank" | "image" | "video" | "music" | "audio" | "restoration";
+            endpoint: string;
+            prompt_tokens: number;
+            /** @description Includes hidden reasoning tokens. */
+            completion_tokens: number;
+            cached_tokens: number;
+            reasoning_tokens: number;
+            total_tokens: number;
+            /** @description USD charged, to $0.000001. */
+            cost_usd: number;
+            /** @description Rubles. `billed`: exactly what the lots that paid were bought at; `market`: cost_usd at today's rate. */
+            cost_rub: number;
+            /** @description RUB per USD applied (for `billed`, the effective rate over the lots that paid). */
+            fx_rate_rub: number;
+            /**
+             * @description `billed` when the account was billed in rubles at the time of the charge; `market` for charges made before the switch and for dollar-billed accounts (SPEC 2.6).
+             * @enum {string}
+             */
+            rub_pricing: "billed" | "market";
+            duration_ms: number;
+            /** @description Present on the single-record endpoint only. */
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description Sums over a group of usage records. `cost_rub` is present for ruble-billed accounts only (SPEC 2.6). */
+        UsageAggregate: {
+            requests: number;
+            prompt_tokens: number;
+            completion_tokens: number;
+            total_tokens: number;
+            cost_usd: number;
+            cost_rub?: number;
+        };
+        /** @description Ruble billing and the top-ups the balance is made of, in spending order (SPEC 4.3). */
+        RubBilling: {
+            enabled: boolean;
+            balance_usd: number;
+            /** @description The spendable balance valued lot by lot at each top-up's rate (money held for requests in flight is taken from the oldest lots first). */
+            balance_rub: number;
+            /** @description Today's top-up rate (RUB per USD), used for `market`-priced charges. */
+            market_fx_rate_rub: number;
+            /** @description Top-ups with money left, oldest (spent first) first. */
+            lots: {
+                id: string;
+                /** @enum {string} */
+                currency: "USD" | "RUB";
+                /** Format: date-time */
+                created_at: string;
+                amount_usd: number;
+                remaining_usd: number;
+                fx_rate_rub: number;
+                remaining_rub: number;
+            }[];
+        };
     };
     responses: {
         /** @description Invalid request: the body, query or path broke the contract (fields listed in meta.fields). */
@@ -498,6 +795,32 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
+        /** @description A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. */
+        NativeTooManyRequests: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds. */
+        NativeUnavailable: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
         /** @description Invalid request: the body, query or path broke the contract (fields listed in meta.fields). */
         CompatBadRequest: {
             headers: {
@@ -531,8 +854,34 @@ export interface components {
                 "application/json": components["schemas"]["CompatError"];
             };
         };
+        /** @description A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. */
+        CompatTooManyRequests: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CompatError"];
+            };
+        };
         /** @description Unexpected server error; the message is scrubbed, the request id finds the log line. */
         CompatInternal: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CompatError"];
+            };
+        };
+        /** @description A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds. */
+        CompatUnavailable: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
@@ -575,10 +924,29 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
+        /** @description No usage record with this id belongs to the caller, or the account was deleted. */
+        NativeUsageRecordNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
     };
     parameters: {
         /** @description Id of one of the caller's keys. */
         KeyId: string;
+        /** @description Page size. */
+        Limit: number;
+        /** @description Records to skip (newest first). */
+        Offset: number;
+        /** @description First UTC day included (YYYY-MM-DD). Defaults to 29 days before `to`. */
+        FromDate: string;
+        /** @description Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`. */
+        ToDate: string;
     };
     requestBodies: never;
     headers: {
@@ -586,6 +954,14 @@ export interface components {
         XRequestId: string;
         /** @description `true` only when repeating the same request can succeed (transient failures, rate limits). */
         XShouldRetry: "true" | "false";
+        /** @description Requests allowed in the sliding 60-second window that has the least room left (SPEC 7.1.4, 8). */
+        XRateLimitLimit: number;
+        /** @description Requests left in that window. */
+        XRateLimitRemaining: number;
+        /** @description Seconds until that window has room again. */
+        XRateLimitReset: number;
+        /** @description Seconds to wait before retrying (on 429 and on retryable 503s). */
+        RetryAfter: number;
     };
     pathItems: never;
 }
@@ -678,6 +1054,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -690,7 +1069,9 @@ export interface operations {
             401: components["responses"]["NativeUnauthorized"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
         };
     };
     listCompatModels: {
@@ -706,6 +1087,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -729,7 +1113,9 @@ export interface operations {
             401: components["responses"]["CompatUnauthorized"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["CompatUserNotFound"];
+            429: components["responses"]["CompatTooManyRequests"];
             500: components["responses"]["CompatInternal"];
+            503: components["responses"]["CompatUnavailable"];
         };
     };
     listApiKeys: {
@@ -745,6 +1131,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -759,7 +1148,9 @@ export interface operations {
             401: components["responses"]["NativeUnauthorized"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
         };
     };
     createApiKey: {
@@ -787,6 +1178,9 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -804,7 +1198,9 @@ export interface operations {
             404: components["responses"]["NativeUserNotFound"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
         };
     };
     revokeApiKey: {
@@ -823,6 +1219,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -837,7 +1236,436 @@ export interface operations {
             401: components["responses"]["NativeUnauthorized"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeKeyOrUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Account"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    listUsageRequests: {
+        parameters: {
+            query?: {
+                /** @description Only records of this slug. */
+                model?: string;
+                /** @description Only records at or after this time. */
+                since?: string;
+                /** @description Only records before this time. */
+                until?: string;
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Records to skip (newest first). */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            requests: components["schemas"]["UsageRecord"][];
+                            limit: number;
+                            offset: number;
+                            has_more: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    getUsageRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                log_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            request: components["schemas"]["UsageRecord"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUsageRecordNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    getUsageHistory: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Records to skip (newest first). */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            logs: components["schemas"]["UsageRecord"][];
+                            total_requests: number;
+                            total_tokens: number;
+                            total_cost_usd: number;
+                            total_cost_rub: number;
+                            limit: number;
+                            offset: number;
+                            has_more: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    getUsageBreakdown: {
+        parameters: {
+            query?: {
+                /** @description First UTC day included (YYYY-MM-DD). Defaults to 29 days before `to`. */
+                from?: components["parameters"]["FromDate"];
+                /** @description Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`. */
+                to?: components["parameters"]["ToDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            /** Format: date */
+                            from: string;
+                            /** Format: date */
+                            to: string;
+                            daily: (components["schemas"]["UsageAggregate"] & {
+                                /** Format: date */
+                                date: string;
+                                model: string;
+                            })[];
+                            weekly: (components["schemas"]["UsageAggregate"] & {
+                                /** Format: date */
+                                week_start: string;
+                                model: string;
+                            })[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    exportUsage: {
+        parameters: {
+            query?: {
+                /** @description First UTC day included (YYYY-MM-DD). Defaults to 29 days before `to`. */
+                from?: components["parameters"]["FromDate"];
+                /** @description Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`. */
+                to?: components["parameters"]["ToDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description attachment; filename="usage-<from>-<to>.csv" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    getUsageActivity: {
+        parameters: {
+            query?: {
+                /** @description How many UTC days back, today included. */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            /** Format: date */
+                            from: string;
+                            /** Format: date */
+                            to: string;
+                            days: (components["schemas"]["UsageAggregate"] & {
+                                /** Format: date */
+                                date: string;
+                            })[];
+                            by_kind: (components["schemas"]["UsageAggregate"] & {
+                                kind: string;
+                            })[];
+                            totals: components["schemas"]["UsageAggregate"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    getUsageCalendar: {
+        parameters: {
+            query?: {
+                /** @description Calendar year (UTC); defaults to the current one. */
+                year?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            year: number;
+                            days: (components["schemas"]["UsageAggregate"] & {
+                                /** Format: date */
+                                date: string;
+                            })[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    getRubBilling: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["RubBilling"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    setRubBilling: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": {
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["RubBilling"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
         };
     };
 }

@@ -19,6 +19,22 @@ const schema = z.object({
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1000),
   /** How often key last-used times are written (batched off the request path). */
   KEY_USAGE_FLUSH_MS: z.coerce.number().int().positive().default(5000),
+  /** Scale-out rate limiting across processes; unset = the in-process limiter (embedded default). */
+  REDIS_URL: z.string().min(1).optional(),
+  /** SPEC 8 defaults; each key and account can be given its own with the admin CLI. */
+  RATE_LIMIT_PER_KEY_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** How long the Redis limiter may take before a request is answered from the local window instead. */
+  RATE_LIMIT_REDIS_TIMEOUT_MS: z.coerce.number().int().positive().default(50),
+  /** Today's top-up rate, RUB per USD (SPEC 2.6 rub_pricing: market). */
+  MARKET_FX_RATE_RUB: z.coerce.number().positive().default(90),
+  /** A pre-flight hold not settled by then expires and is released (DESIGN.md 4); above the 10-minute worst case of SPEC 8. */
+  BILLING_HOLD_TTL_MS: z.coerce.number().int().positive().default(15 * 60 * 1000),
+  /** How often expired holds are swept. */
+  HOLD_SWEEP_MS: z.coerce.number().int().positive().default(30_000),
+  /** Usage records are appended in batches: at this interval or at USAGE_MAX_BATCH records, whichever first. */
+  USAGE_FLUSH_MS: z.coerce.number().int().positive().default(1000),
+  USAGE_MAX_BATCH: z.coerce.number().int().positive().default(500),
 });
 
 export type Config = Readonly<Omit<z.infer<typeof schema>, 'VALIDATE_RESPONSES'> & { VALIDATE_RESPONSES: boolean }>;

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses } from './types.gen.js';
+import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -96,4 +96,140 @@ export const revokeApiKey = <ThrowOnError extends boolean = false>(options: Opti
     security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
     url: '/v1/llm/api-keys/{key_id}',
     ...options
+});
+
+/**
+ * The caller's account, balance and limits
+ *
+ * Balance in USD (`balance_usd`, spendable; `held_usd`, reserved by requests in flight), `balance_rub` when
+ * ruble billing is on (SPEC 4.3), the calling key's and the account's rate limits (SPEC 8), and discounts.
+ *
+ */
+export const getAccount = <ThrowOnError extends boolean = false>(options?: Options<GetAccountData, ThrowOnError>) => (options?.client ?? client).get<GetAccountResponses, GetAccountErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/account',
+    ...options
+});
+
+/**
+ * Request-level usage records
+ *
+ * Every billed call, newest first (SPEC 4.3, 4.1.3: embeddings and rerank appear here with chat and media).
+ * Filter by model and time range; page with `limit` and `offset`. Records are written in batches off the
+ * request path, so a call can take up to about a second to appear.
+ *
+ */
+export const listUsageRequests = <ThrowOnError extends boolean = false>(options?: Options<ListUsageRequestsData, ThrowOnError>) => (options?.client ?? client).get<ListUsageRequestsResponses, ListUsageRequestsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/usage/requests',
+    ...options
+});
+
+/**
+ * One usage record in full
+ *
+ * One record with its `metadata` (SPEC 4.3).
+ *
+ */
+export const getUsageRequest = <ThrowOnError extends boolean = false>(options: Options<GetUsageRequestData, ThrowOnError>) => (options.client ?? client).get<GetUsageRequestResponses, GetUsageRequestErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/usage/requests/{log_id}',
+    ...options
+});
+
+/**
+ * Usage history with totals
+ *
+ * `logs`, newest first, and the totals over all of the caller's usage (SPEC 2.6, 4.3): `total_cost_usd`
+ * and, in rubles, `total_cost_rub` (exact for ruble-billed charges, today's rate for the rest).
+ *
+ */
+export const getUsageHistory = <ThrowOnError extends boolean = false>(options?: Options<GetUsageHistoryData, ThrowOnError>) => (options?.client ?? client).get<GetUsageHistoryResponses, GetUsageHistoryErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/usage/history',
+    ...options
+});
+
+/**
+ * Daily and weekly usage by model
+ *
+ * Aggregates by UTC day and by ISO week (starting Monday) per model over [from, to] (SPEC 4.3), read from
+ * roll-ups kept as records are written. `cost_rub` twins appear for ruble-billed accounts.
+ *
+ */
+export const getUsageBreakdown = <ThrowOnError extends boolean = false>(options?: Options<GetUsageBreakdownData, ThrowOnError>) => (options?.client ?? client).get<GetUsageBreakdownResponses, GetUsageBreakdownErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/usage/breakdown',
+    ...options
+});
+
+/**
+ * Usage export (CSV)
+ *
+ * Every usage record of the UTC days [from, to] as CSV, newest first, one line per record, with
+ * `cost_rub`, `fx_rate_rub` and `rub_pricing` (SPEC 4.3). Columns: id, created_at, request_id, key_id,
+ * model, kind, endpoint, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, total_tokens,
+ * cost_usd, cost_rub, fx_rate_rub, rub_pricing. At most 100,000 lines; narrow the range for more.
+ *
+ */
+export const exportUsage = <ThrowOnError extends boolean = false>(options?: Options<ExportUsageData, ThrowOnError>) => (options?.client ?? client).get<ExportUsageResponses, ExportUsageErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/usage/export',
+    ...options
+});
+
+/**
+ * Recent activity
+ *
+ * Per-day totals and totals by kind (chat, embedding, rerank, image, …) over the last `days` UTC days,
+ * today included. `cost_rub` twins appear for ruble-billed accounts (SPEC 2.6).
+ *
+ */
+export const getUsageActivity = <ThrowOnError extends boolean = false>(options?: Options<GetUsageActivityData, ThrowOnError>) => (options?.client ?? client).get<GetUsageActivityResponses, GetUsageActivityErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/usage/activity',
+    ...options
+});
+
+/**
+ * Usage calendar
+ *
+ * One entry per UTC day of `year` that had usage (for a calendar heat map). `cost_rub` twins appear for
+ * ruble-billed accounts (SPEC 2.6).
+ *
+ */
+export const getUsageCalendar = <ThrowOnError extends boolean = false>(options?: Options<GetUsageCalendarData, ThrowOnError>) => (options?.client ?? client).get<GetUsageCalendarResponses, GetUsageCalendarErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/usage/calendar',
+    ...options
+});
+
+/**
+ * Ruble billing state, balance in rubles and top-ups
+ *
+ * Whether ruble billing is on, the balance in rubles and the top-ups it is made of, in spending order
+ * (SPEC 4.3).
+ *
+ */
+export const getRubBilling = <ThrowOnError extends boolean = false>(options?: Options<GetRubBillingData, ThrowOnError>) => (options?.client ?? client).get<GetRubBillingResponses, GetRubBillingErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/settings/rub-billing',
+    ...options
+});
+
+/**
+ * Switch ruble billing on or off
+ *
+ * With it on, spend is priced in rubles at the rate of the top-up the money came from, oldest first
+ * (SPEC 4.3); the balance stays in USD. Charges made before the switch keep `rub_pricing: market`.
+ *
+ */
+export const setRubBilling = <ThrowOnError extends boolean = false>(options: Options<SetRubBillingData, ThrowOnError>) => (options.client ?? client).put<SetRubBillingResponses, SetRubBillingErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/settings/rub-billing',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });

@@ -82,13 +82,14 @@ export type Health = {
  * | method_not_allowed | 405 | invalid_request_error | The path exists, the method does not. |
  * | unsupported_media_type | 415 | invalid_request_error | The body is not `application/json`. |
  * | api_key_not_found | 404 | invalid_request_error | The key id is not one of the caller's keys. |
+ * | usage_record_not_found | 404 | invalid_request_error | The usage record id is not one of the caller's records. |
  * | rental_unavailable | 410 | invalid_request_error | A rental was taken by someone else mid-order (SPEC 4.5). |
  * | resources_unavailable | 409 | invalid_request_error | A stopped rental cannot restart: its GPU is gone. |
  * | idempotency_conflict | 409 | invalid_request_error | An idempotency key was reused with a different request. |
  * | not_ready | 503 | api_error | A dependency (database) is unreachable; the process should not receive traffic. |
  *
  */
-export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready';
+export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready';
 
 /**
  * One body-validation finding (SPEC 2.7), listed in `meta.fields`.
@@ -361,9 +362,159 @@ export type ApiKey = {
 };
 
 /**
+ * The caller's account as `GET /v1/account` shows it.
+ */
+export type Account = {
+    account_id: string;
+    email: string;
+    /**
+     * Spendable USD balance (SPEC 2.6 balance_usd); never negative.
+     */
+    balance_usd: number;
+    /**
+     * Reserved by requests in flight (pre-flight holds, SPEC 4.2); returns to the balance or is charged when they finish.
+     */
+    held_usd: number;
+    /**
+     * Whether spend is priced in rubles at the rate of the top-up it came from (SPEC 4.3).
+     */
+    rub_billing: boolean;
+    /**
+     * The spendable balance in rubles, valued lot by lot at each top-up's rate; null unless ruble billing is on.
+     */
+    balance_rub: number | null;
+    limits: {
+        /**
+         * The calling key's sliding 60-second limit (SPEC 8; 120 by default).
+         */
+        requests_per_minute_per_key: number;
+        /**
+         * The limit over all the account's keys together (SPEC 8; 600 by default).
+         */
+        requests_per_minute_per_account: number;
+    };
+    discounts: {
+        discount_percent: number;
+        tier_discounts: {
+            [key: string]: number;
+        };
+    };
+};
+
+/**
+ * One billed call (SPEC 2.6). Every billed call of every kind appears here, chat, media and retrieval alike.
+ */
+export type UsageRecord = {
+    /**
+     * The log id (`log_…`).
+     */
+    id: string;
+    created_at: string;
+    request_id: string;
+    key_id: string;
+    /**
+     * The slug billed.
+     */
+    model: string;
+    kind: 'chat' | 'embedding' | 'rerank' | 'image' | 'video' | 'music' | 'audio' | 'restoration';
+    endpoint: string;
+    prompt_tokens: number;
+    /**
+     * Includes hidden reasoning tokens.
+     */
+    completion_tokens: number;
+    cached_tokens: number;
+    reasoning_tokens: number;
+    total_tokens: number;
+    /**
+     * USD charged, to $0.000001.
+     */
+    cost_usd: number;
+    /**
+     * Rubles. `billed`: exactly what the lots that paid were bought at; `market`: cost_usd at today's rate.
+     */
+    cost_rub: number;
+    /**
+     * RUB per USD applied (for `billed`, the effective rate over the lots that paid).
+     */
+    fx_rate_rub: number;
+    /**
+     * `billed` when the account was billed in rubles at the time of the charge; `market` for charges made before the switch and for dollar-billed accounts (SPEC 2.6).
+     */
+    rub_pricing: 'billed' | 'market';
+    duration_ms: number;
+    /**
+     * Present on the single-record endpoint only.
+     */
+    metadata?: {
+        [key: string]: unknown;
+    };
+};
+
+/**
+ * Sums over a group of usage records. `cost_rub` is present for ruble-billed accounts only (SPEC 2.6).
+ */
+export type UsageAggregate = {
+    requests: number;
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    cost_usd: number;
+    cost_rub?: number;
+};
+
+/**
+ * Ruble billing and the top-ups the balance is made of, in spending order (SPEC 4.3).
+ */
+export type RubBilling = {
+    enabled: boolean;
+    balance_usd: number;
+    /**
+     * The spendable balance valued lot by lot at each top-up's rate (money held for requests in flight is taken from the oldest lots first).
+     */
+    balance_rub: number;
+    /**
+     * Today's top-up rate (RUB per USD), used for `market`-priced charges.
+     */
+    market_fx_rate_rub: number;
+    /**
+     * Top-ups with money left, oldest (spent first) first.
+     */
+    lots: Array<{
+        id: string;
+        currency: 'USD' | 'RUB';
+        created_at: string;
+        amount_usd: number;
+        remaining_usd: number;
+        fx_rate_rub: number;
+        remaining_rub: number;
+    }>;
+};
+
+/**
  * Id of one of the caller's keys.
  */
 export type KeyId = string;
+
+/**
+ * Page size.
+ */
+export type Limit = number;
+
+/**
+ * Records to skip (newest first).
+ */
+export type Offset = number;
+
+/**
+ * First UTC day included (YYYY-MM-DD). Defaults to 29 days before `to`.
+ */
+export type FromDate = string;
+
+/**
+ * Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`.
+ */
+export type ToDate = string;
 
 export type GetHealthData = {
     body?: never;
@@ -470,9 +621,17 @@ export type GetModelCatalogErrors = {
      */
     404: NativeError;
     /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
      * Unexpected server error; the message is scrubbed, the request id finds the log line.
      */
     500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
 };
 
 export type GetModelCatalogError = GetModelCatalogErrors[keyof GetModelCatalogErrors];
@@ -515,9 +674,17 @@ export type ListCompatModelsErrors = {
      */
     404: CompatError;
     /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: CompatError;
+    /**
      * Unexpected server error; the message is scrubbed, the request id finds the log line.
      */
     500: CompatError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: CompatError;
 };
 
 export type ListCompatModelsError = ListCompatModelsErrors[keyof ListCompatModelsErrors];
@@ -558,9 +725,17 @@ export type ListApiKeysErrors = {
      */
     404: NativeError;
     /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
      * Unexpected server error; the message is scrubbed, the request id finds the log line.
      */
     500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
 };
 
 export type ListApiKeysError = ListApiKeysErrors[keyof ListApiKeysErrors];
@@ -618,9 +793,17 @@ export type CreateApiKeyErrors = {
      */
     415: NativeError;
     /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
      * Unexpected server error; the message is scrubbed, the request id finds the log line.
      */
     500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
 };
 
 export type CreateApiKeyError = CreateApiKeyErrors[keyof CreateApiKeyErrors];
@@ -671,9 +854,17 @@ export type RevokeApiKeyErrors = {
      */
     404: NativeError;
     /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
      * Unexpected server error; the message is scrubbed, the request id finds the log line.
      */
     500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
 };
 
 export type RevokeApiKeyError = RevokeApiKeyErrors[keyof RevokeApiKeyErrors];
@@ -690,3 +881,643 @@ export type RevokeApiKeyResponses = {
 };
 
 export type RevokeApiKeyResponse = RevokeApiKeyResponses[keyof RevokeApiKeyResponses];
+
+export type GetAccountData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/account';
+};
+
+export type GetAccountErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetAccountError = GetAccountErrors[keyof GetAccountErrors];
+
+export type GetAccountResponses = {
+    /**
+     * OK.
+     */
+    200: NativeSuccess & {
+        data: Account;
+    };
+};
+
+export type GetAccountResponse = GetAccountResponses[keyof GetAccountResponses];
+
+export type ListUsageRequestsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Only records of this slug.
+         */
+        model?: string;
+        /**
+         * Only records at or after this time.
+         */
+        since?: string;
+        /**
+         * Only records before this time.
+         */
+        until?: string;
+        /**
+         * Page size.
+         */
+        limit?: number;
+        /**
+         * Records to skip (newest first).
+         */
+        offset?: number;
+    };
+    url: '/v1/llm/usage/requests';
+};
+
+export type ListUsageRequestsErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ListUsageRequestsError = ListUsageRequestsErrors[keyof ListUsageRequestsErrors];
+
+export type ListUsageRequestsResponses = {
+    /**
+     * OK.
+     */
+    200: NativeSuccess & {
+        data: {
+            requests: Array<UsageRecord>;
+            limit: number;
+            offset: number;
+            has_more: boolean;
+        };
+    };
+};
+
+export type ListUsageRequestsResponse = ListUsageRequestsResponses[keyof ListUsageRequestsResponses];
+
+export type GetUsageRequestData = {
+    body?: never;
+    path: {
+        log_id: string;
+    };
+    query?: never;
+    url: '/v1/llm/usage/requests/{log_id}';
+};
+
+export type GetUsageRequestErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No usage record with this id belongs to the caller, or the account was deleted.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetUsageRequestError = GetUsageRequestErrors[keyof GetUsageRequestErrors];
+
+export type GetUsageRequestResponses = {
+    /**
+     * OK.
+     */
+    200: NativeSuccess & {
+        data: {
+            request: UsageRecord;
+        };
+    };
+};
+
+export type GetUsageRequestResponse = GetUsageRequestResponses[keyof GetUsageRequestResponses];
+
+export type GetUsageHistoryData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size.
+         */
+        limit?: number;
+        /**
+         * Records to skip (newest first).
+         */
+        offset?: number;
+    };
+    url: '/v1/llm/usage/history';
+};
+
+export type GetUsageHistoryErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetUsageHistoryError = GetUsageHistoryErrors[keyof GetUsageHistoryErrors];
+
+export type GetUsageHistoryResponses = {
+    /**
+     * OK.
+     */
+    200: NativeSuccess & {
+        data: {
+            logs: Array<UsageRecord>;
+            total_requests: number;
+            total_tokens: number;
+            total_cost_usd: number;
+            total_cost_rub: number;
+            limit: number;
+            offset: number;
+            has_more: boolean;
+        };
+    };
+};
+
+export type GetUsageHistoryResponse = GetUsageHistoryResponses[keyof GetUsageHistoryResponses];
+
+export type GetUsageBreakdownData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * First UTC day included (YYYY-MM-DD). Defaults to 29 days before `to`.
+         */
+        from?: string;
+        /**
+         * Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`.
+         */
+        to?: string;
+    };
+    url: '/v1/llm/usage/breakdown';
+};
+
+export type GetUsageBreakdownErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetUsageBreakdownError = GetUsageBreakdownErrors[keyof GetUsageBreakdownErrors];
+
+export type GetUsageBreakdownResponses = {
+    /**
+     * OK.
+     */
+    200: NativeSuccess & {
+        data: {
+            from: string;
+            to: string;
+            daily: Array<UsageAggregate & {
+                date: string;
+                model: string;
+            }>;
+            weekly: Array<UsageAggregate & {
+                week_start: string;
+                model: string;
+            }>;
+        };
+    };
+};
+
+export type GetUsageBreakdownResponse = GetUsageBreakdownResponses[keyof GetUsageBreakdownResponses];
+
+export type ExportUsageData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * First UTC day included (YYYY-MM-DD). Defaults to 29 days before `to`.
+         */
+        from?: string;
+        /**
+         * Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`.
+         */
+        to?: string;
+    };
+    url: '/v1/llm/usage/export';
+};
+
+export type ExportUsageErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ExportUsageError = ExportUsageErrors[keyof ExportUsageErrors];
+
+export type ExportUsageResponses = {
+    /**
+     * The CSV file.
+     */
+    200: string;
+};
+
+export type ExportUsageResponse = ExportUsageResponses[keyof ExportUsageResponses];
+
+export type GetUsageActivityData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * How many UTC days back, today included.
+         */
+        days?: number;
+    };
+    url: '/v1/usage/activity';
+};
+
+export type GetUsageActivityErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetUsageActivityError = GetUsageActivityErrors[keyof GetUsageActivityErrors];
+
+export type GetUsageActivityResponses = {
+    /**
+     * OK.
+     */
+    200: NativeSuccess & {
+        data: {
+            from: string;
+            to: string;
+            days: Array<UsageAggregate & {
+                date: string;
+            }>;
+            by_kind: Array<UsageAggregate & {
+                kind: string;
+            }>;
+            totals: UsageAggregate;
+        };
+    };
+};
+
+export type GetUsageActivityResponse = GetUsageActivityResponses[keyof GetUsageActivityResponses];
+
+export type GetUsageCalendarData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Calendar year (UTC); defaults to the current one.
+         */
+        year?: number;
+    };
+    url: '/v1/usage/calendar';
+};
+
+export type GetUsageCalendarErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetUsageCalendarError = GetUsageCalendarErrors[keyof GetUsageCalendarErrors];
+
+export type GetUsageCalendarResponses = {
+    /**
+     * OK.
+     */
+    200: NativeSuccess & {
+        data: {
+            year: number;
+            days: Array<UsageAggregate & {
+                date: string;
+            }>;
+        };
+    };
+};
+
+export type GetUsageCalendarResponse = GetUsageCalendarResponses[keyof GetUsageCalendarResponses];
+
+export type GetRubBillingData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/settings/rub-billing';
+};
+
+export type GetRubBillingErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetRubBillingError = GetRubBillingErrors[keyof GetRubBillingErrors];
+
+export type GetRubBillingResponses = {
+    /**
+     * OK.
+     */
+    200: NativeSuccess & {
+        data: RubBilling;
+    };
+};
+
+export type GetRubBillingResponse = GetRubBillingResponses[keyof GetRubBillingResponses];
+
+export type SetRubBillingData = {
+    body: {
+        enabled: boolean;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/settings/rub-billing';
+};
+
+export type SetRubBillingErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type SetRubBillingError = SetRubBillingErrors[keyof SetRubBillingErrors];
+
+export type SetRubBillingResponses = {
+    /**
+     * OK.
+     */
+    200: NativeSuccess & {
+        data: RubBilling;
+    };
+};
+
+export type SetRubBillingResponse = SetRubBillingResponses[keyof SetRubBillingResponses];

@@ -7,21 +7,30 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SqlApiKeyStore } from '../adapters/api-keys/sql.js';
+import { SqlLedger } from '../adapters/ledger/sql.js';
 import { loadConfig } from '../config.js';
 import { connectDatabase, type Database } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import * as accounts from '../domain/accounts.js';
-import { isDomainError } from '../domain/domain-error.js';
+import { fromMicro, fxRateToMicro, microsToUsd, usdToMicros } from '../domain/money.js';
+import { topUp } from '../domain/top-up.js';
+import { DomainError, isDomainError } from '../domain/domain-error.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 type Output = Record<string, unknown>;
 
-/** `prepare` checks the arguments before any database work, then returns the step that needs the store. */
+interface Stores {
+  store: SqlApiKeyStore;
+  ledger: SqlLedger;
+  marketRateMicro: bigint;
+}
+
+/** `prepare` checks the arguments before any database work, then returns the step that needs the stores. */
 interface Command {
   usage: string;
   options: Options;
-  prepare(values: Values): (store: SqlApiKeyStore) => Promise<Output>;
+  prepare(values: Values): (stores: Stores) => Promise<Output>;
 }
 
 class UsageError extends Error {}
@@ -46,6 +55,21 @@ function parsePercent(label: string, raw: string): number {
   return Number(raw);
 }
 
+/** A positive decimal amount (USD, RUB or a rate) as micro-units; no exponents, signs or spaces. */
+function parseAmount(label: string, raw: string): bigint {
+  if (!/^\d+(\.\d{1,6})?$/.test(raw.trim())) throw new UsageError(`${label} must be a positive decimal with at most 6 decimals (got ${JSON.stringify(raw)})`);
+  const micros = usdToMicros(Number(raw));
+  if (micros <= 0n) throw new UsageError(`${label} must be positive`);
+  return micros;
+}
+
+/** `--per-minute N` or `--per-minute default` (back to the configured default). */
+function parseLimit(raw: string): number | null {
+  if (raw.trim() === 'default') return null;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) throw new UsageError(`--per-minute must be a positive whole number or "default" (got ${JSON.stringify(raw)})`);
+  return Number(raw);
+}
+
 function parseTiers(raw: string[]): Record<string, number> {
   const tiers: Record<string, number> = {};
   for (const entry of raw) {
@@ -58,14 +82,67 @@ function parseTiers(raw: string[]): Record<string, number> {
 
 const commands: Record<string, Command> = {
   'accounts create': {
-    usage: 'accounts create --email EMAIL',
-    options: { email: { type: 'string' } },
+    usage: 'accounts create --email EMAIL [--balance-usd N]',
+    options: { email: { type: 'string' }, 'balance-usd': { type: 'string' } },
     prepare(values) {
       const email = required(values, 'email');
-      return async (store) => {
+      const opening = typeof values['balance-usd'] === 'string' ? parseAmount('--balance-usd', values['balance-usd']) : null;
+      return async ({ store, ledger, marketRateMicro }) => {
         const account = await accounts.createAccount(store, { email });
         const { record, secret } = await accounts.issueKey(store, account.id);
-        return { account_id: account.id, api_key: secret, key_id: record.id };
+        if (opening !== null) {
+          await topUp(ledger, store, { accountId: account.id, usdMicros: opening, marketRateMicro, id: `topup:opening:${account.id}`, nowMs: Date.now() });
+        }
+        const created = { account_id: account.id, api_key: secret, key_id: record.id };
+        return opening === null ? created : { ...created, balance_usd: microsToUsd(opening) };
+      };
+    },
+  },
+  topup: {
+    usage: 'topup --account ACCOUNT_ID --usd N [--rub N | --fx-rate RUB_PER_USD] [--id IDEMPOTENCY_KEY]',
+    options: { account: { type: 'string' }, usd: { type: 'string' }, rub: { type: 'string' }, 'fx-rate': { type: 'string' }, id: { type: 'string' } },
+    prepare(values) {
+      const accountId = required(values, 'account');
+      const usdMicros = parseAmount('--usd', required(values, 'usd'));
+      const rubMicro = typeof values.rub === 'string' ? parseAmount('--rub', values.rub) : undefined;
+      const fxRateRubMicro = typeof values['fx-rate'] === 'string' ? parseAmount('--fx-rate', values['fx-rate']) : undefined;
+      const rub = rubMicro === undefined && fxRateRubMicro === undefined ? undefined : { rubMicro, fxRateRubMicro };
+      const id = typeof values.id === 'string' ? `topup:${values.id}` : undefined;
+      return async ({ store, ledger, marketRateMicro }) => {
+        const { transfer, lot } = await topUp(ledger, store, { accountId, usdMicros, rub, marketRateMicro, id, nowMs: Date.now() });
+        const balance = await ledger.getBalance(accountId);
+        return {
+          account_id: accountId,
+          topup_id: transfer.id,
+          amount_usd: microsToUsd(transfer.amountMicros),
+          currency: lot.currency,
+          fx_rate_rub: fromMicro(lot.fxRateRubMicro),
+          balance_usd: microsToUsd(balance.availableMicros),
+        };
+      };
+    },
+  },
+  'accounts limit': {
+    usage: 'accounts limit --account ACCOUNT_ID --per-minute N|default',
+    options: { account: { type: 'string' }, 'per-minute': { type: 'string' } },
+    prepare(values) {
+      const accountId = required(values, 'account');
+      const perMinute = parseLimit(required(values, 'per-minute'));
+      return async ({ store }) => {
+        if (!(await store.updateAccountSettings(accountId, { rateLimitPerMinute: perMinute }))) throw new DomainError('account_not_found', `No account ${accountId}`);
+        return { account_id: accountId, requests_per_minute: perMinute };
+      };
+    },
+  },
+  'keys limit': {
+    usage: 'keys limit --key-id KEY_ID --per-minute N|default',
+    options: { 'key-id': { type: 'string' }, 'per-minute': { type: 'string' } },
+    prepare(values) {
+      const keyId = required(values, 'key-id');
+      const perMinute = parseLimit(required(values, 'per-minute'));
+      return async ({ store }) => {
+        if (!(await store.setKeyRateLimit(keyId, perMinute))) throw new DomainError('api_key_not_found', `No API key ${keyId}`);
+        return { key_id: keyId, requests_per_minute: perMinute };
       };
     },
   },
@@ -74,7 +151,7 @@ const commands: Record<string, Command> = {
     options: { account: { type: 'string' } },
     prepare(values) {
       const accountId = required(values, 'account');
-      return async (store) => {
+      return async ({ store }) => {
         await accounts.deleteAccount(store, accountId);
         return { account_id: accountId, deleted: true };
       };
@@ -87,7 +164,7 @@ const commands: Record<string, Command> = {
       const accountId = required(values, 'account');
       const discountPercent = parsePercent('--percent', required(values, 'percent'));
       const tierDiscounts = parseTiers(repeated(values, 'tier'));
-      return async (store) => {
+      return async ({ store }) => {
         const account = await accounts.setDiscounts(store, accountId, { discountPercent, tierDiscounts });
         return { account_id: account.id, discount_percent: account.discountPercent, tier_discounts: account.tierDiscounts };
       };
@@ -99,7 +176,7 @@ const commands: Record<string, Command> = {
     prepare(values) {
       const accountId = required(values, 'account');
       const name = typeof values.name === 'string' ? values.name : accounts.DEFAULT_KEY_NAME;
-      return async (store) => {
+      return async ({ store }) => {
         const { record, secret } = await accounts.issueKey(store, accountId, name);
         return { key_id: record.id, api_key: secret };
       };
@@ -110,7 +187,7 @@ const commands: Record<string, Command> = {
     options: { 'key-id': { type: 'string' } },
     prepare(values) {
       const keyId = required(values, 'key-id');
-      return async (store) => {
+      return async ({ store }) => {
         // Revoking an already revoked key reports the original time (the store keeps the first one).
         const key = await accounts.revokeKey(store, null, keyId);
         return { key_id: key.id, revoked_at: new Date(key.revokedAtMs ?? Date.now()).toISOString() };
@@ -122,11 +199,13 @@ const commands: Record<string, Command> = {
 const usageText = () => `usage: admin <command>\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}`;
 
 /** Picks the command from the first two words and parses the rest strictly against that command's options. */
-function parseCommand(argv: string[]): (store: SqlApiKeyStore) => Promise<Output> {
-  const command = commands[`${argv[0] ?? ''} ${argv[1] ?? ''}`];
+function parseCommand(argv: string[]): (stores: Stores) => Promise<Output> {
+  // Commands are one word (`topup`) or two (`keys create`).
+  const words = commands[`${argv[0] ?? ''} ${argv[1] ?? ''}`] !== undefined ? 2 : 1;
+  const command = commands[argv.slice(0, words).join(' ')];
   if (!command) throw new UsageError(`unknown command ${JSON.stringify(argv.slice(0, 2).join(' '))}\n${usageText()}`);
   try {
-    const { values } = parseArgs({ args: argv.slice(2), options: command.options, strict: true, allowPositionals: false });
+    const { values } = parseArgs({ args: argv.slice(words), options: command.options, strict: true, allowPositionals: false });
     return command.prepare(values);
   } catch (err) {
     if (err instanceof UsageError) throw err;
@@ -134,11 +213,12 @@ function parseCommand(argv: string[]): (store: SqlApiKeyStore) => Promise<Output
   }
 }
 
-async function withStore<T>(run: (store: SqlApiKeyStore) => Promise<T>): Promise<T> {
-  const db: Database = connectDatabase(loadConfig().DATABASE_URL);
+async function withStore<T>(run: (stores: Stores) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const db: Database = connectDatabase(config.DATABASE_URL);
   try {
     await migrateToLatest(db);
-    return await run(new SqlApiKeyStore(db));
+    return await run({ store: new SqlApiKeyStore(db), ledger: new SqlLedger(db), marketRateMicro: fxRateToMicro(config.MARKET_FX_RATE_RUB) });
   } finally {
     await db.knex.destroy();
   }

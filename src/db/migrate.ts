@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 import type { Database } from './connect.js';
 import * as m0001 from './migrations/0001-accounts-and-keys.js';
+import * as m0002 from './migrations/0002-ledger.js';
+import * as m0003 from './migrations/0003-usage-log.js';
+import * as m0004 from './migrations/0004-limits-and-rub-billing.js';
 
 interface NamedMigration {
   name: string;
@@ -11,7 +14,12 @@ interface NamedMigration {
  * Every migration, in order. Listed in code rather than found by scanning a directory, so tsx (.ts sources)
  * and compiled JS (dist/) see exactly the same set. Names are stored in knex_migrations: never rename one.
  */
-const MIGRATIONS: readonly NamedMigration[] = [{ name: '0001-accounts-and-keys', migration: m0001 }];
+const MIGRATIONS: readonly NamedMigration[] = [
+  { name: '0001-accounts-and-keys', migration: m0001 },
+  { name: '0002-ledger', migration: m0002 },
+  { name: '0003-usage-log', migration: m0003 },
+  { name: '0004-limits-and-rub-billing', migration: m0004 },
+];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {
   getMigrations: async () => [...MIGRATIONS],

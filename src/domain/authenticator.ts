@@ -7,6 +7,8 @@ export interface Principal {
   accountId: string;
   keyId: string;
   account: AccountRecord;
+  /** The key's own per-minute limit; null = the configured default (SPEC 8). */
+  keyRateLimitPerMinute: number | null;
 }
 
 interface CacheEntry {
@@ -39,7 +41,12 @@ export class Authenticator {
     if (resolution.key.revokedAtMs !== null) throw new ApiError('api_key_revoked');
     if (resolution.account === null) throw new ApiError('user_not_found');
     this.usage.record(resolution.key.id, this.options.now());
-    return { accountId: resolution.account.id, keyId: resolution.key.id, account: resolution.account };
+    return {
+      accountId: resolution.account.id,
+      keyId: resolution.key.id,
+      account: resolution.account,
+      keyRateLimitPerMinute: resolution.key.rateLimitPerMinute,
+    };
   }
 
   /** Drops cached resolutions of one key (after a revocation) or of one account (after a change to it). */
@@ -53,7 +60,13 @@ export class Authenticator {
     const now = this.options.now();
     const cached = this.cache.get(hash);
     if (cached !== undefined && cached.expiresAtMs > now) return cached.resolution;
-    const resolution = await this.store.resolveKey(hash);
+    let resolution: KeyResolution | null;
+    try {
+      resolution = await this.store.resolveKey(hash);
+    } catch {
+      // The key store is down: a retryable 503, not a 500 and not a 401 that would make a client drop its key.
+      throw new ApiError('not_ready', 'The key store is unreachable');
+    }
     if (resolution !== null && this.options.cacheTtlMs > 0) {
       if (this.cache.size >= CACHE_CAPACITY) this.cache.delete(this.cache.keys().next().value as string);
       this.cache.set(hash, { resolution, expiresAtMs: now + this.options.cacheTtlMs });

@@ -7,7 +7,8 @@ export type DomainErrorCode =
   | 'invalid_email'
   | 'invalid_discount'
   | 'account_not_found'
-  | 'api_key_not_found';
+  | 'api_key_not_found'
+  | 'invalid_amount';
 
 export class DomainError extends Error {
   override readonly name = 'DomainError';

@@ -27,10 +27,23 @@ export function microsToUsd(micros: Micros): number {
   return Number(micros) / MICROS_PER_USD;
 }
 
+/** Any micro-unit amount (micro-RUB, a rate × 1e6) → its decimal value for the JSON edge. */
+export const fromMicro: (micro: bigint) => number = microsToUsd;
+
 /** `amount × (100 − percent)/100`, half-up; percent may have two decimals (7.5 % is 750 basis points). */
 export function applyDiscount(amount: Micros, percent: number): Micros {
   const basisPoints = BigInt(Math.round(percent * 100));
   if (basisPoints <= 0n) return amount;
   if (basisPoints >= 10_000n) return 0n;
   return (amount * (10_000n - basisPoints) + 5_000n) / 10_000n;
+}
+
+/** RUB per USD as a decimal (e.g. 92.35) → micro-units (92_350_000), the form rates are stored in. */
+export function fxRateToMicro(rubPerUsd: number): bigint {
+  return usdToMicros(rubPerUsd);
+}
+
+/** micro-USD at a rate (RUB per USD × 1e6) → micro-RUB, half-up once. */
+export function usdMicrosToRubMicro(micros: Micros, fxRateRubMicro: bigint): bigint {
+  return (micros * fxRateRubMicro + 500_000n) / 1_000_000n;
 }

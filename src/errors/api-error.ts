@@ -31,3 +31,18 @@ export class ApiError extends Error {
     this.headers = options.headers ?? {};
   }
 }
+
+/** A 400 invalid_request naming one field, in the same shape as the validator's findings (SPEC 2.7). */
+export function invalidField(loc: (string | number)[], msg: string, type = 'invalid'): ApiError {
+  return new ApiError('invalid_request', `${loc.join('.')}: ${msg}`, { meta: { fields: [{ type, loc, msg, ctx: {} }] } });
+}
+
+/** Runs a store read or write; an infrastructure failure becomes a retryable 503 instead of a 500. */
+export async function orUnavailable<T>(operation: () => Promise<T>, what: string): Promise<T> {
+  try {
+    return await operation();
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw new ApiError('not_ready', `The ${what} is unreachable`);
+  }
+}

@@ -26,6 +26,7 @@ const DOMAIN_CODES: Record<DomainErrorCode, ErrorCode> = {
   // Only reachable for an authenticated caller whose account vanished mid-request.
   account_not_found: 'user_not_found',
   api_key_not_found: 'api_key_not_found',
+  invalid_amount: 'invalid_request',
 };
 
 /** Where a finding was sent, in the words of SPEC 2.7's `loc` (body, query, path, header). */

@@ -1,4 +1,14 @@
 import type { HandlerMap } from '../http/operation-types.js';
+import { getAccount } from './account/get-account.js';
+import { getRubBilling } from './settings/get-rub-billing.js';
+import { setRubBilling } from './settings/set-rub-billing.js';
+import { exportUsage } from './usage/export-usage.js';
+import { getUsageActivity } from './usage/get-usage-activity.js';
+import { getUsageBreakdown } from './usage/get-usage-breakdown.js';
+import { getUsageCalendar } from './usage/get-usage-calendar.js';
+import { getUsageHistory } from './usage/get-usage-history.js';
+import { getUsageRequest } from './usage/get-usage-request.js';
+import { listUsageRequests } from './usage/list-usage-requests.js';
 import { listCompatModels } from './compat/list-compat-models.js';
 import { createApiKey } from './llm/create-api-key.js';
 import { getModelCatalog } from './llm/get-model-catalog.js';
@@ -16,4 +26,14 @@ export const handlers = {
   listApiKeys,
   createApiKey,
   revokeApiKey,
+  getAccount,
+  listUsageRequests,
+  getUsageRequest,
+  getUsageHistory,
+  getUsageBreakdown,
+  exportUsage,
+  getUsageActivity,
+  getUsageCalendar,
+  getRubBilling,
+  setRubBilling,
 } satisfies HandlerMap;

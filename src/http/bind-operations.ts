@@ -3,6 +3,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import type { Deps } from '../container.js';
 import { authenticate, type AuthMode } from './auth.js';
+import { rateLimit } from './rate-limit.js';
 import type { HandlerMap, OperationId, RequestContext } from './operation-types.js';
 import { routeShape, type RouteShape } from './unmatched-route.js';
 
@@ -34,16 +35,24 @@ function validatorFor(spec: OpenAPIV3.DocumentV3_1, path: string, validateRespon
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
     validateResponses: validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false,
+    // 'full': a date must exist (2025-13-01 is refused), not only look like one.
     validateFormats: true,
+    ajvFormats: { mode: 'full' },
   }) as RequestHandler[];
 }
 
 /**
- * Registers every operation of the contract: auth (from its `security`) → request validation → its handler.
+ * Registers every operation of the contract: auth (from its `security`) → rate limit → request validation →
+ * its handler.
  * Returns the route shapes so unmatched requests can tell 404 from 405.
  */
 export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handlers: HandlerMap, deps: Deps): RouteShape[] {
   const shapes: RouteShape[] = [];
+  const limit = rateLimit(
+    deps.rateLimiter,
+    { perKeyPerMinute: deps.config.RATE_LIMIT_PER_KEY_PER_MINUTE, perAccountPerMinute: deps.config.RATE_LIMIT_PER_ACCOUNT_PER_MINUTE },
+    deps.now,
+  );
   for (const [path, item] of Object.entries(spec.paths ?? {})) {
     if (item === undefined) continue;
     const validator = validatorFor(spec, path, deps.config.VALIDATE_RESPONSES);
@@ -51,7 +60,8 @@ export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handl
     for (const method of methods) {
       const operation = (item as Record<Method, OperationObject>)[method];
       const mode = authModeOf(operation.security ?? spec.security);
-      app[method](toExpressPath(path), authenticate(mode, deps.authenticator), ...validator, runHandler(operation.operationId, handlers, deps));
+      const guards = mode === 'none' ? [] : [authenticate(mode, deps.authenticator), limit];
+      app[method](toExpressPath(path), ...guards, ...validator, runHandler(operation.operationId, handlers, deps));
     }
     shapes.push(routeShape(path, methods));
   }
@@ -72,6 +82,8 @@ function runHandler(operationId: OperationId, handlers: HandlerMap, deps: Deps):
       res,
     } as RequestContext<OperationId>;
     const reply = await handler(ctx);
-    res.status(reply.status).json(reply.body);
+    if (reply.headers !== undefined) res.set(reply.headers);
+    if (reply.contentType === undefined) res.status(reply.status).json(reply.body);
+    else res.status(reply.status).type(reply.contentType).send(reply.body);
   };
 }

@@ -7,12 +7,15 @@ import type { Deps } from '../container.js';
 export type OperationId = keyof operations;
 
 type Responses<K extends OperationId> = operations[K]['responses'];
-type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type ContentOf<R> = R extends { content: infer C } ? C[keyof C] : never;
 type SuccessStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 202 | 204>;
 
-/** What a handler returns: one of the operation's success statuses and the body the contract gives it. */
+/**
+ * What a handler returns: one of the operation's success statuses and the body the contract gives it. JSON
+ * unless `contentType` names another of the response's media types (e.g. text/csv).
+ */
 export type Reply<K extends OperationId> = {
-  [S in SuccessStatus<K>]: { status: S; body: JsonOf<Responses<K>[S]> };
+  [S in SuccessStatus<K>]: { status: S; body: ContentOf<Responses<K>[S]>; contentType?: string; headers?: Record<string, string> };
 }[SuccessStatus<K>];
 
 type BodyOf<K extends OperationId> = operations[K]['requestBody'] extends { content: { 'application/json': infer B } } | undefined

@@ -45,7 +45,7 @@ export function apiKeyStoreConformance(name: string, makeStore: () => Promise<St
       it('creates an account with no discount and reads it back', async () => {
         const input = { id: newId('acc'), email: 'fresh-' + newId('e').toLowerCase() + '@example.com', createdAtMs: T0 + 1 };
         const outcome = await store().createAccount(input);
-        const expected = { ...input, discountPercent: 0, tierDiscounts: {} };
+        const expected = { ...input, discountPercent: 0, tierDiscounts: {}, rateLimitPerMinute: null, rubBilling: false };
         expect(outcome).toEqual({ ok: true, account: expected });
         expect(await store().getAccount(input.id)).toEqual(expected);
       });
@@ -168,6 +168,35 @@ export function apiKeyStoreConformance(name: string, makeStore: () => Promise<St
         expect((await store().getKey(k2.id))?.lastUsedAtMs).toBe(T0 + 800);
         await store().touchKeys(new Map([[k1.id, T0 + 500]])); // equal: unchanged
         expect((await store().getKey(k1.id))?.lastUsedAtMs).toBe(T0 + 500);
+      });
+    });
+
+    describe('limits and ruble billing', () => {
+      it('starts with default limits and dollar billing, then changes only what the patch names', async () => {
+        const a = await account();
+        const fresh = await store().getAccount(a.id);
+        expect(fresh).toMatchObject({ rateLimitPerMinute: null, rubBilling: false });
+        expect(await store().updateAccountSettings(a.id, { rubBilling: true })).toBe(true);
+        expect(await store().getAccount(a.id)).toMatchObject({ rateLimitPerMinute: null, rubBilling: true });
+        expect(await store().updateAccountSettings(a.id, { rateLimitPerMinute: 1000 })).toBe(true);
+        expect(await store().getAccount(a.id)).toMatchObject({ rateLimitPerMinute: 1000, rubBilling: true });
+        expect(await store().updateAccountSettings(a.id, { rateLimitPerMinute: null, rubBilling: false })).toBe(true);
+        expect(await store().getAccount(a.id)).toMatchObject({ rateLimitPerMinute: null, rubBilling: false });
+        expect(await store().updateAccountSettings(newId('acc'), { rubBilling: true })).toBe(false);
+      });
+
+      it('sets and clears a key limit, visible through resolveKey with the account settings', async () => {
+        const a = await account();
+        const { record, hash } = await key(a.id);
+        expect(record.rateLimitPerMinute).toBeNull();
+        expect(await store().setKeyRateLimit(record.id, 30)).toBe(true);
+        await store().updateAccountSettings(a.id, { rateLimitPerMinute: 90, rubBilling: true });
+        const resolved = await store().resolveKey(hash);
+        expect(resolved?.key.rateLimitPerMinute).toBe(30);
+        expect(resolved?.account).toMatchObject({ rateLimitPerMinute: 90, rubBilling: true });
+        expect(await store().setKeyRateLimit(record.id, null)).toBe(true);
+        expect((await store().getKey(record.id))?.rateLimitPerMinute).toBeNull();
+        expect(await store().setKeyRateLimit(newId('key'), 5)).toBe(false);
       });
     });
 

@@ -120,3 +120,36 @@ describe('admin CLI', { timeout: 30_000 }, () => {
     expect(failed(await admin(...args), 2).error).toBe('usage');
   });
 });
+
+describe('money and limits commands', () => {
+  it('accounts create --balance-usd opens with a dollar top-up; topup adds ruble lots at their rate', async () => {
+    const created = ok(await admin('accounts', 'create', '--email', `money-${Date.now()}@example.com`, '--balance-usd', '12.5'));
+    expect(created.balance_usd).toBe(12.5);
+    const accountId = String(created.account_id);
+    const rub = ok(await admin('topup', '--account', accountId, '--usd', '10', '--rub', '925'));
+    expect(rub).toMatchObject({ currency: 'RUB', fx_rate_rub: 92.5, amount_usd: 10, balance_usd: 22.5 });
+    const byRate = ok(await admin('topup', '--account', accountId, '--usd', '1', '--fx-rate', '101.25', '--id', 'pay_1'));
+    expect(byRate).toMatchObject({ fx_rate_rub: 101.25, balance_usd: 23.5, topup_id: 'topup:pay_1' });
+    // Same idempotency key again: the original top-up, not a second one.
+    expect(ok(await admin('topup', '--account', accountId, '--usd', '1', '--fx-rate', '101.25', '--id', 'pay_1')).balance_usd).toBe(23.5);
+  });
+
+  it('refuses bad amounts (exit 2) and unknown accounts (exit 1)', async () => {
+    expect(failed(await admin('topup', '--account', 'acc_x', '--usd', '-5'), 2).error).toBe('usage');
+    expect(failed(await admin('topup', '--account', 'acc_x', '--usd', '1e3'), 2).error).toBe('usage');
+    expect(failed(await admin('topup', '--account', 'acc_nope', '--usd', '5'), 1).error).toBe('account_not_found');
+  });
+
+  it('sets and resets per-key and per-account limits', async () => {
+    const created = ok(await admin('accounts', 'create', '--email', `limits-${Date.now()}@example.com`));
+    expect(ok(await admin('keys', 'limit', '--key-id', String(created.key_id), '--per-minute', '30'))).toEqual({ key_id: created.key_id, requests_per_minute: 30 });
+    expect(ok(await admin('accounts', 'limit', '--account', String(created.account_id), '--per-minute', 'default'))).toEqual({
+      account_id: created.account_id,
+      requests_per_minute: null,
+    });
+    const key = await withStore((store) => store.getKey(String(created.key_id)));
+    expect(key?.rateLimitPerMinute).toBe(30);
+    expect(failed(await admin('keys', 'limit', '--key-id', 'key_nope', '--per-minute', '5'), 1).error).toBe('api_key_not_found');
+    expect(failed(await admin('keys', 'limit', '--key-id', 'key_nope', '--per-minute', '0'), 2).error).toBe('usage');
+  });
+});

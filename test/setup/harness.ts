@@ -9,14 +9,22 @@ import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { buildDeps, type Deps } from '../../src/container.js';
 import { createAccount, issueKey } from '../../src/domain/accounts.js';
+import type { CallDetails, Charge } from '../../src/domain/billing.js';
+import { newId } from '../../src/domain/ids.js';
+import { fxRateToMicro, usdToMicros } from '../../src/domain/money.js';
+import { topUp } from '../../src/domain/top-up.js';
 
 export interface Harness {
   baseUrl: string;
   deps: Deps;
   /** JSON log lines at warn level and above. */
   logs: Record<string, unknown>[];
-  /** A new account and one key for it. */
-  newAccount(email?: string): Promise<{ accountId: string; apiKey: string; keyId: string }>;
+  /** A new account and one key for it, with an opening dollar top-up when `balanceUsd` is given. */
+  newAccount(email?: string, options?: { balanceUsd?: number }): Promise<{ accountId: string; apiKey: string; keyId: string }>;
+  /** Credits a top-up; with `fxRate` it is a ruble top-up at that RUB/USD rate. */
+  topUp(accountId: string, usd: number, fxRate?: number): Promise<void>;
+  /** One billed call through the real billing flow (reserve `holdUsd`, settle `costUsd`), as a paid endpoint makes it. */
+  spend(apiKey: string, costUsd: number, details?: Partial<CallDetails>, holdUsd?: number): Promise<Charge>;
   close(): Promise<void>;
 }
 
@@ -36,14 +44,29 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
-  return {
+  const harness: Harness = {
     baseUrl: `http://127.0.0.1:${port}`,
     deps,
     logs,
-    async newAccount(email = `user${++accountCounter}-${Date.now()}@example.com`) {
+    async newAccount(email = `user${++accountCounter}-${Date.now()}@example.com`, options = {}) {
       const account = await createAccount(deps.apiKeys, { email });
       const { record, secret } = await issueKey(deps.apiKeys, account.id);
+      if (options.balanceUsd !== undefined) await harness.topUp(account.id, options.balanceUsd);
       return { accountId: account.id, apiKey: secret, keyId: record.id };
+    },
+    async topUp(accountId, usd, fxRate) {
+      await topUp(deps.ledger, deps.apiKeys, {
+        accountId,
+        usdMicros: usdToMicros(usd),
+        ...(fxRate === undefined ? {} : { rub: { fxRateRubMicro: fxRateToMicro(fxRate) } }),
+        marketRateMicro: deps.marketFxRateRubMicro,
+        nowMs: deps.now(),
+      });
+    },
+    async spend(apiKey, costUsd, details = {}, holdUsd = costUsd) {
+      const principal = await deps.authenticator.authenticate(apiKey);
+      const reservation = await deps.billing.reserve(principal, newId('req'), usdToMicros(holdUsd));
+      return deps.billing.settle(reservation, usdToMicros(costUsd), { model: 'gpt-5-mini', kind: 'chat', endpoint: '/v1/compat/chat/completions', ...details });
     },
     async close() {
       server.closeAllConnections();
@@ -51,6 +74,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       await deps.close();
     },
   };
+  return harness;
 }
 
 export interface JsonResponse<T = any> {

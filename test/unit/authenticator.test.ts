@@ -59,7 +59,8 @@ describe('Authenticator', () => {
     const principal = await s.auth.authenticate(s.secret);
     expect(principal.accountId).toBe(s.accountId);
     expect(principal.keyId).toBe(s.keyId);
-    expect(principal.account).toEqual({ id: s.accountId, email: 'ada@example.com', createdAtMs: T0, discountPercent: 0, tierDiscounts: {} });
+    expect(principal.account).toEqual({ id: s.accountId, email: 'ada@example.com', createdAtMs: T0, discountPercent: 0, tierDiscounts: {}, rateLimitPerMinute: null, rubBilling: false });
+    expect(principal.keyRateLimitPerMinute).toBeNull();
   });
 
   it.each([

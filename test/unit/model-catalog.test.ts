@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogFile, CatalogFileEntry } from '../../src/domain/catalog/catalog-file.js';
 import { ModelCatalog, UNKNOWN_RELEASE_TIME } from '../../src/domain/catalog/model-catalog.js';
+import { catalogRow } from '../setup/catalog-rows.js';
 
 const ENTRY_FIELDS = [
   'slug', 'label', 'description', 'provider', 'category', 'media_kind', 'retail_input_usd_per_mtok',
@@ -10,35 +11,7 @@ const ENTRY_FIELDS = [
   'available', 'unavailable_reason', 'aliases',
 ].sort();
 
-function row(fields: Partial<CatalogFileEntry> & Pick<CatalogFileEntry, 'slug' | 'media_kind'>): CatalogFileEntry {
-  return {
-    label: fields.slug.toUpperCase(),
-    description: `About ${fields.slug}`,
-    provider: 'acme',
-    category: 'balanced',
-    retail_input_usd_per_mtok: null,
-    retail_output_usd_per_mtok: null,
-    retail_cached_input_usd_per_mtok: null,
-    retail_usd_per_image: null,
-    retail_usd_per_unit: null,
-    video_billing_unit: null,
-    audio_billing_unit: null,
-    pricing: null,
-    discounted: false,
-    discount_percent_label: null,
-    tokens_per_sec: null,
-    tokens_per_sec_approx: true,
-    credit_metered: false,
-    usd_per_credit: null,
-    capabilities: {},
-    available: true,
-    unavailable_reason: null,
-    aliases: [],
-    created: UNKNOWN_RELEASE_TIME,
-    owned_by: 'acme',
-    ...fields,
-  };
-}
+const row = catalogRow;
 
 const TEXT = row({
   slug: 'txt-a',

@@ -14,6 +14,10 @@ export interface AccountRecord {
   discountPercent: number;
   /** Per pricing-tier discounts that replace `discountPercent` for that tier (SPEC 2.5 user_tier_discounts). */
   tierDiscounts: Record<string, number>;
+  /** Requests per minute over all the account's keys; null = the configured default (SPEC 8). */
+  rateLimitPerMinute: number | null;
+  /** Ruble billing switched on (SPEC 4.3): spend is priced in rubles at the rate of the lot it came from. */
+  rubBilling: boolean;
 }
 
 export interface ApiKeyRecord {
@@ -25,6 +29,8 @@ export interface ApiKeyRecord {
   createdAtMs: number;
   lastUsedAtMs: number | null;
   revokedAtMs: number | null;
+  /** Requests per minute for this key; null = the configured default (SPEC 8). */
+  rateLimitPerMinute: number | null;
 }
 
 /** What an incoming key hash resolves to; `account` is null once the account was hard-deleted. */
@@ -56,6 +62,10 @@ export interface ApiKeyStore {
   /** Hard delete: the account row goes; its keys stay so they answer `user_not_found`. Returns false if absent. */
   deleteAccount(accountId: string): Promise<boolean>;
   setDiscounts(accountId: string, discountPercent: number, tierDiscounts: Record<string, number>): Promise<boolean>;
+  /** Changes the given settings only; false when the account does not exist. */
+  updateAccountSettings(accountId: string, patch: { rateLimitPerMinute?: number | null; rubBilling?: boolean }): Promise<boolean>;
+  /** false when the key does not exist. */
+  setKeyRateLimit(keyId: string, perMinute: number | null): Promise<boolean>;
 
   createKey(input: NewApiKey): Promise<ApiKeyRecord>;
   resolveKey(hash: string): Promise<KeyResolution | null>;

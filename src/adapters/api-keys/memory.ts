@@ -36,7 +36,7 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     if (this.accountIdByEmail.has(input.email)) return { ok: false, reason: 'email_taken' };
     // A repeated id is a bug in the caller, not a business outcome: the SQL store throws on it as well.
     if (this.accounts.has(input.id)) throw new Error(`account id ${input.id} already exists`);
-    const account: AccountRecord = { ...input, discountPercent: 0, tierDiscounts: {} };
+    const account: AccountRecord = { ...input, discountPercent: 0, tierDiscounts: {}, rateLimitPerMinute: null, rubBilling: false };
     this.accounts.set(account.id, account);
     this.accountIdByEmail.set(account.email, account.id);
     return { ok: true, account: copyAccount(account) };
@@ -63,11 +63,26 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     return true;
   }
 
+  async updateAccountSettings(accountId: string, patch: { rateLimitPerMinute?: number | null; rubBilling?: boolean }): Promise<boolean> {
+    const account = this.accounts.get(accountId);
+    if (!account) return false;
+    if (patch.rateLimitPerMinute !== undefined) account.rateLimitPerMinute = patch.rateLimitPerMinute;
+    if (patch.rubBilling !== undefined) account.rubBilling = patch.rubBilling;
+    return true;
+  }
+
+  async setKeyRateLimit(keyId: string, perMinute: number | null): Promise<boolean> {
+    const stored = this.keys.get(keyId);
+    if (!stored) return false;
+    stored.record.rateLimitPerMinute = perMinute;
+    return true;
+  }
+
   async createKey(input: NewApiKey): Promise<ApiKeyRecord> {
     if (this.keys.has(input.id)) throw new Error(`api key id ${input.id} already exists`);
     if (this.keyIdByHash.has(input.hash)) throw new Error('api key hash already exists');
     const { hash, ...fields } = input;
-    const record: ApiKeyRecord = { ...fields, lastUsedAtMs: null, revokedAtMs: null };
+    const record: ApiKeyRecord = { ...fields, lastUsedAtMs: null, revokedAtMs: null, rateLimitPerMinute: null };
     this.keys.set(record.id, { record, hash });
     this.keyIdByHash.set(hash, record.id);
     return copyKey(record);

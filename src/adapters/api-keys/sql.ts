@@ -19,6 +19,8 @@ interface AccountRow {
   created_at_ms: Int;
   discount_percent: number | string;
   tier_discounts: string;
+  rate_limit_per_minute: Int | null;
+  rub_billing: boolean | number;
 }
 
 interface KeyRow {
@@ -29,6 +31,7 @@ interface KeyRow {
   created_at_ms: Int;
   last_used_at_ms: Int | null;
   revoked_at_ms: Int | null;
+  rate_limit_per_minute: Int | null;
 }
 
 /** resolveKey's single joined row: key columns as in KeyRow, account columns prefixed `acc_`, null when deleted. */
@@ -38,12 +41,14 @@ interface ResolvedRow extends KeyRow {
   acc_created_at_ms: Int;
   acc_discount_percent: number | string;
   acc_tier_discounts: string;
+  acc_rate_limit_per_minute: Int | null;
+  acc_rub_billing: boolean | number;
 }
 
-const KEY_COLUMNS = ['id', 'account_id', 'name', 'display_hint', 'created_at_ms', 'last_used_at_ms', 'revoked_at_ms'];
-const ACCOUNT_COLUMNS = ['id', 'email', 'created_at_ms', 'discount_percent', 'tier_discounts'];
+const KEY_COLUMNS = ['id', 'account_id', 'name', 'display_hint', 'created_at_ms', 'last_used_at_ms', 'revoked_at_ms', 'rate_limit_per_minute'];
+const ACCOUNT_COLUMNS = ['id', 'email', 'created_at_ms', 'discount_percent', 'tier_discounts', 'rate_limit_per_minute', 'rub_billing'];
 
-const nullableMs = (v: Int | null): number | null => (v === null ? null : Number(v));
+const nullableMs = (v: Int | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
 
 function parseTierDiscounts(text: string): Record<string, number> {
   const parsed: unknown = JSON.parse(text);
@@ -60,6 +65,9 @@ function toAccount(row: AccountRow): AccountRecord {
     createdAtMs: Number(row.created_at_ms),
     discountPercent: Number(row.discount_percent),
     tierDiscounts: parseTierDiscounts(row.tier_discounts),
+    rateLimitPerMinute: nullableMs(row.rate_limit_per_minute),
+    // SQLite stores booleans as 0/1.
+    rubBilling: Boolean(row.rub_billing),
   };
 }
 
@@ -72,6 +80,7 @@ function toKey(row: KeyRow): ApiKeyRecord {
     createdAtMs: Number(row.created_at_ms),
     lastUsedAtMs: nullableMs(row.last_used_at_ms),
     revokedAtMs: nullableMs(row.revoked_at_ms),
+    rateLimitPerMinute: nullableMs(row.rate_limit_per_minute),
   };
 }
 
@@ -99,7 +108,15 @@ export class SqlApiKeyStore implements ApiKeyStore {
   }
 
   async createAccount(input: NewAccount): Promise<CreateAccountOutcome> {
-    const row = { id: input.id, email: input.email, created_at_ms: input.createdAtMs, discount_percent: 0, tier_discounts: '{}' };
+    const row = {
+      id: input.id,
+      email: input.email,
+      created_at_ms: input.createdAtMs,
+      discount_percent: 0,
+      tier_discounts: '{}',
+      rate_limit_per_minute: null,
+      rub_billing: false,
+    };
     try {
       await this.knex('accounts').insert(row);
     } catch (err) {
@@ -126,6 +143,18 @@ export class SqlApiKeyStore implements ApiKeyStore {
     return changed > 0;
   }
 
+  async updateAccountSettings(accountId: string, patch: { rateLimitPerMinute?: number | null; rubBilling?: boolean }): Promise<boolean> {
+    const changes: Record<string, unknown> = {};
+    if (patch.rateLimitPerMinute !== undefined) changes.rate_limit_per_minute = patch.rateLimitPerMinute;
+    if (patch.rubBilling !== undefined) changes.rub_billing = patch.rubBilling;
+    if (Object.keys(changes).length === 0) return (await this.getAccount(accountId)) !== null;
+    return (await this.knex('accounts').where('id', accountId).update(changes)) > 0;
+  }
+
+  async setKeyRateLimit(keyId: string, perMinute: number | null): Promise<boolean> {
+    return (await this.knex('api_keys').where('id', keyId).update({ rate_limit_per_minute: perMinute })) > 0;
+  }
+
   async createKey(input: NewApiKey): Promise<ApiKeyRecord> {
     const row = {
       id: input.id,
@@ -136,6 +165,7 @@ export class SqlApiKeyStore implements ApiKeyStore {
       created_at_ms: input.createdAtMs,
       last_used_at_ms: null,
       revoked_at_ms: null,
+      rate_limit_per_minute: null,
     };
     await this.knex('api_keys').insert(row);
     return toKey(row);
@@ -158,6 +188,8 @@ export class SqlApiKeyStore implements ApiKeyStore {
             created_at_ms: row.acc_created_at_ms,
             discount_percent: row.acc_discount_percent,
             tier_discounts: row.acc_tier_discounts,
+            rate_limit_per_minute: row.acc_rate_limit_per_minute,
+            rub_billing: row.acc_rub_billing,
           });
     return { key: toKey(row), account };
   }

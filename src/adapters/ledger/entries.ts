@@ -1,0 +1,161 @@
+/**
+ * What both ledger adapters store per id (a hold or a posted transfer: one id space, README.md "Idempotency"),
+ * and the decisions they share, so the memory twin and the SQL store answer every edge case the same way.
+ */
+import type { Allocation, Hold, HoldStatus, LotSpec, Micros, ReleaseOutcome, SettleOutcome, Transfer, TransferKind } from './index.js';
+
+export type EntryKind = 'hold' | TransferKind;
+
+export interface Entry {
+  id: string;
+  accountId: string;
+  kind: EntryKind;
+  /** Holds move through the state machine; debits, credits and refunds are born `posted`. */
+  status: HoldStatus;
+  amountMicros: Micros;
+  /** Holds: the settled amount (null until posted). Others: the amount. */
+  postedMicros: Micros | null;
+  /** Σ refunds of this entry so far (≤ postedMicros). */
+  refundedMicros: Micros;
+  /** Signed contribution to postedSpend: +posted for settles and debits, −amount for refunds, 0 otherwise. */
+  spendMicros: Micros;
+  refundOf: string | null;
+  memo: string;
+  createdAtMs: number;
+  expiresAtMs: number | null;
+  resolvedAtMs: number | null;
+  /** When the money moved (settle time for holds); postedSpend ranges filter on it. */
+  postedAtMs: number | null;
+  allocations: Allocation[];
+}
+
+/** What every call that creates an entry supplies. */
+export interface EntryInput {
+  id: string;
+  accountId: string;
+  amountMicros: Micros;
+  nowMs: number;
+  memo?: string;
+}
+
+/** A new entry; the defaults describe a transfer born posted at nowMs, `extra` overrides them. */
+export function newEntry(input: EntryInput, kind: EntryKind, extra: Partial<Entry> = {}): Entry {
+  return {
+    id: input.id,
+    accountId: input.accountId,
+    kind,
+    status: 'posted',
+    amountMicros: input.amountMicros,
+    postedMicros: input.amountMicros,
+    refundedMicros: 0n,
+    spendMicros: 0n,
+    refundOf: null,
+    memo: input.memo ?? '',
+    createdAtMs: input.nowMs,
+    expiresAtMs: null,
+    resolvedAtMs: null,
+    postedAtMs: input.nowMs,
+    allocations: [],
+    ...extra,
+  };
+}
+
+const copyAllocations = (list: readonly Allocation[]): Allocation[] => list.map((a) => ({ ...a }));
+
+export function toHold(e: Entry): Hold {
+  return {
+    id: e.id,
+    accountId: e.accountId,
+    amountMicros: e.amountMicros,
+    status: e.status,
+    postedMicros: e.postedMicros,
+    createdAtMs: e.createdAtMs,
+    expiresAtMs: e.expiresAtMs ?? e.createdAtMs,
+    resolvedAtMs: e.resolvedAtMs,
+    allocations: copyAllocations(e.allocations),
+  };
+}
+
+export function toTransfer(e: Entry & { kind: TransferKind }): Transfer {
+  return {
+    id: e.id,
+    accountId: e.accountId,
+    kind: e.kind,
+    amountMicros: e.amountMicros,
+    createdAtMs: e.createdAtMs,
+    refundOf: e.refundOf,
+    allocations: copyAllocations(e.allocations),
+    memo: e.memo,
+  };
+}
+
+export function isTransfer(e: Entry): e is Entry & { kind: TransferKind } {
+  return e.kind !== 'hold';
+}
+
+/** Only money that was actually spent can come back: a posted debit or a settled hold. */
+export function isRefundable(e: Entry | null | undefined): e is Entry {
+  return !!e && e.status === 'posted' && (e.kind === 'debit' || e.kind === 'hold');
+}
+
+export const refundableMicros = (e: Entry): Micros => (e.postedMicros ?? 0n) - e.refundedMicros;
+
+/** What a second call with an existing id must match to be a replay (memo and ttl are not part of the request). */
+export type ReplayKey =
+  | { kind: 'hold' | 'debit'; accountId: string; amountMicros: Micros }
+  | { kind: 'credit'; accountId: string; amountMicros: Micros; lot: LotSpec }
+  | { kind: 'refund'; refundOf: string; amountMicros: Micros };
+
+export function isSameRequest(e: Entry, key: ReplayKey, storedLot: LotSpec | null): boolean {
+  if (e.kind !== key.kind || e.amountMicros !== key.amountMicros) return false;
+  if (key.kind === 'refund') return e.refundOf === key.refundOf;
+  if (e.accountId !== key.accountId) return false;
+  if (key.kind !== 'credit') return true;
+  return storedLot !== null && storedLot.currency === key.lot.currency && storedLot.fxRateRubMicro === key.lot.fxRateRubMicro;
+}
+
+/** Pending past its expiry: treated as expired whether or not the sweeper got there (README.md, TigerBeetle timeouts). */
+export const isDue = (e: Entry, nowMs: number): boolean => e.status === 'pending' && e.expiresAtMs !== null && e.expiresAtMs <= nowMs;
+
+/** What settle/release must do; `entry` is the pending hold to act on. */
+export type SettleDecision = { act: 'post' | 'expire'; entry: Entry } | { act: 'answer'; outcome: SettleOutcome };
+
+export function decideSettle(e: Entry | null | undefined, amountMicros: Micros, nowMs: number): SettleDecision {
+  if (!e || e.kind !== 'hold') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_found' } };
+  if (e.status === 'posted') {
+    if (e.postedMicros === amountMicros) return { act: 'answer', outcome: { ok: true, hold: toHold(e), replayed: true } };
+    return { act: 'answer', outcome: { ok: false, reason: 'idempotency_conflict' } };
+  }
+  if (e.status !== 'pending') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_pending', status: e.status } };
+  if (isDue(e, nowMs)) return { act: 'expire', entry: e };
+  if (amountMicros > e.amountMicros) return { act: 'answer', outcome: { ok: false, reason: 'exceeds_hold' } };
+  return { act: 'post', entry: e };
+}
+
+export type ReleaseDecision = { act: 'void' | 'expire'; entry: Entry } | { act: 'answer'; outcome: ReleaseOutcome };
+
+/** The answer to settle/release of a hold found due: it has just been expired. */
+export const expiredAnswer = () => ({ ok: false, reason: 'hold_not_pending', status: 'expired' }) as const;
+
+export function decideRelease(e: Entry | null | undefined, nowMs: number): ReleaseDecision {
+  if (!e || e.kind !== 'hold') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_found' } };
+  if (e.status === 'voided') return { act: 'answer', outcome: { ok: true, hold: toHold(e), replayed: true } };
+  if (e.status !== 'pending') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_pending', status: e.status } };
+  return { act: isDue(e, nowMs) ? 'expire' : 'void', entry: e };
+}
+
+/** Amounts are programmer input: a non-positive one is a bug in the caller, so it throws rather than answering. */
+export function assertAmount(name: string, value: Micros, allowZero = false): void {
+  if (typeof value !== 'bigint' || value < 0n || (!allowZero && value === 0n)) {
+    throw new RangeError(`ledger: ${name} must be a ${allowZero ? 'non-negative' : 'positive'} bigint (got ${String(value)})`);
+  }
+}
+
+export function assertLot(lot: LotSpec): void {
+  if (lot.currency !== 'USD' && lot.currency !== 'RUB') throw new RangeError(`ledger: lot currency must be USD or RUB`);
+  assertAmount('lot.fxRateRubMicro', lot.fxRateRubMicro);
+}
+
+export function assertTtl(ttlMs: number): void {
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new RangeError(`ledger: ttlMs must be a positive integer (got ${ttlMs})`);
+}

@@ -1,0 +1,150 @@
+/**
+ * In-process twin of the rate-limiter port (SPEC 7.1.4, 8): the embedded default (DESIGN 3) and the local
+ * fallback of FailOpenRateLimiter. Each window is a sorted log of the times of the requests it admitted,
+ * pruned on every check, so the window truly slides (SPEC 8: "a true sliding 60-second window").
+ *
+ * `check` runs synchronously between awaits, so checking both windows and recording in both is atomic within
+ * the process, exactly as the Redis script is across processes.
+ */
+import { WINDOW_MS, type RateLimitDecision, type RateLimitRequest, type RateLimiter, type WindowState } from './index.js';
+
+export interface MemoryRateLimiterOptions {
+  /** Length of the sliding window (SPEC 8: 60 s). Tests shorten it. */
+  windowMs?: number;
+}
+
+export class MemoryRateLimiter implements RateLimiter {
+  readonly #windowMs: number;
+  readonly #keys = new Map<string, number[]>();
+  readonly #accounts = new Map<string, number[]>();
+  /** Clock value of the last full sweep; windows of keys never checked again are dropped by the sweep. */
+  #lastSweepMs = Number.NEGATIVE_INFINITY;
+
+  constructor(options: MemoryRateLimiterOptions = {}) {
+    this.#windowMs = options.windowMs ?? WINDOW_MS;
+    if (!Number.isSafeInteger(this.#windowMs) || this.#windowMs <= 0) throw new RangeError(`windowMs must be a positive integer (got ${this.#windowMs})`);
+  }
+
+  /** Windows currently held in memory (at most those with a request in the last two windows; for metrics and tests). */
+  get windowCount(): number {
+    return this.#keys.size + this.#accounts.size;
+  }
+
+  async check(request: RateLimitRequest): Promise<RateLimitDecision> {
+    return this.#checkNow(request);
+  }
+
+  async close(): Promise<void> {
+    this.#keys.clear();
+    this.#accounts.clear();
+  }
+
+  #checkNow(request: RateLimitRequest): RateLimitDecision {
+    assertValidRequest(request);
+    const { nowMs } = request;
+    this.#sweepIfDue(nowMs);
+    const cutoffMs = nowMs - this.#windowMs;
+    const keyLog = pruned(this.#keys, request.keyId, cutoffMs);
+    const accountLog = pruned(this.#accounts, request.accountId, cutoffMs);
+    const verdict = verdictFor(keyLog.length, request.keyLimit, accountLog.length, request.accountLimit);
+    if (verdict === 'allowed') {
+      // The port: only an admitted request is recorded, and then in both windows.
+      record(this.#keys, request.keyId, keyLog, nowMs);
+      record(this.#accounts, request.accountId, accountLog, nowMs);
+    }
+    return decisionFor(request, verdict, this.#windowMs, { count: keyLog.length, oldestMs: keyLog[0] }, { count: accountLog.length, oldestMs: accountLog[0] });
+  }
+
+  /**
+   * Bounded memory: a window is pruned when its key is checked, but a key that stops sending would keep its
+   * log forever. Once per window length of clock time, drop every log whose entries have all left.
+   */
+  #sweepIfDue(nowMs: number): void {
+    if (Math.abs(nowMs - this.#lastSweepMs) < this.#windowMs) return;
+    this.#lastSweepMs = nowMs;
+    const cutoffMs = nowMs - this.#windowMs;
+    for (const windows of [this.#keys, this.#accounts]) {
+      for (const id of [...windows.keys()]) pruned(windows, id, cutoffMs);
+    }
+  }
+}
+
+/** The log of `id` without the entries that left the window (t ≤ cutoff); an emptied log is forgotten. */
+function pruned(windows: Map<string, number[]>, id: string, cutoffMs: number): number[] {
+  const log = windows.get(id);
+  if (log === undefined) return [];
+  const expired = countAtOrBelow(log, cutoffMs);
+  if (expired > 0) log.splice(0, expired);
+  if (log.length === 0) windows.delete(id);
+  return log;
+}
+
+/** Inserts in time order: clocks of callers may disagree, and Redis (a sorted set) orders by time too. */
+function record(windows: Map<string, number[]>, id: string, log: number[], atMs: number): void {
+  log.splice(countAtOrBelow(log, atMs), 0, atMs);
+  windows.set(id, log);
+}
+
+/** Number of entries ≤ value in an ascending log (binary search: logs hold up to the limit, e.g. 600). */
+function countAtOrBelow(log: number[], value: number): number {
+  let low = 0;
+  let high = log.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((log[mid] as number) <= value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The decision rule, shared with redis.ts so both implementations answer identically from the same counts.
+// ---------------------------------------------------------------------------------------------------------
+
+export type Verdict = 'allowed' | 'key' | 'account';
+
+/** State of one window after the decision: entries in it (the new one included when admitted), and the oldest. */
+export interface WindowSnapshot {
+  count: number;
+  oldestMs: number | undefined;
+}
+
+/** Counts are taken before recording. Both windows full → the key window is named (the narrower limit). */
+export function verdictFor(keyCount: number, keyLimit: number, accountCount: number, accountLimit: number): Verdict {
+  if (keyCount >= keyLimit) return 'key';
+  if (accountCount >= accountLimit) return 'account';
+  return 'allowed';
+}
+
+/** Builds the port's answer from both windows' state after the decision. */
+export function decisionFor(request: RateLimitRequest, verdict: Verdict, windowMs: number, key: WindowSnapshot, account: WindowSnapshot): RateLimitDecision {
+  const keyState = windowState(request.keyLimit, key, request.nowMs, windowMs);
+  const accountState = windowState(request.accountLimit, account, request.nowMs, windowMs);
+  if (verdict === 'allowed') return { allowed: true, key: keyState, account: accountState };
+  const rejecting = verdict === 'key' ? key : account;
+  // A window with a limit of 0 rejects with nothing in it: no entry will leave, so hint a full window.
+  const retryAfterMs = rejecting.oldestMs === undefined ? windowMs : msUntilLeaves(rejecting.oldestMs, request.nowMs, windowMs);
+  return { allowed: false, rejectedBy: verdict, retryAfterMs, key: keyState, account: accountState };
+}
+
+function windowState(limit: number, snapshot: WindowSnapshot, nowMs: number, windowMs: number): WindowState {
+  return {
+    limit,
+    // A rejecting window is full, so this is 0 for it; max() also covers a limit lowered below the count.
+    remaining: Math.max(0, limit - snapshot.count),
+    resetMs: snapshot.oldestMs === undefined ? 0 : msUntilLeaves(snapshot.oldestMs, nowMs, windowMs),
+  };
+}
+
+/** An entry at t counts while t > now − windowMs, so it leaves at now = t + windowMs. */
+function msUntilLeaves(entryMs: number, nowMs: number, windowMs: number): number {
+  return Math.max(0, entryMs + windowMs - nowMs);
+}
+
+/** Programmer errors, not rate-limit outcomes: integer epoch ms and non-negative integer limits. */
+export function assertValidRequest(request: RateLimitRequest): void {
+  if (!Number.isSafeInteger(request.nowMs)) throw new RangeError(`nowMs must be an integer (got ${request.nowMs})`);
+  for (const [name, limit] of [['keyLimit', request.keyLimit], ['accountLimit', request.accountLimit]] as const) {
+    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`${name} must be a non-negative integer (got ${limit})`);
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The rate-limiter port over Redis (SPEC 7.1.4, 8), for any number of gateway processes (DESIGN 3 scale-out).
+ * DESIGN 8: "Rate limits wrong across instances (LiteLLM): one atomic Lua script over both windows in Redis."
+ * Each window is a sorted set of admitted requests scored by their time; the script prunes, counts, decides and
+ * records in both sets in one step, so no two processes can both take the last slot.
+ *
+ * Times come from the caller (`nowMs`), not from Redis TIME: tests inject a clock, and the answer's
+ * resetMs/retryAfterMs are relative to the same clock the caller uses for its headers.
+ *
+ * Keys are `<prefix>k:<keyId>` and `<prefix>a:<accountId>`. On Redis Cluster both keys of one script must hash
+ * to one slot; that would need a hash tag (e.g. `{accountId}`) in both names. A single node is assumed here.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { WINDOW_MS, type RateLimitDecision, type RateLimitRequest, type RateLimiter } from './index.js';
+import { assertValidRequest, decisionFor, type Verdict, type WindowSnapshot } from './memory.js';
+
+/**
+ * KEYS: key window, account window. ARGV: now, cutoff (= now − window), window ms, key limit, account limit,
+ * member. Times travel as strings: Lua would format large numbers with %.14g when passing them back to Redis.
+ * Returns {verdict (0 allowed, 1 key, 2 account), key count, account count, key oldest, account oldest},
+ * counts after recording; an oldest score is meaningful only when its count is above 0.
+ */
+export const SLIDING_WINDOW_SCRIPT = `
+local now, cutoff, window = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local keyLimit, accountLimit, member = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', cutoff)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', cutoff)
+local keyCount = redis.call('ZCARD', KEYS[1])
+local accountCount = redis.call('ZCARD', KEYS[2])
+local verdict = 0
+if keyCount >= keyLimit then verdict = 1 elseif accountCount >= accountLimit then verdict = 2 end
+local function score(key, index)
+  local entry = redis.call('ZRANGE', key, index, index, 'WITHSCORES')
+  if entry[2] == nil then return 0 end
+  return tonumber(entry[2])
+end
+if verdict == 0 then
+  for i = 1, 2 do
+    redis.call('ZADD', KEYS[i], now, member)
+    -- Live until the newest entry leaves; an entry from a caller whose clock runs ahead lives longer.
+    redis.call('PEXPIRE', KEYS[i], window + math.max(0, score(KEYS[i], -1) - tonumber(now)))
+  end
+  keyCount = keyCount + 1
+  accountCount = accountCount + 1
+end
+return {verdict, keyCount, accountCount, score(KEYS[1], 0), score(KEYS[2], 0)}
+`;
+
+const SCRIPT_SHA1 = createHash('sha1').update(SLIDING_WINDOW_SCRIPT).digest('hex');
+
+interface ScriptOptions {
+  keys: string[];
+  arguments: string[];
+}
+
+/** The part of a node-redis v6 client (`createClient` from 'redis') this adapter uses. */
+export interface RedisScriptClient {
+  evalSha(sha1: string, options: ScriptOptions): Promise<unknown>;
+  eval(script: string, options: ScriptOptions): Promise<unknown>;
+  scriptLoad(script: string): Promise<unknown>;
+}
+
+export interface RedisRateLimiterOptions {
+  /** Key prefix, so deployments (and test runs) sharing a Redis stay apart. Default `rl:`. */
+  prefix?: string;
+  /** Length of the sliding window (SPEC 8: 60 s). */
+  windowMs?: number;
+}
+
+const VERDICTS: readonly Verdict[] = ['allowed', 'key', 'account'];
+
+export class RedisRateLimiter implements RateLimiter {
+  readonly #client: RedisScriptClient;
+  readonly #prefix: string;
+  readonly #windowMs: number;
+  /** Members must be unique per request: two requests in one millisecond are two entries. */
+  readonly #memberSuffix = randomBytes(8).toString('hex');
+  #sequence = 0;
+
+  /** The caller owns the client: it connects it before use and quits it after close(). */
+  constructor(client: RedisScriptClient, options: RedisRateLimiterOptions = {}) {
+    this.#client = client;
+    this.#prefix = options.prefix ?? 'rl:';
+    this.#windowMs = options.windowMs ?? WINDOW_MS;
+    if (!Number.isSafeInteger(this.#windowMs) || this.#windowMs <= 0) throw new RangeError(`windowMs must be a positive integer (got ${this.#windowMs})`);
+  }
+
+  /** Optional warm-up at boot (SCRIPT LOAD); without it the first check loads the script through EVAL. */
+  async loadScript(): Promise<void> {
+    const sha1 = await this.#client.scriptLoad(SLIDING_WINDOW_SCRIPT);
+    if (sha1 !== SCRIPT_SHA1) throw new Error(`SCRIPT LOAD returned ${String(sha1)}, expected ${SCRIPT_SHA1}`);
+  }
+
+  async check(request: RateLimitRequest): Promise<RateLimitDecision> {
+    assertValidRequest(request);
+    const { nowMs } = request;
+    this.#sequence = (this.#sequence + 1) % Number.MAX_SAFE_INTEGER;
+    const options: ScriptOptions = {
+      keys: [`${this.#prefix}k:${request.keyId}`, `${this.#prefix}a:${request.accountId}`],
+      arguments: [String(nowMs), String(nowMs - this.#windowMs), String(this.#windowMs), String(request.keyLimit), String(request.accountLimit), `${nowMs}-${this.#memberSuffix}-${this.#sequence}`],
+    };
+    const reply = parseReply(await this.#run(options));
+    return decisionFor(request, reply.verdict, this.#windowMs, reply.key, reply.account);
+  }
+
+  /** Nothing to release: the client belongs to the caller. */
+  async close(): Promise<void> {}
+
+  /** EVALSHA, and EVAL when this Redis has not seen the script (restart, SCRIPT FLUSH, failover); EVAL caches it. */
+  async #run(options: ScriptOptions): Promise<unknown> {
+    try {
+      return await this.#client.evalSha(SCRIPT_SHA1, options);
+    } catch (err) {
+      if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
+      return this.#client.eval(SLIDING_WINDOW_SCRIPT, options);
+    }
+  }
+}
+
+interface ScriptReply {
+  verdict: Verdict;
+  key: WindowSnapshot;
+  account: WindowSnapshot;
+}
+
+function parseReply(reply: unknown): ScriptReply {
+  if (!Array.isArray(reply) || reply.length !== 5 || !reply.every((value) => typeof value === 'number')) {
+    throw new Error(`unexpected rate-limit script reply: ${JSON.stringify(reply)}`);
+  }
+  const [verdictCode, keyCount, accountCount, keyOldest, accountOldest] = reply as [number, number, number, number, number];
+  const verdict = VERDICTS[verdictCode];
+  if (verdict === undefined) throw new Error(`unexpected rate-limit verdict: ${verdictCode}`);
+  const snapshot = (count: number, oldestMs: number): WindowSnapshot => ({ count, oldestMs: count > 0 ? oldestMs : undefined });
+  return { verdict, key: snapshot(keyCount, keyOldest), account: snapshot(accountCount, accountOldest) };
+}

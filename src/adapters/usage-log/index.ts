@@ -1,0 +1,71 @@
+/**
+ * The usage-log port (SPEC 2.6, 4.3; DESIGN.md 8): append-only records of every billed call, written in
+ * batches off the request path, plus daily roll-ups kept in the same write so aggregates never scan records.
+ */
+
+export type UsageKind = 'chat' | 'embedding' | 'rerank' | 'image' | 'video' | 'music' | 'audio' | 'restoration';
+
+export interface UsageRecord {
+  /** `log_…`; appending the same id twice keeps the first (batches can be retried safely). */
+  id: string;
+  accountId: string;
+  keyId: string;
+  requestId: string;
+  model: string;
+  kind: UsageKind;
+  endpoint: string;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  reasoningTokens: number;
+  totalTokens: number;
+  /** What the ledger posted for this call, micro-USD. */
+  costMicros: bigint;
+  /** The ledger hold or transfer that carried the charge. */
+  transferId: string | null;
+  /** True when the account was billed in rubles at the time: then costRubMicro is exact, from the lots that paid. */
+  billedInRub: boolean;
+  /** Micro-RUB; null unless billedInRub. */
+  costRubMicro: bigint | null;
+  /** RUB per USD × 1e6 effectively applied (cost_rub / cost_usd); null unless billedInRub. */
+  fxRateRubMicro: bigint | null;
+  createdAtMs: number;
+  durationMs: number;
+  metadata: Record<string, unknown>;
+}
+
+export interface UsageFilter {
+  model?: string;
+  /** Inclusive lower bound, exclusive upper bound, both ms since the epoch. */
+  fromMs?: number;
+  toMs?: number;
+}
+
+export interface UsageTotals {
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  costMicros: bigint;
+  /** Σ costRubMicro of ruble-billed records. */
+  billedRubMicro: bigint;
+  /** Σ costMicros of records not billed in rubles (priced at today's market rate when shown in rubles). */
+  unbilledCostMicros: bigint;
+}
+
+/** One roll-up row: a UTC day, one model and kind. */
+export interface DailyUsage extends UsageTotals {
+  day: string; // YYYY-MM-DD, UTC
+  model: string;
+  kind: UsageKind;
+}
+
+export interface UsageLogStore {
+  append(records: readonly UsageRecord[]): Promise<void>;
+  /** Newest first. */
+  list(accountId: string, filter: UsageFilter, page: { limit: number; offset: number }): Promise<UsageRecord[]>;
+  get(accountId: string, id: string): Promise<UsageRecord | null>;
+  totals(accountId: string, filter: UsageFilter): Promise<UsageTotals>;
+  /** Roll-ups for days in [fromDay, toDay] (inclusive, YYYY-MM-DD), ordered by day then model. */
+  daily(accountId: string, range: { fromDay: string; toDay: string }): Promise<DailyUsage[]>;
+}

@@ -1,0 +1,150 @@
+import type { DailyUsage, UsageFilter, UsageKind, UsageLogStore, UsageRecord, UsageTotals } from './index.js';
+
+/** The UTC calendar day of an epoch-ms instant, 'YYYY-MM-DD': the roll-up bucket (index.ts DailyUsage). */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** What one record adds to its totals. Shared with the SQL store so both twins fold records identically. */
+export function contribution(r: UsageRecord): UsageTotals {
+  return {
+    requests: 1,
+    promptTokens: r.promptTokens,
+    completionTokens: r.completionTokens,
+    totalTokens: r.totalTokens,
+    costMicros: r.costMicros,
+    // index.ts: ruble figures only for ruble-billed records; the rest is priced at the market rate when shown.
+    billedRubMicro: r.billedInRub ? (r.costRubMicro ?? 0n) : 0n,
+    unbilledCostMicros: r.billedInRub ? 0n : r.costMicros,
+  };
+}
+
+export function emptyTotals(): UsageTotals {
+  return { requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, costMicros: 0n, billedRubMicro: 0n, unbilledCostMicros: 0n };
+}
+
+/** Adds `b` into `a` in place. */
+export function addTotals(a: UsageTotals, b: UsageTotals): void {
+  a.requests += b.requests;
+  a.promptTokens += b.promptTokens;
+  a.completionTokens += b.completionTokens;
+  a.totalTokens += b.totalTokens;
+  a.costMicros += b.costMicros;
+  a.billedRubMicro += b.billedRubMicro;
+  a.unbilledCostMicros += b.unbilledCostMicros;
+}
+
+/** A roll-up increment with the token counts the port does not expose yet (kept for breakdowns). */
+export interface DailyIncrement extends DailyUsage {
+  accountId: string;
+  cachedTokens: number;
+  reasoningTokens: number;
+}
+
+/** Folds records into one increment per (account, day, model, kind), sorted by that key (a stable lock order). */
+export function rollUp(records: readonly UsageRecord[]): DailyIncrement[] {
+  const byKey = new Map<string, DailyIncrement>();
+  for (const r of records) {
+    const day = utcDay(r.createdAtMs);
+    const key = JSON.stringify([r.accountId, day, r.model, r.kind]);
+    let row = byKey.get(key);
+    if (!row) {
+      row = { accountId: r.accountId, day, model: r.model, kind: r.kind, cachedTokens: 0, reasoningTokens: 0, ...emptyTotals() };
+      byKey.set(key, row);
+    }
+    addTotals(row, contribution(r));
+    row.cachedTokens += r.cachedTokens;
+    row.reasoningTokens += r.reasoningTokens;
+  }
+  return [...byKey.entries()].sort(([a], [b]) => compareText(a, b)).map(([, row]) => row);
+}
+
+/** Plain code-unit order, the same order the SQL store asks of the database (`collate "C"` on PostgreSQL). */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Newest first, ties by id descending: the order of `list` in both twins. */
+export function newestFirst(a: UsageRecord, b: UsageRecord): number {
+  return b.createdAtMs - a.createdAtMs || compareText(b.id, a.id);
+}
+
+export function matches(r: UsageRecord, filter: UsageFilter): boolean {
+  if (filter.model !== undefined && r.model !== filter.model) return false;
+  if (filter.fromMs !== undefined && r.createdAtMs < filter.fromMs) return false;
+  if (filter.toMs !== undefined && r.createdAtMs >= filter.toMs) return false;
+  return true;
+}
+
+/** Stored with metadata as JSON text, like the SQL column, so both twins round-trip the same values. */
+interface StoredRecord {
+  record: Omit<UsageRecord, 'metadata'>;
+  metadataJson: string;
+}
+
+const store = (r: UsageRecord): StoredRecord => {
+  const { metadata, ...rest } = r;
+  return { record: { ...rest }, metadataJson: JSON.stringify(metadata) };
+};
+const load = (s: StoredRecord): UsageRecord => ({ ...s.record, metadata: JSON.parse(s.metadataJson) as Record<string, unknown> });
+
+const dailyKey = (accountId: string, day: string, model: string, kind: UsageKind) => JSON.stringify([accountId, day, model, kind]);
+
+/** In-process twin of the SQL store for tests and single-process demos; records are copied in and out. */
+export class MemoryUsageLogStore implements UsageLogStore {
+  private readonly byId = new Map<string, StoredRecord>();
+  private readonly byAccount = new Map<string, StoredRecord[]>();
+  private readonly rollups = new Map<string, DailyIncrement>();
+
+  async append(records: readonly UsageRecord[]): Promise<void> {
+    const inserted: UsageRecord[] = [];
+    for (const r of records) {
+      if (this.byId.has(r.id)) continue; // the first append of an id wins (index.ts)
+      const stored = store(r);
+      this.byId.set(r.id, stored);
+      const list = this.byAccount.get(r.accountId) ?? [];
+      list.push(stored);
+      this.byAccount.set(r.accountId, list);
+      inserted.push(r);
+    }
+    for (const inc of rollUp(inserted)) {
+      const key = dailyKey(inc.accountId, inc.day, inc.model, inc.kind);
+      const row = this.rollups.get(key);
+      if (!row) {
+        this.rollups.set(key, inc);
+        continue;
+      }
+      addTotals(row, inc);
+      row.cachedTokens += inc.cachedTokens;
+      row.reasoningTokens += inc.reasoningTokens;
+    }
+  }
+
+  async list(accountId: string, filter: UsageFilter, page: { limit: number; offset: number }): Promise<UsageRecord[]> {
+    return this.records(accountId, filter)
+      .sort(newestFirst)
+      .slice(page.offset, page.offset + page.limit);
+  }
+
+  async get(accountId: string, id: string): Promise<UsageRecord | null> {
+    const stored = this.byId.get(id);
+    return stored && stored.record.accountId === accountId ? load(stored) : null;
+  }
+
+  async totals(accountId: string, filter: UsageFilter): Promise<UsageTotals> {
+    const totals = emptyTotals();
+    for (const r of this.records(accountId, filter)) addTotals(totals, contribution(r));
+    return totals;
+  }
+
+  async daily(accountId: string, range: { fromDay: string; toDay: string }): Promise<DailyUsage[]> {
+    return [...this.rollups.values()]
+      .filter((row) => row.accountId === accountId && row.day >= range.fromDay && row.day <= range.toDay)
+      .sort((a, b) => compareText(a.day, b.day) || compareText(a.model, b.model) || compareText(a.kind, b.kind))
+      .map(({ accountId: _a, cachedTokens: _c, reasoningTokens: _r, ...row }) => ({ ...row }));
+  }
+
+  private records(accountId: string, filter: UsageFilter): UsageRecord[] {
+    return (this.byAccount.get(accountId) ?? []).map(load).filter((r) => matches(r, filter));
+  }
+}

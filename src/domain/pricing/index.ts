@@ -1,0 +1,20 @@
+/**
+ * Pricing: pure functions from a catalog row, a measured usage and the caller's discounts to a cost in integer
+ * micro-USD (DESIGN.md 3). Rates come from the row, each after the caller's discount exactly as the caller's
+ * catalog view shows it; every cost is rounded once, half-up at $0.000001, at the end (SPEC 8).
+ */
+export { NO_DISCOUNTS } from './rates.js';
+export { retrievalCost, textCost, textHoldEstimate, type TextCostOptions, type TextUsage } from './tokens.js';
+export { audioCost, creditsForMegapixels, imageCost, restorationCost, type ImageUsage } from './media.js';
+export {
+  billsReferenceLength,
+  isParametricVideo,
+  parametricRetail,
+  videoCost,
+  videoHoldEstimate,
+  type VideoHoldOptions,
+  type VideoRequest,
+  type VideoUsage,
+} from './video.js';
+/** Micros → the JSON edge's USD number: money.ts's conversion, under the name the handlers use. */
+export { microsToUsd as toUsd } from '../money.js';

@@ -1,0 +1,35 @@
+import type { DailyUsage, UsageFilter, UsageLogStore, UsageRecord, UsageTotals } from '../adapters/usage-log/index.js';
+import { orUnavailable } from '../errors/api-error.js';
+import type { UsageLogWriter } from './usage-log-writer.js';
+
+/**
+ * Reads of the usage log for the usage endpoints: this process's pending records are written first, so a
+ * caller reads its own calls at once, and an unreachable store is a retryable 503, not a 500.
+ */
+export class UsageReader {
+  constructor(
+    private readonly store: UsageLogStore,
+    private readonly writer: UsageLogWriter,
+  ) {}
+
+  list(accountId: string, filter: UsageFilter, page: { limit: number; offset: number }): Promise<UsageRecord[]> {
+    return this.read(() => this.store.list(accountId, filter, page));
+  }
+
+  get(accountId: string, id: string): Promise<UsageRecord | null> {
+    return this.read(() => this.store.get(accountId, id));
+  }
+
+  totals(accountId: string, filter: UsageFilter): Promise<UsageTotals> {
+    return this.read(() => this.store.totals(accountId, filter));
+  }
+
+  daily(accountId: string, range: { fromDay: string; toDay: string }): Promise<DailyUsage[]> {
+    return this.read(() => this.store.daily(accountId, range));
+  }
+
+  private async read<T>(operation: () => Promise<T>): Promise<T> {
+    await this.writer.flush();
+    return orUnavailable(operation, 'usage log');
+  }
+}

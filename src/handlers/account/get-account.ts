@@ -1,0 +1,28 @@
+import { readLedger } from '../../domain/billing.js';
+import { microsToUsd, fromMicro } from '../../domain/money.js';
+import { rubValueOfBalance } from '../../domain/rub-billing.js';
+import type { Handler } from '../../http/operation-types.js';
+import { nativeOk } from '../../http/native-ok.js';
+import { requirePrincipal } from '../require-principal.js';
+
+export const getAccount: Handler<'getAccount'> = async ({ deps, principal }) => {
+  const { account, accountId, keyRateLimitPerMinute } = requirePrincipal(principal);
+  const balance = await readLedger(() => deps.ledger.getBalance(accountId));
+  const lots = account.rubBilling ? await readLedger(() => deps.ledger.listLots(accountId)) : null;
+  return {
+    status: 200,
+    body: nativeOk({
+      account_id: accountId,
+      email: account.email,
+      balance_usd: microsToUsd(balance.availableMicros),
+      held_usd: microsToUsd(balance.heldMicros),
+      rub_billing: account.rubBilling,
+      balance_rub: lots === null ? null : fromMicro(rubValueOfBalance(lots, balance.heldMicros)),
+      limits: {
+        requests_per_minute_per_key: keyRateLimitPerMinute ?? deps.config.RATE_LIMIT_PER_KEY_PER_MINUTE,
+        requests_per_minute_per_account: account.rateLimitPerMinute ?? deps.config.RATE_LIMIT_PER_ACCOUNT_PER_MINUTE,
+      },
+      discounts: { discount_percent: account.discountPercent, tier_discounts: account.tierDiscounts },
+    }),
+  };
+};

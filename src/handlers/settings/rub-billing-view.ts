@@ -1,0 +1,25 @@
+import type { components } from '../../../generated/openapi.js';
+import type { Balance, Lot } from '../../adapters/ledger/index.js';
+import { fromMicro, microsToUsd, usdMicrosToRubMicro } from '../../domain/money.js';
+import { rubValueOfBalance } from '../../domain/rub-billing.js';
+
+type RubBilling = components['schemas']['RubBilling'];
+
+/** SPEC 4.3: the state, the balance in rubles and the top-ups it is made of, in spending order. */
+export function rubBillingView(enabled: boolean, balance: Balance, lots: readonly Lot[], marketRateMicro: bigint): RubBilling {
+  return {
+    enabled,
+    balance_usd: microsToUsd(balance.availableMicros),
+    balance_rub: fromMicro(rubValueOfBalance(lots, balance.heldMicros)),
+    market_fx_rate_rub: fromMicro(marketRateMicro),
+    lots: lots.map((lot) => ({
+      id: lot.id,
+      currency: lot.currency,
+      created_at: new Date(lot.createdAtMs).toISOString(),
+      amount_usd: microsToUsd(lot.amountMicros),
+      remaining_usd: microsToUsd(lot.remainingMicros),
+      fx_rate_rub: fromMicro(lot.fxRateRubMicro),
+      remaining_rub: fromMicro(usdMicrosToRubMicro(lot.remainingMicros, lot.fxRateRubMicro)),
+    })),
+  };
+}

@@ -1,0 +1,26 @@
+import { dayRange, groupTotals, isoWeekStart, toWireAggregate } from '../../domain/usage-aggregates.js';
+import type { Handler } from '../../http/operation-types.js';
+import { nativeOk } from '../../http/native-ok.js';
+import { requirePrincipal } from '../require-principal.js';
+
+const SEPARATOR = '\u0000';
+
+/** Daily and ISO-weekly sums per model, from the roll-ups (SPEC 4.3); ruble twins for ruble-billed accounts. */
+export const getUsageBreakdown: Handler<'getUsageBreakdown'> = async ({ deps, principal, query }) => {
+  const { accountId, account } = requirePrincipal(principal);
+  const range = dayRange(deps.now(), query.from, query.to);
+  const rows = await deps.usage.daily(accountId, { fromDay: range.from, toDay: range.to });
+  const rub = account.rubBilling ? { marketRateMicro: deps.marketFxRateRubMicro } : null;
+  const byDay = groupTotals(rows, (r) => `${r.day}${SEPARATOR}${r.model}`);
+  const byWeek = groupTotals(rows, (r) => `${isoWeekStart(r.day)}${SEPARATOR}${r.model}`);
+  const split = (key: string) => key.split(SEPARATOR) as [string, string];
+  return {
+    status: 200,
+    body: nativeOk({
+      from: range.from,
+      to: range.to,
+      daily: [...byDay].map(([key, totals]) => ({ date: split(key)[0], model: split(key)[1], ...toWireAggregate(totals, rub) })),
+      weekly: [...byWeek].map(([key, totals]) => ({ week_start: split(key)[0], model: split(key)[1], ...toWireAggregate(totals, rub) })),
+    }),
+  };
+};

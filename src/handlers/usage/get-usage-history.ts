@@ -1,0 +1,30 @@
+import { microsToUsd, fromMicro } from '../../domain/money.js';
+import { rubOfTotals } from '../../domain/usage-aggregates.js';
+import type { Handler } from '../../http/operation-types.js';
+import { nativeOk } from '../../http/native-ok.js';
+import { requirePrincipal } from '../require-principal.js';
+import { usageRecordView } from '../views/usage-record-view.js';
+
+/** SPEC 2.6: `logs` newest first and the totals over all of the caller's usage. */
+export const getUsageHistory: Handler<'getUsageHistory'> = async ({ deps, principal, query }) => {
+  const { accountId } = requirePrincipal(principal);
+  const limit = query.limit ?? 50;
+  const offset = query.offset ?? 0;
+  const [page, totals] = await Promise.all([
+    deps.usage.list(accountId, {}, { limit: limit + 1, offset }),
+    deps.usage.totals(accountId, {}),
+  ]);
+  return {
+    status: 200,
+    body: nativeOk({
+      logs: page.slice(0, limit).map((r) => usageRecordView(r, deps.marketFxRateRubMicro)),
+      total_requests: totals.requests,
+      total_tokens: totals.totalTokens,
+      total_cost_usd: microsToUsd(totals.costMicros),
+      total_cost_rub: fromMicro(rubOfTotals(totals, deps.marketFxRateRubMicro)),
+      limit,
+      offset,
+      has_more: page.length > limit,
+    }),
+  };
+};

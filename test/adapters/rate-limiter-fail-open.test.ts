@@ -1,0 +1,162 @@
+/**
+ * FailOpenRateLimiter (src/adapters/rate-limiter/fail-open.ts): Redis down → each process answers from its
+ * own window, and says so in the log at most once per 10 s. Stub primaries for each failure shape, then a real
+ * node-redis client pointed at a closed port. No wall-clock assertions (DESIGN 5): "answered quickly" is shown
+ * by answers arriving although the timeout is far longer than the test's own time limit, or by the timeout
+ * being the only thing that can end the wait.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import { FailOpenRateLimiter, type WarnLogger } from '../../src/adapters/rate-limiter/fail-open.js';
+import type { RateLimitDecision, RateLimiter, RateLimitRequest } from '../../src/adapters/rate-limiter/index.js';
+import { MemoryRateLimiter } from '../../src/adapters/rate-limiter/memory.js';
+import { RedisRateLimiter } from '../../src/adapters/rate-limiter/redis.js';
+
+const T0 = 1_750_000_000_000;
+const request = (nowMs = T0): RateLimitRequest => ({ keyId: 'key_a', accountId: 'acc_a', keyLimit: 2, accountLimit: 10, nowMs });
+
+/** What the stub primary answers: a limit no real request uses, so its answers are recognisable. */
+const PRIMARY_ANSWER: RateLimitDecision = { allowed: true, key: { limit: 999, remaining: 998, resetMs: 1 }, account: { limit: 999, remaining: 998, resetMs: 1 } };
+
+function stubPrimary(check: () => Promise<RateLimitDecision>) {
+  const primary = { calls: 0, closed: false, check: async () => (primary.calls++, check()), close: async () => void (primary.closed = true) };
+  return primary satisfies RateLimiter;
+}
+
+function recordingLogger() {
+  const warnings: Array<{ obj: Record<string, unknown>; msg: string }> = [];
+  const logger: WarnLogger = { warn: (obj, msg) => void warnings.push({ obj: obj as Record<string, unknown>, msg }) };
+  return { logger, warnings };
+}
+
+function setup(primary: RateLimiter, options: { isPrimaryReady?: () => boolean; timeoutMs?: number } = {}) {
+  const { logger, warnings } = recordingLogger();
+  const clock = { nowMs: 0 };
+  const limiter = new FailOpenRateLimiter({ primary, fallback: new MemoryRateLimiter(), logger, clock: () => clock.nowMs, ...options });
+  return { limiter, warnings, clock };
+}
+
+const hanging = () => new Promise<RateLimitDecision>(() => {});
+
+describe('FailOpenRateLimiter with stub primaries', () => {
+  it('uses the primary when it is healthy, and logs nothing', async () => {
+    const primary = stubPrimary(async () => PRIMARY_ANSWER);
+    const { limiter, warnings } = setup(primary);
+    expect(await limiter.check(request())).toBe(PRIMARY_ANSWER);
+    expect(primary.calls).toBe(1);
+    expect(warnings).toEqual([]);
+  });
+
+  it('answers from the local window when the primary throws, enforcing the limit locally', async () => {
+    const failure = new Error('ECONNRESET');
+    const { limiter, warnings } = setup(stubPrimary(async () => Promise.reject(failure)));
+    const decisions = [await limiter.check(request()), await limiter.check(request(T0 + 1)), await limiter.check(request(T0 + 2))];
+    expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, false]);
+    expect(decisions[2]).toMatchObject({ rejectedBy: 'key', retryAfterMs: 59_998 });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.obj).toMatchObject({ reason: 'primary_error', err: failure, fallbacks: 1 });
+    expect(warnings[0]?.msg).toMatch(/local window/);
+  });
+
+  it('treats a primary that throws synchronously like one that rejects', async () => {
+    const primary: RateLimiter = {
+      check: () => {
+        throw new Error('client is closed');
+      },
+      close: async () => {},
+    };
+    const { limiter, warnings } = setup(primary);
+    expect(await limiter.check(request())).toMatchObject({ allowed: true, key: { limit: 2, remaining: 1 } });
+    expect(warnings[0]?.obj).toMatchObject({ reason: 'primary_error' });
+  });
+
+  it('answers locally when the primary does not answer within timeoutMs', async () => {
+    const { limiter, warnings } = setup(stubPrimary(hanging), { timeoutMs: 5 });
+    expect(await limiter.check(request())).toMatchObject({ allowed: true, key: { limit: 2, remaining: 1 } });
+    expect(warnings[0]?.obj).toMatchObject({ reason: 'primary_timeout', timeoutMs: 5 });
+  });
+
+  it('does not call a primary that is not ready', async () => {
+    const primary = stubPrimary(async () => PRIMARY_ANSWER);
+    const { limiter, warnings } = setup(primary, { isPrimaryReady: () => false });
+    expect(await limiter.check(request())).toMatchObject({ allowed: true, key: { limit: 2, remaining: 1 } });
+    expect(primary.calls).toBe(0);
+    expect(warnings[0]?.obj).toMatchObject({ reason: 'primary_not_ready' });
+    expect(warnings[0]?.obj).not.toHaveProperty('err');
+  });
+
+  it('warns at most once per 10 s, then reports how many requests fell back meanwhile', async () => {
+    const { limiter, warnings, clock } = setup(stubPrimary(async () => Promise.reject(new Error('down'))));
+    for (let i = 0; i < 5; i += 1) await limiter.check(request(T0 + i));
+    clock.nowMs = 9_999;
+    await limiter.check(request(T0 + 5));
+    expect(warnings).toHaveLength(1);
+    clock.nowMs = 10_000;
+    await limiter.check(request(T0 + 6));
+    expect(warnings.map((warning) => warning.obj.fallbacks)).toEqual([1, 6]);
+  });
+
+  it('goes back to the primary as soon as it is ready again', async () => {
+    let ready = false;
+    const primary = stubPrimary(async () => PRIMARY_ANSWER);
+    const { limiter } = setup(primary, { isPrimaryReady: () => ready });
+    expect(await limiter.check(request())).not.toBe(PRIMARY_ANSWER);
+    ready = true;
+    expect(await limiter.check(request())).toBe(PRIMARY_ANSWER);
+  });
+
+  it('passes an invalid request through as the programmer error it is, without blaming the primary', async () => {
+    const { limiter, warnings } = setup(new MemoryRateLimiter());
+    await expect(limiter.check({ ...request(), keyLimit: -1 })).rejects.toThrow(RangeError);
+    expect(warnings).toEqual([]);
+  });
+
+  it('closes both limiters', async () => {
+    const primary = stubPrimary(async () => PRIMARY_ANSWER);
+    await setup(primary).limiter.close();
+    expect(primary.closed).toBe(true);
+  });
+});
+
+describe('FailOpenRateLimiter over node-redis pointed at a closed port', () => {
+  const clients: Array<{ destroy(): void }> = [];
+  afterEach(() => {
+    for (const client of clients.splice(0)) client.destroy();
+  });
+
+  /** Keeps reconnecting, as production would; `connect()` rejects on the first refusal, which we ignore. */
+  function deadRedis(options: { disableOfflineQueue: boolean }) {
+    const client = createClient({ url: 'redis://127.0.0.1:1', disableOfflineQueue: options.disableOfflineQueue, socket: { reconnectStrategy: () => 100, connectTimeout: 1_000 } });
+    client.on('error', () => {});
+    client.connect().catch(() => {});
+    clients.push(client);
+    return client;
+  }
+
+  async function answersAll(limiter: RateLimiter): Promise<RateLimitDecision[]> {
+    return Promise.all(Array.from({ length: 20 }, (_, i) => limiter.check(request(T0 + i))));
+  }
+
+  it('answers without touching Redis while the client is not ready', async () => {
+    const client = deadRedis({ disableOfflineQueue: false });
+    const { limiter, warnings } = setup(new RedisRateLimiter(client), { isPrimaryReady: () => client.isReady, timeoutMs: 600_000 });
+    const decisions = await answersAll(limiter);
+    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(2);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.obj).toMatchObject({ reason: 'primary_not_ready', fallbacks: 1 });
+  });
+
+  it('answers at once when readiness is stale but the offline queue is disabled (commands fail fast)', async () => {
+    const client = deadRedis({ disableOfflineQueue: true });
+    const { limiter, warnings } = setup(new RedisRateLimiter(client), { isPrimaryReady: () => true, timeoutMs: 600_000 });
+    expect((await answersAll(limiter)).filter((decision) => decision.allowed)).toHaveLength(2);
+    expect(warnings[0]?.obj).toMatchObject({ reason: 'primary_error' });
+  });
+
+  it('answers after timeoutMs when commands sit in the offline queue', async () => {
+    const client = deadRedis({ disableOfflineQueue: false });
+    const { limiter, warnings } = setup(new RedisRateLimiter(client), { isPrimaryReady: () => true });
+    expect((await answersAll(limiter)).filter((decision) => decision.allowed)).toHaveLength(2);
+    expect(warnings[0]?.obj).toMatchObject({ reason: 'primary_timeout', timeoutMs: 50 });
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * The rate-limiter conformance suite on memory and on the real Redis of this machine (never skipped), plus
+ * what only one implementation has: memory's bounded size, Redis's script loading, key expiry, and one limit
+ * shared by separate processes (DESIGN 8: rate limits wrong across instances).
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import { WINDOW_MS } from '../../src/adapters/rate-limiter/index.js';
+import { MemoryRateLimiter } from '../../src/adapters/rate-limiter/memory.js';
+import { RedisRateLimiter, type RedisScriptClient } from '../../src/adapters/rate-limiter/redis.js';
+import { newId } from '../../src/domain/ids.js';
+import { rateLimiterConformance } from './rate-limiter.conformance.js';
+
+const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const T0 = 1_750_000_000_000;
+
+/** A key prefix of its own per run, so people and suites sharing this Redis never see each other's windows. */
+const uniquePrefix = () => `test:rl:${process.pid}:${randomBytes(6).toString('hex')}:`;
+
+async function connectedClient() {
+  const client = createClient({ url: TEST_REDIS_URL });
+  client.on('error', () => {}); // connection errors surface as rejected commands; a test fails on those
+  await client.connect();
+  return client;
+}
+
+type Client = Awaited<ReturnType<typeof connectedClient>>;
+
+async function deleteKeys(client: Client, prefix: string): Promise<void> {
+  for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) {
+    if (keys.length > 0) await client.del(keys);
+  }
+}
+
+rateLimiterConformance('memory', async () => ({ limiter: new MemoryRateLimiter(), cleanup: async () => {} }));
+
+rateLimiterConformance('redis', async () => {
+  const client = await connectedClient();
+  const prefix = uniquePrefix();
+  const cleanup = async () => {
+    try {
+      await deleteKeys(client, prefix);
+    } finally {
+      await client.close();
+    }
+  };
+  return { limiter: new RedisRateLimiter(client, { prefix }), cleanup };
+});
+
+describe('MemoryRateLimiter memory', () => {
+  it('forgets windows of keys that stopped sending', async () => {
+    const limiter = new MemoryRateLimiter();
+    for (let i = 0; i < 50; i += 1) await limiter.check({ keyId: newId('key'), accountId: newId('acc'), keyLimit: 5, accountLimit: 5, nowMs: T0 + i });
+    expect(limiter.windowCount).toBe(100);
+    // One window later, any check sweeps every window whose entries have all left.
+    await limiter.check({ keyId: 'key_other', accountId: 'acc_other', keyLimit: 5, accountLimit: 5, nowMs: T0 + 49 + WINDOW_MS });
+    expect(limiter.windowCount).toBe(2);
+  });
+
+  it('drops a pruned-empty window that rejected', async () => {
+    const limiter = new MemoryRateLimiter({ windowMs: 1000 });
+    await limiter.check({ keyId: 'k', accountId: 'a', keyLimit: 0, accountLimit: 5, nowMs: T0 });
+    expect(limiter.windowCount).toBe(0);
+  });
+});
+
+describe('RedisRateLimiter on the real Redis', () => {
+  let client: Client;
+  const prefix = uniquePrefix();
+
+  beforeAll(async () => {
+    client = await connectedClient();
+  });
+  afterAll(async () => {
+    await deleteKeys(client, prefix);
+    await client.close();
+  });
+
+  it('enforces one limit across two limiters on separate connections (two processes)', async () => {
+    const other = await connectedClient();
+    try {
+      const limiters = [new RedisRateLimiter(client, { prefix }), new RedisRateLimiter(other, { prefix })];
+      const request = { keyId: newId('key'), accountId: newId('acc'), keyLimit: 120, accountLimit: 600 };
+      const decisions = await Promise.all(Array.from({ length: 130 }, (_, i) => (limiters[i % 2] as RedisRateLimiter).check({ ...request, nowMs: T0 + (i % 3) })));
+      expect(decisions.filter((decision) => decision.allowed)).toHaveLength(120);
+      expect(decisions.filter((decision) => !decision.allowed && decision.rejectedBy === 'key')).toHaveLength(10);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('stores both windows under the prefix and lets them expire after one window', async () => {
+    const limiter = new RedisRateLimiter(client, { prefix });
+    const keyId = newId('key');
+    const accountId = newId('acc');
+    await limiter.check({ keyId, accountId, keyLimit: 5, accountLimit: 5, nowMs: Date.now() });
+    for (const name of [`${prefix}k:${keyId}`, `${prefix}a:${accountId}`]) {
+      expect(await client.zCard(name)).toBe(1);
+      const ttlMs = await client.pTTL(name);
+      expect(ttlMs).toBeGreaterThan(0);
+      expect(ttlMs).toBeLessThanOrEqual(WINDOW_MS);
+    }
+  });
+
+  it('loads the script with SCRIPT LOAD, and falls back to EVAL when Redis answers NOSCRIPT', async () => {
+    await new RedisRateLimiter(client, { prefix }).loadScript();
+    let evalCalls = 0;
+    // A Redis that lost its script cache (restart, failover) without flushing the cache shared with others.
+    const forgetful: RedisScriptClient = {
+      evalSha: async () => {
+        throw new Error('NOSCRIPT No matching script. Please use EVAL.');
+      },
+      eval: (script, options) => {
+        evalCalls += 1;
+        return client.eval(script, options);
+      },
+      scriptLoad: (script) => client.scriptLoad(script),
+    };
+    const decision = await new RedisRateLimiter(forgetful, { prefix }).check({ keyId: newId('key'), accountId: newId('acc'), keyLimit: 2, accountLimit: 2, nowMs: T0 });
+    expect(decision).toMatchObject({ allowed: true, key: { remaining: 1 } });
+    expect(evalCalls).toBe(1);
+  });
+
+  it('passes other Redis errors through to the caller', async () => {
+    const broken: RedisScriptClient = {
+      evalSha: async () => {
+        throw new Error('READONLY You can\'t write against a read only replica.');
+      },
+      eval: async () => expect.fail('EVAL must not be tried'),
+      scriptLoad: async () => expect.fail('not used'),
+    };
+    await expect(new RedisRateLimiter(broken).check({ keyId: 'k', accountId: 'a', keyLimit: 1, accountLimit: 1, nowMs: T0 })).rejects.toThrow(/READONLY/);
+  });
+});
