@@ -44,6 +44,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description Process metrics and the service's own counters in the Prometheus text format, among them
+         *     `gateway_chain_exhausted_total{model, code}`: the operator alert raised once per request whose upstream
+         *     chain was exhausted (SPEC 7.3). Public like the health checks: expose it only on an internal network.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/llm/models/catalog": {
         parameters: {
             query?: never;
@@ -79,6 +101,205 @@ export interface paths {
          *     `created` is the vendor release time, 1735689600 when unknown.
          */
         get: operations["listCompatModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/compat/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Chat completions (compat)
+         * @description SPEC 4.2. Works with the official SDKs pointed at `/v1/compat`. The request is priced before dispatch
+         *     (worst case `max_tokens` × output rate + the prompt) and refused with 402 when the balance cannot cover it;
+         *     the charge is settled to the real usage, reported in `usage.cost` (and `cost_rub`, `fx_rate_rub` when billed
+         *     in rubles). Routing walks a cost-sorted chain of upstreams on transient failures.
+         *
+         *     With `stream: true` the answer is `text/event-stream` (SPEC 3.4, 6.2): the first bytes are held until an
+         *     upstream proves it is answering (a silent one fails over to the next); then the upstream's frames are
+         *     forwarded byte for byte. A stream always ends with `data: [DONE]`; an upstream that dies after the first
+         *     byte produces one error frame (`StreamErrorFrame`) first, and if every upstream stays silent the frame is
+         *     `empty_upstream_stream` and nothing is billed. Errors found before the stream opens (validation, balance,
+         *     rate limit, no route) are ordinary JSON errors with their HTTP status.
+         *
+         *     Non-stream requests with `max_tokens` above 4096 use the keep-alive path: the 200 status and leading
+         *     whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
+         *     `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
+         */
+        post: operations["createCompatChatCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Chat completions (native)
+         * @description SPEC 4.2: the same as the compat operation, in the native envelope; `usage.cost_rub` when billed in rubles.
+         *
+         *     With `stream: true` the answer is `text/event-stream` (SPEC 3.4, 6.2): the first bytes are held until an
+         *     upstream proves it is answering (a silent one fails over to the next); then the upstream's frames are
+         *     forwarded byte for byte. A stream always ends with `data: [DONE]`; an upstream that dies after the first
+         *     byte produces one error frame (`StreamErrorFrame`) first, and if every upstream stays silent the frame is
+         *     `empty_upstream_stream` and nothing is billed. Errors found before the stream opens (validation, balance,
+         *     rate limit, no route) are ordinary JSON errors with their HTTP status.
+         *
+         *     Non-stream requests with `max_tokens` above 4096 use the keep-alive path: the 200 status and leading
+         *     whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
+         *     `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
+         */
+        post: operations["createNativeChatCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Responses (compat)
+         * @description SPEC 4.2: accepts `Authorization: Bearer` and `X-API-Key`. The request is mapped onto chat completions
+         *     (same routing, pricing and codes); `usage.cost` is the USD charged.
+         */
+        post: operations["createResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/chat/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a chat job
+         * @description Job-based chat for clients that cannot read SSE (SPEC 4.2): the same body as chat completions (without
+         *     `stream`), validated and priced up front (402 before the job starts), answered at once with `job_id` and
+         *     `estimated_cost_usd`; poll `GET /v1/llm/chat/jobs/{job_id}`. A failed job costs nothing.
+         */
+        post: operations["createChatJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/chat/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Poll a chat job
+         * @description SPEC 2.8, 3.1: `pending` or `processing`, then `completed` (with `result`, `cost_usd`, `balance_usd`) or
+         *     `failed` (with `error` and `error_code`; HTTP 200, nothing charged). Terminal states are replayed until
+         *     the record expires 60 minutes after kickoff; then 404 `job_not_found`.
+         */
+        get: operations["getChatJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/compat/embeddings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Embeddings
+         * @description SPEC 2.1, 2.2, 4.1: one vector per input in the same order, as floats or (`encoding_format: base64`, the
+         *     official SDK's default) base64 of little-endian float32. Billed on input tokens at the catalog price (20 %
+         *     below vendor), personal discounts on top; the call appears in the usage log.
+         */
+        post: operations["createEmbeddings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/compat/rerank": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rerank
+         * @description SPEC 2.3, 2.4, 4.1: results sorted by `relevance_score`, highest first; `top_n` limits them;
+         *     `return_documents` echoes each text. Billed on the query plus documents as the model counts them.
+         */
+        post: operations["createRerank"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/models/{slug}/performance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Measured throughput of one model
+         * @description Output tokens per second and time to first token measured from this gateway's own streamed traffic over
+         *     the last hour (SPEC 4.3). Until a request was measured, the catalog's estimate with
+         *     `tokens_per_sec_approx: true`. An unknown slug answers 400 `model_not_found`.
+         */
+        get: operations["getModelPerformance"];
         put?: never;
         post?: never;
         delete?: never;
@@ -344,6 +565,28 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description The error frame on an SSE stream (SPEC 6.2, 3.4), sent as `data: <json>` and always followed by
+         *     `data: [DONE]`. Nothing else from an upstream body is forwarded.
+         */
+        StreamErrorFrame: {
+            error: {
+                message: string;
+                /** @enum {string} */
+                type: "invalid_request_error" | "rate_limit_error" | "api_error";
+                /**
+                 * @description Upstream 400 → `invalid_request`; 404 → `model_not_found`; 429 → `rate_limit_exceeded`; anything else
+                 *     → `upstream_error` (or `upstream_server_error`); every upstream silent → `empty_upstream_stream`.
+                 * @enum {string}
+                 */
+                code: "invalid_request" | "model_not_found" | "rate_limit_exceeded" | "upstream_error" | "upstream_server_error" | "empty_upstream_stream";
+            };
+        };
+        /**
+         * @description Typed cause on a failed image or video job (SPEC 7.5); nothing is charged for a failed job.
+         * @enum {string}
+         */
+        JobFailureCode: "content_moderation" | "generation_failed" | "input_rejected" | "invalid_request";
         /** @description The native success envelope; each operation narrows `data`. */
         NativeSuccess: {
             /** @constant */
@@ -611,6 +854,264 @@ export interface components {
             status_code: number;
             /** @description Support breadcrumb; also in the `X-Request-ID` header. */
             request_id: string;
+        };
+        /**
+         * @description One chat message (the widely used chat-completions shape). Roles: system, developer, user, assistant, tool.
+         *     `content` is a string, or an array of parts (`{type: text, text}`, `{type: image_url, image_url: {url}}`,
+         *     `{type: input_audio, …}`); an assistant message with `tool_calls` may have null content. Shapes are checked by
+         *     the service and answer `invalid_messages_format`, `empty_message_content`, `message_too_long` or
+         *     `invalid_image_payload` (SPEC 7.2).
+         */
+        ChatMessage: {
+            role: string;
+            content?: string | {
+                [key: string]: unknown;
+            }[] | null;
+            name?: string;
+            tool_calls?: {
+                [key: string]: unknown;
+            }[];
+            tool_call_id?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description A chat-completions request. Standard fields not listed here (tools, tool_choice, response_format, logprobs,
+         *     top_logprobs, seed, stop, n, presence_penalty, frequency_penalty, user, …) are forwarded to the upstream
+         *     unchanged (SPEC 4.2). `model` may be omitted: the catalog's `default_model` is used (SPEC 2.5).
+         *     Which code a failing field answers is listed in the operation's `x-error-codes`.
+         */
+        ChatRequest: {
+            /** @description A catalog slug or alias (SPEC 2.5). */
+            model?: string;
+            messages: components["schemas"]["ChatMessage"][];
+            temperature?: number;
+            top_p?: number;
+            /** @description At most the model's `capabilities.max_output_tokens`. Non-stream requests above 4096 use the keep-alive path (SPEC 4.2). */
+            max_tokens?: number;
+            /** @description Newer spelling of `max_tokens`; the same rules apply. */
+            max_completion_tokens?: number;
+            /** @default false */
+            stream?: boolean;
+            stream_options?: {
+                include_usage?: boolean;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Tokens and the amount charged (SPEC 2.6). For streams, `cost` is the list-price estimate. */
+        ChatUsage: {
+            prompt_tokens: number;
+            /** @description Includes hidden reasoning tokens. */
+            completion_tokens: number;
+            total_tokens: number;
+            prompt_tokens_details?: {
+                cached_tokens?: number;
+            } & {
+                [key: string]: unknown;
+            };
+            completion_tokens_details?: {
+                reasoning_tokens?: number;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description USD charged, to $0.000001. */
+            cost: number;
+            /** @description Rubles charged, when the account is billed in rubles. */
+            cost_rub?: number;
+            /** @description RUB per USD applied, when billed in rubles (compat surface). */
+            fx_rate_rub?: number;
+        };
+        /** @description A chat completion (the widely used shape). Upstream fields beyond these are passed through. */
+        ChatCompletion: {
+            id: string;
+            /** @constant */
+            object: "chat.completion";
+            created: number;
+            /** @description The slug billed. */
+            model: string;
+            choices: ({
+                index: number;
+                message: {
+                    role: string;
+                    content?: string | null;
+                } & {
+                    [key: string]: unknown;
+                };
+                finish_reason: string | null;
+            } & {
+                [key: string]: unknown;
+            })[];
+            usage: components["schemas"]["ChatUsage"];
+            system_fingerprint?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description The body of a keep-alive response whose upstream failed after the 200 status was sent (SPEC 4.2): read the
+         *     whole body and check `error` before `choices`.
+         */
+        KeepAliveError: {
+            error: {
+                message: string;
+                type: string;
+                code: components["schemas"]["ErrorCode"];
+            } & {
+                [key: string]: unknown;
+            };
+            request_id?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description A Responses-style request, served through chat completions: `instructions` becomes a system message and
+         *     `input` (a string, or a list of `{role, content}` messages) the conversation. Streaming is not offered on
+         *     this path yet: use `POST /v1/compat/chat/completions` with `stream: true`.
+         */
+        ResponsesRequest: {
+            model?: string;
+            input: string | ({
+                /** @constant */
+                type?: "message";
+                /** @enum {string} */
+                role: "system" | "developer" | "user" | "assistant";
+                content: string | {
+                    [key: string]: unknown;
+                }[];
+            } & {
+                [key: string]: unknown;
+            })[];
+            instructions?: string;
+            max_output_tokens?: number;
+            temperature?: number;
+            top_p?: number;
+            /** @constant */
+            stream?: false;
+            user?: string;
+            metadata?: {
+                [key: string]: string;
+            };
+        };
+        ResponsesResponse: {
+            id: string;
+            /** @constant */
+            object: "response";
+            created_at: number;
+            model: string;
+            /** @enum {string} */
+            status: "completed" | "incomplete";
+            output: {
+                /** @constant */
+                type: "message";
+                id: string;
+                /** @constant */
+                role: "assistant";
+                status?: string;
+                content: {
+                    /** @constant */
+                    type: "output_text";
+                    text: string;
+                    annotations?: unknown[];
+                }[];
+            }[];
+            output_text: string;
+            usage: {
+                input_tokens: number;
+                output_tokens: number;
+                total_tokens: number;
+                cost: number;
+            };
+            metadata?: {
+                [key: string]: string;
+            };
+        };
+        /** @description A chat job's state (SPEC 2.8). Terminal states are replayed to every poll until the record expires (60 minutes). */
+        ChatJob: {
+            job_id: string;
+            /** @enum {string} */
+            status: "pending" | "processing" | "completed" | "failed";
+            model: string;
+            estimated_cost_usd?: number;
+            /** @description Human-readable reason when failed; nothing is charged for a failed job. */
+            error?: string;
+            error_code?: components["schemas"]["ErrorCode"];
+            /** @description Authoritative cost, on completion. */
+            cost_usd?: number;
+            /** @description The balance after the charge, on completion. */
+            balance_usd?: number;
+            result?: components["schemas"]["ChatCompletion"];
+        };
+        /** @description SPEC 2.1. One vector per input, in order. */
+        EmbeddingRequest: {
+            /** @description One of the embedding models (SPEC 2.9); any other kind answers `model_not_found`. */
+            model: string;
+            /** @description Up to 2048 inputs; each at most 8192 tokens on the text-embedding-3 models (SPEC 8). */
+            input: string | string[];
+            /** @description Only text-embedding-3-large and -small, and smaller than native; elsewhere `dimensions_unsupported`. */
+            dimensions?: number;
+            /**
+             * @description `base64`: each vector as base64 of little-endian float32 values.
+             * @default float
+             * @enum {string}
+             */
+            encoding_format?: "float" | "base64";
+            /** @description End-user identifier, passed through. */
+            user?: string;
+        };
+        /** @description Input tokens only; `cost` is the USD debited, to $0.000001, and can be 0 (SPEC 2.2, 4.1). */
+        RetrievalUsage: {
+            prompt_tokens: number;
+            total_tokens: number;
+            cost: number;
+        };
+        /** @description SPEC 2.2. */
+        EmbeddingResponse: {
+            /** @constant */
+            object: "list";
+            model: string;
+            data: {
+                /** @constant */
+                object: "embedding";
+                index: number;
+                embedding: number[] | string;
+            }[];
+            usage: components["schemas"]["RetrievalUsage"];
+        };
+        /** @description SPEC 2.3. */
+        RerankRequest: {
+            /** @description One of the rerank models (SPEC 2.9); any other kind answers `model_not_found`. */
+            model: string;
+            query: string;
+            documents: string[];
+            /** @description How many results; default every document. */
+            top_n?: number;
+            /** @default false */
+            return_documents?: boolean;
+        };
+        /** @description SPEC 2.4. Scores compare only within one model's response. */
+        RerankResponse: {
+            results: {
+                index: number;
+                relevance_score: number;
+                document?: {
+                    text: string;
+                };
+            }[];
+            model: string;
+            usage: components["schemas"]["RetrievalUsage"];
+        };
+        /** @description Throughput measured from this gateway's own traffic over the last hour (per process). */
+        ModelPerformance: {
+            slug: string;
+            /** @description Median output tokens per second after the first token; the catalog estimate until measured. */
+            tokens_per_sec: number | null;
+            /** @description true while no request has been measured (the catalog's estimate is shown). */
+            tokens_per_sec_approx: boolean;
+            samples: number;
+            window_sec: number;
+            median_time_to_first_token_ms: number | null;
         };
         /** @description One API key as the dashboard shows it; the secret itself is never shown again after creation. */
         ApiKey: {
@@ -891,6 +1392,83 @@ export interface components {
                 "application/json": components["schemas"]["CompatError"];
             };
         };
+        /** @description The balance is below the estimated cost of the request (SPEC 4.2 pre-flight). */
+        CompatInsufficientBalance: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CompatError"];
+            };
+        };
+        /** @description The body exceeds the size cap (BODY_LIMIT_BYTES). */
+        CompatTooLarge: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CompatError"];
+            };
+        };
+        /** @description The body is not application/json. */
+        CompatUnsupportedMediaType: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CompatError"];
+            };
+        };
+        /** @description Every eligible upstream failed: all answered 4xx (upstream_bad_response) or 5xx (upstream_server_error). Nothing is charged. */
+        CompatUpstreamFailed: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CompatError"];
+            };
+        };
+        /** @description No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged. */
+        CompatModelUnavailable: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CompatError"];
+            };
+        };
+        /** @description The upstream exceeded the 5-minute budget (SPEC 8). Nothing is charged; use stream: true for long answers. */
+        CompatGatewayTimeout: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CompatError"];
+            };
+        };
+        /** @description The balance is below the estimated cost of the request (SPEC 4.2 pre-flight). */
+        NativeInsufficientBalance: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
         /** @description The body exceeds the size cap (BODY_LIMIT_BYTES). */
         NativeTooLarge: {
             headers: {
@@ -904,6 +1482,50 @@ export interface components {
         };
         /** @description The body is not application/json. */
         NativeUnsupportedMediaType: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description Every eligible upstream failed: all answered 4xx (upstream_bad_response) or 5xx (upstream_server_error). Nothing is charged. */
+        NativeUpstreamFailed: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged. */
+        NativeModelUnavailable: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The upstream exceeded the 5-minute budget (SPEC 8). Nothing is charged; use stream: true for long answers. */
+        NativeGatewayTimeout: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description No such job for this caller, or its record expired. */
+        NativeJobNotFound: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
@@ -1041,6 +1663,30 @@ export interface operations {
             503: components["responses"]["NativeNotReady"];
         };
     };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            403: components["responses"]["EdgeBlocked"];
+            500: components["responses"]["NativeInternal"];
+        };
+    };
     getModelCatalog: {
         parameters: {
             query?: never;
@@ -1116,6 +1762,348 @@ export interface operations {
             429: components["responses"]["CompatTooManyRequests"];
             500: components["responses"]["CompatInternal"];
             503: components["responses"]["CompatUnavailable"];
+        };
+    };
+    createCompatChatCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "gpt-5-mini",
+                 *       "messages": [
+                 *         {
+                 *           "role": "user",
+                 *           "content": "Say hello"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatRequest"];
+            };
+        };
+        responses: {
+            /** @description The completion, a stream of chunks, or (keep-alive path) the completion or a KeepAliveError. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatCompletion"] | components["schemas"]["KeepAliveError"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["CompatBadRequest"];
+            401: components["responses"]["CompatUnauthorized"];
+            402: components["responses"]["CompatInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["CompatUserNotFound"];
+            413: components["responses"]["CompatTooLarge"];
+            415: components["responses"]["CompatUnsupportedMediaType"];
+            429: components["responses"]["CompatTooManyRequests"];
+            500: components["responses"]["CompatInternal"];
+            502: components["responses"]["CompatUpstreamFailed"];
+            503: components["responses"]["CompatModelUnavailable"];
+            504: components["responses"]["CompatGatewayTimeout"];
+        };
+    };
+    createNativeChatCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "gpt-5-mini",
+                 *       "messages": [
+                 *         {
+                 *           "role": "user",
+                 *           "content": "Say hello"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatRequest"];
+            };
+        };
+        responses: {
+            /** @description The completion, a stream of chunks, or (keep-alive path) the completion or a KeepAliveError. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": (components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["ChatCompletion"];
+                    }) | components["schemas"]["KeepAliveError"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            402: components["responses"]["NativeInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            502: components["responses"]["NativeUpstreamFailed"];
+            503: components["responses"]["NativeModelUnavailable"];
+            504: components["responses"]["NativeGatewayTimeout"];
+        };
+    };
+    createResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "gpt-5-mini",
+                 *       "input": "Say hello"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResponsesRequest"];
+            };
+        };
+        responses: {
+            /** @description The response. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponsesResponse"];
+                };
+            };
+            400: components["responses"]["CompatBadRequest"];
+            401: components["responses"]["CompatUnauthorized"];
+            402: components["responses"]["CompatInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["CompatUserNotFound"];
+            413: components["responses"]["CompatTooLarge"];
+            415: components["responses"]["CompatUnsupportedMediaType"];
+            429: components["responses"]["CompatTooManyRequests"];
+            500: components["responses"]["CompatInternal"];
+            502: components["responses"]["CompatUpstreamFailed"];
+            503: components["responses"]["CompatModelUnavailable"];
+            504: components["responses"]["CompatGatewayTimeout"];
+        };
+    };
+    createChatJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatRequest"];
+            };
+        };
+        responses: {
+            /** @description The job was accepted. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["ChatJob"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            402: components["responses"]["NativeInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeModelUnavailable"];
+        };
+    };
+    getChatJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's state. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["ChatJob"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeJobNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    createEmbeddings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmbeddingRequest"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbeddingResponse"];
+                };
+            };
+            400: components["responses"]["CompatBadRequest"];
+            401: components["responses"]["CompatUnauthorized"];
+            402: components["responses"]["CompatInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["CompatUserNotFound"];
+            413: components["responses"]["CompatTooLarge"];
+            415: components["responses"]["CompatUnsupportedMediaType"];
+            429: components["responses"]["CompatTooManyRequests"];
+            500: components["responses"]["CompatInternal"];
+            502: components["responses"]["CompatUpstreamFailed"];
+            503: components["responses"]["CompatModelUnavailable"];
+            504: components["responses"]["CompatGatewayTimeout"];
+        };
+    };
+    createRerank: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RerankRequest"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RerankResponse"];
+                };
+            };
+            400: components["responses"]["CompatBadRequest"];
+            401: components["responses"]["CompatUnauthorized"];
+            402: components["responses"]["CompatInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["CompatUserNotFound"];
+            413: components["responses"]["CompatTooLarge"];
+            415: components["responses"]["CompatUnsupportedMediaType"];
+            429: components["responses"]["CompatTooManyRequests"];
+            500: components["responses"]["CompatInternal"];
+            502: components["responses"]["CompatUpstreamFailed"];
+            503: components["responses"]["CompatModelUnavailable"];
+            504: components["responses"]["CompatGatewayTimeout"];
+        };
+    };
+    getModelPerformance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["ModelPerformance"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
         };
     };
     listApiKeys: {

@@ -35,6 +35,22 @@ const schema = z.object({
   /** Usage records are appended in batches: at this interval or at USAGE_MAX_BATCH records, whichever first. */
   USAGE_FLUSH_MS: z.coerce.number().int().positive().default(1000),
   USAGE_MAX_BATCH: z.coerce.number().int().positive().default(500),
+  /** Routes per catalog slug (DESIGN.md 3); the default sends every text, embedding and rerank model to the sandbox. */
+  UPSTREAMS_FILE: z.string().min(1).default('config/upstreams.yaml'),
+  /** An upstream that accepted a stream but sent no token for this long is failed over (SPEC 3.4). */
+  STREAM_FIRST_TOKEN_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+  /** Whitespace cadence on the keep-alive path (SPEC 4.2). */
+  KEEP_ALIVE_INTERVAL_MS: z.coerce.number().int().positive().default(10_000),
+  /** A single message longer than this answers message_too_long (SPEC 7.2; the cap itself is ours). */
+  MAX_MESSAGE_CHARS: z.coerce.number().int().positive().default(1_000_000),
+  /** Output cap assumed for the pre-flight hold when neither the request nor the catalog gives one. */
+  DEFAULT_MAX_OUTPUT_TOKENS: z.coerce.number().int().positive().default(4096),
+  /** Chat job records stay pollable this long after kickoff. */
+  CHAT_JOB_RETENTION_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
+  /** One chat job's time budget (SPEC 8: 10 minutes in the worst case). */
+  CHAT_JOB_BUDGET_MS: z.coerce.number().int().positive().default(10 * 60 * 1000),
+  /** How far back measured throughput reaches (GET /v1/llm/models/{slug}/performance). */
+  THROUGHPUT_WINDOW_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
 });
 
 export type Config = Readonly<Omit<z.infer<typeof schema>, 'VALIDATE_RESPONSES'> & { VALIDATE_RESPONSES: boolean }>;

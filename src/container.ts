@@ -26,6 +26,18 @@ import { fxRateToMicro } from './domain/money.js';
 import { loadCatalogFile } from './domain/catalog/catalog-file.js';
 import { ModelCatalog } from './domain/catalog/model-catalog.js';
 import { PROJECT_ROOT } from './project-root.js';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { JobStore } from './adapters/job-store/index.js';
+import { MemoryJobStore } from './adapters/job-store/memory.js';
+import { RedisJobStore } from './adapters/job-store/redis.js';
+import { ChatJobs } from './domain/chat/chat-jobs.js';
+import { ChatService } from './domain/chat/chat-service.js';
+import { createChainAlert } from './domain/routing/alerts.js';
+import { buildProviders } from './domain/routing/providers.js';
+import { RouteTable } from './domain/routing/route-table.js';
+import type { ChainHooks } from './domain/routing/run-chain.js';
+import { loadUpstreamsFile } from './domain/routing/upstreams-file.js';
+import { ThroughputTracker } from './domain/throughput.js';
 
 export const CONTRACT_FILE = `${PROJECT_ROOT}generated/openapi.bundled.yaml`;
 
@@ -47,6 +59,13 @@ export interface Deps {
   /** Reads for the usage endpoints (read-your-writes, 503 when unreachable). */
   usage: UsageReader;
   rateLimiter: RateLimiter;
+  routes: RouteTable;
+  chat: ChatService;
+  chatJobs: ChatJobs;
+  throughput: ThroughputTracker;
+  metrics: Registry;
+  /** The chain hooks of one request: the operator alert on exhaustion (SPEC 7.3). */
+  chainHooks(requestId: string, slug: string): ChainHooks;
   /** Today's RUB per USD × 1e6 (SPEC 2.6 `market` pricing). */
   marketFxRateRubMicro: bigint;
   close(): Promise<void>;
@@ -61,9 +80,8 @@ export function loadContract(): OpenAPIV3.DocumentV3_1 {
  * REDIS_URL set: one sliding window shared by every gateway process, answered locally while Redis is down
  * (fail open, logged). Unset: the in-process limiter of the embedded default.
  */
-async function buildRateLimiter(config: Config, logger: Logger): Promise<{ limiter: RateLimiter; close: () => Promise<void> }> {
-  const local = new MemoryRateLimiter();
-  if (config.REDIS_URL === undefined) return { limiter: local, close: async () => undefined };
+async function connectRedis(config: Config, logger: Logger) {
+  if (config.REDIS_URL === undefined) return null;
   const client = createClient({
     url: config.REDIS_URL,
     disableOfflineQueue: true,
@@ -71,14 +89,21 @@ async function buildRateLimiter(config: Config, logger: Logger): Promise<{ limit
   });
   client.on('error', (err) => logger.debug({ err }, 'redis'));
   await client.connect().catch((err: unknown) => logger.warn({ err }, 'redis unreachable at start; limiting locally until it answers'));
-  const limiter = new FailOpenRateLimiter({
-    primary: new RedisRateLimiter(client),
+  return client;
+}
+
+type Redis = NonNullable<Awaited<ReturnType<typeof connectRedis>>>;
+
+function buildRateLimiter(redis: Redis | null, config: Config, logger: Logger): RateLimiter {
+  const local = new MemoryRateLimiter();
+  if (redis === null) return local;
+  return new FailOpenRateLimiter({
+    primary: new RedisRateLimiter(redis),
     fallback: local,
     logger,
-    isPrimaryReady: () => client.isReady,
+    isPrimaryReady: () => redis.isReady,
     timeoutMs: config.RATE_LIMIT_REDIS_TIMEOUT_MS,
   });
-  return { limiter, close: async () => void (await client.close().catch(() => undefined)) };
 }
 
 /** The composition root: adapters are chosen by configuration here, nowhere else (DESIGN.md 1). */
@@ -103,7 +128,23 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     onError: (err) => logger.error({ err }, 'usage log write failed'),
   });
   const billing = new Billing(ledger, usageWriter, { now, holdTtlMs: config.BILLING_HOLD_TTL_MS, logger });
-  const rateLimiting = await buildRateLimiter(config, logger);
+  const redis = await connectRedis(config, logger);
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics });
+  const embeddingDimensions = (model: string) => catalog.find(model)?.capabilities.embedding_dimensions ?? 1536;
+  const upstreams = loadUpstreamsFile(config.UPSTREAMS_FILE);
+  const providers = buildProviders(upstreams, process.env, { embeddingDimensions });
+  for (const [name, slot] of providers) {
+    if ('missingCredential' in slot) logger.warn({ provider: name, env: slot.missingCredential }, 'provider skipped: its API key is not set (gateway_misconfigured for models only it serves)');
+  }
+  const routes = new RouteTable(upstreams, providers, catalog);
+  const alert = createChainAlert(logger, metrics);
+  const chat = new ChatService(catalog, routes, billing, { maxMessageChars: config.MAX_MESSAGE_CHARS, defaultMaxOutputTokens: config.DEFAULT_MAX_OUTPUT_TOKENS });
+  const jobs: JobStore = redis === null ? new MemoryJobStore() : new RedisJobStore(redis);
+  const chatJobs = new ChatJobs(chat, jobs, ledger, now, { retentionMs: config.CHAT_JOB_RETENTION_MS, budgetMs: config.CHAT_JOB_BUDGET_MS }, (err, jobId) =>
+    logger.error({ err, jobId }, 'chat job failed unexpectedly'),
+  );
+  const throughput = new ThroughputTracker({ windowMs: config.THROUGHPUT_WINDOW_MS, now });
   return {
     config,
     logger,
@@ -119,13 +160,20 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     usageLog,
     usageWriter,
     usage: new UsageReader(usageLog, usageWriter),
-    rateLimiter: rateLimiting.limiter,
+    rateLimiter: buildRateLimiter(redis, config, logger),
+    routes,
+    chat,
+    chatJobs,
+    throughput,
+    metrics,
+    chainHooks: (requestId, slug) => ({ slug, requestId, onExhausted: alert }),
     marketFxRateRubMicro: fxRateToMicro(config.MARKET_FX_RATE_RUB),
     async close() {
       sweeper.stop();
       await keyUsage.stop();
       await usageWriter.stop();
-      await rateLimiting.close();
+      await jobs.close();
+      await redis?.close().catch(() => undefined);
       await db.knex.destroy();
     },
   };

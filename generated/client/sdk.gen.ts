@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses } from './types.gen.js';
+import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -33,6 +33,16 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
 export const getReadiness = <ThrowOnError extends boolean = false>(options?: Options<GetReadinessData, ThrowOnError>) => (options?.client ?? client).get<GetReadinessResponses, GetReadinessErrors, ThrowOnError>({ url: '/readyz', ...options });
 
 /**
+ * Prometheus metrics
+ *
+ * Process metrics and the service's own counters in the Prometheus text format, among them
+ * `gateway_chain_exhausted_total{model, code}`: the operator alert raised once per request whose upstream
+ * chain was exhausted (SPEC 7.3). Public like the health checks: expose it only on an internal network.
+ *
+ */
+export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>) => (options?.client ?? client).get<GetMetricsResponses, GetMetricsErrors, ThrowOnError>({ url: '/metrics', ...options });
+
+/**
  * The model catalog
  *
  * The only authoritative list of models and prices (SPEC 2.5). Public: no key needed. Sent with a key, the
@@ -56,6 +66,161 @@ export const getModelCatalog = <ThrowOnError extends boolean = false>(options?: 
 export const listCompatModels = <ThrowOnError extends boolean = false>(options?: Options<ListCompatModelsData, ThrowOnError>) => (options?.client ?? client).get<ListCompatModelsResponses, ListCompatModelsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
     url: '/v1/compat/models',
+    ...options
+});
+
+/**
+ * Chat completions (compat)
+ *
+ * SPEC 4.2. Works with the official SDKs pointed at `/v1/compat`. The request is priced before dispatch
+ * (worst case `max_tokens` × output rate + the prompt) and refused with 402 when the balance cannot cover it;
+ * the charge is settled to the real usage, reported in `usage.cost` (and `cost_rub`, `fx_rate_rub` when billed
+ * in rubles). Routing walks a cost-sorted chain of upstreams on transient failures.
+ *
+ * With `stream: true` the answer is `text/event-stream` (SPEC 3.4, 6.2): the first bytes are held until an
+ * upstream proves it is answering (a silent one fails over to the next); then the upstream's frames are
+ * forwarded byte for byte. A stream always ends with `data: [DONE]`; an upstream that dies after the first
+ * byte produces one error frame (`StreamErrorFrame`) first, and if every upstream stays silent the frame is
+ * `empty_upstream_stream` and nothing is billed. Errors found before the stream opens (validation, balance,
+ * rate limit, no route) are ordinary JSON errors with their HTTP status.
+ *
+ * Non-stream requests with `max_tokens` above 4096 use the keep-alive path: the 200 status and leading
+ * whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
+ * `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
+ *
+ */
+export const createCompatChatCompletion = <ThrowOnError extends boolean = false>(options: Options<CreateCompatChatCompletionData, ThrowOnError>) => (options.client ?? client).post<CreateCompatChatCompletionResponses, CreateCompatChatCompletionErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/compat/chat/completions',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Chat completions (native)
+ *
+ * SPEC 4.2: the same as the compat operation, in the native envelope; `usage.cost_rub` when billed in rubles.
+ *
+ * With `stream: true` the answer is `text/event-stream` (SPEC 3.4, 6.2): the first bytes are held until an
+ * upstream proves it is answering (a silent one fails over to the next); then the upstream's frames are
+ * forwarded byte for byte. A stream always ends with `data: [DONE]`; an upstream that dies after the first
+ * byte produces one error frame (`StreamErrorFrame`) first, and if every upstream stays silent the frame is
+ * `empty_upstream_stream` and nothing is billed. Errors found before the stream opens (validation, balance,
+ * rate limit, no route) are ordinary JSON errors with their HTTP status.
+ *
+ * Non-stream requests with `max_tokens` above 4096 use the keep-alive path: the 200 status and leading
+ * whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
+ * `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
+ *
+ */
+export const createNativeChatCompletion = <ThrowOnError extends boolean = false>(options: Options<CreateNativeChatCompletionData, ThrowOnError>) => (options.client ?? client).post<CreateNativeChatCompletionResponses, CreateNativeChatCompletionErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/chat/completions',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Responses (compat)
+ *
+ * SPEC 4.2: accepts `Authorization: Bearer` and `X-API-Key`. The request is mapped onto chat completions
+ * (same routing, pricing and codes); `usage.cost` is the USD charged.
+ *
+ */
+export const createResponse = <ThrowOnError extends boolean = false>(options: Options<CreateResponseData, ThrowOnError>) => (options.client ?? client).post<CreateResponseResponses, CreateResponseErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/responses',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Start a chat job
+ *
+ * Job-based chat for clients that cannot read SSE (SPEC 4.2): the same body as chat completions (without
+ * `stream`), validated and priced up front (402 before the job starts), answered at once with `job_id` and
+ * `estimated_cost_usd`; poll `GET /v1/llm/chat/jobs/{job_id}`. A failed job costs nothing.
+ *
+ */
+export const createChatJob = <ThrowOnError extends boolean = false>(options: Options<CreateChatJobData, ThrowOnError>) => (options.client ?? client).post<CreateChatJobResponses, CreateChatJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/chat/jobs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Poll a chat job
+ *
+ * SPEC 2.8, 3.1: `pending` or `processing`, then `completed` (with `result`, `cost_usd`, `balance_usd`) or
+ * `failed` (with `error` and `error_code`; HTTP 200, nothing charged). Terminal states are replayed until
+ * the record expires 60 minutes after kickoff; then 404 `job_not_found`.
+ *
+ */
+export const getChatJob = <ThrowOnError extends boolean = false>(options: Options<GetChatJobData, ThrowOnError>) => (options.client ?? client).get<GetChatJobResponses, GetChatJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/chat/jobs/{job_id}',
+    ...options
+});
+
+/**
+ * Embeddings
+ *
+ * SPEC 2.1, 2.2, 4.1: one vector per input in the same order, as floats or (`encoding_format: base64`, the
+ * official SDK's default) base64 of little-endian float32. Billed on input tokens at the catalog price (20 %
+ * below vendor), personal discounts on top; the call appears in the usage log.
+ *
+ */
+export const createEmbeddings = <ThrowOnError extends boolean = false>(options: Options<CreateEmbeddingsData, ThrowOnError>) => (options.client ?? client).post<CreateEmbeddingsResponses, CreateEmbeddingsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/compat/embeddings',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Rerank
+ *
+ * SPEC 2.3, 2.4, 4.1: results sorted by `relevance_score`, highest first; `top_n` limits them;
+ * `return_documents` echoes each text. Billed on the query plus documents as the model counts them.
+ *
+ */
+export const createRerank = <ThrowOnError extends boolean = false>(options: Options<CreateRerankData, ThrowOnError>) => (options.client ?? client).post<CreateRerankResponses, CreateRerankErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/compat/rerank',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Measured throughput of one model
+ *
+ * Output tokens per second and time to first token measured from this gateway's own streamed traffic over
+ * the last hour (SPEC 4.3). Until a request was measured, the catalog's estimate with
+ * `tokens_per_sec_approx: true`. An unknown slug answers 400 `model_not_found`.
+ *
+ */
+export const getModelPerformance = <ThrowOnError extends boolean = false>(options: Options<GetModelPerformanceData, ThrowOnError>) => (options.client ?? client).get<GetModelPerformanceResponses, GetModelPerformanceErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/models/{slug}/performance',
     ...options
 });
 

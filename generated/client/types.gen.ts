@@ -5,6 +5,29 @@ export type ClientOptions = {
 };
 
 /**
+ * The error frame on an SSE stream (SPEC 6.2, 3.4), sent as `data: <json>` and always followed by
+ * `data: [DONE]`. Nothing else from an upstream body is forwarded.
+ *
+ */
+export type StreamErrorFrame = {
+    error: {
+        message: string;
+        type: 'invalid_request_error' | 'rate_limit_error' | 'api_error';
+        /**
+         * Upstream 400 → `invalid_request`; 404 → `model_not_found`; 429 → `rate_limit_exceeded`; anything else
+         * → `upstream_error` (or `upstream_server_error`); every upstream silent → `empty_upstream_stream`.
+         *
+         */
+        code: 'invalid_request' | 'model_not_found' | 'rate_limit_exceeded' | 'upstream_error' | 'upstream_server_error' | 'empty_upstream_stream';
+    };
+};
+
+/**
+ * Typed cause on a failed image or video job (SPEC 7.5); nothing is charged for a failed job.
+ */
+export type JobFailureCode = 'content_moderation' | 'generation_failed' | 'input_rejected' | 'invalid_request';
+
+/**
  * The native success envelope; each operation narrows `data`.
  */
 export type NativeSuccess = {
@@ -343,6 +366,311 @@ export type CompatError = {
 };
 
 /**
+ * One chat message (the widely used chat-completions shape). Roles: system, developer, user, assistant, tool.
+ * `content` is a string, or an array of parts (`{type: text, text}`, `{type: image_url, image_url: {url}}`,
+ * `{type: input_audio, …}`); an assistant message with `tool_calls` may have null content. Shapes are checked by
+ * the service and answer `invalid_messages_format`, `empty_message_content`, `message_too_long` or
+ * `invalid_image_payload` (SPEC 7.2).
+ *
+ */
+export type ChatMessage = {
+    role: string;
+    content?: string | Array<{
+        [key: string]: unknown;
+    }> | null;
+    name?: string;
+    tool_calls?: Array<{
+        [key: string]: unknown;
+    }>;
+    tool_call_id?: string;
+    [key: string]: unknown;
+};
+
+/**
+ * A chat-completions request. Standard fields not listed here (tools, tool_choice, response_format, logprobs,
+ * top_logprobs, seed, stop, n, presence_penalty, frequency_penalty, user, …) are forwarded to the upstream
+ * unchanged (SPEC 4.2). `model` may be omitted: the catalog's `default_model` is used (SPEC 2.5).
+ * Which code a failing field answers is listed in the operation's `x-error-codes`.
+ *
+ */
+export type ChatRequest = {
+    /**
+     * A catalog slug or alias (SPEC 2.5).
+     */
+    model?: string;
+    messages: Array<ChatMessage>;
+    temperature?: number;
+    top_p?: number;
+    /**
+     * At most the model's `capabilities.max_output_tokens`. Non-stream requests above 4096 use the keep-alive path (SPEC 4.2).
+     */
+    max_tokens?: number;
+    /**
+     * Newer spelling of `max_tokens`; the same rules apply.
+     */
+    max_completion_tokens?: number;
+    stream?: boolean;
+    stream_options?: {
+        include_usage?: boolean;
+        [key: string]: unknown;
+    };
+    [key: string]: unknown;
+};
+
+/**
+ * Tokens and the amount charged (SPEC 2.6). For streams, `cost` is the list-price estimate.
+ */
+export type ChatUsage = {
+    prompt_tokens: number;
+    /**
+     * Includes hidden reasoning tokens.
+     */
+    completion_tokens: number;
+    total_tokens: number;
+    prompt_tokens_details?: {
+        cached_tokens?: number;
+        [key: string]: unknown;
+    };
+    completion_tokens_details?: {
+        reasoning_tokens?: number;
+        [key: string]: unknown;
+    };
+    /**
+     * USD charged, to $0.000001.
+     */
+    cost: number;
+    /**
+     * Rubles charged, when the account is billed in rubles.
+     */
+    cost_rub?: number;
+    /**
+     * RUB per USD applied, when billed in rubles (compat surface).
+     */
+    fx_rate_rub?: number;
+};
+
+/**
+ * A chat completion (the widely used shape). Upstream fields beyond these are passed through.
+ */
+export type ChatCompletion = {
+    id: string;
+    object: 'chat.completion';
+    created: number;
+    /**
+     * The slug billed.
+     */
+    model: string;
+    choices: Array<{
+        index: number;
+        message: {
+            role: string;
+            content?: string | null;
+            [key: string]: unknown;
+        };
+        finish_reason: string | null;
+        [key: string]: unknown;
+    }>;
+    usage: ChatUsage;
+    system_fingerprint?: string | null;
+    [key: string]: unknown;
+};
+
+/**
+ * The body of a keep-alive response whose upstream failed after the 200 status was sent (SPEC 4.2): read the
+ * whole body and check `error` before `choices`.
+ *
+ */
+export type KeepAliveError = {
+    error: {
+        message: string;
+        type: string;
+        code: ErrorCode;
+        [key: string]: unknown;
+    };
+    request_id?: string;
+    [key: string]: unknown;
+};
+
+/**
+ * A Responses-style request, served through chat completions: `instructions` becomes a system message and
+ * `input` (a string, or a list of `{role, content}` messages) the conversation. Streaming is not offered on
+ * this path yet: use `POST /v1/compat/chat/completions` with `stream: true`.
+ *
+ */
+export type ResponsesRequest = {
+    model?: string;
+    input: string | Array<{
+        type?: 'message';
+        role: 'system' | 'developer' | 'user' | 'assistant';
+        content: string | Array<{
+            [key: string]: unknown;
+        }>;
+        [key: string]: unknown;
+    }>;
+    instructions?: string;
+    max_output_tokens?: number;
+    temperature?: number;
+    top_p?: number;
+    stream?: false;
+    user?: string;
+    metadata?: {
+        [key: string]: string;
+    };
+};
+
+export type ResponsesResponse = {
+    id: string;
+    object: 'response';
+    created_at: number;
+    model: string;
+    status: 'completed' | 'incomplete';
+    output: Array<{
+        type: 'message';
+        id: string;
+        role: 'assistant';
+        status?: string;
+        content: Array<{
+            type: 'output_text';
+            text: string;
+            annotations?: Array<unknown>;
+        }>;
+    }>;
+    output_text: string;
+    usage: {
+        input_tokens: number;
+        output_tokens: number;
+        total_tokens: number;
+        cost: number;
+    };
+    metadata?: {
+        [key: string]: string;
+    };
+};
+
+/**
+ * A chat job's state (SPEC 2.8). Terminal states are replayed to every poll until the record expires (60 minutes).
+ */
+export type ChatJob = {
+    job_id: string;
+    status: 'pending' | 'processing' | 'completed' | 'failed';
+    model: string;
+    estimated_cost_usd?: number;
+    /**
+     * Human-readable reason when failed; nothing is charged for a failed job.
+     */
+    error?: string;
+    error_code?: ErrorCode;
+    /**
+     * Authoritative cost, on completion.
+     */
+    cost_usd?: number;
+    /**
+     * The balance after the charge, on completion.
+     */
+    balance_usd?: number;
+    result?: ChatCompletion;
+};
+
+/**
+ * SPEC 2.1. One vector per input, in order.
+ */
+export type EmbeddingRequest = {
+    /**
+     * One of the embedding models (SPEC 2.9); any other kind answers `model_not_found`.
+     */
+    model: string;
+    /**
+     * Up to 2048 inputs; each at most 8192 tokens on the text-embedding-3 models (SPEC 8).
+     */
+    input: string | Array<string>;
+    /**
+     * Only text-embedding-3-large and -small, and smaller than native; elsewhere `dimensions_unsupported`.
+     */
+    dimensions?: number;
+    /**
+     * `base64`: each vector as base64 of little-endian float32 values.
+     */
+    encoding_format?: 'float' | 'base64';
+    /**
+     * End-user identifier, passed through.
+     */
+    user?: string;
+};
+
+/**
+ * Input tokens only; `cost` is the USD debited, to $0.000001, and can be 0 (SPEC 2.2, 4.1).
+ */
+export type RetrievalUsage = {
+    prompt_tokens: number;
+    total_tokens: number;
+    cost: number;
+};
+
+/**
+ * SPEC 2.2.
+ */
+export type EmbeddingResponse = {
+    object: 'list';
+    model: string;
+    data: Array<{
+        object: 'embedding';
+        index: number;
+        embedding: Array<number> | string;
+    }>;
+    usage: RetrievalUsage;
+};
+
+/**
+ * SPEC 2.3.
+ */
+export type RerankRequest = {
+    /**
+     * One of the rerank models (SPEC 2.9); any other kind answers `model_not_found`.
+     */
+    model: string;
+    query: string;
+    documents: Array<string>;
+    /**
+     * How many results; default every document.
+     */
+    top_n?: number;
+    return_documents?: boolean;
+};
+
+/**
+ * SPEC 2.4. Scores compare only within one model's response.
+ */
+export type RerankResponse = {
+    results: Array<{
+        index: number;
+        relevance_score: number;
+        document?: {
+            text: string;
+        };
+    }>;
+    model: string;
+    usage: RetrievalUsage;
+};
+
+/**
+ * Throughput measured from this gateway's own traffic over the last hour (per process).
+ */
+export type ModelPerformance = {
+    slug: string;
+    /**
+     * Median output tokens per second after the first token; the catalog estimate until measured.
+     */
+    tokens_per_sec: number | null;
+    /**
+     * true while no request has been measured (the catalog's estimate is shown).
+     */
+    tokens_per_sec_approx: boolean;
+    samples: number;
+    window_sec: number;
+    median_time_to_first_token_ms: number | null;
+};
+
+/**
  * One API key as the dashboard shows it; the secret itself is never shown again after creation.
  */
 export type ApiKey = {
@@ -594,6 +922,41 @@ export type GetReadinessResponses = {
 
 export type GetReadinessResponse = GetReadinessResponses[keyof GetReadinessResponses];
 
+export type GetMetricsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/metrics';
+};
+
+export type GetMetricsErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+};
+
+export type GetMetricsError = GetMetricsErrors[keyof GetMetricsErrors];
+
+export type GetMetricsResponses = {
+    /**
+     * The metrics.
+     */
+    200: string;
+};
+
+export type GetMetricsResponse = GetMetricsResponses[keyof GetMetricsResponses];
+
 export type GetModelCatalogData = {
     body?: never;
     path?: never;
@@ -697,6 +1060,538 @@ export type ListCompatModelsResponses = {
 };
 
 export type ListCompatModelsResponse = ListCompatModelsResponses[keyof ListCompatModelsResponses];
+
+export type CreateCompatChatCompletionData = {
+    body: ChatRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/compat/chat/completions';
+};
+
+export type CreateCompatChatCompletionErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: CompatError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: CompatError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: CompatError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: CompatError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: CompatError;
+    /**
+     * The body is not application/json.
+     */
+    415: CompatError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: CompatError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: CompatError;
+    /**
+     * Every eligible upstream failed: all answered 4xx (upstream_bad_response) or 5xx (upstream_server_error). Nothing is charged.
+     */
+    502: CompatError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: CompatError;
+    /**
+     * The upstream exceeded the 5-minute budget (SPEC 8). Nothing is charged; use stream: true for long answers.
+     */
+    504: CompatError;
+};
+
+export type CreateCompatChatCompletionError = CreateCompatChatCompletionErrors[keyof CreateCompatChatCompletionErrors];
+
+export type CreateCompatChatCompletionResponses = {
+    /**
+     * The completion, a stream of chunks, or (keep-alive path) the completion or a KeepAliveError.
+     */
+    200: ChatCompletion | KeepAliveError;
+};
+
+export type CreateCompatChatCompletionResponse = CreateCompatChatCompletionResponses[keyof CreateCompatChatCompletionResponses];
+
+export type CreateNativeChatCompletionData = {
+    body: ChatRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/llm/chat/completions';
+};
+
+export type CreateNativeChatCompletionErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * Every eligible upstream failed: all answered 4xx (upstream_bad_response) or 5xx (upstream_server_error). Nothing is charged.
+     */
+    502: NativeError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: NativeError;
+    /**
+     * The upstream exceeded the 5-minute budget (SPEC 8). Nothing is charged; use stream: true for long answers.
+     */
+    504: NativeError;
+};
+
+export type CreateNativeChatCompletionError = CreateNativeChatCompletionErrors[keyof CreateNativeChatCompletionErrors];
+
+export type CreateNativeChatCompletionResponses = {
+    /**
+     * The completion, a stream of chunks, or (keep-alive path) the completion or a KeepAliveError.
+     */
+    200: (NativeSuccess & {
+        data: ChatCompletion;
+    }) | KeepAliveError;
+};
+
+export type CreateNativeChatCompletionResponse = CreateNativeChatCompletionResponses[keyof CreateNativeChatCompletionResponses];
+
+export type CreateResponseData = {
+    body: ResponsesRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/responses';
+};
+
+export type CreateResponseErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: CompatError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: CompatError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: CompatError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: CompatError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: CompatError;
+    /**
+     * The body is not application/json.
+     */
+    415: CompatError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: CompatError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: CompatError;
+    /**
+     * Every eligible upstream failed: all answered 4xx (upstream_bad_response) or 5xx (upstream_server_error). Nothing is charged.
+     */
+    502: CompatError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: CompatError;
+    /**
+     * The upstream exceeded the 5-minute budget (SPEC 8). Nothing is charged; use stream: true for long answers.
+     */
+    504: CompatError;
+};
+
+export type CreateResponseError = CreateResponseErrors[keyof CreateResponseErrors];
+
+export type CreateResponseResponses = {
+    /**
+     * The response.
+     */
+    200: ResponsesResponse;
+};
+
+export type CreateResponseResponse = CreateResponseResponses[keyof CreateResponseResponses];
+
+export type CreateChatJobData = {
+    body: ChatRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/llm/chat/jobs';
+};
+
+export type CreateChatJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: NativeError;
+};
+
+export type CreateChatJobError = CreateChatJobErrors[keyof CreateChatJobErrors];
+
+export type CreateChatJobResponses = {
+    /**
+     * The job was accepted.
+     */
+    202: NativeSuccess & {
+        data: ChatJob;
+    };
+};
+
+export type CreateChatJobResponse = CreateChatJobResponses[keyof CreateChatJobResponses];
+
+export type GetChatJobData = {
+    body?: never;
+    path: {
+        job_id: string;
+    };
+    query?: never;
+    url: '/v1/llm/chat/jobs/{job_id}';
+};
+
+export type GetChatJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such job for this caller, or its record expired.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetChatJobError = GetChatJobErrors[keyof GetChatJobErrors];
+
+export type GetChatJobResponses = {
+    /**
+     * The job's state.
+     */
+    200: NativeSuccess & {
+        data: ChatJob;
+    };
+};
+
+export type GetChatJobResponse = GetChatJobResponses[keyof GetChatJobResponses];
+
+export type CreateEmbeddingsData = {
+    body: EmbeddingRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/compat/embeddings';
+};
+
+export type CreateEmbeddingsErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: CompatError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: CompatError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: CompatError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: CompatError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: CompatError;
+    /**
+     * The body is not application/json.
+     */
+    415: CompatError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: CompatError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: CompatError;
+    /**
+     * Every eligible upstream failed: all answered 4xx (upstream_bad_response) or 5xx (upstream_server_error). Nothing is charged.
+     */
+    502: CompatError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: CompatError;
+    /**
+     * The upstream exceeded the 5-minute budget (SPEC 8). Nothing is charged; use stream: true for long answers.
+     */
+    504: CompatError;
+};
+
+export type CreateEmbeddingsError = CreateEmbeddingsErrors[keyof CreateEmbeddingsErrors];
+
+export type CreateEmbeddingsResponses = {
+    /**
+     * OK.
+     */
+    200: EmbeddingResponse;
+};
+
+export type CreateEmbeddingsResponse = CreateEmbeddingsResponses[keyof CreateEmbeddingsResponses];
+
+export type CreateRerankData = {
+    body: RerankRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/compat/rerank';
+};
+
+export type CreateRerankErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: CompatError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: CompatError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: CompatError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: CompatError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: CompatError;
+    /**
+     * The body is not application/json.
+     */
+    415: CompatError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: CompatError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: CompatError;
+    /**
+     * Every eligible upstream failed: all answered 4xx (upstream_bad_response) or 5xx (upstream_server_error). Nothing is charged.
+     */
+    502: CompatError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: CompatError;
+    /**
+     * The upstream exceeded the 5-minute budget (SPEC 8). Nothing is charged; use stream: true for long answers.
+     */
+    504: CompatError;
+};
+
+export type CreateRerankError = CreateRerankErrors[keyof CreateRerankErrors];
+
+export type CreateRerankResponses = {
+    /**
+     * OK.
+     */
+    200: RerankResponse;
+};
+
+export type CreateRerankResponse = CreateRerankResponses[keyof CreateRerankResponses];
+
+export type GetModelPerformanceData = {
+    body?: never;
+    path: {
+        slug: string;
+    };
+    query?: never;
+    url: '/v1/llm/models/{slug}/performance';
+};
+
+export type GetModelPerformanceErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetModelPerformanceError = GetModelPerformanceErrors[keyof GetModelPerformanceErrors];
+
+export type GetModelPerformanceResponses = {
+    /**
+     * The figures.
+     */
+    200: NativeSuccess & {
+        data: ModelPerformance;
+    };
+};
+
+export type GetModelPerformanceResponse = GetModelPerformanceResponses[keyof GetModelPerformanceResponses];
 
 export type ListApiKeysData = {
     body?: never;

@@ -68,8 +68,11 @@ export class Billing {
     private readonly options: { now: () => number; holdTtlMs: number; logger: Logger },
   ) {}
 
-  async reserve(principal: Principal, requestId: string, amountMicros: Micros): Promise<Reservation> {
+  async reserve(principal: Principal, requestId: string, estimateMicros: Micros): Promise<Reservation> {
     const holdId = `hold:${requestId}`;
+    // A call can cost 0 (a few tokens on a cheap model, SPEC 2.2), but a hold is never empty: it still proves
+    // the account can pay, and settling posts the real amount, 0 included.
+    const amountMicros = estimateMicros > 0n ? estimateMicros : 1n;
     const nowMs = this.options.now();
     const outcome = await this.ledgerCall(() =>
       this.ledger.hold({ id: holdId, accountId: principal.accountId, amountMicros, nowMs, ttlMs: this.options.holdTtlMs }),
@@ -189,6 +192,7 @@ export class Billing {
     try {
       return await operation();
     } catch (err) {
+      if (err instanceof RangeError || err instanceof TypeError) throw err; // a bug of ours, not an outage
       this.options.logger.warn({ err }, 'ledger unreachable');
       throw new ApiError('billing_temporarily_unavailable');
     }

@@ -49,18 +49,47 @@ export function toFieldDiagnostic(item: ValidatorErrorItem): FieldDiagnostic {
   };
 }
 
-function validationError(items: ValidatorErrorItem[]): ApiError {
+/** An operation's `x-error-codes`: JSON pointer (indices as `*`, optionally `@keyword`) → the code it answers. */
+export type FieldErrorCodes = Readonly<Record<string, ErrorCode>>;
+
+/**
+ * The code the failing fields answer (SPEC 2.7, 7.2): the first keyword-specific entry of `x-error-codes`
+ * (`/body/input@minItems`) that any finding matches exactly; then the first plain entry (`/body/temperature`)
+ * of any finding's pointer or its parents; `invalid_request` when none. A schema with `oneOf` reports one finding
+ * per branch, so every finding is looked at, not only the first.
+ */
+function codeForFields(items: readonly ValidatorErrorItem[], codes: FieldErrorCodes | undefined): ErrorCode {
+  if (codes === undefined) return 'invalid_request';
+  const pointers = items.map((item) => {
+    const segments = (item.path ?? '').split('/').map((s) => (/^\d+$/.test(s) ? '*' : s));
+    const chain: string[] = [];
+    for (let end = segments.length; end > 2; end--) chain.push(segments.slice(0, end).join('/'));
+    return { keyword: (item.errorCode ?? '').split('.')[0], chain };
+  });
+  for (const { keyword, chain } of pointers) {
+    // A keyword entry names that exact field: `/body/messages@required` is about `messages` itself, not a
+    // `role` missing inside one of them.
+    const exact = chain[0] === undefined ? undefined : codes[`${chain[0]}@${keyword}`];
+    if (exact !== undefined) return exact;
+  }
+  for (const { chain } of pointers) {
+    for (const pointer of chain) if (codes[pointer] !== undefined) return codes[pointer]!;
+  }
+  return 'invalid_request';
+}
+
+function validationError(items: ValidatorErrorItem[], codes: FieldErrorCodes | undefined): ApiError {
   const fields = items.map(toFieldDiagnostic);
   // SPEC 2.7: `data.error` reads `body.<field>: <message>`.
   const message = fields.map((f) => `${f.loc.join('.')}: ${f.msg}`).join('; ') || 'The request is invalid';
-  return new ApiError('invalid_request', message, { meta: { fields } });
+  return new ApiError(codeForFields(items, codes), message, { meta: { fields } });
 }
 
 /**
  * Maps whatever reached the error handler onto the catalog. Returns null for errors that are not a client
  * mistake the stack knows about: the caller logs those and answers `internal_error`.
  */
-export function toApiError(err: unknown): ApiError | null {
+export function toApiError(err: unknown, fieldCodes?: FieldErrorCodes): ApiError | null {
   if (err instanceof ApiError) return err;
   if (err instanceof DomainError) return new ApiError(DOMAIN_CODES[err.code], err.message);
   if (typeof err !== 'object' || err === null) return null;
@@ -76,7 +105,7 @@ export function toApiError(err: unknown): ApiError | null {
   if (e.errors.some((item) => item.path?.startsWith('/response'))) return null; // a contract breach of ours
   switch (status) {
     case 400:
-      return validationError(e.errors);
+      return validationError(e.errors, fieldCodes);
     case 404:
       return new ApiError('route_not_found');
     case 405:

@@ -1,5 +1,14 @@
 import type { HandlerMap } from '../http/operation-types.js';
 import { getAccount } from './account/get-account.js';
+import { createChatJob } from './chat/create-chat-job.js';
+import { createCompatChatCompletion } from './chat/create-compat-chat-completion.js';
+import { createNativeChatCompletion } from './chat/create-native-chat-completion.js';
+import { createResponse } from './chat/create-response.js';
+import { getChatJob } from './chat/get-chat-job.js';
+import { getModelPerformance } from './llm/get-model-performance.js';
+import { createEmbeddings } from './retrieval/create-embeddings.js';
+import { createRerank } from './retrieval/create-rerank.js';
+import { getMetrics } from './system/get-metrics.js';
 import { getRubBilling } from './settings/get-rub-billing.js';
 import { setRubBilling } from './settings/set-rub-billing.js';
 import { exportUsage } from './usage/export-usage.js';
@@ -36,4 +45,13 @@ export const handlers = {
   getUsageCalendar,
   getRubBilling,
   setRubBilling,
+  createCompatChatCompletion,
+  createNativeChatCompletion,
+  createResponse,
+  createChatJob,
+  getChatJob,
+  createEmbeddings,
+  createRerank,
+  getModelPerformance,
+  getMetrics,
 } satisfies HandlerMap;

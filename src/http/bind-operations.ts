@@ -6,11 +6,20 @@ import { authenticate, type AuthMode } from './auth.js';
 import { rateLimit } from './rate-limit.js';
 import type { HandlerMap, OperationId, RequestContext } from './operation-types.js';
 import { routeShape, type RouteShape } from './unmatched-route.js';
+import type { FieldErrorCodes } from '../errors/from-unknown.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 type Method = (typeof METHODS)[number];
 
-type OperationObject = OpenAPIV3.OperationObject & { operationId: OperationId };
+type OperationObject = OpenAPIV3.OperationObject & { operationId: OperationId; 'x-error-codes'?: FieldErrorCodes };
+
+/** Lets the error handler answer a failing field with the code the operation's `x-error-codes` names. */
+function fieldCodes(codes: FieldErrorCodes | undefined): RequestHandler {
+  return (_req, res, next) => {
+    res.locals.fieldErrorCodes = codes;
+    next();
+  };
+}
 
 function authModeOf(security: OpenAPIV3.SecurityRequirementObject[] | undefined): AuthMode {
   if (security === undefined || security.length === 0) return 'none';
@@ -61,7 +70,8 @@ export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handl
       const operation = (item as Record<Method, OperationObject>)[method];
       const mode = authModeOf(operation.security ?? spec.security);
       const guards = mode === 'none' ? [] : [authenticate(mode, deps.authenticator), limit];
-      app[method](toExpressPath(path), ...guards, ...validator, runHandler(operation.operationId, handlers, deps));
+      const codes = operation['x-error-codes'] === undefined ? [] : [fieldCodes(operation['x-error-codes'])];
+      app[method](toExpressPath(path), ...guards, ...codes, ...validator, runHandler(operation.operationId, handlers, deps));
     }
     shapes.push(routeShape(path, methods));
   }
@@ -82,6 +92,7 @@ function runHandler(operationId: OperationId, handlers: HandlerMap, deps: Deps):
       res,
     } as RequestContext<OperationId>;
     const reply = await handler(ctx);
+    if (reply.status === 'sent') return;
     if (reply.headers !== undefined) res.set(reply.headers);
     if (reply.contentType === undefined) res.status(reply.status).json(reply.body);
     else res.status(reply.status).type(reply.contentType).send(reply.body);

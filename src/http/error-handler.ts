@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { UpstreamError } from '../adapters/upstream/index.js';
 import { ApiError } from '../errors/api-error.js';
 import { toApiError } from '../errors/from-unknown.js';
 import { envelopeForPath, renderError } from '../errors/render.js';
@@ -8,7 +9,13 @@ import { envelopeForPath, renderError } from '../errors/render.js';
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const requestId = String(res.locals.requestId ?? '');
-    let apiError = toApiError(err);
+    if (err instanceof UpstreamError && err.failure.kind === 'aborted') {
+      // The client went away before an answer: nobody is left to read an error (and nothing was charged).
+      logger.debug({ requestId, path: req.path }, 'client closed the connection');
+      if (!res.writableEnded) res.end();
+      return;
+    }
+    let apiError = toApiError(err, res.locals.fieldErrorCodes);
     if (apiError === null) {
       // Not a client mistake: the stack goes to the log, the client gets a scrubbed message (SPEC 7.2).
       logger.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');

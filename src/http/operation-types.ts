@@ -38,7 +38,13 @@ export interface RequestContext<K extends OperationId> {
   res: Response;
 }
 
-export type Handler<K extends OperationId> = (ctx: RequestContext<K>) => Promise<Reply<K>> | Reply<K>;
+/** The handler wrote the response itself (a stream or the keep-alive path); nothing is left to send. */
+export interface Sent {
+  status: 'sent';
+}
+export const SENT: Sent = { status: 'sent' };
+
+export type Handler<K extends OperationId> = (ctx: RequestContext<K>) => Promise<Reply<K> | Sent> | Reply<K> | Sent;
 
 /** Exhaustive both ways: an operation without a handler, or a handler without an operation, does not compile. */
 export type HandlerMap = { [K in OperationId]: Handler<K> };

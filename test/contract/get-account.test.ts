@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteAccount } from '../../src/domain/accounts.js';
+import { deleteAccount, issueKey } from '../../src/domain/accounts.js';
 import { newId } from '../../src/domain/ids.js';
 import { usdToMicros } from '../../src/domain/money.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
@@ -124,6 +124,22 @@ describe('GET /v1/account', () => {
     const reset = Number(limited.headers.get('x-ratelimit-reset'));
     expect(reset).toBeGreaterThanOrEqual(1);
     expect(reset).toBeLessThanOrEqual(60);
+  });
+
+  it('429 rate_limit_per_user when the account’s keys together pass the account limit (SPEC 8)', async () => {
+    const { apiKey, accountId } = await h.newAccount();
+    const second = await issueKey(h.deps.apiKeys, accountId, 'second');
+    await h.deps.apiKeys.updateAccountSettings(accountId, { rateLimitPerMinute: 3 });
+    h.deps.authenticator.invalidate({ accountId });
+    expectNativeOk(await getAccount(apiKey));
+    expectNativeOk(await getAccount(second.secret));
+    const third = await getAccount(apiKey);
+    expectNativeOk(third);
+    expect(third.headers.get('x-ratelimit-limit')).toBe('3'); // the account window has the least room left
+    expect(third.headers.get('x-ratelimit-remaining')).toBe('0');
+    const limited = await getAccount(second.secret);
+    expectNativeError(limited, 429, 'rate_limit_per_user');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 
   it('503 billing_temporarily_unavailable when the ledger cannot be read, retryable', async () => {

@@ -14,3 +14,22 @@ describe('the contract and its tests', () => {
     expect(envelope).toBe(envelopeForPath(path));
   });
 });
+
+describe('x-error-codes', () => {
+  it('names only codes of the ErrorCode enum, on fields of the request', async () => {
+    const { ERROR_CATALOG } = await import('../../src/errors/catalog.js');
+    const { loadContract } = await import('../../src/container.js');
+    const contract = loadContract() as unknown as { paths: Record<string, Record<string, { 'x-error-codes'?: Record<string, string> }>> };
+    let seen = 0;
+    for (const item of Object.values(contract.paths)) {
+      for (const operation of Object.values(item)) {
+        for (const [pointer, code] of Object.entries(operation['x-error-codes'] ?? {})) {
+          seen++;
+          expect(Object.keys(ERROR_CATALOG)).toContain(code);
+          expect(pointer).toMatch(/^\/(body|query|path)(\/[^/@]+)*(@[A-Za-z]+)?$/);
+        }
+      }
+    }
+    expect(seen).toBeGreaterThan(10);
+  });
+});

@@ -53,12 +53,22 @@ export class ModelCatalog {
     return this.bySlugOrAlias.get(slugOrAlias);
   }
 
-  /** The catalog as `discounts` sees it: public prices when there are none. */
-  view(discounts: CallerDiscounts | null): CatalogBody {
-    if (discounts === null || (discounts.discountPercent === 0 && Object.keys(discounts.tierDiscounts).length === 0)) {
-      return this.publicBody;
-    }
-    return this.buildBody(discounts);
+  /**
+   * The catalog as `discounts` sees it: public prices when there are none. `measured` gives throughput
+   * measured from traffic; such rows show it with `tokens_per_sec_approx: false` (SPEC 2.5).
+   */
+  view(discounts: CallerDiscounts | null, measured?: (slug: string) => number | null): CatalogBody {
+    const personal = discounts !== null && (discounts.discountPercent !== 0 || Object.keys(discounts.tierDiscounts).length > 0);
+    const body = personal ? this.buildBody(discounts) : this.publicBody;
+    if (measured === undefined) return body;
+    let changed = false;
+    const models = body.models.map((row) => {
+      const tokensPerSec = measured(row.slug);
+      if (tokensPerSec === null) return row;
+      changed = true;
+      return { ...row, tokens_per_sec: Math.round(tokensPerSec * 10) / 10, tokens_per_sec_approx: false };
+    });
+    return changed ? { ...body, models } : body;
   }
 
   /** GET /v1/compat/models: every callable native model plus the external tier (SPEC 2.5, 4.2). */

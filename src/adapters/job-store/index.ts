@@ -1,0 +1,83 @@
+/**
+ * The job-store port: records of async jobs (SPEC 3.1: video, music, image jobs, audio, restoration; SPEC 4.2:
+ * chat jobs for clients that cannot use SSE), polled by any gateway process (DESIGN 3: in-process store when
+ * embedded, Redis when scaled out).
+ *
+ * SPEC 3.1 states: pending, processing, completed, failed. A terminal payload (completed or failed) is replayed
+ * on every poll until the record expires; after that a poll answers 404 `job_not_found`, which is why `get`
+ * answers null for an expired record. The retention is per kind and decided by the caller through `expiresAtMs`
+ * (SPEC 3.1, 8: images 15 min, video 2 h, music / audio / restoration 60 min; chat jobs: not shown by the spec).
+ *
+ * Times come from the caller (`nowMs`, `createdAtMs`): tests inject a clock, and every process decides expiry
+ * by the same rule, `expiresAtMs <= nowMs` means gone.
+ */
+
+/** SPEC 2.8, 3.1. */
+export type JobStatus = 'pending' | 'processing' | 'completed' | 'failed';
+
+export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'processing', 'completed', 'failed'];
+
+/** SPEC 3.1: payloads in these states are replayed until the record expires and never change by themselves. */
+export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'failed'];
+
+export function isTerminalStatus(status: JobStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+export interface JobRecord {
+  /** Stable service job id (`job_…`); SPEC 2.8: the same across internal fallbacks. */
+  id: string;
+  /** Owner: a poll by another account must not see the job. */
+  accountId: string;
+  /** `image`, `video`, `music`, `audio`, `restoration`, `chat`, …: decides retention and the poll payload. */
+  kind: string;
+  status: JobStatus;
+  /** Kickoff time: SPEC 3.1 measures retention "since kickoff". */
+  createdAtMs: number;
+  updatedAtMs: number;
+  /** First instant at which the record is gone (SPEC 3.1 "record expiry"); must be after createdAtMs. */
+  expiresAtMs: number;
+  /**
+   * Kind-specific payload (route state, result, error, error_code, cost). JSON-serialisable: it is stored as
+   * JSON by every implementation, so what `JSON.stringify` drops (undefined values) is dropped here too.
+   */
+  data: Record<string, unknown>;
+}
+
+export interface JobPatch {
+  status?: JobStatus;
+  /** Merged shallowly into `data`: top-level keys replace, others are kept; an undefined value changes nothing. */
+  data?: Record<string, unknown>;
+}
+
+export interface JobStore {
+  /**
+   * Stores a new record. False when the id exists already (the existing record is left untouched). Every
+   * implementation stores a copy: later changes to `job` do not reach the store.
+   */
+  create(job: JobRecord): Promise<boolean>;
+
+  /** A copy of the record; null when absent or expired (`expiresAtMs <= nowMs`): SPEC 3.1, poll answers 404. */
+  get(id: string, nowMs: number): Promise<JobRecord | null>;
+
+  /**
+   * Atomic compare-and-set, across processes too: applies `patch` (and sets `updatedAtMs = nowMs`) only when
+   * the current status is one of `from`; returns the new record, or null when the record is absent, expired
+   * or in a status not in `from` (an empty `from` never matches).
+   *
+   * Terminal states (completed, failed) never change again unless `from` names them: SPEC 3.1 replays the
+   * terminal payload on every later poll.
+   *
+   * This CAS is what makes SPEC 3.1 "charge made once, on the poll that first delivers the result" safe when
+   * several processes poll the same job at once: every poller that sees the upstream deliver tries
+   * `transition(id, ['processing'], { status: 'completed', … })`, exactly one gets the record back, and only
+   * that one charges (the ledger's `charge:<job_id>` idempotency id is the second line of defence, DESIGN 3).
+   * The same goes for `failed` (nothing charged, SPEC 3.1) racing a late delivery: whoever wins decides.
+   *
+   * The expiry time is not changed: retention counts from kickoff (SPEC 3.1), not from the last update.
+   */
+  transition(id: string, from: readonly JobStatus[], patch: JobPatch, nowMs: number): Promise<JobRecord | null>;
+
+  /** Releases what the store owns (not a Redis client passed in by the caller). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,107 @@
+/**
+ * The upstream port: one vendor endpoint that can serve chat, embeddings or rerank (SPEC 4.1, 4.2).
+ *
+ * Providers speak their vendor's wire format and report every failure as an `UpstreamError` carrying a typed
+ * `UpstreamFailure`, so the routing layer can fail over and classify chain exhaustion (SPEC 7.2) without
+ * knowing any vendor. Every call takes an AbortSignal: the caller aborts it when the client goes away, and the
+ * provider must stop its request at once (`aborted`, never failed over). Time budgets are the provider's own
+ * (`budgetMs`, SPEC 8), reported as `timeout` so the chain can fail over.
+ */
+
+export type UpstreamFailure =
+  /** The upstream answered with an HTTP error status. `contentFilter`: it refused on its safety policy. */
+  | { kind: 'http'; status: number; message: string; retryAfterSec?: number; contentFilter?: boolean }
+  /** Could not connect (refused, DNS, or no connection within the connect timeout: 10 s, SPEC 8). */
+  | { kind: 'connect'; message: string }
+  /** The time budget ran out (SPEC 8: 5 minutes end to end), or a stream went silent past its idle limit. */
+  | { kind: 'timeout'; message: string }
+  /** The caller aborted (the client went away). Never failed over, never classified. */
+  | { kind: 'aborted'; message: string }
+  /** 2xx with a body that is not what the wire format promises. */
+  | { kind: 'bad_response'; message: string };
+
+export class UpstreamError extends Error {
+  constructor(readonly failure: UpstreamFailure) {
+    super(failure.message);
+    this.name = 'UpstreamError';
+  }
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  reasoningTokens: number;
+}
+
+export interface ChatCall {
+  /** The model id at this upstream (the route's `model`, not our slug). */
+  upstreamModel: string;
+  /** The client's chat body, forwarded unchanged but for `model` (and `stream`, set by the caller). */
+  body: Record<string, unknown>;
+  signal: AbortSignal;
+}
+
+export interface ChatResult {
+  /** The upstream's chat completion JSON, as received. */
+  completion: Record<string, unknown>;
+  /** From the completion's `usage`; null when the upstream sent none. */
+  usage: Usage | null;
+  /** Whether the upstream billed cached input at a discount (SPEC 2.6). */
+  cachedDiscountApplied: boolean;
+}
+
+/** One Server-Sent Event of a chat stream: the text after `data: `, exactly as the upstream sent it. */
+export interface StreamEvent {
+  data: string;
+}
+
+export interface ChatStream {
+  /**
+   * The upstream's events in order, `[DONE]` excluded. The iterator ends normally only when the upstream sent
+   * `data: [DONE]`; any other end (connection closed, idle timeout, abort) throws an UpstreamError.
+   */
+  events: AsyncIterable<StreamEvent>;
+}
+
+export interface EmbeddingCall {
+  upstreamModel: string;
+  input: string[];
+  dimensions?: number;
+  user?: string;
+  signal: AbortSignal;
+}
+
+export interface EmbeddingResult {
+  /** One float vector per input, in input order. */
+  vectors: number[][];
+  /** Input tokens as the upstream counted them; null when it did not say. */
+  promptTokens: number | null;
+}
+
+export interface RerankCall {
+  upstreamModel: string;
+  query: string;
+  documents: string[];
+  topN?: number;
+  signal: AbortSignal;
+}
+
+export interface RerankResult {
+  /** Every scored document (index into `documents`, score), in any order; the caller sorts and cuts. */
+  results: { index: number; relevanceScore: number }[];
+  promptTokens: number | null;
+}
+
+export interface UpstreamProvider {
+  /** The provider's name in the upstreams file. */
+  readonly name: string;
+  /** Whether it can stream chat (SPEC 7.2 no_streaming_upstream). */
+  readonly streams: boolean;
+  chat?(call: ChatCall): Promise<ChatResult>;
+  /** Resolves once the upstream accepted the request (2xx headers); fails with UpstreamError otherwise. */
+  chatStream?(call: ChatCall): Promise<ChatStream>;
+  embed?(call: EmbeddingCall): Promise<EmbeddingResult>;
+  rerank?(call: RerankCall): Promise<RerankResult>;
+  close?(): Promise<void>;
+}

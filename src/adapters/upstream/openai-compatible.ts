@@ -1,0 +1,234 @@
+/**
+ * The OpenAI-compatible upstream (DESIGN 7, the Portkey model: one base that OpenAI-style vendors and
+ * self-hosted vLLM or Ollama share). Chat bodies are forwarded unchanged but for `model` and `stream`
+ * (SPEC 4.2); stream events are passed on exactly as sent (SPEC 6.2) and a stream counts as complete only
+ * when the upstream sent `[DONE]` (DESIGN 8: a cut stream must never look like a clean end).
+ */
+import type { Dispatcher } from 'undici';
+import {
+  UpstreamError,
+  type ChatCall,
+  type ChatResult,
+  type ChatStream,
+  type EmbeddingCall,
+  type EmbeddingResult,
+  type StreamEvent,
+  type UpstreamProvider,
+  type Usage,
+} from './index.js';
+import {
+  authHeaders,
+  createUpstreamAgent,
+  DEFAULT_BUDGET_MS,
+  isRecord,
+  openEventStream,
+  postJson,
+  validateBaseUrl,
+  type CallScope,
+  type ResponseBody,
+  type UpstreamPost,
+} from './http-client.js';
+import { SseParser } from './sse-parser.js';
+
+/** A stream silent this long after it was accepted is a `timeout` (SPEC 3.4: a silent upstream fails over). */
+const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+/** After `[DONE]`, the rest of the body (normally just the chunked terminator) is read this long so the socket can be reused. */
+const DRAIN_AFTER_DONE_MS = 1_000;
+const DRAIN_AFTER_DONE_BYTES = 64 * 1024;
+
+export interface OpenAiCompatibleOptions {
+  name: string;
+  baseUrl: string;
+  apiKey?: string;
+  /** Whether this upstream may serve `stream: true` (SPEC 7.2 no_streaming_upstream). Default true. */
+  streams?: boolean;
+  /** SPEC 8: 5 minutes by default. For streams it covers the opening; the idle limit governs afterwards. */
+  budgetMs?: number;
+  idleTimeoutMs?: number;
+  headers?: Record<string, string>;
+  /** A dispatcher shared with other providers (not closed by `close()`); by default the provider owns one. */
+  dispatcher?: Dispatcher;
+}
+
+export class OpenAiCompatibleProvider implements UpstreamProvider {
+  readonly name: string;
+  readonly streams: boolean;
+  readonly #baseUrl: string;
+  readonly #headers: Record<string, string>;
+  readonly #budgetMs: number;
+  readonly #idleTimeoutMs: number;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+
+  constructor(options: OpenAiCompatibleOptions) {
+    this.name = options.name;
+    this.streams = options.streams ?? true;
+    this.#baseUrl = validateBaseUrl(options.name, options.baseUrl);
+    this.#headers = authHeaders(options.apiKey, options.headers);
+    this.#budgetMs = options.budgetMs ?? DEFAULT_BUDGET_MS;
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher = options.dispatcher ?? createUpstreamAgent();
+  }
+
+  async chat(call: ChatCall): Promise<ChatResult> {
+    const completion = await postJson(this.#post('/chat/completions', { ...call.body, model: call.upstreamModel, stream: false }, call.signal));
+    if (!isRecord(completion) || !Array.isArray(completion.choices)) {
+      throw new UpstreamError({ kind: 'bad_response', message: `not a chat completion: ${describe(completion)}` });
+    }
+    const usage = parseOpenAiUsage(completion.usage);
+    // SPEC 2.6: the vendor discounted cached input whenever it reports cached tokens.
+    return { completion, usage, cachedDiscountApplied: (usage?.cachedTokens ?? 0) > 0 };
+  }
+
+  async chatStream(call: ChatCall): Promise<ChatStream> {
+    if (!this.streams) throw new Error(`upstream ${this.name} is configured without streaming; routing must not stream through it`);
+    const { body, scope } = await openEventStream(this.#post('/chat/completions', { ...call.body, model: call.upstreamModel, stream: true }, call.signal));
+    return { events: chatEvents(body, scope, this.#idleTimeoutMs) };
+  }
+
+  async embed(call: EmbeddingCall): Promise<EmbeddingResult> {
+    const body: Record<string, unknown> = { model: call.upstreamModel, input: call.input, encoding_format: 'float' };
+    if (call.dimensions !== undefined) body.dimensions = call.dimensions;
+    if (call.user !== undefined) body.user = call.user;
+    const json = await postJson(this.#post('/embeddings', body, call.signal));
+    return parseEmbeddings(json, call.input.length);
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  #post(path: string, body: unknown, signal: AbortSignal): UpstreamPost {
+    return { dispatcher: this.#dispatcher, url: `${this.#baseUrl}${path}`, headers: this.#headers, body, signal, budgetMs: this.#budgetMs };
+  }
+}
+
+/** OpenAI `usage` (chat or a stream's usage chunk) as our Usage; null when absent or not countable. */
+export function parseOpenAiUsage(value: unknown): Usage | null {
+  if (!isRecord(value)) return null;
+  const promptTokens = tokenCount(value.prompt_tokens);
+  const completionTokens = tokenCount(value.completion_tokens);
+  if (promptTokens === null || completionTokens === null) return null;
+  const promptDetails = isRecord(value.prompt_tokens_details) ? value.prompt_tokens_details : {};
+  const completionDetails = isRecord(value.completion_tokens_details) ? value.completion_tokens_details : {};
+  return {
+    promptTokens,
+    completionTokens,
+    cachedTokens: tokenCount(promptDetails.cached_tokens) ?? 0,
+    reasoningTokens: tokenCount(completionDetails.reasoning_tokens) ?? 0,
+  };
+}
+
+function tokenCount(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+}
+
+/** `data[i].embedding` ordered by `index` (vendors may answer out of order); one vector per input or bad_response. */
+function parseEmbeddings(json: unknown, inputCount: number): EmbeddingResult {
+  const data = isRecord(json) ? json.data : undefined;
+  if (!Array.isArray(data) || data.length !== inputCount) {
+    throw new UpstreamError({ kind: 'bad_response', message: `expected ${inputCount} embeddings, got ${describe(json)}` });
+  }
+  const vectors: number[][] = new Array<number[]>(inputCount);
+  data.forEach((item: unknown, position) => {
+    const index = isRecord(item) && item.index !== undefined ? item.index : position;
+    const embedding = isRecord(item) ? item.embedding : undefined;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= inputCount || vectors[index] !== undefined) {
+      throw new UpstreamError({ kind: 'bad_response', message: `embedding with a missing, repeated or out-of-range index ${String(index)}` });
+    }
+    if (!Array.isArray(embedding) || !embedding.every((x: unknown) => typeof x === 'number')) {
+      throw new UpstreamError({ kind: 'bad_response', message: `embedding ${index} is not a float vector` });
+    }
+    vectors[index] = embedding as number[];
+  });
+  const usage = isRecord(json) ? json.usage : undefined;
+  return { vectors, promptTokens: isRecord(usage) ? tokenCount(usage.prompt_tokens) : null };
+}
+
+function describe(json: unknown): string {
+  if (isRecord(json) && isRecord(json.error) && typeof json.error.message === 'string') return `error ${json.error.message}`;
+  const text = JSON.stringify(json) ?? String(json);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+/**
+ * The stream's data payloads up to `[DONE]`. The idle clock runs only while we wait for the upstream, not
+ * while the consumer handles an event, so a slow client is not mistaken for a silent upstream. Whatever ends
+ * the iteration (`[DONE]`, an error, or the consumer's early `return()`) releases the socket and the timers.
+ */
+function chatEvents(body: ResponseBody, scope: CallScope, idleMs: number): AsyncIterable<StreamEvent> {
+  const chunks = (body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  // From the opening on: a stream nobody ever reads still lets go of its socket after the idle limit.
+  scope.armIdle(idleMs);
+  let released = false;
+  const release = (completed: boolean): void => {
+    if (released) return;
+    released = true;
+    if (completed) {
+      scope.dispose();
+      void drainForReuse(chunks, body);
+      return;
+    }
+    // Aborting the request closes the socket (a half-read HTTP/1.1 response cannot be reused) and ends a
+    // read still pending as `aborted`; when a failure came first, that one stays recorded.
+    scope.fail({ kind: 'aborted', message: 'the consumer stopped reading the stream' });
+    body.destroy();
+  };
+
+  async function* read(): AsyncGenerator<StreamEvent, void, undefined> {
+    const parser = new SseParser();
+    let completed = false;
+    try {
+      for (;;) {
+        scope.armIdle(idleMs);
+        const step = await chunks.next();
+        scope.disarmIdle();
+        for (const data of step.done === true ? parser.end() : parser.push(step.value)) {
+          if (data === '[DONE]') {
+            completed = true;
+            return;
+          }
+          yield { data };
+        }
+        if (step.done === true) throw new UpstreamError({ kind: 'bad_response', message: 'the upstream ended the stream without [DONE]' });
+      }
+    } catch (error) {
+      throw scope.errorFrom(error, 'body');
+    } finally {
+      release(completed);
+    }
+  }
+
+  const generator = read();
+  const iterator: AsyncIterableIterator<StreamEvent, void, undefined> = {
+    next: () => generator.next(),
+    // Release first: a generator not yet started skips its `finally` on return(), and one waiting for the
+    // upstream would run it only once the upstream spoke again.
+    return: async () => {
+      release(false);
+      return generator.return();
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
+}
+
+/** Reads the little that follows `[DONE]` so the keep-alive socket returns to the pool; bounded in time and size. */
+async function drainForReuse(chunks: AsyncIterator<Buffer>, body: ResponseBody): Promise<void> {
+  const timer = setTimeout(() => body.destroy(), DRAIN_AFTER_DONE_MS).unref();
+  let bytes = 0;
+  try {
+    for (let step = await chunks.next(); step.done !== true; step = await chunks.next()) {
+      bytes += step.value.length;
+      if (bytes > DRAIN_AFTER_DONE_BYTES) {
+        body.destroy();
+        return;
+      }
+    }
+  } catch {
+    // The socket is gone either way; the stream was already complete.
+  } finally {
+    clearTimeout(timer);
+  }
+}

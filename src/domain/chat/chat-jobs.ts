@@ -1,0 +1,95 @@
+import type { JobRecord, JobStore } from '../../adapters/job-store/index.js';
+import type { Ledger } from '../../adapters/ledger/index.js';
+import { ApiError, orUnavailable } from '../../errors/api-error.js';
+import type { Principal } from '../authenticator.js';
+import { newId } from '../ids.js';
+import { microsToUsd } from '../money.js';
+import type { ChainHooks } from '../routing/run-chain.js';
+import type { ChatBody, ChatService } from './chat-service.js';
+import { chatUsage, completionBody } from './completion-body.js';
+
+/** The poll payload's `data` (SPEC 2.8). */
+export interface ChatJobView {
+  job_id: string;
+  status: JobRecord['status'];
+  model: string;
+  [field: string]: unknown;
+}
+
+export interface ChatJobSettings {
+  retentionMs: number;
+  /** The whole job's time budget (SPEC 8: 5 minutes end to end, 10 in the worst case). */
+  budgetMs: number;
+}
+
+/**
+ * Job-based chat for clients that cannot read SSE (SPEC 4.2): validated and reserved at kickoff, run in the
+ * background, charged once when it completes whether or not anyone polls (SPEC 3.1), and replayed to every
+ * poll until the record expires. A failed job costs nothing.
+ */
+export class ChatJobs {
+  constructor(
+    private readonly chat: ChatService,
+    private readonly jobs: JobStore,
+    private readonly ledger: Ledger,
+    private readonly now: () => number,
+    private readonly settings: ChatJobSettings,
+    private readonly onUnexpected: (err: unknown, jobId: string) => void,
+  ) {}
+
+  async start(principal: Principal, requestId: string, body: ChatBody, hooks: ChainHooks): Promise<ChatJobView> {
+    const prepared = await this.chat.prepare(principal, requestId, { ...body, stream: false }, false);
+    const nowMs = this.now();
+    const job: JobRecord = {
+      id: newId('job'),
+      accountId: principal.accountId,
+      kind: 'chat',
+      status: 'pending',
+      createdAtMs: nowMs,
+      updatedAtMs: nowMs,
+      expiresAtMs: nowMs + this.settings.retentionMs,
+      data: { model: prepared.entry.slug, estimated_cost_usd: microsToUsd(prepared.reservation.amountMicros) },
+    };
+    try {
+      await orUnavailable(() => this.jobs.create(job), 'job store');
+    } catch (err) {
+      await this.chat.release(prepared);
+      throw err;
+    }
+    void this.run(job.id, prepared, hooks);
+    return view(job);
+  }
+
+  async get(principal: Principal, jobId: string): Promise<ChatJobView> {
+    const job = await orUnavailable(() => this.jobs.get(jobId, this.now()), 'job store');
+    // Another account's job is indistinguishable from none (SPEC 7.2 job_not_found).
+    if (job === null || job.accountId !== principal.accountId || job.kind !== 'chat') throw new ApiError('job_not_found');
+    return view(job);
+  }
+
+  private async run(jobId: string, prepared: Awaited<ReturnType<ChatService['prepare']>>, hooks: ChainHooks): Promise<void> {
+    await this.jobs.transition(jobId, ['pending'], { status: 'processing' }, this.now());
+    try {
+      const { completion, usage, charge } = await this.chat.complete(prepared, AbortSignal.timeout(this.settings.budgetMs), hooks);
+      const balance = await this.ledger.getBalance(prepared.principal.accountId).catch(() => null);
+      await this.jobs.transition(jobId, ['processing'], {
+        status: 'completed',
+        data: {
+          result: completionBody(completion, prepared.entry.slug, chatUsage(usage, charge, 'native')),
+          cost_usd: microsToUsd(charge.costMicros),
+          ...(balance === null ? {} : { balance_usd: microsToUsd(balance.availableMicros) }),
+        },
+      }, this.now());
+    } catch (err) {
+      if (!(err instanceof ApiError)) this.onUnexpected(err, jobId);
+      const error = err instanceof ApiError ? err : new ApiError('internal_error');
+      await this.jobs
+        .transition(jobId, ['pending', 'processing'], { status: 'failed', data: { error: error.message, error_code: error.code } }, this.now())
+        .catch((storeErr: unknown) => this.onUnexpected(storeErr, jobId));
+    }
+  }
+}
+
+function view(job: JobRecord): ChatJobView {
+  return { job_id: job.id, status: job.status, model: String(job.data.model), ...job.data };
+}

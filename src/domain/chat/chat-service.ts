@@ -1,0 +1,128 @@
+import type { Usage } from '../../adapters/upstream/index.js';
+import type { Principal } from '../authenticator.js';
+import type { Billing, Charge, Reservation } from '../billing.js';
+import type { CatalogFileEntry } from '../catalog/catalog-file.js';
+import type { ModelCatalog } from '../catalog/model-catalog.js';
+import { validateChatLimits, validateChatMessages } from '../chat-validation.js';
+import { resolveChatModel } from '../model-resolution.js';
+import { textCost, textHoldEstimate } from '../pricing/index.js';
+import type { Route, RouteTable } from '../routing/route-table.js';
+import type { ChainHooks } from '../routing/run-chain.js';
+import { runReservedChain } from '../billed-chain.js';
+import { countTokens, estimatePromptTokens } from '../tokens.js';
+
+export interface ChatSettings {
+  maxMessageChars: number;
+  /** Output cap assumed for the pre-flight hold when the request sets none and the catalog gives none. */
+  defaultMaxOutputTokens: number;
+}
+
+/** A chat request that passed every check, with its route chain and its money reserved. */
+export interface PreparedChat {
+  entry: CatalogFileEntry;
+  chain: Route[];
+  reservation: Reservation;
+  principal: Principal;
+  requestId: string;
+  promptTokens: number;
+  maxTokens: number | undefined;
+  stream: boolean;
+  /** The client asked for a usage chunk at the end of the stream. */
+  includeUsage: boolean;
+  /** What the upstream receives: the client's body, unchanged but for `model` (set per route) and stream flags. */
+  upstreamBody: Record<string, unknown>;
+}
+
+export interface ChatBody {
+  model?: string;
+  messages: unknown[];
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  [field: string]: unknown;
+}
+
+/**
+ * The chat flow shared by both chat surfaces, Responses and chat jobs (SPEC 4.2): resolve and validate,
+ * route, reserve the worst case, call the chain, settle to the real usage.
+ */
+export class ChatService {
+  constructor(
+    private readonly catalog: ModelCatalog,
+    private readonly routes: RouteTable,
+    private readonly billing: Billing,
+    private readonly settings: ChatSettings,
+  ) {}
+
+  /** Every check that can fail before dispatch, in the order a client fixes them; then the hold (SPEC 4.2). */
+  async prepare(principal: Principal, requestId: string, body: ChatBody, stream: boolean): Promise<PreparedChat> {
+    const entry = resolveChatModel(this.catalog, body.model);
+    validateChatMessages(body.messages, { maxMessageChars: this.settings.maxMessageChars });
+    // Upstreams honour the newer max_completion_tokens over max_tokens; both must respect the cap.
+    const maxTokens = body.max_completion_tokens ?? body.max_tokens;
+    const promptTokens = estimatePromptTokens(body.messages);
+    validateChatLimits(entry, { promptTokens, maxTokens });
+    if (body.max_tokens !== undefined && body.max_tokens !== maxTokens) validateChatLimits(entry, { promptTokens: 0, maxTokens: body.max_tokens });
+    const chain = this.routes.chain(entry.slug, stream ? 'stream' : 'chat');
+    const worstOutput = maxTokens ?? entry.capabilities.max_output_tokens ?? this.settings.defaultMaxOutputTokens;
+    const hold = textHoldEstimate(entry, promptTokens, worstOutput, principal.account);
+    const reservation = await this.billing.reserve(principal, requestId, hold);
+    const { model: _model, ...rest } = body;
+    // Streams always ask the upstream for usage, so the bill never rests on our own count when it can be had.
+    const upstreamBody = stream ? { ...rest, stream: true, stream_options: { ...body.stream_options, include_usage: true } } : { ...rest, stream: false };
+    return { entry, chain, reservation, principal, requestId, promptTokens, maxTokens, stream, includeUsage: body.stream_options?.include_usage === true, upstreamBody };
+  }
+
+  /** Non-stream: the first route that answers wins; any exhaustion releases the hold (nothing charged). */
+  async complete(prepared: PreparedChat, signal: AbortSignal, hooks: ChainHooks): Promise<{ completion: Record<string, unknown>; usage: Usage; charge: Charge }> {
+    const { value, route } = await runReservedChain(
+      this.billing,
+      prepared.reservation,
+      prepared.chain,
+      (route) => route.provider.chat!({ upstreamModel: route.upstreamModel, body: prepared.upstreamBody, signal }),
+      hooks,
+    );
+    const usage = value.usage ?? this.countedUsage(prepared, completionText(value.completion));
+    const cost = textCost(prepared.entry, usage, prepared.principal.account, { cachedDiscountApplies: route.cachedInputDiscount && value.cachedDiscountApplied });
+    const charge = await this.billing.settle(prepared.reservation, cost, this.details(prepared, usage, route.providerName));
+    return { completion: value.completion, usage, charge };
+  }
+
+  /** Settles a stream that ended (normally or because the client left) on what was delivered. */
+  async settleStream(prepared: PreparedChat, usage: Usage, route: Route): Promise<Charge> {
+    const cost = textCost(prepared.entry, usage, prepared.principal.account, { cachedDiscountApplies: route.cachedInputDiscount && usage.cachedTokens > 0 });
+    return this.billing.settle(prepared.reservation, cost, this.details(prepared, usage, route.providerName));
+  }
+
+  /** A failed request costs nothing (SPEC 4.6, 3.4). */
+  release(prepared: PreparedChat): Promise<void> {
+    return this.billing.release(prepared.reservation);
+  }
+
+  /** Bifrost's lesson (DESIGN.md 8): when the upstream omits usage, count the tokens ourselves. */
+  countedUsage(prepared: PreparedChat, completionText: string): Usage {
+    return { promptTokens: prepared.promptTokens, completionTokens: countTokens(completionText), cachedTokens: 0, reasoningTokens: 0 };
+  }
+
+  private details(prepared: PreparedChat, usage: Usage, provider: string) {
+    return {
+      model: prepared.entry.slug,
+      kind: 'chat' as const,
+      endpoint: prepared.stream ? 'chat.completions.stream' : 'chat.completions',
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      cachedTokens: usage.cachedTokens,
+      reasoningTokens: usage.reasoningTokens,
+      metadata: { provider, request_id: prepared.requestId },
+    };
+  }
+}
+
+/** All text of a completion's choices, for counting when the upstream sent no usage. */
+export function completionText(completion: Record<string, unknown>): string {
+  const choices = Array.isArray(completion.choices) ? (completion.choices as { message?: { content?: unknown; tool_calls?: unknown } }[]) : [];
+  return choices
+    .map((c) => `${typeof c.message?.content === 'string' ? c.message.content : ''}${c.message?.tool_calls ? JSON.stringify(c.message.tool_calls) : ''}`)
+    .join('');
+}

@@ -1,0 +1,81 @@
+import { UpstreamError, type StreamEvent } from '../../adapters/upstream/index.js';
+import { ApiError } from '../../errors/api-error.js';
+import type { Route } from '../routing/route-table.js';
+import { runChain, type ChainHooks } from '../routing/run-chain.js';
+import { inspectChunk, type ChunkInfo } from './stream-events.js';
+
+/** An upstream that has proved it is answering: what it sent so far, and the rest to come. */
+export interface OpenedStream {
+  route: Route;
+  /** Events received up to and including the first answering one, held until then (SPEC 3.4). */
+  held: { event: StreamEvent; info: ChunkInfo }[];
+  rest: AsyncIterator<StreamEvent>;
+  /** When the first answering event arrived (time to first token). */
+  firstTokenAtMs: number;
+}
+
+export interface OpenStreamOptions {
+  body: Record<string, unknown>;
+  signal: AbortSignal;
+  /** How long an upstream may stay silent after accepting before the next one is tried. */
+  firstTokenTimeoutMs: number;
+  now: () => number;
+  hooks: ChainHooks;
+}
+
+const SILENT = 'accepted the stream, then sent no token';
+
+/** Reads events until one proves the upstream is answering; silence or an empty end is a failure. */
+async function awaitFirstToken(route: Route, rest: AsyncIterator<StreamEvent>, options: OpenStreamOptions): Promise<OpenedStream> {
+  const held: OpenedStream['held'] = [];
+  const deadline = options.now() + options.firstTokenTimeoutMs;
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    const silence = new Promise<'silent'>((resolve) => {
+      timer = setTimeout(() => resolve('silent'), Math.max(0, deadline - options.now()));
+    });
+    const next = await Promise.race([rest.next(), silence]).finally(() => clearTimeout(timer));
+    if (next === 'silent' || next.done) {
+      void rest.return?.();
+      throw new UpstreamError({ kind: 'timeout', message: `${route.providerName} ${SILENT}` });
+    }
+    const info = inspectChunk(next.value.data);
+    held.push({ event: next.value, info });
+    if (info.error !== null) {
+      void rest.return?.();
+      throw new UpstreamError({ kind: 'bad_response', message: `${route.providerName}: ${info.error}` });
+    }
+    if (info.answering) return { route, held, rest, firstTokenAtMs: options.now() };
+  }
+}
+
+/**
+ * SPEC 3.4 "stream opening": walk the chain; each upstream must accept the stream and then send a token
+ * within `firstTokenTimeoutMs`, else the next one is tried. Nothing reaches the client before that, so a
+ * failover is invisible. When every upstream accepted and stayed silent, the answer is the
+ * `empty_upstream_stream` frame (the caller writes it); other exhaustions are ordinary errors.
+ */
+export async function openStream(chain: Route[], options: OpenStreamOptions): Promise<OpenedStream> {
+  let silentRoutes = 0;
+  try {
+    const { value } = await runChain(
+      chain,
+      async (route) => {
+        const stream = await route.provider.chatStream!({ upstreamModel: route.upstreamModel, body: options.body, signal: options.signal });
+        try {
+          return await awaitFirstToken(route, stream.events[Symbol.asyncIterator](), options);
+        } catch (err) {
+          // Accepted, then silence, an idle timeout or a closed connection before any token: SPEC 7.2's
+          // "accepted then closed the stream without a token", whichever way it ended.
+          if (err instanceof UpstreamError && err.failure.kind !== 'aborted') silentRoutes++;
+          throw err;
+        }
+      },
+      options.hooks,
+    );
+    return value;
+  } catch (err) {
+    if (err instanceof ApiError && silentRoutes === chain.length) throw new ApiError('empty_upstream_stream');
+    throw err;
+  }
+}

@@ -1,0 +1,75 @@
+import type { components } from '../../../generated/openapi.js';
+import type { Principal } from '../authenticator.js';
+import type { Billing } from '../billing.js';
+import type { ModelCatalog } from '../catalog/model-catalog.js';
+import { validateEmbeddingInput } from '../chat-validation.js';
+import { resolveRetrievalModel } from '../model-resolution.js';
+import { microsToUsd } from '../money.js';
+import { retrievalCost } from '../pricing/index.js';
+import type { RouteTable } from '../routing/route-table.js';
+import type { ChainHooks } from '../routing/run-chain.js';
+import { runReservedChain } from '../billed-chain.js';
+
+type EmbeddingRequest = components['schemas']['EmbeddingRequest'];
+type EmbeddingResponse = components['schemas']['EmbeddingResponse'];
+
+/** SPEC 2.1: `base64` is the little-endian float32 bytes of the vector. */
+export function toBase64(vector: readonly number[]): string {
+  const bytes = Buffer.alloc(vector.length * 4);
+  vector.forEach((value, i) => bytes.writeFloatLE(value, i * 4));
+  return bytes.toString('base64');
+}
+
+/**
+ * A vector cut to `dimensions` and renormalised (what text-embedding-3 does with `dimensions`), for an
+ * upstream that returned the native size anyway.
+ */
+export function shorten(vector: number[], dimensions: number | undefined): number[] {
+  if (dimensions === undefined || vector.length <= dimensions) return vector;
+  const cut = vector.slice(0, dimensions);
+  const norm = Math.sqrt(cut.reduce((sum, v) => sum + v * v, 0)) || 1;
+  return cut.map((v) => v / norm);
+}
+
+/** SPEC 2.1, 2.2, 4.1: validate, reserve, embed on the chain, bill input tokens only, answer in order. */
+export async function createEmbeddings(
+  deps: { catalog: ModelCatalog; routes: RouteTable; billing: Billing },
+  principal: Principal,
+  requestId: string,
+  request: EmbeddingRequest,
+  signal: AbortSignal,
+  hooks: ChainHooks,
+): Promise<EmbeddingResponse> {
+  const entry = resolveRetrievalModel(deps.catalog, request.model, 'embedding');
+  const inputs = typeof request.input === 'string' ? [request.input] : request.input;
+  const counted = validateEmbeddingInput(entry, inputs, request.dimensions).reduce((a, b) => a + b, 0);
+  const chain = deps.routes.chain(entry.slug, 'embed');
+  // Upstream tokenizers differ a little from ours: hold twice our count so settling never needs more.
+  const reservation = await deps.billing.reserve(principal, requestId, retrievalCost(entry, counted * 2 + 16, principal.account));
+  const outcome = await runReservedChain(
+    deps.billing,
+    reservation,
+    chain,
+        (route) => route.provider.embed!({ upstreamModel: route.upstreamModel, input: inputs, ...(request.dimensions ? { dimensions: request.dimensions } : {}), ...(request.user ? { user: request.user } : {}), signal }),
+    hooks,
+  );
+  const promptTokens = outcome.value.promptTokens ?? counted;
+  const cost = retrievalCost(entry, promptTokens, principal.account);
+  const charge = await deps.billing.settle(reservation, cost, {
+    model: entry.slug,
+    kind: 'embedding',
+    endpoint: 'embeddings',
+    promptTokens,
+    metadata: { provider: outcome.route.providerName, inputs: inputs.length, ...(request.user ? { user: request.user } : {}) },
+  });
+  const base64 = request.encoding_format === 'base64';
+  return {
+    object: 'list',
+    model: entry.slug,
+    data: outcome.value.vectors.map((vector, index) => {
+      const shaped = shorten(vector, request.dimensions);
+      return { object: 'embedding' as const, index, embedding: base64 ? toBase64(shaped) : shaped };
+    }),
+    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens, cost: microsToUsd(charge.costMicros) },
+  };
+}

@@ -1,0 +1,60 @@
+import type { components } from '../../../generated/openapi.js';
+import type { Principal } from '../authenticator.js';
+import type { Billing } from '../billing.js';
+import type { ModelCatalog } from '../catalog/model-catalog.js';
+import { validateRerank } from '../chat-validation.js';
+import { resolveRetrievalModel } from '../model-resolution.js';
+import { microsToUsd } from '../money.js';
+import { retrievalCost } from '../pricing/index.js';
+import type { RouteTable } from '../routing/route-table.js';
+import type { ChainHooks } from '../routing/run-chain.js';
+import { runReservedChain } from '../billed-chain.js';
+import { countTokens } from '../tokens.js';
+
+type RerankRequest = components['schemas']['RerankRequest'];
+type RerankResponse = components['schemas']['RerankResponse'];
+
+/** SPEC 2.3, 2.4, 4.1: sorted by relevance, `top_n`, `return_documents`; billed on the query plus documents. */
+export async function createRerank(
+  deps: { catalog: ModelCatalog; routes: RouteTable; billing: Billing },
+  principal: Principal,
+  requestId: string,
+  request: RerankRequest,
+  signal: AbortSignal,
+  hooks: ChainHooks,
+): Promise<RerankResponse> {
+  const entry = resolveRetrievalModel(deps.catalog, request.model, 'rerank');
+  validateRerank(entry, request.query, request.documents);
+  const counted = countTokens(request.query) * request.documents.length + request.documents.reduce((sum, d) => sum + countTokens(d), 0);
+  const chain = deps.routes.chain(entry.slug, 'rerank');
+  const reservation = await deps.billing.reserve(principal, requestId, retrievalCost(entry, counted * 2 + 16, principal.account));
+  const outcome = await runReservedChain(
+    deps.billing,
+    reservation,
+    chain,
+        (route) => route.provider.rerank!({ upstreamModel: route.upstreamModel, query: request.query, documents: request.documents, ...(request.top_n ? { topN: request.top_n } : {}), signal }),
+    hooks,
+  );
+  // A cross-encoder reads the query once per document: that is how the model counts (SPEC 4.1.3).
+  const promptTokens = outcome.value.promptTokens ?? counted;
+  const charge = await deps.billing.settle(reservation, retrievalCost(entry, promptTokens, principal.account), {
+    model: entry.slug,
+    kind: 'rerank',
+    endpoint: 'rerank',
+    promptTokens,
+    metadata: { provider: outcome.route.providerName, documents: request.documents.length },
+  });
+  const ranked = [...outcome.value.results]
+    .filter((r) => Number.isInteger(r.index) && r.index >= 0 && r.index < request.documents.length)
+    .sort((a, b) => b.relevanceScore - a.relevanceScore || a.index - b.index)
+    .slice(0, request.top_n ?? request.documents.length);
+  return {
+    results: ranked.map((r) => ({
+      index: r.index,
+      relevance_score: r.relevanceScore,
+      ...(request.return_documents ? { document: { text: request.documents[r.index] ?? '' } } : {}),
+    })),
+    model: entry.slug,
+    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens, cost: microsToUsd(charge.costMicros) },
+  };
+}

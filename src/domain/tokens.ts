@@ -1,0 +1,117 @@
+/**
+ * Token counting for chat pre-flight (SPEC 4.2: context window, worst-case hold), retrieval billing
+ * (SPEC 4.1 rule 3) and our own usage when an upstream omits it (DESIGN.md 8).
+ *
+ * One encoding, o200k_base (the GPT-4o / GPT-5 family), imported through its own entry point so only its
+ * ranks load. For other vendors it is an estimate, which is all the pre-flight needs; billing uses the
+ * upstream's own `usage` whenever it sends one.
+ */
+import { decode, encode, countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+
+/**
+ * Client text is data, never control: `<|endoftext|>` typed by a user is counted as the characters it is
+ * instead of throwing "disallowed special token" (the library default) or being read as one special token.
+ */
+const TEXT_ONLY = { disallowedSpecial: new Set<string>() };
+
+/** OpenAI cookbook ("How to count tokens with tiktoken"): every message is framed by 3 tokens. */
+export const MESSAGE_OVERHEAD_TOKENS = 3;
+/** Cookbook: a message's `name` costs one token beyond its text. */
+export const NAME_OVERHEAD_TOKENS = 1;
+/** Cookbook: every reply is primed with `<|start|>assistant<|message|>`. */
+export const REPLY_PRIMING_TOKENS = 3;
+/**
+ * An image part, whatever its size or `detail`: 765 tokens is what a 1024×1024 image costs at high detail
+ * (85 base + 4 tiles × 170). We neither fetch URLs nor decode images on the request path, so one fixed,
+ * deliberately generous figure keeps the estimate cheap and the hold on the safe side (SPEC 4.2).
+ */
+export const IMAGE_PART_TOKENS = 765;
+
+/** Roles are a handful of strings; counting them once keeps the per-message loop allocation-free. */
+const roleTokens = new Map<string, number>();
+
+export function countTokens(text: string): number {
+  if (text.length === 0) return 0;
+  return countO200k(text, TEXT_ONLY);
+}
+
+/** Tokens of generated text (a completion or a streamed reply we assembled ourselves). */
+export function countCompletionText(text: string): number {
+  return countTokens(text);
+}
+
+/**
+ * The longest prefix of `text` that is at most `maxTokens` tokens when counted again on its own. Decoding a
+ * token prefix can re-encode to a different count, so the prefix shrinks until the count is honest.
+ */
+export function truncateToTokens(text: string, maxTokens: number): string {
+  const tokens = encode(text, TEXT_ONLY);
+  if (tokens.length <= maxTokens) return text;
+  for (let keep = Math.max(0, maxTokens); keep > 0; keep -= 1) {
+    const prefix = decode(tokens.slice(0, keep));
+    if (countTokens(prefix) <= maxTokens) return prefix;
+  }
+  return '';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function countRole(role: string): number {
+  let count = roleTokens.get(role);
+  if (count === undefined) {
+    count = countTokens(role);
+    // Only the five valid roles are expected; an unbounded cache would grow on junk input.
+    if (roleTokens.size < 16) roleTokens.set(role, count);
+  }
+  return count;
+}
+
+/**
+ * Content parts: text is counted, an image is the fixed {@link IMAGE_PART_TOKENS}. Audio is not estimated
+ * (its cost follows a duration we do not decode); the upstream's reported usage bills it.
+ */
+function countContent(content: unknown): number {
+  if (typeof content === 'string') return countTokens(content);
+  if (!Array.isArray(content)) return 0;
+  let total = 0;
+  for (const part of content) {
+    if (!isRecord(part)) continue;
+    if (part.type === 'text' && typeof part.text === 'string') total += countTokens(part.text);
+    else if (part.type === 'image_url') total += IMAGE_PART_TOKENS;
+  }
+  return total;
+}
+
+/** An assistant's tool calls are text the model reads back: function names and JSON arguments. */
+function countToolCalls(toolCalls: unknown): number {
+  if (!Array.isArray(toolCalls)) return 0;
+  let total = 0;
+  for (const call of toolCalls) {
+    if (!isRecord(call) || !isRecord(call.function)) continue;
+    const { name, arguments: args } = call.function;
+    if (typeof name === 'string') total += countTokens(name);
+    if (typeof args === 'string') total += countTokens(args);
+  }
+  return total;
+}
+
+/**
+ * Estimated prompt tokens of a chat request (SPEC 4.2 pre-flight and 7.2 context_window_exceeded), after the
+ * OpenAI cookbook: per message 3 + role + content (+ 1 + name), then 3 for the reply priming. Tool
+ * definitions and response formats are not counted: vendors frame them differently and the upstream's usage
+ * is what bills. Runs on every chat request, so it tolerates any shape rather than re-validating.
+ */
+export function estimatePromptTokens(messages: unknown[]): number {
+  let total = REPLY_PRIMING_TOKENS;
+  for (const message of messages) {
+    total += MESSAGE_OVERHEAD_TOKENS;
+    if (!isRecord(message)) continue;
+    if (typeof message.role === 'string') total += countRole(message.role);
+    total += countContent(message.content);
+    if (typeof message.name === 'string') total += NAME_OVERHEAD_TOKENS + countTokens(message.name);
+    total += countToolCalls(message.tool_calls);
+  }
+  return total;
+}

@@ -1,0 +1,47 @@
+import type { Request, Response } from 'express';
+import type { Deps } from '../../container.js';
+import type { Principal } from '../../domain/authenticator.js';
+import type { ChatBody } from '../../domain/chat/chat-service.js';
+import { chatUsage, completionBody } from '../../domain/chat/completion-body.js';
+import { abortWhenClientLeaves } from '../../http/client-abort.js';
+import { serveChatStream } from '../../http/chat-stream.js';
+import { serveKeepAlive } from '../../http/keep-alive.js';
+import { nativeOk } from '../../http/native-ok.js';
+
+/** SPEC 4.2: non-stream requests with more than this many output tokens use the keep-alive path. */
+export const KEEP_ALIVE_ABOVE_TOKENS = 4096;
+
+export interface ChatContext {
+  deps: Deps;
+  principal: Principal;
+  requestId: string;
+  body: ChatBody;
+  req: Request;
+  res: Response;
+}
+
+/**
+ * Both chat surfaces (SPEC 4.2): a stream, the keep-alive path, or a plain JSON completion. Returns the body
+ * for the plain case and null when the response was written here.
+ */
+export async function serveChat(ctx: ChatContext, surface: 'compat' | 'native'): Promise<Record<string, unknown> | null> {
+  const { deps, principal, requestId, body, req, res } = ctx;
+  const stream = body.stream === true;
+  const prepared = await deps.chat.prepare(principal, requestId, body, stream);
+  const signal = abortWhenClientLeaves(req, res);
+  const hooks = deps.chainHooks(requestId, prepared.entry.slug);
+  if (stream) {
+    await serveChatStream(res, prepared, signal, hooks, { chat: deps.chat, throughput: deps.throughput, now: deps.now, firstTokenTimeoutMs: deps.config.STREAM_FIRST_TOKEN_TIMEOUT_MS });
+    return null;
+  }
+  const produce = async () => {
+    const { completion, usage, charge } = await deps.chat.complete(prepared, signal, hooks);
+    const result = completionBody(completion, prepared.entry.slug, chatUsage(usage, charge, surface));
+    return surface === 'native' ? nativeOk(result) : result;
+  };
+  if ((prepared.maxTokens ?? 0) > KEEP_ALIVE_ABOVE_TOKENS) {
+    await serveKeepAlive(res, requestId, deps.config.KEEP_ALIVE_INTERVAL_MS, produce, (err) => deps.logger.error({ err, requestId }, 'keep-alive chat failed'));
+    return null;
+  }
+  return produce();
+}

@@ -1,0 +1,253 @@
+/**
+ * The one behavioural contract of the job-store port (src/adapters/job-store/index.ts; SPEC 3.1, 8), run
+ * against every implementation so the in-memory twin stays honest (DESIGN 1). Time is injected through
+ * `nowMs` and the records' own times, so every expectation is exact. One store per suite; every test uses
+ * fresh job ids, so tests do not see each other's records.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobPatch, JobRecord, JobStatus, JobStore } from '../../src/adapters/job-store/index.js';
+import { newId } from '../../src/domain/ids.js';
+
+export interface JobStoreUnderTest {
+  store: JobStore;
+  cleanup(): Promise<void>;
+}
+
+/** Realistic epoch milliseconds: above 2^32, so a 32-bit or %.14g-formatted value would show. */
+const T0 = 1_750_000_000_123;
+/** SPEC 8: images are kept 15 minutes. */
+const IMAGE_RETENTION_MS = 15 * 60_000;
+
+function job(overrides: Partial<JobRecord> = {}): JobRecord {
+  return {
+    id: newId('job'),
+    accountId: newId('acc'),
+    kind: 'image',
+    status: 'pending',
+    createdAtMs: T0,
+    updatedAtMs: T0,
+    expiresAtMs: T0 + IMAGE_RETENTION_MS,
+    data: { model: 'img-1', prompt: 'a lighthouse' },
+    ...overrides,
+  };
+}
+
+/** Values JSON keeps exactly, including the shapes a Lua cjson round trip would damage ([] → {}, 14 digits). */
+const TRICKY_DATA = {
+  emptyArray: [],
+  emptyObject: {},
+  nestedEmpty: { list: [[], {}], deep: { deeper: { items: [] } } },
+  maxSafe: Number.MAX_SAFE_INTEGER,
+  negative: -123_456_789_012_345,
+  float: 0.1 + 0.2,
+  tiny: 1e-7,
+  huge: 1.7976931348623157e308,
+  flags: [true, false, null],
+  text: 'quote " backslash \\ slash / tab \t newline \n',
+  unicode: 'привет, 世界 🚀 \u2028 é',
+  loneSurrogate: '\ud800',
+  '': 'empty key',
+  '1': 'numeric key',
+  'dotted.key': { 'a.b': 1 },
+  mixed: [1, 'two', { three: 3 }, [4], null],
+};
+
+export function jobStoreConformance(name: string, make: () => Promise<JobStoreUnderTest>): void {
+  describe(`JobStore conformance: ${name}`, () => {
+    let subject: JobStoreUnderTest | undefined;
+    const store = (): JobStore => {
+      if (subject === undefined) throw new Error('store not made');
+      return subject.store;
+    };
+    const created = async (overrides: Partial<JobRecord> = {}): Promise<JobRecord> => {
+      const record = job(overrides);
+      expect(await store().create(record)).toBe(true);
+      return record;
+    };
+    const transition = (id: string, from: JobStatus[], patch: JobPatch, nowMs: number) => store().transition(id, from, patch, nowMs);
+
+    beforeAll(async () => {
+      subject = await make();
+    });
+    afterAll(async () => {
+      await subject?.store.close();
+      await subject?.cleanup();
+    });
+
+    describe('create and get', () => {
+      it('stores a record and returns it unchanged', async () => {
+        const record = await created();
+        expect(await store().get(record.id, T0)).toEqual(record);
+      });
+
+      it('refuses an id that exists already and keeps the first record', async () => {
+        const first = await created();
+        expect(await store().create({ ...job(), id: first.id, status: 'completed', data: { other: true } })).toBe(false);
+        expect(await store().get(first.id, T0 + 1)).toEqual(first);
+      });
+
+      it('answers null for an unknown id', async () => {
+        expect(await store().get(newId('job'), T0)).toBeNull();
+      });
+
+      it('stores copies: changing the input or an answer changes nothing in the store', async () => {
+        const record = await created({ data: { nested: { list: [1] } } });
+        const expected = structuredClone(record);
+        (record.data.nested as { list: number[] }).list.push(2);
+        record.status = 'failed';
+        const answer = await store().get(record.id, T0);
+        expect(answer).toEqual(expected);
+        (answer?.data.nested as { list: number[] }).list.push(3);
+        expect(await store().get(record.id, T0)).toEqual(expected);
+      });
+    });
+
+    describe('expiry (SPEC 3.1: gone once the retention has passed)', () => {
+      it('serves the record until the millisecond before expiresAtMs, then null', async () => {
+        const record = await created();
+        expect(await store().get(record.id, record.expiresAtMs - 1)).toEqual(record);
+        expect(await store().get(record.id, record.expiresAtMs)).toBeNull();
+        expect(await store().get(record.id, record.expiresAtMs + 60_000)).toBeNull();
+      });
+
+      it('replays a terminal record on every poll until it expires', async () => {
+        const record = await created({ status: 'completed', data: { url: 'https://cdn.example/a.png' } });
+        for (const offsetMs of [0, 1_000, 60_000, IMAGE_RETENTION_MS - 1]) {
+          expect(await store().get(record.id, T0 + offsetMs)).toEqual(record);
+        }
+        expect(await store().get(record.id, T0 + IMAGE_RETENTION_MS)).toBeNull();
+      });
+
+      it('refuses to transition an expired record', async () => {
+        const record = await created();
+        expect(await transition(record.id, ['pending'], { status: 'processing' }, record.expiresAtMs)).toBeNull();
+      });
+
+      it('keeps the expiry when a record transitions: retention counts from kickoff', async () => {
+        const record = await created();
+        const next = await transition(record.id, ['pending'], { status: 'completed' }, T0 + IMAGE_RETENTION_MS - 10);
+        expect(next?.expiresAtMs).toBe(record.expiresAtMs);
+        expect(await store().get(record.id, record.expiresAtMs)).toBeNull();
+      });
+    });
+
+    describe('transition', () => {
+      it('applies the patch when the status is in `from`, stamping updatedAtMs', async () => {
+        const record = await created();
+        const expected: JobRecord = { ...record, status: 'processing', updatedAtMs: T0 + 500, data: { ...record.data, route: 'primary' } };
+        expect(await transition(record.id, ['pending'], { status: 'processing', data: { route: 'primary' } }, T0 + 500)).toEqual(expected);
+        expect(await store().get(record.id, T0 + 501)).toEqual(expected);
+      });
+
+      it('changes nothing when the status is not in `from`', async () => {
+        const record = await created({ status: 'processing' });
+        expect(await transition(record.id, ['pending'], { status: 'failed', data: { error: 'x' } }, T0 + 1)).toBeNull();
+        expect(await transition(record.id, [], { status: 'failed' }, T0 + 1)).toBeNull();
+        expect(await store().get(record.id, T0 + 2)).toEqual(record);
+      });
+
+      it('answers null for an unknown id', async () => {
+        expect(await transition(newId('job'), ['pending'], { status: 'processing' }, T0)).toBeNull();
+      });
+
+      it('accepts any of several `from` statuses', async () => {
+        const record = await created({ status: 'processing' });
+        expect(await transition(record.id, ['pending', 'processing'], { status: 'failed' }, T0 + 1)).toMatchObject({ status: 'failed' });
+      });
+
+      it('lets exactly one of 50 concurrent pending → completed transitions win (charge once, SPEC 3.1)', async () => {
+        const record = await created();
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => transition(record.id, ['pending', 'processing'], { status: 'completed', data: { winner: i } }, T0 + 1_000 + i)),
+        );
+        const winners = answers.flatMap((answer, i) => (answer === null ? [] : [{ answer, i }]));
+        expect(winners).toHaveLength(1);
+        const [{ answer, i }] = winners as [{ answer: JobRecord; i: number }];
+        expect(answer).toMatchObject({ status: 'completed', updatedAtMs: T0 + 1_000 + i, data: { winner: i } });
+        expect(await store().get(record.id, T0 + 2_000)).toEqual(answer);
+      });
+
+      it('keeps terminal states final unless `from` names them', async () => {
+        for (const terminal of ['completed', 'failed'] as const) {
+          const record = await created({ status: terminal });
+          const others: JobStatus[] = ['pending', 'processing', terminal === 'completed' ? 'failed' : 'completed'];
+          expect(await transition(record.id, others, { status: 'processing', data: { late: true } }, T0 + 1)).toBeNull();
+          expect(await store().get(record.id, T0 + 2)).toEqual(record);
+          // Named explicitly, a terminal record can still be annotated (e.g. the hosted copy has landed, SPEC 2.8).
+          expect(await transition(record.id, [terminal], { data: { stored_ready: true } }, T0 + 3)).toEqual({ ...record, updatedAtMs: T0 + 3, data: { ...record.data, stored_ready: true } });
+        }
+      });
+
+      it('walks pending → processing → completed, accumulating data', async () => {
+        const record = await created({ kind: 'video', data: {} });
+        await transition(record.id, ['pending'], { status: 'processing', data: { progress: 0 } }, T0 + 1);
+        await transition(record.id, ['processing'], { data: { progress: 40 } }, T0 + 2);
+        const done = await transition(record.id, ['processing'], { status: 'completed', data: { progress: 100, video: { url: 'https://cdn.example/v.mp4' } } }, T0 + 3);
+        expect(done).toEqual({ ...record, status: 'completed', updatedAtMs: T0 + 3, data: { progress: 100, video: { url: 'https://cdn.example/v.mp4' } } });
+      });
+    });
+
+    describe('data merge', () => {
+      it('merges shallowly: top-level keys replace, others stay', async () => {
+        const record = await created({ data: { a: 1, nested: { x: 1, y: 2 }, list: [1, 2] } });
+        const next = await transition(record.id, ['pending'], { data: { nested: { x: 3 }, list: [], b: 'new' } }, T0 + 1);
+        expect(next?.data).toEqual({ a: 1, nested: { x: 3 }, list: [], b: 'new' });
+        expect(next?.status).toBe('pending');
+      });
+
+      it('sets null, and ignores undefined as JSON does', async () => {
+        const record = await created({ data: { a: 1, b: 2 } });
+        const next = await transition(record.id, ['pending'], { data: { a: null, b: undefined } }, T0 + 1);
+        expect(next?.data).toEqual({ a: null, b: 2 });
+        expect(await store().get(record.id, T0 + 2)).toEqual(next);
+      });
+
+      it('keeps the data when the patch has none', async () => {
+        const record = await created();
+        expect((await transition(record.id, ['pending'], { status: 'processing' }, T0 + 1))?.data).toEqual(record.data);
+      });
+    });
+
+    describe('kinds, accounts and JSON', () => {
+      it('keeps kind and account of every record, through transitions too', async () => {
+        const accountId = newId('acc');
+        const records = await Promise.all(
+          ['image', 'video', 'music', 'audio', 'restoration', 'chat'].map((kind, i) => created({ kind, accountId: i % 2 === 0 ? accountId : newId('acc'), expiresAtMs: T0 + (i + 1) * 60_000 })),
+        );
+        for (const record of records) {
+          expect(await store().get(record.id, T0)).toEqual(record);
+          expect(await transition(record.id, ['pending'], { status: 'processing' }, T0 + 1)).toMatchObject({ kind: record.kind, accountId: record.accountId, expiresAtMs: record.expiresAtMs });
+        }
+      });
+
+      it('round-trips JSON exactly through create, get and transition', async () => {
+        const record = await created({ data: TRICKY_DATA });
+        expect(await store().get(record.id, T0)).toEqual(record);
+        const next = await transition(record.id, ['pending'], { status: 'completed', data: { again: TRICKY_DATA } }, T0 + 1);
+        expect(next).toEqual({ ...record, status: 'completed', updatedAtMs: T0 + 1, data: { ...TRICKY_DATA, again: TRICKY_DATA } });
+        expect(await store().get(record.id, T0 + 2)).toEqual(next);
+      });
+
+      it('stores what JSON stores: undefined dropped, Dates as ISO strings', async () => {
+        const record = await created({ data: { gone: undefined, at: new Date(T0), kept: 1 } });
+        expect((await store().get(record.id, T0))?.data).toEqual({ at: new Date(T0).toISOString(), kept: 1 });
+        expect(record.data).toHaveProperty('gone');
+      });
+
+      it('keeps the largest safe epoch times exactly', async () => {
+        const record = await created({ createdAtMs: 9_000_000_000_000_000, updatedAtMs: 9_000_000_000_000_001, expiresAtMs: Number.MAX_SAFE_INTEGER });
+        expect(await store().get(record.id, 9_000_000_000_000_002)).toEqual(record);
+        expect(await transition(record.id, ['pending'], { status: 'processing' }, 9_000_000_000_000_003)).toMatchObject({ updatedAtMs: 9_000_000_000_000_003 });
+      });
+    });
+
+    it('refuses malformed input as a programmer error', async () => {
+      await expect(store().create(job({ expiresAtMs: T0 }))).rejects.toThrow(RangeError);
+      await expect(store().create(job({ status: 'done' as JobStatus }))).rejects.toThrow(RangeError);
+      await expect(store().create(job({ id: '' }))).rejects.toThrow(TypeError);
+      await expect(store().get(newId('job'), T0 + 0.5)).rejects.toThrow(RangeError);
+      await expect(transition(newId('job'), ['done' as JobStatus], {}, T0)).rejects.toThrow(RangeError);
+      await expect(transition(newId('job'), ['pending'], { status: 'done' as JobStatus }, T0)).rejects.toThrow(RangeError);
+    });
+  });
+}

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UpstreamError, type UpstreamProvider } from '../../src/adapters/upstream/index.js';
+import { call, startHarness, type Harness } from '../setup/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+describe('GET /metrics', () => {
+  it('200 text/plain in the Prometheus format, with process metrics; public (no key)', async () => {
+    const response = await call(h.baseUrl, 'GET', '/metrics');
+    expect(response.status, response.text).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(response.text).toMatch(/^# TYPE process_cpu_user_seconds_total counter$/m);
+    expect(response.text).toMatch(/^process_cpu_user_seconds_total \d+(\.\d+)?(e[-+]?\d+)?$/m);
+    expect(response.text).toMatch(/^# HELP /m);
+    // Not a rate-limited, key-authenticated call.
+    expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
+  it('a key is neither needed nor checked: a bogus key still gets 200', async () => {
+    const bearer = await call(h.baseUrl, 'GET', '/metrics', { key: `cgw_${'Z'.repeat(40)}` });
+    expect(bearer.status, bearer.text).toBe(200);
+    const header = await call(h.baseUrl, 'GET', '/metrics', { key: 'not-a-key', keyHeader: 'x-api-key' });
+    expect(header.status, header.text).toBe(200);
+    expect(header.text).toContain('process_cpu_user_seconds_total');
+  });
+
+  it('gateway_chain_exhausted_total counts one alert per request whose upstream chain was exhausted', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const provider = h.deps.routes.chain('gpt-5-nano', 'chat')[0]!.provider as UpstreamProvider;
+    const original = provider.chat;
+    provider.chat = async () => {
+      throw new UpstreamError({ kind: 'http', status: 500, message: 'down' });
+    };
+    try {
+      for (let i = 0; i < 2; i++) {
+        const response = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: { model: 'gpt-5-nano', messages: [{ role: 'user', content: 'hi' }] } });
+        expect(response.status, response.text).toBe(502);
+      }
+    } finally {
+      provider.chat = original;
+    }
+    const metrics = await call(h.baseUrl, 'GET', '/metrics');
+    expect(metrics.text).toMatch(/^gateway_chain_exhausted_total\{model="gpt-5-nano",code="upstream_server_error"\} 2$/m);
+    expect(h.logs.filter((line) => line.event === 'chain_exhausted' && line.slug === 'gpt-5-nano')).toHaveLength(2);
+  });
+
+  it('400 invalid_request for an unknown query parameter (native envelope)', async () => {
+    const response = await call(h.baseUrl, 'GET', '/metrics?format=json');
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.exception).toBe(400);
+    expect(response.body.data.error_code).toBe('invalid_request');
+  });
+});
