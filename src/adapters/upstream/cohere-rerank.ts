@@ -6,6 +6,7 @@
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type RerankCall, type RerankResult, type UpstreamProvider } from './index.js';
 import { authHeaders, createUpstreamAgent, DEFAULT_BUDGET_MS, isRecord, postJson, validateBaseUrl } from './http-client.js';
+import { scoredDocument } from './rerank-result.js';
 
 export interface CohereRerankOptions {
   name: string;
@@ -39,19 +40,10 @@ export class CohereRerankProvider implements UpstreamProvider {
     const json = await postJson({ dispatcher: this.#dispatcher, url: this.#url, headers: this.#headers, body, signal: call.signal, budgetMs: this.#budgetMs });
     const results = isRecord(json) ? json.results : undefined;
     if (!Array.isArray(results)) throw new UpstreamError({ kind: 'bad_response', message: 'Cohere rerank answer without `results`' });
-    return { results: results.map((item: unknown) => scored(item, call.documents.length)), promptTokens: null };
+    return { results: results.map((item: unknown) => scoredDocument(item, call.documents.length, 'relevance_score', 'Cohere')), promptTokens: null };
   }
 
   async close(): Promise<void> {
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
-}
-
-function scored(item: unknown, documentCount: number): { index: number; relevanceScore: number } {
-  const index = isRecord(item) ? item.index : undefined;
-  const score = isRecord(item) ? item.relevance_score : undefined;
-  if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= documentCount || typeof score !== 'number' || !Number.isFinite(score)) {
-    throw new UpstreamError({ kind: 'bad_response', message: `Cohere rerank result is not {index, relevance_score} within the documents: ${JSON.stringify(item)}` });
-  }
-  return { index, relevanceScore: score };
 }

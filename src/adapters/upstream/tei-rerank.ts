@@ -5,7 +5,8 @@
  */
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type RerankCall, type RerankResult, type UpstreamProvider } from './index.js';
-import { authHeaders, createUpstreamAgent, DEFAULT_BUDGET_MS, isRecord, postJson, validateBaseUrl } from './http-client.js';
+import { authHeaders, createUpstreamAgent, DEFAULT_BUDGET_MS, postJson, validateBaseUrl } from './http-client.js';
+import { scoredDocument } from './rerank-result.js';
 
 export interface TeiRerankOptions {
   name: string;
@@ -41,19 +42,10 @@ export class TeiRerankProvider implements UpstreamProvider {
     const body = { query: call.query, texts: call.documents, raw_scores: false, truncate: true };
     const json = await postJson({ dispatcher: this.#dispatcher, url: this.#url, headers: this.#headers, body, signal: call.signal, budgetMs: this.#budgetMs });
     if (!Array.isArray(json)) throw new UpstreamError({ kind: 'bad_response', message: 'TEI rerank answer is not an array' });
-    return { results: json.map((item: unknown) => scored(item, call.documents.length)), promptTokens: null };
+    return { results: json.map((item: unknown) => scoredDocument(item, call.documents.length, 'score', 'TEI')), promptTokens: null };
   }
 
   async close(): Promise<void> {
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
-}
-
-function scored(item: unknown, documentCount: number): { index: number; relevanceScore: number } {
-  const index = isRecord(item) ? item.index : undefined;
-  const score = isRecord(item) ? item.score : undefined;
-  if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= documentCount || typeof score !== 'number' || !Number.isFinite(score)) {
-    throw new UpstreamError({ kind: 'bad_response', message: `TEI rerank result is not {index, score} within the texts: ${JSON.stringify(item)}` });
-  }
-  return { index, relevanceScore: score };
 }
