@@ -24,8 +24,10 @@ const schema = z.object({
   /** SPEC 8 defaults; each key and account can be given its own with the admin CLI. */
   RATE_LIMIT_PER_KEY_PER_MINUTE: z.coerce.number().int().positive().default(120),
   RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: z.coerce.number().int().positive().default(600),
-  /** How long the Redis limiter may take before a request is answered from the local window instead. */
-  RATE_LIMIT_REDIS_TIMEOUT_MS: z.coerce.number().int().positive().default(50),
+  /** How long the Redis limiter may take before a request is answered from the local window instead: long
+   * enough that a loaded but healthy Redis is waited for (limits hold across processes), short enough that a
+   * hung one does not hang requests. A disconnected Redis is skipped at once. */
+  RATE_LIMIT_REDIS_TIMEOUT_MS: z.coerce.number().int().positive().default(500),
   /** Today's top-up rate, RUB per USD (SPEC 2.6 rub_pricing: market). */
   MARKET_FX_RATE_RUB: z.coerce.number().positive().default(90),
   /** A pre-flight hold not settled by then expires and is released (DESIGN.md 4); above the 10-minute worst case of SPEC 8. */

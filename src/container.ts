@@ -10,6 +10,7 @@ import type { ApiKeyStore } from './adapters/api-keys/index.js';
 import { SqlApiKeyStore } from './adapters/api-keys/sql.js';
 import type { Ledger } from './adapters/ledger/index.js';
 import { SqlLedger } from './adapters/ledger/sql.js';
+import { SqliteLedger } from './adapters/ledger/sqlite.js';
 import type { RateLimiter } from './adapters/rate-limiter/index.js';
 import { MemoryRateLimiter } from './adapters/rate-limiter/memory.js';
 import { RedisRateLimiter } from './adapters/rate-limiter/redis.js';
@@ -118,7 +119,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const keyUsage = new KeyUsageRecorder(apiKeys, (err) => logger.warn({ err }, 'could not record key use'));
   keyUsage.start(config.KEY_USAGE_FLUSH_MS);
   const authenticator = new Authenticator(apiKeys, keyUsage, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS, now });
-  const ledger = new SqlLedger(db);
+  const ledger = db.kind === 'sqlite' ? new SqliteLedger(db) : new SqlLedger(db);
   const sweeper = new HoldSweeper(ledger, now, (err) => logger.warn({ err }, 'hold sweep failed'));
   sweeper.start(config.HOLD_SWEEP_MS);
   const usageLog = new SqlUsageLogStore(db);

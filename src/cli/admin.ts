@@ -7,7 +7,9 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SqlApiKeyStore } from '../adapters/api-keys/sql.js';
+import type { Ledger } from '../adapters/ledger/index.js';
 import { SqlLedger } from '../adapters/ledger/sql.js';
+import { SqliteLedger } from '../adapters/ledger/sqlite.js';
 import { loadConfig } from '../config.js';
 import { connectDatabase, type Database } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
@@ -22,7 +24,7 @@ type Output = Record<string, unknown>;
 
 interface Stores {
   store: SqlApiKeyStore;
-  ledger: SqlLedger;
+  ledger: Ledger;
   marketRateMicro: bigint;
 }
 
@@ -218,7 +220,8 @@ async function withStore<T>(run: (stores: Stores) => Promise<T>): Promise<T> {
   const db: Database = connectDatabase(config.DATABASE_URL);
   try {
     await migrateToLatest(db);
-    return await run({ store: new SqlApiKeyStore(db), ledger: new SqlLedger(db), marketRateMicro: fxRateToMicro(config.MARKET_FX_RATE_RUB) });
+    const ledger = db.kind === 'sqlite' ? new SqliteLedger(db) : new SqlLedger(db);
+    return await run({ store: new SqlApiKeyStore(db), ledger, marketRateMicro: fxRateToMicro(config.MARKET_FX_RATE_RUB) });
   } finally {
     await db.knex.destroy();
   }

@@ -18,6 +18,32 @@ export interface Database {
  * Opens the database named by a DATABASE_URL: `sqlite:<path>` (`sqlite::memory:` for a private in-memory
  * database) or `postgres://…`. `searchPath` isolates a PostgreSQL schema (tests use one per suite).
  */
+interface SqliteConnection {
+  pragma(source: string): unknown;
+  prepare(source: string): unknown;
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * knex prepares every query anew on better-sqlite3, and preparing costs more than running a small statement.
+ * The same SQL text is prepared once per connection and reused (statements run synchronously, one at a time,
+ * so sharing one is safe); the cache is bounded for the rare queries whose text varies (IN lists, batches).
+ */
+function cachePreparedStatements(conn: SqliteConnection): void {
+  const prepare = conn.prepare.bind(conn);
+  const cache = new Map<string, unknown>();
+  conn.prepare = (source: string) => {
+    let statement = cache.get(source);
+    if (statement === undefined) {
+      statement = prepare(source);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      cache.set(source, statement);
+    }
+    return statement;
+  };
+}
+
 export interface DatabaseLog {
   warn(message: unknown): void;
   error(message: unknown): void;
@@ -44,7 +70,8 @@ export function connectDatabase(url: string, options: { searchPath?: string; log
       pool: {
         min: 1,
         max: 1,
-        afterCreate: (conn: { pragma: (s: string) => void }, done: (err: Error | null) => void) => {
+        afterCreate: (conn: SqliteConnection, done: (err: Error | null) => void) => {
+          cachePreparedStatements(conn);
           conn.pragma('journal_mode = WAL');
           conn.pragma('busy_timeout = 5000');
           conn.pragma('foreign_keys = ON');

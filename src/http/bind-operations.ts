@@ -6,6 +6,7 @@ import { authenticate, type AuthMode } from './auth.js';
 import { rateLimit } from './rate-limit.js';
 import type { HandlerMap, OperationId, RequestContext } from './operation-types.js';
 import { routeShape, type RouteShape } from './unmatched-route.js';
+import { contractForPath } from './contract-slice.js';
 import type { FieldErrorCodes } from '../errors/from-unknown.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -37,9 +38,8 @@ function toExpressPath(openApiPath: string): string {
  * every request, so a one-path document keeps that lookup O(1) however large the contract grows.
  */
 function validatorFor(spec: OpenAPIV3.DocumentV3_1, path: string, validateResponses: boolean): RequestHandler[] {
-  const onePath = structuredClone({ ...spec, paths: { [path]: spec.paths?.[path] } }) as OpenAPIV3.DocumentV3_1;
   return OpenApiValidator.middleware({
-    apiSpec: onePath as unknown as OpenAPIV3.DocumentV3,
+    apiSpec: contractForPath(spec, path) as unknown as OpenAPIV3.DocumentV3,
     // No type coercion of bodies: `"name": 7` is a client mistake, not a string (parameters are always coerced).
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
     validateResponses: validateResponses ? { removeAdditional: false } : false,
