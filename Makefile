@@ -4,10 +4,10 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 DEPS := node_modules/.installed
 
-.PHONY: help install run build generate check-generated lint typecheck test test-unit clean
+.PHONY: help install run build generate check-generated lint typecheck test bench clean
 
 help:
-	@echo "make run | test | generate | lint | typecheck | build | clean"
+	@echo "make run | test | bench | generate | lint | typecheck | build | clean"
 
 # Reinstall only when the manifest or lock changed. better-sqlite3 builds from source (about a minute).
 $(DEPS): package.json package-lock.json
@@ -39,6 +39,12 @@ typecheck: $(DEPS)
 
 test: lint check-generated
 	node_modules/.bin/vitest run
+
+# Not part of `make test` (a test never asserts a wall-clock time). Builds, then measures the gateway against a
+# direct call, a bare node proxy and a plain express proxy, on SQLite and on PostgreSQL + Redis (about 7 minutes);
+# writes bench/results.md and bench/results.json. `BENCH_ARGS=--quick` checks the harness in about a minute.
+bench: $(DEPS)
+	node --import tsx test/bench/run.ts $(BENCH_ARGS)
 
 clean:
 	rm -rf dist node_modules/.installed
