@@ -12,9 +12,9 @@
  * Expiry: `get`/`transition` decide with the caller's clock (`expiresAtMs <= nowMs` is gone, as in memory.ts);
  * the Redis TTL (expiresAtMs − createdAtMs, from the moment of `create`) only frees the memory.
  */
-import { createHash } from 'node:crypto';
 import { JOB_STATUSES, type JobPatch, type JobRecord, type JobStatus, type JobStore } from './index.js';
 import { assertValidJob, assertValidTime, assertValidTransition } from './memory.js';
+import { RedisScript, type RedisScriptClient, type ScriptOptions } from '../redis/script.js';
 
 /**
  * KEYS: the job. ARGV: now (ms, decimal), new status ('' keeps it), patch data (JSON object of JSON texts),
@@ -38,12 +38,7 @@ redis.call('SET', KEYS[1], encoded, 'KEEPTTL')
 return encoded
 `;
 
-const SCRIPT_SHA1 = createHash('sha1').update(TRANSITION_SCRIPT).digest('hex');
-
-interface ScriptOptions {
-  keys: string[];
-  arguments: string[];
-}
+const TRANSITION = new RedisScript(TRANSITION_SCRIPT);
 
 interface SetNxPxOptions {
   condition: 'NX';
@@ -51,12 +46,9 @@ interface SetNxPxOptions {
 }
 
 /** The part of a node-redis v6 client (`createClient` from 'redis') this adapter uses. */
-export interface RedisJobClient {
+export interface RedisJobClient extends RedisScriptClient {
   get(key: string): Promise<unknown>;
   set(key: string, value: string, options: SetNxPxOptions): Promise<unknown>;
-  evalSha(sha1: string, options: ScriptOptions): Promise<unknown>;
-  eval(script: string, options: ScriptOptions): Promise<unknown>;
-  scriptLoad(script: string): Promise<unknown>;
 }
 
 export interface RedisJobStoreOptions {
@@ -76,8 +68,7 @@ export class RedisJobStore implements JobStore {
 
   /** Optional warm-up at boot (SCRIPT LOAD); without it the first transition loads the script through EVAL. */
   async loadScript(): Promise<void> {
-    const sha1 = await this.#client.scriptLoad(TRANSITION_SCRIPT);
-    if (sha1 !== SCRIPT_SHA1) throw new Error(`SCRIPT LOAD returned ${String(sha1)}, expected ${SCRIPT_SHA1}`);
+    await TRANSITION.load(this.#client);
   }
 
   async create(job: JobRecord): Promise<boolean> {
@@ -103,7 +94,7 @@ export class RedisJobStore implements JobStore {
       keys: [this.#key(id)],
       arguments: [String(nowMs), patch.status ?? '', JSON.stringify(encodeData(patch.data ?? {})), ...from],
     };
-    const reply = await this.#run(options);
+    const reply = await TRANSITION.run(this.#client, options);
     return reply === null ? null : fromStored(reply);
   }
 
@@ -114,15 +105,6 @@ export class RedisJobStore implements JobStore {
     return `${this.#prefix}${id}`;
   }
 
-  /** EVALSHA, and EVAL when this Redis has not seen the script (restart, SCRIPT FLUSH, failover); EVAL caches it. */
-  async #run(options: ScriptOptions): Promise<unknown> {
-    try {
-      return await this.#client.evalSha(SCRIPT_SHA1, options);
-    } catch (err) {
-      if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
-      return this.#client.eval(TRANSITION_SCRIPT, options);
-    }
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -10,9 +10,10 @@
  * Keys are `<prefix>k:<keyId>` and `<prefix>a:<accountId>`. On Redis Cluster both keys of one script must hash
  * to one slot; that would need a hash tag (e.g. `{accountId}`) in both names. A single node is assumed here.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { WINDOW_MS, type RateLimitDecision, type RateLimitRequest, type RateLimiter } from './index.js';
 import { assertValidRequest, decisionFor, type Verdict, type WindowSnapshot } from './memory.js';
+import { RedisScript, type RedisScriptClient, type ScriptOptions } from '../redis/script.js';
 
 /**
  * KEYS: key window, account window. ARGV: now, cutoff (= now − window), window ms, key limit, account limit,
@@ -46,19 +47,10 @@ end
 return {verdict, keyCount, accountCount, score(KEYS[1], 0), score(KEYS[2], 0)}
 `;
 
-const SCRIPT_SHA1 = createHash('sha1').update(SLIDING_WINDOW_SCRIPT).digest('hex');
-
-interface ScriptOptions {
-  keys: string[];
-  arguments: string[];
-}
+const SLIDING_WINDOW = new RedisScript(SLIDING_WINDOW_SCRIPT);
 
 /** The part of a node-redis v6 client (`createClient` from 'redis') this adapter uses. */
-export interface RedisScriptClient {
-  evalSha(sha1: string, options: ScriptOptions): Promise<unknown>;
-  eval(script: string, options: ScriptOptions): Promise<unknown>;
-  scriptLoad(script: string): Promise<unknown>;
-}
+export type { RedisScriptClient };
 
 export interface RedisRateLimiterOptions {
   /** Key prefix, so deployments (and test runs) sharing a Redis stay apart. Default `rl:`. */
@@ -87,8 +79,7 @@ export class RedisRateLimiter implements RateLimiter {
 
   /** Optional warm-up at boot (SCRIPT LOAD); without it the first check loads the script through EVAL. */
   async loadScript(): Promise<void> {
-    const sha1 = await this.#client.scriptLoad(SLIDING_WINDOW_SCRIPT);
-    if (sha1 !== SCRIPT_SHA1) throw new Error(`SCRIPT LOAD returned ${String(sha1)}, expected ${SCRIPT_SHA1}`);
+    await SLIDING_WINDOW.load(this.#client);
   }
 
   async check(request: RateLimitRequest): Promise<RateLimitDecision> {
@@ -99,22 +90,13 @@ export class RedisRateLimiter implements RateLimiter {
       keys: [`${this.#prefix}k:${request.keyId}`, `${this.#prefix}a:${request.accountId}`],
       arguments: [String(nowMs), String(nowMs - this.#windowMs), String(this.#windowMs), String(request.keyLimit), String(request.accountLimit), `${nowMs}-${this.#memberSuffix}-${this.#sequence}`],
     };
-    const reply = parseReply(await this.#run(options));
+    const reply = parseReply(await SLIDING_WINDOW.run(this.#client, options));
     return decisionFor(request, reply.verdict, this.#windowMs, reply.key, reply.account);
   }
 
   /** Nothing to release: the client belongs to the caller. */
   async close(): Promise<void> {}
 
-  /** EVALSHA, and EVAL when this Redis has not seen the script (restart, SCRIPT FLUSH, failover); EVAL caches it. */
-  async #run(options: ScriptOptions): Promise<unknown> {
-    try {
-      return await this.#client.evalSha(SCRIPT_SHA1, options);
-    } catch (err) {
-      if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
-      return this.#client.eval(SLIDING_WINDOW_SCRIPT, options);
-    }
-  }
 }
 
 interface ScriptReply {
