@@ -13,7 +13,8 @@ describe('GET /v1/llm/api-keys', () => {
   it('200: the caller’s keys only, newest first, never a secret', async () => {
     const { accountId, apiKey, keyId } = await h.newAccount();
     await h.newAccount(); // someone else's key must not show up
-    const second = await issueKey(h.deps.apiKeys, accountId, 'second');
+    // A second later, so "newest first" is decided by creation time, not by the id tie-break.
+    const second = await issueKey(h.deps.apiKeys, accountId, 'second', () => Date.now() + 1000);
     const response = await call(h.baseUrl, 'GET', '/v1/llm/api-keys', { key: apiKey });
     const { keys } = expectNativeOk(response);
     expect(keys.map((k: { id: string }) => k.id)).toEqual([second.record.id, keyId]);
