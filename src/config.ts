@@ -34,9 +34,9 @@ const schema = z.object({
   BILLING_HOLD_TTL_MS: z.coerce.number().int().positive().default(15 * 60 * 1000),
   /** How often expired holds are swept. */
   HOLD_SWEEP_MS: z.coerce.number().int().positive().default(30_000),
-  /** Usage records are appended in batches: at this interval or at USAGE_MAX_BATCH records, whichever first. */
-  USAGE_FLUSH_MS: z.coerce.number().int().positive().default(1000),
-  USAGE_MAX_BATCH: z.coerce.number().int().positive().default(500),
+  /** Where a charge the ledger could not take is kept until it lands (DESIGN.md 4), and how often it is retried. */
+  CHARGE_JOURNAL_DIR: z.string().min(1).default('data/pending-charges'),
+  CHARGE_RETRY_MS: z.coerce.number().int().positive().default(5_000),
   /** Routes per catalog slug (DESIGN.md 3); the default sends every text, embedding and rerank model to the sandbox. */
   UPSTREAMS_FILE: z.string().min(1).default('config/upstreams.yaml'),
   /** An upstream that accepted a stream but sent no token for this long is failed over (SPEC 3.4). */

@@ -9,8 +9,8 @@ import { migrateToLatest } from './db/migrate.js';
 import type { ApiKeyStore } from './adapters/api-keys/index.js';
 import { SqlApiKeyStore } from './adapters/api-keys/sql.js';
 import type { Ledger } from './adapters/ledger/index.js';
-import { SqlLedger } from './adapters/ledger/sql.js';
-import { SqliteLedger } from './adapters/ledger/sqlite.js';
+import { openLedger } from './adapters/ledger/open.js';
+import { FileChargeJournal } from './adapters/charge-journal/file.js';
 import type { RateLimiter } from './adapters/rate-limiter/index.js';
 import { MemoryRateLimiter } from './adapters/rate-limiter/memory.js';
 import { RedisRateLimiter } from './adapters/rate-limiter/redis.js';
@@ -19,9 +19,10 @@ import type { UsageLogStore } from './adapters/usage-log/index.js';
 import { SqlUsageLogStore } from './adapters/usage-log/sql.js';
 import { Authenticator } from './domain/authenticator.js';
 import { Billing } from './domain/billing.js';
-import { HoldSweeper } from './domain/hold-sweeper.js';
+import { retryJournaledCharges } from './domain/charge-retrier.js';
 import { KeyUsageRecorder } from './domain/key-usage-recorder.js';
-import { UsageLogWriter } from './domain/usage-log-writer.js';
+import { createLossAlert, ledgerBatchObserver } from './domain/money-signals.js';
+import { Periodic } from './domain/periodic.js';
 import { UsageReader } from './domain/usage-reader.js';
 import { fxRateToMicro } from './domain/money.js';
 import { loadCatalogFile } from './domain/catalog/catalog-file.js';
@@ -56,8 +57,7 @@ export interface Deps {
   ledger: Ledger;
   billing: Billing;
   usageLog: UsageLogStore;
-  usageWriter: UsageLogWriter;
-  /** Reads for the usage endpoints (read-your-writes, 503 when unreachable). */
+  /** Reads for the usage endpoints (503 when unreachable). */
   usage: UsageReader;
   rateLimiter: RateLimiter;
   routes: RouteTable;
@@ -119,19 +119,18 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const keyUsage = new KeyUsageRecorder(apiKeys, (err) => logger.warn({ err }, 'could not record key use'));
   keyUsage.start(config.KEY_USAGE_FLUSH_MS);
   const authenticator = new Authenticator(apiKeys, keyUsage, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS, now });
-  const ledger = db.kind === 'sqlite' ? new SqliteLedger(db) : new SqlLedger(db);
-  const sweeper = new HoldSweeper(ledger, now, (err) => logger.warn({ err }, 'hold sweep failed'));
-  sweeper.start(config.HOLD_SWEEP_MS);
-  const usageLog = new SqlUsageLogStore(db);
-  const usageWriter = new UsageLogWriter(usageLog, {
-    flushMs: config.USAGE_FLUSH_MS,
-    maxBatch: config.USAGE_MAX_BATCH,
-    onError: (err) => logger.error({ err }, 'usage log write failed'),
-  });
-  const billing = new Billing(ledger, usageWriter, { now, holdTtlMs: config.BILLING_HOLD_TTL_MS, logger });
-  const redis = await connectRedis(config, logger);
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
+  const ledger = openLedger(db, { onBatch: ledgerBatchObserver(metrics) });
+  const usageLog = new SqlUsageLogStore(db);
+  const journal = new FileChargeJournal(config.CHARGE_JOURNAL_DIR);
+  const billing = new Billing(ledger, { now, holdTtlMs: config.BILLING_HOLD_TTL_MS, logger, journal, onLoss: createLossAlert(logger, metrics) });
+  const background = [
+    [new Periodic(() => ledger.expireHolds(now()), (err) => logger.warn({ err }, 'hold sweep failed')), config.HOLD_SWEEP_MS],
+    [new Periodic(() => retryJournaledCharges(journal, billing), (err) => logger.warn({ err }, 'journaled charges still not posted')), config.CHARGE_RETRY_MS],
+  ] as const;
+  for (const [task, intervalMs] of background) task.start(intervalMs);
+  const redis = await connectRedis(config, logger);
   const embeddingDimensions = (model: string) => catalog.find(model)?.capabilities.embedding_dimensions ?? 1536;
   const upstreams = loadUpstreamsFile(config.UPSTREAMS_FILE);
   const providers = buildProviders(upstreams, process.env, { embeddingDimensions });
@@ -159,8 +158,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     ledger,
     billing,
     usageLog,
-    usageWriter,
-    usage: new UsageReader(usageLog, usageWriter),
+    usage: new UsageReader(usageLog),
     rateLimiter: buildRateLimiter(redis, config, logger),
     routes,
     chat,
@@ -170,9 +168,9 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     chainHooks: (requestId, slug) => ({ slug, requestId, onExhausted: alert }),
     marketFxRateRubMicro: fxRateToMicro(config.MARKET_FX_RATE_RUB),
     async close() {
-      sweeper.stop();
+      for (const [task] of background) await task.stop();
+      await ledger.drain();
       await keyUsage.stop();
-      await usageWriter.stop();
       await jobs.close();
       await redis?.close().catch(() => undefined);
       await db.knex.destroy();

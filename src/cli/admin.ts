@@ -8,8 +8,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SqlApiKeyStore } from '../adapters/api-keys/sql.js';
 import type { Ledger } from '../adapters/ledger/index.js';
-import { SqlLedger } from '../adapters/ledger/sql.js';
-import { SqliteLedger } from '../adapters/ledger/sqlite.js';
+import { openLedger } from '../adapters/ledger/open.js';
 import { loadConfig } from '../config.js';
 import { connectDatabase, type Database } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
@@ -220,7 +219,7 @@ async function withStore<T>(run: (stores: Stores) => Promise<T>): Promise<T> {
   const db: Database = connectDatabase(config.DATABASE_URL);
   try {
     await migrateToLatest(db);
-    const ledger = db.kind === 'sqlite' ? new SqliteLedger(db) : new SqlLedger(db);
+    const ledger = openLedger(db);
     return await run({ store: new SqlApiKeyStore(db), ledger, marketRateMicro: fxRateToMicro(config.MARKET_FX_RATE_RUB) });
   } finally {
     await db.knex.destroy();

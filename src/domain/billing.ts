@@ -1,15 +1,11 @@
 import type { Logger } from 'pino';
-import type { Allocation, Ledger, Micros } from '../adapters/ledger/index.js';
-import type { UsageKind, UsageRecord } from '../adapters/usage-log/index.js';
+import type { Ledger, Micros, SettleOutcome, TransferOutcome, UsageLine } from '../adapters/ledger/index.js';
+import type { ChargeJournal, PendingCharge } from '../adapters/charge-journal/index.js';
+import type { UsageKind } from '../adapters/usage-log/index.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Principal } from './authenticator.js';
 import { newId } from './ids.js';
-import { microsToUsd, usdMicrosToRubMicro } from './money.js';
-
-/** Where billed calls are recorded (the batching usage-log writer). */
-export interface UsageSink {
-  record(record: UsageRecord): void;
-}
+import { microsToUsd } from './money.js';
 
 /** Money reserved for one request in flight (SPEC 4.2 pre-flight). */
 export interface Reservation {
@@ -20,7 +16,7 @@ export interface Reservation {
   startedAtMs: number;
 }
 
-/** What a billed call was, for its usage record (SPEC 2.6). */
+/** What a billed call was, for its usage line (SPEC 2.6). */
 export interface CallDetails {
   model: string;
   kind: UsageKind;
@@ -32,7 +28,9 @@ export interface CallDetails {
   metadata?: Record<string, unknown>;
 }
 
+/** What the caller was charged. */
 export interface Charge {
+  /** What was posted: the cost, or the hold when the cost was more (the rest is the platform's loss). */
   costMicros: Micros;
   /** Exact rubles from the lots that paid, when the account is billed in rubles (SPEC 4.3). */
   costRubMicro: bigint | null;
@@ -40,7 +38,21 @@ export interface Charge {
   usageId: string;
 }
 
-const SETTLE_ATTEMPTS = 3;
+/** The platform absorbed `lossMicros` of a request's cost (DESIGN.md 3 "Hold = ceiling"): an operator signal. */
+export interface LossReport {
+  requestId: string;
+  model: string;
+  lossMicros: Micros;
+}
+
+export interface BillingOptions {
+  now: () => number;
+  holdTtlMs: number;
+  logger: Logger;
+  /** Where a charge that could not be posted is kept until it lands. */
+  journal: ChargeJournal;
+  onLoss: (report: LossReport) => void;
+}
 
 /** Reads the ledger for display; unreachable → 503 billing_temporarily_unavailable (SPEC 7.2), retryable. */
 export async function readLedger<T>(read: () => Promise<T>): Promise<T> {
@@ -51,21 +63,16 @@ export async function readLedger<T>(read: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Σ allocation × its lot's rate: what the spend cost in rubles, exactly (DESIGN.md 3, FIFO lots). */
-export function rublesOf(allocations: readonly Allocation[]): bigint {
-  return allocations.reduce((sum, a) => sum + usdMicrosToRubMicro(a.amountMicros, a.fxRateRubMicro), 0n);
-}
-
 /**
- * The billing flows every paid operation uses: reserve the worst case, settle to the actual cost or release,
- * charge once per id. The ledger being unreachable never means "serve and hope": the request is refused
- * with 503 billing_temporarily_unavailable before any work is done (SPEC 7.2).
+ * The billing flows every paid operation uses: reserve the worst case, settle to the actual cost (never more than
+ * the reservation) or release. The ledger being unreachable on the way in never means "serve and hope": the
+ * request is refused with 503 billing_temporarily_unavailable before any work is done (SPEC 7.2). On the way out
+ * the work is done, so a charge that cannot be posted is recorded in the journal and retried until it lands.
  */
 export class Billing {
   constructor(
     private readonly ledger: Ledger,
-    private readonly usage: UsageSink,
-    private readonly options: { now: () => number; holdTtlMs: number; logger: Logger },
+    private readonly options: BillingOptions,
   ) {}
 
   async reserve(principal: Principal, requestId: string, estimateMicros: Micros): Promise<Reservation> {
@@ -74,9 +81,14 @@ export class Billing {
     // the account can pay, and settling posts the real amount, 0 included.
     const amountMicros = estimateMicros > 0n ? estimateMicros : 1n;
     const nowMs = this.options.now();
-    const outcome = await this.ledgerCall(() =>
-      this.ledger.hold({ id: holdId, accountId: principal.accountId, amountMicros, nowMs, ttlMs: this.options.holdTtlMs }),
-    );
+    let outcome;
+    try {
+      outcome = await this.ledger.hold({ id: holdId, accountId: principal.accountId, amountMicros, nowMs, ttlMs: this.options.holdTtlMs });
+    } catch (err) {
+      if (err instanceof RangeError || err instanceof TypeError) throw err; // a bug of ours, not an outage
+      this.options.logger.warn({ err }, 'ledger unreachable');
+      throw new ApiError('billing_temporarily_unavailable');
+    }
     if (!outcome.ok) {
       if (outcome.reason === 'insufficient_balance') {
         throw new ApiError('insufficient_balance', undefined, {
@@ -89,24 +101,18 @@ export class Billing {
   }
 
   /**
-   * Posts the actual cost (≤ the hold; anything above it is debited separately if the balance allows) and
-   * records the call. Never throws: the work is done, so a ledger failure is logged, and the hold's expiry
-   * releases the money: the caller is undercharged, never double-charged.
+   * Posts what the call cost, capped at the reservation, with its usage line in the same transaction. Never
+   * throws: when the ledger cannot be reached the charge goes to the journal and is retried until it lands.
    */
   async settle(reservation: Reservation, costMicros: Micros, details: CallDetails): Promise<Charge> {
-    const nowMs = this.options.now();
-    const posted = costMicros < reservation.amountMicros ? costMicros : reservation.amountMicros;
-    const allocations = await this.postHold(reservation, posted, nowMs);
-    let charged = allocations === null ? 0n : posted;
-    const all = [...(allocations ?? [])];
-    if (costMicros > charged) {
-      const extra = await this.debitQuietly(`over:${reservation.requestId}`, reservation.principal.accountId, costMicros - charged, nowMs);
-      if (extra !== null) {
-        charged += costMicros - charged;
-        all.push(...extra);
-      }
+    const pending = this.pendingCharge(reservation, costMicros, details);
+    try {
+      return await this.post(pending);
+    } catch (err) {
+      await this.record(pending, err);
+      const posted = costMicros < reservation.amountMicros ? costMicros : reservation.amountMicros;
+      return { costMicros: posted, costRubMicro: null, fxRateRubMicro: null, usageId: pending.usage.id };
     }
-    return this.recordUsage(reservation.principal, reservation.requestId, reservation.holdId, charged, all, details, nowMs - reservation.startedAtMs);
   }
 
   /** Gives the reservation back after a failure; a failed release is left to the expiry sweeper. */
@@ -118,53 +124,63 @@ export class Billing {
     }
   }
 
-  private async postHold(reservation: Reservation, amountMicros: Micros, nowMs: number): Promise<Allocation[] | null> {
-    for (let attempt = 1; attempt <= SETTLE_ATTEMPTS; attempt++) {
-      try {
-        const outcome = await this.ledger.settle({ holdId: reservation.holdId, amountMicros, nowMs });
-        if (outcome.ok) return outcome.hold.allocations;
-        if (outcome.reason === 'hold_not_pending') {
-          // The hold expired while the work ran: charge directly instead, if the money is still there.
-          return this.debitQuietly(`late:${reservation.requestId}`, reservation.principal.accountId, amountMicros, nowMs);
-        }
-        this.options.logger.error({ holdId: reservation.holdId, reason: outcome.reason }, 'settle refused');
-        return null;
-      } catch (err) {
-        if (attempt === SETTLE_ATTEMPTS) this.options.logger.error({ err, holdId: reservation.holdId }, 'settle failed; the hold will expire');
-      }
-    }
-    return null;
+  /** Keeps a reservation alive for another hold TTL (a stream that runs long, DESIGN.md 4); false once it is gone. */
+  async extend(reservation: Reservation): Promise<boolean> {
+    const nowMs = this.options.now();
+    const outcome = await this.ledger.extend({ holdId: reservation.holdId, expiresAtMs: nowMs + this.options.holdTtlMs, nowMs });
+    return outcome.ok;
   }
 
-  private async debitQuietly(id: string, accountId: string, amountMicros: Micros, nowMs: number): Promise<Allocation[] | null> {
+  /**
+   * Posts a charge: settles its hold, or, when the hold expired before that could happen, charges the balance
+   * directly (what is there, the rest being the platform's loss). Idempotent by the hold id, so the journal can
+   * retry it. Throws only when the ledger is unreachable.
+   */
+  async post(pending: PendingCharge): Promise<Charge> {
+    const nowMs = this.options.now();
+    const settled = await this.ledger.settle({ holdId: pending.holdId, amountMicros: pending.costMicros, nowMs, usage: pending.usage });
+    if (settled.ok) return this.charged(pending, settled.hold.postedMicros ?? 0n, settled);
+    if (settled.reason === 'hold_not_pending' && settled.status === 'expired') {
+      this.options.logger.warn({ holdId: pending.holdId }, 'hold expired before its charge was posted; charging the balance');
+      const late = await this.ledger.debit({
+        id: `late:${pending.requestId}`,
+        accountId: pending.accountId,
+        amountMicros: pending.costMicros,
+        nowMs,
+        memo: `charge of ${pending.holdId} after its hold expired`,
+        usage: pending.usage,
+        allowShortfall: true,
+      });
+      if (late.ok) return this.charged(pending, late.transfer.postedMicros, late);
+    }
+    // The hold was released or its id reused: nothing can be charged, and it is a bug worth a page.
+    this.options.logger.error({ holdId: pending.holdId, outcome: settled }, 'charge refused by the ledger');
+    return { costMicros: 0n, costRubMicro: null, fxRateRubMicro: null, usageId: pending.usage.id };
+  }
+
+  private charged(pending: PendingCharge, postedMicros: Micros, outcome: Extract<SettleOutcome | TransferOutcome, { ok: true }>): Charge {
+    if (outcome.lossMicros > 0n) this.options.onLoss({ requestId: pending.requestId, model: pending.usage.model, lossMicros: outcome.lossMicros });
+    const usage = outcome.usage;
+    return { costMicros: postedMicros, costRubMicro: usage?.costRubMicro ?? null, fxRateRubMicro: usage?.fxRateRubMicro ?? null, usageId: pending.usage.id };
+  }
+
+  private async record(pending: PendingCharge, cause: unknown): Promise<void> {
+    this.options.logger.error({ err: cause, holdId: pending.holdId }, 'charge not posted; recorded in the journal for retry');
     try {
-      const outcome = await this.ledger.debit({ id, accountId, amountMicros, nowMs });
-      if (outcome.ok) return outcome.transfer.allocations;
-      this.options.logger.warn({ id, reason: outcome.reason }, 'could not charge beyond the hold');
+      await this.options.journal.put(pending);
     } catch (err) {
-      this.options.logger.error({ err, id }, 'debit failed');
+      // Neither the ledger nor the journal can be written: the hold expires and the call goes unbilled.
+      this.options.logger.fatal({ err, holdId: pending.holdId, costMicros: String(pending.costMicros) }, 'charge lost: journal unwritable');
     }
-    return null;
   }
 
-  private recordUsage(
-    principal: Principal,
-    requestId: string,
-    transferId: string,
-    costMicros: Micros,
-    allocations: readonly Allocation[],
-    details: CallDetails,
-    durationMs: number,
-  ): Charge {
-    const billedInRub = principal.account.rubBilling;
-    const costRubMicro = billedInRub ? rublesOf(allocations) : null;
-    const fxRateRubMicro = costRubMicro !== null && costMicros > 0n ? (costRubMicro * 1_000_000n + costMicros / 2n) / costMicros : null;
+  private pendingCharge(reservation: Reservation, costMicros: Micros, details: CallDetails): PendingCharge {
+    const { principal, requestId } = reservation;
+    const nowMs = this.options.now();
     const prompt = details.promptTokens ?? 0;
     const completion = details.completionTokens ?? 0;
-    const usageId = newId('log');
-    this.usage.record({
-      id: usageId,
-      accountId: principal.accountId,
+    const usage: UsageLine = {
+      id: newId('log'),
       keyId: principal.keyId,
       requestId,
       model: details.model,
@@ -175,26 +191,11 @@ export class Billing {
       cachedTokens: details.cachedTokens ?? 0,
       reasoningTokens: details.reasoningTokens ?? 0,
       totalTokens: prompt + completion,
-      costMicros,
-      transferId,
-      billedInRub,
-      costRubMicro,
-      fxRateRubMicro,
-      createdAtMs: this.options.now(),
-      durationMs,
+      billedInRub: principal.account.rubBilling,
+      createdAtMs: nowMs,
+      durationMs: nowMs - reservation.startedAtMs,
       metadata: details.metadata ?? {},
-    });
-    return { costMicros, costRubMicro, fxRateRubMicro, usageId };
-  }
-
-  /** Any infrastructure failure of the ledger on the way in is 503 billing_temporarily_unavailable (SPEC 7.2). */
-  private async ledgerCall<T>(operation: () => Promise<T>): Promise<T> {
-    try {
-      return await operation();
-    } catch (err) {
-      if (err instanceof RangeError || err instanceof TypeError) throw err; // a bug of ours, not an outage
-      this.options.logger.warn({ err }, 'ledger unreachable');
-      throw new ApiError('billing_temporarily_unavailable');
-    }
+    };
+    return { holdId: reservation.holdId, requestId, accountId: principal.accountId, costMicros, usage };
   }
 }

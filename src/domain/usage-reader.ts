@@ -1,16 +1,12 @@
 import type { DailyUsage, UsageFilter, UsageLogStore, UsageRecord, UsageTotals } from '../adapters/usage-log/index.js';
 import { orUnavailable } from '../errors/api-error.js';
-import type { UsageLogWriter } from './usage-log-writer.js';
 
 /**
- * Reads of the usage log for the usage endpoints: this process's pending records are written first, so a
- * caller reads its own calls at once, and an unreachable store is a retryable 503, not a 500.
+ * Reads of the usage log for the usage endpoints. Usage lines are committed with their charges, so a caller reads
+ * its own calls at once; an unreachable store is a retryable 503, not a 500.
  */
 export class UsageReader {
-  constructor(
-    private readonly store: UsageLogStore,
-    private readonly writer: UsageLogWriter,
-  ) {}
+  constructor(private readonly store: UsageLogStore) {}
 
   list(accountId: string, filter: UsageFilter, page: { limit: number; offset: number }): Promise<UsageRecord[]> {
     return this.read(() => this.store.list(accountId, filter, page));
@@ -28,8 +24,7 @@ export class UsageReader {
     return this.read(() => this.store.daily(accountId, range));
   }
 
-  private async read<T>(operation: () => Promise<T>): Promise<T> {
-    await this.writer.flush();
+  private read<T>(operation: () => Promise<T>): Promise<T> {
     return orUnavailable(operation, 'usage log');
   }
 }

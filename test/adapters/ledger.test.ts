@@ -1,50 +1,68 @@
 import { describe, expect, it } from 'vitest';
-import type { Ledger } from '../../src/adapters/ledger/index.js';
-import { MemoryLedger } from '../../src/adapters/ledger/memory.js';
-import { SqlLedger } from '../../src/adapters/ledger/sql.js';
-import { SqliteLedger } from '../../src/adapters/ledger/sqlite.js';
+import type { BatchingOptions } from '../../src/adapters/ledger/batching-ledger.js';
+import { memoryLedger } from '../../src/adapters/ledger/memory.js';
+import { postgresLedger } from '../../src/adapters/ledger/postgres.js';
+import { sqliteLedger } from '../../src/adapters/ledger/sqlite.js';
+import type { UsageRecord } from '../../src/adapters/usage-log/index.js';
+import { MemoryUsageLogStore } from '../../src/adapters/usage-log/memory.js';
+import { SqlUsageLogStore } from '../../src/adapters/usage-log/sql.js';
+import type { Database } from '../../src/db/connect.js';
 import { postgresSchema, sqliteMemory } from '../setup/databases.js';
 import { ledgerConformance } from './ledger.conformance.js';
 
-ledgerConformance('memory', async () => ({ ledger: new MemoryLedger(), cleanup: async () => {} }));
+/** A usage log whose writes can be made to fail, as a broken table would make them fail in SQL. */
+class BreakableUsageLog extends MemoryUsageLogStore {
+  broken = false;
 
-ledgerConformance('sqlite (knex)', async () => {
-  const db = await sqliteMemory();
-  return { ledger: new SqlLedger(db), cleanup: () => db.knex.destroy() };
-});
-
-ledgerConformance('sqlite (native)', async () => {
-  const db = await sqliteMemory();
-  return { ledger: new SqliteLedger(db), cleanup: () => db.knex.destroy() };
-});
-
-/** Every call goes to the other ledger than the previous one: both must read and write the same rows the same way. */
-function alternating(a: Ledger, b: Ledger): Ledger {
-  let calls = 0;
-  return new Proxy(a, {
-    get(_target, prop) {
-      const target = calls++ % 2 === 0 ? a : b;
-      const value: unknown = Reflect.get(target, prop);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  override append(records: readonly UsageRecord[]): void {
+    if (this.broken) throw new Error('usage log unwritable');
+    super.append(records);
+  }
 }
 
-ledgerConformance('sqlite (knex and native on one database)', async () => {
+/** Renames the usage table away and back: every usage-line insert fails meanwhile, as on a broken database. */
+const renameUsageTable = (db: Database, from: string, to: string) => async () => {
+  await db.knex.schema.renameTable(from, to);
+};
+
+ledgerConformance('memory', async (options: BatchingOptions) => {
+  const usage = new BreakableUsageLog();
+  return {
+    ledger: memoryLedger(usage, options),
+    usage,
+    breakUsageLog: async () => void (usage.broken = true),
+    repairUsageLog: async () => void (usage.broken = false),
+    cleanup: async () => {},
+  };
+});
+
+ledgerConformance('sqlite', async (options) => {
   const db = await sqliteMemory();
-  return { ledger: alternating(new SqlLedger(db), new SqliteLedger(db)), cleanup: () => db.knex.destroy() };
+  return {
+    ledger: sqliteLedger(db, options),
+    usage: new SqlUsageLogStore(db),
+    breakUsageLog: renameUsageTable(db, 'usage_records', 'usage_records_away'),
+    repairUsageLog: renameUsageTable(db, 'usage_records_away', 'usage_records'),
+    cleanup: () => db.knex.destroy(),
+  };
 });
 
-ledgerConformance('postgres', async () => {
+ledgerConformance('postgres', async (options) => {
   const { db, drop } = await postgresSchema();
-  return { ledger: new SqlLedger(db), cleanup: drop };
+  return {
+    ledger: postgresLedger(db, options),
+    usage: new SqlUsageLogStore(db),
+    breakUsageLog: renameUsageTable(db, 'usage_records', 'usage_records_away'),
+    repairUsageLog: renameUsageTable(db, 'usage_records_away', 'usage_records'),
+    cleanup: drop,
+  };
 });
 
-describe('SqliteLedger sharing the pooled connection with knex', () => {
+describe('the SQLite ledger sharing the pooled connection with knex', () => {
   it('interleaves with knex queries and transactions on other tables without deadlock or lost writes', async () => {
     const db = await sqliteMemory();
     try {
-      const ledger = new SqliteLedger(db);
+      const ledger = sqliteLedger(db);
       const accountId = 'acc_shared';
       await ledger.credit({ id: 'cr_shared', accountId, amountMicros: 1_000_000n, lot: { currency: 'USD', fxRateRubMicro: 90_000_000n }, nowMs: 1 });
       let stop = false;
@@ -86,7 +104,8 @@ describe('SqliteLedger sharing the pooled connection with knex', () => {
     }
   });
 
-  it('refuses a PostgreSQL database', () => {
-    expect(() => new SqliteLedger({ knex: {} as never, kind: 'postgres' })).toThrow(/SQLite/);
+  it('refuses a PostgreSQL database, as the PostgreSQL ledger refuses SQLite', () => {
+    expect(() => sqliteLedger({ knex: {} as never, kind: 'postgres' })).toThrow(/SQLite/);
+    expect(() => postgresLedger({ knex: {} as never, kind: 'sqlite' })).toThrow(/PostgreSQL/);
   });
 });

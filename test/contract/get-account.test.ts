@@ -20,13 +20,13 @@ describe('GET /v1/account', () => {
     await h.topUp(accountId, 5.5);
     await h.spend(apiKey, 1.234567);
     await h.spend(apiKey, 0.25, {}, 2); // held 2, settled 0.25: the rest goes back
-    await h.spend(apiKey, 0.5, {}, 0.3); // over the hold: the extra 0.2 is debited on top
+    await h.spend(apiKey, 0.5, {}, 0.3); // over the hold: capped at it, the extra 0.2 is the platform's loss
     const response = await getAccount(apiKey);
     const data = expectNativeOk(response);
     expect(data).toEqual({
       account_id: accountId,
       email,
-      balance_usd: 13.515433, // 15.5 − 1.234567 − 0.25 − 0.5
+      balance_usd: 13.715433, // 15.5 − 1.234567 − 0.25 − 0.3
       held_usd: 0,
       rub_billing: false,
       balance_rub: null,

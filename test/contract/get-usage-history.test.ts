@@ -20,7 +20,7 @@ describe('GET /v1/llm/usage/history', () => {
   it('200: logs newest first and totals that match the ledger to the micro-dollar', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 20 });
     await h.newAccount(undefined, { balanceUsd: 5 }).then((o) => h.spend(o.apiKey, 3)); // someone else's spend
-    const spends: [number, number?][] = [[0.123456], [1.5, 4], [0.5, 0.3], [0.000001]]; // [cost, hold]
+    const spends: [number, number?][] = [[0.123456], [1.5, 4], [0.5, 0.3], [0.000001]]; // [cost, hold]; 0.5 on 0.3 is capped at 0.3
     const usageIds: string[] = [];
     for (const [i, [cost, hold]] of spends.entries()) {
       const charge = await h.spend(apiKey, cost, { promptTokens: 10 * (i + 1), completionTokens: i }, hold);
@@ -29,13 +29,13 @@ describe('GET /v1/llm/usage/history', () => {
     }
     const data = expectNativeOk(await history(apiKey));
     expect(data.logs.map((l: { id: string }) => l.id)).toEqual([...usageIds].reverse());
-    expect(data.logs.map((l: { cost_usd: number }) => l.cost_usd)).toEqual([0.000001, 0.5, 1.5, 0.123456]);
+    expect(data.logs.map((l: { cost_usd: number }) => l.cost_usd)).toEqual([0.000001, 0.3, 1.5, 0.123456]);
 
-    const sumMicros = spends.reduce((sum, [cost]) => sum + usdToMicros(cost), 0n);
+    const sumMicros = spends.reduce((sum, [cost, hold]) => sum + usdToMicros(Math.min(cost, hold ?? cost)), 0n);
     expect(data.total_cost_usd).toBe(microsToUsd(sumMicros));
-    expect(data.total_cost_usd).toBe(2.123457);
+    expect(data.total_cost_usd).toBe(1.923457);
     expect(data.total_cost_usd).toBe(microsToUsd(await h.deps.ledger.postedSpend(accountId)));
-    expect(data.total_cost_rub).toBe(191.11113); // dollar-billed: 2.123457 × 90
+    expect(data.total_cost_rub).toBe(173.11113); // dollar-billed: 1.923457 × 90
     expect(data).toMatchObject({ total_requests: 4, total_tokens: 10 + 21 + 32 + 43, limit: 50, offset: 0, has_more: false });
   });
 

@@ -88,9 +88,8 @@ export interface MoneySnapshot {
   records: UsageRecord[];
 }
 
-/** Balance, posted spend and usage records of an account, after writing out every buffered usage record. */
+/** Balance, posted spend and usage records of an account. */
 export async function money(h: Harness, accountId: string): Promise<MoneySnapshot> {
-  await h.deps.usageWriter.flush();
   const balance = await h.deps.ledger.getBalance(accountId);
   return {
     availableMicros: balance.availableMicros,

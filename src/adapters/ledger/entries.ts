@@ -1,8 +1,8 @@
 /**
- * What both ledger adapters store per id (a hold or a posted transfer: one id space, README.md "Idempotency"),
- * and the decisions they share, so the memory twin and the SQL store answer every edge case the same way.
+ * What every engine stores per id (a hold or a posted transfer: one id space, README.md "Idempotency"), and the
+ * decisions they share, so the memory twin, SQLite and the plpgsql function answer every edge case the same way.
  */
-import type { Allocation, Hold, HoldStatus, LotSpec, Micros, ReleaseOutcome, SettleOutcome, Transfer, TransferKind } from './index.js';
+import type { Allocation, ExtendOutcome, Hold, HoldStatus, LotSpec, Micros, ReleaseOutcome, SettleOutcome, Transfer, TransferKind } from './index.js';
 
 export type EntryKind = 'hold' | TransferKind;
 
@@ -13,12 +13,13 @@ export interface Entry {
   /** Holds move through the state machine; debits, credits and refunds are born `posted`. */
   status: HoldStatus;
   amountMicros: Micros;
-  /** Holds: the settled amount (null until posted). Others: the amount. */
+  /** Holds: the settled amount (null until posted). Others: what moved (the amount, or less after a shortfall). */
   postedMicros: Micros | null;
   /** Σ refunds of this entry so far (≤ postedMicros). */
   refundedMicros: Micros;
   /** Signed contribution to postedSpend: +posted for settles and debits, −amount for refunds, 0 otherwise. */
   spendMicros: Micros;
+  /** Refunds: the refunded charge. */
   refundOf: string | null;
   memo: string;
   createdAtMs: number;
@@ -82,6 +83,7 @@ export function toTransfer(e: Entry & { kind: TransferKind }): Transfer {
     accountId: e.accountId,
     kind: e.kind,
     amountMicros: e.amountMicros,
+    postedMicros: e.postedMicros ?? e.amountMicros,
     createdAtMs: e.createdAtMs,
     refundOf: e.refundOf,
     allocations: copyAllocations(e.allocations),
@@ -100,7 +102,7 @@ export function isRefundable(e: Entry | null | undefined): e is Entry {
 
 export const refundableMicros = (e: Entry): Micros => (e.postedMicros ?? 0n) - e.refundedMicros;
 
-/** What a second call with an existing id must match to be a replay (memo and ttl are not part of the request). */
+/** What a second call with an existing id must match to be a replay (memo, ttl and usage are not part of the request). */
 export type ReplayKey =
   | { kind: 'hold' | 'debit'; accountId: string; amountMicros: Micros }
   | { kind: 'credit'; accountId: string; amountMicros: Micros; lot: LotSpec }
@@ -118,21 +120,27 @@ export function isSameRequest(e: Entry, key: ReplayKey, storedLot: LotSpec | nul
 export const isDue = (e: Entry, nowMs: number): boolean => e.status === 'pending' && e.expiresAtMs !== null && e.expiresAtMs <= nowMs;
 
 /** What settle/release must do; `entry` is the pending hold to act on. */
-export type SettleDecision = { act: 'post' | 'expire'; entry: Entry } | { act: 'answer'; outcome: SettleOutcome };
+/** A hold found due: it is expired on the spot, whatever was asked (README.md "Hold state machine"). */
+type Expire = { act: 'expire'; entry: Entry };
+
+export type SettleDecision = { act: 'post'; entry: Entry } | Expire | { act: 'answer'; outcome: SettleOutcome };
+
+/** What a settle posts: at most the hold (README.md "A hold is a ceiling"). */
+export const cappedAt = (amountMicros: Micros, holdMicros: Micros): Micros => (amountMicros < holdMicros ? amountMicros : holdMicros);
 
 export function decideSettle(e: Entry | null | undefined, amountMicros: Micros, nowMs: number): SettleDecision {
   if (!e || e.kind !== 'hold') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_found' } };
   if (e.status === 'posted') {
-    if (e.postedMicros === amountMicros) return { act: 'answer', outcome: { ok: true, hold: toHold(e), replayed: true } };
+    if (e.postedMicros === cappedAt(amountMicros, e.amountMicros)) {
+      return { act: 'answer', outcome: { ok: true, hold: toHold(e), replayed: true, lossMicros: 0n, usage: null } };
+    }
     return { act: 'answer', outcome: { ok: false, reason: 'idempotency_conflict' } };
   }
   if (e.status !== 'pending') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_pending', status: e.status } };
-  if (isDue(e, nowMs)) return { act: 'expire', entry: e };
-  if (amountMicros > e.amountMicros) return { act: 'answer', outcome: { ok: false, reason: 'exceeds_hold' } };
-  return { act: 'post', entry: e };
+  return isDue(e, nowMs) ? { act: 'expire', entry: e } : { act: 'post', entry: e };
 }
 
-export type ReleaseDecision = { act: 'void' | 'expire'; entry: Entry } | { act: 'answer'; outcome: ReleaseOutcome };
+export type ReleaseDecision = { act: 'void'; entry: Entry } | Expire | { act: 'answer'; outcome: ReleaseOutcome };
 
 /** The answer to settle/release of a hold found due: it has just been expired. */
 export const expiredAnswer = () => ({ ok: false, reason: 'hold_not_pending', status: 'expired' }) as const;
@@ -141,7 +149,15 @@ export function decideRelease(e: Entry | null | undefined, nowMs: number): Relea
   if (!e || e.kind !== 'hold') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_found' } };
   if (e.status === 'voided') return { act: 'answer', outcome: { ok: true, hold: toHold(e), replayed: true } };
   if (e.status !== 'pending') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_pending', status: e.status } };
-  return { act: isDue(e, nowMs) ? 'expire' : 'void', entry: e };
+  return isDue(e, nowMs) ? { act: 'expire', entry: e } : { act: 'void', entry: e };
+}
+
+export type ExtendDecision = { act: 'extend'; entry: Entry } | Expire | { act: 'answer'; outcome: ExtendOutcome };
+
+export function decideExtend(e: Entry | null | undefined, nowMs: number): ExtendDecision {
+  if (!e || e.kind !== 'hold') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_found' } };
+  if (e.status !== 'pending') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_pending', status: e.status } };
+  return isDue(e, nowMs) ? { act: 'expire', entry: e } : { act: 'extend', entry: e };
 }
 
 /** Amounts are programmer input: a non-positive one is a bug in the caller, so it throws rather than answering. */

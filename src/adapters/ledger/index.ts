@@ -1,15 +1,16 @@
 /**
  * The ledger port: one USD balance per account, moved only by transfers (DESIGN.md 4; read README.md here).
  *
- * Amounts are integer micro-USD (`bigint`). A user's available balance never goes negative: every write that
- * lowers it is conditional on the amount being there, in the same statement. Transfer ids are idempotency
- * keys: the same id with the same amount replays the original outcome, with a different amount it is a
- * conflict. Holds (pending transfers) reserve money; settling posts at most the held amount and releases the
- * rest; an unsettled hold expires and releases everything.
+ * Amounts are integer micro-USD (`bigint`). A user's available balance never goes negative. Transfer ids are
+ * idempotency keys: the same id with the same request replays the original outcome, a different request is a
+ * conflict. Holds (pending transfers) reserve money; settling posts at most the held amount (anything asked
+ * beyond it is posted as the platform's loss) and releases the rest; an unsettled hold expires.
  *
- * Top-ups are lots carrying the RUB/USD rate they were paid at. Posted spend consumes lots oldest first and
- * records which lots paid (allocations), so a charge's ruble cost is exact and a refund restores those lots.
+ * A charge carries its usage line, written in the charge's own transaction (exactly once, SPEC 2.6). Top-ups are
+ * lots carrying the RUB/USD rate they were paid at; posted spend consumes lots oldest first and records which
+ * lots paid (allocations), so a charge's ruble cost is exact and a refund restores those lots.
  */
+import type { UsageRecord } from '../usage-log/index.js';
 
 export type Micros = bigint;
 
@@ -17,6 +18,8 @@ export type Micros = bigint;
 export const SYSTEM_ACCOUNTS = {
   revenue: 'system:revenue',
   deposits: 'system:deposits',
+  /** Pays what a request cost beyond its hold (README.md "A hold is a ceiling"). */
+  losses: 'system:losses',
 } as const;
 
 export type HoldStatus = 'pending' | 'posted' | 'voided' | 'expired';
@@ -51,16 +54,19 @@ export interface Hold {
   allocations: Allocation[];
 }
 
-export type TransferKind = 'debit' | 'credit' | 'refund';
+export type TransferKind = 'debit' | 'credit' | 'refund' | 'loss';
 
-/** A posted movement other than a hold: a direct debit, a top-up credit, or a refund of an earlier debit. */
+/** A posted movement other than a hold: a debit, a top-up credit, a refund of an earlier charge, or a loss. */
 export interface Transfer {
   id: string;
   accountId: string;
   kind: TransferKind;
+  /** What was asked for. */
   amountMicros: Micros;
+  /** What moved: the amount, or less for a debit that allowed a shortfall. */
+  postedMicros: Micros;
   createdAtMs: number;
-  /** For refunds: the debit or settled hold being refunded. */
+  /** For refunds: the debit or settled hold being refunded. For losses: the charge they belong to. */
   refundOf: string | null;
   allocations: Allocation[];
   memo: string;
@@ -83,14 +89,29 @@ export interface LotSpec {
   fxRateRubMicro: bigint;
 }
 
+/**
+ * The usage line of a charge (SPEC 2.6), as the caller knows it. The ledger completes it from the posting:
+ * account, `costMicros` (what was posted), `transferId`, and for ruble-billed lines `costRubMicro` and
+ * `fxRateRubMicro` from the lots that paid.
+ */
+export type UsageLine = Omit<UsageRecord, 'accountId' | 'costMicros' | 'transferId' | 'costRubMicro' | 'fxRateRubMicro'>;
+
+/** What a posting charged: the amount, what the platform absorbed beyond it, and the usage line written. */
+export interface Posting {
+  /** Asked − posted, posted as a `loss` transfer; 0 when the caller paid everything. */
+  lossMicros: Micros;
+  /** The usage line as stored; null when none was given, or on a replay (it was written the first time). */
+  usage: UsageRecord | null;
+}
+
 export type HoldOutcome =
   | { ok: true; hold: Hold; replayed: boolean }
   | { ok: false; reason: 'insufficient_balance'; availableMicros: Micros }
   | { ok: false; reason: 'idempotency_conflict' };
 
 export type SettleOutcome =
-  | { ok: true; hold: Hold; replayed: boolean }
-  | { ok: false; reason: 'hold_not_found' | 'exceeds_hold' | 'idempotency_conflict' }
+  | ({ ok: true; hold: Hold; replayed: boolean } & Posting)
+  | { ok: false; reason: 'hold_not_found' | 'idempotency_conflict' }
   | { ok: false; reason: 'hold_not_pending'; status: HoldStatus };
 
 export type ReleaseOutcome =
@@ -98,30 +119,81 @@ export type ReleaseOutcome =
   | { ok: false; reason: 'hold_not_found' }
   | { ok: false; reason: 'hold_not_pending'; status: HoldStatus };
 
+export type ExtendOutcome =
+  | { ok: true; hold: Hold }
+  | { ok: false; reason: 'hold_not_found' }
+  | { ok: false; reason: 'hold_not_pending'; status: HoldStatus };
+
 export type TransferOutcome =
-  | { ok: true; transfer: Transfer; replayed: boolean }
+  | ({ ok: true; transfer: Transfer; replayed: boolean } & Posting)
   | { ok: false; reason: 'insufficient_balance'; availableMicros: Micros }
   | { ok: false; reason: 'idempotency_conflict' | 'transfer_not_found' | 'exceeds_refundable' };
 
+export interface HoldInput {
+  id: string;
+  accountId: string;
+  amountMicros: Micros;
+  nowMs: number;
+  ttlMs: number;
+}
+
+export interface SettleInput {
+  holdId: string;
+  /** What the work cost; more than the hold is capped at it and the rest is the platform's loss. */
+  amountMicros: Micros;
+  nowMs: number;
+  usage?: UsageLine;
+}
+
+export interface DebitInput {
+  id: string;
+  accountId: string;
+  amountMicros: Micros;
+  nowMs: number;
+  memo?: string;
+  usage?: UsageLine;
+  /** Post what is available when it is less than the amount, the rest as a loss (default: refuse). */
+  allowShortfall?: boolean;
+}
+
+export interface CreditInput {
+  id: string;
+  accountId: string;
+  amountMicros: Micros;
+  lot: LotSpec;
+  nowMs: number;
+  memo?: string;
+}
+
+export interface RefundInput {
+  id: string;
+  refundOf: string;
+  amountMicros: Micros;
+  nowMs: number;
+  memo?: string;
+}
+
 export interface Ledger {
   /** Reserves `amount` (SPEC 4.2 pre-flight). Fails without reserving anything when the balance is short. */
-  hold(input: { id: string; accountId: string; amountMicros: Micros; nowMs: number; ttlMs: number }): Promise<HoldOutcome>;
-  /** Posts `amount` ≤ the hold to revenue, consuming lots FIFO, and releases the remainder. */
-  settle(input: { holdId: string; amountMicros: Micros; nowMs: number }): Promise<SettleOutcome>;
+  hold(input: HoldInput): Promise<HoldOutcome>;
+  /** Posts min(amount, hold) to revenue, consuming lots FIFO, writes the usage line, releases the remainder. */
+  settle(input: SettleInput): Promise<SettleOutcome>;
   /** Voids a pending hold: everything goes back to available. */
   release(input: { holdId: string; nowMs: number }): Promise<ReleaseOutcome>;
+  /** Keeps a pending hold alive until at least `expiresAtMs` (a long stream, DESIGN.md 4). */
+  extend(input: { holdId: string; expiresAtMs: number; nowMs: number }): Promise<ExtendOutcome>;
   /** Expires pending holds whose time is up (the sweeper calls this); returns how many. */
   expireHolds(nowMs: number): Promise<number>;
 
   /** A direct posted charge (no hold), conditional on the available balance. */
-  debit(input: { id: string; accountId: string; amountMicros: Micros; nowMs: number; memo?: string }): Promise<TransferOutcome>;
+  debit(input: DebitInput): Promise<TransferOutcome>;
   /** A top-up: adds money from deposits and records it as a lot with its rate. */
-  credit(input: { id: string; accountId: string; amountMicros: Micros; lot: LotSpec; nowMs: number; memo?: string }): Promise<TransferOutcome>;
+  credit(input: CreditInput): Promise<TransferOutcome>;
   /**
    * Gives back up to what is left refundable of a posted debit or settled hold, restoring the lots that paid
    * for it, most recently consumed first (so FIFO order is as if that spend never happened).
    */
-  refund(input: { id: string; refundOf: string; amountMicros: Micros; nowMs: number; memo?: string }): Promise<TransferOutcome>;
+  refund(input: RefundInput): Promise<TransferOutcome>;
 
   getBalance(accountId: string): Promise<Balance>;
   getHold(holdId: string): Promise<Hold | null>;
@@ -132,4 +204,6 @@ export interface Ledger {
   postedSpend(accountId: string, range?: { fromMs?: number; toMs?: number }): Promise<Micros>;
   /** Σ of every balance, system accounts included: 0 when every posted transfer balances. */
   sumOfAllBalances(): Promise<Micros>;
+  /** Waits for every call made so far to be written (the ledger's caller owns the database and closes it). */
+  drain(): Promise<void>;
 }

@@ -1,36 +1,10 @@
-import { lotDeltas, planConsumption, planRestore } from './allocation-plan.js';
-import {
-  assertAmount,
-  assertLot,
-  assertTtl,
-  decideRelease,
-  decideSettle,
-  expiredAnswer,
-  isRefundable,
-  isSameRequest,
-  isTransfer,
-  refundableMicros,
-  toHold,
-  toTransfer,
-  newEntry,
-  type Entry,
-  type ReplayKey,
-} from './entries.js';
-import {
-  SYSTEM_ACCOUNTS,
-  type Allocation,
-  type Balance,
-  type Hold,
-  type HoldOutcome,
-  type Ledger,
-  type Lot,
-  type LotSpec,
-  type Micros,
-  type ReleaseOutcome,
-  type SettleOutcome,
-  type Transfer,
-  type TransferOutcome,
-} from './index.js';
+import type { UsageRecord } from '../usage-log/index.js';
+import type { MemoryUsageLogStore } from '../usage-log/memory.js';
+import { lotDeltas, type LotSlice } from './allocation-plan.js';
+import { BatchingLedger, type BatchingOptions, type LedgerEngine, type OpResult } from './batching-ledger.js';
+import type { Entry } from './entries.js';
+import type { Allocation, Balance, Lot, LotSpec, Micros } from './index.js';
+import { applyOp, expireDue, SystemTotals, type Book, type LedgerOp } from './operations.js';
 
 interface Cell {
   available: Micros;
@@ -41,166 +15,155 @@ interface StoredLot extends Lot {
   seq: number;
 }
 
+const copyEntry = (e: Entry): Entry => ({ ...e, allocations: e.allocations.map((a) => ({ ...a })) });
 const copyLot = ({ seq: _seq, ...lot }: StoredLot): Lot => ({ ...lot });
 const spendingOrder = (a: StoredLot, b: StoredLot) => a.createdAtMs - b.createdAtMs || a.seq - b.seq;
 
-/**
- * In-process twin of the SQL ledger (README.md), for tests and single-process demos. Every method does all of
- * its work synchronously (no await), so it is atomic in JS: concurrent calls interleave only between calls,
- * as SQL transactions serialise. Decisions and lot plans are the shared ones (entries.ts, allocation-plan.ts);
- * records are copied out, so callers cannot reach internal state.
- */
-export class MemoryLedger implements Ledger {
-  private readonly balances = new Map<string, Cell>();
-  private readonly entries = new Map<string, Entry>();
-  private readonly entriesByAccount = new Map<string, Entry[]>();
-  private readonly pendingHolds = new Set<Entry>();
-  private readonly lotsById = new Map<string, StoredLot>();
-  private readonly lotsByAccount = new Map<string, StoredLot[]>();
+/** The ledger's state as maps: the memory engine's Book (operations.ts). Entries are copied in and out. */
+class MemoryBook implements Book {
+  readonly balances = new Map<string, Cell>();
+  readonly entries = new Map<string, Entry>();
+  readonly byAccount = new Map<string, Entry[]>();
+  readonly refunds = new Map<string, string[]>();
+  readonly pending = new Set<string>();
+  readonly lots = new Map<string, StoredLot>();
+  readonly lotsByAccount = new Map<string, StoredLot[]>();
   private lotSeq = 0;
 
-  async hold(input: { id: string; accountId: string; amountMicros: Micros; nowMs: number; ttlMs: number }): Promise<HoldOutcome> {
-    assertAmount('amountMicros', input.amountMicros);
-    assertTtl(input.ttlMs);
-    const existing = this.entries.get(input.id);
-    if (existing) {
-      const same = isSameRequest(existing, { kind: 'hold', accountId: input.accountId, amountMicros: input.amountMicros }, null);
-      return same ? { ok: true, hold: toHold(existing), replayed: true } : { ok: false, reason: 'idempotency_conflict' };
-    }
-    const cell = this.balances.get(input.accountId);
-    if (!cell || cell.available < input.amountMicros) {
-      return { ok: false, reason: 'insufficient_balance', availableMicros: cell?.available ?? 0n };
-    }
-    cell.available -= input.amountMicros;
-    cell.held += input.amountMicros;
-    const e = this.record(
-      newEntry(input, 'hold', { status: 'pending', postedMicros: null, expiresAtMs: input.nowMs + input.ttlMs, postedAtMs: null }),
-    );
-    this.pendingHolds.add(e);
-    return { ok: true, hold: toHold(e), replayed: false };
+  constructor(private readonly usage: MemoryUsageLogStore) {}
+
+  entry(id: string): Entry | null {
+    const e = this.entries.get(id);
+    return e ? copyEntry(e) : null;
   }
 
-  async settle(input: { holdId: string; amountMicros: Micros; nowMs: number }): Promise<SettleOutcome> {
-    assertAmount('amountMicros', input.amountMicros, true);
-    const decision = decideSettle(this.entries.get(input.holdId), input.amountMicros, input.nowMs);
-    if (decision.act === 'answer') return decision.outcome;
-    const e = decision.entry;
-    if (decision.act === 'expire') {
-      this.resolve(e, 'expired', input.nowMs);
-      return expiredAnswer();
-    }
-    const posted = input.amountMicros;
-    // Plan before any write, so a (corrupt) shortage of lots throws with nothing changed.
-    const allocations = posted > 0n ? planConsumption(e.accountId, this.lotsWithMoney(e.accountId), posted) : [];
-    this.resolve(e, 'posted', input.nowMs);
-    this.cell(e.accountId).available -= posted;
-    this.applyLots(allocations);
-    this.cell(SYSTEM_ACCOUNTS.revenue).available += posted;
-    Object.assign(e, { postedMicros: posted, spendMicros: posted, postedAtMs: input.nowMs, allocations });
-    return { ok: true, hold: toHold(e), replayed: false };
+  insertEntry(e: Entry): void {
+    const stored = copyEntry(e);
+    this.entries.set(e.id, stored);
+    listIn(this.byAccount, e.accountId).push(stored);
+    if (e.refundOf !== null) listIn(this.refunds, e.refundOf).push(e.id);
+    if (e.status === 'pending') this.pending.add(e.id);
   }
 
-  async release(input: { holdId: string; nowMs: number }): Promise<ReleaseOutcome> {
-    const decision = decideRelease(this.entries.get(input.holdId), input.nowMs);
-    if (decision.act === 'answer') return decision.outcome;
-    if (decision.act === 'expire') {
-      this.resolve(decision.entry, 'expired', input.nowMs);
-      return expiredAnswer();
-    }
-    this.resolve(decision.entry, 'voided', input.nowMs);
-    return { ok: true, hold: toHold(decision.entry), replayed: false };
+  updateEntry(e: Entry): void {
+    const stored = this.entries.get(e.id);
+    if (!stored) throw new Error(`ledger: cannot update unknown entry ${e.id}`);
+    // The account list holds the same object: update it in place.
+    Object.assign(stored, copyEntry(e));
+    if (e.status === 'pending') this.pending.add(e.id);
+    else this.pending.delete(e.id);
   }
 
-  async expireHolds(nowMs: number): Promise<number> {
-    let count = 0;
-    for (const e of [...this.pendingHolds]) {
-      if (e.expiresAtMs !== null && e.expiresAtMs <= nowMs) {
-        this.resolve(e, 'expired', nowMs);
-        count++;
-      }
-    }
-    return count;
-  }
-
-  async debit(input: { id: string; accountId: string; amountMicros: Micros; nowMs: number; memo?: string }): Promise<TransferOutcome> {
-    assertAmount('amountMicros', input.amountMicros);
-    const existing = this.entries.get(input.id);
-    if (existing) return this.replayTransfer(existing, { kind: 'debit', accountId: input.accountId, amountMicros: input.amountMicros });
-    const cell = this.balances.get(input.accountId);
-    if (!cell || cell.available < input.amountMicros) {
-      return { ok: false, reason: 'insufficient_balance', availableMicros: cell?.available ?? 0n };
-    }
-    const allocations = planConsumption(input.accountId, this.lotsWithMoney(input.accountId), input.amountMicros);
-    cell.available -= input.amountMicros;
-    this.applyLots(allocations);
-    this.cell(SYSTEM_ACCOUNTS.revenue).available += input.amountMicros;
-    const e = this.record(newEntry(input, 'debit', { spendMicros: input.amountMicros, allocations }));
-    return { ok: true, transfer: toTransfer({ ...e, kind: 'debit' }), replayed: false };
-  }
-
-  async credit(input: { id: string; accountId: string; amountMicros: Micros; lot: LotSpec; nowMs: number; memo?: string }): Promise<TransferOutcome> {
-    assertAmount('amountMicros', input.amountMicros);
-    assertLot(input.lot);
-    const existing = this.entries.get(input.id);
-    if (existing) return this.replayTransfer(existing, { kind: 'credit', accountId: input.accountId, amountMicros: input.amountMicros, lot: input.lot });
-    this.cell(input.accountId).available += input.amountMicros;
-    this.addLot({
-      id: input.id, // a credit's lot carries the credit's id (README.md)
-      accountId: input.accountId,
-      currency: input.lot.currency,
-      amountMicros: input.amountMicros,
-      remainingMicros: input.amountMicros,
-      fxRateRubMicro: input.lot.fxRateRubMicro,
-      createdAtMs: input.nowMs,
-      seq: ++this.lotSeq,
-    });
-    this.cell(SYSTEM_ACCOUNTS.deposits).available -= input.amountMicros;
-    const e = this.record(newEntry(input, 'credit'));
-    return { ok: true, transfer: toTransfer({ ...e, kind: 'credit' }), replayed: false };
-  }
-
-  async refund(input: { id: string; refundOf: string; amountMicros: Micros; nowMs: number; memo?: string }): Promise<TransferOutcome> {
-    assertAmount('amountMicros', input.amountMicros);
-    const target = this.entries.get(input.refundOf);
-    if (!isRefundable(target)) return { ok: false, reason: 'transfer_not_found' };
-    const existing = this.entries.get(input.id);
-    if (existing) return this.replayTransfer(existing, { kind: 'refund', refundOf: input.refundOf, amountMicros: input.amountMicros });
-    if (input.amountMicros > refundableMicros(target)) return { ok: false, reason: 'exceeds_refundable' };
-    const earlier = this.account(target.accountId)
-      .filter((r) => r.kind === 'refund' && r.refundOf === target.id)
-      .flatMap((r) => r.allocations);
-    const allocations = planRestore(target.allocations, earlier, input.amountMicros);
-    target.refundedMicros += input.amountMicros;
-    this.cell(target.accountId).available += input.amountMicros;
-    this.applyLots(allocations);
-    this.cell(SYSTEM_ACCOUNTS.revenue).available -= input.amountMicros;
-    const refund = newEntry({ ...input, accountId: target.accountId }, 'refund', { refundOf: target.id, spendMicros: -input.amountMicros, allocations });
-    const e = this.record(refund);
-    return { ok: true, transfer: toTransfer({ ...e, kind: 'refund' }), replayed: false };
-  }
-
-  async getBalance(accountId: string): Promise<Balance> {
+  balance(accountId: string): { available: Micros; held: Micros } | null {
     const cell = this.balances.get(accountId);
+    return cell ? { ...cell } : null;
+  }
+
+  moveBalance(accountId: string, availableDelta: Micros, heldDelta: Micros): void {
+    let cell = this.balances.get(accountId);
+    if (!cell) this.balances.set(accountId, (cell = { available: 0n, held: 0n }));
+    cell.available += availableDelta;
+    cell.held += heldDelta;
+  }
+
+  spendableLots(accountId: string): LotSlice[] {
+    return (this.lotsByAccount.get(accountId) ?? []).filter((l) => l.remainingMicros > 0n).map((l) => ({ ...l }));
+  }
+
+  insertLot(lot: Lot): void {
+    const stored = { ...lot, seq: ++this.lotSeq };
+    this.lots.set(lot.id, stored);
+    const list = listIn(this.lotsByAccount, lot.accountId);
+    list.push(stored);
+    list.sort(spendingOrder); // usually already in order: top-ups arrive in time order
+  }
+
+  lotSpec(lotId: string): LotSpec | null {
+    const lot = this.lots.get(lotId);
+    return lot ? { currency: lot.currency, fxRateRubMicro: lot.fxRateRubMicro } : null;
+  }
+
+  applyPlan(transferId: string, plan: readonly Allocation[]): void {
+    for (const [lotId, delta] of lotDeltas(plan)) {
+      const lot = this.lots.get(lotId);
+      if (!lot) throw new Error(`ledger: allocation names unknown lot ${lotId}`);
+      lot.remainingMicros += delta;
+    }
+    const e = this.entries.get(transferId);
+    if (e) e.allocations = plan.map((a) => ({ ...a }));
+  }
+
+  refundAllocations(refundOf: string): { consumed: Allocation[]; earlier: Allocation[] } {
+    const consumed = this.entries.get(refundOf)?.allocations ?? [];
+    const earlier = (this.refunds.get(refundOf) ?? []).flatMap((id) => this.entries.get(id)?.allocations ?? []);
+    return { consumed: consumed.map((a) => ({ ...a })), earlier: earlier.map((a) => ({ ...a })) };
+  }
+
+  dueHolds(nowMs: number, limit: number): Entry[] {
+    return [...this.pending]
+      .map((id) => this.entries.get(id)!)
+      .filter((e) => e.expiresAtMs !== null && e.expiresAtMs <= nowMs)
+      .sort((a, b) => a.expiresAtMs! - b.expiresAtMs!)
+      .slice(0, limit)
+      .map(copyEntry);
+  }
+
+  insertUsage(record: UsageRecord): void {
+    this.usage.append([record]);
+  }
+
+  lotsWithMoney(accountId: string): Lot[] {
+    return (this.lotsByAccount.get(accountId) ?? []).filter((l) => l.remainingMicros > 0n).map(copyLot);
+  }
+}
+
+function listIn<T>(map: Map<string, T[]>, key: string): T[] {
+  let list = map.get(key);
+  if (!list) map.set(key, (list = []));
+  return list;
+}
+
+/**
+ * The in-process engine, for tests and single-process demos. Every call does all of its work synchronously, so
+ * it is atomic in JS. There is no rollback: an operation that throws has written nothing (operations.ts makes
+ * every check first), so each keeps its own result.
+ */
+class MemoryEngine implements LedgerEngine {
+  constructor(private readonly book: MemoryBook) {}
+
+  async apply(ops: readonly LedgerOp[]): Promise<OpResult[]> {
+    const totals = new SystemTotals();
+    const results = ops.map((op): OpResult => {
+      try {
+        return { ok: true, outcome: applyOp(this.book, op, totals) };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    });
+    totals.writeTo(this.book);
+    return results;
+  }
+
+  async expire(nowMs: number, limit: number): Promise<number> {
+    return expireDue(this.book, nowMs, limit);
+  }
+
+  async entry(id: string): Promise<Entry | null> {
+    return this.book.entry(id);
+  }
+
+  async balance(accountId: string): Promise<Balance> {
+    const cell = this.book.balance(accountId);
     return { accountId, availableMicros: cell?.available ?? 0n, heldMicros: cell?.held ?? 0n };
   }
 
-  async getHold(holdId: string): Promise<Hold | null> {
-    const e = this.entries.get(holdId);
-    return e && e.kind === 'hold' ? toHold(e) : null;
-  }
-
-  async getTransfer(id: string): Promise<Transfer | null> {
-    const e = this.entries.get(id);
-    return e && isTransfer(e) ? toTransfer(e) : null;
-  }
-
   async listLots(accountId: string): Promise<Lot[]> {
-    return this.lotsWithMoney(accountId).map(copyLot);
+    return this.book.lotsWithMoney(accountId);
   }
 
-  async postedSpend(accountId: string, range: { fromMs?: number; toMs?: number } = {}): Promise<Micros> {
+  async postedSpend(accountId: string, range: { fromMs?: number; toMs?: number }): Promise<Micros> {
     let sum = 0n;
-    for (const e of this.account(accountId)) {
+    for (const e of this.book.byAccount.get(accountId) ?? []) {
       if (e.postedAtMs === null || e.spendMicros === 0n) continue;
       if (range.fromMs !== undefined && e.postedAtMs < range.fromMs) continue;
       if (range.toMs !== undefined && e.postedAtMs >= range.toMs) continue;
@@ -211,62 +174,12 @@ export class MemoryLedger implements Ledger {
 
   async sumOfAllBalances(): Promise<Micros> {
     let sum = 0n;
-    for (const cell of this.balances.values()) sum += cell.available + cell.held;
+    for (const cell of this.book.balances.values()) sum += cell.available + cell.held;
     return sum;
   }
+}
 
-  private record(e: Entry): Entry {
-    this.entries.set(e.id, e);
-    this.account(e.accountId).push(e);
-    return e;
-  }
-
-  /** Ends a pending hold: its whole amount leaves held for available (settle then takes the posted part). */
-  private resolve(e: Entry, status: 'posted' | 'voided' | 'expired', nowMs: number): void {
-    const cell = this.cell(e.accountId);
-    cell.held -= e.amountMicros;
-    cell.available += e.amountMicros;
-    e.status = status;
-    e.resolvedAtMs = nowMs;
-    this.pendingHolds.delete(e);
-  }
-
-  private replayTransfer(existing: Entry, key: ReplayKey): TransferOutcome {
-    const lot = this.lotsById.get(existing.id);
-    const spec = lot ? { currency: lot.currency, fxRateRubMicro: lot.fxRateRubMicro } : null;
-    if (!isTransfer(existing) || !isSameRequest(existing, key, spec)) return { ok: false, reason: 'idempotency_conflict' };
-    return { ok: true, transfer: toTransfer(existing), replayed: true };
-  }
-
-  private cell(accountId: string): Cell {
-    let cell = this.balances.get(accountId);
-    if (!cell) this.balances.set(accountId, (cell = { available: 0n, held: 0n }));
-    return cell;
-  }
-
-  private account(accountId: string): Entry[] {
-    let list = this.entriesByAccount.get(accountId);
-    if (!list) this.entriesByAccount.set(accountId, (list = []));
-    return list;
-  }
-
-  private lotsWithMoney(accountId: string): StoredLot[] {
-    return (this.lotsByAccount.get(accountId) ?? []).filter((l) => l.remainingMicros > 0n);
-  }
-
-  private addLot(lot: StoredLot): void {
-    this.lotsById.set(lot.id, lot);
-    const list = this.lotsByAccount.get(lot.accountId) ?? [];
-    list.push(lot);
-    list.sort(spendingOrder); // usually already in order: top-ups arrive in time order
-    this.lotsByAccount.set(lot.accountId, list);
-  }
-
-  private applyLots(plan: readonly Allocation[]): void {
-    for (const [lotId, delta] of lotDeltas(plan)) {
-      const lot = this.lotsById.get(lotId);
-      if (!lot) throw new Error(`ledger: allocation names unknown lot ${lotId}`);
-      lot.remainingMicros += delta;
-    }
-  }
+/** The memory ledger: usage lines go to `usage`, the memory twin of the usage log. */
+export function memoryLedger(usage: MemoryUsageLogStore, options?: BatchingOptions): BatchingLedger {
+  return new BatchingLedger(new MemoryEngine(new MemoryBook(usage)), options);
 }

@@ -1,12 +1,13 @@
 /**
- * The usage-log port (SPEC 2.6, 4.3; DESIGN.md 8): append-only records of every billed call, written in
- * batches off the request path, plus daily roll-ups kept in the same write so aggregates never scan records.
+ * The usage-log port (SPEC 2.6, 4.3; DESIGN.md 8): append-only records of every billed call, plus daily roll-ups
+ * so aggregates never scan records. Records are written by the ledger, in the transaction of the charge they
+ * record (src/adapters/ledger/README.md "Usage lines"); this port reads them.
  */
 
 export type UsageKind = 'chat' | 'embedding' | 'rerank' | 'image' | 'video' | 'music' | 'audio' | 'restoration';
 
 export interface UsageRecord {
-  /** `log_…`; appending the same id twice keeps the first (batches can be retried safely). */
+  /** `log_…`. */
   id: string;
   accountId: string;
   keyId: string;
@@ -61,7 +62,6 @@ export interface DailyUsage extends UsageTotals {
 }
 
 export interface UsageLogStore {
-  append(records: readonly UsageRecord[]): Promise<void>;
   /** Newest first. */
   list(accountId: string, filter: UsageFilter, page: { limit: number; offset: number }): Promise<UsageRecord[]>;
   get(accountId: string, id: string): Promise<UsageRecord | null>;

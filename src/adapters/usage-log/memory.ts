@@ -90,16 +90,20 @@ const load = (s: StoredRecord): UsageRecord => ({ ...s.record, metadata: JSON.pa
 
 const dailyKey = (accountId: string, day: string, model: string, kind: UsageKind) => JSON.stringify([accountId, day, model, kind]);
 
-/** In-process twin of the SQL store for tests and single-process demos; records are copied in and out. */
+/**
+ * In-process twin of the SQL store for tests and single-process demos; records are copied in and out. The memory
+ * ledger writes into it with `append`, synchronously, inside its operation (as the SQL engines do in their
+ * transaction).
+ */
 export class MemoryUsageLogStore implements UsageLogStore {
   private readonly byId = new Map<string, StoredRecord>();
   private readonly byAccount = new Map<string, StoredRecord[]>();
   private readonly rollups = new Map<string, DailyIncrement>();
 
-  async append(records: readonly UsageRecord[]): Promise<void> {
+  append(records: readonly UsageRecord[]): void {
     const inserted: UsageRecord[] = [];
     for (const r of records) {
-      if (this.byId.has(r.id)) continue; // the first append of an id wins (index.ts)
+      if (this.byId.has(r.id)) throw new Error(`usage log: record ${r.id} exists`); // as the SQL primary key
       const stored = store(r);
       this.byId.set(r.id, stored);
       const list = this.byAccount.get(r.accountId) ?? [];

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
 import type { DailyUsage, UsageFilter, UsageKind, UsageLogStore, UsageRecord, UsageTotals } from './index.js';
-import { rollUp, utcDay, type DailyIncrement } from './memory.js';
+import { utcDay, type DailyIncrement } from './memory.js';
 
 /** Integer columns arrive as number (SQLite) or BigInt (pg int8, see connect.ts); sums cast to text arrive as string. */
 type Int = number | bigint | string;
@@ -52,17 +52,6 @@ const RECORD_COLUMNS = [
   'created_at_ms', 'duration_ms', 'metadata',
 ];
 
-const ROLLUP_SUMS = [
-  'requests', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'reasoning_tokens', 'total_tokens',
-  'cost_micros', 'billed_rub_micro', 'unbilled_cost_micros',
-];
-
-/**
- * Rows per INSERT. knex writes a multi-row insert on SQLite as `select … union all select …`, and SQLite refuses
- * more than 500 compound terms; 400 rows × 20 columns also stays far below both bound-parameter limits.
- */
-const CHUNK_ROWS = 400;
-
 /**
  * Money sums are cast to text in SQL: SQLite sums int8 exactly but better-sqlite3 would hand back a float-backed
  * number above 2^53, and pg returns numeric (the type of sum(int8)) as a string anyway. Single-record amounts
@@ -98,7 +87,8 @@ const dayAligned = (ms: number | undefined): boolean => ms === undefined || (ms 
 
 const nullableBig = (v: Int | null): bigint | null => (v === null ? null : BigInt(v));
 
-function toRow(r: UsageRecord): Record<string, unknown> {
+/** A record as its `usage_records` row (the ledger's SQLite engine inserts it; migration 0003). */
+export function usageRow(r: UsageRecord): Record<string, unknown> {
   return {
     id: r.id,
     account_id: r.accountId,
@@ -161,7 +151,8 @@ function toTotals(row: TotalsRow): UsageTotals {
   };
 }
 
-function toRollupRow(inc: DailyIncrement): Record<string, unknown> {
+/** A roll-up increment as its `usage_daily` row. */
+export function rollupRow(inc: DailyIncrement): Record<string, unknown> {
   return {
     account_id: inc.accountId,
     day: inc.day,
@@ -179,23 +170,9 @@ function toRollupRow(inc: DailyIncrement): Record<string, unknown> {
   };
 }
 
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-/** First occurrence of each id wins (index.ts), sorted by id so concurrent appends lock rows in one order. */
-function uniqueById(records: readonly UsageRecord[]): UsageRecord[] {
-  const byId = new Map<string, UsageRecord>();
-  for (const r of records) if (!byId.has(r.id)) byId.set(r.id, r);
-  return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
-
 /**
  * The usage-log port over knex, on SQLite and PostgreSQL alike (schema: migration 0003). The caller owns the
- * `Database`. An append inserts the records and increments the daily roll-ups in one transaction, rolling up
- * only the rows the insert reports as new, so a retried batch never counts twice.
+ * `Database`. The ledger writes the records and their daily roll-ups, in the transaction of each charge.
  */
 export class SqlUsageLogStore implements UsageLogStore {
   private readonly knex: Knex;
@@ -205,23 +182,6 @@ export class SqlUsageLogStore implements UsageLogStore {
   constructor(db: Database) {
     this.knex = db.knex;
     this.bytewise = db.kind === 'postgres' ? (c) => this.knex.raw('?? collate "C"', [c]) : (c) => this.knex.raw('??', [c]);
-  }
-
-  async append(records: readonly UsageRecord[]): Promise<void> {
-    const unique = uniqueById(records);
-    if (unique.length === 0) return;
-    await this.knex.transaction(async (trx) => {
-      const inserted = new Set<string>();
-      for (const chunk of chunks(unique, CHUNK_ROWS)) {
-        const rows = (await trx('usage_records').insert(chunk.map(toRow)).onConflict('id').ignore().returning('id')) as { id: string }[];
-        for (const { id } of rows) inserted.add(id);
-      }
-      const increments = rollUp(unique.filter((r) => inserted.has(r.id)));
-      const merge = Object.fromEntries(ROLLUP_SUMS.map((c) => [c, trx.raw('?? + excluded.??', [`usage_daily.${c}`, c])]));
-      for (const chunk of chunks(increments, CHUNK_ROWS)) {
-        await trx('usage_daily').insert(chunk.map(toRollupRow)).onConflict(['account_id', 'day', 'model', 'kind']).merge(merge);
-      }
-    });
   }
 
   async list(accountId: string, filter: UsageFilter, page: { limit: number; offset: number }): Promise<UsageRecord[]> {

@@ -1,4 +1,5 @@
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { counter as registeredCounter } from '../metrics.js';
 import type { AttemptFailure, ExhaustionInfo } from './run-chain.js';
 
 /** The slice of a pino logger the alert needs. */
@@ -16,7 +17,10 @@ const MAX_MESSAGE_CHARS = 200;
  * and a counter to graph and alert on by model and code.
  */
 export function createChainAlert(logger: AlertLogger, registry: Registry): (info: ExhaustionInfo) => void {
-  const counter = exhaustedCounter(registry);
+  const counter = registeredCounter(registry, METRIC, 'Requests whose every upstream route failed (SPEC 7.3), by catalog slug and SPEC 7.2 code', [
+    'model',
+    'code',
+  ]);
   return (info) => {
     logger.error(
       { event: 'chain_exhausted', requestId: info.requestId, slug: info.slug, code: info.code, attempts: info.failures.map(describe) },
@@ -24,18 +28,6 @@ export function createChainAlert(logger: AlertLogger, registry: Registry): (info
     );
     counter.inc({ model: info.slug ?? 'unknown', code: info.code });
   };
-}
-
-/** One counter per registry, even when several apps (or tests) build their alert on the same one. */
-function exhaustedCounter(registry: Registry): Counter<'model' | 'code'> {
-  const existing = registry.getSingleMetric(METRIC);
-  if (existing instanceof Counter) return existing as Counter<'model' | 'code'>;
-  return new Counter({
-    name: METRIC,
-    help: 'Requests whose every upstream route failed (SPEC 7.3), by catalog slug and SPEC 7.2 code',
-    labelNames: ['model', 'code'],
-    registers: [registry],
-  });
 }
 
 function describe({ provider, failure }: AttemptFailure): Record<string, unknown> {

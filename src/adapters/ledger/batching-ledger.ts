@@ -1,0 +1,203 @@
+import { assertAmount, assertLot, assertTtl, isTransfer, toHold, toTransfer, type Entry } from './entries.js';
+import type {
+  Balance,
+  CreditInput,
+  DebitInput,
+  ExtendOutcome,
+  Hold,
+  HoldInput,
+  HoldOutcome,
+  Ledger,
+  Lot,
+  Micros,
+  RefundInput,
+  ReleaseOutcome,
+  SettleInput,
+  SettleOutcome,
+  Transfer,
+  TransferOutcome,
+} from './index.js';
+import type { LedgerOp, OpOutcome } from './operations.js';
+
+/** One operation's result inside a batch: its outcome, or the error it alone threw. */
+export type OpResult = { ok: true; outcome: OpOutcome } | { ok: false; error: unknown };
+
+/** A storage engine (README.md "Shape"): one write per batch, and the reads. */
+export interface LedgerEngine {
+  /**
+   * Applies the operations in order, in one transaction (one round trip where there is a network), and answers
+   * one result per operation. Throws when the batch failed as a whole: then none of it was applied.
+   */
+  apply(ops: readonly LedgerOp[]): Promise<OpResult[]>;
+  /** Expires up to `limit` due holds in a transaction of their own; returns how many. */
+  expire(nowMs: number, limit: number): Promise<number>;
+  entry(id: string): Promise<Entry | null>;
+  balance(accountId: string): Promise<Balance>;
+  listLots(accountId: string): Promise<Lot[]>;
+  postedSpend(accountId: string, range: { fromMs?: number; toMs?: number }): Promise<Micros>;
+  sumOfAllBalances(): Promise<Micros>;
+}
+
+export interface BatchingOptions {
+  /** Most operations per write (a bound on one transaction's size and one round trip's payload). */
+  maxBatch?: number;
+  /** Called after every write with its size and duration (the batch-size metric). */
+  onBatch?: (operations: number, ms: number) => void;
+}
+
+interface Queued {
+  op: LedgerOp;
+  resolve: (outcome: OpOutcome) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Pending holds expired per sweeper transaction: keeps each one (and its locks) short. */
+const EXPIRY_BATCH = 500;
+
+// Captured at load: a test that fakes timers must not stall the ledger's own scheduling.
+const nextTurn = globalThis.setImmediate;
+
+/**
+ * The ledger port over any engine, with group commit (README.md "Group commit"): calls are validated here (a
+ * bad amount throws at the call, never inside a batch), queued, and written together. When nothing is being
+ * written the queue is flushed at the end of the current event-loop turn; while a write is in flight, arriving
+ * operations wait for the next one. A batch that fails as a whole is retried one operation per write, so a
+ * poisoned operation fails alone.
+ */
+export class BatchingLedger implements Ledger {
+  private queue: Queued[] = [];
+  private writing = false;
+  private scheduled = false;
+  private idle: (() => void)[] = [];
+  private readonly maxBatch: number;
+
+  constructor(
+    private readonly engine: LedgerEngine,
+    private readonly options: BatchingOptions = {},
+  ) {
+    this.maxBatch = options.maxBatch ?? 256;
+  }
+
+  hold(input: HoldInput): Promise<HoldOutcome> {
+    assertAmount('amountMicros', input.amountMicros);
+    assertTtl(input.ttlMs);
+    const { id, accountId, amountMicros, nowMs } = input;
+    return this.submit({ op: 'hold', id, accountId, amountMicros, nowMs, expiresAtMs: nowMs + input.ttlMs }) as Promise<HoldOutcome>;
+  }
+
+  settle(input: SettleInput): Promise<SettleOutcome> {
+    assertAmount('amountMicros', input.amountMicros, true);
+    const { holdId, amountMicros, nowMs } = input;
+    return this.submit({ op: 'settle', holdId, amountMicros, nowMs, usage: input.usage ?? null }) as Promise<SettleOutcome>;
+  }
+
+  release(input: { holdId: string; nowMs: number }): Promise<ReleaseOutcome> {
+    return this.submit({ op: 'release', ...input }) as Promise<ReleaseOutcome>;
+  }
+
+  extend(input: { holdId: string; expiresAtMs: number; nowMs: number }): Promise<ExtendOutcome> {
+    if (!Number.isSafeInteger(input.expiresAtMs)) throw new RangeError(`ledger: expiresAtMs must be an integer (got ${input.expiresAtMs})`);
+    return this.submit({ op: 'extend', ...input }) as Promise<ExtendOutcome>;
+  }
+
+  async expireHolds(nowMs: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const expired = await this.engine.expire(nowMs, EXPIRY_BATCH);
+      total += expired;
+      if (expired < EXPIRY_BATCH) return total;
+    }
+  }
+
+  debit(input: DebitInput): Promise<TransferOutcome> {
+    assertAmount('amountMicros', input.amountMicros, true);
+    const { id, accountId, amountMicros, nowMs } = input;
+    const op = { op: 'debit', id, accountId, amountMicros, nowMs, memo: input.memo ?? '', usage: input.usage ?? null, allowShortfall: input.allowShortfall ?? false } as const;
+    return this.submit(op) as Promise<TransferOutcome>;
+  }
+
+  credit(input: CreditInput): Promise<TransferOutcome> {
+    assertAmount('amountMicros', input.amountMicros);
+    assertLot(input.lot);
+    const { id, accountId, amountMicros, nowMs, lot } = input;
+    return this.submit({ op: 'credit', id, accountId, amountMicros, nowMs, memo: input.memo ?? '', lot }) as Promise<TransferOutcome>;
+  }
+
+  refund(input: RefundInput): Promise<TransferOutcome> {
+    assertAmount('amountMicros', input.amountMicros);
+    const { id, refundOf, amountMicros, nowMs } = input;
+    return this.submit({ op: 'refund', id, refundOf, amountMicros, nowMs, memo: input.memo ?? '' }) as Promise<TransferOutcome>;
+  }
+
+  getBalance(accountId: string): Promise<Balance> {
+    return this.engine.balance(accountId);
+  }
+
+  async getHold(holdId: string): Promise<Hold | null> {
+    const e = await this.engine.entry(holdId);
+    return e && e.kind === 'hold' ? toHold(e) : null;
+  }
+
+  async getTransfer(id: string): Promise<Transfer | null> {
+    const e = await this.engine.entry(id);
+    return e && isTransfer(e) ? toTransfer(e) : null;
+  }
+
+  listLots(accountId: string): Promise<Lot[]> {
+    return this.engine.listLots(accountId);
+  }
+
+  postedSpend(accountId: string, range: { fromMs?: number; toMs?: number } = {}): Promise<Micros> {
+    return this.engine.postedSpend(accountId, range);
+  }
+
+  sumOfAllBalances(): Promise<Micros> {
+    return this.engine.sumOfAllBalances();
+  }
+
+  drain(): Promise<void> {
+    if (!this.writing && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  private submit(op: LedgerOp): Promise<OpOutcome> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ op, resolve, reject });
+      if (this.writing || this.scheduled) return;
+      this.scheduled = true;
+      nextTurn(() => void this.flush());
+    });
+  }
+
+  /** Writes batches until the queue is empty; operations that arrive meanwhile join the next batch. */
+  private async flush(): Promise<void> {
+    this.scheduled = false;
+    if (this.writing) return;
+    this.writing = true;
+    try {
+      while (this.queue.length > 0) await this.write(this.queue.splice(0, this.maxBatch));
+    } finally {
+      this.writing = false;
+      for (const resolve of this.idle.splice(0)) resolve();
+    }
+  }
+
+  private async write(batch: Queued[]): Promise<void> {
+    const startedAt = performance.now();
+    let results: OpResult[];
+    try {
+      results = await this.engine.apply(batch.map((q) => q.op));
+    } catch (err) {
+      if (batch.length === 1) batch[0]!.reject(err);
+      // Nothing of the batch was applied: one write per operation finds the one that cannot be (README.md).
+      else for (const queued of batch) await this.write([queued]);
+      return;
+    }
+    batch.forEach((queued, i) => {
+      const result = results[i]!;
+      if (result.ok) queued.resolve(result.outcome);
+      else queued.reject(result.error);
+    });
+    this.options.onBatch?.(batch.length, performance.now() - startedAt);
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * Every ledger operation, written once (README.md "Shape"). The memory and SQLite engines run these over their
+ * own `Book`; the plpgsql function `ledger_apply` (migration 0005) runs the same steps in PostgreSQL. Each
+ * operation makes all of its checks and plans before its first write, so one that refuses or throws has
+ * written nothing (the memory engine relies on it; SQL engines also have their transaction).
+ */
+import type { UsageRecord } from '../usage-log/index.js';
+import { usdMicrosToRubMicro } from '../../domain/money.js';
+import { planConsumption, planRestore, type LotSlice } from './allocation-plan.js';
+import {
+  cappedAt,
+  decideExtend,
+  decideRelease,
+  decideSettle,
+  expiredAnswer,
+  isRefundable,
+  isSameRequest,
+  isTransfer,
+  newEntry,
+  refundableMicros,
+  toHold,
+  toTransfer,
+  type Entry,
+  type ReplayKey,
+} from './entries.js';
+import {
+  SYSTEM_ACCOUNTS,
+  type Allocation,
+  type ExtendOutcome,
+  type HoldOutcome,
+  type Lot,
+  type LotSpec,
+  type Micros,
+  type ReleaseOutcome,
+  type SettleOutcome,
+  type TransferOutcome,
+  type UsageLine,
+} from './index.js';
+
+/** One call of the port as data: what a batch carries (and what PostgreSQL receives as JSON). */
+export type LedgerOp =
+  | { op: 'hold'; id: string; accountId: string; amountMicros: Micros; nowMs: number; expiresAtMs: number }
+  | { op: 'settle'; holdId: string; amountMicros: Micros; nowMs: number; usage: UsageLine | null }
+  | { op: 'release'; holdId: string; nowMs: number }
+  | { op: 'extend'; holdId: string; expiresAtMs: number; nowMs: number }
+  | { op: 'debit'; id: string; accountId: string; amountMicros: Micros; nowMs: number; memo: string; usage: UsageLine | null; allowShortfall: boolean }
+  | { op: 'credit'; id: string; accountId: string; amountMicros: Micros; nowMs: number; memo: string; lot: LotSpec }
+  | { op: 'refund'; id: string; refundOf: string; amountMicros: Micros; nowMs: number; memo: string };
+
+export type OpOutcome = HoldOutcome | SettleOutcome | ReleaseOutcome | ExtendOutcome | TransferOutcome;
+
+/** The storage an engine gives the operations: synchronous reads and writes inside the batch's transaction. */
+export interface Book {
+  /** A hold or transfer by id, with its allocations when posted. */
+  entry(id: string): Entry | null;
+  insertEntry(e: Entry): void;
+  /** Writes the mutable fields (status, amounts posted and refunded, times) of an entry that exists. */
+  updateEntry(e: Entry): void;
+  balance(accountId: string): { available: Micros; held: Micros } | null;
+  /** Adds to available and held, creating the balance row on first use. */
+  moveBalance(accountId: string, availableDelta: Micros, heldDelta: Micros): void;
+  /** Lots with money left, in spending order. */
+  spendableLots(accountId: string): LotSlice[];
+  insertLot(lot: Lot): void;
+  lotSpec(lotId: string): LotSpec | null;
+  /** Moves each lot's remaining by a plan and records the plan as the transfer's allocations. */
+  applyPlan(transferId: string, plan: readonly Allocation[]): void;
+  /** A charge's allocations and those of its refunds so far. */
+  refundAllocations(refundOf: string): { consumed: Allocation[]; earlier: Allocation[] };
+  /** Pending holds due at nowMs, oldest expiry first. */
+  dueHolds(nowMs: number, limit: number): Entry[];
+  /** A usage line and its daily roll-up. */
+  insertUsage(record: UsageRecord): void;
+}
+
+/** What a batch owes the system accounts, written once at its end (README.md "Group commit"). */
+export class SystemTotals {
+  private readonly deltas = new Map<string, Micros>();
+
+  add(accountId: string, delta: Micros): void {
+    if (delta !== 0n) this.deltas.set(accountId, (this.deltas.get(accountId) ?? 0n) + delta);
+  }
+
+  /** One balance write per system account touched, in a fixed order (README.md lock order). */
+  writeTo(book: Book): void {
+    for (const accountId of [...this.deltas.keys()].sort()) book.moveBalance(accountId, this.deltas.get(accountId)!, 0n);
+  }
+}
+
+/** Applies one operation; the system accounts' share goes to `totals`. */
+export function applyOp(book: Book, op: LedgerOp, totals: SystemTotals): OpOutcome {
+  switch (op.op) {
+    case 'hold':
+      return hold(book, op);
+    case 'settle':
+      return settle(book, op, totals);
+    case 'release':
+      return release(book, op);
+    case 'extend':
+      return extend(book, op);
+    case 'debit':
+      return debit(book, op, totals);
+    case 'credit':
+      return credit(book, op, totals);
+    case 'refund':
+      return refund(book, op, totals);
+  }
+}
+
+/** Expires up to `limit` due holds (the sweeper); returns how many. */
+export function expireDue(book: Book, nowMs: number, limit: number): number {
+  const due = book.dueHolds(nowMs, limit);
+  for (const e of due) resolve(book, e, 'expired', nowMs);
+  return due.length;
+}
+
+/** Σ allocation × its lot's rate: what a posting cost in rubles, exactly (SPEC 4.3). */
+export function rublesOf(allocations: readonly Allocation[]): bigint {
+  return allocations.reduce((sum, a) => sum + usdMicrosToRubMicro(a.amountMicros, a.fxRateRubMicro), 0n);
+}
+
+/** The usage line as stored: completed from the posting (index.ts UsageLine). */
+function usageRecord(line: UsageLine, accountId: string, transferId: string, costMicros: Micros, plan: readonly Allocation[]): UsageRecord {
+  const costRubMicro = line.billedInRub ? rublesOf(plan) : null;
+  // The rate effectively applied, cost_rub / cost_usd half-up (SPEC 2.6 fx_rate_rub).
+  const fxRateRubMicro = costRubMicro !== null && costMicros > 0n ? (costRubMicro * 1_000_000n + costMicros / 2n) / costMicros : null;
+  return { ...line, accountId, transferId, costMicros, costRubMicro, fxRateRubMicro };
+}
+
+/** What the platform absorbed beyond a charge (README.md "A hold is a ceiling"): losses → revenue. */
+function postLoss(book: Book, totals: SystemTotals, chargeId: string, lossMicros: Micros, nowMs: number): void {
+  if (lossMicros === 0n) return;
+  const input = { id: `loss:${chargeId}`, accountId: SYSTEM_ACCOUNTS.losses, amountMicros: lossMicros, nowMs, memo: `absorbed beyond ${chargeId}` };
+  book.insertEntry(newEntry(input, 'loss'));
+  totals.add(SYSTEM_ACCOUNTS.losses, -lossMicros);
+  totals.add(SYSTEM_ACCOUNTS.revenue, lossMicros);
+}
+
+const insufficient = (availableMicros: Micros) => ({ ok: false, reason: 'insufficient_balance', availableMicros }) as const;
+const conflict = { ok: false, reason: 'idempotency_conflict' } as const;
+
+function hold(book: Book, op: Extract<LedgerOp, { op: 'hold' }>): HoldOutcome {
+  const existing = book.entry(op.id);
+  if (existing) {
+    const same = isSameRequest(existing, { kind: 'hold', accountId: op.accountId, amountMicros: op.amountMicros }, null);
+    return same ? { ok: true, hold: toHold(existing), replayed: true } : conflict;
+  }
+  const available = book.balance(op.accountId)?.available ?? 0n;
+  if (available < op.amountMicros) return insufficient(available);
+  const e = newEntry(op, 'hold', { status: 'pending', postedMicros: null, expiresAtMs: op.expiresAtMs, postedAtMs: null });
+  book.insertEntry(e);
+  book.moveBalance(op.accountId, -op.amountMicros, op.amountMicros);
+  return { ok: true, hold: toHold(e), replayed: false };
+}
+
+function settle(book: Book, op: Extract<LedgerOp, { op: 'settle' }>, totals: SystemTotals): SettleOutcome {
+  const decision = decideSettle(book.entry(op.holdId), op.amountMicros, op.nowMs);
+  if (decision.act !== 'post') return notActing(book, decision, op.nowMs);
+  const e = decision.entry;
+  const posted = cappedAt(op.amountMicros, e.amountMicros);
+  const plan = posted > 0n ? planConsumption(e.accountId, book.spendableLots(e.accountId), posted) : [];
+  const settled: Entry = { ...e, status: 'posted', postedMicros: posted, spendMicros: posted, resolvedAtMs: op.nowMs, postedAtMs: op.nowMs, allocations: plan };
+  const usage = op.usage === null ? null : usageRecord(op.usage, e.accountId, e.id, posted, plan);
+  if (usage !== null) book.insertUsage(usage);
+  book.updateEntry(settled);
+  book.moveBalance(e.accountId, e.amountMicros - posted, -e.amountMicros);
+  book.applyPlan(e.id, plan);
+  totals.add(SYSTEM_ACCOUNTS.revenue, posted);
+  postLoss(book, totals, e.id, op.amountMicros - posted, op.nowMs);
+  return { ok: true, hold: toHold(settled), replayed: false, lossMicros: op.amountMicros - posted, usage };
+}
+
+function release(book: Book, op: Extract<LedgerOp, { op: 'release' }>): ReleaseOutcome {
+  const decision = decideRelease(book.entry(op.holdId), op.nowMs);
+  if (decision.act !== 'void') return notActing(book, decision, op.nowMs);
+  return { ok: true, hold: toHold(resolve(book, decision.entry, 'voided', op.nowMs)), replayed: false };
+}
+
+function extend(book: Book, op: Extract<LedgerOp, { op: 'extend' }>): ExtendOutcome {
+  const decision = decideExtend(book.entry(op.holdId), op.nowMs);
+  if (decision.act !== 'extend') return notActing(book, decision, op.nowMs);
+  const e = decision.entry;
+  // Only ever later: a late or repeated extension never shortens a hold another call extended further.
+  const extended: Entry = { ...e, expiresAtMs: Math.max(e.expiresAtMs ?? op.expiresAtMs, op.expiresAtMs) };
+  book.updateEntry(extended);
+  return { ok: true, hold: toHold(extended) };
+}
+
+function debit(book: Book, op: Extract<LedgerOp, { op: 'debit' }>, totals: SystemTotals): TransferOutcome {
+  const existing = book.entry(op.id);
+  if (existing) return replayTransfer(book, existing, { kind: 'debit', accountId: op.accountId, amountMicros: op.amountMicros });
+  const available = book.balance(op.accountId)?.available ?? 0n;
+  if (available < op.amountMicros && !op.allowShortfall) return insufficient(available);
+  const taken = available < op.amountMicros ? available : op.amountMicros;
+  const plan = taken > 0n ? planConsumption(op.accountId, book.spendableLots(op.accountId), taken) : [];
+  const e = newEntry(op, 'debit', { postedMicros: taken, spendMicros: taken, allocations: plan });
+  const usage = op.usage === null ? null : usageRecord(op.usage, op.accountId, e.id, taken, plan);
+  if (usage !== null) book.insertUsage(usage);
+  book.insertEntry(e);
+  book.moveBalance(op.accountId, -taken, 0n);
+  book.applyPlan(e.id, plan);
+  totals.add(SYSTEM_ACCOUNTS.revenue, taken);
+  postLoss(book, totals, e.id, op.amountMicros - taken, op.nowMs);
+  return { ok: true, transfer: toTransfer({ ...e, kind: 'debit' }), replayed: false, lossMicros: op.amountMicros - taken, usage };
+}
+
+function credit(book: Book, op: Extract<LedgerOp, { op: 'credit' }>, totals: SystemTotals): TransferOutcome {
+  const existing = book.entry(op.id);
+  if (existing) return replayTransfer(book, existing, { kind: 'credit', accountId: op.accountId, amountMicros: op.amountMicros, lot: op.lot });
+  const e = newEntry(op, 'credit');
+  book.insertEntry(e);
+  book.moveBalance(op.accountId, op.amountMicros, 0n);
+  // A credit's lot carries the credit's id (README.md).
+  const lot = { id: op.id, accountId: op.accountId, ...op.lot, amountMicros: op.amountMicros, remainingMicros: op.amountMicros, createdAtMs: op.nowMs };
+  book.insertLot(lot);
+  totals.add(SYSTEM_ACCOUNTS.deposits, -op.amountMicros);
+  return { ok: true, transfer: toTransfer({ ...e, kind: 'credit' }), replayed: false, lossMicros: 0n, usage: null };
+}
+
+function refund(book: Book, op: Extract<LedgerOp, { op: 'refund' }>, totals: SystemTotals): TransferOutcome {
+  const target = book.entry(op.refundOf);
+  if (!isRefundable(target)) return { ok: false, reason: 'transfer_not_found' };
+  const existing = book.entry(op.id);
+  if (existing) return replayTransfer(book, existing, { kind: 'refund', refundOf: target.id, amountMicros: op.amountMicros });
+  if (op.amountMicros > refundableMicros(target)) return { ok: false, reason: 'exceeds_refundable' };
+  const { consumed, earlier } = book.refundAllocations(target.id);
+  const plan = planRestore(consumed, earlier, op.amountMicros);
+  const e = newEntry({ ...op, accountId: target.accountId }, 'refund', { refundOf: target.id, spendMicros: -op.amountMicros, allocations: plan });
+  book.insertEntry(e);
+  book.updateEntry({ ...target, refundedMicros: target.refundedMicros + op.amountMicros });
+  book.moveBalance(target.accountId, op.amountMicros, 0n);
+  book.applyPlan(e.id, plan);
+  totals.add(SYSTEM_ACCOUNTS.revenue, -op.amountMicros);
+  return { ok: true, transfer: toTransfer({ ...e, kind: 'refund' }), replayed: false, lossMicros: 0n, usage: null };
+}
+
+function replayTransfer(book: Book, existing: Entry, key: ReplayKey): TransferOutcome {
+  const lot = key.kind === 'credit' && existing.kind === 'credit' ? book.lotSpec(existing.id) : null;
+  if (!isTransfer(existing) || !isSameRequest(existing, key, lot)) return conflict;
+  return { ok: true, transfer: toTransfer(existing), replayed: true, lossMicros: 0n, usage: null };
+}
+
+/** A decision not to act on a hold: its answer, or, for a hold found due, the expiry done on the spot (README.md). */
+function notActing<O>(book: Book, decision: { act: 'answer'; outcome: O } | { act: 'expire'; entry: Entry }, nowMs: number): O | ReturnType<typeof expiredAnswer> {
+  if (decision.act === 'answer') return decision.outcome;
+  resolve(book, decision.entry, 'expired', nowMs);
+  return expiredAnswer();
+}
+
+/** Ends a pending hold without posting: all of it goes back to available. */
+function resolve(book: Book, e: Entry, status: 'voided' | 'expired', nowMs: number): Entry {
+  const resolved: Entry = { ...e, status, resolvedAtMs: nowMs };
+  book.updateEntry(resolved);
+  book.moveBalance(e.accountId, e.amountMicros, -e.amountMicros);
+  return resolved;
+}

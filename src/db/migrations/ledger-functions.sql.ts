@@ -1,0 +1,410 @@
+/**
+ * The PostgreSQL side of the ledger (src/adapters/ledger/README.md): `ledger_apply(ops jsonb)` applies a batch of
+ * operations in order, in one transaction, and returns one result per operation; `ledger_expire` is the sweeper.
+ * Each ledger_op_* function mirrors its counterpart in src/adapters/ledger/operations.ts step for step (checks
+ * first, then writes) and answers what the TypeScript engine answers; the conformance suite holds them together.
+ * Amounts arrive as decimal strings and leave as JSON numbers (the adapter refuses any beyond 2^53).
+ *
+ * Locks (README.md "Concurrency"): the batch's user balance rows first, in account order; then each operation's
+ * transfer row; the system rows last, once. `SET search_path FROM CURRENT` binds every function to the schema it
+ * was created in.
+ */
+
+const OP_FUNCTIONS = ['hold', 'settle', 'release', 'extend', 'debit', 'credit', 'refund'];
+
+/** Every function, by signature (for the migration's down). */
+export const LEDGER_FUNCTION_NAMES = [
+  'ledger_apply(jsonb)',
+  'ledger_expire(bigint, integer)',
+  ...OP_FUNCTIONS.map((op) => `ledger_op_${op}(jsonb)`),
+  'ledger_entry_json(ledger_transfers, jsonb)',
+  'ledger_resolve(ledger_transfers, text, bigint)',
+  'ledger_consume_lots(text, text, bigint)',
+  'ledger_restore_lots(text, text, bigint)',
+  'ledger_post_loss(text, bigint, bigint)',
+  'ledger_insert_usage(jsonb, text, text, bigint, jsonb)',
+  'ledger_add_system(text, bigint)',
+];
+
+const fn = (signature: string, returns: string, body: string, volatility = '') =>
+  `CREATE OR REPLACE FUNCTION ${signature} RETURNS ${returns} LANGUAGE plpgsql ${volatility} SET search_path FROM CURRENT AS $fn$\n${body}\n$fn$;`;
+
+const NOT_FOUND = `'{"ok": false, "reason": "hold_not_found"}'::jsonb`;
+const CONFLICT = `'{"ok": false, "reason": "idempotency_conflict"}'::jsonb`;
+const EXPIRED = `'{"ok": false, "reason": "hold_not_pending", "status": "expired"}'::jsonb`;
+const NOT_PENDING = `jsonb_build_object('ok', false, 'reason', 'hold_not_pending', 'status', t.status)`;
+
+/** A transfer as the adapter reads it: the row's columns and its allocations in consumption order. */
+const ENTRY_JSON = fn(
+  'ledger_entry_json(t ledger_transfers, allocations jsonb DEFAULT NULL)',
+  'jsonb',
+  `BEGIN
+  IF allocations IS NULL THEN
+    SELECT coalesce(jsonb_agg(jsonb_build_object('lot_id', a.lot_id, 'amount_micros', a.amount_micros, 'fx_rate_rub_micro', a.fx_rate_rub_micro) ORDER BY a.seq), '[]')
+      INTO allocations FROM ledger_allocations a WHERE a.transfer_id = t.id;
+  END IF;
+  RETURN to_jsonb(t) || jsonb_build_object('allocations', allocations);
+END`,
+  'STABLE',
+);
+
+const RESOLVE = fn(
+  'ledger_resolve(t ledger_transfers, p_status text, p_now bigint)',
+  'ledger_transfers',
+  `DECLARE r ledger_transfers;
+BEGIN
+  UPDATE ledger_transfers SET status = p_status, resolved_at_ms = p_now WHERE id = t.id RETURNING * INTO r;
+  UPDATE ledger_balances SET held_micros = held_micros - t.amount_micros, available_micros = available_micros + t.amount_micros
+    WHERE account_id = t.account_id;
+  RETURN r;
+END`,
+);
+
+const CONSUME_LOTS = fn(
+  'ledger_consume_lots(p_account text, p_transfer text, p_amount bigint)',
+  'jsonb',
+  `DECLARE l record; v_left bigint := p_amount; v_take bigint; v_seq int := 0; v_allocs jsonb := '[]';
+BEGIN
+  IF p_amount = 0 THEN RETURN v_allocs; END IF;
+  FOR l IN SELECT id, remaining_micros, fx_rate_rub_micro FROM ledger_lots
+            WHERE account_id = p_account AND remaining_micros > 0 ORDER BY created_at_ms, seq LOOP
+    v_take := least(l.remaining_micros, v_left);
+    UPDATE ledger_lots SET remaining_micros = remaining_micros - v_take WHERE id = l.id;
+    INSERT INTO ledger_allocations (transfer_id, seq, lot_id, amount_micros, fx_rate_rub_micro) VALUES (p_transfer, v_seq, l.id, v_take, l.fx_rate_rub_micro);
+    v_allocs := v_allocs || jsonb_build_array(jsonb_build_object('lot_id', l.id, 'amount_micros', v_take, 'fx_rate_rub_micro', l.fx_rate_rub_micro));
+    v_seq := v_seq + 1;
+    v_left := v_left - v_take;
+    EXIT WHEN v_left = 0;
+  END LOOP;
+  IF v_left > 0 THEN RAISE EXCEPTION 'ledger: lots of % are % micros short of a posting (lots must cover the balance)', p_account, v_left; END IF;
+  RETURN v_allocs;
+END`,
+);
+
+const RESTORE_LOTS = fn(
+  'ledger_restore_lots(p_refund_of text, p_transfer text, p_amount bigint)',
+  'jsonb',
+  `DECLARE c record; v_left bigint := p_amount; v_open bigint; v_give bigint; v_seq int := 0; v_allocs jsonb := '[]';
+BEGIN
+  -- The refunded charge's allocations read backwards, each lot net of what earlier refunds gave back to it.
+  FOR c IN SELECT a.lot_id, a.amount_micros, a.fx_rate_rub_micro,
+                  coalesce((SELECT -sum(e.amount_micros) FROM ledger_allocations e JOIN ledger_transfers r ON r.id = e.transfer_id
+                             WHERE r.refund_of = p_refund_of AND r.id <> p_transfer AND e.lot_id = a.lot_id), 0) AS restored
+             FROM ledger_allocations a WHERE a.transfer_id = p_refund_of ORDER BY a.seq DESC LOOP
+    EXIT WHEN v_left = 0;
+    v_open := c.amount_micros - c.restored;
+    CONTINUE WHEN v_open <= 0;
+    v_give := least(v_open, v_left);
+    UPDATE ledger_lots SET remaining_micros = remaining_micros + v_give WHERE id = c.lot_id;
+    INSERT INTO ledger_allocations (transfer_id, seq, lot_id, amount_micros, fx_rate_rub_micro) VALUES (p_transfer, v_seq, c.lot_id, -v_give, c.fx_rate_rub_micro);
+    v_allocs := v_allocs || jsonb_build_array(jsonb_build_object('lot_id', c.lot_id, 'amount_micros', -v_give, 'fx_rate_rub_micro', c.fx_rate_rub_micro));
+    v_seq := v_seq + 1;
+    v_left := v_left - v_give;
+  END LOOP;
+  IF v_left > 0 THEN RAISE EXCEPTION 'ledger: refund exceeds what the allocations can restore by % micros', v_left; END IF;
+  RETURN v_allocs;
+END`,
+);
+
+const POST_LOSS = fn(
+  'ledger_post_loss(p_charge text, p_loss bigint, p_now bigint)',
+  'void',
+  `BEGIN
+  IF p_loss = 0 THEN RETURN; END IF;
+  INSERT INTO ledger_transfers (id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms)
+    VALUES ('loss:' || p_charge, 'system:losses', 'loss', 'posted', p_loss, p_loss, 0, 0, NULL, 'absorbed beyond ' || p_charge, p_now, NULL, NULL, p_now);
+END`,
+);
+
+/** The usage line with its cost, cost_rub from the lots that paid (half-up per lot, as money.ts), and its roll-up. */
+const INSERT_USAGE = fn(
+  'ledger_insert_usage(u jsonb, p_account text, p_transfer text, p_cost bigint, p_allocs jsonb)',
+  'jsonb',
+  `DECLARE v_billed boolean := (u->>'billedInRub')::boolean; v_rub bigint; v_rate bigint; v_day text;
+BEGIN
+  IF v_billed THEN
+    SELECT coalesce(sum(div((a->>'amount_micros')::numeric * (a->>'fx_rate_rub_micro')::numeric + 500000, 1000000)), 0)::bigint INTO v_rub
+      FROM jsonb_array_elements(p_allocs) a;
+    IF p_cost > 0 THEN v_rate := div(v_rub::numeric * 1000000 + div(p_cost, 2), p_cost)::bigint; END IF;
+  END IF;
+  INSERT INTO usage_records (id, account_id, key_id, request_id, model, kind, endpoint, prompt_tokens, completion_tokens, cached_tokens,
+      reasoning_tokens, total_tokens, cost_micros, transfer_id, billed_in_rub, cost_rub_micro, fx_rate_rub_micro, created_at_ms, duration_ms, metadata)
+    VALUES (u->>'id', p_account, u->>'keyId', u->>'requestId', u->>'model', u->>'kind', u->>'endpoint', (u->>'promptTokens')::int,
+      (u->>'completionTokens')::int, (u->>'cachedTokens')::int, (u->>'reasoningTokens')::int, (u->>'totalTokens')::int, p_cost, p_transfer,
+      v_billed, v_rub, v_rate, (u->>'createdAtMs')::bigint, (u->>'durationMs')::int, u->>'metadata');
+  v_day := to_char(date '1970-01-01' + floor((u->>'createdAtMs')::numeric / 86400000)::int, 'YYYY-MM-DD');
+  INSERT INTO usage_daily AS d (account_id, day, model, kind, requests, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens,
+      total_tokens, cost_micros, billed_rub_micro, unbilled_cost_micros)
+    VALUES (p_account, v_day, u->>'model', u->>'kind', 1, (u->>'promptTokens')::bigint, (u->>'completionTokens')::bigint,
+      (u->>'cachedTokens')::bigint, (u->>'reasoningTokens')::bigint, (u->>'totalTokens')::bigint, p_cost,
+      CASE WHEN v_billed THEN coalesce(v_rub, 0) ELSE 0 END, CASE WHEN v_billed THEN 0 ELSE p_cost END)
+    ON CONFLICT (account_id, day, model, kind) DO UPDATE SET requests = d.requests + 1, prompt_tokens = d.prompt_tokens + excluded.prompt_tokens,
+      completion_tokens = d.completion_tokens + excluded.completion_tokens, cached_tokens = d.cached_tokens + excluded.cached_tokens,
+      reasoning_tokens = d.reasoning_tokens + excluded.reasoning_tokens, total_tokens = d.total_tokens + excluded.total_tokens,
+      cost_micros = d.cost_micros + excluded.cost_micros, billed_rub_micro = d.billed_rub_micro + excluded.billed_rub_micro,
+      unbilled_cost_micros = d.unbilled_cost_micros + excluded.unbilled_cost_micros;
+  RETURN jsonb_build_object('costMicros', p_cost, 'costRubMicro', v_rub, 'fxRateRubMicro', v_rate);
+END`,
+);
+
+const ADD_SYSTEM = fn(
+  'ledger_add_system(p_account text, p_delta bigint)',
+  'void',
+  `BEGIN
+  IF p_delta = 0 THEN RETURN; END IF;
+  INSERT INTO ledger_balances AS b (account_id, available_micros, held_micros) VALUES (p_account, p_delta, 0)
+    ON CONFLICT (account_id) DO UPDATE SET available_micros = b.available_micros + excluded.available_micros;
+END`,
+);
+
+const OP_HOLD = fn(
+  'ledger_op_hold(op jsonb)',
+  'jsonb',
+  `DECLARE t ledger_transfers; v_account text := op->>'accountId'; v_amount bigint := (op->>'amountMicros')::bigint; v_available bigint;
+BEGIN
+  SELECT * INTO t FROM ledger_transfers WHERE id = op->>'id' FOR UPDATE;
+  IF FOUND THEN
+    IF t.kind = 'hold' AND t.account_id = v_account AND t.amount_micros = v_amount THEN
+      RETURN jsonb_build_object('ok', true, 'replayed', true, 'entry', ledger_entry_json(t));
+    END IF;
+    RETURN ${CONFLICT};
+  END IF;
+  SELECT available_micros INTO v_available FROM ledger_balances WHERE account_id = v_account;
+  IF coalesce(v_available, 0) < v_amount THEN
+    RETURN jsonb_build_object('ok', false, 'reason', 'insufficient_balance', 'availableMicros', coalesce(v_available, 0));
+  END IF;
+  INSERT INTO ledger_transfers (id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms)
+    VALUES (op->>'id', v_account, 'hold', 'pending', v_amount, NULL, 0, 0, NULL, '', (op->>'nowMs')::bigint, (op->>'expiresAtMs')::bigint, NULL, NULL)
+    RETURNING * INTO t;
+  UPDATE ledger_balances SET available_micros = available_micros - v_amount, held_micros = held_micros + v_amount WHERE account_id = v_account;
+  RETURN jsonb_build_object('ok', true, 'replayed', false, 'entry', ledger_entry_json(t, '[]'));
+END`,
+);
+
+const OP_SETTLE = fn(
+  'ledger_op_settle(op jsonb)',
+  'jsonb',
+  `DECLARE t ledger_transfers; v_amount bigint := (op->>'amountMicros')::bigint; v_now bigint := (op->>'nowMs')::bigint;
+  v_posted bigint; v_loss bigint; v_allocs jsonb; v_usage jsonb;
+BEGIN
+  SELECT * INTO t FROM ledger_transfers WHERE id = op->>'holdId' FOR UPDATE;
+  IF NOT FOUND OR t.kind <> 'hold' THEN RETURN ${NOT_FOUND}; END IF;
+  IF t.status = 'posted' THEN
+    IF t.posted_micros = least(v_amount, t.amount_micros) THEN
+      RETURN jsonb_build_object('ok', true, 'replayed', true, 'entry', ledger_entry_json(t), 'lossMicros', 0);
+    END IF;
+    RETURN ${CONFLICT};
+  END IF;
+  IF t.status <> 'pending' THEN RETURN ${NOT_PENDING}; END IF;
+  IF t.expires_at_ms <= v_now THEN
+    PERFORM ledger_resolve(t, 'expired', v_now);
+    RETURN ${EXPIRED};
+  END IF;
+  v_posted := least(v_amount, t.amount_micros);
+  v_loss := v_amount - v_posted;
+  UPDATE ledger_transfers SET status = 'posted', posted_micros = v_posted, spend_micros = v_posted, resolved_at_ms = v_now, posted_at_ms = v_now
+    WHERE id = t.id RETURNING * INTO t;
+  UPDATE ledger_balances SET held_micros = held_micros - t.amount_micros, available_micros = available_micros + (t.amount_micros - v_posted)
+    WHERE account_id = t.account_id;
+  v_allocs := ledger_consume_lots(t.account_id, t.id, v_posted);
+  IF jsonb_typeof(op->'usage') = 'object' THEN v_usage := ledger_insert_usage(op->'usage', t.account_id, t.id, v_posted, v_allocs); END IF;
+  PERFORM ledger_post_loss(t.id, v_loss, v_now);
+  RETURN jsonb_build_object('ok', true, 'replayed', false, 'entry', ledger_entry_json(t, v_allocs), 'lossMicros', v_loss, 'usage', v_usage,
+    '_revenue', v_posted + v_loss, '_losses', -v_loss);
+END`,
+);
+
+const OP_RELEASE = fn(
+  'ledger_op_release(op jsonb)',
+  'jsonb',
+  `DECLARE t ledger_transfers; v_now bigint := (op->>'nowMs')::bigint;
+BEGIN
+  SELECT * INTO t FROM ledger_transfers WHERE id = op->>'holdId' FOR UPDATE;
+  IF NOT FOUND OR t.kind <> 'hold' THEN RETURN ${NOT_FOUND}; END IF;
+  IF t.status = 'voided' THEN RETURN jsonb_build_object('ok', true, 'replayed', true, 'entry', ledger_entry_json(t, '[]')); END IF;
+  IF t.status <> 'pending' THEN RETURN ${NOT_PENDING}; END IF;
+  IF t.expires_at_ms <= v_now THEN
+    PERFORM ledger_resolve(t, 'expired', v_now);
+    RETURN ${EXPIRED};
+  END IF;
+  RETURN jsonb_build_object('ok', true, 'replayed', false, 'entry', ledger_entry_json(ledger_resolve(t, 'voided', v_now), '[]'));
+END`,
+);
+
+const OP_EXTEND = fn(
+  'ledger_op_extend(op jsonb)',
+  'jsonb',
+  `DECLARE t ledger_transfers; v_now bigint := (op->>'nowMs')::bigint;
+BEGIN
+  SELECT * INTO t FROM ledger_transfers WHERE id = op->>'holdId' FOR UPDATE;
+  IF NOT FOUND OR t.kind <> 'hold' THEN RETURN ${NOT_FOUND}; END IF;
+  IF t.status <> 'pending' THEN RETURN ${NOT_PENDING}; END IF;
+  IF t.expires_at_ms <= v_now THEN
+    PERFORM ledger_resolve(t, 'expired', v_now);
+    RETURN ${EXPIRED};
+  END IF;
+  UPDATE ledger_transfers SET expires_at_ms = greatest(expires_at_ms, (op->>'expiresAtMs')::bigint) WHERE id = t.id RETURNING * INTO t;
+  RETURN jsonb_build_object('ok', true, 'entry', ledger_entry_json(t, '[]'));
+END`,
+);
+
+const OP_DEBIT = fn(
+  'ledger_op_debit(op jsonb)',
+  'jsonb',
+  `DECLARE t ledger_transfers; v_account text := op->>'accountId'; v_amount bigint := (op->>'amountMicros')::bigint; v_now bigint := (op->>'nowMs')::bigint;
+  v_available bigint; v_taken bigint; v_loss bigint; v_allocs jsonb; v_usage jsonb;
+BEGIN
+  SELECT * INTO t FROM ledger_transfers WHERE id = op->>'id' FOR UPDATE;
+  IF FOUND THEN
+    IF t.kind = 'debit' AND t.account_id = v_account AND t.amount_micros = v_amount THEN
+      RETURN jsonb_build_object('ok', true, 'replayed', true, 'entry', ledger_entry_json(t), 'lossMicros', 0);
+    END IF;
+    RETURN ${CONFLICT};
+  END IF;
+  SELECT coalesce(max(available_micros), 0) INTO v_available FROM ledger_balances WHERE account_id = v_account;
+  IF v_available < v_amount AND NOT (op->>'allowShortfall')::boolean THEN
+    RETURN jsonb_build_object('ok', false, 'reason', 'insufficient_balance', 'availableMicros', v_available);
+  END IF;
+  v_taken := least(v_available, v_amount);
+  v_loss := v_amount - v_taken;
+  INSERT INTO ledger_transfers (id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms)
+    VALUES (op->>'id', v_account, 'debit', 'posted', v_amount, v_taken, 0, v_taken, NULL, op->>'memo', v_now, NULL, NULL, v_now)
+    RETURNING * INTO t;
+  IF v_taken > 0 THEN UPDATE ledger_balances SET available_micros = available_micros - v_taken WHERE account_id = v_account; END IF;
+  v_allocs := ledger_consume_lots(v_account, t.id, v_taken);
+  IF jsonb_typeof(op->'usage') = 'object' THEN v_usage := ledger_insert_usage(op->'usage', v_account, t.id, v_taken, v_allocs); END IF;
+  PERFORM ledger_post_loss(t.id, v_loss, v_now);
+  RETURN jsonb_build_object('ok', true, 'replayed', false, 'entry', ledger_entry_json(t, v_allocs), 'lossMicros', v_loss, 'usage', v_usage,
+    '_revenue', v_taken + v_loss, '_losses', -v_loss);
+END`,
+);
+
+const OP_CREDIT = fn(
+  'ledger_op_credit(op jsonb)',
+  'jsonb',
+  `DECLARE t ledger_transfers; v_account text := op->>'accountId'; v_amount bigint := (op->>'amountMicros')::bigint; v_now bigint := (op->>'nowMs')::bigint;
+  v_currency text := op->'lot'->>'currency'; v_rate bigint := (op->'lot'->>'fxRateRubMicro')::bigint;
+BEGIN
+  SELECT * INTO t FROM ledger_transfers WHERE id = op->>'id' FOR UPDATE;
+  IF FOUND THEN
+    IF t.kind = 'credit' AND t.account_id = v_account AND t.amount_micros = v_amount
+       AND EXISTS (SELECT 1 FROM ledger_lots WHERE id = t.id AND currency = v_currency AND fx_rate_rub_micro = v_rate) THEN
+      RETURN jsonb_build_object('ok', true, 'replayed', true, 'entry', ledger_entry_json(t, '[]'), 'lossMicros', 0);
+    END IF;
+    RETURN ${CONFLICT};
+  END IF;
+  INSERT INTO ledger_transfers (id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms)
+    VALUES (op->>'id', v_account, 'credit', 'posted', v_amount, v_amount, 0, 0, NULL, op->>'memo', v_now, NULL, NULL, v_now)
+    RETURNING * INTO t;
+  INSERT INTO ledger_balances AS b (account_id, available_micros, held_micros) VALUES (v_account, v_amount, 0)
+    ON CONFLICT (account_id) DO UPDATE SET available_micros = b.available_micros + excluded.available_micros;
+  INSERT INTO ledger_lots (id, account_id, currency, amount_micros, remaining_micros, fx_rate_rub_micro, created_at_ms)
+    VALUES (t.id, v_account, v_currency, v_amount, v_amount, v_rate, v_now);
+  RETURN jsonb_build_object('ok', true, 'replayed', false, 'entry', ledger_entry_json(t, '[]'), 'lossMicros', 0, '_deposits', -v_amount);
+END`,
+);
+
+const OP_REFUND = fn(
+  'ledger_op_refund(op jsonb)',
+  'jsonb',
+  `DECLARE target ledger_transfers; t ledger_transfers; v_amount bigint := (op->>'amountMicros')::bigint; v_now bigint := (op->>'nowMs')::bigint;
+  v_allocs jsonb;
+BEGIN
+  SELECT * INTO target FROM ledger_transfers WHERE id = op->>'refundOf' FOR UPDATE;
+  IF NOT FOUND OR target.status <> 'posted' OR target.kind NOT IN ('debit', 'hold') THEN
+    RETURN '{"ok": false, "reason": "transfer_not_found"}'::jsonb;
+  END IF;
+  SELECT * INTO t FROM ledger_transfers WHERE id = op->>'id' FOR UPDATE;
+  IF FOUND THEN
+    IF t.kind = 'refund' AND t.refund_of = target.id AND t.amount_micros = v_amount THEN
+      RETURN jsonb_build_object('ok', true, 'replayed', true, 'entry', ledger_entry_json(t), 'lossMicros', 0);
+    END IF;
+    RETURN ${CONFLICT};
+  END IF;
+  IF v_amount > coalesce(target.posted_micros, 0) - target.refunded_micros THEN RETURN '{"ok": false, "reason": "exceeds_refundable"}'::jsonb; END IF;
+  INSERT INTO ledger_transfers (id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms)
+    VALUES (op->>'id', target.account_id, 'refund', 'posted', v_amount, v_amount, 0, -v_amount, target.id, op->>'memo', v_now, NULL, NULL, v_now)
+    RETURNING * INTO t;
+  UPDATE ledger_transfers SET refunded_micros = refunded_micros + v_amount WHERE id = target.id;
+  UPDATE ledger_balances SET available_micros = available_micros + v_amount WHERE account_id = target.account_id;
+  v_allocs := ledger_restore_lots(target.id, t.id, v_amount);
+  RETURN jsonb_build_object('ok', true, 'replayed', false, 'entry', ledger_entry_json(t, v_allocs), 'lossMicros', 0, '_revenue', -v_amount);
+END`,
+);
+
+const APPLY = fn(
+  'ledger_apply(ops jsonb)',
+  'jsonb',
+  `DECLARE op jsonb; r jsonb; v_results jsonb[] := '{}'; v_revenue bigint := 0; v_deposits bigint := 0; v_losses bigint := 0;
+BEGIN
+  PERFORM 1 FROM ledger_balances WHERE account_id IN (
+      SELECT o->>'accountId' FROM jsonb_array_elements(ops) o WHERE o->>'accountId' IS NOT NULL
+      UNION SELECT t.account_id FROM ledger_transfers t
+        WHERE t.id IN (SELECT coalesce(o->>'holdId', o->>'refundOf') FROM jsonb_array_elements(ops) o))
+    ORDER BY account_id FOR UPDATE;
+  FOR op IN SELECT value FROM jsonb_array_elements(ops) LOOP
+    r := CASE op->>'op'
+      WHEN 'hold' THEN ledger_op_hold(op)
+      WHEN 'settle' THEN ledger_op_settle(op)
+      WHEN 'release' THEN ledger_op_release(op)
+      WHEN 'extend' THEN ledger_op_extend(op)
+      WHEN 'debit' THEN ledger_op_debit(op)
+      WHEN 'credit' THEN ledger_op_credit(op)
+      WHEN 'refund' THEN ledger_op_refund(op)
+    END;
+    IF r IS NULL THEN RAISE EXCEPTION 'ledger: unknown operation %', op->>'op'; END IF;
+    v_revenue := v_revenue + coalesce((r->>'_revenue')::bigint, 0);
+    v_deposits := v_deposits + coalesce((r->>'_deposits')::bigint, 0);
+    v_losses := v_losses + coalesce((r->>'_losses')::bigint, 0);
+    v_results := v_results || (r - '_revenue' - '_deposits' - '_losses');
+  END LOOP;
+  -- The system rows, once per batch and last: in account order, like every other batch.
+  PERFORM ledger_add_system('system:deposits', v_deposits);
+  PERFORM ledger_add_system('system:losses', v_losses);
+  PERFORM ledger_add_system('system:revenue', v_revenue);
+  RETURN to_jsonb(v_results);
+END`,
+);
+
+/** The sweeper: balances locked first (the batch order), then each due hold re-checked while it is resolved. */
+const EXPIRE = fn(
+  'ledger_expire(p_now bigint, p_limit integer)',
+  'integer',
+  `DECLARE v_ids text[]; v_count int;
+BEGIN
+  SELECT array_agg(id) INTO v_ids FROM (SELECT id FROM ledger_transfers WHERE status = 'pending' AND expires_at_ms <= p_now
+    ORDER BY expires_at_ms LIMIT p_limit) due;
+  IF v_ids IS NULL THEN RETURN 0; END IF;
+  PERFORM 1 FROM ledger_balances WHERE account_id IN (SELECT account_id FROM ledger_transfers WHERE id = ANY (v_ids))
+    ORDER BY account_id FOR UPDATE;
+  WITH expired AS (
+    UPDATE ledger_transfers SET status = 'expired', resolved_at_ms = p_now
+      WHERE id = ANY (v_ids) AND status = 'pending' AND expires_at_ms <= p_now RETURNING account_id, amount_micros
+  ), per_account AS (SELECT account_id, sum(amount_micros) AS held FROM expired GROUP BY account_id),
+  moved AS (
+    UPDATE ledger_balances b SET held_micros = b.held_micros - p.held, available_micros = b.available_micros + p.held
+      FROM per_account p WHERE b.account_id = p.account_id RETURNING 1
+  )
+  SELECT count(*) INTO v_count FROM expired;
+  RETURN v_count;
+END`,
+);
+
+export const LEDGER_FUNCTIONS_SQL = [
+  ENTRY_JSON,
+  RESOLVE,
+  CONSUME_LOTS,
+  RESTORE_LOTS,
+  POST_LOSS,
+  INSERT_USAGE,
+  ADD_SYSTEM,
+  OP_HOLD,
+  OP_SETTLE,
+  OP_RELEASE,
+  OP_EXTEND,
+  OP_DEBIT,
+  OP_CREDIT,
+  OP_REFUND,
+  APPLY,
+  EXPIRE,
+].join('\n\n');
