@@ -877,9 +877,14 @@ export interface components {
         };
         /**
          * @description A chat-completions request. Standard fields not listed here (tools, tool_choice, response_format, logprobs,
-         *     top_logprobs, seed, stop, n, presence_penalty, frequency_penalty, user, …) are forwarded to the upstream
+         *     top_logprobs, seed, stop, presence_penalty, frequency_penalty, user, …) are forwarded to the upstream
          *     unchanged (SPEC 4.2). `model` may be omitted: the catalog's `default_model` is used (SPEC 2.5).
          *     Which code a failing field answers is listed in the operation's `x-error-codes`.
+         *
+         *     What a request can cost is capped by its pre-flight hold: the prompt (messages, tools, tool_choice,
+         *     response_format) plus `n` × the output cap at the output rate. The output cap is the larger of `max_tokens` and
+         *     `max_completion_tokens`, or the model's `capabilities.max_output_tokens` when neither is sent, and it is always
+         *     sent upstream. If an upstream still reports more than the hold, the caller pays the hold and no more.
          */
         ChatRequest: {
             /** @description A catalog slug or alias (SPEC 2.5). */
@@ -889,8 +894,10 @@ export interface components {
             top_p?: number;
             /** @description At most the model's `capabilities.max_output_tokens`. Non-stream requests above 4096 use the keep-alive path (SPEC 4.2). */
             max_tokens?: number;
-            /** @description Newer spelling of `max_tokens`; the same rules apply. */
+            /** @description Newer spelling of `max_tokens`; the same rules apply. With both, the larger one is the cap. */
             max_completion_tokens?: number;
+            /** @description Choices to generate (1 when absent). Each may use the whole output cap, so the hold covers `n` of them. */
+            n?: number;
             /** @default false */
             stream?: boolean;
             stream_options?: {

@@ -388,9 +388,14 @@ export type ChatMessage = {
 
 /**
  * A chat-completions request. Standard fields not listed here (tools, tool_choice, response_format, logprobs,
- * top_logprobs, seed, stop, n, presence_penalty, frequency_penalty, user, …) are forwarded to the upstream
+ * top_logprobs, seed, stop, presence_penalty, frequency_penalty, user, …) are forwarded to the upstream
  * unchanged (SPEC 4.2). `model` may be omitted: the catalog's `default_model` is used (SPEC 2.5).
  * Which code a failing field answers is listed in the operation's `x-error-codes`.
+ *
+ * What a request can cost is capped by its pre-flight hold: the prompt (messages, tools, tool_choice,
+ * response_format) plus `n` × the output cap at the output rate. The output cap is the larger of `max_tokens` and
+ * `max_completion_tokens`, or the model's `capabilities.max_output_tokens` when neither is sent, and it is always
+ * sent upstream. If an upstream still reports more than the hold, the caller pays the hold and no more.
  *
  */
 export type ChatRequest = {
@@ -406,9 +411,13 @@ export type ChatRequest = {
      */
     max_tokens?: number;
     /**
-     * Newer spelling of `max_tokens`; the same rules apply.
+     * Newer spelling of `max_tokens`; the same rules apply. With both, the larger one is the cap.
      */
     max_completion_tokens?: number;
+    /**
+     * Choices to generate (1 when absent). Each may use the whole output cap, so the hold covers `n` of them.
+     */
+    n?: number;
     stream?: boolean;
     stream_options?: {
         include_usage?: boolean;

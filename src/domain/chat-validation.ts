@@ -8,6 +8,7 @@ import { ApiError, invalidField, type ErrorMeta } from '../errors/api-error.js';
 import type { ErrorCode } from '../errors/catalog.js';
 import type { CatalogFileEntry } from './catalog/catalog-file.js';
 import { countTokens } from './tokens.js';
+import { isRecord } from '../is-record.js';
 
 export interface ChatValidationOptions {
   /** The longest text a single message may carry, in characters (SPEC 7.2 message_too_long; SPEC 8 leaves the value open). */
@@ -34,10 +35,6 @@ function messageError(code: ErrorCode, index: number, where: Where, msg: string,
   if (where !== undefined) loc.push(where);
   const path = `messages[${index}]${where === undefined ? '' : `.${where}`}`;
   return new ApiError(code, `${path}: ${msg}`, { meta: { ...extra, fields: [{ type: code, loc, msg, ctx: {} }] } });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** What one message's content holds once its shape is known good. */

@@ -7,6 +7,7 @@
  * upstream's own `usage` whenever it sends one.
  */
 import { decode, encode, countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { isRecord } from '../is-record.js';
 
 /**
  * Client text is data, never control: `<|endoftext|>` typed by a user is counted as the characters it is
@@ -26,6 +27,16 @@ export const REPLY_PRIMING_TOKENS = 3;
  * deliberately generous figure keeps the estimate cheap and the hold on the safe side (SPEC 4.2).
  */
 export const IMAGE_PART_TOKENS = 765;
+/**
+ * An audio part: we do not decode audio on the request path, so it is priced by size at one token per 32 bytes
+ * (16 kHz 16-bit PCM is 32 kB a second; vendors bill about ten tokens a second): generous, as a hold must be.
+ */
+export const AUDIO_BYTES_PER_TOKEN = 32;
+/**
+ * What a model reads besides the messages: tool, function and output-format definitions. Vendors frame them in
+ * their own words; counting their JSON text is close and errs on the generous side (SPEC 4.2 worst case).
+ */
+const DEFINITION_FIELDS = ['tools', 'tool_choice', 'response_format', 'functions', 'function_call'] as const;
 
 /** Roles are a handful of strings; counting them once keeps the per-message loop allocation-free. */
 const roleTokens = new Map<string, number>();
@@ -54,10 +65,6 @@ export function truncateToTokens(text: string, maxTokens: number): string {
   return '';
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function countRole(role: string): number {
   let count = roleTokens.get(role);
   if (count === undefined) {
@@ -68,10 +75,7 @@ function countRole(role: string): number {
   return count;
 }
 
-/**
- * Content parts: text is counted, an image is the fixed {@link IMAGE_PART_TOKENS}. Audio is not estimated
- * (its cost follows a duration we do not decode); the upstream's reported usage bills it.
- */
+/** Content parts: text is counted, an image is {@link IMAGE_PART_TOKENS}, audio goes by its size. */
 function countContent(content: unknown): number {
   if (typeof content === 'string') return countTokens(content);
   if (!Array.isArray(content)) return 0;
@@ -80,8 +84,17 @@ function countContent(content: unknown): number {
     if (!isRecord(part)) continue;
     if (part.type === 'text' && typeof part.text === 'string') total += countTokens(part.text);
     else if (part.type === 'image_url') total += IMAGE_PART_TOKENS;
+    else if (part.type === 'input_audio' && isRecord(part.input_audio) && typeof part.input_audio.data === 'string') {
+      total += Math.ceil((part.input_audio.data.length * 3) / 4 / AUDIO_BYTES_PER_TOKEN);
+    }
   }
   return total;
+}
+
+/** A definition as the JSON text it is sent as. */
+function countDefinition(value: unknown): number {
+  if (value === undefined || value === null) return 0;
+  return countTokens(typeof value === 'string' ? value : JSON.stringify(value));
 }
 
 /** An assistant's tool calls are text the model reads back: function names and JSON arguments. */
@@ -99,12 +112,14 @@ function countToolCalls(toolCalls: unknown): number {
 
 /**
  * Estimated prompt tokens of a chat request (SPEC 4.2 pre-flight and 7.2 context_window_exceeded), after the
- * OpenAI cookbook: per message 3 + role + content (+ 1 + name), then 3 for the reply priming. Tool
- * definitions and response formats are not counted: vendors frame them differently and the upstream's usage
- * is what bills. Runs on every chat request, so it tolerates any shape rather than re-validating.
+ * OpenAI cookbook: per message 3 + role + content (+ 1 + name), then 3 for the reply priming; plus the tool,
+ * function and response-format definitions, which the model reads too. Runs on every chat request, so it
+ * tolerates any shape rather than re-validating.
  */
-export function estimatePromptTokens(messages: unknown[]): number {
+export function estimatePromptTokens(request: { messages?: unknown; [field: string]: unknown }): number {
   let total = REPLY_PRIMING_TOKENS;
+  for (const field of DEFINITION_FIELDS) total += countDefinition(request[field]);
+  const messages = Array.isArray(request.messages) ? request.messages : [];
   for (const message of messages) {
     total += MESSAGE_OVERHEAD_TOKENS;
     if (!isRecord(message)) continue;

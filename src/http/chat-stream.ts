@@ -45,7 +45,9 @@ function forward(writer: SseWriter, event: StreamEvent, info: ChunkInfo, progres
 }
 
 function usageChunk(prepared: PreparedChat, progress: Progress, usage: Usage, nowMs: number): string {
+  // The list-price estimate (SPEC 2.6), but never above what the caller can be charged: its hold.
   const listCost = textCost(prepared.entry, usage, NO_DISCOUNTS, { cachedDiscountApplies: false });
+  const shown = listCost < prepared.reservation.amountMicros ? listCost : prepared.reservation.amountMicros;
   const template = progress.template ?? { id: `chatcmpl-${prepared.requestId}`, object: 'chat.completion.chunk', created: Math.floor(nowMs / 1000), model: prepared.entry.slug };
   return JSON.stringify({
     ...template,
@@ -56,7 +58,7 @@ function usageChunk(prepared: PreparedChat, progress: Progress, usage: Usage, no
       total_tokens: usage.promptTokens + usage.completionTokens,
       prompt_tokens_details: { cached_tokens: usage.cachedTokens },
       completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
-      cost: microsToUsd(listCost),
+      cost: microsToUsd(shown),
     },
   });
 }
@@ -70,7 +72,14 @@ export async function serveChatStream(res: Response, prepared: PreparedChat, sig
   const dispatchedAtMs = deps.now();
   let opened: OpenedStream;
   try {
-    opened = await openStream(prepared.chain, { body: prepared.upstreamBody, signal, firstTokenTimeoutMs: deps.firstTokenTimeoutMs, now: deps.now, hooks });
+    opened = await openStream(prepared.chain, {
+      body: prepared.upstreamBody,
+      maxOutputTokens: prepared.maxOutputTokens,
+      signal,
+      firstTokenTimeoutMs: deps.firstTokenTimeoutMs,
+      now: deps.now,
+      hooks,
+    });
   } catch (err) {
     await deps.chat.release(prepared);
     if (!(err instanceof ApiError && err.code === 'empty_upstream_stream')) throw err; // still a plain JSON error

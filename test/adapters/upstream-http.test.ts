@@ -49,7 +49,7 @@ function openAi(options: Partial<OpenAiCompatibleOptions> = {}): OpenAiCompatibl
 }
 
 const signal = (): AbortSignal => new AbortController().signal;
-const chatCall = (body: Record<string, unknown> = { messages: MESSAGES }, callSignal = signal()) => ({ upstreamModel: 'vendor-model-1', body, signal: callSignal });
+const chatCall = (body: Record<string, unknown> = { messages: MESSAGES }, callSignal = signal()) => ({ upstreamModel: 'vendor-model-1', body, maxOutputTokens: 256, signal: callSignal });
 
 /** The UpstreamFailure a promise rejects with (and proof that it rejects with an UpstreamError). */
 async function failureOf(promise: Promise<unknown>): Promise<UpstreamFailure> {
@@ -79,7 +79,7 @@ const contentOf = (event: StreamEvent | undefined): unknown => {
 };
 
 describe('OpenAiCompatibleProvider.chat', () => {
-  it('forwards the body unchanged but for model and stream, to {baseUrl}/chat/completions with Bearer auth (SPEC 4.2)', async () => {
+  it('forwards the body unchanged but for model, stream and the output cap, to {baseUrl}/chat/completions with Bearer auth (SPEC 4.2)', async () => {
     const body = {
       model: 'our-slug',
       messages: MESSAGES,
@@ -94,12 +94,18 @@ describe('OpenAiCompatibleProvider.chat', () => {
     const result = await openAi({ headers: { 'x-vendor-tag': 'gw' } }).chat(chatCall(body));
     const [request] = fake.requests;
     expect(request).toMatchObject({ method: 'POST', path: '/v1/chat/completions' });
-    expect(request?.body).toEqual({ ...body, model: 'vendor-model-1', stream: false });
+    expect(request?.body).toEqual({ ...body, model: 'vendor-model-1', stream: false, max_completion_tokens: 256 });
     expect(request?.headers).toMatchObject({ authorization: 'Bearer sk-test', 'content-type': 'application/json', 'x-vendor-tag': 'gw' });
     expect(result.completion).toMatchObject({ object: 'chat.completion', model: 'vendor-model-1' });
     expect(result.completion.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'chunk1 chunk2 chunk3 ' }, finish_reason: 'stop' }]);
   });
 
+
+  it('sends the output cap in the field the provider is configured for, whatever the client called it', async () => {
+    await openAi({ outputCapField: 'max_tokens' }).chat(chatCall({ messages: MESSAGES }));
+    expect(fake.requests[0]?.body).toMatchObject({ max_tokens: 256 });
+    expect(fake.requests[0]?.body).not.toHaveProperty('max_completion_tokens');
+  });
   it('sends no authorization header when no key is configured (self-hosted vLLM, Ollama)', async () => {
     await openAi({ apiKey: undefined }).chat(chatCall());
     expect(fake.requests[0]?.headers.authorization).toBeUndefined();
@@ -194,7 +200,7 @@ describe('OpenAiCompatibleProvider.chatStream', () => {
     const stream = await openAi().chatStream(chatCall(body));
     const { events, failure } = await drain(stream);
     expect(failure).toBeNull();
-    expect(fake.requests[0]?.body).toEqual({ ...body, model: 'vendor-model-1', stream: true });
+    expect(fake.requests[0]?.body).toEqual({ ...body, model: 'vendor-model-1', stream: true, max_completion_tokens: 256 });
     expect(fake.requests[0]?.headers.accept).toBe('text/event-stream');
     expect(events.map(contentOf).slice(0, 3)).toEqual([0, 1, 2].map(fakeChunkText));
     expect(events).toHaveLength(4);

@@ -12,8 +12,8 @@ const MESSAGES = [
   { role: 'user', content: 'Tell me about GPUs.' },
 ];
 
-function chatCall(body: Record<string, unknown>, signal = live()): ChatCall {
-  return { upstreamModel: 'sandbox-chat', body: { messages: MESSAGES, ...body }, signal };
+function chatCall(body: Record<string, unknown>, signal = live(), maxOutputTokens = 4096): ChatCall {
+  return { upstreamModel: 'sandbox-chat', body: { messages: MESSAGES, ...body }, maxOutputTokens, signal };
 }
 
 interface Chunk {
@@ -73,26 +73,21 @@ describe('SandboxProvider.chat', () => {
 
   it('reports exact usage: prompt by estimatePromptTokens, completion by countTokens', async () => {
     const result = await sandbox.chat(chatCall({}));
-    const prompt = estimatePromptTokens(MESSAGES);
+    const prompt = estimatePromptTokens({ messages: MESSAGES });
     const completion = countTokens(contentOf(result));
     expect(result.completion.usage).toMatchObject({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion });
     expect(result.usage).toEqual({ promptTokens: prompt, completionTokens: completion, cachedTokens: 0, reasoningTokens: 0 });
     expect(result.cachedDiscountApplied).toBe(false);
   });
 
-  it('caps the reply at max_tokens and says length', async () => {
+  it('caps the reply at the call’s output cap and says length', async () => {
     const full = contentOf(await sandbox.chat(chatCall({})));
-    const capped = await sandbox.chat(chatCall({ max_tokens: 5 }));
+    const capped = await sandbox.chat(chatCall({}, live(), 5));
     const text = contentOf(capped);
     expect(full.startsWith(text)).toBe(true);
     expect(countTokens(text)).toBeLessThanOrEqual(5);
     expect(capped.usage?.completionTokens).toBe(countTokens(text));
     expect((capped.completion.choices as { finish_reason: string }[])[0]?.finish_reason).toBe('length');
-  });
-
-  it('prefers max_completion_tokens over max_tokens', async () => {
-    const capped = await sandbox.chat(chatCall({ max_tokens: 500, max_completion_tokens: 3 }));
-    expect(capped.usage?.completionTokens).toBeLessThanOrEqual(3);
   });
 
   it('answers text even when tools are offered', async () => {
@@ -104,7 +99,7 @@ describe('SandboxProvider.chat', () => {
   });
 
   it('fails like an upstream on a body without messages, and as aborted when the caller left', async () => {
-    const error = await sandbox.chat({ upstreamModel: 'm', body: {}, signal: live() }).catch((err: unknown) => err);
+    const error = await sandbox.chat({ upstreamModel: 'm', body: {}, maxOutputTokens: 16, signal: live() }).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).failure).toMatchObject({ kind: 'http', status: 400 });
     await expectUpstreamError(sandbox.chat(chatCall({}, AbortSignal.abort())), 'aborted');
@@ -138,8 +133,8 @@ describe('SandboxProvider.chatStream', () => {
     expect(chunks.slice(0, -1).every((c) => c.usage === null)).toBe(true);
   });
 
-  it('says length when max_tokens cut the streamed reply', async () => {
-    const chunks = await collect((await sandbox.chatStream(chatCall({ stream: true, max_tokens: 4, stream_options: { include_usage: true } }))).events);
+  it('says length when the output cap cut the streamed reply', async () => {
+    const chunks = await collect((await sandbox.chatStream(chatCall({ stream: true, stream_options: { include_usage: true } }, live(), 4))).events);
     const streamed = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
     expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('length');
     expect(chunks.at(-1)?.usage?.completion_tokens).toBe(countTokens(streamed));

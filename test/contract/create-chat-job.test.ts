@@ -40,7 +40,7 @@ describe('POST /v1/llm/chat/jobs', () => {
     expect(['pending', 'processing']).toContain(job.status);
     expect(job.model).toBe(MODEL);
     const row = h.deps.catalog.find(MODEL)!;
-    const worstCase = Math.round(estimatePromptTokens(hello) * row.retail_input_usd_per_mtok! + 1000 * row.retail_output_usd_per_mtok!);
+    const worstCase = Math.round(estimatePromptTokens({ messages: hello }) * row.retail_input_usd_per_mtok! + 1000 * row.retail_output_usd_per_mtok!);
     expect(micros(job.estimated_cost_usd)).toBe(BigInt(worstCase));
     expect(job).not.toHaveProperty('result');
 

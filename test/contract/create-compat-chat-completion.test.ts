@@ -77,7 +77,7 @@ describe('POST /v1/compat/chat/completions: 200', () => {
     expect(content).toMatch(/^Sandbox reply \(gpt-5-mini\): \S/);
 
     const usage = body.usage;
-    expect(usage.prompt_tokens).toBe(estimatePromptTokens(hello));
+    expect(usage.prompt_tokens).toBe(estimatePromptTokens({ messages: hello }));
     expect(usage.completion_tokens).toBe(countTokens(content));
     expect(usage.total_tokens).toBe(usage.prompt_tokens + usage.completion_tokens);
     expect(usage.prompt_tokens_details).toEqual({ cached_tokens: 0 });
@@ -243,9 +243,9 @@ describe('POST /v1/compat/chat/completions: stream', () => {
     expect(last.choices).toEqual([]);
     const text = chunks.flatMap((c) => c.choices).map((c: { delta: { content?: string } }) => c.delta.content ?? '').join('');
     expect(last.usage).toMatchObject({
-      prompt_tokens: estimatePromptTokens(hello),
+      prompt_tokens: estimatePromptTokens({ messages: hello }),
       completion_tokens: countTokens(text),
-      total_tokens: estimatePromptTokens(hello) + countTokens(text),
+      total_tokens: estimatePromptTokens({ messages: hello }) + countTokens(text),
     });
     expect(last.usage.cost).toBeGreaterThan(0);
     const posted = await eventually(() => h.deps.ledger.postedSpend(accountId), (v) => v > 0n);
@@ -455,10 +455,10 @@ describe('POST /v1/compat/chat/completions: 400s', () => {
     const huge = await chat(apiKey, { model: 'gemma-2-9b-it', messages: user('lorem ipsum '.repeat(6000)) });
     expectCompatError(huge, 400, 'context_window_exceeded');
     expect(huge.body.error.type).toBe('context_length_exceeded');
-    expect(huge.body.error.meta).toMatchObject({ limit: 8192, prompt_tokens: estimatePromptTokens(user('lorem ipsum '.repeat(6000))) });
+    expect(huge.body.error.meta).toMatchObject({ limit: 8192, prompt_tokens: estimatePromptTokens({ messages: user('lorem ipsum '.repeat(6000)) }) });
 
     const half = user('lorem ipsum '.repeat(3000));
-    const promptTokens = estimatePromptTokens(half);
+    const promptTokens = estimatePromptTokens({ messages: half });
     expect(promptTokens).toBeGreaterThan(4096); // so a max_tokens within the output cap can overflow the window
     const room = 8192 - promptTokens;
     const over = await chat(apiKey, { model: 'gemma-2-9b-it', messages: half, max_tokens: room + 1 });

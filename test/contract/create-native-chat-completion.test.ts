@@ -56,7 +56,7 @@ describe('POST /v1/llm/chat/completions: 200', () => {
     expect(content).toMatch(/^Sandbox reply \(gpt-5-mini\): \S/);
 
     const usage = completion.usage;
-    expect(usage.prompt_tokens).toBe(estimatePromptTokens(hello));
+    expect(usage.prompt_tokens).toBe(estimatePromptTokens({ messages: hello }));
     expect(usage.completion_tokens).toBe(countTokens(content));
     expect(usage.total_tokens).toBe(usage.prompt_tokens + usage.completion_tokens);
     expect(usage).not.toHaveProperty('cost_rub');

@@ -46,7 +46,7 @@ describe('POST /v1/responses', () => {
       metadata: { ticket: 'T-1' },
     });
     const messages = [{ role: 'user', content: 'Say hello' }];
-    expect(body.usage.input_tokens).toBe(estimatePromptTokens(messages));
+    expect(body.usage.input_tokens).toBe(estimatePromptTokens({ messages: messages }));
     expect(body.usage.output_tokens).toBe(countTokens(body.output_text));
     expect(body.usage.total_tokens).toBe(body.usage.input_tokens + body.usage.output_tokens);
     expect(body.usage.cost).toBeGreaterThan(0);

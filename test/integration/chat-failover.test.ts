@@ -160,8 +160,10 @@ describe('a chain of three fake upstreams for gpt-5-mini', () => {
     const toA = fakes.a.requests[aSeen]!;
     const toB = fakes.b.requests[bSeen]!;
     expect(toA.path).toBe('/v1/chat/completions');
-    expect(toA.body).toEqual({ ...extra, messages: MESSAGES, model: 'fake-a/gpt-5-mini', stream: false });
-    expect(toB.body).toEqual({ ...extra, messages: MESSAGES, model: 'fake-b/gpt-5-mini', stream: false });
+    // Plus the output cap every request carries (the model's, as the client sent none).
+    const cap = { max_completion_tokens: h.deps.catalog.find('gpt-5-mini')!.capabilities.max_output_tokens };
+    expect(toA.body).toEqual({ ...extra, messages: MESSAGES, model: 'fake-a/gpt-5-mini', stream: false, ...cap });
+    expect(toB.body).toEqual({ ...extra, messages: MESSAGES, model: 'fake-b/gpt-5-mini', stream: false, ...cap });
     // Our key never reaches a vendor.
     expect(toB.headers.authorization).toBeUndefined();
   });

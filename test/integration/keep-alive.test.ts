@@ -72,7 +72,7 @@ describe('keep-alive path (non-stream, max_tokens > 4096)', () => {
     expect(json.choices[0].message.content).toBe(ANSWER);
     expect(json.usage).toMatchObject({ prompt_tokens: 1000, completion_tokens: 500, cost: 0.00125 });
     expect(json.error).toBeUndefined();
-    expect((fakes.a.requests.at(-1)!.body as Record<string, unknown>).max_tokens).toBe(5000);
+    expect((fakes.a.requests.at(-1)!.body as Record<string, unknown>).max_completion_tokens).toBe(5000);
     const after = await money(h, account.accountId);
     expect(after.records).toHaveLength(1);
     expect(after.records[0]!.requestId).toBe(response.headers.get('x-request-id'));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import {
+  AUDIO_BYTES_PER_TOKEN,
   IMAGE_PART_TOKENS,
   MESSAGE_OVERHEAD_TOKENS,
   REPLY_PRIMING_TOKENS,
@@ -42,8 +43,8 @@ describe('estimatePromptTokens (OpenAI cookbook framing)', () => {
       { role: 'user', content: 'hello world' },
     ];
     const expected = frame('system') + countTokens('You are terse.') + frame('user') + countTokens('hello world') + REPLY_PRIMING_TOKENS;
-    expect(estimatePromptTokens(messages)).toBe(expected);
-    expect(estimatePromptTokens([{ role: 'user', content: 'hello world' }])).toBe(3 + 1 + 2 + 3);
+    expect(estimatePromptTokens({ messages })).toBe(expected);
+    expect(estimatePromptTokens({ messages: [{ role: 'user', content: 'hello world' }] })).toBe(3 + 1 + 2 + 3);
   });
 
   it('sums every text part and counts each image part as a fixed 765', () => {
@@ -58,7 +59,7 @@ describe('estimatePromptTokens (OpenAI cookbook framing)', () => {
       ],
     }];
     const text = countTokens('What is in these pictures?') + countTokens('Be brief.');
-    expect(estimatePromptTokens(messages)).toBe(frame('user') + text + 2 * 765 + REPLY_PRIMING_TOKENS);
+    expect(estimatePromptTokens({ messages })).toBe(frame('user') + text + 2 * 765 + REPLY_PRIMING_TOKENS);
   });
 
   it('adds name (+1) and the text of tool calls', () => {
@@ -71,14 +72,29 @@ describe('estimatePromptTokens (OpenAI cookbook framing)', () => {
       frame('user') + 1 + countTokens('alice') + countTokens('weather?') +
       frame('assistant') + countTokens('get_weather') + countTokens('{"city":"Oslo"}') +
       frame('tool') + countTokens('12 C') + REPLY_PRIMING_TOKENS;
-    expect(estimatePromptTokens(messages)).toBe(expected);
+    expect(estimatePromptTokens({ messages })).toBe(expected);
   });
 
-  it('tolerates any shape: junk costs the framing only; audio parts are not estimated', () => {
-    expect(estimatePromptTokens([])).toBe(REPLY_PRIMING_TOKENS);
-    expect(estimatePromptTokens([null, 7, { content: 5 }])).toBe(3 * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS);
-    const audio = [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }];
-    expect(estimatePromptTokens(audio)).toBe(frame('user') + REPLY_PRIMING_TOKENS);
+  it('tolerates any shape: junk costs the framing only; audio parts go by their decoded size', () => {
+    expect(estimatePromptTokens({ messages: [] })).toBe(REPLY_PRIMING_TOKENS);
+    expect(estimatePromptTokens({ messages: [null, 7, { content: 5 }] })).toBe(3 * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS);
+    const audioOf = (bytes: number) => [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'A'.repeat((bytes / 3) * 4), format: 'wav' } }] }];
+    expect(estimatePromptTokens({ messages: audioOf(3) })).toBe(frame('user') + 1 + REPLY_PRIMING_TOKENS);
+    expect(estimatePromptTokens({ messages: audioOf(3 * AUDIO_BYTES_PER_TOKEN * 100) })).toBe(frame('user') + 300 + REPLY_PRIMING_TOKENS);
+  });
+
+  it('counts tool, function and response-format definitions as the JSON the model reads', () => {
+    const messages = [{ role: 'user', content: 'hi' }];
+    const tools = [{ type: 'function', function: { name: 'lookup', description: 'Finds a record by id', parameters: { type: 'object', properties: { id: { type: 'string' } } } } }];
+    const format = { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object', properties: { text: { type: 'string' } } } } };
+    const base = estimatePromptTokens({ messages });
+    expect(estimatePromptTokens({ messages, tools })).toBe(base + countTokens(JSON.stringify(tools)));
+    expect(estimatePromptTokens({ messages, tools, tool_choice: 'required', response_format: format })).toBe(
+      base + countTokens(JSON.stringify(tools)) + countTokens('required') + countTokens(JSON.stringify(format)),
+    );
+    expect(estimatePromptTokens({ messages, functions: tools, function_call: { name: 'lookup' } })).toBe(
+      base + countTokens(JSON.stringify(tools)) + countTokens('{"name":"lookup"}'),
+    );
   });
 });
 

@@ -5,7 +5,8 @@
  */
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type RerankCall, type RerankResult, type UpstreamProvider } from './index.js';
-import { authHeaders, createUpstreamAgent, DEFAULT_BUDGET_MS, isRecord, postJson, validateBaseUrl } from './http-client.js';
+import { authHeaders, createUpstreamAgent, DEFAULT_BUDGET_MS, postJson, validateBaseUrl } from './http-client.js';
+import { isRecord } from '../../is-record.js';
 import { scoredDocument } from './rerank-result.js';
 
 export interface CohereRerankOptions {

@@ -9,6 +9,7 @@
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import { UpstreamError, type UpstreamFailure } from './index.js';
+import { isRecord } from '../../is-record.js';
 
 /** SPEC 8: a connect failure fast-fails at 10 s instead of eating the 5-minute budget. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -280,9 +281,6 @@ export function excerpt(text: string): string {
   return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}…` : flat;
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * The base URL without trailing slashes, so `${base}/path` is right. Checked at construction (Medusa style,

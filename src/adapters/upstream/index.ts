@@ -37,8 +37,13 @@ export interface Usage {
 export interface ChatCall {
   /** The model id at this upstream (the route's `model`, not our slug). */
   upstreamModel: string;
-  /** The client's chat body, forwarded unchanged but for `model` (and `stream`, set by the caller). */
+  /**
+   * The client's chat body, forwarded unchanged but for `model` and `stream` (set by the caller) and its output
+   * cap fields, which the provider writes from `maxOutputTokens` in its own wire format.
+   */
   body: Record<string, unknown>;
+  /** Output tokens per choice the request may produce: always sent, so the hold caps what it can cost (SPEC 4.2). */
+  maxOutputTokens: number;
   signal: AbortSignal;
 }
 

@@ -14,13 +14,11 @@ import {
   type EmbeddingResult,
   type StreamEvent,
   type UpstreamProvider,
-  type Usage,
 } from './index.js';
 import {
   authHeaders,
   createUpstreamAgent,
   DEFAULT_BUDGET_MS,
-  isRecord,
   openEventStream,
   postJson,
   validateBaseUrl,
@@ -28,7 +26,9 @@ import {
   type ResponseBody,
   type UpstreamPost,
 } from './http-client.js';
+import { parseOpenAiUsage, tokenCount } from './openai-usage.js';
 import { SseParser } from './sse-parser.js';
+import { isRecord } from '../../is-record.js';
 
 /** A stream silent this long after it was accepted is a `timeout` (SPEC 3.4: a silent upstream fails over). */
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
@@ -46,9 +46,16 @@ export interface OpenAiCompatibleOptions {
   budgetMs?: number;
   idleTimeoutMs?: number;
   headers?: Record<string, string>;
+  /**
+   * The field the output cap is sent in: `max_completion_tokens` (OpenAI's current name, which its reasoning models
+   * require and vLLM accepts) or `max_tokens` (for servers that know only the older name).
+   */
+  outputCapField?: OutputCapField;
   /** A dispatcher shared with other providers (not closed by `close()`); by default the provider owns one. */
   dispatcher?: Dispatcher;
 }
+
+export type OutputCapField = 'max_completion_tokens' | 'max_tokens';
 
 export class OpenAiCompatibleProvider implements UpstreamProvider {
   readonly name: string;
@@ -57,6 +64,7 @@ export class OpenAiCompatibleProvider implements UpstreamProvider {
   readonly #headers: Record<string, string>;
   readonly #budgetMs: number;
   readonly #idleTimeoutMs: number;
+  readonly #outputCapField: OutputCapField;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
 
@@ -67,12 +75,13 @@ export class OpenAiCompatibleProvider implements UpstreamProvider {
     this.#headers = authHeaders(options.apiKey, options.headers);
     this.#budgetMs = options.budgetMs ?? DEFAULT_BUDGET_MS;
     this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.#outputCapField = options.outputCapField ?? 'max_completion_tokens';
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher = options.dispatcher ?? createUpstreamAgent();
   }
 
   async chat(call: ChatCall): Promise<ChatResult> {
-    const completion = await postJson(this.#post('/chat/completions', { ...call.body, model: call.upstreamModel, stream: false }, call.signal));
+    const completion = await postJson(this.#post('/chat/completions', this.#chatBody(call, false), call.signal));
     if (!isRecord(completion) || !Array.isArray(completion.choices)) {
       throw new UpstreamError({ kind: 'bad_response', message: `not a chat completion: ${describe(completion)}` });
     }
@@ -83,7 +92,7 @@ export class OpenAiCompatibleProvider implements UpstreamProvider {
 
   async chatStream(call: ChatCall): Promise<ChatStream> {
     if (!this.streams) throw new Error(`upstream ${this.name} is configured without streaming; routing must not stream through it`);
-    const { body, scope } = await openEventStream(this.#post('/chat/completions', { ...call.body, model: call.upstreamModel, stream: true }, call.signal));
+    const { body, scope } = await openEventStream(this.#post('/chat/completions', this.#chatBody(call, true), call.signal));
     return { events: chatEvents(body, scope, this.#idleTimeoutMs) };
   }
 
@@ -99,29 +108,13 @@ export class OpenAiCompatibleProvider implements UpstreamProvider {
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
 
+  #chatBody(call: ChatCall, stream: boolean): Record<string, unknown> {
+    return { ...call.body, model: call.upstreamModel, stream, [this.#outputCapField]: call.maxOutputTokens };
+  }
+
   #post(path: string, body: unknown, signal: AbortSignal): UpstreamPost {
     return { dispatcher: this.#dispatcher, url: `${this.#baseUrl}${path}`, headers: this.#headers, body, signal, budgetMs: this.#budgetMs };
   }
-}
-
-/** OpenAI `usage` (chat or a stream's usage chunk) as our Usage; null when absent or not countable. */
-export function parseOpenAiUsage(value: unknown): Usage | null {
-  if (!isRecord(value)) return null;
-  const promptTokens = tokenCount(value.prompt_tokens);
-  const completionTokens = tokenCount(value.completion_tokens);
-  if (promptTokens === null || completionTokens === null) return null;
-  const promptDetails = isRecord(value.prompt_tokens_details) ? value.prompt_tokens_details : {};
-  const completionDetails = isRecord(value.completion_tokens_details) ? value.completion_tokens_details : {};
-  return {
-    promptTokens,
-    completionTokens,
-    cachedTokens: tokenCount(promptDetails.cached_tokens) ?? 0,
-    reasoningTokens: tokenCount(completionDetails.reasoning_tokens) ?? 0,
-  };
-}
-
-function tokenCount(value: unknown): number | null {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
 }
 
 /** `data[i].embedding` ordered by `index` (vendors may answer out of order); one vector per input or bad_response. */

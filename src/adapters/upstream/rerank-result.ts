@@ -1,5 +1,5 @@
 import { UpstreamError } from './index.js';
-import { isRecord } from './http-client.js';
+import { isRecord } from '../../is-record.js';
 
 /**
  * One scored document from a rerank upstream: `{index, <scoreField>}` with the index inside the documents

@@ -3,7 +3,7 @@
  * no vendor keys. Everything is deterministic: the same messages give the same reply, the same text the same
  * vector, the same query and documents the same scores. Nothing here calls the network.
  *
- * - chat: a reply picked from a fixed word list by a hash of the messages, capped by max_tokens, with exact
+ * - chat: a reply picked from a fixed word list by a hash of the messages, capped by the output cap, with exact
  *   usage (tokens.ts). It never emits tool_calls: a request with `tools` still gets text, which is what a
  *   model that declines to call a tool does, so tool-calling flows need a real upstream.
  * - embeddings: hashed bag of words and word bigrams (FNV-1a 32, signed), L2-normalised (SPEC 2.2, 2.9).
@@ -16,6 +16,7 @@ import type {
   UpstreamProvider, Usage,
 } from './index.js';
 import { UpstreamError } from './index.js';
+import { isRecord } from '../../is-record.js';
 
 export interface SandboxOptions {
   /** The provider's name in the upstreams file; default `sandbox`. */
@@ -37,10 +38,6 @@ const WORDS_PER_CHUNK = 3;
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 const utf8 = new TextEncoder();
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function aborted(): UpstreamError {
   return new UpstreamError({ kind: 'aborted', message: 'the caller aborted the sandbox call' });
@@ -88,14 +85,6 @@ function messagesOf(body: Record<string, unknown>): unknown[] {
   return body.messages;
 }
 
-/** `max_completion_tokens` (the newer spelling) wins over `max_tokens`, as at OpenAI. */
-function maxTokensOf(body: Record<string, unknown>): number | undefined {
-  for (const value of [body.max_completion_tokens, body.max_tokens]) {
-    if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
-  }
-  return undefined;
-}
-
 function replyText(upstreamModel: string, messages: unknown[]): string {
   const random = seededRandom(fnv1a32(JSON.stringify(messages)));
   const sentences: string[] = [];
@@ -115,14 +104,12 @@ interface Reply {
 }
 
 function reply(call: ChatCall): Reply {
-  const messages = messagesOf(call.body);
-  const full = replyText(call.upstreamModel, messages);
-  const cap = maxTokensOf(call.body);
-  const text = cap === undefined ? full : truncateToTokens(full, cap);
+  const full = replyText(call.upstreamModel, messagesOf(call.body));
+  const text = truncateToTokens(full, call.maxOutputTokens);
   return {
     text,
     finishReason: text === full ? 'stop' : 'length',
-    usage: { promptTokens: estimatePromptTokens(messages), completionTokens: countTokens(text), cachedTokens: 0, reasoningTokens: 0 },
+    usage: { promptTokens: estimatePromptTokens(call.body), completionTokens: countTokens(text), cachedTokens: 0, reasoningTokens: 0 },
   };
 }
 

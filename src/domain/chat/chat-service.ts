@@ -25,11 +25,14 @@ export interface PreparedChat {
   principal: Principal;
   requestId: string;
   promptTokens: number;
+  /** What the client asked for (the larger of max_tokens and max_completion_tokens); undefined when neither. */
   maxTokens: number | undefined;
+  /** The output cap every upstream call carries, per choice: the client's, else the model's (SPEC 4.2). */
+  maxOutputTokens: number;
   stream: boolean;
   /** The client asked for a usage chunk at the end of the stream. */
   includeUsage: boolean;
-  /** What the upstream receives: the client's body, unchanged but for `model` (set per route) and stream flags. */
+  /** What the upstream receives: the client's body, but for `model` (set per route), the output cap and stream flags. */
   upstreamBody: Record<string, unknown>;
 }
 
@@ -38,6 +41,8 @@ export interface ChatBody {
   messages: unknown[];
   max_tokens?: number;
   max_completion_tokens?: number;
+  /** Choices to generate: each may produce the whole output cap. */
+  n?: number;
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
   [field: string]: unknown;
@@ -59,19 +64,19 @@ export class ChatService {
   async prepare(principal: Principal, requestId: string, body: ChatBody, stream: boolean): Promise<PreparedChat> {
     const entry = resolveChatModel(this.catalog, body.model);
     validateChatMessages(body.messages, { maxMessageChars: this.settings.maxMessageChars });
-    // Upstreams honour the newer max_completion_tokens over max_tokens; both must respect the cap.
-    const maxTokens = body.max_completion_tokens ?? body.max_tokens;
-    const promptTokens = estimatePromptTokens(body.messages);
+    const maxTokens = largerOf(body.max_tokens, body.max_completion_tokens);
+    const promptTokens = estimatePromptTokens(body);
     validateChatLimits(entry, { promptTokens, maxTokens });
-    if (body.max_tokens !== undefined && body.max_tokens !== maxTokens) validateChatLimits(entry, { promptTokens: 0, maxTokens: body.max_tokens });
     const chain = this.routes.chain(entry.slug, stream ? 'stream' : 'chat');
-    const worstOutput = maxTokens ?? entry.capabilities.max_output_tokens ?? this.settings.defaultMaxOutputTokens;
-    const hold = textHoldEstimate(entry, promptTokens, worstOutput, principal.account);
+    // DESIGN.md 3 "Hold = ceiling": the upstream always gets an output cap, and the hold covers it for every choice.
+    const maxOutputTokens = maxTokens ?? entry.capabilities.max_output_tokens ?? this.settings.defaultMaxOutputTokens;
+    const hold = textHoldEstimate(entry, promptTokens, maxOutputTokens * (body.n ?? 1), principal.account);
     const reservation = await this.billing.reserve(principal, requestId, hold);
-    const { model: _model, ...rest } = body;
+    const { model: _model, max_tokens: _maxTokens, max_completion_tokens: _maxCompletionTokens, ...rest } = body;
     // Streams always ask the upstream for usage, so the bill never rests on our own count when it can be had.
     const upstreamBody = stream ? { ...rest, stream: true, stream_options: { ...body.stream_options, include_usage: true } } : { ...rest, stream: false };
-    return { entry, chain, reservation, principal, requestId, promptTokens, maxTokens, stream, includeUsage: body.stream_options?.include_usage === true, upstreamBody };
+    const includeUsage = body.stream_options?.include_usage === true;
+    return { entry, chain, reservation, principal, requestId, promptTokens, maxTokens, maxOutputTokens, stream, includeUsage, upstreamBody };
   }
 
   /** Non-stream: the first route that answers wins; any exhaustion releases the hold (nothing charged). */
@@ -80,7 +85,7 @@ export class ChatService {
       this.billing,
       prepared.reservation,
       prepared.chain,
-      (route) => route.provider.chat!({ upstreamModel: route.upstreamModel, body: prepared.upstreamBody, signal }),
+      (route) => route.provider.chat!({ upstreamModel: route.upstreamModel, body: prepared.upstreamBody, maxOutputTokens: prepared.maxOutputTokens, signal }),
       hooks,
     );
     const usage = value.usage ?? this.countedUsage(prepared, completionText(value.completion));
@@ -117,6 +122,12 @@ export class ChatService {
       metadata: { provider, request_id: prepared.requestId },
     };
   }
+}
+
+/** SPEC 4.2: with both spellings of the output cap, the larger one is what the client accepts paying for. */
+function largerOf(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.max(a, b);
 }
 
 /** All text of a completion's choices, for counting when the upstream sent no usage. */

@@ -16,6 +16,7 @@ export interface OpenedStream {
 
 export interface OpenStreamOptions {
   body: Record<string, unknown>;
+  maxOutputTokens: number;
   signal: AbortSignal;
   /** How long an upstream may stay silent after accepting before the next one is tried. */
   firstTokenTimeoutMs: number;
@@ -61,7 +62,8 @@ export async function openStream(chain: Route[], options: OpenStreamOptions): Pr
     const { value } = await runChain(
       chain,
       async (route) => {
-        const stream = await route.provider.chatStream!({ upstreamModel: route.upstreamModel, body: options.body, signal: options.signal });
+        const call = { upstreamModel: route.upstreamModel, body: options.body, maxOutputTokens: options.maxOutputTokens, signal: options.signal };
+        const stream = await route.provider.chatStream!(call);
         try {
           return await awaitFirstToken(route, stream.events[Symbol.asyncIterator](), options);
         } catch (err) {

@@ -1,4 +1,5 @@
 import type { Usage } from '../../adapters/upstream/index.js';
+import { parseOpenAiUsage } from '../../adapters/upstream/openai-usage.js';
 
 /** What one chat-completion chunk says, as far as billing and stream control care (SPEC 3.4, 6.2). */
 export interface ChunkInfo {
@@ -15,21 +16,6 @@ interface ChunkShape {
   choices?: { delta?: { content?: unknown; reasoning_content?: unknown; reasoning?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
   usage?: Record<string, unknown> | null;
   error?: { message?: unknown } | null;
-}
-
-const asCount = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : 0);
-
-/** The usage of a chat completion or chunk in the widely used shape; null when absent. */
-export function parseUsage(usage: Record<string, unknown> | null | undefined): Usage | null {
-  if (usage === null || usage === undefined || typeof usage !== 'object') return null;
-  const promptDetails = usage.prompt_tokens_details as Record<string, unknown> | undefined;
-  const completionDetails = usage.completion_tokens_details as Record<string, unknown> | undefined;
-  return {
-    promptTokens: asCount(usage.prompt_tokens),
-    completionTokens: asCount(usage.completion_tokens),
-    cachedTokens: asCount(promptDetails?.cached_tokens),
-    reasoningTokens: asCount(completionDetails?.reasoning_tokens),
-  };
 }
 
 /** Reads one SSE data payload; a payload that is not JSON is forwarded but proves nothing. */
@@ -57,5 +43,5 @@ export function inspectChunk(data: string): ChunkInfo {
     if (typeof choice.finish_reason === 'string') answering = true;
   }
   const error = chunk.error ? String(chunk.error.message ?? 'upstream error') : null;
-  return { text, answering, usage: parseUsage(chunk.usage), error };
+  return { text, answering, usage: parseOpenAiUsage(chunk.usage), error };
 }

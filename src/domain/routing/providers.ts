@@ -39,7 +39,7 @@ function build(name: string, config: ProviderConfig, apiKey: string | undefined,
       return new OpenAiCompatibleProvider({
         name,
         baseUrl: config.base_url,
-        ...defined({ apiKey, streams: config.streams, budgetMs: config.budget_ms, idleTimeoutMs: config.idle_timeout_ms }),
+        ...defined({ apiKey, streams: config.streams, budgetMs: config.budget_ms, idleTimeoutMs: config.idle_timeout_ms, outputCapField: config.output_cap_field }),
       });
     case 'cohere-rerank':
       return new CohereRerankProvider({ name, baseUrl: config.base_url, ...defined({ apiKey, budgetMs: config.budget_ms }) });

@@ -29,6 +29,8 @@ const providerSchema = z.discriminatedUnion('type', [
     streams: z.boolean().optional(),
     budget_ms: positiveMs.optional(),
     idle_timeout_ms: positiveMs.optional(),
+    /** The chat field the output cap goes in (SPEC 4.2: every request carries one). */
+    output_cap_field: z.enum(['max_completion_tokens', 'max_tokens']).optional(),
   }),
   z.strictObject({ type: z.literal('cohere-rerank'), base_url: baseUrl, api_key_env: envName.optional(), budget_ms: positiveMs.optional() }),
   /** api_key_env: for a TEI started with `--api-key`. */
