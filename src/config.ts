@@ -1,7 +1,5 @@
 import { z } from 'zod';
 
-const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
-
 /** Every setting the service reads from the environment; parsed once at start, frozen. Units last in names. */
 const schema = z.object({
   NODE_ENV: z.string().default('development'),
@@ -13,8 +11,12 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Request bodies above this answer 413 request_too_large (SPEC 7.2; the cap itself is ours). */
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
-  /** Check every response against the contract; on by default outside production (it costs ~60 µs a request). */
-  VALIDATE_RESPONSES: booleanFlag.optional(),
+  /**
+   * Check responses against the contract: `enforce` answers a violation with 500 (tests), `report` logs and counts
+   * it and sends the response anyway (a charged call is never turned into a 500), `off` skips the check (~60 µs a
+   * request). Default: off in production, report elsewhere.
+   */
+  VALIDATE_RESPONSES: z.enum(['off', 'report', 'enforce']).optional(),
   /** How long a resolved API key is trusted without asking the database; bounds how late another process's revocation is seen. */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1000),
   /** How often key last-used times are written (batched off the request path). */
@@ -55,7 +57,9 @@ const schema = z.object({
   THROUGHPUT_WINDOW_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
 });
 
-export type Config = Readonly<Omit<z.infer<typeof schema>, 'VALIDATE_RESPONSES'> & { VALIDATE_RESPONSES: boolean }>;
+export type ResponseValidation = 'off' | 'report' | 'enforce';
+
+export type Config = Readonly<Omit<z.infer<typeof schema>, 'VALIDATE_RESPONSES'> & { VALIDATE_RESPONSES: ResponseValidation }>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(env);
@@ -64,5 +68,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration: ${problems}`);
   }
   const { VALIDATE_RESPONSES, ...rest } = parsed.data;
-  return Object.freeze({ ...rest, VALIDATE_RESPONSES: VALIDATE_RESPONSES ?? rest.NODE_ENV !== 'production' });
+  return Object.freeze({ ...rest, VALIDATE_RESPONSES: VALIDATE_RESPONSES ?? (rest.NODE_ENV === 'production' ? 'off' : 'report') });
 }

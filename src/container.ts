@@ -62,6 +62,8 @@ export interface Deps {
   rateLimiter: RateLimiter;
   routes: RouteTable;
   chat: ChatService;
+  /** Records of async jobs (SPEC 3.1), polled by any process. */
+  jobs: JobStore;
   chatJobs: ChatJobs;
   throughput: ThroughputTracker;
   metrics: Registry;
@@ -162,6 +164,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     rateLimiter: buildRateLimiter(redis, config, logger),
     routes,
     chat,
+    jobs,
     chatJobs,
     throughput,
     metrics,

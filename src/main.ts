@@ -4,9 +4,11 @@ import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { buildDeps } from './container.js';
 import { createLogger } from './logger.js';
+import { logUnhandledRejections } from './process-guards.js';
 
 const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL);
+logUnhandledRejections(logger);
 const deps = await buildDeps(config, logger);
 const server = createApp(deps).listen(config.PORT, config.HOST);
 await once(server, 'listening');

@@ -7,6 +7,10 @@ import { rateLimit } from './rate-limit.js';
 import type { HandlerMap, OperationId, RequestContext } from './operation-types.js';
 import { routeShape, type RouteShape } from './unmatched-route.js';
 import { contractForPath } from './contract-slice.js';
+import { contractViolationReporter } from './contract-violations.js';
+import type { ResponseValidation } from '../config.js';
+
+type ViolationReporter = ReturnType<typeof contractViolationReporter>;
 import type { FieldErrorCodes } from '../errors/from-unknown.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -37,12 +41,12 @@ function toExpressPath(openApiPath: string): string {
  * the route, and express-openapi-validator looks the route up again by trying every path of its document on
  * every request, so a one-path document keeps that lookup O(1) however large the contract grows.
  */
-function validatorFor(spec: OpenAPIV3.DocumentV3_1, path: string, validateResponses: boolean): RequestHandler[] {
+function validatorFor(spec: OpenAPIV3.DocumentV3_1, path: string, responses: ResponseValidation, onViolation: ViolationReporter): RequestHandler[] {
   return OpenApiValidator.middleware({
     apiSpec: contractForPath(spec, path) as unknown as OpenAPIV3.DocumentV3,
     // No type coercion of bodies: `"name": 7` is a client mistake, not a string (parameters are always coerced).
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
-    validateResponses: validateResponses ? { removeAdditional: false } : false,
+    validateResponses: responses === 'off' ? false : { removeAdditional: false, ...(responses === 'report' ? { onError: onViolation } : {}) },
     validateSecurity: false,
     // 'full': a date must exist (2025-13-01 is refused), not only look like one.
     validateFormats: true,
@@ -57,6 +61,7 @@ function validatorFor(spec: OpenAPIV3.DocumentV3_1, path: string, validateRespon
  */
 export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handlers: HandlerMap, deps: Deps): RouteShape[] {
   const shapes: RouteShape[] = [];
+  const reportViolation = contractViolationReporter(deps.logger, deps.metrics);
   const limit = rateLimit(
     deps.rateLimiter,
     { perKeyPerMinute: deps.config.RATE_LIMIT_PER_KEY_PER_MINUTE, perAccountPerMinute: deps.config.RATE_LIMIT_PER_ACCOUNT_PER_MINUTE },
@@ -64,7 +69,7 @@ export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handl
   );
   for (const [path, item] of Object.entries(spec.paths ?? {})) {
     if (item === undefined) continue;
-    const validator = validatorFor(spec, path, deps.config.VALIDATE_RESPONSES);
+    const validator = validatorFor(spec, path, deps.config.VALIDATE_RESPONSES, reportViolation);
     const methods = METHODS.filter((m) => (item as Record<Method, unknown>)[m] !== undefined);
     for (const method of methods) {
       const operation = (item as Record<Method, OperationObject>)[method];

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { StreamEvent, Usage } from '../adapters/upstream/index.js';
+import { UpstreamError, type StreamEvent, type Usage } from '../adapters/upstream/index.js';
 import type { ChatService, PreparedChat } from '../domain/chat/chat-service.js';
 import { openStream, type OpenedStream } from '../domain/chat/open-stream.js';
 import { emptyStreamFrame, streamErrorFrame } from '../domain/chat/stream-error-frame.js';
@@ -95,9 +95,13 @@ export async function serveChatStream(res: Response, prepared: PreparedChat, sig
   for (const { event, info } of opened.held) forward(writer, event, info, progress);
   try {
     for (let next = await opened.rest.next(); !next.done; next = await opened.rest.next()) {
-      forward(writer, next.value, inspectChunk(next.value.data), progress);
+      const info = inspectChunk(next.value.data);
+      // An error sent inside the stream ends it like a broken connection: mapped frame, [DONE], not billed.
+      if (info.error !== null) throw new UpstreamError(info.error);
+      forward(writer, next.value, info, progress);
     }
   } catch (err) {
+    void opened.rest.return?.();
     if (signal.aborted) return settleDelivered(prepared, progress, opened, deps); // the client left: bill what it got
     writer.data(JSON.stringify(streamErrorFrame(err)));
     writer.done();

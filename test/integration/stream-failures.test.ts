@@ -203,6 +203,28 @@ describe('stream open: the chosen upstream is final', () => {
     await expectNothingBilled(h, account.accountId, before);
   });
 
+  it('an error chunk after the stream opened → the chunks before it, the mapped frame (never the upstream’s), [DONE]; nothing billed', async () => {
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ message: 'vendor overloaded: shard 7 on fire', type: 'server_error', code: 'overloaded' }, 'api_error', 'upstream_error'],
+      [{ message: 'slow down', type: 'rate_limit_error', code: 429 }, 'rate_limit_error', 'rate_limit_exceeded'],
+      [{ message: 'bad tool schema', type: 'invalid_request_error' }, 'invalid_request_error', 'invalid_request'],
+    ];
+    for (const [error, type, code] of cases) {
+      behaviours.a = { errorAfterChunks: 2, error };
+      arrivals = [];
+      const before = await money(h, account.accountId);
+      const result = await streamChat(h, account.apiKey, { stream_options: { include_usage: true } });
+      expect(result.status).toBe(200);
+      expect(arrivals).toEqual(['a']);
+      expect(streamedText(result)).toBe(fakeChunkText(0) + fakeChunkText(1));
+      expect(errorFrames(result)).toEqual([{ error: { message: expect.any(String), type, code } }]);
+      expect(result.raw).not.toContain(String(error.message)); // SPEC 6.2: nothing else of the upstream's body
+      expect(usageFrames(result)).toHaveLength(0);
+      expectEndsWithDone(result);
+      await expectNothingBilled(h, account.accountId, before);
+    }
+  });
+
   it('a stream that stalls after one chunk past the idle limit → the chunk, one error frame, [DONE]; nothing billed', async () => {
     behaviours.a = { stallAfterChunks: 1 };
     const before = await money(h, account.accountId);

@@ -1,5 +1,5 @@
 /**
- * A real gateway on a random loopback port, with response validation ON, an in-memory SQLite database and a
+ * A real gateway on a random loopback port, with response validation enforced, an in-memory SQLite database and a
  * log that tests can read. Contract tests talk to it over HTTP with fetch, exactly as a client would.
  */
 import type { AddressInfo } from 'node:net';
@@ -33,7 +33,7 @@ let accountCounter = 0;
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const config = loadConfig({
     DATABASE_URL: 'sqlite::memory:',
-    VALIDATE_RESPONSES: 'true',
+    VALIDATE_RESPONSES: 'enforce',
     API_KEY_CACHE_TTL_MS: '0',
     ...env,
   });

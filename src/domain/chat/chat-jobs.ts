@@ -5,7 +5,7 @@ import type { Principal } from '../authenticator.js';
 import { newId } from '../ids.js';
 import { microsToUsd } from '../money.js';
 import type { ChainHooks } from '../routing/run-chain.js';
-import type { ChatBody, ChatService } from './chat-service.js';
+import type { ChatBody, ChatService, PreparedChat } from './chat-service.js';
 import { chatUsage, completionBody } from './completion-body.js';
 
 /** The poll payload's `data` (SPEC 2.8). */
@@ -15,6 +15,10 @@ export interface ChatJobView {
   model: string;
   [field: string]: unknown;
 }
+
+/** Backoff of the completed-record write: from a blink to a few seconds. */
+const STORE_RETRY_FIRST_MS = 50;
+const STORE_RETRY_MAX_MS = 5_000;
 
 export interface ChatJobSettings {
   retentionMs: number;
@@ -67,25 +71,50 @@ export class ChatJobs {
     return view(job);
   }
 
-  private async run(jobId: string, prepared: Awaited<ReturnType<ChatService['prepare']>>, hooks: ChainHooks): Promise<void> {
-    await this.jobs.transition(jobId, ['pending'], { status: 'processing' }, this.now());
+  /**
+   * Runs the job to its terminal state. Until the call is charged it may fail (nothing charged); once charged it
+   * can only be recorded completed: a store write that fails then is retried, never turned into `failed`.
+   */
+  private async run(jobId: string, prepared: PreparedChat, hooks: ChainHooks): Promise<void> {
+    let outcome: Awaited<ReturnType<ChatService['complete']>>;
     try {
-      const { completion, usage, charge } = await this.chat.complete(prepared, AbortSignal.timeout(this.settings.budgetMs), hooks);
-      const balance = await this.ledger.getBalance(prepared.principal.accountId).catch(() => null);
-      await this.jobs.transition(jobId, ['processing'], {
-        status: 'completed',
-        data: {
-          result: completionBody(completion, prepared.entry.slug, chatUsage(usage, charge, 'native')),
-          cost_usd: microsToUsd(charge.costMicros),
-          ...(balance === null ? {} : { balance_usd: microsToUsd(balance.availableMicros) }),
-        },
-      }, this.now());
+      await this.jobs.transition(jobId, ['pending'], { status: 'processing' }, this.now());
+      outcome = await this.chat.complete(prepared, AbortSignal.timeout(this.settings.budgetMs), hooks);
     } catch (err) {
-      if (!(err instanceof ApiError)) this.onUnexpected(err, jobId);
-      const error = err instanceof ApiError ? err : new ApiError('internal_error');
-      await this.jobs
-        .transition(jobId, ['pending', 'processing'], { status: 'failed', data: { error: error.message, error_code: error.code } }, this.now())
-        .catch((storeErr: unknown) => this.onUnexpected(storeErr, jobId));
+      await this.chat.release(prepared); // a no-op when the chain already released it
+      await this.fail(jobId, err);
+      return;
+    }
+    const { completion, usage, charge } = outcome;
+    const balance = await this.ledger.getBalance(prepared.principal.accountId).catch(() => null);
+    const data = {
+      result: completionBody(completion, prepared.entry.slug, chatUsage(usage, charge, 'native')),
+      cost_usd: microsToUsd(charge.costMicros),
+      ...(balance === null ? {} : { balance_usd: microsToUsd(balance.availableMicros) }),
+    };
+    await this.recordCompleted(jobId, data);
+  }
+
+  private async fail(jobId: string, err: unknown): Promise<void> {
+    if (!(err instanceof ApiError)) this.onUnexpected(err, jobId);
+    const error = err instanceof ApiError ? err : new ApiError('internal_error');
+    await this.jobs
+      .transition(jobId, ['pending', 'processing'], { status: 'failed', data: { error: error.message, error_code: error.code } }, this.now())
+      .catch((storeErr: unknown) => this.onUnexpected(storeErr, jobId));
+  }
+
+  /** Writes the completed record, retrying a failing store until the record's retention runs out. */
+  private async recordCompleted(jobId: string, data: Record<string, unknown>): Promise<void> {
+    const giveUpAtMs = this.now() + this.settings.retentionMs;
+    for (let delayMs = STORE_RETRY_FIRST_MS; ; delayMs = Math.min(delayMs * 2, STORE_RETRY_MAX_MS)) {
+      try {
+        await this.jobs.transition(jobId, ['pending', 'processing'], { status: 'completed', data }, this.now());
+        return;
+      } catch (err) {
+        this.onUnexpected(err, jobId);
+        if (this.now() + delayMs > giveUpAtMs) return;
+        await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
+      }
     }
   }
 }

@@ -44,7 +44,7 @@ async function awaitFirstToken(route: Route, rest: AsyncIterator<StreamEvent>, o
     held.push({ event: next.value, info });
     if (info.error !== null) {
       void rest.return?.();
-      throw new UpstreamError({ kind: 'bad_response', message: `${route.providerName}: ${info.error}` });
+      throw new UpstreamError({ ...info.error, message: `${route.providerName}: ${info.error.message}` });
     }
     if (info.answering) return { route, held, rest, firstTokenAtMs: options.now() };
   }
