@@ -32,8 +32,13 @@ const schema = z.object({
   RATE_LIMIT_REDIS_TIMEOUT_MS: z.coerce.number().int().positive().default(500),
   /** Today's top-up rate, RUB per USD (SPEC 2.6 rub_pricing: market). */
   MARKET_FX_RATE_RUB: z.coerce.number().positive().default(90),
-  /** A pre-flight hold not settled by then expires and is released (DESIGN.md 4); above the 10-minute worst case of SPEC 8. */
+  /** A pre-flight hold not settled by then expires and is released (DESIGN.md 4); must outlive every deadline below. */
   BILLING_HOLD_TTL_MS: z.coerce.number().int().positive().default(15 * 60 * 1000),
+  /**
+   * One end-to-end deadline per request (SPEC 8: 5 minutes), shared by every route of its chain; a stream must
+   * produce its first token within it and then runs on, its hold extended while it does.
+   */
+  REQUEST_DEADLINE_MS: z.coerce.number().int().positive().default(5 * 60 * 1000),
   /** How often expired holds are swept. */
   HOLD_SWEEP_MS: z.coerce.number().int().positive().default(30_000),
   /** Where a charge the ledger could not take is kept until it lands (DESIGN.md 4), and how often it is retried. */
@@ -51,7 +56,7 @@ const schema = z.object({
   DEFAULT_MAX_OUTPUT_TOKENS: z.coerce.number().int().positive().default(4096),
   /** Chat job records stay pollable this long after kickoff. */
   CHAT_JOB_RETENTION_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
-  /** One chat job's time budget (SPEC 8: 10 minutes in the worst case). */
+  /** One chat job's deadline (SPEC 8: 10 minutes in the worst case). */
   CHAT_JOB_BUDGET_MS: z.coerce.number().int().positive().default(10 * 60 * 1000),
   /** How far back measured throughput reaches (GET /v1/llm/models/{slug}/performance). */
   THROUGHPUT_WINDOW_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
@@ -61,8 +66,16 @@ export type ResponseValidation = 'off' | 'report' | 'enforce';
 
 export type Config = Readonly<Omit<z.infer<typeof schema>, 'VALIDATE_RESPONSES'> & { VALIDATE_RESPONSES: ResponseValidation }>;
 
+/** A hold must outlive the work it pays for (DESIGN.md 4): longer than the longest deadline (defaults: 5 minutes more). */
+const holdOutlivesDeadlines = (c: z.infer<typeof schema>) => c.BILLING_HOLD_TTL_MS > Math.max(c.REQUEST_DEADLINE_MS, c.CHAT_JOB_BUDGET_MS);
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = schema.safeParse(env);
+  const parsed = schema
+    .refine(holdOutlivesDeadlines, {
+      path: ['BILLING_HOLD_TTL_MS'],
+      message: 'must be longer than the longest deadline (REQUEST_DEADLINE_MS, CHAT_JOB_BUDGET_MS): a hold must outlive the work it pays for',
+    })
+    .safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`Invalid configuration: ${problems}`);

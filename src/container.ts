@@ -67,8 +67,8 @@ export interface Deps {
   chatJobs: ChatJobs;
   throughput: ThroughputTracker;
   metrics: Registry;
-  /** The chain hooks of one request: the operator alert on exhaustion (SPEC 7.3). */
-  chainHooks(requestId: string, slug: string): ChainHooks;
+  /** The chain hooks of one request: its deadline (REQUEST_DEADLINE_MS unless given), the operator alert (SPEC 7.3). */
+  chainHooks(requestId: string, slug: string, deadlineMs?: number): ChainHooks;
   /** Today's RUB per USD × 1e6 (SPEC 2.6 `market` pricing). */
   marketFxRateRubMicro: bigint;
   close(): Promise<void>;
@@ -143,7 +143,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const alert = createChainAlert(logger, metrics);
   const chat = new ChatService(catalog, routes, billing, { maxMessageChars: config.MAX_MESSAGE_CHARS, defaultMaxOutputTokens: config.DEFAULT_MAX_OUTPUT_TOKENS });
   const jobs: JobStore = redis === null ? new MemoryJobStore() : new RedisJobStore(redis);
-  const chatJobs = new ChatJobs(chat, jobs, ledger, now, { retentionMs: config.CHAT_JOB_RETENTION_MS, budgetMs: config.CHAT_JOB_BUDGET_MS }, (err, jobId) =>
+  const chatJobs = new ChatJobs(chat, jobs, ledger, now, { retentionMs: config.CHAT_JOB_RETENTION_MS }, (err, jobId) =>
     logger.error({ err, jobId }, 'chat job failed unexpectedly'),
   );
   const throughput = new ThroughputTracker({ windowMs: config.THROUGHPUT_WINDOW_MS, now });
@@ -168,7 +168,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     chatJobs,
     throughput,
     metrics,
-    chainHooks: (requestId, slug) => ({ slug, requestId, onExhausted: alert }),
+    chainHooks: (requestId, slug, deadlineMs = config.REQUEST_DEADLINE_MS) => ({ slug, requestId, deadlineAtMs: now() + deadlineMs, onExhausted: alert }),
     marketFxRateRubMicro: fxRateToMicro(config.MARKET_FX_RATE_RUB),
     async close() {
       for (const [task] of background) await task.stop();

@@ -124,11 +124,19 @@ export class Billing {
     }
   }
 
-  /** Keeps a reservation alive for another hold TTL (a stream that runs long, DESIGN.md 4); false once it is gone. */
-  async extend(reservation: Reservation): Promise<boolean> {
-    const nowMs = this.options.now();
-    const outcome = await this.ledger.extend({ holdId: reservation.holdId, expiresAtMs: nowMs + this.options.holdTtlMs, nowMs });
-    return outcome.ok;
+  /**
+   * Keeps a reservation alive while work that may outlast its TTL runs (a stream, DESIGN.md 4): extended every
+   * half TTL, so it never expires under the work; call the returned function when the work ends.
+   */
+  keepAlive(reservation: Reservation): () => void {
+    const extend = async () => {
+      const nowMs = this.options.now();
+      const outcome = await this.ledger.extend({ holdId: reservation.holdId, expiresAtMs: nowMs + this.options.holdTtlMs, nowMs });
+      if (!outcome.ok) this.options.logger.warn({ holdId: reservation.holdId, outcome }, 'a long-running hold could not be extended');
+    };
+    const timer = setInterval(() => void extend().catch((err: unknown) => this.options.logger.warn({ err, holdId: reservation.holdId }, 'hold extension failed')), this.options.holdTtlMs / 2);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /**

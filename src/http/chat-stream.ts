@@ -89,6 +89,16 @@ export async function serveChatStream(res: Response, prepared: PreparedChat, sig
     writer.done();
     return;
   }
+  const stopKeepingHold = deps.chat.keepHold(prepared);
+  try {
+    await forwardOpened(res, prepared, opened, signal, dispatchedAtMs, deps);
+  } finally {
+    stopKeepingHold();
+  }
+}
+
+/** The stream after its first token: forwarded until it ends, then settled on what was delivered, or released. */
+async function forwardOpened(res: Response, prepared: PreparedChat, opened: OpenedStream, signal: AbortSignal, dispatchedAtMs: number, deps: StreamDeps): Promise<void> {
   const writer = new SseWriter(res);
   writer.open();
   const progress: Progress = { text: '', usage: null, template: null };

@@ -21,6 +21,9 @@ import {
   type FakeUpstreamOptions,
 } from '../fixtures/fake-upstream.js';
 
+/** Calls here are bounded by their provider's budget only. */
+const NO_DEADLINE = Number.MAX_SAFE_INTEGER;
+
 const SMALL_MS = 150;
 const MESSAGES = [{ role: 'user', content: 'Hello' }];
 
@@ -49,7 +52,7 @@ function openAi(options: Partial<OpenAiCompatibleOptions> = {}): OpenAiCompatibl
 }
 
 const signal = (): AbortSignal => new AbortController().signal;
-const chatCall = (body: Record<string, unknown> = { messages: MESSAGES }, callSignal = signal()) => ({ upstreamModel: 'vendor-model-1', body, maxOutputTokens: 256, signal: callSignal });
+const chatCall = (body: Record<string, unknown> = { messages: MESSAGES }, callSignal = signal()) => ({ upstreamModel: 'vendor-model-1', body, maxOutputTokens: 256, signal: callSignal, deadlineAtMs: NO_DEADLINE });
 
 /** The UpstreamFailure a promise rejects with (and proof that it rejects with an UpstreamError). */
 async function failureOf(promise: Promise<unknown>): Promise<UpstreamFailure> {
@@ -351,7 +354,7 @@ describe('OpenAiCompatibleProvider.embed', () => {
   const input = ['first text', 'the second, longer text', 'third'];
 
   it('posts float encoding with dimensions and user, and returns the vectors in input order', async () => {
-    const result = await openAi().embed({ upstreamModel: 'text-embedding-3-small', input, dimensions: 4, user: 'acc_1', signal: signal() });
+    const result = await openAi().embed({ upstreamModel: 'text-embedding-3-small', input, dimensions: 4, user: 'acc_1', signal: signal(), deadlineAtMs: NO_DEADLINE });
     expect(fake.requests[0]).toMatchObject({ path: '/v1/embeddings', body: { model: 'text-embedding-3-small', input, encoding_format: 'float', dimensions: 4, user: 'acc_1' } });
     // The fake answers in reverse index order: the provider must sort by `index`.
     expect(result.vectors).toEqual(input.map((text) => fakeEmbedding(text, 4)));
@@ -360,7 +363,7 @@ describe('OpenAiCompatibleProvider.embed', () => {
 
   it('omits dimensions and user when not given; null promptTokens without usage', async () => {
     fake.setBehaviour('noUsage');
-    const result = await openAi().embed({ upstreamModel: 'bge-m3', input, signal: signal() });
+    const result = await openAi().embed({ upstreamModel: 'bge-m3', input, signal: signal(), deadlineAtMs: NO_DEADLINE });
     expect(fake.requests[0]?.body).toEqual({ model: 'bge-m3', input, encoding_format: 'float' });
     expect(result.vectors.map((vector) => vector.length)).toEqual([8, 8, 8]);
     expect(result.promptTokens).toBeNull();
@@ -368,7 +371,7 @@ describe('OpenAiCompatibleProvider.embed', () => {
 
   it('a vector count that does not match the inputs → bad_response', async () => {
     fake.setBehaviour({ status: 200, body: { data: [{ index: 0, embedding: [0.1] }] } });
-    expect(await failureOf(openAi().embed({ upstreamModel: 'm', input, signal: signal() }))).toMatchObject({ kind: 'bad_response' });
+    expect(await failureOf(openAi().embed({ upstreamModel: 'm', input, signal: signal(), deadlineAtMs: NO_DEADLINE }))).toMatchObject({ kind: 'bad_response' });
   });
 });
 
@@ -379,7 +382,7 @@ describe('rerank providers', () => {
   it('Cohere: POST {baseUrl}/v1/rerank {model, query, documents, top_n}; scores by index; promptTokens null', async () => {
     const provider = new CohereRerankProvider({ name: 'cohere', baseUrl: fake.baseUrl, apiKey: 'co-key' });
     closers.push(() => provider.close());
-    const result = await provider.rerank({ upstreamModel: 'rerank-v3.5', query, documents, topN: 2, signal: signal() });
+    const result = await provider.rerank({ upstreamModel: 'rerank-v3.5', query, documents, topN: 2, signal: signal(), deadlineAtMs: NO_DEADLINE });
     expect(fake.requests[0]).toMatchObject({ path: '/v1/rerank', body: { model: 'rerank-v3.5', query, documents, top_n: 2 }, headers: { authorization: 'Bearer co-key' } });
     expect(result.promptTokens).toBeNull();
     expect(result.results).toEqual([
@@ -391,7 +394,7 @@ describe('rerank providers', () => {
   it('TEI: POST {baseUrl}/rerank {query, texts, raw_scores: false, truncate: true}; every text scored', async () => {
     const provider = new TeiRerankProvider({ name: 'tei', baseUrl: fake.baseUrl });
     closers.push(() => provider.close());
-    const result = await provider.rerank({ upstreamModel: 'bge-reranker', query, documents, topN: 1, signal: signal() });
+    const result = await provider.rerank({ upstreamModel: 'bge-reranker', query, documents, topN: 1, signal: signal(), deadlineAtMs: NO_DEADLINE });
     expect(fake.requests[0]).toMatchObject({ path: '/rerank', body: { query, texts: documents, raw_scores: false, truncate: true } });
     expect(fake.requests[0]?.headers.authorization).toBeUndefined();
     expect(result.promptTokens).toBeNull();
@@ -401,7 +404,7 @@ describe('rerank providers', () => {
   it('an out-of-range index → bad_response; an HTTP error → http', async () => {
     const provider = new TeiRerankProvider({ name: 'tei', baseUrl: fake.baseUrl });
     closers.push(() => provider.close());
-    const call = { upstreamModel: 'm', query, documents, signal: signal() };
+    const call = { upstreamModel: 'm', query, documents, signal: signal(), deadlineAtMs: NO_DEADLINE };
     fake.setBehaviour({ status: 200, body: [{ index: 9, score: 0.5 }] });
     expect(await failureOf(provider.rerank(call))).toMatchObject({ kind: 'bad_response' });
     fake.setBehaviour({ status: 413, body: { error: 'batch size 3 > maximum allowed batch size 2', error_type: 'Validation' } });
@@ -412,7 +415,7 @@ describe('rerank providers', () => {
     const provider = new CohereRerankProvider({ name: 'cohere', baseUrl: fake.baseUrl });
     closers.push(() => provider.close());
     fake.setBehaviour({ status: 400, body: { message: 'invalid request: query must not be empty' } });
-    expect(await failureOf(provider.rerank({ upstreamModel: 'm', query, documents, signal: signal() }))).toMatchObject({ message: 'invalid request: query must not be empty' });
+    expect(await failureOf(provider.rerank({ upstreamModel: 'm', query, documents, signal: signal(), deadlineAtMs: NO_DEADLINE }))).toMatchObject({ message: 'invalid request: query must not be empty' });
   });
 });
 

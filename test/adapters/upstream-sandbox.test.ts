@@ -3,6 +3,9 @@ import { UpstreamError, type ChatCall, type StreamEvent } from '../../src/adapte
 import { SandboxProvider, bm25 } from '../../src/adapters/upstream/sandbox.js';
 import { countTokens, estimatePromptTokens } from '../../src/domain/tokens.js';
 
+/** Calls here are bounded by their provider's budget only. */
+const NO_DEADLINE = Number.MAX_SAFE_INTEGER;
+
 const NATIVE = 64;
 const sandbox = new SandboxProvider({ embeddingDimensions: (model) => (model === 'wide' ? 3072 : NATIVE) });
 const live = () => new AbortController().signal;
@@ -13,7 +16,7 @@ const MESSAGES = [
 ];
 
 function chatCall(body: Record<string, unknown>, signal = live(), maxOutputTokens = 4096): ChatCall {
-  return { upstreamModel: 'sandbox-chat', body: { messages: MESSAGES, ...body }, maxOutputTokens, signal };
+  return { upstreamModel: 'sandbox-chat', body: { messages: MESSAGES, ...body }, maxOutputTokens, signal, deadlineAtMs: NO_DEADLINE };
 }
 
 interface Chunk {
@@ -99,7 +102,7 @@ describe('SandboxProvider.chat', () => {
   });
 
   it('fails like an upstream on a body without messages, and as aborted when the caller left', async () => {
-    const error = await sandbox.chat({ upstreamModel: 'm', body: {}, maxOutputTokens: 16, signal: live() }).catch((err: unknown) => err);
+    const error = await sandbox.chat({ upstreamModel: 'm', body: {}, maxOutputTokens: 16, signal: live(), deadlineAtMs: NO_DEADLINE }).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).failure).toMatchObject({ kind: 'http', status: 400 });
     await expectUpstreamError(sandbox.chat(chatCall({}, AbortSignal.abort())), 'aborted');
@@ -166,7 +169,7 @@ describe('SandboxProvider.chatStream', () => {
 
 describe('SandboxProvider.embed', () => {
   const embed = (input: string[], extra: { dimensions?: number; upstreamModel?: string } = {}) =>
-    sandbox.embed({ upstreamModel: extra.upstreamModel ?? 'emb', input, signal: live(), ...(extra.dimensions === undefined ? {} : { dimensions: extra.dimensions }) });
+    sandbox.embed({ upstreamModel: extra.upstreamModel ?? 'emb', input, signal: live(), deadlineAtMs: NO_DEADLINE, ...(extra.dimensions === undefined ? {} : { dimensions: extra.dimensions }) });
 
   it('returns one unit vector per input, in order, of the native size', async () => {
     const inputs = ['The cat sat on the mat.', 'Stock prices fell sharply today.', '!!!', 'Ünïcödé wörds 42'];
@@ -207,7 +210,7 @@ describe('SandboxProvider.embed', () => {
   });
 
   it('fails as aborted when the caller left', async () => {
-    await expectUpstreamError(sandbox.embed({ upstreamModel: 'emb', input: ['x'], signal: AbortSignal.abort() }), 'aborted');
+    await expectUpstreamError(sandbox.embed({ upstreamModel: 'emb', input: ['x'], signal: AbortSignal.abort(), deadlineAtMs: NO_DEADLINE }), 'aborted');
   });
 });
 
@@ -218,7 +221,7 @@ describe('SandboxProvider.rerank', () => {
     'The weather in Oslo is cold in winter.',
     '',
   ];
-  const rerank = (query: string, docs = documents) => sandbox.rerank({ upstreamModel: 'rr', query, documents: docs, topN: 1, signal: live() });
+  const rerank = (query: string, docs = documents) => sandbox.rerank({ upstreamModel: 'rr', query, documents: docs, topN: 1, signal: live(), deadlineAtMs: NO_DEADLINE });
 
   it('scores every document and ranks the matching one first', async () => {
     const { results } = await rerank('cheap GPU rental prices');
@@ -249,7 +252,7 @@ describe('SandboxProvider.rerank', () => {
   });
 
   it('fails as aborted when the caller left', async () => {
-    await expectUpstreamError(sandbox.rerank({ upstreamModel: 'rr', query: 'q', documents: ['d'], signal: AbortSignal.abort() }), 'aborted');
+    await expectUpstreamError(sandbox.rerank({ upstreamModel: 'rr', query: 'q', documents: ['d'], signal: AbortSignal.abort(), deadlineAtMs: NO_DEADLINE }), 'aborted');
   });
 });
 

@@ -30,7 +30,7 @@ function scripted(failures: Record<string, UpstreamFailure | Error>) {
 
 function hooks(slug = 'gpt-x') {
   const onExhausted = vi.fn<(info: ExhaustionInfo) => void>();
-  return { slug, requestId: 'req_1', onExhausted };
+  return { slug, requestId: 'req_1', deadlineAtMs: Number.MAX_SAFE_INTEGER, onExhausted };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -49,6 +49,22 @@ describe('runChain (SPEC 4.2 fallback chain)', () => {
     expect(result.route.providerName).toBe('a');
     expect(tried).toEqual(['a']);
     expect(h.onExhausted).not.toHaveBeenCalled();
+  });
+
+  it('tries no route once the request’s deadline has passed: 504 upstream_timeout, one alert (SPEC 8)', async () => {
+    let clock = 0;
+    const { tried, attempt } = scripted({ a: http(503) });
+    const h = { ...hooks(), deadlineAtMs: Date.now() + 60_000 };
+    const slowFirst = async (r: Route) => {
+      clock += 1;
+      if (clock === 1) h.deadlineAtMs = Date.now() - 1; // the first attempt used up the whole deadline
+      return attempt(r);
+    };
+    const err = await rejection(runChain(CHAIN, slowFirst, h));
+    expect(err).toMatchObject({ code: 'upstream_timeout', status: 504 });
+    expect(tried).toEqual(['a']);
+    expect(h.onExhausted).toHaveBeenCalledTimes(1);
+    expect(h.onExhausted.mock.calls[0]?.[0]).toMatchObject({ code: 'upstream_timeout', failures: [{ provider: 'a' }] });
   });
 
   it('walks the chain top to bottom on transient failures and reports them', async () => {
@@ -113,7 +129,7 @@ describe('runChain (SPEC 4.2 fallback chain)', () => {
 
   it('leaves slug out of meta when the caller gave none', async () => {
     const { attempt } = scripted({ a: { kind: 'timeout', message: 'slow' } });
-    const err = await rejection(runChain([route('a')], attempt, { onExhausted: () => undefined }));
+    const err = await rejection(runChain([route('a')], attempt, { deadlineAtMs: Number.MAX_SAFE_INTEGER, onExhausted: () => undefined }));
     expect(err).toMatchObject({ code: 'upstream_timeout', meta: { attempts: 1 } });
     expect((err as ApiError).meta).not.toHaveProperty('slug');
   });
@@ -134,7 +150,7 @@ describe('createChainAlert (SPEC 7.3: one operator alert per request)', () => {
   it('one exhausted request → one log line and one counter increment', async () => {
     const { lines, registry, onExhausted } = alert();
     const { attempt } = scripted({ a: http(503), b: http(429), c: { kind: 'connect', message: 'refused' } });
-    await rejection(runChain(CHAIN, attempt, { slug: 'gpt-x', requestId: 'req_42', onExhausted }));
+    await rejection(runChain(CHAIN, attempt, { slug: 'gpt-x', requestId: 'req_42', deadlineAtMs: Number.MAX_SAFE_INTEGER, onExhausted }));
     expect(lines).toHaveLength(1);
     expect(lines[0]?.obj).toEqual({
       event: 'chain_exhausted',
@@ -154,7 +170,7 @@ describe('createChainAlert (SPEC 7.3: one operator alert per request)', () => {
   it('no alert when a later route answers', async () => {
     const { lines, onExhausted } = alert();
     const { attempt } = scripted({ a: http(503) });
-    await runChain(CHAIN, attempt, { slug: 'gpt-x', onExhausted });
+    await runChain(CHAIN, attempt, { slug: 'gpt-x', deadlineAtMs: Number.MAX_SAFE_INTEGER, onExhausted });
     expect(lines).toHaveLength(0);
   });
 

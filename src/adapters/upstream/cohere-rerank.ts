@@ -5,7 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type RerankCall, type RerankResult, type UpstreamProvider } from './index.js';
-import { authHeaders, createUpstreamAgent, DEFAULT_BUDGET_MS, postJson, validateBaseUrl } from './http-client.js';
+import { authHeaders, budgetBefore, createUpstreamAgent, DEFAULT_BUDGET_MS, postJson, validateBaseUrl } from './http-client.js';
 import { isRecord } from '../../is-record.js';
 import { scoredDocument } from './rerank-result.js';
 
@@ -38,7 +38,7 @@ export class CohereRerankProvider implements UpstreamProvider {
 
   async rerank(call: RerankCall): Promise<RerankResult> {
     const body = { model: call.upstreamModel, query: call.query, documents: call.documents, top_n: call.topN };
-    const json = await postJson({ dispatcher: this.#dispatcher, url: this.#url, headers: this.#headers, body, signal: call.signal, budgetMs: this.#budgetMs });
+    const json = await postJson({ dispatcher: this.#dispatcher, url: this.#url, headers: this.#headers, body, signal: call.signal, budgetMs: budgetBefore(this.#budgetMs, call.deadlineAtMs) });
     const results = isRecord(json) ? json.results : undefined;
     if (!Array.isArray(results)) throw new UpstreamError({ kind: 'bad_response', message: 'Cohere rerank answer without `results`' });
     return { results: results.map((item: unknown) => scoredDocument(item, call.documents.length, 'relevance_score', 'Cohere')), promptTokens: null };

@@ -134,6 +134,11 @@ function errorCode(error: unknown, depth = 0): string | undefined {
   return errorCode(error.cause, depth + 1);
 }
 
+/** A call's budget: the provider's own, or what is left before the request's deadline if that is sooner. */
+export function budgetBefore(budgetMs: number, deadlineAtMs: number): number {
+  return Math.max(0, Math.min(budgetMs, deadlineAtMs - Date.now()));
+}
+
 export interface UpstreamPost {
   dispatcher: Dispatcher;
   url: string;

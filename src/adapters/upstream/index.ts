@@ -5,7 +5,7 @@
  * `UpstreamFailure`, so the routing layer can fail over and classify chain exhaustion (SPEC 7.2) without
  * knowing any vendor. Every call takes an AbortSignal: the caller aborts it when the client goes away, and the
  * provider must stop its request at once (`aborted`, never failed over). Time budgets are the provider's own
- * (`budgetMs`, SPEC 8), reported as `timeout` so the chain can fail over.
+ * (`budgetMs`, SPEC 8), cut short by the request's deadline, reported as `timeout` so the chain can fail over.
  */
 
 export type UpstreamFailure =
@@ -45,6 +45,8 @@ export interface ChatCall {
   /** Output tokens per choice the request may produce: always sent, so the hold caps what it can cost (SPEC 4.2). */
   maxOutputTokens: number;
   signal: AbortSignal;
+  /** The request's end-to-end deadline (epoch ms, SPEC 8): no call outlives it, whatever its own budget. */
+  deadlineAtMs: number;
 }
 
 export interface ChatResult {
@@ -75,6 +77,7 @@ export interface EmbeddingCall {
   dimensions?: number;
   user?: string;
   signal: AbortSignal;
+  deadlineAtMs: number;
 }
 
 export interface EmbeddingResult {
@@ -90,6 +93,7 @@ export interface RerankCall {
   documents: string[];
   topN?: number;
   signal: AbortSignal;
+  deadlineAtMs: number;
 }
 
 export interface RerankResult {

@@ -17,6 +17,7 @@ import {
 } from './index.js';
 import {
   authHeaders,
+  budgetBefore,
   createUpstreamAgent,
   DEFAULT_BUDGET_MS,
   openEventStream,
@@ -81,7 +82,7 @@ export class OpenAiCompatibleProvider implements UpstreamProvider {
   }
 
   async chat(call: ChatCall): Promise<ChatResult> {
-    const completion = await postJson(this.#post('/chat/completions', this.#chatBody(call, false), call.signal));
+    const completion = await postJson(this.#post('/chat/completions', this.#chatBody(call, false), call));
     if (!isRecord(completion) || !Array.isArray(completion.choices)) {
       throw new UpstreamError({ kind: 'bad_response', message: `not a chat completion: ${describe(completion)}` });
     }
@@ -92,7 +93,7 @@ export class OpenAiCompatibleProvider implements UpstreamProvider {
 
   async chatStream(call: ChatCall): Promise<ChatStream> {
     if (!this.streams) throw new Error(`upstream ${this.name} is configured without streaming; routing must not stream through it`);
-    const { body, scope } = await openEventStream(this.#post('/chat/completions', this.#chatBody(call, true), call.signal));
+    const { body, scope } = await openEventStream(this.#post('/chat/completions', this.#chatBody(call, true), call));
     return { events: chatEvents(body, scope, this.#idleTimeoutMs) };
   }
 
@@ -100,7 +101,7 @@ export class OpenAiCompatibleProvider implements UpstreamProvider {
     const body: Record<string, unknown> = { model: call.upstreamModel, input: call.input, encoding_format: 'float' };
     if (call.dimensions !== undefined) body.dimensions = call.dimensions;
     if (call.user !== undefined) body.user = call.user;
-    const json = await postJson(this.#post('/embeddings', body, call.signal));
+    const json = await postJson(this.#post('/embeddings', body, call));
     return parseEmbeddings(json, call.input.length);
   }
 
@@ -112,8 +113,9 @@ export class OpenAiCompatibleProvider implements UpstreamProvider {
     return { ...call.body, model: call.upstreamModel, stream, [this.#outputCapField]: call.maxOutputTokens };
   }
 
-  #post(path: string, body: unknown, signal: AbortSignal): UpstreamPost {
-    return { dispatcher: this.#dispatcher, url: `${this.#baseUrl}${path}`, headers: this.#headers, body, signal, budgetMs: this.#budgetMs };
+  #post(path: string, body: unknown, call: { signal: AbortSignal; deadlineAtMs: number }): UpstreamPost {
+    const budgetMs = budgetBefore(this.#budgetMs, call.deadlineAtMs);
+    return { dispatcher: this.#dispatcher, url: `${this.#baseUrl}${path}`, headers: this.#headers, body, signal: call.signal, budgetMs };
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type RerankCall, type RerankResult, type UpstreamProvider } from './index.js';
-import { authHeaders, createUpstreamAgent, DEFAULT_BUDGET_MS, postJson, validateBaseUrl } from './http-client.js';
+import { authHeaders, budgetBefore, createUpstreamAgent, DEFAULT_BUDGET_MS, postJson, validateBaseUrl } from './http-client.js';
 import { scoredDocument } from './rerank-result.js';
 
 export interface TeiRerankOptions {
@@ -40,7 +40,7 @@ export class TeiRerankProvider implements UpstreamProvider {
     // raw_scores false: sigmoid-normalised scores in [0, 1], comparable with other vendors' relevance scores.
     // truncate true: an over-long document is cut to the model's window instead of failing the whole request.
     const body = { query: call.query, texts: call.documents, raw_scores: false, truncate: true };
-    const json = await postJson({ dispatcher: this.#dispatcher, url: this.#url, headers: this.#headers, body, signal: call.signal, budgetMs: this.#budgetMs });
+    const json = await postJson({ dispatcher: this.#dispatcher, url: this.#url, headers: this.#headers, body, signal: call.signal, budgetMs: budgetBefore(this.#budgetMs, call.deadlineAtMs) });
     if (!Array.isArray(json)) throw new UpstreamError({ kind: 'bad_response', message: 'TEI rerank answer is not an array' });
     return { results: json.map((item: unknown) => scoredDocument(item, call.documents.length, 'score', 'TEI')), promptTokens: null };
   }

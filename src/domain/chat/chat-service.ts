@@ -85,7 +85,8 @@ export class ChatService {
       this.billing,
       prepared.reservation,
       prepared.chain,
-      (route) => route.provider.chat!({ upstreamModel: route.upstreamModel, body: prepared.upstreamBody, maxOutputTokens: prepared.maxOutputTokens, signal }),
+      (route) =>
+        route.provider.chat!({ upstreamModel: route.upstreamModel, body: prepared.upstreamBody, maxOutputTokens: prepared.maxOutputTokens, signal, deadlineAtMs: hooks.deadlineAtMs }),
       hooks,
     );
     const usage = value.usage ?? this.countedUsage(prepared, completionText(value.completion));
@@ -98,6 +99,11 @@ export class ChatService {
   async settleStream(prepared: PreparedChat, usage: Usage, route: Route): Promise<Charge> {
     const cost = textCost(prepared.entry, usage, prepared.principal.account, { cachedDiscountApplies: route.cachedInputDiscount && usage.cachedTokens > 0 });
     return this.billing.settle(prepared.reservation, cost, this.details(prepared, usage, route.providerName));
+  }
+
+  /** Keeps the hold of a stream alive while it runs (the stream's own deadline ends at its first token). */
+  keepHold(prepared: PreparedChat): () => void {
+    return this.billing.keepAlive(prepared.reservation);
   }
 
   /** A failed request costs nothing (SPEC 4.6, 3.4). */

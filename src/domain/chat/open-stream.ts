@@ -29,7 +29,8 @@ const SILENT = 'accepted the stream, then sent no token';
 /** Reads events until one proves the upstream is answering; silence or an empty end is a failure. */
 async function awaitFirstToken(route: Route, rest: AsyncIterator<StreamEvent>, options: OpenStreamOptions): Promise<OpenedStream> {
   const held: OpenedStream['held'] = [];
-  const deadline = options.now() + options.firstTokenTimeoutMs;
+  // The first token is awaited no longer than its own timeout, nor past the request's deadline (SPEC 8).
+  const deadline = Math.min(options.now() + options.firstTokenTimeoutMs, options.hooks.deadlineAtMs);
   for (;;) {
     let timer: NodeJS.Timeout | undefined;
     const silence = new Promise<'silent'>((resolve) => {
@@ -62,7 +63,8 @@ export async function openStream(chain: Route[], options: OpenStreamOptions): Pr
     const { value } = await runChain(
       chain,
       async (route) => {
-        const call = { upstreamModel: route.upstreamModel, body: options.body, maxOutputTokens: options.maxOutputTokens, signal: options.signal };
+        const { body, maxOutputTokens, signal, hooks } = options;
+        const call = { upstreamModel: route.upstreamModel, body, maxOutputTokens, signal, deadlineAtMs: hooks.deadlineAtMs };
         const stream = await route.provider.chatStream!(call);
         try {
           return await awaitFirstToken(route, stream.events[Symbol.asyncIterator](), options);

@@ -50,7 +50,10 @@ export async function createEmbeddings(
     deps.billing,
     reservation,
     chain,
-        (route) => route.provider.embed!({ upstreamModel: route.upstreamModel, input: inputs, ...(request.dimensions ? { dimensions: request.dimensions } : {}), ...(request.user ? { user: request.user } : {}), signal }),
+    (route) => {
+      const options = { ...(request.dimensions ? { dimensions: request.dimensions } : {}), ...(request.user ? { user: request.user } : {}) };
+      return route.provider.embed!({ upstreamModel: route.upstreamModel, input: inputs, ...options, signal, deadlineAtMs: hooks.deadlineAtMs });
+    },
     hooks,
   );
   const promptTokens = outcome.value.promptTokens ?? counted;

@@ -32,7 +32,10 @@ export async function createRerank(
     deps.billing,
     reservation,
     chain,
-        (route) => route.provider.rerank!({ upstreamModel: route.upstreamModel, query: request.query, documents: request.documents, ...(request.top_n ? { topN: request.top_n } : {}), signal }),
+    (route) => {
+      const call = { upstreamModel: route.upstreamModel, query: request.query, documents: request.documents, signal, deadlineAtMs: hooks.deadlineAtMs };
+      return route.provider.rerank!({ ...call, ...(request.top_n ? { topN: request.top_n } : {}) });
+    },
     hooks,
   );
   // A cross-encoder reads the query once per document: that is how the model counts (SPEC 4.1.3).

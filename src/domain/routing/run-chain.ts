@@ -22,6 +22,11 @@ export interface ChainHooks {
   /** Named in the error's meta and in the alert. */
   slug?: string;
   requestId?: string;
+  /**
+   * The request's one end-to-end deadline (epoch ms; SPEC 8: 5 minutes): every route of the chain shares it, and
+   * no route is tried once it has passed, so a chain of N routes cannot outlive the request's hold.
+   */
+  deadlineAtMs: number;
   /** SPEC 7.3: called exactly once when every route failed (see createChainAlert); never on success. */
   onExhausted(info: ExhaustionInfo): void;
 }
@@ -47,6 +52,7 @@ export async function runChain<T>(chain: readonly Route[], attempt: (route: Rout
   if (chain.length === 0) throw new Error('runChain: empty chain (RouteTable.chain never returns one)');
   const failures: AttemptFailure[] = [];
   for (const route of chain) {
+    if (failures.length > 0 && Date.now() >= hooks.deadlineAtMs) throw exhausted(failures, hooks, 'upstream_timeout');
     try {
       return { value: await attempt(route), route, failures };
     } catch (err) {
@@ -63,8 +69,9 @@ export async function runChain<T>(chain: readonly Route[], attempt: (route: Rout
   throw exhausted(failures, hooks);
 }
 
-function exhausted(failures: AttemptFailure[], hooks: ChainHooks): ApiError {
-  const code = classifyExhaustion(failures.map((f) => f.failure));
+/** One alert (SPEC 7.3) and the error; `timedOut` when the request's deadline, not the routes, ended the chain. */
+function exhausted(failures: AttemptFailure[], hooks: ChainHooks, timedOut?: 'upstream_timeout'): ApiError {
+  const code = timedOut ?? classifyExhaustion(failures.map((f) => f.failure));
   hooks.onExhausted({ slug: hooks.slug, requestId: hooks.requestId, failures, code });
   const message = `${ERROR_CATALOG[code].message} (${failures.length} upstream ${failures.length === 1 ? 'attempt' : 'attempts'})`;
   const headers: Record<string, string> = code === 'upstream_rate_limit' ? { 'Retry-After': String(retryAfterSec(failures)) } : {};
