@@ -1410,6 +1410,18 @@ export interface components {
                 "application/json": components["schemas"]["CompatError"];
             };
         };
+        /** @description The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After). */
+        CompatIdempotencyConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CompatError"];
+            };
+        };
         /** @description The body exceeds the size cap (BODY_LIMIT_BYTES). */
         CompatTooLarge: {
             headers: {
@@ -1470,6 +1482,18 @@ export interface components {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After). */
+        NativeIdempotencyConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1566,6 +1590,18 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         *     replay; a retry of it answers 409 naming the first request, which was charged once.
+         * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+         */
+        IdempotencyKey: string;
         /** @description Id of one of the caller's keys. */
         KeyId: string;
         /** @description Page size. */
@@ -1774,7 +1810,20 @@ export interface operations {
     createCompatChatCompletion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1814,6 +1863,7 @@ export interface operations {
             402: components["responses"]["CompatInsufficientBalance"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["CompatUserNotFound"];
+            409: components["responses"]["CompatIdempotencyConflict"];
             413: components["responses"]["CompatTooLarge"];
             415: components["responses"]["CompatUnsupportedMediaType"];
             429: components["responses"]["CompatTooManyRequests"];
@@ -1826,7 +1876,20 @@ export interface operations {
     createNativeChatCompletion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1868,6 +1931,7 @@ export interface operations {
             402: components["responses"]["NativeInsufficientBalance"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeUserNotFound"];
+            409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -1880,7 +1944,20 @@ export interface operations {
     createResponse: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1914,6 +1991,7 @@ export interface operations {
             402: components["responses"]["CompatInsufficientBalance"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["CompatUserNotFound"];
+            409: components["responses"]["CompatIdempotencyConflict"];
             413: components["responses"]["CompatTooLarge"];
             415: components["responses"]["CompatUnsupportedMediaType"];
             429: components["responses"]["CompatTooManyRequests"];
@@ -1926,7 +2004,20 @@ export interface operations {
     createChatJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1956,6 +2047,7 @@ export interface operations {
             402: components["responses"]["NativeInsufficientBalance"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeUserNotFound"];
+            409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -2001,7 +2093,20 @@ export interface operations {
     createEmbeddings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2029,6 +2134,7 @@ export interface operations {
             402: components["responses"]["CompatInsufficientBalance"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["CompatUserNotFound"];
+            409: components["responses"]["CompatIdempotencyConflict"];
             413: components["responses"]["CompatTooLarge"];
             415: components["responses"]["CompatUnsupportedMediaType"];
             429: components["responses"]["CompatTooManyRequests"];
@@ -2041,7 +2147,20 @@ export interface operations {
     createRerank: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2069,6 +2188,7 @@ export interface operations {
             402: components["responses"]["CompatInsufficientBalance"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["CompatUserNotFound"];
+            409: components["responses"]["CompatIdempotencyConflict"];
             413: components["responses"]["CompatTooLarge"];
             415: components["responses"]["CompatUnsupportedMediaType"];
             429: components["responses"]["CompatTooManyRequests"];

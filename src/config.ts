@@ -39,7 +39,9 @@ const schema = z.object({
    * produce its first token within it and then runs on, its hold extended while it does.
    */
   REQUEST_DEADLINE_MS: z.coerce.number().int().positive().default(5 * 60 * 1000),
-  /** How often expired holds are swept. */
+  /** How long an Idempotency-Key and its kept response are remembered (Stripe: 24 hours). */
+  IDEMPOTENCY_KEY_TTL_MS: z.coerce.number().int().positive().default(24 * 60 * 60 * 1000),
+  /** How often expired holds and idempotency keys are swept. */
   HOLD_SWEEP_MS: z.coerce.number().int().positive().default(30_000),
   /** Where a charge the ledger could not take is kept until it lands (DESIGN.md 4), and how often it is retried. */
   CHARGE_JOURNAL_DIR: z.string().min(1).default('data/pending-charges'),

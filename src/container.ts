@@ -11,6 +11,7 @@ import { SqlApiKeyStore } from './adapters/api-keys/sql.js';
 import type { Ledger } from './adapters/ledger/index.js';
 import { openLedger } from './adapters/ledger/open.js';
 import { FileChargeJournal } from './adapters/charge-journal/file.js';
+import { SqlIdempotencyStore } from './adapters/idempotency/sql.js';
 import type { RateLimiter } from './adapters/rate-limiter/index.js';
 import { MemoryRateLimiter } from './adapters/rate-limiter/memory.js';
 import { RedisRateLimiter } from './adapters/rate-limiter/redis.js';
@@ -20,6 +21,7 @@ import { SqlUsageLogStore } from './adapters/usage-log/sql.js';
 import { Authenticator } from './domain/authenticator.js';
 import { Billing } from './domain/billing.js';
 import { retryJournaledCharges } from './domain/charge-retrier.js';
+import { Idempotency } from './domain/idempotency.js';
 import { KeyUsageRecorder } from './domain/key-usage-recorder.js';
 import { createLossAlert, ledgerBatchObserver } from './domain/money-signals.js';
 import { Periodic } from './domain/periodic.js';
@@ -43,6 +45,9 @@ import { ThroughputTracker } from './domain/throughput.js';
 
 export const CONTRACT_FILE = `${PROJECT_ROOT}generated/openapi.bundled.yaml`;
 
+/** The contract's IdempotencyKey parameter promises replay of responses up to this size. */
+const IDEMPOTENT_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+
 /** Everything a handler may use; built once in the composition root below. */
 export interface Deps {
   config: Config;
@@ -56,6 +61,8 @@ export interface Deps {
   catalog: ModelCatalog;
   ledger: Ledger;
   billing: Billing;
+  /** Idempotency-Key on paid POSTs: claims, kept responses, conflicts. */
+  idempotency: Idempotency;
   usageLog: UsageLogStore;
   /** Reads for the usage endpoints (503 when unreachable). */
   usage: UsageReader;
@@ -127,8 +134,16 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const usageLog = new SqlUsageLogStore(db);
   const journal = new FileChargeJournal(config.CHARGE_JOURNAL_DIR);
   const billing = new Billing(ledger, { now, holdTtlMs: config.BILLING_HOLD_TTL_MS, logger, journal, onLoss: createLossAlert(logger, metrics) });
+  const idempotencyKeys = new SqlIdempotencyStore(db);
+  const idempotency = new Idempotency(idempotencyKeys, ledger, {
+    now,
+    keyTtlMs: config.IDEMPOTENCY_KEY_TTL_MS,
+    leaseMs: config.BILLING_HOLD_TTL_MS,
+    maxBodyBytes: IDEMPOTENT_BODY_LIMIT_BYTES,
+  });
   const background = [
     [new Periodic(() => ledger.expireHolds(now()), (err) => logger.warn({ err }, 'hold sweep failed')), config.HOLD_SWEEP_MS],
+    [new Periodic(() => idempotencyKeys.expire(now()), (err) => logger.warn({ err }, 'idempotency key sweep failed')), config.HOLD_SWEEP_MS],
     [new Periodic(() => retryJournaledCharges(journal, billing), (err) => logger.warn({ err }, 'journaled charges still not posted')), config.CHARGE_RETRY_MS],
   ] as const;
   for (const [task, intervalMs] of background) task.start(intervalMs);
@@ -159,6 +174,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     catalog,
     ledger,
     billing,
+    idempotency,
     usageLog,
     usage: new UsageReader(usageLog),
     rateLimiter: buildRateLimiter(redis, config, logger),

@@ -829,6 +829,19 @@ export type RubBilling = {
 };
 
 /**
+ * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+ * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+ * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+ * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+ * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+ * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+ * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+ * replay; a retry of it answers 409 naming the first request, which was charged once.
+ *
+ */
+export type IdempotencyKey = string;
+
+/**
  * Id of one of the caller's keys.
  */
 export type KeyId = string;
@@ -1072,6 +1085,20 @@ export type ListCompatModelsResponse = ListCompatModelsResponses[keyof ListCompa
 
 export type CreateCompatChatCompletionData = {
     body: ChatRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
     path?: never;
     query?: never;
     url: '/v1/compat/chat/completions';
@@ -1100,6 +1127,10 @@ export type CreateCompatChatCompletionErrors = {
      * The account behind the credential was deleted (SPEC 5.4).
      */
     404: CompatError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: CompatError;
     /**
      * The body exceeds the size cap (BODY_LIMIT_BYTES).
      */
@@ -1143,6 +1174,20 @@ export type CreateCompatChatCompletionResponse = CreateCompatChatCompletionRespo
 
 export type CreateNativeChatCompletionData = {
     body: ChatRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
     path?: never;
     query?: never;
     url: '/v1/llm/chat/completions';
@@ -1171,6 +1216,10 @@ export type CreateNativeChatCompletionErrors = {
      * The account behind the credential was deleted (SPEC 5.4).
      */
     404: NativeError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: NativeError;
     /**
      * The body exceeds the size cap (BODY_LIMIT_BYTES).
      */
@@ -1216,6 +1265,20 @@ export type CreateNativeChatCompletionResponse = CreateNativeChatCompletionRespo
 
 export type CreateResponseData = {
     body: ResponsesRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
     path?: never;
     query?: never;
     url: '/v1/responses';
@@ -1244,6 +1307,10 @@ export type CreateResponseErrors = {
      * The account behind the credential was deleted (SPEC 5.4).
      */
     404: CompatError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: CompatError;
     /**
      * The body exceeds the size cap (BODY_LIMIT_BYTES).
      */
@@ -1287,6 +1354,20 @@ export type CreateResponseResponse = CreateResponseResponses[keyof CreateRespons
 
 export type CreateChatJobData = {
     body: ChatRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
     path?: never;
     query?: never;
     url: '/v1/llm/chat/jobs';
@@ -1315,6 +1396,10 @@ export type CreateChatJobErrors = {
      * The account behind the credential was deleted (SPEC 5.4).
      */
     404: NativeError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: NativeError;
     /**
      * The body exceeds the size cap (BODY_LIMIT_BYTES).
      */
@@ -1407,6 +1492,20 @@ export type GetChatJobResponse = GetChatJobResponses[keyof GetChatJobResponses];
 
 export type CreateEmbeddingsData = {
     body: EmbeddingRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
     path?: never;
     query?: never;
     url: '/v1/compat/embeddings';
@@ -1435,6 +1534,10 @@ export type CreateEmbeddingsErrors = {
      * The account behind the credential was deleted (SPEC 5.4).
      */
     404: CompatError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: CompatError;
     /**
      * The body exceeds the size cap (BODY_LIMIT_BYTES).
      */
@@ -1478,6 +1581,20 @@ export type CreateEmbeddingsResponse = CreateEmbeddingsResponses[keyof CreateEmb
 
 export type CreateRerankData = {
     body: RerankRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
     path?: never;
     query?: never;
     url: '/v1/compat/rerank';
@@ -1506,6 +1623,10 @@ export type CreateRerankErrors = {
      * The account behind the credential was deleted (SPEC 5.4).
      */
     404: CompatError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: CompatError;
     /**
      * The body exceeds the size cap (BODY_LIMIT_BYTES).
      */

@@ -5,6 +5,7 @@ import * as m0002 from './migrations/0002-ledger.js';
 import * as m0003 from './migrations/0003-usage-log.js';
 import * as m0004 from './migrations/0004-limits-and-rub-billing.js';
 import * as m0005 from './migrations/0005-ledger-batches.js';
+import * as m0006 from './migrations/0006-idempotency-keys.js';
 
 interface NamedMigration {
   name: string;
@@ -21,6 +22,7 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0003-usage-log', migration: m0003 },
   { name: '0004-limits-and-rub-billing', migration: m0004 },
   { name: '0005-ledger-batches', migration: m0005 },
+  { name: '0006-idempotency-keys', migration: m0006 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {

@@ -26,7 +26,8 @@ export interface RenderedError {
 /** The only place that builds an error envelope (SPEC 2.7). */
 export function renderError(envelope: Envelope, error: ApiError, requestId: string): RenderedError {
   const spec = ERROR_CATALOG[error.code];
-  const headers = { ...error.headers, 'x-should-retry': String(spec.retryable) };
+  // The catalog says whether retrying can help; an error that knows better (a conflict still in flight) says so itself.
+  const headers = { 'x-should-retry': String(spec.retryable), ...error.headers };
   if (envelope === 'compat') {
     const body: CompatError = {
       error: { message: error.message, type: spec.type, code: error.code, ...(error.meta ? { meta: error.meta } : {}) },

@@ -1,22 +1,27 @@
-import type { Express, RequestHandler } from 'express';
+import type { Express, RequestHandler, Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import type { Deps } from '../container.js';
 import { authenticate, type AuthMode } from './auth.js';
 import { rateLimit } from './rate-limit.js';
-import type { HandlerMap, OperationId, RequestContext } from './operation-types.js';
+import type { HandlerMap, OperationId, RequestContext, Sent } from './operation-types.js';
+import type { Ending } from '../domain/idempotency.js';
+import { isRecord } from '../is-record.js';
 import { routeShape, type RouteShape } from './unmatched-route.js';
 import { contractForPath } from './contract-slice.js';
 import { contractViolationReporter } from './contract-violations.js';
 import type { ResponseValidation } from '../config.js';
 
 type ViolationReporter = ReturnType<typeof contractViolationReporter>;
+
+/** A handler's reply seen from here, whatever its operation: a body to send, or what it wrote itself. */
+type AnyReply = { status: number; body: unknown; contentType?: string; headers?: Record<string, string> } | Sent;
 import type { FieldErrorCodes } from '../errors/from-unknown.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 type Method = (typeof METHODS)[number];
 
-type OperationObject = OpenAPIV3.OperationObject & { operationId: OperationId; 'x-error-codes'?: FieldErrorCodes };
+type OperationObject = OpenAPIV3.OperationObject & { operationId: OperationId; 'x-error-codes'?: FieldErrorCodes; 'x-idempotent'?: boolean };
 
 /** Lets the error handler answer a failing field with the code the operation's `x-error-codes` names. */
 function fieldCodes(codes: FieldErrorCodes | undefined): RequestHandler {
@@ -76,15 +81,17 @@ export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handl
       const mode = authModeOf(operation.security ?? spec.security);
       const guards = mode === 'none' ? [] : [authenticate(mode, deps.authenticator), limit];
       const codes = operation['x-error-codes'] === undefined ? [] : [fieldCodes(operation['x-error-codes'])];
-      app[method](toExpressPath(path), ...guards, ...codes, ...validator, runHandler(operation.operationId, handlers, deps));
+      app[method](toExpressPath(path), ...guards, ...codes, ...validator, runHandler(operation, handlers, deps));
     }
     shapes.push(routeShape(path, methods));
   }
   return shapes;
 }
 
-function runHandler(operationId: OperationId, handlers: HandlerMap, deps: Deps): RequestHandler {
-  const handler = handlers[operationId] as (ctx: RequestContext<OperationId>) => ReturnType<HandlerMap[OperationId]>;
+function runHandler(operation: OperationObject, handlers: HandlerMap, deps: Deps): RequestHandler {
+  const { operationId } = operation;
+  const handler = handlers[operationId] as (ctx: RequestContext<OperationId>) => Promise<AnyReply> | AnyReply;
+  const idempotent = operation['x-idempotent'] === true;
   return async (req, res) => {
     const ctx = {
       body: req.body,
@@ -96,10 +103,37 @@ function runHandler(operationId: OperationId, handlers: HandlerMap, deps: Deps):
       req,
       res,
     } as RequestContext<OperationId>;
-    const reply = await handler(ctx);
-    if (reply.status === 'sent') return;
-    if (reply.headers !== undefined) res.set(reply.headers);
-    if (reply.contentType === undefined) res.status(reply.status).json(reply.body);
-    else res.status(reply.status).type(reply.contentType).send(reply.body);
+    const key = idempotent ? req.get('idempotency-key') : undefined;
+    if (key === undefined || ctx.principal === null) return send(res, await handler(ctx));
+    const stream = isRecord(req.body) && req.body.stream === true;
+    const begun = await deps.idempotency.begin({ accountId: ctx.principal.accountId, key, operationId, body: req.body, requestId: ctx.requestId, stream });
+    if (!begun.run) {
+      res.status(begun.statusCode).set('Idempotent-Replayed', 'true').type('application/json').send(begun.body);
+      return;
+    }
+    let reply: AnyReply;
+    try {
+      reply = await handler(ctx);
+    } catch (err) {
+      await begun.finish('failed').catch((storeErr: unknown) => deps.logger.warn({ err: storeErr, key }, 'idempotency key not released'));
+      throw err;
+    }
+    // Kept before the response goes out (Stripe does so): a retry after a lost answer then finds it.
+    await begun.finish(endingOf(reply, stream)).catch((storeErr: unknown) => deps.logger.warn({ err: storeErr, key }, 'idempotent response not kept'));
+    send(res, reply);
   };
+}
+
+/** What a key keeps of a reply: its body, a stream (never replayed), or nothing (a keep-alive answer that failed). */
+function endingOf(reply: AnyReply, stream: boolean): Ending {
+  if (reply.status !== 'sent') return { statusCode: reply.status, body: reply.body };
+  if (stream) return 'streamed';
+  return reply.replayable === undefined ? 'failed' : { statusCode: 200, body: reply.replayable };
+}
+
+function send(res: Response, reply: AnyReply): void {
+  if (reply.status === 'sent') return;
+  if (reply.headers !== undefined) res.set(reply.headers);
+  if (reply.contentType === undefined) res.status(reply.status).json(reply.body);
+  else res.status(reply.status).type(reply.contentType).send(reply.body);
 }

@@ -38,9 +38,13 @@ export interface RequestContext<K extends OperationId> {
   res: Response;
 }
 
-/** The handler wrote the response itself (a stream or the keep-alive path); nothing is left to send. */
+/**
+ * The handler wrote the response itself (a stream or the keep-alive path); nothing is left to send. `replayable`:
+ * the JSON body it ended with, when a retry with the same Idempotency-Key may be answered with it.
+ */
 export interface Sent {
   status: 'sent';
+  replayable?: unknown;
 }
 export const SENT: Sent = { status: 'sent' };
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimatePromptTokens } from '../../src/domain/tokens.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { expectIdempotencyContract } from '../setup/idempotency.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -31,6 +32,11 @@ async function untilDone(key: string, jobId: string): Promise<any> {
 }
 
 describe('POST /v1/llm/chat/jobs', () => {
+  it('409 idempotency_conflict for a key reused with another body; the same body is replayed; 400 for a malformed key', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
+    await expectIdempotencyContract((body, key) => kickoff(apiKey, body, { headers: { 'idempotency-key': key } }), { first: { model: MODEL, messages: hello }, other: { model: MODEL, messages: [{ role: 'user', content: 'Say goodbye' }] } }, 'native', 202);
+  });
+
   it('202: job_id, status and the estimate (the worst-case hold); the job completes and is charged once', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const response = await kickoff(apiKey, { model: MODEL, messages: hello, max_tokens: 1000 });

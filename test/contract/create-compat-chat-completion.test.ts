@@ -4,6 +4,7 @@ import { countTokens, estimatePromptTokens } from '../../src/domain/tokens.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
 import { jsonFrames, postSse } from '../setup/sse.js';
+import { expectIdempotencyContract } from '../setup/idempotency.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -59,6 +60,11 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
 const usageRequests = async (key: string) => expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/usage/requests', { key })).requests as Record<string, unknown>[];
 
 describe('POST /v1/compat/chat/completions: 200', () => {
+  it('409 idempotency_conflict for a key reused with another body; the same body is replayed; 400 for a malformed key', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
+    await expectIdempotencyContract((body, key) => chat(apiKey, body, { headers: { 'idempotency-key': key } }), { first: { model: MODEL, messages: hello }, other: { model: MODEL, messages: user('Say goodbye') } }, 'compat');
+  });
+
   it('the completion unwrapped; usage.cost is exactly what the ledger posted; the call is in the usage log', async () => {
     const { accountId, apiKey, keyId } = await h.newAccount(undefined, { balanceUsd: 10 });
     const before = await h.deps.ledger.postedSpend(accountId);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens } from '../../src/domain/tokens.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
+import { expectIdempotencyContract } from '../setup/idempotency.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -32,6 +33,11 @@ function expectedMicros(slug: string, tokens: number): bigint {
 }
 
 describe('POST /v1/compat/embeddings', () => {
+  it('409 idempotency_conflict for a key reused with another body; the same body is replayed; 400 for a malformed key', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
+    await expectIdempotencyContract((body, key) => embed(apiKey, body, { headers: { 'idempotency-key': key } }), { first: { model: SMALL, input: 'one' }, other: { model: SMALL, input: 'two' } }, 'compat');
+  });
+
   it('200: one float vector per input, in order with its index, native size; usage and cost = the ledger charge', async () => {
     const { accountId, apiKey, keyId } = await h.newAccount(undefined, { balanceUsd: 10 });
     const inputs = ['The quick brown fox', 'jumps over the lazy dog', 'Съешь же ещё этих мягких французских булок'];

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens } from '../../src/domain/tokens.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
+import { expectIdempotencyContract } from '../setup/idempotency.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -29,6 +30,11 @@ const documents = [
 const promptTokens = (q: string, docs: string[]) => docs.reduce((sum, d) => sum + countTokens(q) + countTokens(d), 0);
 
 describe('POST /v1/compat/rerank', () => {
+  it('409 idempotency_conflict for a key reused with another body; the same body is replayed; 400 for a malformed key', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
+    await expectIdempotencyContract((body, key) => rerank(apiKey, body, { headers: { 'idempotency-key': key } }), { first: { model: MODEL, query, documents }, other: { model: MODEL, query: 'something else', documents } }, 'compat');
+  });
+
   it('200: every document scored, sorted by relevance_score highest first, no documents echoed by default', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const response = await rerank(apiKey, { model: MODEL, query, documents });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens, estimatePromptTokens } from '../../src/domain/tokens.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
+import { expectIdempotencyContract } from '../setup/idempotency.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,6 +19,11 @@ const chat = (key: string, body: unknown) => call(h.baseUrl, 'POST', '/v1/compat
 const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
 
 describe('POST /v1/responses', () => {
+  it('409 idempotency_conflict for a key reused with another body; the same body is replayed; 400 for a malformed key', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
+    await expectIdempotencyContract((body, key) => respond(apiKey, body, { headers: { 'idempotency-key': key } }), { first: { model: MODEL, input: 'Say hello' }, other: { model: MODEL, input: 'Say goodbye' } }, 'compat');
+  });
+
   it('200: a Responses object; output_text is the reply; usage.cost is what the ledger posted', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const response = await respond(apiKey, { model: MODEL, input: 'Say hello', metadata: { ticket: 'T-1' } });

@@ -13,7 +13,6 @@ const NOT_SERVED_YET: Partial<Record<ErrorCode, string>> = {
   upstream_validation_error: 'image, video and music routing is not in the contract yet',
   rental_unavailable: 'GPU rentals are not in the contract yet',
   resources_unavailable: 'GPU rentals are not in the contract yet',
-  idempotency_conflict: 'no operation takes a client idempotency key yet (the ledger answers it: test/adapters)',
 };
 
 function testFiles(dir: string): string[] {

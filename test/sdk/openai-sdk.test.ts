@@ -176,3 +176,21 @@ describe('official openai SDK: errors', () => {
     expect(error.requestID).toMatch(/^req_/);
   });
 });
+
+describe('official openai SDK: Idempotency-Key', () => {
+  it('a retry with the same key gets the same completion and is charged once; the key with another body is a ConflictError', async () => {
+    const account = await h.newAccount(undefined, { balanceUsd: 5 });
+    const sdk = client({ key: account.apiKey });
+    const key = `retry-${Date.now()}`;
+    const ask = (content: string) =>
+      sdk.chat.completions.create({ model: 'gpt-5-mini', messages: [{ role: 'user', content }], max_tokens: 16 }, { headers: { 'Idempotency-Key': key } });
+    const first = await ask('hi');
+    const spent = await h.deps.ledger.postedSpend(account.accountId);
+    const again = await ask('hi');
+    expect(again).toEqual(first);
+    expect(await h.deps.ledger.postedSpend(account.accountId)).toBe(spent);
+    const err = await rejection(() => ask('something else'));
+    expect(err).toBeInstanceOf(OpenAI.ConflictError);
+    expect((err as InstanceType<typeof OpenAI.ConflictError>).code).toBe('idempotency_conflict');
+  });
+});

@@ -7,6 +7,7 @@ import { abortWhenClientLeaves } from '../../http/client-abort.js';
 import { serveChatStream } from '../../http/chat-stream.js';
 import { serveKeepAlive } from '../../http/keep-alive.js';
 import { nativeOk } from '../../http/native-ok.js';
+import { SENT, type Sent } from '../../http/operation-types.js';
 
 /** SPEC 4.2: non-stream requests with more than this many output tokens use the keep-alive path. */
 export const KEEP_ALIVE_ABOVE_TOKENS = 4096;
@@ -22,9 +23,9 @@ export interface ChatContext {
 
 /**
  * Both chat surfaces (SPEC 4.2): a stream, the keep-alive path, or a plain JSON completion. Returns the body
- * for the plain case and null when the response was written here.
+ * for the plain case, or what was written here (a keep-alive success may be replayed for an Idempotency-Key).
  */
-export async function serveChat(ctx: ChatContext, surface: 'compat' | 'native'): Promise<Record<string, unknown> | null> {
+export async function serveChat(ctx: ChatContext, surface: 'compat' | 'native'): Promise<{ body: Record<string, unknown> } | { sent: Sent }> {
   const { deps, principal, requestId, body, req, res } = ctx;
   const stream = body.stream === true;
   const prepared = await deps.chat.prepare(principal, requestId, body, stream);
@@ -32,7 +33,7 @@ export async function serveChat(ctx: ChatContext, surface: 'compat' | 'native'):
   const hooks = deps.chainHooks(requestId, prepared.entry.slug);
   if (stream) {
     await serveChatStream(res, prepared, signal, hooks, { chat: deps.chat, throughput: deps.throughput, now: deps.now, firstTokenTimeoutMs: deps.config.STREAM_FIRST_TOKEN_TIMEOUT_MS });
-    return null;
+    return { sent: SENT };
   }
   const produce = async () => {
     const { completion, usage, charge } = await deps.chat.complete(prepared, signal, hooks);
@@ -40,8 +41,8 @@ export async function serveChat(ctx: ChatContext, surface: 'compat' | 'native'):
     return surface === 'native' ? nativeOk(result) : result;
   };
   if ((prepared.maxTokens ?? 0) > KEEP_ALIVE_ABOVE_TOKENS) {
-    await serveKeepAlive(res, requestId, deps.config.KEEP_ALIVE_INTERVAL_MS, produce, (err) => deps.logger.error({ err, requestId }, 'keep-alive chat failed'));
-    return null;
+    const written = await serveKeepAlive(res, requestId, deps.config.KEEP_ALIVE_INTERVAL_MS, produce, (err) => deps.logger.error({ err, requestId }, 'keep-alive chat failed'));
+    return { sent: written.ok ? { status: 'sent', replayable: written.body } : SENT };
   }
-  return produce();
+  return { body: await produce() };
 }
