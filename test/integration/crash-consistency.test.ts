@@ -1,0 +1,193 @@
+/**
+ * Usage exactly once, durably (src/adapters/ledger/README.md "Usage lines"), proved the hard way: the real
+ * server process (`src/main.ts`) under paid load (non-stream chat, streams, embeddings) is killed with SIGKILL
+ * while requests are in flight, then restarted on the same database. Once the dead process's holds are past
+ * their TTL plus one sweep, for every account what left the balance equals the sum of its usage lines to the
+ * micro-dollar, nothing is held any more, and the books balance. On the embedded SQLite file and on PostgreSQL.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqlApiKeyStore } from '../../src/adapters/api-keys/sql.js';
+import { openLedger } from '../../src/adapters/ledger/open.js';
+import { SqlUsageLogStore } from '../../src/adapters/usage-log/sql.js';
+import { connectDatabase, type Database } from '../../src/db/connect.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { createAccount, issueKey } from '../../src/domain/accounts.js';
+import { topUp } from '../../src/domain/top-up.js';
+import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import { postgresSchema, TEST_POSTGRES_URL } from '../setup/databases.js';
+import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
+
+const OPENING_MICROS = 20_000_000n;
+const HOLD_TTL_MS = 2_500;
+const SWEEP_MS = 250;
+const ACCOUNTS = 4;
+const WORKERS = 12;
+
+let fake: FakeUpstream;
+let upstreams: string;
+let dir: string;
+
+beforeAll(async () => {
+  // Slow enough that requests are in flight when the process dies, at every stage (dispatch, stream, settle).
+  fake = await startFakeUpstream({ behaviour: { slowFirstByteMs: 40 }, streamChunks: 6, chunkIntervalMs: 30, usage: { promptTokens: 900, completionTokens: 400 } });
+  upstreams = writeUpstreamsFile({
+    'gpt-5-mini': [{ provider: 'fake', url: fake.baseUrl, cost: { input: 0.1, output: 1 } }],
+    'text-embedding-3-small': [{ provider: 'fake', url: fake.baseUrl, cost: { input: 0.01 } }],
+  });
+  dir = mkdtempSync(join(tmpdir(), 'cgw-crash-'));
+});
+
+afterAll(async () => {
+  await fake?.close();
+  removeUpstreamsFiles();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Server {
+  child: ChildProcess;
+  baseUrl: string;
+}
+
+function startServer(databaseUrl: string): Promise<Server> {
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    UPSTREAMS_FILE: upstreams,
+    BILLING_HOLD_TTL_MS: String(HOLD_TTL_MS),
+    REQUEST_DEADLINE_MS: '2000',
+    CHAT_JOB_BUDGET_MS: '2000',
+    HOLD_SWEEP_MS: String(SWEEP_MS),
+    RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000',
+    RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: '1000000',
+    CHARGE_JOURNAL_DIR: join(dir, 'journal'),
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const port = /"port":(\d+)/.exec(buffered)?.[1];
+      if (port !== undefined) resolve({ child, baseUrl: `http://127.0.0.1:${port}` });
+    });
+    child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal}) before listening: ${buffered.slice(-500)}`)));
+  });
+}
+
+async function openAccounts(db: Database): Promise<{ accountId: string; apiKey: string }[]> {
+  const apiKeys = new SqlApiKeyStore(db);
+  const ledger = openLedger(db);
+  const accounts = [];
+  for (let i = 0; i < ACCOUNTS; i++) {
+    const account = await createAccount(apiKeys, { email: `crash-${i}-${Date.now()}@example.com` });
+    const { secret } = await issueKey(apiKeys, account.id);
+    await topUp(ledger, apiKeys, { accountId: account.id, usdMicros: OPENING_MICROS, marketRateMicro: 90_000_000n, nowMs: Date.now() });
+    accounts.push({ accountId: account.id, apiKey: secret });
+  }
+  await ledger.drain();
+  return accounts;
+}
+
+const BODIES = [
+  { path: '/v1/compat/chat/completions', body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Tell me something.' }], max_tokens: 600 } },
+  { path: '/v1/compat/chat/completions', body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Stream it.' }], max_tokens: 600, stream: true } },
+  { path: '/v1/llm/chat/completions', body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Native.' }], max_tokens: 600 } },
+  { path: '/v1/compat/embeddings', body: { model: 'text-embedding-3-small', input: ['one sentence to embed', 'and another'] } },
+];
+
+/** Paid requests from every account, as fast as the workers go, until the process dies; counts those in flight. */
+function load(baseUrl: string, accounts: { apiKey: string }[], stop: { now: boolean }, inFlight: { n: number; answered: number }): Promise<void> {
+  const worker = async (w: number) => {
+    for (let i = 0; !stop.now; i++) {
+      const { path, body } = BODIES[(w + i) % BODIES.length]!;
+      inFlight.n++;
+      try {
+        const response = await fetch(baseUrl + path, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${accounts[(w + i) % accounts.length]!.apiKey}`, 'content-type': 'application/json', 'user-agent': 'crash-test/1' },
+          body: JSON.stringify(body),
+        });
+        await response.text();
+        if (response.status === 200) inFlight.answered++;
+      } catch {
+        // The process died under this request: exactly the case under test.
+      } finally {
+        inFlight.n--;
+      }
+    }
+  };
+  return Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w))).then(() => undefined);
+}
+
+const backends = [
+  { name: 'SQLite file', open: async () => ({ url: `sqlite:${join(dir, `gateway-${Date.now()}.sqlite`)}`, drop: async () => undefined }) },
+  {
+    name: 'PostgreSQL',
+    open: async () => {
+      const pg = await postgresSchema();
+      await pg.db.knex.destroy();
+      const url = `${TEST_POSTGRES_URL}?options=-c%20search_path%3D${pg.schema}`;
+      return { url, drop: async () => {
+        const root = connectDatabase(TEST_POSTGRES_URL);
+        await root.knex.raw('drop schema if exists ?? cascade', [pg.schema]).finally(() => root.knex.destroy());
+      } };
+    },
+  },
+];
+
+describe.each(backends)('kill -9 under paid load, then a restart, on $name', ({ open }) => {
+  it('leaves every account with Σ usage lines = what left its balance, no hold past its TTL, and balanced books', async () => {
+    const { url, drop } = await open();
+    const db = connectDatabase(url);
+    let server: Server | undefined;
+    try {
+      await migrateToLatest(db);
+      const accounts = await openAccounts(db);
+      server = await startServer(url);
+      const stop = { now: false };
+      const traffic = { n: 0, answered: 0 };
+      const running = load(server.baseUrl, accounts, stop, traffic);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(traffic.answered).toBeGreaterThan(10);
+      const inFlightAtKill = traffic.n;
+      server.child.kill('SIGKILL');
+      stop.now = true;
+      await running;
+      expect(inFlightAtKill).toBeGreaterThan(0);
+
+      server = await startServer(url);
+      // The dead process's holds: expired at their TTL, released by the restarted process's sweeper.
+      await new Promise((resolve) => setTimeout(resolve, HOLD_TTL_MS + 2 * SWEEP_MS + 500));
+
+      const ledger = openLedger(db);
+      const usage = new SqlUsageLogStore(db);
+      let charged = 0n;
+      for (const { accountId } of accounts) {
+        const balance = await ledger.getBalance(accountId);
+        const lines = await usage.totals(accountId, {});
+        expect({ accountId, held: balance.heldMicros }).toEqual({ accountId, held: 0n });
+        expect({ accountId, left: OPENING_MICROS - balance.availableMicros }).toEqual({ accountId, left: lines.costMicros });
+        expect(await ledger.postedSpend(accountId)).toBe(lines.costMicros);
+        charged += lines.costMicros;
+      }
+      expect(charged).toBeGreaterThan(0n);
+      expect(await ledger.sumOfAllBalances()).toBe(0n);
+      // And the restarted process serves.
+      const after = await fetch(`${server.baseUrl}/v1/compat/embeddings`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${accounts[0]!.apiKey}`, 'content-type': 'application/json', 'user-agent': 'crash-test/1' },
+        body: JSON.stringify({ model: 'text-embedding-3-small', input: 'after the crash' }),
+      });
+      expect(after.status).toBe(200);
+    } finally {
+      server?.child.kill('SIGKILL');
+      await db.knex.destroy();
+      await drop();
+    }
+  });
+});
