@@ -6,6 +6,7 @@ import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.j
 import type { Config } from './config.js';
 import { connectDatabase, type Database } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
+import { startCheckpointer } from './db/sqlite-checkpointer.js';
 import type { ApiKeyStore } from './adapters/api-keys/index.js';
 import { SqlApiKeyStore } from './adapters/api-keys/sql.js';
 import type { Ledger } from './adapters/ledger/index.js';
@@ -122,8 +123,10 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const catalog = new ModelCatalog(loadCatalogFile(config.CATALOG_FILE, contract.components?.schemas ?? {}));
   const db = connectDatabase(config.DATABASE_URL, {
     log: { warn: (m) => logger.warn({ detail: m }, 'database'), error: (m) => logger.error({ detail: m }, 'database') },
+    sqliteSynchronous: config.SQLITE_SYNCHRONOUS,
   });
   await migrateToLatest(db);
+  const checkpointer = db.file ? startCheckpointer(db.file, config.SQLITE_CHECKPOINT_MS, (failure) => logger.warn({ failure }, 'WAL checkpoint failed')) : null;
   const apiKeys = new SqlApiKeyStore(db);
   const keyUsage = new KeyUsageRecorder(apiKeys, (err) => logger.warn({ err }, 'could not record key use'));
   keyUsage.start(config.KEY_USAGE_FLUSH_MS);
@@ -158,7 +161,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const alert = createChainAlert(logger, metrics);
   const chat = new ChatService(catalog, routes, billing, { maxMessageChars: config.MAX_MESSAGE_CHARS, defaultMaxOutputTokens: config.DEFAULT_MAX_OUTPUT_TOKENS });
   const jobs: JobStore = redis === null ? new MemoryJobStore() : new RedisJobStore(redis);
-  const chatJobs = new ChatJobs(chat, jobs, ledger, now, { retentionMs: config.CHAT_JOB_RETENTION_MS }, (err, jobId) =>
+  const chatJobs = new ChatJobs(chat, jobs, billing, ledger, now, { retentionMs: config.CHAT_JOB_RETENTION_MS }, (err, jobId) =>
     logger.error({ err, jobId }, 'chat job failed unexpectedly'),
   );
   const throughput = new ThroughputTracker({ windowMs: config.THROUGHPUT_WINDOW_MS, now });
@@ -176,7 +179,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     billing,
     idempotency,
     usageLog,
-    usage: new UsageReader(usageLog),
+    usage: new UsageReader(usageLog, (accountId) => billing.settled(accountId)),
     rateLimiter: buildRateLimiter(redis, config, logger),
     routes,
     chat,
@@ -188,10 +191,12 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     marketFxRateRubMicro: fxRateToMicro(config.MARKET_FX_RATE_RUB),
     async close() {
       for (const [task] of background) await task.stop();
+      await billing.drain();
       await ledger.drain();
       await keyUsage.stop();
       await jobs.close();
       await redis?.close().catch(() => undefined);
+      await checkpointer?.stop();
       await db.knex.destroy();
     },
   };

@@ -2,6 +2,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { BACKSTOP_CHECKPOINT_PAGES } from './sqlite-checkpointer.js';
 
 // pg returns int8 as a string by default (TOOLCHAIN.md); money columns are int8 micro-USD and times are int8
 // milliseconds, so parse them as BigInt and let each adapter convert explicitly.
@@ -12,6 +13,8 @@ export type DatabaseKind = 'sqlite' | 'postgres';
 export interface Database {
   knex: Knex;
   kind: DatabaseKind;
+  /** SQLite: the database file (null in memory). */
+  file?: string | null;
 }
 
 /**
@@ -56,7 +59,15 @@ function knexLog(log: DatabaseLog) {
   return { warn: (m: unknown) => log.warn(m), error: (m: unknown) => log.error(m), deprecate: (m: unknown) => log.warn(m), debug: () => undefined };
 }
 
-export function connectDatabase(url: string, options: { searchPath?: string; log?: DatabaseLog } = {}): Database {
+export interface ConnectOptions {
+  /** PostgreSQL: the schema to work in (tests use one per suite). */
+  searchPath?: string;
+  log?: DatabaseLog;
+  /** SQLite: FULL adds an fsync to every commit, for power-loss durability of each one (default NORMAL). */
+  sqliteSynchronous?: 'NORMAL' | 'FULL';
+}
+
+export function connectDatabase(url: string, options: ConnectOptions = {}): Database {
   const log = knexLog(options.log ?? SILENT);
   if (url.startsWith('sqlite:')) {
     const filename = url.slice('sqlite:'.length) || ':memory:';
@@ -73,13 +84,20 @@ export function connectDatabase(url: string, options: { searchPath?: string; log
         afterCreate: (conn: SqliteConnection, done: (err: Error | null) => void) => {
           cachePreparedStatements(conn);
           conn.pragma('journal_mode = WAL');
+          // WAL + NORMAL: a commit is durable once written to the WAL, without an fsync per commit; a killed process
+          // loses nothing, an OS crash or power cut at most the last commits, whole (README "Durability").
+          conn.pragma(`synchronous = ${options.sqliteSynchronous ?? 'NORMAL'}`);
+          // Checkpoints run on the checkpoint worker (sqlite-checkpointer.ts); this is only its backstop, and the
+          // WAL file is cut back to 64 MB whenever it restarts.
+          conn.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+          conn.pragma('journal_size_limit = 67108864');
           conn.pragma('busy_timeout = 5000');
           conn.pragma('foreign_keys = ON');
           done(null);
         },
       },
     });
-    return { knex, kind: 'sqlite' };
+    return { knex, kind: 'sqlite', file: filename === ':memory:' ? null : filename };
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const knex = knexFactory({

@@ -54,22 +54,20 @@ export interface BillingOptions {
   onLoss: (report: LossReport) => void;
 }
 
-/** Reads the ledger for display; unreachable → 503 billing_temporarily_unavailable (SPEC 7.2), retryable. */
-export async function readLedger<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch {
-    throw new ApiError('billing_temporarily_unavailable');
-  }
-}
-
 /**
  * The billing flows every paid operation uses: reserve the worst case, settle to the actual cost (never more than
  * the reservation) or release. The ledger being unreachable on the way in never means "serve and hope": the
  * request is refused with 503 billing_temporarily_unavailable before any work is done (SPEC 7.2). On the way out
  * the work is done, so a charge that cannot be posted is recorded in the journal and retried until it lands.
+ *
+ * A charge is known before it is written (what the work cost, capped at the hold), so the answer does not wait
+ * for the write: it lands just after (README "Money and limits"). Reads of an account's money wait for its
+ * charges in flight, so a caller always reads its own writes.
  */
 export class Billing {
+  /** Postings in flight, by account. */
+  private readonly posting = new Map<string, Set<Promise<Charge>>>();
+
   constructor(
     private readonly ledger: Ledger,
     private readonly options: BillingOptions,
@@ -101,17 +99,38 @@ export class Billing {
   }
 
   /**
-   * Posts what the call cost, capped at the reservation, with its usage line in the same transaction. Never
-   * throws: when the ledger cannot be reached the charge goes to the journal and is retried until it lands.
+   * Posts what the call cost, capped at the reservation, with its usage line in the same transaction. Resolves
+   * with the charge at once, while the posting completes; for an account billed in rubles once it is posted (the
+   * lots that pay decide `cost_rub`). Never throws: a charge the ledger cannot take goes to the journal.
    */
   async settle(reservation: Reservation, costMicros: Micros, details: CallDetails): Promise<Charge> {
     const pending = this.pendingCharge(reservation, costMicros, details);
-    try {
-      return await this.post(pending);
-    } catch (err) {
+    const capped = costMicros < reservation.amountMicros ? costMicros : reservation.amountMicros;
+    const known: Charge = { costMicros: capped, costRubMicro: null, fxRateRubMicro: null, usageId: pending.usage.id };
+    const posted = this.track(pending.accountId, this.post(pending).catch(async (err: unknown) => {
       await this.record(pending, err);
-      const posted = costMicros < reservation.amountMicros ? costMicros : reservation.amountMicros;
-      return { costMicros: posted, costRubMicro: null, fxRateRubMicro: null, usageId: pending.usage.id };
+      return known;
+    }));
+    return reservation.principal.account.rubBilling ? posted : known;
+  }
+
+  /** Once every charge of the account started before the call has landed (or been journaled). */
+  async settled(accountId: string): Promise<void> {
+    await Promise.all([...(this.posting.get(accountId) ?? [])]);
+  }
+
+  /** Once every charge started so far has landed (shutdown). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.posting.values()].flatMap((set) => [...set]));
+  }
+
+  /** Reads an account's money after its charges in flight; unreachable → 503 billing_temporarily_unavailable (SPEC 7.2). */
+  async read<T>(accountId: string, read: () => Promise<T>): Promise<T> {
+    await this.settled(accountId);
+    try {
+      return await read();
+    } catch {
+      throw new ApiError('billing_temporarily_unavailable');
     }
   }
 
@@ -148,8 +167,10 @@ export class Billing {
     const nowMs = this.options.now();
     const settled = await this.ledger.settle({ holdId: pending.holdId, amountMicros: pending.costMicros, nowMs, usage: pending.usage });
     if (settled.ok) return this.charged(pending, settled.hold.postedMicros ?? 0n, settled);
-    if (settled.reason === 'hold_not_pending' && settled.status === 'expired') {
-      this.options.logger.warn({ holdId: pending.holdId }, 'hold expired before its charge was posted; charging the balance');
+    // Expired before the charge came, or gone (a reservation is committed without waiting for the database's flush,
+    // so a database crash can lose it): the work was delivered, so the balance is charged directly.
+    if ((settled.reason === 'hold_not_pending' && settled.status === 'expired') || settled.reason === 'hold_not_found') {
+      this.options.logger.warn({ holdId: pending.holdId, reason: settled.reason }, 'no pending hold for a delivered charge; charging the balance');
       const late = await this.ledger.debit({
         id: `late:${pending.requestId}`,
         accountId: pending.accountId,
@@ -161,9 +182,20 @@ export class Billing {
       });
       if (late.ok) return this.charged(pending, late.transfer.postedMicros, late);
     }
-    // The hold was released or its id reused: nothing can be charged, and it is a bug worth a page.
+    // The hold was released, or its id reused: nothing can be charged, and it is a bug worth a page.
     this.options.logger.error({ holdId: pending.holdId, outcome: settled }, 'charge refused by the ledger');
     return { costMicros: 0n, costRubMicro: null, fxRateRubMicro: null, usageId: pending.usage.id };
+  }
+
+  private track(accountId: string, posting: Promise<Charge>): Promise<Charge> {
+    let set = this.posting.get(accountId);
+    if (!set) this.posting.set(accountId, (set = new Set()));
+    set.add(posting);
+    void posting.finally(() => {
+      set.delete(posting);
+      if (set.size === 0 && this.posting.get(accountId) === set) this.posting.delete(accountId);
+    });
+    return posting;
   }
 
   private charged(pending: PendingCharge, postedMicros: Micros, outcome: Extract<SettleOutcome | TransferOutcome, { ok: true }>): Charge {

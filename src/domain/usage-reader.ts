@@ -2,29 +2,34 @@ import type { DailyUsage, UsageFilter, UsageLogStore, UsageRecord, UsageTotals }
 import { orUnavailable } from '../errors/api-error.js';
 
 /**
- * Reads of the usage log for the usage endpoints. Usage lines are committed with their charges, so a caller reads
- * its own calls at once; an unreachable store is a retryable 503, not a 500.
+ * Reads of the usage log for the usage endpoints. Usage lines are committed with their charges, and a read waits
+ * for the account's charges in flight, so a caller reads its own calls at once; an unreachable store is a
+ * retryable 503, not a 500.
  */
 export class UsageReader {
-  constructor(private readonly store: UsageLogStore) {}
+  constructor(
+    private readonly store: UsageLogStore,
+    private readonly settled: (accountId: string) => Promise<void>,
+  ) {}
 
   list(accountId: string, filter: UsageFilter, page: { limit: number; offset: number }): Promise<UsageRecord[]> {
-    return this.read(() => this.store.list(accountId, filter, page));
+    return this.read(accountId, () => this.store.list(accountId, filter, page));
   }
 
   get(accountId: string, id: string): Promise<UsageRecord | null> {
-    return this.read(() => this.store.get(accountId, id));
+    return this.read(accountId, () => this.store.get(accountId, id));
   }
 
   totals(accountId: string, filter: UsageFilter): Promise<UsageTotals> {
-    return this.read(() => this.store.totals(accountId, filter));
+    return this.read(accountId, () => this.store.totals(accountId, filter));
   }
 
   daily(accountId: string, range: { fromDay: string; toDay: string }): Promise<DailyUsage[]> {
-    return this.read(() => this.store.daily(accountId, range));
+    return this.read(accountId, () => this.store.daily(accountId, range));
   }
 
-  private read<T>(operation: () => Promise<T>): Promise<T> {
+  private async read<T>(accountId: string, operation: () => Promise<T>): Promise<T> {
+    await this.settled(accountId);
     return orUnavailable(operation, 'usage log');
   }
 }

@@ -14,9 +14,9 @@ import { ledgerConformance } from './ledger.conformance.js';
 class BreakableUsageLog extends MemoryUsageLogStore {
   broken = false;
 
-  override append(records: readonly UsageRecord[]): void {
+  override insert(record: UsageRecord): void {
     if (this.broken) throw new Error('usage log unwritable');
-    super.append(records);
+    super.insert(record);
   }
 }
 

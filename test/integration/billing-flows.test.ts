@@ -93,6 +93,7 @@ describe.each(backends)('billing flows on $name', ({ open }) => {
         return billing.settle(reservation, cost, { model: i % 2 ? 'gpt-5-mini' : 'text-embedding-3-small', kind: i % 2 ? 'chat' : 'embedding', endpoint: '/x' });
       }),
     );
+    await billing.drain();
     const charged = costs.filter((_, i) => i % 10 !== 9).reduce((a, b) => a + b, 0n);
     const totals = await usageLog.totals(p.accountId, {});
     expect(totals.costMicros).toBe(charged);
@@ -120,11 +121,13 @@ describe.each(backends)('billing flows on $name', ({ open }) => {
     const p = await principal(1);
     const over = await billing.reserve(p, 'req_over', 100_000n);
     expect((await billing.settle(over, 150_000n, { model: 'm', kind: 'chat', endpoint: '/x' })).costMicros).toBe(100_000n);
+    await billing.settled(p.accountId);
     expect(losses).toEqual([{ requestId: 'req_over', model: 'm', lossMicros: 50_000n }]);
     const late = await billing.reserve(p, 'req_late', 100_000n);
     now += 61_000;
     expect(await ledger.expireHolds(now)).toBe(1);
     expect((await billing.settle(late, 80_000n, { model: 'm', kind: 'chat', endpoint: '/x' })).costMicros).toBe(80_000n);
+    await billing.settled(p.accountId);
     expect(await ledger.postedSpend(p.accountId)).toBe(180_000n);
     expect((await ledger.getBalance(p.accountId)).availableMicros).toBe(820_000n);
     const lines = await usageLog.list(p.accountId, {}, { limit: 10, offset: 0 });
@@ -140,6 +143,7 @@ describe.each(backends)('billing flows on $name', ({ open }) => {
     await db.knex.schema.renameTable('usage_records', 'usage_records_away'); // the charge's transaction cannot commit
     try {
       expect((await billing.settle(reservation, 60_000n, { model: 'm', kind: 'chat', endpoint: '/x' })).costMicros).toBe(60_000n);
+      await billing.settled(p.accountId);
       expect((await journal.list()).map((c) => c.holdId)).toEqual(['hold:req_journal']);
       await expect(retryJournaledCharges(journal, billing)).rejects.toThrow();
     } finally {

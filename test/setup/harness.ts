@@ -40,6 +40,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const logs: Record<string, unknown>[] = [];
   const logger = pino({ level: 'warn' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
   const deps = await buildDeps(config, logger);
+  readAfterCharges(deps);
   const server: Server = await new Promise((resolve) => {
     const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -75,6 +76,21 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     },
   };
   return harness;
+}
+
+/**
+ * Answers go out before their charge lands (README "Money and limits"): a test that reads money right after an
+ * answer reads it as the caller's next request would, once the charges in flight have landed.
+ */
+function readAfterCharges(deps: Deps): void {
+  const wrap = <T extends object>(target: T, names: (keyof T)[]) => {
+    for (const name of names) {
+      const read = (target[name] as (...args: unknown[]) => Promise<unknown>).bind(target);
+      Object.assign(target, { [name]: async (...args: unknown[]) => (await deps.billing.drain(), read(...args)) });
+    }
+  };
+  wrap(deps.ledger, ['getBalance', 'getHold', 'getTransfer', 'listLots', 'postedSpend', 'sumOfAllBalances']);
+  wrap(deps.usageLog, ['list', 'get', 'totals', 'daily']);
 }
 
 export interface JsonResponse<T = any> {

@@ -1,10 +1,10 @@
 import type { UsageRecord } from '../usage-log/index.js';
-import type { MemoryUsageLogStore } from '../usage-log/memory.js';
+import type { DailyIncrement, MemoryUsageLogStore } from '../usage-log/memory.js';
 import { lotDeltas, type LotSlice } from './allocation-plan.js';
 import { BatchingLedger, type BatchingOptions, type LedgerEngine, type OpResult } from './batching-ledger.js';
 import type { Entry } from './entries.js';
 import type { Allocation, Balance, Lot, LotSpec, Micros } from './index.js';
-import { applyOp, expireDue, SystemTotals, type Book, type LedgerOp } from './operations.js';
+import { applyOp, expireDue, BatchTotals, type Book, type LedgerOp } from './operations.js';
 
 interface Cell {
   available: Micros;
@@ -109,7 +109,11 @@ class MemoryBook implements Book {
   }
 
   insertUsage(record: UsageRecord): void {
-    this.usage.append([record]);
+    this.usage.insert(record);
+  }
+
+  addDaily(increments: readonly DailyIncrement[]): void {
+    this.usage.addDaily(increments);
   }
 
   lotsWithMoney(accountId: string): Lot[] {
@@ -132,7 +136,7 @@ class MemoryEngine implements LedgerEngine {
   constructor(private readonly book: MemoryBook) {}
 
   async apply(ops: readonly LedgerOp[]): Promise<OpResult[]> {
-    const totals = new SystemTotals();
+    const totals = new BatchTotals();
     const results = ops.map((op): OpResult => {
       try {
         return { ok: true, outcome: applyOp(this.book, op, totals) };

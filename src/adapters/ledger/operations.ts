@@ -5,6 +5,7 @@
  * written nothing (the memory engine relies on it; SQL engines also have their transaction).
  */
 import type { UsageRecord } from '../usage-log/index.js';
+import { rollUp, type DailyIncrement } from '../usage-log/memory.js';
 import { usdMicrosToRubMicro } from '../../domain/money.js';
 import { planConsumption, planRestore, type LotSlice } from './allocation-plan.js';
 import {
@@ -69,26 +70,37 @@ export interface Book {
   refundAllocations(refundOf: string): { consumed: Allocation[]; earlier: Allocation[] };
   /** Pending holds due at nowMs, oldest expiry first. */
   dueHolds(nowMs: number, limit: number): Entry[];
-  /** A usage line and its daily roll-up. */
+  /** A usage line (its roll-up comes at the end of the batch, through addDaily). */
   insertUsage(record: UsageRecord): void;
+  /** Adds to the daily roll-ups. */
+  addDaily(increments: readonly DailyIncrement[]): void;
 }
 
-/** What a batch owes the system accounts, written once at its end (README.md "Group commit"). */
-export class SystemTotals {
+/**
+ * What a batch owes the shared rows, written once at its end (README.md "Group commit"): the system accounts'
+ * balances, and the daily usage roll-ups of the lines it wrote.
+ */
+export class BatchTotals {
   private readonly deltas = new Map<string, Micros>();
+  private readonly usage: UsageRecord[] = [];
 
   add(accountId: string, delta: Micros): void {
     if (delta !== 0n) this.deltas.set(accountId, (this.deltas.get(accountId) ?? 0n) + delta);
   }
 
-  /** One balance write per system account touched, in a fixed order (README.md lock order). */
+  used(record: UsageRecord): void {
+    this.usage.push(record);
+  }
+
+  /** One write per system account touched, in a fixed order (README.md lock order), and per roll-up row. */
   writeTo(book: Book): void {
     for (const accountId of [...this.deltas.keys()].sort()) book.moveBalance(accountId, this.deltas.get(accountId)!, 0n);
+    if (this.usage.length > 0) book.addDaily(rollUp(this.usage));
   }
 }
 
 /** Applies one operation; the system accounts' share goes to `totals`. */
-export function applyOp(book: Book, op: LedgerOp, totals: SystemTotals): OpOutcome {
+export function applyOp(book: Book, op: LedgerOp, totals: BatchTotals): OpOutcome {
   switch (op.op) {
     case 'hold':
       return hold(book, op);
@@ -127,8 +139,14 @@ function usageRecord(line: UsageLine, accountId: string, transferId: string, cos
   return { ...line, accountId, transferId, costMicros, costRubMicro, fxRateRubMicro };
 }
 
+/** Writes a usage line first among an operation's writes (a failing write then leaves nothing), its roll-up later. */
+function written(book: Book, totals: BatchTotals, usage: UsageRecord): void {
+  book.insertUsage(usage);
+  totals.used(usage);
+}
+
 /** What the platform absorbed beyond a charge (README.md "A hold is a ceiling"): losses → revenue. */
-function postLoss(book: Book, totals: SystemTotals, chargeId: string, lossMicros: Micros, nowMs: number): void {
+function postLoss(book: Book, totals: BatchTotals, chargeId: string, lossMicros: Micros, nowMs: number): void {
   if (lossMicros === 0n) return;
   const input = { id: `loss:${chargeId}`, accountId: SYSTEM_ACCOUNTS.losses, amountMicros: lossMicros, nowMs, memo: `absorbed beyond ${chargeId}` };
   book.insertEntry(newEntry(input, 'loss'));
@@ -153,7 +171,7 @@ function hold(book: Book, op: Extract<LedgerOp, { op: 'hold' }>): HoldOutcome {
   return { ok: true, hold: toHold(e), replayed: false };
 }
 
-function settle(book: Book, op: Extract<LedgerOp, { op: 'settle' }>, totals: SystemTotals): SettleOutcome {
+function settle(book: Book, op: Extract<LedgerOp, { op: 'settle' }>, totals: BatchTotals): SettleOutcome {
   const decision = decideSettle(book.entry(op.holdId), op.amountMicros, op.nowMs);
   if (decision.act !== 'post') return notActing(book, decision, op.nowMs);
   const e = decision.entry;
@@ -161,7 +179,7 @@ function settle(book: Book, op: Extract<LedgerOp, { op: 'settle' }>, totals: Sys
   const plan = posted > 0n ? planConsumption(e.accountId, book.spendableLots(e.accountId), posted) : [];
   const settled: Entry = { ...e, status: 'posted', postedMicros: posted, spendMicros: posted, resolvedAtMs: op.nowMs, postedAtMs: op.nowMs, allocations: plan };
   const usage = op.usage === null ? null : usageRecord(op.usage, e.accountId, e.id, posted, plan);
-  if (usage !== null) book.insertUsage(usage);
+  if (usage !== null) written(book, totals, usage);
   book.updateEntry(settled);
   book.moveBalance(e.accountId, e.amountMicros - posted, -e.amountMicros);
   book.applyPlan(e.id, plan);
@@ -186,7 +204,7 @@ function extend(book: Book, op: Extract<LedgerOp, { op: 'extend' }>): ExtendOutc
   return { ok: true, hold: toHold(extended) };
 }
 
-function debit(book: Book, op: Extract<LedgerOp, { op: 'debit' }>, totals: SystemTotals): TransferOutcome {
+function debit(book: Book, op: Extract<LedgerOp, { op: 'debit' }>, totals: BatchTotals): TransferOutcome {
   const existing = book.entry(op.id);
   if (existing) return replayTransfer(book, existing, { kind: 'debit', accountId: op.accountId, amountMicros: op.amountMicros });
   const available = book.balance(op.accountId)?.available ?? 0n;
@@ -195,7 +213,7 @@ function debit(book: Book, op: Extract<LedgerOp, { op: 'debit' }>, totals: Syste
   const plan = taken > 0n ? planConsumption(op.accountId, book.spendableLots(op.accountId), taken) : [];
   const e = newEntry(op, 'debit', { postedMicros: taken, spendMicros: taken, allocations: plan });
   const usage = op.usage === null ? null : usageRecord(op.usage, op.accountId, e.id, taken, plan);
-  if (usage !== null) book.insertUsage(usage);
+  if (usage !== null) written(book, totals, usage);
   book.insertEntry(e);
   book.moveBalance(op.accountId, -taken, 0n);
   book.applyPlan(e.id, plan);
@@ -204,7 +222,7 @@ function debit(book: Book, op: Extract<LedgerOp, { op: 'debit' }>, totals: Syste
   return { ok: true, transfer: toTransfer({ ...e, kind: 'debit' }), replayed: false, lossMicros: op.amountMicros - taken, usage };
 }
 
-function credit(book: Book, op: Extract<LedgerOp, { op: 'credit' }>, totals: SystemTotals): TransferOutcome {
+function credit(book: Book, op: Extract<LedgerOp, { op: 'credit' }>, totals: BatchTotals): TransferOutcome {
   const existing = book.entry(op.id);
   if (existing) return replayTransfer(book, existing, { kind: 'credit', accountId: op.accountId, amountMicros: op.amountMicros, lot: op.lot });
   const e = newEntry(op, 'credit');
@@ -217,7 +235,7 @@ function credit(book: Book, op: Extract<LedgerOp, { op: 'credit' }>, totals: Sys
   return { ok: true, transfer: toTransfer({ ...e, kind: 'credit' }), replayed: false, lossMicros: 0n, usage: null };
 }
 
-function refund(book: Book, op: Extract<LedgerOp, { op: 'refund' }>, totals: SystemTotals): TransferOutcome {
+function refund(book: Book, op: Extract<LedgerOp, { op: 'refund' }>, totals: BatchTotals): TransferOutcome {
   const target = book.entry(op.refundOf);
   if (!isRefundable(target)) return { ok: false, reason: 'transfer_not_found' };
   const existing = book.entry(op.id);

@@ -5,7 +5,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { UsageRecord } from '../usage-log/index.js';
-import { rollUp } from '../usage-log/memory.js';
+import type { DailyIncrement } from '../usage-log/memory.js';
 import { rollupRow, usageRow } from '../usage-log/sql.js';
 import { lotDeltas, type LotSlice } from './allocation-plan.js';
 import type { Entry } from './entries.js';
@@ -157,7 +157,10 @@ export class SqliteBook implements Book {
 
   insertUsage(record: UsageRecord): void {
     this.s.insertUsage.run(bindable(usageRow(record)));
-    for (const increment of rollUp([record])) this.s.addDaily.run(rollupRow(increment));
+  }
+
+  addDaily(increments: readonly DailyIncrement[]): void {
+    for (const increment of increments) this.s.addDaily.run(rollupRow(increment));
   }
 
   /** An entry with its allocations (only posted entries have any, so others skip the query). */

@@ -4,7 +4,7 @@ import type { Database } from '../../db/connect.js';
 import { BatchingLedger, type BatchingOptions, type LedgerEngine, type OpResult } from './batching-ledger.js';
 import type { Entry } from './entries.js';
 import type { Balance, Lot, Micros } from './index.js';
-import { applyOp, expireDue, SystemTotals, type LedgerOp } from './operations.js';
+import { applyOp, expireDue, BatchTotals, type LedgerOp } from './operations.js';
 import { preparedFor, type SqliteBook } from './sqlite-book.js';
 import { toLot, type LotRow } from './sql-rows.js';
 
@@ -35,7 +35,7 @@ class SqliteEngine implements LedgerEngine {
 
   apply(ops: readonly LedgerOp[]): Promise<OpResult[]> {
     return this.run('immediate', (book) => {
-      const totals = new SystemTotals();
+      const totals = new BatchTotals();
       // Any throw rolls the whole batch back; BatchingLedger then retries its operations one by one.
       const results = ops.map((op): OpResult => ({ ok: true, outcome: applyOp(book, op, totals) }));
       totals.writeTo(book);

@@ -92,30 +92,35 @@ const dailyKey = (accountId: string, day: string, model: string, kind: UsageKind
 
 /**
  * In-process twin of the SQL store for tests and single-process demos; records are copied in and out. The memory
- * ledger writes into it with `append`, synchronously, inside its operation (as the SQL engines do in their
- * transaction).
+ * ledger writes into it synchronously: each record inside its operation, the roll-ups at the end of the batch
+ * (as the SQL engines do in their transaction).
  */
 export class MemoryUsageLogStore implements UsageLogStore {
   private readonly byId = new Map<string, StoredRecord>();
   private readonly byAccount = new Map<string, StoredRecord[]>();
   private readonly rollups = new Map<string, DailyIncrement>();
 
+  /** Records and their roll-ups, as the ledger writes them (test fixtures use this). */
   append(records: readonly UsageRecord[]): void {
-    const inserted: UsageRecord[] = [];
-    for (const r of records) {
-      if (this.byId.has(r.id)) throw new Error(`usage log: record ${r.id} exists`); // as the SQL primary key
-      const stored = store(r);
-      this.byId.set(r.id, stored);
-      const list = this.byAccount.get(r.accountId) ?? [];
-      list.push(stored);
-      this.byAccount.set(r.accountId, list);
-      inserted.push(r);
-    }
-    for (const inc of rollUp(inserted)) {
+    for (const r of records) this.insert(r);
+    this.addDaily(rollUp(records));
+  }
+
+  insert(r: UsageRecord): void {
+    if (this.byId.has(r.id)) throw new Error(`usage log: record ${r.id} exists`); // as the SQL primary key
+    const stored = store(r);
+    this.byId.set(r.id, stored);
+    const list = this.byAccount.get(r.accountId) ?? [];
+    list.push(stored);
+    this.byAccount.set(r.accountId, list);
+  }
+
+  addDaily(increments: readonly DailyIncrement[]): void {
+    for (const inc of increments) {
       const key = dailyKey(inc.accountId, inc.day, inc.model, inc.kind);
       const row = this.rollups.get(key);
       if (!row) {
-        this.rollups.set(key, inc);
+        this.rollups.set(key, { ...inc });
         continue;
       }
       addTotals(row, inc);

@@ -6,8 +6,7 @@
  * Amounts arrive as decimal strings and leave as JSON numbers (the adapter refuses any beyond 2^53).
  *
  * Locks (README.md "Concurrency"): the batch's user balance rows first, in account order; then each operation's
- * transfer row; the system rows last, once. `SET search_path FROM CURRENT` binds every function to the schema it
- * was created in.
+ * transfer row; the system rows last, once.
  */
 
 const OP_FUNCTIONS = ['hold', 'settle', 'release', 'extend', 'debit', 'credit', 'refund'];
@@ -26,8 +25,16 @@ export const LEDGER_FUNCTION_NAMES = [
   'ledger_add_system(text, bigint)',
 ];
 
+/**
+ * An inner function: it runs under its caller's search_path. A SET clause on every function would save and
+ * restore the setting on each call, which costs more than most of these functions do.
+ */
 const fn = (signature: string, returns: string, body: string, volatility = '') =>
-  `CREATE OR REPLACE FUNCTION ${signature} RETURNS ${returns} LANGUAGE plpgsql ${volatility} SET search_path FROM CURRENT AS $fn$\n${body}\n$fn$;`;
+  `CREATE OR REPLACE FUNCTION ${signature} RETURNS ${returns} LANGUAGE plpgsql ${volatility} AS $fn$\n${body}\n$fn$;`;
+
+/** An entry point: bound to the schema it was created in (`SET search_path FROM CURRENT`), which its callees inherit. */
+const entry = (signature: string, returns: string, body: string) =>
+  `CREATE OR REPLACE FUNCTION ${signature} RETURNS ${returns} LANGUAGE plpgsql SET search_path FROM CURRENT AS $fn$\n${body}\n$fn$;`;
 
 const NOT_FOUND = `'{"ok": false, "reason": "hold_not_found"}'::jsonb`;
 const CONFLICT = `'{"ok": false, "reason": "idempotency_conflict"}'::jsonb`;
@@ -332,11 +339,16 @@ BEGIN
 END`,
 );
 
-const APPLY = fn(
+const APPLY = entry(
   'ledger_apply(ops jsonb)',
   'jsonb',
   `DECLARE op jsonb; r jsonb; v_results jsonb[] := '{}'; v_revenue bigint := 0; v_deposits bigint := 0; v_losses bigint := 0;
 BEGIN
+  -- A batch that only reserves (holds, releases, extensions) commits without waiting for the WAL flush: losing it in
+  -- a database crash only releases reservations. Anything that moves money waits for its flush (README.md).
+  IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(ops) o WHERE o->>'op' IN ('settle', 'debit', 'credit', 'refund')) THEN
+    PERFORM set_config('synchronous_commit', 'off', true);
+  END IF;
   PERFORM 1 FROM ledger_balances WHERE account_id IN (
       SELECT o->>'accountId' FROM jsonb_array_elements(ops) o WHERE o->>'accountId' IS NOT NULL
       UNION SELECT t.account_id FROM ledger_transfers t
@@ -367,7 +379,7 @@ END`,
 );
 
 /** The sweeper: balances locked first (the batch order), then each due hold re-checked while it is resolved. */
-const EXPIRE = fn(
+const EXPIRE = entry(
   'ledger_expire(p_now bigint, p_limit integer)',
   'integer',
   `DECLARE v_ids text[]; v_count int;

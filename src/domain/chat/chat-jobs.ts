@@ -1,5 +1,6 @@
 import type { JobRecord, JobStore } from '../../adapters/job-store/index.js';
 import type { Ledger } from '../../adapters/ledger/index.js';
+import type { Billing } from '../billing.js';
 import { ApiError, orUnavailable } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import { newId } from '../ids.js';
@@ -36,6 +37,7 @@ export class ChatJobs {
   constructor(
     private readonly chat: ChatService,
     private readonly jobs: JobStore,
+    private readonly billing: Billing,
     private readonly ledger: Ledger,
     private readonly now: () => number,
     private readonly settings: ChatJobSettings,
@@ -87,7 +89,9 @@ export class ChatJobs {
       return;
     }
     const { completion, usage, charge } = outcome;
-    const balance = await this.ledger.getBalance(prepared.principal.accountId).catch(() => null);
+    // SPEC 2.8: the balance after this job's charge.
+    const accountId = prepared.principal.accountId;
+    const balance = await this.billing.read(accountId, () => this.ledger.getBalance(accountId)).catch(() => null);
     const data = {
       result: completionBody(completion, prepared.entry.slug, chatUsage(usage, charge, 'native')),
       cost_usd: microsToUsd(charge.costMicros),

@@ -1,4 +1,3 @@
-import { readLedger } from '../../domain/billing.js';
 import { microsToUsd, fromMicro } from '../../domain/money.js';
 import { rubValueOfBalance } from '../../domain/rub-billing.js';
 import type { Handler } from '../../http/operation-types.js';
@@ -7,8 +6,8 @@ import { requirePrincipal } from '../require-principal.js';
 
 export const getAccount: Handler<'getAccount'> = async ({ deps, principal }) => {
   const { account, accountId, keyRateLimitPerMinute } = requirePrincipal(principal);
-  const balance = await readLedger(() => deps.ledger.getBalance(accountId));
-  const lots = account.rubBilling ? await readLedger(() => deps.ledger.listLots(accountId)) : null;
+  const balance = await deps.billing.read(accountId, () => deps.ledger.getBalance(accountId));
+  const lots = account.rubBilling ? await deps.billing.read(accountId, () => deps.ledger.listLots(accountId)) : null;
   return {
     status: 200,
     body: nativeOk({

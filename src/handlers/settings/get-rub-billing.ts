@@ -1,4 +1,3 @@
-import { readLedger } from '../../domain/billing.js';
 import type { Handler } from '../../http/operation-types.js';
 import { nativeOk } from '../../http/native-ok.js';
 import { requirePrincipal } from '../require-principal.js';
@@ -6,6 +5,6 @@ import { rubBillingView } from './rub-billing-view.js';
 
 export const getRubBilling: Handler<'getRubBilling'> = async ({ deps, principal }) => {
   const { accountId, account } = requirePrincipal(principal);
-  const [balance, lots] = await readLedger(() => Promise.all([deps.ledger.getBalance(accountId), deps.ledger.listLots(accountId)]));
+  const [balance, lots] = await deps.billing.read(accountId, () => Promise.all([deps.ledger.getBalance(accountId), deps.ledger.listLots(accountId)]));
   return { status: 200, body: nativeOk(rubBillingView(account.rubBilling, balance, lots, deps.marketFxRateRubMicro)) };
 };

@@ -1,4 +1,3 @@
-import { readLedger } from '../../domain/billing.js';
 import { orUnavailable } from '../../errors/api-error.js';
 import type { Handler } from '../../http/operation-types.js';
 import { nativeOk } from '../../http/native-ok.js';
@@ -11,6 +10,6 @@ export const setRubBilling: Handler<'setRubBilling'> = async ({ deps, principal,
   const enabled = body?.enabled ?? false;
   await orUnavailable(() => deps.apiKeys.updateAccountSettings(accountId, { rubBilling: enabled }), 'account store');
   deps.authenticator.invalidate({ accountId }); // the next request of this account sees the switch
-  const [balance, lots] = await readLedger(() => Promise.all([deps.ledger.getBalance(accountId), deps.ledger.listLots(accountId)]));
+  const [balance, lots] = await deps.billing.read(accountId, () => Promise.all([deps.ledger.getBalance(accountId), deps.ledger.listLots(accountId)]));
   return { status: 200, body: nativeOk(rubBillingView(enabled, balance, lots, deps.marketFxRateRubMicro), 'Настройка сохранена') };
 };
