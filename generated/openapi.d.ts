@@ -365,7 +365,7 @@ export interface paths {
         };
         /**
          * The caller's account, balance and limits
-         * @description Balance in USD (`balance_usd`, spendable; `held_usd`, reserved by requests in flight), `balance_rub` when
+         * @description Balance in USD (`balance_usd`, with `held_usd` the part reserved by requests in flight), `balance_rub` when
          *     ruble billing is on (SPEC 4.3), the calling key's and the account's rate limits (SPEC 8), and discounts.
          */
         get: operations["getAccount"];
@@ -1146,13 +1146,17 @@ export interface components {
         Account: {
             account_id: string;
             email: string;
-            /** @description Spendable USD balance (SPEC 2.6 balance_usd); never negative. */
+            /** @description The USD balance (SPEC 2.6 balance_usd), all that is not spent yet, `held_usd` included; never negative. */
             balance_usd: number;
-            /** @description Reserved by requests in flight (pre-flight holds, SPEC 4.2); returns to the balance or is charged when they finish. */
+            /**
+             * @description The part of `balance_usd` reserved for requests in flight (pre-flight holds, SPEC 4.2), and for a busy account
+             *     reserved ahead by the gateway's processes (given back within seconds once it goes quiet); it stays in the
+             *     balance until a request is charged.
+             */
             held_usd: number;
             /** @description Whether spend is priced in rubles at the rate of the top-up it came from (SPEC 4.3). */
             rub_billing: boolean;
-            /** @description The spendable balance in rubles, valued lot by lot at each top-up's rate; null unless ruble billing is on. */
+            /** @description The balance in rubles, valued lot by lot at each top-up's rate; null unless ruble billing is on. */
             balance_rub: number | null;
             limits: {
                 /** @description The calling key's sliding 60-second limit (SPEC 8; 120 by default). */
@@ -1216,7 +1220,7 @@ export interface components {
         RubBilling: {
             enabled: boolean;
             balance_usd: number;
-            /** @description The spendable balance valued lot by lot at each top-up's rate (money held for requests in flight is taken from the oldest lots first). */
+            /** @description The balance valued lot by lot at each top-up's rate. */
             balance_rub: number;
             /** @description Today's top-up rate (RUB per USD), used for `market`-priced charges. */
             market_fx_rate_rub: number;

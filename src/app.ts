@@ -9,8 +9,8 @@ import { requestId } from './http/request-id.js';
 import { unmatchedRoute } from './http/unmatched-route.js';
 
 /**
- * Middleware order (DESIGN.md 1): edge block → request id → CORS → body cap → per operation: auth →
- * request validation → handler → one error handler.
+ * Middleware order (DESIGN.md 1): edge block → request id → CORS → per operation: auth → rate limit → body
+ * (capped) → request validation → handler → one error handler.
  */
 export function createApp(deps: Deps): Express {
   const app = express();
@@ -18,7 +18,6 @@ export function createApp(deps: Deps): Express {
   app.set('etag', false);
   app.set('query parser', 'extended');
   app.use(edgeBlock, requestId, cors);
-  app.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: false }));
   const routes = bindOperations(app, deps.contract, handlers, deps);
   app.use(unmatchedRoute(routes));
   app.use(errorHandler(deps.logger));

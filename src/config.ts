@@ -42,6 +42,15 @@ const schema = z.object({
   /** A pre-flight hold not settled by then expires and is released (DESIGN.md 4); must outlive every deadline below. */
   BILLING_HOLD_TTL_MS: z.coerce.number().int().positive().default(15 * 60 * 1000),
   /**
+   * Reserving in bulk for busy accounts (src/domain/billing-leases.ts): the most one lease takes (0 turns leases
+   * off, and every request holds on its own), how long it lives unless renewed while in use (a crashed process's
+   * lease is back in the balance after it), and how long it may stay unused before it is given back.
+   */
+  BILLING_LEASE_MAX_USD: z.coerce.number().min(0).default(1),
+  // Renewed once a second (container.ts), so a life of two seconds is the least that can be kept alive.
+  BILLING_LEASE_TTL_MS: z.coerce.number().int().min(2_000).default(60_000),
+  BILLING_LEASE_IDLE_MS: z.coerce.number().int().positive().default(5_000),
+  /**
    * One end-to-end deadline per request (SPEC 8: 5 minutes), shared by every route of its chain; a stream must
    * produce its first token within it and then runs on, its hold extended while it does.
    */

@@ -27,7 +27,7 @@ import { KeyUsageRecorder } from './domain/key-usage-recorder.js';
 import { createLossAlert, ledgerBatchObserver } from './domain/money-signals.js';
 import { Periodic } from './domain/periodic.js';
 import { UsageReader } from './domain/usage-reader.js';
-import { fxRateToMicro } from './domain/money.js';
+import { fxRateToMicro, usdToMicros } from './domain/money.js';
 import { loadCatalogFile } from './domain/catalog/catalog-file.js';
 import { ModelCatalog } from './domain/catalog/model-catalog.js';
 import { PROJECT_ROOT } from './project-root.js';
@@ -48,6 +48,8 @@ export const CONTRACT_FILE = `${PROJECT_ROOT}generated/openapi.bundled.yaml`;
 
 /** The contract's IdempotencyKey parameter promises replay of responses up to this size. */
 const IDEMPOTENT_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+/** How often billing leases are renewed and idle ones given back (well inside BILLING_LEASE_TTL_MS / 4). */
+const LEASE_TICK_MS = 1_000;
 
 /** Everything a handler may use; built once in the composition root below. */
 export interface Deps {
@@ -136,7 +138,8 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const ledger = openLedger(db, { onBatch: ledgerBatchObserver(metrics) });
   const usageLog = new SqlUsageLogStore(db);
   const journal = new FileChargeJournal(config.CHARGE_JOURNAL_DIR);
-  const billing = new Billing(ledger, { now, holdTtlMs: config.BILLING_HOLD_TTL_MS, logger, journal, onLoss: createLossAlert(logger, metrics) });
+  const leases = { maxMicros: usdToMicros(config.BILLING_LEASE_MAX_USD), ttlMs: config.BILLING_LEASE_TTL_MS, idleMs: config.BILLING_LEASE_IDLE_MS };
+  const billing = new Billing(ledger, { now, holdTtlMs: config.BILLING_HOLD_TTL_MS, logger, journal, onLoss: createLossAlert(logger, metrics), leases });
   const idempotencyKeys = new SqlIdempotencyStore(db);
   const idempotency = new Idempotency(idempotencyKeys, ledger, {
     now,
@@ -148,6 +151,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     [new Periodic(() => ledger.expireHolds(now()), (err) => logger.warn({ err }, 'hold sweep failed')), config.HOLD_SWEEP_MS],
     [new Periodic(() => idempotencyKeys.expire(now()), (err) => logger.warn({ err }, 'idempotency key sweep failed')), config.HOLD_SWEEP_MS],
     [new Periodic(() => retryJournaledCharges(journal, billing), (err) => logger.warn({ err }, 'journaled charges still not posted')), config.CHARGE_RETRY_MS],
+    [new Periodic(() => billing.tickLeases(), (err) => logger.warn({ err }, 'billing lease upkeep failed')), LEASE_TICK_MS],
   ] as const;
   for (const [task, intervalMs] of background) task.start(intervalMs);
   const redis = await connectRedis(config, logger);
@@ -191,7 +195,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     marketFxRateRubMicro: fxRateToMicro(config.MARKET_FX_RATE_RUB),
     async close() {
       for (const [task] of background) await task.stop();
-      await billing.drain();
+      await billing.close();
       await ledger.drain();
       await keyUsage.stop();
       await jobs.close();

@@ -266,7 +266,7 @@ export const revokeApiKey = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * The caller's account, balance and limits
  *
- * Balance in USD (`balance_usd`, spendable; `held_usd`, reserved by requests in flight), `balance_rub` when
+ * Balance in USD (`balance_usd`, with `held_usd` the part reserved by requests in flight), `balance_rub` when
  * ruble billing is on (SPEC 4.3), the calling key's and the account's rate limits (SPEC 8), and discounts.
  *
  */

@@ -705,11 +705,14 @@ export type Account = {
     account_id: string;
     email: string;
     /**
-     * Spendable USD balance (SPEC 2.6 balance_usd); never negative.
+     * The USD balance (SPEC 2.6 balance_usd), all that is not spent yet, `held_usd` included; never negative.
      */
     balance_usd: number;
     /**
-     * Reserved by requests in flight (pre-flight holds, SPEC 4.2); returns to the balance or is charged when they finish.
+     * The part of `balance_usd` reserved for requests in flight (pre-flight holds, SPEC 4.2), and for a busy account
+     * reserved ahead by the gateway's processes (given back within seconds once it goes quiet); it stays in the
+     * balance until a request is charged.
+     *
      */
     held_usd: number;
     /**
@@ -717,7 +720,7 @@ export type Account = {
      */
     rub_billing: boolean;
     /**
-     * The spendable balance in rubles, valued lot by lot at each top-up's rate; null unless ruble billing is on.
+     * The balance in rubles, valued lot by lot at each top-up's rate; null unless ruble billing is on.
      */
     balance_rub: number | null;
     limits: {
@@ -807,7 +810,7 @@ export type RubBilling = {
     enabled: boolean;
     balance_usd: number;
     /**
-     * The spendable balance valued lot by lot at each top-up's rate (money held for requests in flight is taken from the oldest lots first).
+     * The balance valued lot by lot at each top-up's rate.
      */
     balance_rub: number;
     /**

@@ -7,7 +7,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SqlApiKeyStore } from '../adapters/api-keys/sql.js';
-import type { Ledger } from '../adapters/ledger/index.js';
+import { balanceMicros, type Ledger } from '../adapters/ledger/index.js';
 import { openLedger } from '../adapters/ledger/open.js';
 import { loadConfig } from '../config.js';
 import { connectDatabase, type Database } from '../db/connect.js';
@@ -118,7 +118,7 @@ const commands: Record<string, Command> = {
           amount_usd: microsToUsd(transfer.amountMicros),
           currency: lot.currency,
           fx_rate_rub: fromMicro(lot.fxRateRubMicro),
-          balance_usd: microsToUsd(balance.availableMicros),
+          balance_usd: microsToUsd(balanceMicros(balance)),
         };
       };
     },

@@ -1,19 +1,23 @@
 import type { Logger } from 'pino';
-import type { Ledger, Micros, SettleOutcome, TransferOutcome, UsageLine } from '../adapters/ledger/index.js';
+import type { CaptureOutcome, HoldOutcome, Ledger, Micros, SettleOutcome, TransferOutcome, UsageLine } from '../adapters/ledger/index.js';
 import type { ChargeJournal, PendingCharge } from '../adapters/charge-journal/index.js';
 import type { UsageKind } from '../adapters/usage-log/index.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Principal } from './authenticator.js';
+import { BillingLeases, type Lease, type LeaseSettings } from './billing-leases.js';
 import { newId } from './ids.js';
 import { microsToUsd } from './money.js';
 
 /** Money reserved for one request in flight (SPEC 4.2 pre-flight). */
 export interface Reservation {
+  /** The request's own hold, or the lease it was carved from. */
   holdId: string;
   requestId: string;
   principal: Principal;
   amountMicros: Micros;
   startedAtMs: number;
+  /** Set when carved from a lease (billing-leases.ts): charged by a capture of at most `amountMicros`. */
+  lease: Lease | null;
 }
 
 /** What a billed call was, for its usage line (SPEC 2.6). */
@@ -52,6 +56,7 @@ export interface BillingOptions {
   /** Where a charge that could not be posted is kept until it lands. */
   journal: ChargeJournal;
   onLoss: (report: LossReport) => void;
+  leases: LeaseSettings;
 }
 
 /**
@@ -62,31 +67,33 @@ export interface BillingOptions {
  *
  * A charge is known before it is written (what the work cost, capped at the hold), so the answer does not wait
  * for the write: it lands just after (README "Money and limits"). Reads of an account's money wait for its
- * charges in flight, so a caller always reads its own writes.
+ * charges in flight, so a caller always reads its own writes. A busy account reserves from a lease instead of a
+ * hold per request (billing-leases.ts): nothing to wait for before the work, one ledger write per request.
  */
 export class Billing {
   /** Postings in flight, by account. */
   private readonly posting = new Map<string, Set<Promise<Charge>>>();
+  private readonly leases: BillingLeases;
 
   constructor(
     private readonly ledger: Ledger,
     private readonly options: BillingOptions,
-  ) {}
+  ) {
+    this.leases = new BillingLeases(ledger, options.leases, options.now, options.logger);
+  }
 
   async reserve(principal: Principal, requestId: string, estimateMicros: Micros): Promise<Reservation> {
-    const holdId = `hold:${requestId}`;
-    // A call can cost 0 (a few tokens on a cheap model, SPEC 2.2), but a hold is never empty: it still proves
-    // the account can pay, and settling posts the real amount, 0 included.
+    const { accountId } = principal;
+    // A call can cost 0 (a few tokens on a cheap model, SPEC 2.2), but a reservation is never empty: it still
+    // proves the account can pay, and settling posts the real amount, 0 included.
     const amountMicros = estimateMicros > 0n ? estimateMicros : 1n;
-    const nowMs = this.options.now();
-    let outcome;
-    try {
-      outcome = await this.ledger.hold({ id: holdId, accountId: principal.accountId, amountMicros, nowMs, ttlMs: this.options.holdTtlMs });
-    } catch (err) {
-      if (err instanceof RangeError || err instanceof TypeError) throw err; // a bug of ours, not an outage
-      this.options.logger.warn({ err }, 'ledger unreachable');
-      throw new ApiError('billing_temporarily_unavailable');
-    }
+    const startedAtMs = this.options.now();
+    const lease = this.leases.carve(accountId, amountMicros);
+    if (lease !== null) return { holdId: lease.holdId, requestId, principal, amountMicros, startedAtMs, lease };
+    const holdId = `hold:${requestId}`;
+    let outcome = await this.hold(holdId, accountId, amountMicros);
+    // Refused while this process keeps money of the account in a lease: give that back and try once more.
+    if (!outcome.ok && outcome.reason === 'insufficient_balance' && (await this.leases.reclaim(accountId))) outcome = await this.hold(holdId, accountId, amountMicros);
     if (!outcome.ok) {
       if (outcome.reason === 'insufficient_balance') {
         throw new ApiError('insufficient_balance', undefined, {
@@ -95,7 +102,7 @@ export class Billing {
       }
       throw new Error(`hold ${holdId} reused with a different amount`); // request ids are unique: a bug
     }
-    return { holdId, requestId, principal, amountMicros, startedAtMs: nowMs };
+    return { holdId, requestId, principal, amountMicros, startedAtMs, lease: null };
   }
 
   /**
@@ -107,10 +114,13 @@ export class Billing {
     const pending = this.pendingCharge(reservation, costMicros, details);
     const capped = costMicros < reservation.amountMicros ? costMicros : reservation.amountMicros;
     const known: Charge = { costMicros: capped, costRubMicro: null, fxRateRubMicro: null, usageId: pending.usage.id };
-    const posted = this.track(pending.accountId, this.post(pending).catch(async (err: unknown) => {
+    const { lease } = reservation;
+    if (lease !== null) this.leases.giveBack(lease, reservation.amountMicros - capped);
+    const posting = this.post(pending).catch(async (err: unknown) => {
       await this.record(pending, err);
       return known;
-    }));
+    });
+    const posted = this.track(pending.accountId, lease === null ? posting : posting.finally(() => this.leases.finish(lease)));
     return reservation.principal.account.rubBilling ? posted : known;
   }
 
@@ -122,6 +132,17 @@ export class Billing {
   /** Once every charge started so far has landed (shutdown). */
   async drain(): Promise<void> {
     await Promise.all([...this.posting.values()].flatMap((set) => [...set]));
+  }
+
+  /** Renews the leases in use and gives back idle ones (the container runs it every second). */
+  tickLeases(): Promise<void> {
+    return this.leases.tick();
+  }
+
+  /** Shutdown: every charge landed, then every lease given back. */
+  async close(): Promise<void> {
+    await this.drain();
+    await this.leases.closeAll();
   }
 
   /** Reads an account's money after its charges in flight; unreachable → 503 billing_temporarily_unavailable (SPEC 7.2). */
@@ -136,6 +157,12 @@ export class Billing {
 
   /** Gives the reservation back after a failure; a failed release is left to the expiry sweeper. */
   async release(reservation: Reservation): Promise<void> {
+    const { lease } = reservation;
+    if (lease !== null) {
+      this.leases.giveBack(lease, reservation.amountMicros);
+      this.leases.finish(lease);
+      return;
+    }
     try {
       await this.ledger.release({ holdId: reservation.holdId, nowMs: this.options.now() });
     } catch (err) {
@@ -148,6 +175,7 @@ export class Billing {
    * half TTL, so it never expires under the work; call the returned function when the work ends.
    */
   keepAlive(reservation: Reservation): () => void {
+    if (reservation.lease !== null) return () => undefined; // a lease with reservations outstanding is renewed by tickLeases
     const extend = async () => {
       const nowMs = this.options.now();
       const outcome = await this.ledger.extend({ holdId: reservation.holdId, expiresAtMs: nowMs + this.options.holdTtlMs, nowMs });
@@ -159,17 +187,23 @@ export class Billing {
   }
 
   /**
-   * Posts a charge: settles its hold, or, when the hold expired before that could happen, charges the balance
-   * directly (what is there, the rest being the platform's loss). Idempotent by the hold id, so the journal can
-   * retry it. Throws only when the ledger is unreachable.
+   * Posts a charge: settles its hold (or captures it from its lease), or, when the hold expired before that could
+   * happen, charges the balance directly (what is there, the rest being the platform's loss). Idempotent by the
+   * hold or capture id, so the journal can retry it. Throws only when the ledger is unreachable.
    */
   async post(pending: PendingCharge): Promise<Charge> {
     const nowMs = this.options.now();
-    const settled = await this.ledger.settle({ holdId: pending.holdId, amountMicros: pending.costMicros, nowMs, usage: pending.usage });
-    if (settled.ok) return this.charged(pending, settled.hold.postedMicros ?? 0n, settled);
+    const { holdId, costMicros: amountMicros, usage } = pending;
+    const settled =
+      pending.capMicros === undefined
+        ? await this.ledger.settle({ holdId, amountMicros, nowMs, usage })
+        : await this.ledger.capture({ id: `charge:${pending.requestId}`, holdId, amountMicros, capMicros: pending.capMicros, nowMs, usage });
+    if (settled.ok) return this.charged(pending, 'hold' in settled ? (settled.hold.postedMicros ?? 0n) : settled.transfer.postedMicros, settled);
     // Expired before the charge came, or gone (a reservation is committed without waiting for the database's flush,
-    // so a database crash can lose it): the work was delivered, so the balance is charged directly.
-    if ((settled.reason === 'hold_not_pending' && settled.status === 'expired') || settled.reason === 'hold_not_found') {
+    // so a database crash can lose it), or a lease given back before its charge could land (it went to the journal):
+    // the work was delivered, so the balance is charged directly.
+    const leaseGone = pending.capMicros !== undefined && settled.reason === 'hold_not_pending';
+    if ((settled.reason === 'hold_not_pending' && settled.status === 'expired') || settled.reason === 'hold_not_found' || leaseGone) {
       this.options.logger.warn({ holdId: pending.holdId, reason: settled.reason }, 'no pending hold for a delivered charge; charging the balance');
       const late = await this.ledger.debit({
         id: `late:${pending.requestId}`,
@@ -198,7 +232,7 @@ export class Billing {
     return posting;
   }
 
-  private charged(pending: PendingCharge, postedMicros: Micros, outcome: Extract<SettleOutcome | TransferOutcome, { ok: true }>): Charge {
+  private charged(pending: PendingCharge, postedMicros: Micros, outcome: Extract<SettleOutcome | CaptureOutcome | TransferOutcome, { ok: true }>): Charge {
     if (outcome.lossMicros > 0n) this.options.onLoss({ requestId: pending.requestId, model: pending.usage.model, lossMicros: outcome.lossMicros });
     const usage = outcome.usage;
     return { costMicros: postedMicros, costRubMicro: usage?.costRubMicro ?? null, fxRateRubMicro: usage?.fxRateRubMicro ?? null, usageId: pending.usage.id };
@@ -236,6 +270,18 @@ export class Billing {
       durationMs: nowMs - reservation.startedAtMs,
       metadata: details.metadata ?? {},
     };
-    return { holdId: reservation.holdId, requestId, accountId: principal.accountId, costMicros, usage };
+    const cap = reservation.lease === null ? {} : { capMicros: reservation.amountMicros };
+    return { holdId: reservation.holdId, requestId, accountId: principal.accountId, costMicros, ...cap, usage };
+  }
+
+  /** A hold of the request's own; the ledger unreachable is 503 billing_temporarily_unavailable (SPEC 7.2). */
+  private async hold(holdId: string, accountId: string, amountMicros: Micros): Promise<HoldOutcome> {
+    try {
+      return await this.ledger.hold({ id: holdId, accountId, amountMicros, nowMs: this.options.now(), ttlMs: this.options.holdTtlMs });
+    } catch (err) {
+      if (err instanceof RangeError || err instanceof TypeError) throw err; // a bug of ours, not an outage
+      this.options.logger.warn({ err }, 'ledger unreachable');
+      throw new ApiError('billing_temporarily_unavailable');
+    }
   }
 }

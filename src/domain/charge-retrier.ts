@@ -10,7 +10,7 @@ export async function retryJournaledCharges(journal: ChargeJournal, billing: Bil
   let landed = 0;
   for (const charge of await journal.list()) {
     await billing.post(charge);
-    await journal.remove(charge.holdId);
+    await journal.remove(charge.requestId);
     landed++;
   }
   return landed;

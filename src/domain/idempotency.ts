@@ -90,10 +90,15 @@ export class Idempotency {
     };
   }
 
-  /** Whether a request's charge was posted: its hold settled, or charged late after the hold expired (billing.ts). */
+  /**
+   * Whether a request's charge was posted: its hold settled, captured from a lease, or charged late after its hold
+   * expired (billing.ts).
+   */
   private async charged(requestId: string): Promise<boolean> {
     const hold = await this.ledger.getHold(`hold:${requestId}`);
-    return hold?.status === 'posted' || (await this.ledger.getTransfer(`late:${requestId}`)) !== null;
+    if (hold?.status === 'posted') return true;
+    const transfers = await Promise.all([`charge:${requestId}`, `late:${requestId}`].map((id) => this.ledger.getTransfer(id)));
+    return transfers.some((t) => t !== null);
   }
 }
 

@@ -1,20 +1,10 @@
-import type { Lot, Micros } from '../adapters/ledger/index.js';
+import type { Lot } from '../adapters/ledger/index.js';
 import type { UsageRecord } from '../adapters/usage-log/index.js';
 import { usdMicrosToRubMicro } from './money.js';
 
-/**
- * The balance in rubles (SPEC 4.3): each lot's remaining money at the rate it was bought at. Money held for
- * requests in flight will be taken from the oldest lots first, so it is skipped from the front.
- */
-export function rubValueOfBalance(lots: readonly Lot[], heldMicros: Micros): bigint {
-  let toSkip = heldMicros;
-  let rub = 0n;
-  for (const lot of lots) {
-    const skipped = toSkip < lot.remainingMicros ? toSkip : lot.remainingMicros;
-    toSkip -= skipped;
-    rub += usdMicrosToRubMicro(lot.remainingMicros - skipped, lot.fxRateRubMicro);
-  }
-  return rub;
+/** The balance in rubles (SPEC 4.3): each lot's remaining money at the rate it was bought at. */
+export function rubValueOfBalance(lots: readonly Lot[]): bigint {
+  return lots.reduce((rub, lot) => rub + usdMicrosToRubMicro(lot.remainingMicros, lot.fxRateRubMicro), 0n);
 }
 
 export interface RubPricing {

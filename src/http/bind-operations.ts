@@ -1,4 +1,4 @@
-import type { Express, RequestHandler, Response } from 'express';
+import express, { type Express, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import type { Deps } from '../container.js';
@@ -60,8 +60,9 @@ function validatorFor(spec: OpenAPIV3.DocumentV3_1, path: string, responses: Res
 }
 
 /**
- * Registers every operation of the contract: auth (from its `security`) → rate limit → request validation →
- * its handler.
+ * Registers every operation of the contract: auth (from its `security`) → rate limit sent → body read (capped)
+ * → request validation → rate limit answered → its handler. The body is read only for a matched operation and a
+ * caller who may call it: a 404, 405 or 401 never waits for a body.
  * Returns the route shapes so unmatched requests can tell 404 from 405.
  */
 export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handlers: HandlerMap, deps: Deps): RouteShape[] {
@@ -72,6 +73,7 @@ export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handl
     { perKeyPerMinute: deps.config.RATE_LIMIT_PER_KEY_PER_MINUTE, perAccountPerMinute: deps.config.RATE_LIMIT_PER_ACCOUNT_PER_MINUTE },
     deps.now,
   );
+  const body = express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: false });
   for (const [path, item] of Object.entries(spec.paths ?? {})) {
     if (item === undefined) continue;
     const validator = validatorFor(spec, path, deps.config.VALIDATE_RESPONSES, reportViolation);
@@ -79,9 +81,11 @@ export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handl
     for (const method of methods) {
       const operation = (item as Record<Method, OperationObject>)[method];
       const mode = authModeOf(operation.security ?? spec.security);
-      const guards = mode === 'none' ? [] : [authenticate(mode, deps.authenticator), limit];
+      const guarded = mode !== 'none';
       const codes = operation['x-error-codes'] === undefined ? [] : [fieldCodes(operation['x-error-codes'])];
-      app[method](toExpressPath(path), ...guards, ...codes, ...validator, runHandler(operation, handlers, deps));
+      const before = guarded ? [authenticate(mode, deps.authenticator), limit.start] : [];
+      const after = guarded ? [limit.admitted] : [];
+      app[method](toExpressPath(path), ...before, body, ...codes, ...validator, ...after, runHandler(operation, handlers, deps));
     }
     shapes.push(routeShape(path, methods));
   }

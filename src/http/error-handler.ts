@@ -4,10 +4,13 @@ import { UpstreamError } from '../adapters/upstream/index.js';
 import { ApiError } from '../errors/api-error.js';
 import { toApiError } from '../errors/from-unknown.js';
 import { envelopeForPath, renderError } from '../errors/render.js';
+import { admissionRefusal } from './rate-limit.js';
 
 /** The one error handler: every failure leaves through here in the envelope its path calls for. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (err, req, res, _next) => {
+  return async (failure, req, res, _next) => {
+    // A rate-limit refusal still on its way wins (rate-limit.ts): the request was over its limit whatever else.
+    const err: unknown = (await admissionRefusal(res)) ?? failure;
     const requestId = String(res.locals.requestId ?? '');
     if (err instanceof UpstreamError && err.failure.kind === 'aborted') {
       // The client went away before an answer: nobody is left to read an error (and nothing was charged).

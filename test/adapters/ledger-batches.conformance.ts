@@ -4,43 +4,12 @@
  * engine's suite by ledger.conformance.ts, which owns the subject, the accounts and the after-each invariants.
  */
 import { describe, expect, it } from 'vitest';
-import type { HoldOutcome, Micros, UsageLine } from '../../src/adapters/ledger/index.js';
+import type { HoldOutcome, Micros } from '../../src/adapters/ledger/index.js';
 import { SYSTEM_ACCOUNTS } from '../../src/adapters/ledger/index.js';
 import type { OpOutcome } from '../../src/adapters/ledger/operations.js';
 import { newId } from '../../src/domain/ids.js';
 import type { LedgerSuite } from './ledger.conformance.js';
-
-const T0 = 1_750_000_000_000;
-const DAY = new Date(T0).toISOString().slice(0, 10);
-const YEAR_MS = 365 * 24 * 3600 * 1000;
-const RUB_90 = 90_000_000n;
-const RUB_100 = 100_000_000n;
-
-function line(over: Partial<UsageLine> = {}): UsageLine {
-  return {
-    id: newId('log'),
-    keyId: 'key_fixture',
-    requestId: newId('req'),
-    model: 'acme/chat-1',
-    kind: 'chat',
-    endpoint: '/v1/compat/chat/completions',
-    promptTokens: 12,
-    completionTokens: 30,
-    cachedTokens: 0,
-    reasoningTokens: 0,
-    totalTokens: 42,
-    billedInRub: false,
-    createdAtMs: T0 + 10,
-    durationMs: 7,
-    metadata: { provider: 'fake' },
-    ...over,
-  };
-}
-
-function ok<T extends { ok: boolean }>(outcome: T): Extract<T, { ok: true }> {
-  expect(outcome.ok, JSON.stringify(outcome, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))).toBe(true);
-  return outcome as Extract<T, { ok: true }>;
-}
+import { DAY, line, ok, RUB_100, RUB_90, T0, YEAR_MS } from './ledger-fixtures.js';
 
 export function ledgerBatchCases({ subject, account, batches }: LedgerSuite): void {
   const ledger = () => subject().ledger;

@@ -12,6 +12,8 @@ import type { Allocation, Ledger, Micros } from '../../src/adapters/ledger/index
 import type { UsageLogStore } from '../../src/adapters/usage-log/index.js';
 import { newId } from '../../src/domain/ids.js';
 import { ledgerBatchCases } from './ledger-batches.conformance.js';
+import { ledgerCaptureCases } from './ledger-captures.conformance.js';
+import { alloc, ok, RUB_100, RUB_90, T0, YEAR_MS } from './ledger-fixtures.js';
 
 export interface LedgerUnderTest {
   ledger: Ledger;
@@ -31,14 +33,9 @@ export interface LedgerSuite {
   batches: number[];
 }
 
-const T0 = 1_750_000_000_000; // above 2^31: a 32-bit column or an unconverted BigInt would show
-const YEAR_MS = 365 * 24 * 3600 * 1000;
 const CENT = 10_000n;
-const RUB_90 = 90_000_000n;
-const RUB_100 = 100_000_000n;
 
 const sum = (list: readonly Allocation[]) => list.reduce((s, a) => s + a.amountMicros, 0n);
-const alloc = (lotId: string, amountMicros: Micros, fxRateRubMicro: bigint): Allocation => ({ lotId, amountMicros, fxRateRubMicro });
 /** Outcome fields of a posting that moved no money beyond what was asked and wrote no usage line. */
 const plain = { lossMicros: 0n, usage: null };
 
@@ -81,6 +78,7 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
     }
 
     ledgerBatchCases({ subject: () => subject, account, batches });
+    ledgerCaptureCases({ subject: () => subject, account, batches });
 
     const hold = (accountId: string, amountMicros: Micros, id = newId('hold'), nowMs = T0, ttlMs = YEAR_MS) =>
       ledger().hold({ id, accountId, amountMicros, nowMs, ttlMs });
@@ -91,10 +89,6 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
       const b = await ledger().getBalance(accountId);
       return [b.availableMicros, b.heldMicros];
     };
-    function ok<T extends { ok: boolean }>(outcome: T): Extract<T, { ok: true }> {
-      expect(outcome.ok, JSON.stringify(outcome, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))).toBe(true);
-      return outcome as Extract<T, { ok: true }>;
-    }
 
     describe('accounts and credits', () => {
       it('shows zeros for an account never seen, and refuses to hold or debit on it', async () => {
@@ -113,7 +107,7 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
         touched.push(accountId);
         const lotSpec = { currency: 'USD' as const, fxRateRubMicro: RUB_90 };
         const input = { id: newId('cr'), accountId, amountMicros: 700_000n, lot: lotSpec, nowMs: T0, memo: 'card' };
-        const transfer = { id: input.id, accountId, kind: 'credit', amountMicros: 700_000n, postedMicros: 700_000n, createdAtMs: T0, refundOf: null, allocations: [], memo: 'card' };
+        const transfer = { id: input.id, accountId, holdId: null, kind: 'credit', amountMicros: 700_000n, postedMicros: 700_000n, createdAtMs: T0, refundOf: null, allocations: [], memo: 'card' };
         expect(await ledger().credit(input)).toEqual({ ok: true, transfer, replayed: false, ...plain });
         expect(await ledger().credit(input)).toEqual({ ok: true, transfer, replayed: true, ...plain });
         expect(await ledger().credit({ ...input, amountMicros: 1n })).toEqual({ ok: false, reason: 'idempotency_conflict' });

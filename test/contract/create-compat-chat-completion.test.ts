@@ -558,6 +558,10 @@ describe('POST /v1/compat/chat/completions: other statuses', () => {
     const retryAfter = Number(limited.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
+    // The limit is checked while the body is read: over it, a broken body is still a 429 (nothing else was looked at).
+    const brokenAndLimited = await chat(apiKey, undefined, { rawBody: '{"messages": [', headers: { 'content-type': 'application/json' } });
+    expectCompatError(brokenAndLimited, 429, 'rate_limit_per_key');
+    expect(brokenAndLimited.headers.get('x-ratelimit-remaining')).toBe('0');
   });
 
   it('503 billing_temporarily_unavailable when the ledger is unreachable, retryable', async () => {

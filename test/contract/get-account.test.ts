@@ -42,11 +42,11 @@ describe('GET /v1/account', () => {
     expect(reset).toBeLessThanOrEqual(60);
   });
 
-  it('200: money reserved by a request in flight is held, not spendable, and comes back on settle', async () => {
+  it('200: money reserved by a request in flight is held within the balance, and only what it cost leaves it', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const principal = await h.deps.authenticator.authenticate(apiKey);
     const reservation = await h.deps.billing.reserve(principal, newId('req'), usdToMicros(2.5));
-    expect(expectNativeOk(await getAccount(apiKey))).toMatchObject({ balance_usd: 7.5, held_usd: 2.5 });
+    expect(expectNativeOk(await getAccount(apiKey))).toMatchObject({ balance_usd: 10, held_usd: 2.5 });
     await h.deps.billing.settle(reservation, usdToMicros(1.25), { model: 'gpt-5-mini', kind: 'chat', endpoint: '/v1/compat/chat/completions' });
     expect(expectNativeOk(await getAccount(apiKey))).toMatchObject({ balance_usd: 8.75, held_usd: 0 });
   });
@@ -70,10 +70,10 @@ describe('GET /v1/account', () => {
     h.deps.authenticator.invalidate({ accountId });
     expect(expectNativeOk(await getAccount(apiKey))).toMatchObject({ rub_billing: true, balance_usd: 20, held_usd: 0, balance_rub: 1900 });
 
-    // A hold is taken from the oldest lot first: $3 of the 90-rate lot is not spendable.
+    // A hold stays in the balance (and in rubles) until it is charged.
     const principal = await h.deps.authenticator.authenticate(apiKey);
     const reservation = await h.deps.billing.reserve(principal, newId('req'), usdToMicros(3));
-    expect(expectNativeOk(await getAccount(apiKey))).toMatchObject({ balance_usd: 17, held_usd: 3, balance_rub: 1630 });
+    expect(expectNativeOk(await getAccount(apiKey))).toMatchObject({ balance_usd: 20, held_usd: 3, balance_rub: 1900 });
     await h.deps.billing.release(reservation);
 
     // $12 empties the first lot ($10 at 90) and takes $2 of the second: 8 × 100 left.

@@ -99,12 +99,12 @@ describe('GET /v1/settings/rub-billing', () => {
     expect(await getRecord(apiKey, charge.usageId)).toMatchObject({ cost_usd: 12, cost_rub: 1100, fx_rate_rub: 91.666667, rub_pricing: 'billed' });
   });
 
-  it('200: money held for a request in flight leaves the lots but not balance_rub, which skips it from the oldest lot', async () => {
+  it('200: money held for a request in flight stays in the balance, in the lots and in balance_rub until it is charged', async () => {
     const { apiKey } = await twoLots();
     const principal = await h.deps.authenticator.authenticate(apiKey);
     const reservation = await h.deps.billing.reserve(principal, newId('req'), usdToMicros(3));
     const data = expectNativeOk(await getRubBilling(apiKey));
-    expect(data).toMatchObject({ balance_usd: 17, balance_rub: 1630 });
+    expect(data).toMatchObject({ balance_usd: 20, balance_rub: 1900 });
     expect(data.lots.map((l: { remaining_usd: number }) => l.remaining_usd)).toEqual([10, 10]);
     await h.deps.billing.release(reservation);
     expect(expectNativeOk(await getRubBilling(apiKey))).toMatchObject({ balance_usd: 20, balance_rub: 1900 });

@@ -22,10 +22,19 @@ describe('answers no single operation owns', () => {
   });
 
   it('413 and malformed JSON answer in the compat envelope on compat paths', async () => {
-    const big = await call(h.baseUrl, 'POST', '/v1/compat/models', { rawBody: 'x'.repeat(21 * 1024 * 1024), headers: { 'content-type': 'application/json' } });
+    const { apiKey } = await h.newAccount();
+    const path = '/v1/compat/embeddings';
+    const big = await call(h.baseUrl, 'POST', path, { key: apiKey, rawBody: 'x'.repeat(21 * 1024 * 1024), headers: { 'content-type': 'application/json' } });
     expectCompatError(big, 413, 'request_too_large');
-    const broken = await call(h.baseUrl, 'POST', '/v1/compat/models', { rawBody: '{', headers: { 'content-type': 'application/json' } });
+    const broken = await call(h.baseUrl, 'POST', path, { key: apiKey, rawBody: '{', headers: { 'content-type': 'application/json' } });
     expectCompatError(broken, 400, 'invalid_request');
+  });
+
+  it('a body is read only for an operation that exists and a caller who may call it', async () => {
+    const big = { rawBody: 'x'.repeat(21 * 1024 * 1024), headers: { 'content-type': 'application/json' } };
+    expectCompatError(await call(h.baseUrl, 'POST', '/v1/compat/embeddings', big), 401, 'authentication_required');
+    expectCompatError(await call(h.baseUrl, 'POST', '/v1/compat/models', big), 405, 'method_not_allowed');
+    expectNativeError(await call(h.baseUrl, 'POST', '/v1/llm/nothing-here', big), 404, 'route_not_found');
   });
 
   it('CORS: preflight answers 204 and responses expose the request id and rate-limit headers', async () => {

@@ -1,8 +1,8 @@
 /**
  * Usage exactly once, durably (src/adapters/ledger/README.md "Usage lines"), proved the hard way: the real
  * server process (`src/main.ts`) under paid load (non-stream chat, streams, embeddings) is killed with SIGKILL
- * while requests are in flight, then restarted on the same database. Once the dead process's holds are past
- * their TTL plus one sweep, for every account what left the balance equals the sum of its usage lines to the
+ * while requests are in flight, then restarted on the same database. Once the dead process's holds and leases are
+ * past their TTL plus one sweep, for every account what left the balance equals the sum of its usage lines to the
  * micro-dollar, nothing is held any more, and the books balance. On the embedded SQLite file and on PostgreSQL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -60,6 +60,8 @@ function startServer(databaseUrl: string): Promise<Server> {
     LOG_LEVEL: 'info',
     UPSTREAMS_FILE: upstreams,
     BILLING_HOLD_TTL_MS: String(HOLD_TTL_MS),
+    // Busy accounts reserve from leases (src/domain/billing-leases.ts): the dead process's expire like its holds.
+    BILLING_LEASE_TTL_MS: String(HOLD_TTL_MS),
     REQUEST_DEADLINE_MS: '2000',
     CHAT_JOB_BUDGET_MS: '2000',
     HOLD_SWEEP_MS: String(SWEEP_MS),
@@ -176,6 +178,9 @@ describe.each(backends)('kill -9 under paid load, then a restart, on $name', ({ 
         charged += lines.costMicros;
       }
       expect(charged).toBeGreaterThan(0n);
+      // Both ways of paying were cut short: holds of their own, and captures from leases.
+      const kinds = (await db.knex('ledger_transfers').whereIn('kind', ['capture', 'hold']).distinct('kind')) as { kind: string }[];
+      expect(kinds.map((k) => k.kind).sort()).toEqual(['capture', 'hold']);
       expect(await ledger.sumOfAllBalances()).toBe(0n);
       // And the restarted process serves.
       const after = await fetch(`${server.baseUrl}/v1/compat/embeddings`, {

@@ -4,8 +4,8 @@ import type { ChargeJournal, PendingCharge } from './index.js';
 
 const SUFFIX = '.json';
 
-/** A hold id as a file name: hold ids are `hold:<request id>`, and `:` is not portable in file names. */
-const fileName = (holdId: string) => `${encodeURIComponent(holdId)}${SUFFIX}`;
+/** A request id as a file name (ids are plain, but a name is never trusted to be). */
+const fileName = (requestId: string) => `${encodeURIComponent(requestId)}${SUFFIX}`;
 
 /**
  * The journal as a directory with one small JSON file per charge, written to a temporary name, fsynced, then
@@ -20,7 +20,7 @@ export class FileChargeJournal implements ChargeJournal {
 
   async put(charge: PendingCharge): Promise<void> {
     await this.ensureDir();
-    const target = join(this.dir, fileName(charge.holdId));
+    const target = join(this.dir, fileName(charge.requestId));
     const temporary = `${target}.${process.pid}.tmp`;
     const body = JSON.stringify(charge, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
     const handle = await open(temporary, 'w');
@@ -46,15 +46,16 @@ export class FileChargeJournal implements ChargeJournal {
       names.map(async (name) => {
         const path = join(this.dir, name);
         const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
-        const parsed = JSON.parse(text) as PendingCharge & { costMicros: string };
-        return { at: info.mtimeMs, charge: { ...parsed, costMicros: BigInt(parsed.costMicros) } };
+        const parsed = JSON.parse(text) as PendingCharge & { costMicros: string; capMicros?: string };
+        const charge = { ...parsed, costMicros: BigInt(parsed.costMicros), ...(parsed.capMicros === undefined ? {} : { capMicros: BigInt(parsed.capMicros) }) };
+        return { at: info.mtimeMs, charge };
       }),
     );
     return charges.sort((a, b) => a.at - b.at).map((c) => c.charge);
   }
 
-  async remove(holdId: string): Promise<void> {
-    await rm(join(this.dir, fileName(holdId)), { force: true });
+  async remove(requestId: string): Promise<void> {
+    await rm(join(this.dir, fileName(requestId)), { force: true });
   }
 
   private ensureDir(): Promise<unknown> {

@@ -7,15 +7,15 @@ export class MemoryChargeJournal implements ChargeJournal {
   private readonly charges = new Map<string, PendingCharge>();
 
   async put(charge: PendingCharge): Promise<void> {
-    this.charges.delete(charge.holdId); // re-recorded: now the newest
-    this.charges.set(charge.holdId, copy(charge));
+    this.charges.delete(charge.requestId); // re-recorded: now the newest
+    this.charges.set(charge.requestId, copy(charge));
   }
 
   async list(): Promise<PendingCharge[]> {
     return [...this.charges.values()].map(copy);
   }
 
-  async remove(holdId: string): Promise<void> {
-    this.charges.delete(holdId);
+  async remove(requestId: string): Promise<void> {
+    this.charges.delete(requestId);
   }
 }

@@ -1,6 +1,8 @@
 import { assertAmount, assertLot, assertTtl, isTransfer, toHold, toTransfer, type Entry } from './entries.js';
 import type {
   Balance,
+  CaptureInput,
+  CaptureOutcome,
   CreditInput,
   DebitInput,
   ExtendOutcome,
@@ -89,6 +91,13 @@ export class BatchingLedger implements Ledger {
     assertAmount('amountMicros', input.amountMicros, true);
     const { holdId, amountMicros, nowMs } = input;
     return this.submit({ op: 'settle', holdId, amountMicros, nowMs, usage: input.usage ?? null }) as Promise<SettleOutcome>;
+  }
+
+  capture(input: CaptureInput): Promise<CaptureOutcome> {
+    assertAmount('amountMicros', input.amountMicros, true);
+    assertAmount('capMicros', input.capMicros, true);
+    const { id, holdId, amountMicros, capMicros, nowMs } = input;
+    return this.submit({ op: 'capture', id, holdId, amountMicros, capMicros, nowMs, usage: input.usage ?? null }) as Promise<CaptureOutcome>;
   }
 
   release(input: { holdId: string; nowMs: number }): Promise<ReleaseOutcome> {

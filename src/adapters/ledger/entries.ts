@@ -2,7 +2,7 @@
  * What every engine stores per id (a hold or a posted transfer: one id space, README.md "Idempotency"), and the
  * decisions they share, so the memory twin, SQLite and the plpgsql function answer every edge case the same way.
  */
-import type { Allocation, ExtendOutcome, Hold, HoldStatus, LotSpec, Micros, ReleaseOutcome, SettleOutcome, Transfer, TransferKind } from './index.js';
+import type { Allocation, Hold, HoldStatus, LotSpec, Micros, ReleaseOutcome, SettleOutcome, Transfer, TransferKind } from './index.js';
 
 export type EntryKind = 'hold' | TransferKind;
 
@@ -10,8 +10,9 @@ export interface Entry {
   id: string;
   accountId: string;
   kind: EntryKind;
-  /** Holds move through the state machine; debits, credits and refunds are born `posted`. */
+  /** Holds move through the state machine; debits, captures, credits and refunds are born `posted`. */
   status: HoldStatus;
+  /** Holds: what is still reserved (captures lower it). Others: what was asked. */
   amountMicros: Micros;
   /** Holds: the settled amount (null until posted). Others: what moved (the amount, or less after a shortfall). */
   postedMicros: Micros | null;
@@ -21,6 +22,8 @@ export interface Entry {
   spendMicros: Micros;
   /** Refunds: the refunded charge. */
   refundOf: string | null;
+  /** Captures: the hold they were taken from. */
+  holdId: string | null;
   memo: string;
   createdAtMs: number;
   expiresAtMs: number | null;
@@ -51,6 +54,7 @@ export function newEntry(input: EntryInput, kind: EntryKind, extra: Partial<Entr
     refundedMicros: 0n,
     spendMicros: 0n,
     refundOf: null,
+    holdId: null,
     memo: input.memo ?? '',
     createdAtMs: input.nowMs,
     expiresAtMs: null,
@@ -86,6 +90,7 @@ export function toTransfer(e: Entry & { kind: TransferKind }): Transfer {
     postedMicros: e.postedMicros ?? e.amountMicros,
     createdAtMs: e.createdAtMs,
     refundOf: e.refundOf,
+    holdId: e.holdId,
     allocations: copyAllocations(e.allocations),
     memo: e.memo,
   };
@@ -95,9 +100,9 @@ export function isTransfer(e: Entry): e is Entry & { kind: TransferKind } {
   return e.kind !== 'hold';
 }
 
-/** Only money that was actually spent can come back: a posted debit or a settled hold. */
+/** Only money that was actually spent can come back: a posted debit or capture, or a settled hold. */
 export function isRefundable(e: Entry | null | undefined): e is Entry {
-  return !!e && e.status === 'posted' && (e.kind === 'debit' || e.kind === 'hold');
+  return !!e && e.status === 'posted' && (e.kind === 'debit' || e.kind === 'capture' || e.kind === 'hold');
 }
 
 export const refundableMicros = (e: Entry): Micros => (e.postedMicros ?? 0n) - e.refundedMicros;
@@ -106,11 +111,13 @@ export const refundableMicros = (e: Entry): Micros => (e.postedMicros ?? 0n) - e
 export type ReplayKey =
   | { kind: 'hold' | 'debit'; accountId: string; amountMicros: Micros }
   | { kind: 'credit'; accountId: string; amountMicros: Micros; lot: LotSpec }
-  | { kind: 'refund'; refundOf: string; amountMicros: Micros };
+  | { kind: 'refund'; refundOf: string; amountMicros: Micros }
+  | { kind: 'capture'; holdId: string; amountMicros: Micros };
 
 export function isSameRequest(e: Entry, key: ReplayKey, storedLot: LotSpec | null): boolean {
   if (e.kind !== key.kind || e.amountMicros !== key.amountMicros) return false;
   if (key.kind === 'refund') return e.refundOf === key.refundOf;
+  if (key.kind === 'capture') return e.holdId === key.holdId;
   if (e.accountId !== key.accountId) return false;
   if (key.kind !== 'credit') return true;
   return storedLot !== null && storedLot.currency === key.lot.currency && storedLot.fxRateRubMicro === key.lot.fxRateRubMicro;
@@ -124,6 +131,7 @@ export const isDue = (e: Entry, nowMs: number): boolean => e.status === 'pending
 type Expire = { act: 'expire'; entry: Entry };
 
 export type SettleDecision = { act: 'post'; entry: Entry } | Expire | { act: 'answer'; outcome: SettleOutcome };
+
 
 /** What a settle posts: at most the hold (README.md "A hold is a ceiling"). */
 export const cappedAt = (amountMicros: Micros, holdMicros: Micros): Micros => (amountMicros < holdMicros ? amountMicros : holdMicros);
@@ -152,12 +160,16 @@ export function decideRelease(e: Entry | null | undefined, nowMs: number): Relea
   return isDue(e, nowMs) ? { act: 'expire', entry: e } : { act: 'void', entry: e };
 }
 
-export type ExtendDecision = { act: 'extend'; entry: Entry } | Expire | { act: 'answer'; outcome: ExtendOutcome };
+/** Why a hold cannot be extended or captured from (the answers extend and capture share). */
+type NotPending = { ok: false; reason: 'hold_not_found' } | { ok: false; reason: 'hold_not_pending'; status: HoldStatus };
 
-export function decideExtend(e: Entry | null | undefined, nowMs: number): ExtendDecision {
+export type PendingDecision = { act: 'use'; entry: Entry } | Expire | { act: 'answer'; outcome: NotPending };
+
+/** What extend and capture may act on: a pending hold that is not due. */
+export function decidePending(e: Entry | null | undefined, nowMs: number): PendingDecision {
   if (!e || e.kind !== 'hold') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_found' } };
   if (e.status !== 'pending') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_pending', status: e.status } };
-  return isDue(e, nowMs) ? { act: 'expire', entry: e } : { act: 'extend', entry: e };
+  return isDue(e, nowMs) ? { act: 'expire', entry: e } : { act: 'use', entry: e };
 }
 
 /** Amounts are programmer input: a non-positive one is a bug in the caller, so it throws rather than answering. */

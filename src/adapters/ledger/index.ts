@@ -4,7 +4,8 @@
  * Amounts are integer micro-USD (`bigint`). A user's available balance never goes negative. Transfer ids are
  * idempotency keys: the same id with the same request replays the original outcome, a different request is a
  * conflict. Holds (pending transfers) reserve money; settling posts at most the held amount (anything asked
- * beyond it is posted as the platform's loss) and releases the rest; an unsettled hold expires.
+ * beyond it is posted as the platform's loss) and releases the rest; an unsettled hold expires. A capture posts
+ * part of a pending hold and leaves the rest reserved (a hold drawn on by many charges: README.md "Captures").
  *
  * A charge carries its usage line, written in the charge's own transaction (exactly once, SPEC 2.6). Top-ups are
  * lots carrying the RUB/USD rate they were paid at; posted spend consumes lots oldest first and records which
@@ -40,9 +41,13 @@ export interface Balance {
   heldMicros: Micros;
 }
 
+/** The account's balance: all it has not spent, reserved or not (README.md "Accounts"). */
+export const balanceMicros = (b: Balance): Micros => b.availableMicros + b.heldMicros;
+
 export interface Hold {
   id: string;
   accountId: string;
+  /** What is reserved: the amount asked, less what captures have posted from it since. */
   amountMicros: Micros;
   status: HoldStatus;
   /** What was posted when settled (≤ amountMicros); null until then. */
@@ -54,9 +59,9 @@ export interface Hold {
   allocations: Allocation[];
 }
 
-export type TransferKind = 'debit' | 'credit' | 'refund' | 'loss';
+export type TransferKind = 'debit' | 'capture' | 'credit' | 'refund' | 'loss';
 
-/** A posted movement other than a hold: a debit, a top-up credit, a refund of an earlier charge, or a loss. */
+/** A posted movement other than a hold: a debit, a capture from a hold, a top-up credit, a refund of an earlier charge, or a loss. */
 export interface Transfer {
   id: string;
   accountId: string;
@@ -66,8 +71,10 @@ export interface Transfer {
   /** What moved: the amount, or less for a debit that allowed a shortfall. */
   postedMicros: Micros;
   createdAtMs: number;
-  /** For refunds: the debit or settled hold being refunded. For losses: the charge they belong to. */
+  /** For refunds: the charge being refunded. */
   refundOf: string | null;
+  /** For captures: the hold the money was taken from. */
+  holdId: string | null;
   allocations: Allocation[];
   memo: string;
 }
@@ -124,6 +131,11 @@ export type ExtendOutcome =
   | { ok: false; reason: 'hold_not_found' }
   | { ok: false; reason: 'hold_not_pending'; status: HoldStatus };
 
+export type CaptureOutcome =
+  | ({ ok: true; transfer: Transfer; replayed: boolean } & Posting)
+  | { ok: false; reason: 'hold_not_found' | 'idempotency_conflict' }
+  | { ok: false; reason: 'hold_not_pending'; status: HoldStatus };
+
 export type TransferOutcome =
   | ({ ok: true; transfer: Transfer; replayed: boolean } & Posting)
   | { ok: false; reason: 'insufficient_balance'; availableMicros: Micros }
@@ -141,6 +153,18 @@ export interface SettleInput {
   holdId: string;
   /** What the work cost; more than the hold is capped at it and the rest is the platform's loss. */
   amountMicros: Micros;
+  nowMs: number;
+  usage?: UsageLine;
+}
+
+export interface CaptureInput {
+  /** The capture's own id (its idempotency key); the hold stays pending with what is left. */
+  id: string;
+  holdId: string;
+  /** What the work cost; more than `capMicros` (or than the hold has left) is the platform's loss. */
+  amountMicros: Micros;
+  /** The most this capture may take: the share of the hold the work was allowed. */
+  capMicros: Micros;
   nowMs: number;
   usage?: UsageLine;
 }
@@ -178,6 +202,11 @@ export interface Ledger {
   hold(input: HoldInput): Promise<HoldOutcome>;
   /** Posts min(amount, hold) to revenue, consuming lots FIFO, writes the usage line, releases the remainder. */
   settle(input: SettleInput): Promise<SettleOutcome>;
+  /**
+   * Posts min(amount, cap, what the hold has left) from a pending hold, consuming lots FIFO, with the usage line;
+   * the hold stays pending with the rest.
+   */
+  capture(input: CaptureInput): Promise<CaptureOutcome>;
   /** Voids a pending hold: everything goes back to available. */
   release(input: { holdId: string; nowMs: number }): Promise<ReleaseOutcome>;
   /** Keeps a pending hold alive until at least `expiresAtMs` (a long stream, DESIGN.md 4). */
@@ -190,7 +219,7 @@ export interface Ledger {
   /** A top-up: adds money from deposits and records it as a lot with its rate. */
   credit(input: CreditInput): Promise<TransferOutcome>;
   /**
-   * Gives back up to what is left refundable of a posted debit or settled hold, restoring the lots that paid
+   * Gives back up to what is left refundable of a posted debit, capture or settled hold, restoring the lots that paid
    * for it, most recently consumed first (so FIFO order is as if that spend never happened).
    */
   refund(input: RefundInput): Promise<TransferOutcome>;
@@ -200,7 +229,7 @@ export interface Ledger {
   getTransfer(id: string): Promise<Transfer | null>;
   /** Lots with money left, in spending order (oldest first). */
   listLots(accountId: string): Promise<Lot[]>;
-  /** Σ posted spend (settled holds + debits − refunds) of an account in [fromMs, toMs): what usage must add up to. */
+  /** Σ posted spend (settled holds + captures + debits − refunds) of an account in [fromMs, toMs): what usage must add up to. */
   postedSpend(accountId: string, range?: { fromMs?: number; toMs?: number }): Promise<Micros>;
   /** Σ of every balance, system accounts included: 0 when every posted transfer balances. */
   sumOfAllBalances(): Promise<Micros>;

@@ -10,7 +10,7 @@ import { usdMicrosToRubMicro } from '../../domain/money.js';
 import { planConsumption, planRestore, type LotSlice } from './allocation-plan.js';
 import {
   cappedAt,
-  decideExtend,
+  decidePending,
   decideRelease,
   decideSettle,
   expiredAnswer,
@@ -27,6 +27,7 @@ import {
 import {
   SYSTEM_ACCOUNTS,
   type Allocation,
+  type CaptureOutcome,
   type ExtendOutcome,
   type HoldOutcome,
   type Lot,
@@ -42,20 +43,21 @@ import {
 export type LedgerOp =
   | { op: 'hold'; id: string; accountId: string; amountMicros: Micros; nowMs: number; expiresAtMs: number }
   | { op: 'settle'; holdId: string; amountMicros: Micros; nowMs: number; usage: UsageLine | null }
+  | { op: 'capture'; id: string; holdId: string; amountMicros: Micros; capMicros: Micros; nowMs: number; usage: UsageLine | null }
   | { op: 'release'; holdId: string; nowMs: number }
   | { op: 'extend'; holdId: string; expiresAtMs: number; nowMs: number }
   | { op: 'debit'; id: string; accountId: string; amountMicros: Micros; nowMs: number; memo: string; usage: UsageLine | null; allowShortfall: boolean }
   | { op: 'credit'; id: string; accountId: string; amountMicros: Micros; nowMs: number; memo: string; lot: LotSpec }
   | { op: 'refund'; id: string; refundOf: string; amountMicros: Micros; nowMs: number; memo: string };
 
-export type OpOutcome = HoldOutcome | SettleOutcome | ReleaseOutcome | ExtendOutcome | TransferOutcome;
+export type OpOutcome = HoldOutcome | SettleOutcome | CaptureOutcome | ReleaseOutcome | ExtendOutcome | TransferOutcome;
 
 /** The storage an engine gives the operations: synchronous reads and writes inside the batch's transaction. */
 export interface Book {
   /** A hold or transfer by id, with its allocations when posted. */
   entry(id: string): Entry | null;
   insertEntry(e: Entry): void;
-  /** Writes the mutable fields (status, amounts posted and refunded, times) of an entry that exists. */
+  /** Writes the mutable fields (status, amounts reserved, posted and refunded, times) of an entry that exists. */
   updateEntry(e: Entry): void;
   balance(accountId: string): { available: Micros; held: Micros } | null;
   /** Adds to available and held, creating the balance row on first use. */
@@ -106,6 +108,8 @@ export function applyOp(book: Book, op: LedgerOp, totals: BatchTotals): OpOutcom
       return hold(book, op);
     case 'settle':
       return settle(book, op, totals);
+    case 'capture':
+      return capture(book, op, totals);
     case 'release':
       return release(book, op);
     case 'extend':
@@ -188,6 +192,27 @@ function settle(book: Book, op: Extract<LedgerOp, { op: 'settle' }>, totals: Bat
   return { ok: true, hold: toHold(settled), replayed: false, lossMicros: op.amountMicros - posted, usage };
 }
 
+function capture(book: Book, op: Extract<LedgerOp, { op: 'capture' }>, totals: BatchTotals): CaptureOutcome {
+  const existing = book.entry(op.id);
+  if (existing) return replayTransfer(book, existing, { kind: 'capture', holdId: op.holdId, amountMicros: op.amountMicros });
+  const decision = decidePending(book.entry(op.holdId), op.nowMs);
+  if (decision.act !== 'use') return notActing(book, decision, op.nowMs);
+  const held = decision.entry;
+  const posted = cappedAt(cappedAt(op.amountMicros, op.capMicros), held.amountMicros);
+  const plan = posted > 0n ? planConsumption(held.accountId, book.spendableLots(held.accountId), posted) : [];
+  const input = { id: op.id, accountId: held.accountId, amountMicros: op.amountMicros, nowMs: op.nowMs, memo: `captured from ${held.id}` };
+  const e = newEntry(input, 'capture', { postedMicros: posted, spendMicros: posted, holdId: held.id, allocations: plan });
+  const usage = op.usage === null ? null : usageRecord(op.usage, held.accountId, e.id, posted, plan);
+  if (usage !== null) written(book, totals, usage);
+  book.insertEntry(e);
+  book.updateEntry({ ...held, amountMicros: held.amountMicros - posted });
+  book.moveBalance(held.accountId, 0n, -posted);
+  book.applyPlan(e.id, plan);
+  totals.add(SYSTEM_ACCOUNTS.revenue, posted);
+  postLoss(book, totals, e.id, op.amountMicros - posted, op.nowMs);
+  return { ok: true, transfer: toTransfer({ ...e, kind: 'capture' }), replayed: false, lossMicros: op.amountMicros - posted, usage };
+}
+
 function release(book: Book, op: Extract<LedgerOp, { op: 'release' }>): ReleaseOutcome {
   const decision = decideRelease(book.entry(op.holdId), op.nowMs);
   if (decision.act !== 'void') return notActing(book, decision, op.nowMs);
@@ -195,8 +220,8 @@ function release(book: Book, op: Extract<LedgerOp, { op: 'release' }>): ReleaseO
 }
 
 function extend(book: Book, op: Extract<LedgerOp, { op: 'extend' }>): ExtendOutcome {
-  const decision = decideExtend(book.entry(op.holdId), op.nowMs);
-  if (decision.act !== 'extend') return notActing(book, decision, op.nowMs);
+  const decision = decidePending(book.entry(op.holdId), op.nowMs);
+  if (decision.act !== 'use') return notActing(book, decision, op.nowMs);
   const e = decision.entry;
   // Only ever later: a late or repeated extension never shortens a hold another call extended further.
   const extended: Entry = { ...e, expiresAtMs: Math.max(e.expiresAtMs ?? op.expiresAtMs, op.expiresAtMs) };
@@ -252,7 +277,8 @@ function refund(book: Book, op: Extract<LedgerOp, { op: 'refund' }>, totals: Bat
   return { ok: true, transfer: toTransfer({ ...e, kind: 'refund' }), replayed: false, lossMicros: 0n, usage: null };
 }
 
-function replayTransfer(book: Book, existing: Entry, key: ReplayKey): TransferOutcome {
+/** The answer to a transfer id seen before: its original outcome, or a conflict (the answers transfers and captures share). */
+function replayTransfer(book: Book, existing: Entry, key: ReplayKey): Extract<TransferOutcome & CaptureOutcome, { ok: true }> | typeof conflict {
   const lot = key.kind === 'credit' && existing.kind === 'credit' ? book.lotSpec(existing.id) : null;
   if (!isTransfer(existing) || !isSameRequest(existing, key, lot)) return conflict;
   return { ok: true, transfer: toTransfer(existing), replayed: true, lossMicros: 0n, usage: null };

@@ -27,6 +27,7 @@ export interface EntryRow {
   refunded_micros: Int;
   spend_micros: Int;
   refund_of: string | null;
+  hold_id: string | null;
   memo: string;
   created_at_ms: Int;
   expires_at_ms: Int | null;
@@ -65,6 +66,7 @@ export function toEntry(row: EntryRow, allocations: Allocation[]): Entry {
     refundedMicros: micros(row.refunded_micros),
     spendMicros: micros(row.spend_micros),
     refundOf: row.refund_of,
+    holdId: row.hold_id,
     memo: row.memo,
     createdAtMs: ms(row.created_at_ms),
     expiresAtMs: msOrNull(row.expires_at_ms),
@@ -86,6 +88,7 @@ export function toRow(e: Entry): EntryRow {
     refunded_micros: e.refundedMicros,
     spend_micros: e.spendMicros,
     refund_of: e.refundOf,
+    hold_id: e.holdId,
     memo: e.memo,
     created_at_ms: e.createdAtMs,
     expires_at_ms: e.expiresAtMs,

@@ -36,7 +36,8 @@ const MONEY_READS = {
   sumOfBalances: 'SELECT COALESCE(SUM(available_micros + held_micros), 0) AS total FROM ledger_balances',
 } as const;
 
-const ENTRY_COLUMNS = 'id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms';
+const ENTRY_COLUMNS =
+  'id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, hold_id, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms';
 const USAGE_COLUMNS =
   'id, account_id, key_id, request_id, model, kind, endpoint, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, ' +
   'total_tokens, cost_micros, transfer_id, billed_in_rub, cost_rub_micro, fx_rate_rub_micro, created_at_ms, duration_ms, metadata';
@@ -46,7 +47,7 @@ const named = (columns: string) => columns.split(', ').map((c) => `@${c}`).join(
 const WRITES = {
   insertEntry: `INSERT INTO ledger_transfers (${ENTRY_COLUMNS}) VALUES (${named(ENTRY_COLUMNS)})`,
   updateEntry:
-    'UPDATE ledger_transfers SET status = @status, posted_micros = @posted_micros, refunded_micros = @refunded_micros, ' +
+    'UPDATE ledger_transfers SET status = @status, amount_micros = @amount_micros, posted_micros = @posted_micros, refunded_micros = @refunded_micros, ' +
     'spend_micros = @spend_micros, expires_at_ms = @expires_at_ms, resolved_at_ms = @resolved_at_ms, posted_at_ms = @posted_at_ms WHERE id = @id',
   // An update, and an insert only for a new account: an upsert would check the CHECK constraints against the
   // delta as if it were the new row, refusing a debit of an existing balance.

@@ -9,7 +9,7 @@
  * transfer row; the system rows last, once.
  */
 
-const OP_FUNCTIONS = ['hold', 'settle', 'release', 'extend', 'debit', 'credit', 'refund'];
+const OP_FUNCTIONS = ['hold', 'settle', 'capture', 'release', 'extend', 'debit', 'credit', 'refund'];
 
 /** Every function, by signature (for the migration's down). */
 export const LEDGER_FUNCTION_NAMES = [
@@ -23,6 +23,7 @@ export const LEDGER_FUNCTION_NAMES = [
   'ledger_post_loss(text, bigint, bigint)',
   'ledger_insert_usage(jsonb, text, text, bigint, jsonb)',
   'ledger_add_system(text, bigint)',
+  'ledger_post_charge(ledger_transfers, text, bigint, bigint, jsonb, bigint)',
 ];
 
 /**
@@ -164,6 +165,23 @@ const ADD_SYSTEM = fn(
 END`,
 );
 
+/**
+ * The end every charge shares (settle, capture, debit) once its own rows are written: the lots that pay, the usage
+ * line, what the platform absorbed beyond `p_posted`, and the outcome, with the batch's share of revenue and losses.
+ */
+const POST_CHARGE = fn(
+  'ledger_post_charge(t ledger_transfers, p_account text, p_posted bigint, p_asked bigint, p_usage jsonb, p_now bigint)',
+  'jsonb',
+  `DECLARE v_allocs jsonb; v_usage jsonb;
+BEGIN
+  v_allocs := ledger_consume_lots(p_account, t.id, p_posted);
+  IF jsonb_typeof(p_usage) = 'object' THEN v_usage := ledger_insert_usage(p_usage, p_account, t.id, p_posted, v_allocs); END IF;
+  PERFORM ledger_post_loss(t.id, p_asked - p_posted, p_now);
+  RETURN jsonb_build_object('ok', true, 'replayed', false, 'entry', ledger_entry_json(t, v_allocs), 'lossMicros', p_asked - p_posted, 'usage', v_usage,
+    '_revenue', p_asked, '_losses', p_posted - p_asked);
+END`,
+);
+
 const OP_HOLD = fn(
   'ledger_op_hold(op jsonb)',
   'jsonb',
@@ -192,7 +210,7 @@ const OP_SETTLE = fn(
   'ledger_op_settle(op jsonb)',
   'jsonb',
   `DECLARE t ledger_transfers; v_amount bigint := (op->>'amountMicros')::bigint; v_now bigint := (op->>'nowMs')::bigint;
-  v_posted bigint; v_loss bigint; v_allocs jsonb; v_usage jsonb;
+  v_posted bigint;
 BEGIN
   SELECT * INTO t FROM ledger_transfers WHERE id = op->>'holdId' FOR UPDATE;
   IF NOT FOUND OR t.kind <> 'hold' THEN RETURN ${NOT_FOUND}; END IF;
@@ -208,16 +226,41 @@ BEGIN
     RETURN ${EXPIRED};
   END IF;
   v_posted := least(v_amount, t.amount_micros);
-  v_loss := v_amount - v_posted;
   UPDATE ledger_transfers SET status = 'posted', posted_micros = v_posted, spend_micros = v_posted, resolved_at_ms = v_now, posted_at_ms = v_now
     WHERE id = t.id RETURNING * INTO t;
   UPDATE ledger_balances SET held_micros = held_micros - t.amount_micros, available_micros = available_micros + (t.amount_micros - v_posted)
     WHERE account_id = t.account_id;
-  v_allocs := ledger_consume_lots(t.account_id, t.id, v_posted);
-  IF jsonb_typeof(op->'usage') = 'object' THEN v_usage := ledger_insert_usage(op->'usage', t.account_id, t.id, v_posted, v_allocs); END IF;
-  PERFORM ledger_post_loss(t.id, v_loss, v_now);
-  RETURN jsonb_build_object('ok', true, 'replayed', false, 'entry', ledger_entry_json(t, v_allocs), 'lossMicros', v_loss, 'usage', v_usage,
-    '_revenue', v_posted + v_loss, '_losses', -v_loss);
+  RETURN ledger_post_charge(t, t.account_id, v_posted, v_amount, op->'usage', v_now);
+END`,
+);
+
+const OP_CAPTURE = fn(
+  'ledger_op_capture(op jsonb)',
+  'jsonb',
+  `DECLARE t ledger_transfers; h ledger_transfers; v_amount bigint := (op->>'amountMicros')::bigint; v_now bigint := (op->>'nowMs')::bigint;
+  v_posted bigint;
+BEGIN
+  SELECT * INTO t FROM ledger_transfers WHERE id = op->>'id' FOR UPDATE;
+  IF FOUND THEN
+    IF t.kind = 'capture' AND t.hold_id = op->>'holdId' AND t.amount_micros = v_amount THEN
+      RETURN jsonb_build_object('ok', true, 'replayed', true, 'entry', ledger_entry_json(t), 'lossMicros', 0);
+    END IF;
+    RETURN ${CONFLICT};
+  END IF;
+  SELECT * INTO h FROM ledger_transfers WHERE id = op->>'holdId' FOR UPDATE;
+  IF NOT FOUND OR h.kind <> 'hold' THEN RETURN ${NOT_FOUND}; END IF;
+  IF h.status <> 'pending' THEN RETURN jsonb_build_object('ok', false, 'reason', 'hold_not_pending', 'status', h.status); END IF;
+  IF h.expires_at_ms <= v_now THEN
+    PERFORM ledger_resolve(h, 'expired', v_now);
+    RETURN ${EXPIRED};
+  END IF;
+  v_posted := least(v_amount, (op->>'capMicros')::bigint, h.amount_micros);
+  INSERT INTO ledger_transfers (id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, hold_id, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms)
+    VALUES (op->>'id', h.account_id, 'capture', 'posted', v_amount, v_posted, 0, v_posted, NULL, h.id, 'captured from ' || h.id, v_now, NULL, NULL, v_now)
+    RETURNING * INTO t;
+  UPDATE ledger_transfers SET amount_micros = amount_micros - v_posted WHERE id = h.id;
+  UPDATE ledger_balances SET held_micros = held_micros - v_posted WHERE account_id = h.account_id;
+  RETURN ledger_post_charge(t, h.account_id, v_posted, v_amount, op->'usage', v_now);
 END`,
 );
 
@@ -259,7 +302,7 @@ const OP_DEBIT = fn(
   'ledger_op_debit(op jsonb)',
   'jsonb',
   `DECLARE t ledger_transfers; v_account text := op->>'accountId'; v_amount bigint := (op->>'amountMicros')::bigint; v_now bigint := (op->>'nowMs')::bigint;
-  v_available bigint; v_taken bigint; v_loss bigint; v_allocs jsonb; v_usage jsonb;
+  v_available bigint; v_taken bigint;
 BEGIN
   SELECT * INTO t FROM ledger_transfers WHERE id = op->>'id' FOR UPDATE;
   IF FOUND THEN
@@ -273,16 +316,11 @@ BEGIN
     RETURN jsonb_build_object('ok', false, 'reason', 'insufficient_balance', 'availableMicros', v_available);
   END IF;
   v_taken := least(v_available, v_amount);
-  v_loss := v_amount - v_taken;
   INSERT INTO ledger_transfers (id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms)
     VALUES (op->>'id', v_account, 'debit', 'posted', v_amount, v_taken, 0, v_taken, NULL, op->>'memo', v_now, NULL, NULL, v_now)
     RETURNING * INTO t;
   IF v_taken > 0 THEN UPDATE ledger_balances SET available_micros = available_micros - v_taken WHERE account_id = v_account; END IF;
-  v_allocs := ledger_consume_lots(v_account, t.id, v_taken);
-  IF jsonb_typeof(op->'usage') = 'object' THEN v_usage := ledger_insert_usage(op->'usage', v_account, t.id, v_taken, v_allocs); END IF;
-  PERFORM ledger_post_loss(t.id, v_loss, v_now);
-  RETURN jsonb_build_object('ok', true, 'replayed', false, 'entry', ledger_entry_json(t, v_allocs), 'lossMicros', v_loss, 'usage', v_usage,
-    '_revenue', v_taken + v_loss, '_losses', -v_loss);
+  RETURN ledger_post_charge(t, v_account, v_taken, v_amount, op->'usage', v_now);
 END`,
 );
 
@@ -318,7 +356,7 @@ const OP_REFUND = fn(
   v_allocs jsonb;
 BEGIN
   SELECT * INTO target FROM ledger_transfers WHERE id = op->>'refundOf' FOR UPDATE;
-  IF NOT FOUND OR target.status <> 'posted' OR target.kind NOT IN ('debit', 'hold') THEN
+  IF NOT FOUND OR target.status <> 'posted' OR target.kind NOT IN ('debit', 'capture', 'hold') THEN
     RETURN '{"ok": false, "reason": "transfer_not_found"}'::jsonb;
   END IF;
   SELECT * INTO t FROM ledger_transfers WHERE id = op->>'id' FOR UPDATE;
@@ -346,7 +384,7 @@ const APPLY = entry(
 BEGIN
   -- A batch that only reserves (holds, releases, extensions) commits without waiting for the WAL flush: losing it in
   -- a database crash only releases reservations. Anything that moves money waits for its flush (README.md).
-  IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(ops) o WHERE o->>'op' IN ('settle', 'debit', 'credit', 'refund')) THEN
+  IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(ops) o WHERE o->>'op' IN ('settle', 'capture', 'debit', 'credit', 'refund')) THEN
     PERFORM set_config('synchronous_commit', 'off', true);
   END IF;
   PERFORM 1 FROM ledger_balances WHERE account_id IN (
@@ -358,6 +396,7 @@ BEGIN
     r := CASE op->>'op'
       WHEN 'hold' THEN ledger_op_hold(op)
       WHEN 'settle' THEN ledger_op_settle(op)
+      WHEN 'capture' THEN ledger_op_capture(op)
       WHEN 'release' THEN ledger_op_release(op)
       WHEN 'extend' THEN ledger_op_extend(op)
       WHEN 'debit' THEN ledger_op_debit(op)
@@ -410,8 +449,10 @@ export const LEDGER_FUNCTIONS_SQL = [
   POST_LOSS,
   INSERT_USAGE,
   ADD_SYSTEM,
+  POST_CHARGE,
   OP_HOLD,
   OP_SETTLE,
+  OP_CAPTURE,
   OP_RELEASE,
   OP_EXTEND,
   OP_DEBIT,

@@ -1,5 +1,5 @@
 import type { JobRecord, JobStore } from '../../adapters/job-store/index.js';
-import type { Ledger } from '../../adapters/ledger/index.js';
+import { balanceMicros, type Ledger } from '../../adapters/ledger/index.js';
 import type { Billing } from '../billing.js';
 import { ApiError, orUnavailable } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
@@ -95,7 +95,7 @@ export class ChatJobs {
     const data = {
       result: completionBody(completion, prepared.entry.slug, chatUsage(usage, charge, 'native')),
       cost_usd: microsToUsd(charge.costMicros),
-      ...(balance === null ? {} : { balance_usd: microsToUsd(balance.availableMicros) }),
+      ...(balance === null ? {} : { balance_usd: microsToUsd(balanceMicros(balance)) }),
     };
     await this.recordCompleted(jobId, data);
   }

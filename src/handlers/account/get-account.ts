@@ -1,3 +1,4 @@
+import { balanceMicros } from '../../adapters/ledger/index.js';
 import { microsToUsd, fromMicro } from '../../domain/money.js';
 import { rubValueOfBalance } from '../../domain/rub-billing.js';
 import type { Handler } from '../../http/operation-types.js';
@@ -13,10 +14,10 @@ export const getAccount: Handler<'getAccount'> = async ({ deps, principal }) => 
     body: nativeOk({
       account_id: accountId,
       email: account.email,
-      balance_usd: microsToUsd(balance.availableMicros),
+      balance_usd: microsToUsd(balanceMicros(balance)),
       held_usd: microsToUsd(balance.heldMicros),
       rub_billing: account.rubBilling,
-      balance_rub: lots === null ? null : fromMicro(rubValueOfBalance(lots, balance.heldMicros)),
+      balance_rub: lots === null ? null : fromMicro(rubValueOfBalance(lots)),
       limits: {
         requests_per_minute_per_key: keyRateLimitPerMinute ?? deps.config.RATE_LIMIT_PER_KEY_PER_MINUTE,
         requests_per_minute_per_account: account.rateLimitPerMinute ?? deps.config.RATE_LIMIT_PER_ACCOUNT_PER_MINUTE,

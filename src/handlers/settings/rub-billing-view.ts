@@ -1,5 +1,5 @@
 import type { components } from '../../../generated/openapi.js';
-import type { Balance, Lot } from '../../adapters/ledger/index.js';
+import { balanceMicros, type Balance, type Lot } from '../../adapters/ledger/index.js';
 import { fromMicro, microsToUsd, usdMicrosToRubMicro } from '../../domain/money.js';
 import { rubValueOfBalance } from '../../domain/rub-billing.js';
 
@@ -9,8 +9,8 @@ type RubBilling = components['schemas']['RubBilling'];
 export function rubBillingView(enabled: boolean, balance: Balance, lots: readonly Lot[], marketRateMicro: bigint): RubBilling {
   return {
     enabled,
-    balance_usd: microsToUsd(balance.availableMicros),
-    balance_rub: fromMicro(rubValueOfBalance(lots, balance.heldMicros)),
+    balance_usd: microsToUsd(balanceMicros(balance)),
+    balance_rub: fromMicro(rubValueOfBalance(lots)),
     market_fx_rate_rub: fromMicro(marketRateMicro),
     lots: lots.map((lot) => ({
       id: lot.id,
