@@ -131,6 +131,7 @@ export class BillingLeases {
   async tick(): Promise<void> {
     const nowMs = this.now();
     for (const [accountId, d] of this.demand) if (nowMs - d.windowStartMs > 2_000) this.demand.delete(accountId);
+    for (const [accountId, untilMs] of this.backoffUntil) if (untilMs <= nowMs) this.backoffUntil.delete(accountId);
     const renewals: Promise<void>[] = [];
     for (const lease of [...this.current.values(), ...this.retiring]) {
       if (!lease.retiring && lease.outstanding === 0 && nowMs - lease.lastUsedMs >= this.settings.idleMs) {
