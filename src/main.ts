@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { buildDeps } from './container.js';
+import { createHttpServer } from './http/http-server.js';
 import { createLogger } from './logger.js';
 import { logUnhandledRejections } from './process-guards.js';
 
@@ -10,7 +11,7 @@ const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL);
 logUnhandledRejections(logger);
 const deps = await buildDeps(config, logger);
-const server = createApp(deps).listen(config.PORT, config.HOST);
+const server = createHttpServer(createApp(deps)).listen(config.PORT, config.HOST);
 await once(server, 'listening');
 const { port } = server.address() as AddressInfo;
 logger.info({ host: config.HOST, port, database: deps.db.kind, models: deps.catalog.size }, 'compute-gateway listening');

@@ -10,6 +10,7 @@ import type { ChainHooks } from '../domain/routing/run-chain.js';
 import type { ThroughputTracker } from '../domain/throughput.js';
 import { ApiError } from '../errors/api-error.js';
 import { SseWriter } from './sse-writer.js';
+import type { CancelSignal } from '../cancel-signal.js';
 
 export interface StreamDeps {
   chat: ChatService;
@@ -68,7 +69,7 @@ function usageChunk(prepared: PreparedChat, progress: Progress, usage: Usage, no
  * then forward; a stream that dies ends with one error frame and `[DONE]` and is not billed; a stream that
  * ends normally is billed on its usage (counted by us when the upstream sent none). Never ends silently.
  */
-export async function serveChatStream(res: Response, prepared: PreparedChat, signal: AbortSignal, hooks: ChainHooks, deps: StreamDeps): Promise<void> {
+export async function serveChatStream(res: Response, prepared: PreparedChat, signal: CancelSignal, hooks: ChainHooks, deps: StreamDeps): Promise<void> {
   const dispatchedAtMs = deps.now();
   let opened: OpenedStream;
   try {
@@ -98,7 +99,7 @@ export async function serveChatStream(res: Response, prepared: PreparedChat, sig
 }
 
 /** The stream after its first token: forwarded until it ends, then settled on what was delivered, or released. */
-async function forwardOpened(res: Response, prepared: PreparedChat, opened: OpenedStream, signal: AbortSignal, dispatchedAtMs: number, deps: StreamDeps): Promise<void> {
+async function forwardOpened(res: Response, prepared: PreparedChat, opened: OpenedStream, signal: CancelSignal, dispatchedAtMs: number, deps: StreamDeps): Promise<void> {
   const writer = new SseWriter(res);
   writer.open();
   const progress: Progress = { text: '', usage: null, template: null };

@@ -5,6 +5,7 @@
  * timeouts use budgets far below the test's own limit, and only the failure kind is checked.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Canceller, type CancelSignal } from '../../src/cancel-signal.js';
 import { CohereRerankProvider } from '../../src/adapters/upstream/cohere-rerank.js';
 import { createUpstreamAgent, httpFailure, transportFailure } from '../../src/adapters/upstream/http-client.js';
 import { UpstreamError, type ChatStream, type StreamEvent, type UpstreamFailure } from '../../src/adapters/upstream/index.js';
@@ -51,7 +52,7 @@ function openAi(options: Partial<OpenAiCompatibleOptions> = {}): OpenAiCompatibl
   return provider;
 }
 
-const signal = (): AbortSignal => new AbortController().signal;
+const signal = (): CancelSignal => new AbortController().signal;
 const chatCall = (body: Record<string, unknown> = { messages: MESSAGES }, callSignal = signal()) => ({ upstreamModel: 'vendor-model-1', body, maxOutputTokens: 256, signal: callSignal, deadlineAtMs: NO_DEADLINE });
 
 /** The UpstreamFailure a promise rejects with (and proof that it rejects with an UpstreamError). */
@@ -267,16 +268,16 @@ describe('OpenAiCompatibleProvider.chatStream', () => {
     expect(failure).toMatchObject({ kind: 'bad_response' });
   });
 
-  it('the caller aborting mid-stream → aborted, and the fake sees the connection closed', async () => {
+  it('the caller aborting mid-stream (a Canceller, as requests use) → aborted, and the fake sees the connection closed', async () => {
     fake.setBehaviour({ stallAfterChunks: 1 });
-    const controller = new AbortController();
-    const stream = await openAi().chatStream(chatCall(undefined, controller.signal));
+    const controller = new Canceller();
+    const stream = await openAi().chatStream(chatCall(undefined, controller));
     const seen: StreamEvent[] = [];
     const failure = await failureOf(
       (async () => {
         for await (const event of stream.events) {
           seen.push(event);
-          controller.abort();
+          controller.abort(new Error('the client left'));
         }
       })(),
     );

@@ -95,9 +95,6 @@ export function preparedFor(conn: BetterSqlite3.Database): Prepared {
   return prepared;
 }
 
-/** better-sqlite3 binds no booleans: SQLite stores them as 0/1 (and knex reads them back the same way). */
-const bindable = (row: Record<string, unknown>) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'boolean' ? Number(v) : v]));
-
 export class SqliteBook implements Book {
   constructor(readonly s: Statements) {}
 
@@ -157,7 +154,9 @@ export class SqliteBook implements Book {
   }
 
   insertUsage(record: UsageRecord): void {
-    this.s.insertUsage.run(bindable(usageRow(record)));
+    const row = usageRow(record);
+    row.billed_in_rub = Number(record.billedInRub); // better-sqlite3 binds no booleans; knex reads 0/1 back the same way
+    this.s.insertUsage.run(row);
   }
 
   addDaily(increments: readonly DailyIncrement[]): void {

@@ -10,6 +10,7 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import { UpstreamError, type UpstreamFailure } from './index.js';
 import { isRecord } from '../../is-record.js';
+import { Canceller, type CancelSignal } from '../../cancel-signal.js';
 
 /** SPEC 8: a connect failure fast-fails at 10 s instead of eating the 5-minute budget. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -44,14 +45,14 @@ export function createUpstreamAgent(options: { connectionsPerOrigin?: number } =
  * what actually caused it.
  */
 export class CallScope {
-  readonly #controller = new AbortController();
-  readonly #callerSignal: AbortSignal;
+  readonly #controller = new Canceller();
+  readonly #callerSignal: CancelSignal;
   readonly #onCallerAbort = () => this.fail({ kind: 'aborted', message: 'the caller aborted the upstream request' });
   #budgetTimer: NodeJS.Timeout | undefined;
   #idleTimer: NodeJS.Timeout | undefined;
   #failure: UpstreamFailure | null = null;
 
-  constructor(callerSignal: AbortSignal, budgetMs: number) {
+  constructor(callerSignal: CancelSignal, budgetMs: number) {
     this.#callerSignal = callerSignal;
     if (callerSignal.aborted) {
       this.#onCallerAbort();
@@ -62,8 +63,8 @@ export class CallScope {
   }
 
   /** The signal handed to undici. */
-  get signal(): AbortSignal {
-    return this.#controller.signal;
+  get signal(): CancelSignal {
+    return this.#controller;
   }
 
   get failure(): UpstreamFailure | null {
@@ -144,7 +145,7 @@ export interface UpstreamPost {
   url: string;
   headers: Record<string, string>;
   body: unknown;
-  signal: AbortSignal;
+  signal: CancelSignal;
   budgetMs: number;
 }
 

@@ -3,10 +3,11 @@
  *
  * Providers speak their vendor's wire format and report every failure as an `UpstreamError` carrying a typed
  * `UpstreamFailure`, so the routing layer can fail over and classify chain exhaustion (SPEC 7.2) without
- * knowing any vendor. Every call takes an AbortSignal: the caller aborts it when the client goes away, and the
+ * knowing any vendor. Every call takes a CancelSignal: the caller aborts it when the client goes away, and the
  * provider must stop its request at once (`aborted`, never failed over). Time budgets are the provider's own
  * (`budgetMs`, SPEC 8), cut short by the request's deadline, reported as `timeout` so the chain can fail over.
  */
+import type { CancelSignal } from '../../cancel-signal.js';
 
 export type UpstreamFailure =
   /** The upstream answered with an HTTP error status. `contentFilter`: it refused on its safety policy. */
@@ -44,7 +45,7 @@ export interface ChatCall {
   body: Record<string, unknown>;
   /** Output tokens per choice the request may produce: always sent, so the hold caps what it can cost (SPEC 4.2). */
   maxOutputTokens: number;
-  signal: AbortSignal;
+  signal: CancelSignal;
   /** The request's end-to-end deadline (epoch ms, SPEC 8): no call outlives it, whatever its own budget. */
   deadlineAtMs: number;
 }
@@ -76,7 +77,7 @@ export interface EmbeddingCall {
   input: string[];
   dimensions?: number;
   user?: string;
-  signal: AbortSignal;
+  signal: CancelSignal;
   deadlineAtMs: number;
 }
 
@@ -92,7 +93,7 @@ export interface RerankCall {
   query: string;
   documents: string[];
   topN?: number;
-  signal: AbortSignal;
+  signal: CancelSignal;
   deadlineAtMs: number;
 }
 

@@ -30,6 +30,7 @@ import {
 import { parseOpenAiUsage, tokenCount } from './openai-usage.js';
 import { SseParser } from './sse-parser.js';
 import { isRecord } from '../../is-record.js';
+import type { CancelSignal } from '../../cancel-signal.js';
 
 /** A stream silent this long after it was accepted is a `timeout` (SPEC 3.4: a silent upstream fails over). */
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
@@ -113,7 +114,7 @@ export class OpenAiCompatibleProvider implements UpstreamProvider {
     return { ...call.body, model: call.upstreamModel, stream, [this.#outputCapField]: call.maxOutputTokens };
   }
 
-  #post(path: string, body: unknown, call: { signal: AbortSignal; deadlineAtMs: number }): UpstreamPost {
+  #post(path: string, body: unknown, call: { signal: CancelSignal; deadlineAtMs: number }): UpstreamPost {
     const budgetMs = budgetBefore(this.#budgetMs, call.deadlineAtMs);
     return { dispatcher: this.#dispatcher, url: `${this.#baseUrl}${path}`, headers: this.#headers, body, signal: call.signal, budgetMs };
   }

@@ -17,6 +17,7 @@ import type {
 } from './index.js';
 import { UpstreamError } from './index.js';
 import { isRecord } from '../../is-record.js';
+import type { CancelSignal } from '../../cancel-signal.js';
 
 export interface SandboxOptions {
   /** The provider's name in the upstreams file; default `sandbox`. */
@@ -131,7 +132,7 @@ function chunksOf(text: string): string[] {
   return chunks;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+function sleep(ms: number, signal: CancelSignal): Promise<void> {
   if (signal.aborted) return Promise.reject(aborted());
   return new Promise((resolve, reject) => {
     const onAbort = (): void => {
@@ -194,7 +195,7 @@ export class SandboxProvider implements UpstreamProvider {
     return { events: this.emit(payloads, call.signal) };
   }
 
-  private async *emit(payloads: Record<string, unknown>[], signal: AbortSignal): AsyncGenerator<StreamEvent> {
+  private async *emit(payloads: Record<string, unknown>[], signal: CancelSignal): AsyncGenerator<StreamEvent> {
     for (const [i, payload] of payloads.entries()) {
       if (i > 0 && this.chunkDelayMs > 0) await sleep(this.chunkDelayMs, signal);
       if (signal.aborted) throw aborted();

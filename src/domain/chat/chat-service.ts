@@ -10,6 +10,7 @@ import type { Route, RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
 import { runReservedChain } from '../billed-chain.js';
 import { countTokens, estimatePromptTokens } from '../tokens.js';
+import type { CancelSignal } from '../../cancel-signal.js';
 
 export interface ChatSettings {
   maxMessageChars: number;
@@ -80,7 +81,7 @@ export class ChatService {
   }
 
   /** Non-stream: the first route that answers wins; any exhaustion releases the hold (nothing charged). */
-  async complete(prepared: PreparedChat, signal: AbortSignal, hooks: ChainHooks): Promise<{ completion: Record<string, unknown>; usage: Usage; charge: Charge }> {
+  async complete(prepared: PreparedChat, signal: CancelSignal, hooks: ChainHooks): Promise<{ completion: Record<string, unknown>; usage: Usage; charge: Charge }> {
     const { value, route } = await runReservedChain(
       this.billing,
       prepared.reservation,

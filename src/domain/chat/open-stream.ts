@@ -3,6 +3,7 @@ import { ApiError } from '../../errors/api-error.js';
 import type { Route } from '../routing/route-table.js';
 import { runChain, type ChainHooks } from '../routing/run-chain.js';
 import { inspectChunk, type ChunkInfo } from './stream-events.js';
+import type { CancelSignal } from '../../cancel-signal.js';
 
 /** An upstream that has proved it is answering: what it sent so far, and the rest to come. */
 export interface OpenedStream {
@@ -17,7 +18,7 @@ export interface OpenedStream {
 export interface OpenStreamOptions {
   body: Record<string, unknown>;
   maxOutputTokens: number;
-  signal: AbortSignal;
+  signal: CancelSignal;
   /** How long an upstream may stay silent after accepting before the next one is tried. */
   firstTokenTimeoutMs: number;
   now: () => number;

@@ -9,6 +9,7 @@ import { retrievalCost } from '../pricing/index.js';
 import type { RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
 import { runReservedChain } from '../billed-chain.js';
+import type { CancelSignal } from '../../cancel-signal.js';
 
 type EmbeddingRequest = components['schemas']['EmbeddingRequest'];
 type EmbeddingResponse = components['schemas']['EmbeddingResponse'];
@@ -37,7 +38,7 @@ export async function createEmbeddings(
   principal: Principal,
   requestId: string,
   request: EmbeddingRequest,
-  signal: AbortSignal,
+  signal: CancelSignal,
   hooks: ChainHooks,
 ): Promise<EmbeddingResponse> {
   const entry = resolveRetrievalModel(deps.catalog, request.model, 'embedding');

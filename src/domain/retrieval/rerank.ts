@@ -10,6 +10,7 @@ import type { RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
 import { runReservedChain } from '../billed-chain.js';
 import { countTokens } from '../tokens.js';
+import type { CancelSignal } from '../../cancel-signal.js';
 
 type RerankRequest = components['schemas']['RerankRequest'];
 type RerankResponse = components['schemas']['RerankResponse'];
@@ -20,7 +21,7 @@ export async function createRerank(
   principal: Principal,
   requestId: string,
   request: RerankRequest,
-  signal: AbortSignal,
+  signal: CancelSignal,
   hooks: ChainHooks,
 ): Promise<RerankResponse> {
   const entry = resolveRetrievalModel(deps.catalog, request.model, 'rerank');
