@@ -63,6 +63,23 @@ describe('MemoryRateLimiter memory', () => {
     await limiter.check({ keyId: 'k', accountId: 'a', keyLimit: 0, accountLimit: 5, nowMs: T0 });
     expect(limiter.windowCount).toBe(0);
   });
+  it('stays exact when a window holds thousands of entries, across the compactions of its log', async () => {
+    const limiter = new MemoryRateLimiter({ windowMs: 1_000 });
+    const request = { keyId: 'k', accountId: 'a', keyLimit: 5_000, accountLimit: 50_000 };
+    // 4 admissions per ms for 3 s: from t = 1 s on, the i-th at t finds 999 ms × 4 before it, plus its own i + 1.
+    for (let t = 0; t < 3_000; t += 1) {
+      for (let i = 0; i < 4; i += 1) {
+        const decision = await limiter.check({ ...request, nowMs: T0 + t });
+        expect(decision.allowed).toBe(true);
+        if (t >= 1_000) expect(decision.key.remaining).toBe(5_000 - 3_996 - (i + 1));
+      }
+    }
+    // 1,000 more fill it; the next is refused until the oldest entries (t = 2,000 ms) leave.
+    for (let i = 0; i < 1_000; i += 1) expect((await limiter.check({ ...request, nowMs: T0 + 2_999 })).allowed).toBe(true);
+    const refused = await limiter.check({ ...request, nowMs: T0 + 2_999 });
+    expect(refused).toMatchObject({ allowed: false, rejectedBy: 'key', retryAfterMs: 1 });
+    expect((await limiter.check({ ...request, nowMs: T0 + 3_000 })).allowed).toBe(true);
+  });
 });
 
 describe('RedisRateLimiter on the real Redis', () => {

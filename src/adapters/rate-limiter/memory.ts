@@ -15,8 +15,8 @@ export interface MemoryRateLimiterOptions {
 
 export class MemoryRateLimiter implements RateLimiter {
   readonly #windowMs: number;
-  readonly #keys = new Map<string, number[]>();
-  readonly #accounts = new Map<string, number[]>();
+  readonly #keys = new Map<string, TimeLog>();
+  readonly #accounts = new Map<string, TimeLog>();
   /** Clock value of the last full sweep; windows of keys never checked again are dropped by the sweep. */
   #lastSweepMs = Number.NEGATIVE_INFINITY;
 
@@ -46,13 +46,13 @@ export class MemoryRateLimiter implements RateLimiter {
     const cutoffMs = nowMs - this.#windowMs;
     const keyLog = pruned(this.#keys, request.keyId, cutoffMs);
     const accountLog = pruned(this.#accounts, request.accountId, cutoffMs);
-    const verdict = verdictFor(keyLog.length, request.keyLimit, accountLog.length, request.accountLimit);
+    const verdict = verdictFor(keyLog.size, request.keyLimit, accountLog.size, request.accountLimit);
     if (verdict === 'allowed') {
       // The port: only an admitted request is recorded, and then in both windows.
       record(this.#keys, request.keyId, keyLog, nowMs);
       record(this.#accounts, request.accountId, accountLog, nowMs);
     }
-    return decisionFor(request, verdict, this.#windowMs, { count: keyLog.length, oldestMs: keyLog[0] }, { count: accountLog.length, oldestMs: accountLog[0] });
+    return decisionFor(request, verdict, this.#windowMs, { count: keyLog.size, oldestMs: keyLog.oldestMs }, { count: accountLog.size, oldestMs: accountLog.oldestMs });
   }
 
   /**
@@ -70,24 +70,55 @@ export class MemoryRateLimiter implements RateLimiter {
 }
 
 /** The log of `id` without the entries that left the window (t ≤ cutoff); an emptied log is forgotten. */
-function pruned(windows: Map<string, number[]>, id: string, cutoffMs: number): number[] {
+function pruned(windows: Map<string, TimeLog>, id: string, cutoffMs: number): TimeLog {
   const log = windows.get(id);
-  if (log === undefined) return [];
-  const expired = countAtOrBelow(log, cutoffMs);
-  if (expired > 0) log.splice(0, expired);
-  if (log.length === 0) windows.delete(id);
+  if (log === undefined) return new TimeLog();
+  log.dropThrough(cutoffMs);
+  if (log.size === 0) windows.delete(id);
   return log;
 }
 
-/** Inserts in time order: clocks of callers may disagree, and Redis (a sorted set) orders by time too. */
-function record(windows: Map<string, number[]>, id: string, log: number[], atMs: number): void {
-  log.splice(countAtOrBelow(log, atMs), 0, atMs);
+function record(windows: Map<string, TimeLog>, id: string, log: TimeLog, atMs: number): void {
+  log.insert(atMs);
   windows.set(id, log);
 }
 
-/** Number of entries ≤ value in an ascending log (binary search: logs hold up to the limit, e.g. 600). */
-function countAtOrBelow(log: number[], value: number): number {
-  let low = 0;
+/**
+ * The ascending times of one window's admitted requests. Entries leave from the front by moving `head`, and the
+ * array is compacted only once most of it has left: a log holds up to a limit's worth of entries (a high tier
+ * admits tens of thousands a minute), and cutting the front of such an array on every check would copy it all.
+ */
+class TimeLog {
+  #times: number[] = [];
+  #head = 0;
+
+  get size(): number {
+    return this.#times.length - this.#head;
+  }
+
+  get oldestMs(): number | undefined {
+    return this.#times[this.#head];
+  }
+
+  dropThrough(cutoffMs: number): void {
+    this.#head = firstAbove(this.#times, cutoffMs, this.#head);
+    if (this.#head > COMPACT_AFTER && this.#head * 2 > this.#times.length) {
+      this.#times.splice(0, this.#head);
+      this.#head = 0;
+    }
+  }
+
+  /** In time order: clocks of callers may disagree, and Redis (a sorted set) orders by time too. */
+  insert(atMs: number): void {
+    this.#times.splice(firstAbove(this.#times, atMs, this.#head), 0, atMs);
+  }
+}
+
+const COMPACT_AFTER = 1024;
+
+/** Index of the first entry > value in the ascending log from `from` on (binary search). */
+function firstAbove(log: number[], value: number, from: number): number {
+  let low = from;
   let high = log.length;
   while (low < high) {
     const mid = (low + high) >>> 1;
