@@ -109,6 +109,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/compat/models/{model}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a model (compat)
+         * @description One entry of `GET /v1/compat/models`, by id (SPEC 2.5); what SDKs call `models.retrieve`. An id that is not in
+         *     that list answers 404 `model_not_found` (the 400 of SPEC 7.2 is for a model named in a request body).
+         */
+        get: operations["getCompatModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/compat/chat/completions": {
         parameters: {
             query?: never;
@@ -846,6 +867,12 @@ export interface components {
                  */
                 type: string;
                 code: components["schemas"]["ErrorCode"];
+                /**
+                 * @description The request field at fault, as a path (`temperature`, `messages[0].content`, `input[3]`), or null when no one
+                 *     field is. Always present, as in the wire format this envelope follows (clients read it).
+                 * @example temperature
+                 */
+                param: string | null;
                 /** Format: uri */
                 doc_url?: string;
                 meta?: components["schemas"]["ErrorMeta"];
@@ -1403,6 +1430,17 @@ export interface components {
                 "application/json": components["schemas"]["CompatError"];
             };
         };
+        /** @description No callable model has this id (`model_not_found`, answered 404 here because the model is the path's resource, as the wire format does), or the account behind the credential was deleted. */
+        CompatModelOrUserNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CompatError"];
+            };
+        };
         /** @description The balance is below the estimated cost of the request (SPEC 4.2 pre-flight). */
         CompatInsufficientBalance: {
             headers: {
@@ -1806,6 +1844,48 @@ export interface operations {
             401: components["responses"]["CompatUnauthorized"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["CompatUserNotFound"];
+            429: components["responses"]["CompatTooManyRequests"];
+            500: components["responses"]["CompatInternal"];
+            503: components["responses"]["CompatUnavailable"];
+        };
+    };
+    getCompatModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A model id as `GET /v1/compat/models` lists it (URL-encoded when it contains `/`). */
+                model: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "text-embedding-3-small",
+                     *       "object": "model",
+                     *       "created": 1706140800,
+                     *       "owned_by": "openai"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CompatModel"];
+                };
+            };
+            400: components["responses"]["CompatBadRequest"];
+            401: components["responses"]["CompatUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["CompatModelOrUserNotFound"];
             429: components["responses"]["CompatTooManyRequests"];
             500: components["responses"]["CompatInternal"];
             503: components["responses"]["CompatUnavailable"];

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses } from './types.gen.js';
+import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -66,6 +66,19 @@ export const getModelCatalog = <ThrowOnError extends boolean = false>(options?: 
 export const listCompatModels = <ThrowOnError extends boolean = false>(options?: Options<ListCompatModelsData, ThrowOnError>) => (options?.client ?? client).get<ListCompatModelsResponses, ListCompatModelsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
     url: '/v1/compat/models',
+    ...options
+});
+
+/**
+ * Retrieve a model (compat)
+ *
+ * One entry of `GET /v1/compat/models`, by id (SPEC 2.5); what SDKs call `models.retrieve`. An id that is not in
+ * that list answers 404 `model_not_found` (the 400 of SPEC 7.2 is for a model named in a request body).
+ *
+ */
+export const getCompatModel = <ThrowOnError extends boolean = false>(options: Options<GetCompatModelData, ThrowOnError>) => (options.client ?? client).get<GetCompatModelResponses, GetCompatModelErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/compat/models/{model}',
     ...options
 });
 

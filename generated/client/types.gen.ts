@@ -352,6 +352,12 @@ export type CompatError = {
          */
         type: string;
         code: ErrorCode;
+        /**
+         * The request field at fault, as a path (`temperature`, `messages[0].content`, `input[3]`), or null when no one
+         * field is. Always present, as in the wire format this envelope follows (clients read it).
+         *
+         */
+        param: string | null;
         doc_url?: string;
         meta?: ErrorMeta;
     };
@@ -1085,6 +1091,62 @@ export type ListCompatModelsResponses = {
 };
 
 export type ListCompatModelsResponse = ListCompatModelsResponses[keyof ListCompatModelsResponses];
+
+export type GetCompatModelData = {
+    body?: never;
+    path: {
+        /**
+         * A model id as `GET /v1/compat/models` lists it (URL-encoded when it contains `/`).
+         */
+        model: string;
+    };
+    query?: never;
+    url: '/v1/compat/models/{model}';
+};
+
+export type GetCompatModelErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: CompatError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: CompatError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No callable model has this id (`model_not_found`, answered 404 here because the model is the path's resource, as the wire format does), or the account behind the credential was deleted.
+     */
+    404: CompatError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: CompatError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: CompatError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: CompatError;
+};
+
+export type GetCompatModelError = GetCompatModelErrors[keyof GetCompatModelErrors];
+
+export type GetCompatModelResponses = {
+    /**
+     * The model.
+     */
+    200: CompatModel;
+};
+
+export type GetCompatModelResponse = GetCompatModelResponses[keyof GetCompatModelResponses];
 
 export type CreateCompatChatCompletionData = {
     body: ChatRequest;

@@ -172,13 +172,16 @@ export function validateChatLimits(entry: CatalogFileEntry, input: ChatLimitsInp
   const cap = entry.capabilities.max_output_tokens;
   if (maxTokens !== undefined && cap !== undefined && maxTokens > cap) {
     throw new ApiError('invalid_max_tokens', `max_tokens: ${maxTokens} is above the output cap of ${entry.slug} (${cap})`, {
+      param: 'max_tokens',
       meta: { max_tokens: cap },
     });
   }
   const window = entry.capabilities.context_tokens;
   if (window !== undefined && promptTokens + (maxTokens ?? 0) > window) {
-    const asked = maxTokens === undefined ? `${promptTokens} prompt tokens` : `${promptTokens} prompt tokens + max_tokens ${maxTokens}`;
-    throw new ApiError('context_window_exceeded', `messages: ${asked} exceed the ${window}-token context window of ${entry.slug}`, {
+    // The wording clients match on to raise their context-overflow error (LangChain: "maximum context length").
+    const asked = maxTokens === undefined ? `${promptTokens} tokens in the messages` : `${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion)`;
+    throw new ApiError('context_window_exceeded', `This model's maximum context length is ${window} tokens. However, you requested ${asked}. Please reduce the length of the messages or completion.`, {
+      param: 'messages',
       meta: { limit: window, prompt_tokens: promptTokens },
     });
   }

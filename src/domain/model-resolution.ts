@@ -40,7 +40,7 @@ function notFound(catalog: ModelCatalog, model: string): ApiError {
   const meta = base === undefined
     ? { slug: model }
     : { slug: model, hint: `routing variants cannot be called; send "${base.slug}"` };
-  return new ApiError('model_not_found', `model: "${model}" is not in the catalog`, { meta });
+  return new ApiError('model_not_found', `model: "${model}" is not in the catalog`, { param: 'model', meta });
 }
 
 /** SPEC 2.5 `available: false`: the row exists but no route serves it; the deterministic 400 (SPEC 7.3). */
@@ -58,7 +58,7 @@ function assertAvailable(entry: CatalogFileEntry): CatalogFileEntry {
  * `model_is_retrieval` (SPEC 4.1 rule 1), other media `model_not_found` with a hint naming their endpoint.
  */
 export function resolveChatModel(catalog: ModelCatalog, model: string | undefined): CatalogFileEntry {
-  if (model === '') throw new ApiError('model_required', 'model: must not be empty; omit it to use the default model');
+  if (model === '') throw new ApiError('model_required', 'model: must not be empty; omit it to use the default model', { param: 'model' });
   const slug = model ?? catalog.defaultModel;
   const entry = catalog.find(slug);
   if (entry === undefined) throw notFound(catalog, slug);
@@ -67,12 +67,12 @@ export function resolveChatModel(catalog: ModelCatalog, model: string | undefine
     case 'text':
       return assertAvailable(entry);
     case 'image':
-      throw new ApiError('model_is_image', `model: ${entry.slug} is an image model, not a chat model`, { meta });
+      throw new ApiError('model_is_image', `model: ${entry.slug} is an image model, not a chat model`, { param: 'model', meta });
     case 'embedding':
     case 'rerank':
-      throw new ApiError('model_is_retrieval', `model: ${entry.slug} is ${kindPhrase(entry.media_kind)}, not a chat model`, { meta });
+      throw new ApiError('model_is_retrieval', `model: ${entry.slug} is ${kindPhrase(entry.media_kind)}, not a chat model`, { param: 'model', meta });
     default:
-      throw new ApiError('model_not_found', `model: ${entry.slug} is ${kindPhrase(entry.media_kind)}, not a chat model`, { meta });
+      throw new ApiError('model_not_found', `model: ${entry.slug} is ${kindPhrase(entry.media_kind)}, not a chat model`, { param: 'model', meta });
   }
 }
 
@@ -81,11 +81,12 @@ export function resolveChatModel(catalog: ModelCatalog, model: string | undefine
  * a row of any other kind is `model_not_found` (SPEC 4.1 rule 1, 7.2), with a hint naming its endpoint.
  */
 export function resolveRetrievalModel(catalog: ModelCatalog, model: string | undefined, kind: RetrievalKind): CatalogFileEntry {
-  if (model === undefined || model === '') throw new ApiError('model_required', `model: required; send ${kindPhrase(kind)} slug`);
+  if (model === undefined || model === '') throw new ApiError('model_required', `model: required; send ${kindPhrase(kind)} slug`, { param: 'model' });
   const entry = catalog.find(model);
   if (entry === undefined) throw notFound(catalog, model);
   if (entry.media_kind !== kind) {
     throw new ApiError('model_not_found', `model: ${entry.slug} is not ${kindPhrase(kind)}`, {
+      param: 'model',
       meta: { slug: entry.slug, hint: hintFor(entry) },
     });
   }

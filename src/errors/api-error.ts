@@ -21,15 +21,29 @@ export class ApiError extends Error {
   readonly meta: ErrorMeta | undefined;
   /** Extra response headers (e.g. Retry-After, Allow). */
   readonly headers: Record<string, string>;
+  /** The request field at fault (compat `error.param`): given, or the first diagnostic's, else null. */
+  readonly param: string | null;
 
-  constructor(code: ErrorCode, message?: string, options: { meta?: ErrorMeta; headers?: Record<string, string> } = {}) {
+  /**
+   * `notFound`: the thing the code names is the resource of the request's path (`GET /v1/compat/models/{model}`),
+   * so it is answered 404, as the wire format does, instead of the catalog's status for a field of a body.
+   */
+  constructor(code: ErrorCode, message?: string, options: { meta?: ErrorMeta; headers?: Record<string, string>; param?: string; notFound?: true } = {}) {
     super(message ?? ERROR_CATALOG[code].message);
     this.name = 'ApiError';
     this.code = code;
-    this.status = ERROR_CATALOG[code].status;
+    this.status = options.notFound ? 404 : ERROR_CATALOG[code].status;
     this.meta = options.meta;
     this.headers = options.headers ?? {};
+    const loc = options.meta?.fields?.[0]?.loc;
+    this.param = options.param ?? (loc === undefined ? null : paramOf(loc));
   }
+}
+
+/** `['body', 'messages', 0, 'content']` → `messages[0].content`: the field's path inside its location. */
+function paramOf(loc: readonly (string | number)[]): string | null {
+  const path = loc.slice(1).reduce<string>((text, part) => (typeof part === 'number' ? `${text}[${part}]` : text === '' ? part : `${text}.${part}`), '');
+  return path === '' ? null : path;
 }
 
 /** A 400 invalid_request naming one field, in the same shape as the validator's findings (SPEC 2.7). */

@@ -30,7 +30,7 @@ export function renderError(envelope: Envelope, error: ApiError, requestId: stri
   const headers = { 'x-should-retry': String(spec.retryable), ...error.headers };
   if (envelope === 'compat') {
     const body: CompatError = {
-      error: { message: error.message, type: spec.type, code: error.code, ...(error.meta ? { meta: error.meta } : {}) },
+      error: { message: error.message, type: spec.type, code: error.code, param: error.param, ...(error.meta ? { meta: error.meta } : {}) },
       status_code: error.status,
       request_id: requestId,
     };

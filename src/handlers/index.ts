@@ -18,6 +18,7 @@ import { getUsageCalendar } from './usage/get-usage-calendar.js';
 import { getUsageHistory } from './usage/get-usage-history.js';
 import { getUsageRequest } from './usage/get-usage-request.js';
 import { listUsageRequests } from './usage/list-usage-requests.js';
+import { getCompatModel } from './compat/get-compat-model.js';
 import { listCompatModels } from './compat/list-compat-models.js';
 import { createApiKey } from './llm/create-api-key.js';
 import { getModelCatalog } from './llm/get-model-catalog.js';
@@ -32,6 +33,7 @@ export const handlers = {
   getReadiness,
   getModelCatalog,
   listCompatModels,
+  getCompatModel,
   listApiKeys,
   createApiKey,
   revokeApiKey,

@@ -439,13 +439,21 @@ describe('POST /v1/compat/chat/completions: 400s', () => {
     expectCompatError(response, 400, 'invalid_max_tokens');
   });
 
-  it('schema findings name the field in meta.fields (temperature, messages[0].role)', async () => {
+  it('schema findings name the field in meta.fields and in error.param (temperature, messages[1].role)', async () => {
     const temperature = await chat(account.apiKey, { model: MODEL, messages: hello, temperature: 3 });
     expectCompatError(temperature, 400, 'invalid_temperature');
     expect(temperature.body.error.meta.fields[0]).toMatchObject({ type: 'maximum', loc: ['body', 'temperature'] });
+    expect(temperature.body.error.param).toBe('temperature');
     const role = await chat(account.apiKey, { model: MODEL, messages: [...hello, { role: 'wizard', content: 'x' }] });
     expectCompatError(role, 400, 'invalid_messages_format');
     expect(role.body.error.meta.fields[0].loc).toEqual(['body', 'messages', 1, 'role']);
+    expect(role.body.error.param).toBe('messages[1].role');
+    const unknown = await chat(account.apiKey, { model: 'no-such-model', messages: hello });
+    expectCompatError(unknown, 400, 'model_not_found');
+    expect(unknown.body.error.param).toBe('model');
+    const noKey = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { body: { model: MODEL, messages: hello } });
+    expectCompatError(noKey, 401, 'authentication_required');
+    expect(noKey.body.error.param).toBeNull();
   });
 
   it('max_tokens above the cap says the cap in meta.max_tokens', async () => {
@@ -461,6 +469,9 @@ describe('POST /v1/compat/chat/completions: 400s', () => {
     const huge = await chat(apiKey, { model: 'gemma-2-9b-it', messages: user('lorem ipsum '.repeat(6000)) });
     expectCompatError(huge, 400, 'context_window_exceeded');
     expect(huge.body.error.type).toBe('context_length_exceeded');
+    // What client libraries match on to raise their own context-overflow error (LangChain), and the field at fault.
+    expect(huge.body.error.message).toContain('maximum context length');
+    expect(huge.body.error.param).toBe('messages');
     expect(huge.body.error.meta).toMatchObject({ limit: 8192, prompt_tokens: estimatePromptTokens({ messages: user('lorem ipsum '.repeat(6000)) }) });
 
     const half = user('lorem ipsum '.repeat(3000));

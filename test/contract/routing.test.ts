@@ -44,6 +44,23 @@ describe('answers no single operation owns', () => {
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/X-API-Key/);
+    // What the official openai SDK sends from a browser: every header it asks for is granted.
+    const sdkHeaders = 'authorization, content-type, idempotency-key, openai-organization, openai-project, x-stainless-arch, x-stainless-lang, x-stainless-retry-count, x-stainless-timeout';
+    const sdkPreflight = await fetch(`${h.baseUrl}/v1/compat/chat/completions`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': sdkHeaders },
+    });
+    expect(sdkPreflight.status).toBe(204);
+    const granted = (sdkPreflight.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/\s*,\s*/);
+    for (const header of sdkHeaders.split(', ')) expect(granted).toContain(header);
+    expect(sdkPreflight.headers.get('vary')).toMatch(/Access-Control-Request-Headers/);
+    // A malformed list is not echoed (it could not be a header name list, and would not be a valid header value).
+    const odd = await fetch(`${h.baseUrl}/v1/compat/models`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-ok, (bad)' },
+    });
+    expect(odd.status).toBe(204);
+    expect(odd.headers.get('access-control-allow-headers')).not.toContain('bad');
     const response = await call(h.baseUrl, 'GET', '/healthz', { headers: { origin: 'https://app.example' } });
     const exposed = response.headers.get('access-control-expose-headers') ?? '';
     for (const header of ['X-Request-ID', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']) {

@@ -155,6 +155,22 @@ describe('official openai SDK: errors', () => {
     expect((JSON.parse(exchange!.errorText ?? '{}') as { request_id?: string }).request_id).toBe(requestId);
   });
 
+  it('models.retrieve: a listed model in the SDK\'s Model shape; an unknown one is a NotFoundError with code and param', async () => {
+    const model = await client().models.retrieve('text-embedding-3-small');
+    expect(model).toMatchObject({ id: 'text-embedding-3-small', object: 'model', owned_by: 'openai' });
+    const err = await rejection(() => client().models.retrieve('no-such-model-anywhere'));
+    expect(err).toBeInstanceOf(OpenAI.NotFoundError);
+    const error = err as InstanceType<typeof OpenAI.NotFoundError>;
+    expect(error.code).toBe('model_not_found');
+    expect(error.param).toBe('model');
+  });
+
+  it('a field the schema refuses is a BadRequestError whose param names it', async () => {
+    const err = await rejection(() => client().chat.completions.create({ model: 'gpt-5-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 3 }));
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('temperature');
+  });
+
   it('a wrong key is an AuthenticationError with code invalid_api_key', async () => {
     const err = await rejection(() => client({ key: 'cgw_not_a_real_key' }).models.list());
     expect(err).toBeInstanceOf(OpenAI.AuthenticationError);

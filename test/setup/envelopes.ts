@@ -5,6 +5,7 @@ import type { JsonResponse } from './harness.js';
 export function expectCompatError(response: JsonResponse, status: number, code: string): void {
   expect(response.status, response.text).toBe(status);
   expect(response.body.error.code).toBe(code);
+  expect(response.body.error).toHaveProperty('param'); // always present, a field path or null (clients read it)
   expect(response.body.status_code).toBe(status);
   expect(response.body.request_id).toMatch(/^req_/);
   expect(response.headers.get('x-request-id')).toBe(response.body.request_id);

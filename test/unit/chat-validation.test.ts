@@ -210,13 +210,15 @@ describe('validateChatLimits (SPEC 2.5 capabilities, 7.2)', () => {
 
   it('rejects prompt + max_tokens above the context window with meta.limit and meta.prompt_tokens', () => {
     expectError(() => validateChatLimits(entry, { promptTokens: 901, maxTokens: 100 }), 'context_window_exceeded',
-      'messages: 901 prompt tokens + max_tokens 100 exceed the 1000-token context window of txt', { limit: 1000, prompt_tokens: 901 });
+      "This model's maximum context length is 1000 tokens. However, you requested 1001 tokens (901 in the messages, 100 in the completion). Please reduce the length of the messages or completion.",
+      { limit: 1000, prompt_tokens: 901 });
     expect(() => validateChatLimits(entry, { promptTokens: 900, maxTokens: 100 })).not.toThrow();
   });
 
   it('checks the prompt alone when max_tokens is not sent', () => {
     expectError(() => validateChatLimits(entry, { promptTokens: 1001 }), 'context_window_exceeded',
-      'messages: 1001 prompt tokens exceed the 1000-token context window of txt', { limit: 1000, prompt_tokens: 1001 });
+      "This model's maximum context length is 1000 tokens. However, you requested 1001 tokens in the messages. Please reduce the length of the messages or completion.",
+      { limit: 1000, prompt_tokens: 1001 });
     expect(() => validateChatLimits(entry, { promptTokens: 1000, maxTokens: undefined })).not.toThrow();
   });
 

@@ -31,13 +31,13 @@ describe('envelopeForPath (DESIGN.md 3)', () => {
 });
 
 describe('renderError, compat envelope (SPEC 2.7)', () => {
-  it('has exactly error{message,type,code}, status_code and request_id when there is no meta', () => {
+  it('has exactly error{message,type,code,param}, status_code and request_id when there is no meta', () => {
     const rendered = renderError('compat', new ApiError('invalid_api_key'), 'req_abc');
     expect(rendered).toEqual({
       status: 401,
       headers: { 'x-should-retry': 'false' },
       body: {
-        error: { message: 'The API key is malformed or does not exist', type: 'invalid_request_error', code: 'invalid_api_key' },
+        error: { message: 'The API key is malformed or does not exist', type: 'invalid_request_error', code: 'invalid_api_key', param: null },
         status_code: 401,
         request_id: 'req_abc',
       },
@@ -49,10 +49,24 @@ describe('renderError, compat envelope (SPEC 2.7)', () => {
     const meta = { hint: 'use /v1/compat/embeddings', slug: 'text-embedding-3-small' };
     const rendered = renderError('compat', new ApiError('model_not_found', 'Unknown model x', { meta }), 'req_1');
     expect(rendered.body).toEqual({
-      error: { message: 'Unknown model x', type: 'invalid_request_error', code: 'model_not_found', meta },
+      error: { message: 'Unknown model x', type: 'invalid_request_error', code: 'model_not_found', param: null, meta },
       status_code: 400,
       request_id: 'req_1',
     });
+  });
+
+  it('param: the one given, else the path of the first field finding inside its location, else null', () => {
+    const given = renderError('compat', new ApiError('model_not_found', 'x', { param: 'model' }), 'req_3');
+    expect(given.body).toMatchObject({ error: { param: 'model' } });
+    const fields = [{ type: 'enum', loc: ['body', 'messages', 1, 'content', 0, 'type'], msg: 'x', ctx: {} }];
+    expect(renderError('compat', new ApiError('invalid_request', 'x', { meta: { fields } }), 'req_4').body).toMatchObject({ error: { param: 'messages[1].content[0].type' } });
+    const whole = [{ type: 'required', loc: ['body'], msg: 'x', ctx: {} }];
+    expect(renderError('compat', new ApiError('invalid_request', 'x', { meta: { fields: whole } }), 'req_5').body).toMatchObject({ error: { param: null } });
+  });
+
+  it('a path resource that is missing is answered 404 with its own code', () => {
+    const rendered = renderError('compat', new ApiError('model_not_found', 'x', { param: 'model', notFound: true }), 'req_6');
+    expect(rendered).toMatchObject({ status: 404, body: { error: { code: 'model_not_found' }, status_code: 404 } });
   });
 
   it('uses the catalog type of the code', () => {

@@ -5,6 +5,7 @@ import type { CatalogEntry, CatalogFile, CatalogFileEntry } from './catalog-file
 
 type CatalogBody = components['schemas']['Catalog'];
 type CompatModelList = components['schemas']['CompatModelList'];
+type CompatModel = components['schemas']['CompatModel'];
 
 /** SPEC 2.5: `created` 1735689600 means the release time is unknown. */
 export const UNKNOWN_RELEASE_TIME = 1735689600;
@@ -30,6 +31,7 @@ export class ModelCatalog {
   private readonly bySlugOrAlias = new Map<string, CatalogFileEntry>();
   private readonly publicBody: CatalogBody;
   private readonly compatList: CompatModelList;
+  private readonly compatById: Map<string, CompatModel>;
 
   constructor(private readonly file: CatalogFile) {
     for (const entry of file.models) {
@@ -38,6 +40,7 @@ export class ModelCatalog {
     }
     this.publicBody = this.buildBody({ discountPercent: 0, tierDiscounts: {} });
     this.compatList = this.buildCompatList();
+    this.compatById = new Map(this.compatList.data.map((model) => [model.id, model]));
   }
 
   get defaultModel(): string {
@@ -74,6 +77,11 @@ export class ModelCatalog {
   /** GET /v1/compat/models: every callable native model plus the external tier (SPEC 2.5, 4.2). */
   compatModels(): CompatModelList {
     return this.compatList;
+  }
+
+  /** One entry of that list by id, or undefined. */
+  compatModel(id: string): CompatModel | undefined {
+    return this.compatById.get(id);
   }
 
   private buildBody(discounts: CallerDiscounts): CatalogBody {

@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, startHarness, type Harness } from '../setup/harness.js';
+import { expectCompatError } from '../setup/envelopes.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+describe('GET /v1/compat/models/{model}', () => {
+  it('200: every listed model, native and external, retrieved by id in the same shape as in the list', async () => {
+    const { apiKey } = await h.newAccount();
+    const listed = (await call(h.baseUrl, 'GET', '/v1/compat/models', { key: apiKey })).body.data as { id: string }[];
+    const external = h.deps.catalog.view(null).external_models[0]!;
+    for (const id of ['text-embedding-3-small', external]) {
+      const response = await call(h.baseUrl, 'GET', `/v1/compat/models/${encodeURIComponent(id)}`, { key: apiKey });
+      expect(response.status, response.text).toBe(200);
+      expect(response.body).toEqual(listed.find((m) => m.id === id));
+    }
+  });
+
+  it('404 model_not_found in the compat envelope, naming the param, for an id not in the list (and for an unavailable model)', async () => {
+    const { apiKey } = await h.newAccount();
+    const unknown = await call(h.baseUrl, 'GET', '/v1/compat/models/no-such-model', { key: apiKey });
+    expectCompatError(unknown, 404, 'model_not_found');
+    expect(unknown.body.error).toMatchObject({ param: 'model', type: 'invalid_request_error' });
+    expect(unknown.headers.get('x-should-retry')).toBe('false');
+    const unavailable = h.deps.catalog.view(null).models.find((m) => !m.available);
+    if (unavailable !== undefined) expectCompatError(await call(h.baseUrl, 'GET', `/v1/compat/models/${unavailable.slug}`, { key: apiKey }), 404, 'model_not_found');
+  });
+
+  it('401 authentication_required without a key', async () => {
+    expectCompatError(await call(h.baseUrl, 'GET', '/v1/compat/models/text-embedding-3-small'), 401, 'authentication_required');
+  });
+});
