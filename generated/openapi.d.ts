@@ -296,7 +296,9 @@ export interface paths {
         /**
          * Rerank
          * @description SPEC 2.3, 2.4, 4.1: results sorted by `relevance_score`, highest first; `top_n` limits them;
-         *     `return_documents` echoes each text. Billed on the query plus documents as the model counts them.
+         *     `return_documents` echoes each text. Billed on the query plus documents as the model counts them (after
+         *     `max_tokens_per_doc`). Documents may be strings or `{text}` objects; the answer also carries `id` and
+         *     `meta.billed_units`, as Cohere-style clients expect.
          */
         post: operations["createRerank"];
         delete?: never;
@@ -1118,7 +1120,20 @@ export interface components {
             /** @description One of the rerank models (SPEC 2.9); any other kind answers `model_not_found`. */
             model: string;
             query: string;
-            documents: string[];
+            /**
+             * @description Strings, or objects with `text` (the form of Cohere's v1 API and of Jina); the two may be mixed. Other fields
+             *     of an object are accepted and ignored: only `text` is ranked.
+             */
+            documents: (string | ({
+                text: string;
+            } & {
+                [key: string]: unknown;
+            }))[];
+            /**
+             * @description Each document is cut to its first `max_tokens_per_doc` tokens before it is scored and billed (Cohere's v2
+             *     field). `return_documents` still echoes the whole text.
+             */
+            max_tokens_per_doc?: number;
             /** @description How many results; default every document. */
             top_n?: number;
             /** @default false */
@@ -1126,6 +1141,8 @@ export interface components {
         };
         /** @description SPEC 2.4. Scores compare only within one model's response. */
         RerankResponse: {
+            /** @description The request id (also `X-Request-ID`); rerank clients read it as the response id. */
+            id: string;
             results: {
                 index: number;
                 relevance_score: number;
@@ -1135,6 +1152,12 @@ export interface components {
             }[];
             model: string;
             usage: components["schemas"]["RetrievalUsage"];
+            /** @description What Cohere-style rerank clients read (and some require); `billed_units` repeats the tokens billed. */
+            meta: {
+                billed_units: {
+                    input_tokens: number;
+                };
+            };
         };
         /** @description Throughput measured from this gateway's own traffic over the last hour (per process). */
         ModelPerformance: {

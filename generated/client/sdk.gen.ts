@@ -210,7 +210,9 @@ export const createEmbeddings = <ThrowOnError extends boolean = false>(options: 
  * Rerank
  *
  * SPEC 2.3, 2.4, 4.1: results sorted by `relevance_score`, highest first; `top_n` limits them;
- * `return_documents` echoes each text. Billed on the query plus documents as the model counts them.
+ * `return_documents` echoes each text. Billed on the query plus documents as the model counts them (after
+ * `max_tokens_per_doc`). Documents may be strings or `{text}` objects; the answer also carries `id` and
+ * `meta.billed_units`, as Cohere-style clients expect.
  *
  */
 export const createRerank = <ThrowOnError extends boolean = false>(options: Options<CreateRerankData, ThrowOnError>) => (options.client ?? client).post<CreateRerankResponses, CreateRerankErrors, ThrowOnError>({

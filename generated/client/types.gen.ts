@@ -644,7 +644,21 @@ export type RerankRequest = {
      */
     model: string;
     query: string;
-    documents: Array<string>;
+    /**
+     * Strings, or objects with `text` (the form of Cohere's v1 API and of Jina); the two may be mixed. Other fields
+     * of an object are accepted and ignored: only `text` is ranked.
+     *
+     */
+    documents: Array<string | {
+        text: string;
+        [key: string]: unknown;
+    }>;
+    /**
+     * Each document is cut to its first `max_tokens_per_doc` tokens before it is scored and billed (Cohere's v2
+     * field). `return_documents` still echoes the whole text.
+     *
+     */
+    max_tokens_per_doc?: number;
     /**
      * How many results; default every document.
      */
@@ -656,6 +670,10 @@ export type RerankRequest = {
  * SPEC 2.4. Scores compare only within one model's response.
  */
 export type RerankResponse = {
+    /**
+     * The request id (also `X-Request-ID`); rerank clients read it as the response id.
+     */
+    id: string;
     results: Array<{
         index: number;
         relevance_score: number;
@@ -665,6 +683,14 @@ export type RerankResponse = {
     }>;
     model: string;
     usage: RetrievalUsage;
+    /**
+     * What Cohere-style rerank clients read (and some require); `billed_units` repeats the tokens billed.
+     */
+    meta: {
+        billed_units: {
+            input_tokens: number;
+        };
+    };
 };
 
 /**

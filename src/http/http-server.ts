@@ -9,7 +9,7 @@ import type { Express } from 'express';
  * those objects through young-generation collections: measured here, every request's objects were promoted to
  * the old generation and each scavenge paused 3-4 ms instead of 0.3 ms, enough to set the sequential p99 (see
  * README, where the time goes). Constructing them with express's prototypes already in place makes that call a
- * no-op. `app.listen` would build a plain server; tests that hand the app to supertest still work the slow way.
+ * no-op. `app.listen` would build a plain server: main.ts and the test harness both serve through this one.
  */
 export function createHttpServer(app: Express): Server {
   function AppRequest(this: IncomingMessage, socket: Socket): void {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countTokens } from '../../src/domain/tokens.js';
+import { countTokens, truncateToTokens } from '../../src/domain/tokens.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
@@ -99,6 +99,41 @@ describe('POST /v1/compat/rerank', () => {
       completion_tokens: 0,
       cost_usd: response.body.usage.cost,
     });
+  });
+
+  it('the answer carries id (= X-Request-ID) and meta.billed_units.input_tokens (= usage.prompt_tokens), as Cohere clients read', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const response = await rerank(apiKey, { model: MODEL, query, documents });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.id).toBe(response.headers.get('x-request-id'));
+    expect(response.body.meta).toEqual({ billed_units: { input_tokens: response.body.usage.prompt_tokens } });
+  });
+
+  it('documents as {text} objects (Cohere v1, Jina), mixed with strings, extra fields ignored: ranked and billed like strings', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const asStrings = await rerank(apiKey, { model: MODEL, query, documents, return_documents: true });
+    const asObjects = await rerank(apiKey, {
+      model: MODEL,
+      query,
+      documents: documents.map((text, i) => (i % 2 === 0 ? { text, title: `doc ${i}` } : text)),
+      return_documents: true,
+    });
+    expect(asObjects.status, asObjects.text).toBe(200);
+    expect(asObjects.body.results).toEqual(asStrings.body.results);
+    expect(asObjects.body.usage).toEqual(asStrings.body.usage);
+    expectCompatError(await rerank(apiKey, { model: MODEL, query, documents: [{ title: 'no text' }] }), 400, 'invalid_request');
+  });
+
+  it('max_tokens_per_doc: each document cut before scoring and billing; return_documents echoes the whole text', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const longDocs = documents.map((d) => `${d} `.repeat(40));
+    const response = await rerank(apiKey, { model: MODEL, query, documents: longDocs, max_tokens_per_doc: 8, return_documents: true });
+    expect(response.status, response.text).toBe(200);
+    const cut = longDocs.map((d) => truncateToTokens(d, 8));
+    expect(response.body.usage.prompt_tokens).toBe(promptTokens(query, cut));
+    expect(response.body.usage.prompt_tokens).toBeLessThan(promptTokens(query, longDocs));
+    for (const result of response.body.results) expect(result.document.text).toBe(longDocs[result.index]);
+    expectCompatError(await rerank(apiKey, { model: MODEL, query, documents, max_tokens_per_doc: 0 }), 400, 'invalid_request');
   });
 
   it('a blank document beside real ones is scored (0)', async () => {

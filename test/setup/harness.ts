@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { pino } from 'pino';
 import { createApp } from '../../src/app.js';
+import { createHttpServer } from '../../src/http/http-server.js';
 import { loadConfig } from '../../src/config.js';
 import { buildDeps, type Deps } from '../../src/container.js';
 import { createAccount, issueKey } from '../../src/domain/accounts.js';
@@ -42,7 +43,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const deps = await buildDeps(config, logger);
   readAfterCharges(deps);
   const server: Server = await new Promise((resolve) => {
-    const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));
+    const s = createHttpServer(createApp(deps)).listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   const harness: Harness = {

@@ -9,13 +9,17 @@ import { retrievalCost } from '../pricing/index.js';
 import type { RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
 import { runReservedChain } from '../billed-chain.js';
-import { countTokens } from '../tokens.js';
+import { countTokens, truncateToTokens } from '../tokens.js';
 import type { CancelSignal } from '../../cancel-signal.js';
 
 type RerankRequest = components['schemas']['RerankRequest'];
 type RerankResponse = components['schemas']['RerankResponse'];
 
-/** SPEC 2.3, 2.4, 4.1: sorted by relevance, `top_n`, `return_documents`; billed on the query plus documents. */
+/**
+ * SPEC 2.3, 2.4, 4.1: sorted by relevance, `top_n`, `return_documents`; billed on the query plus documents.
+ * Documents arrive as strings or `{text}` objects and are ranked (and billed) as their text cut to
+ * `max_tokens_per_doc`; the answer has Cohere's `id` and `meta.billed_units` too, which its clients read.
+ */
 export async function createRerank(
   deps: { catalog: ModelCatalog; routes: RouteTable; billing: Billing },
   principal: Principal,
@@ -25,8 +29,11 @@ export async function createRerank(
   hooks: ChainHooks,
 ): Promise<RerankResponse> {
   const entry = resolveRetrievalModel(deps.catalog, request.model, 'rerank');
-  validateRerank(entry, request.query, request.documents);
-  const counted = countTokens(request.query) * request.documents.length + request.documents.reduce((sum, d) => sum + countTokens(d), 0);
+  const texts = request.documents.map((doc) => (typeof doc === 'string' ? doc : doc.text));
+  validateRerank(entry, request.query, texts);
+  const cap = request.max_tokens_per_doc;
+  const documents = cap === undefined ? texts : texts.map((text) => truncateToTokens(text, cap));
+  const counted = countTokens(request.query) * documents.length + documents.reduce((sum, d) => sum + countTokens(d), 0);
   const chain = deps.routes.chain(entry.slug, 'rerank');
   const reservation = await deps.billing.reserve(principal, requestId, retrievalCost(entry, counted * 2 + 16, principal.account));
   const outcome = await runReservedChain(
@@ -34,7 +41,7 @@ export async function createRerank(
     reservation,
     chain,
     (route) => {
-      const call = { upstreamModel: route.upstreamModel, query: request.query, documents: request.documents, signal, deadlineAtMs: hooks.deadlineAtMs };
+      const call = { upstreamModel: route.upstreamModel, query: request.query, documents, signal, deadlineAtMs: hooks.deadlineAtMs };
       return route.provider.rerank!({ ...call, ...(request.top_n ? { topN: request.top_n } : {}) });
     },
     hooks,
@@ -46,19 +53,21 @@ export async function createRerank(
     kind: 'rerank',
     endpoint: 'rerank',
     promptTokens,
-    metadata: { provider: outcome.route.providerName, documents: request.documents.length },
+    metadata: { provider: outcome.route.providerName, documents: documents.length },
   });
   const ranked = [...outcome.value.results]
-    .filter((r) => Number.isInteger(r.index) && r.index >= 0 && r.index < request.documents.length)
+    .filter((r) => Number.isInteger(r.index) && r.index >= 0 && r.index < documents.length)
     .sort((a, b) => b.relevanceScore - a.relevanceScore || a.index - b.index)
-    .slice(0, request.top_n ?? request.documents.length);
+    .slice(0, request.top_n ?? documents.length);
   return {
+    id: requestId,
     results: ranked.map((r) => ({
       index: r.index,
       relevance_score: r.relevanceScore,
-      ...(request.return_documents ? { document: { text: request.documents[r.index] ?? '' } } : {}),
+      ...(request.return_documents ? { document: { text: texts[r.index] ?? '' } } : {}),
     })),
     model: entry.slug,
     usage: { prompt_tokens: promptTokens, total_tokens: promptTokens, cost: microsToUsd(charge.costMicros) },
+    meta: { billed_units: { input_tokens: promptTokens } },
   };
 }
