@@ -756,6 +756,11 @@ export interface components {
             embedding_dimensions?: number;
             /** @description Whether `dimensions` may shrink the vector (SPEC 2.9). */
             accepts_dimensions?: boolean;
+            /**
+             * @description Embeddings: the size of the model's token vocabulary. Such a model also takes `input` as token ids, each below
+             *     this; a model without it takes text only.
+             */
+            token_vocabulary?: number;
             max_reference_images?: number;
             edit_only?: boolean;
             sizes?: string[];
@@ -1083,8 +1088,12 @@ export interface components {
         EmbeddingRequest: {
             /** @description One of the embedding models (SPEC 2.9); any other kind answers `model_not_found`. */
             model: string;
-            /** @description Up to 2048 inputs; each at most 8192 tokens on the text-embedding-3 models (SPEC 8). */
-            input: string | string[];
+            /**
+             * @description Up to 2048 inputs; each at most 8192 tokens on the text-embedding-3 models (SPEC 8). Text (a string or an array
+             *     of strings), or token ids (an array of integers for one input, or an array of such arrays) for a model whose
+             *     catalog row has `token_vocabulary`: ids are counted as given and each must be below that size.
+             */
+            input: string | string[] | number[] | number[][];
             /** @description Only text-embedding-3-large and -small, and smaller than native; elsewhere `dimensions_unsupported`. */
             dimensions?: number;
             /**

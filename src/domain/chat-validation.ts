@@ -9,6 +9,7 @@ import type { ErrorCode } from '../errors/catalog.js';
 import type { CatalogFileEntry } from './catalog/catalog-file.js';
 import { countTokens } from './tokens.js';
 import { isRecord } from '../is-record.js';
+import type { EmbeddingInput } from '../adapters/upstream/index.js';
 
 export interface ChatValidationOptions {
   /** The longest text a single message may carry, in characters (SPEC 7.2 message_too_long; SPEC 8 leaves the value open). */
@@ -207,15 +208,15 @@ function checkDimensions(entry: CatalogFileEntry, dimensions: number): void {
  * smaller than native, at most `max_input_items` inputs, each at most `max_input_tokens` tokens. Returns each
  * input's token count (SPEC 4.1 rule 3 bills them), so the caller does not tokenize twice.
  */
-export function validateEmbeddingInput(entry: CatalogFileEntry, inputs: readonly string[], dimensions?: number): number[] {
+export function validateEmbeddingInput(entry: CatalogFileEntry, inputs: readonly EmbeddingInput[], dimensions?: number): number[] {
   if (inputs.length === 0) throw new ApiError('input_required', 'input: must not be empty');
   if (dimensions !== undefined) checkDimensions(entry, dimensions);
   const { max_input_items: maxItems, max_input_tokens: maxTokens } = entry.capabilities;
   if (maxItems !== undefined && inputs.length > maxItems) {
     throw invalidField(['body', 'input'], `${inputs.length} inputs; ${entry.slug} takes at most ${maxItems} per request`, 'maxItems');
   }
-  return inputs.map((text, i) => {
-    const tokens = countTokens(text);
+  return inputs.map((input, i) => {
+    const tokens = typeof input === 'string' ? countTokens(input) : checkedTokenIds(entry, input, i);
     if (maxTokens !== undefined && tokens > maxTokens) {
       const msg = `${tokens} tokens; ${entry.slug} takes at most ${maxTokens} per input`;
       throw new ApiError('invalid_request', `input[${i}]: ${msg}`, {
@@ -224,6 +225,19 @@ export function validateEmbeddingInput(entry: CatalogFileEntry, inputs: readonly
     }
     return tokens;
   });
+}
+
+/** Token ids are counted as given, for a model that names its vocabulary, each id inside it. */
+function checkedTokenIds(entry: CatalogFileEntry, ids: readonly number[], index: number): number {
+  const vocabulary = entry.capabilities.token_vocabulary;
+  if (vocabulary === undefined) {
+    throw invalidField(['body', 'input', index], `${entry.slug} takes text only: token ids are read in a model's own vocabulary`, 'textOnly');
+  }
+  const outside = ids.findIndex((id) => id >= vocabulary);
+  if (outside !== -1) {
+    throw invalidField(['body', 'input', index, outside], `token id ${ids[outside]} is outside the ${vocabulary}-token vocabulary of ${entry.slug}`, 'vocabulary');
+  }
+  return ids.length;
 }
 
 /**

@@ -362,6 +362,13 @@ describe('OpenAiCompatibleProvider.embed', () => {
     expect(result.promptTokens).toBe(input.reduce((sum, text) => sum + fakeTokenCount(text), 0));
   });
 
+  it('forwards token-id inputs as given (OpenAI-compatible servers read them), one vector each', async () => {
+    const ids = [[9906, 1917], [15339]];
+    const result = await openAi().embed({ upstreamModel: 'text-embedding-3-small', input: ids, signal: signal(), deadlineAtMs: NO_DEADLINE });
+    expect(fake.requests[0]?.body).toMatchObject({ input: ids });
+    expect(result.vectors).toHaveLength(2);
+  });
+
   it('omits dimensions and user when not given; null promptTokens without usage', async () => {
     fake.setBehaviour('noUsage');
     const result = await openAi().embed({ upstreamModel: 'bge-m3', input, signal: signal(), deadlineAtMs: NO_DEADLINE });

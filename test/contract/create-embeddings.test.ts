@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { countTokens } from '../../src/domain/tokens.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
@@ -162,6 +163,37 @@ describe('POST /v1/compat/embeddings', () => {
     expectCompatError(response, 400, code);
     expect(response.body.error.type).toBe('invalid_request_error');
     expect(response.headers.get('x-should-retry')).toBe('false');
+    expect(await h.deps.ledger.postedSpend(accountId)).toBe(0n);
+  });
+
+  it('token ids (OpenAI\'s other two input forms): counted as given, embedded as the text they spell', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const texts = ['the ledger settles holds', 'gateways route requests'];
+    const ids = texts.map((text) => encodeCl100k(text));
+    const asText = await embed(apiKey, { model: SMALL, input: texts });
+    const one = await embed(apiKey, { model: SMALL, input: ids[0] });
+    expect(one.status, one.text).toBe(200);
+    expect(one.body.data).toHaveLength(1);
+    expect(one.body.usage.prompt_tokens).toBe(ids[0]!.length);
+    expect(one.body.data[0].embedding).toEqual(asText.body.data[0].embedding);
+    const many = await embed(apiKey, { model: SMALL, input: ids });
+    expect(many.status, many.text).toBe(200);
+    expect(many.body.data.map((d: { index: number }) => d.index)).toEqual([0, 1]);
+    expect(many.body.data[1].embedding).toEqual(asText.body.data[1].embedding);
+    expect(many.body.usage.prompt_tokens).toBe(ids[0]!.length + ids[1]!.length);
+  });
+
+  it('token ids: outside the model\'s vocabulary, on a text-only model, or mixed with text → 400, nothing charged', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const outside = await embed(apiKey, { model: SMALL, input: [[1, 2], [3, 100_277]] });
+    expectCompatError(outside, 400, 'invalid_request');
+    expect(outside.body.error.param).toBe('input[1][1]');
+    const textOnly = await embed(apiKey, { model: 'alpha-embedding-001', input: [1, 2, 3] });
+    expectCompatError(textOnly, 400, 'invalid_request');
+    expect(textOnly.body.error.param).toBe('input[0]');
+    expectCompatError(await embed(apiKey, { model: SMALL, input: ['text', 1] }), 400, 'invalid_request');
+    expectCompatError(await embed(apiKey, { model: SMALL, input: [-1] }), 400, 'invalid_request');
+    expectCompatError(await embed(apiKey, { model: SMALL, input: [[]] }), 400, 'invalid_request');
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(0n);
   });
 

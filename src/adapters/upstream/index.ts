@@ -72,9 +72,12 @@ export interface ChatStream {
   events: AsyncIterable<StreamEvent>;
 }
 
+/** One embedding input: text, or the token ids of a model whose vocabulary the caller used (SPEC 2.1). */
+export type EmbeddingInput = string | number[];
+
 export interface EmbeddingCall {
   upstreamModel: string;
-  input: string[];
+  input: EmbeddingInput[];
   dimensions?: number;
   user?: string;
   signal: CancelSignal;

@@ -207,8 +207,11 @@ export class SandboxProvider implements UpstreamProvider {
     if (call.signal.aborted) throw aborted();
     const size = call.dimensions ?? this.embeddingDimensions(call.upstreamModel);
     if (!Number.isInteger(size) || size < 1) throw rejected(`dimensions: ${size} is not a vector size`);
-    const vectors = call.input.map((text) => embedText(text, size));
-    const promptTokens = call.input.reduce((sum, text) => sum + countTokens(text), 0);
+    // Token ids are cl100k_base's (the only vocabulary a catalog row names): embedded as the text they spell.
+    const decodeIds = call.input.some((item) => typeof item !== 'string') ? (await import('gpt-tokenizer/encoding/cl100k_base')).decode : null;
+    const texts = call.input.map((item) => (typeof item === 'string' ? item : decodeIds!(item)));
+    const vectors = texts.map((text) => embedText(text, size));
+    const promptTokens = call.input.reduce((sum, item) => sum + (typeof item === 'string' ? countTokens(item) : item.length), 0);
     return { vectors, promptTokens };
   }
 

@@ -10,6 +10,7 @@ import type { RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
 import { runReservedChain } from '../billed-chain.js';
 import type { CancelSignal } from '../../cancel-signal.js';
+import type { EmbeddingInput } from '../../adapters/upstream/index.js';
 
 type EmbeddingRequest = components['schemas']['EmbeddingRequest'];
 type EmbeddingResponse = components['schemas']['EmbeddingResponse'];
@@ -32,6 +33,13 @@ export function shorten(vector: number[], dimensions: number | undefined): numbe
   return cut.map((v) => v / norm);
 }
 
+/** The four forms of `input` (text, texts, token ids, lists of token ids) as one input per vector. */
+function embeddingInputs(input: EmbeddingRequest['input']): EmbeddingInput[] {
+  if (typeof input === 'string') return [input];
+  const [first] = input;
+  return typeof first === 'number' ? [input as number[]] : (input as EmbeddingInput[]);
+}
+
 /** SPEC 2.1, 2.2, 4.1: validate, reserve, embed on the chain, bill input tokens only, answer in order. */
 export async function createEmbeddings(
   deps: { catalog: ModelCatalog; routes: RouteTable; billing: Billing },
@@ -42,7 +50,7 @@ export async function createEmbeddings(
   hooks: ChainHooks,
 ): Promise<EmbeddingResponse> {
   const entry = resolveRetrievalModel(deps.catalog, request.model, 'embedding');
-  const inputs = typeof request.input === 'string' ? [request.input] : request.input;
+  const inputs = embeddingInputs(request.input);
   const counted = validateEmbeddingInput(entry, inputs, request.dimensions).reduce((a, b) => a + b, 0);
   const chain = deps.routes.chain(entry.slug, 'embed');
   // Upstream tokenizers differ a little from ours: hold twice our count so settling never needs more.
