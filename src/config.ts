@@ -64,6 +64,11 @@ const schema = z.object({
   CHARGE_RETRY_MS: z.coerce.number().int().positive().default(5_000),
   /** Routes per catalog slug (DESIGN.md 3); the default sends every text, embedding and rerank model to the sandbox. */
   UPSTREAMS_FILE: z.string().min(1).default('config/upstreams.yaml'),
+  /**
+   * With NODE_ENV=production the service will not start while any route sends traffic to the sandbox, which
+   * answers every model with made-up text at real prices; `allow` is for a deliberate demo deployment.
+   */
+  SANDBOX_IN_PRODUCTION: z.enum(['refuse', 'allow']).default('refuse'),
   /** An upstream that accepted a stream but sent no token for this long is failed over (SPEC 3.4). */
   STREAM_FIRST_TOKEN_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   /** Whitespace cadence on the keep-alive path (SPEC 4.2). */

@@ -41,7 +41,7 @@ import { createChainAlert } from './domain/routing/alerts.js';
 import { buildProviders } from './domain/routing/providers.js';
 import { RouteTable } from './domain/routing/route-table.js';
 import type { ChainHooks } from './domain/routing/run-chain.js';
-import { loadUpstreamsFile } from './domain/routing/upstreams-file.js';
+import { loadUpstreamsFile, sandboxUses, UpstreamsFileError } from './domain/routing/upstreams-file.js';
 import { ThroughputTracker } from './domain/throughput.js';
 
 export const CONTRACT_FILE = `${PROJECT_ROOT}generated/openapi.bundled.yaml`;
@@ -123,6 +123,14 @@ function buildRateLimiter(redis: Redis | null, config: Config, logger: Logger): 
 export async function buildDeps(config: Config, logger: Logger, now: () => number = Date.now): Promise<Deps> {
   const contract = loadContract();
   const catalog = new ModelCatalog(loadCatalogFile(config.CATALOG_FILE, contract.components?.schemas ?? {}));
+  // Configuration mistakes stop the start before anything is opened.
+  const upstreams = loadUpstreamsFile(config.UPSTREAMS_FILE);
+  const sandboxed = sandboxUses(upstreams);
+  if (config.NODE_ENV === 'production' && config.SANDBOX_IN_PRODUCTION !== 'allow' && sandboxed.length > 0) {
+    throw new UpstreamsFileError(config.UPSTREAMS_FILE, [
+      `${sandboxed.join(', ')}: the sandbox would answer real callers at real prices in production; route to real upstreams, or set SANDBOX_IN_PRODUCTION=allow`,
+    ]);
+  }
   const db = connectDatabase(config.DATABASE_URL, {
     log: { warn: (m) => logger.warn({ detail: m }, 'database'), error: (m) => logger.error({ detail: m }, 'database') },
     sqliteSynchronous: config.SQLITE_SYNCHRONOUS,
@@ -156,7 +164,6 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   for (const [task, intervalMs] of background) task.start(intervalMs);
   const redis = await connectRedis(config, logger);
   const embeddingDimensions = (model: string) => catalog.find(model)?.capabilities.embedding_dimensions ?? 1536;
-  const upstreams = loadUpstreamsFile(config.UPSTREAMS_FILE);
   const providers = buildProviders(upstreams, process.env, { embeddingDimensions });
   for (const [name, slot] of providers) {
     if ('missingCredential' in slot) logger.warn({ provider: name, env: slot.missingCredential }, 'provider skipped: its API key is not set (gateway_misconfigured for models only it serves)');

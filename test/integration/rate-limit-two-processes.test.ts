@@ -40,6 +40,7 @@ describe('rate limits across two gateway processes (Redis + PostgreSQL)', () => 
       PORT: '0',
       LOG_LEVEL: 'info',
       NODE_ENV: 'production',
+      SANDBOX_IN_PRODUCTION: 'allow', // the default upstreams file routes every model to the sandbox
     };
     servers = await Promise.all([startServer(env), startServer(env)]);
   });

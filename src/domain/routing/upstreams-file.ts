@@ -84,6 +84,15 @@ export class UpstreamsFileError extends Error {
   }
 }
 
+/** Where the file sends traffic to a sandbox provider: `default_route` and `routes.<slug>`, for the production check. */
+export function sandboxUses(file: UpstreamsFile): string[] {
+  const isSandbox = (provider: string) => file.providers[provider]?.type === 'sandbox';
+  const uses = Object.entries(file.routes)
+    .filter(([, routes]) => routes.some((route) => isSandbox(route.provider)))
+    .map(([slug]) => `routes.${slug}`);
+  return file.default_route !== undefined && isSandbox(file.default_route.provider) ? ['default_route', ...uses] : uses;
+}
+
 export function loadUpstreamsFile(path: string): UpstreamsFile {
   return parseUpstreamsFile(readFileSync(path, 'utf8'), path);
 }
