@@ -55,7 +55,9 @@ export interface paths {
          * Prometheus metrics
          * @description Process metrics and the service's own counters in the Prometheus text format, among them
          *     `gateway_chain_exhausted_total{model, code}`: the operator alert raised once per request whose upstream
-         *     chain was exhausted (SPEC 7.3). Public like the health checks: expose it only on an internal network.
+         *     chain was exhausted (SPEC 7.3). Not for API keys: with `METRICS_TOKEN` set, the scraper sends
+         *     `Authorization: Bearer <METRICS_TOKEN>`; without it, only loopback clients are answered (a reverse proxy on the
+         *     same host makes every client loopback: set the token there).
          */
         get: operations["getMetrics"];
         put?: never;
@@ -1344,6 +1346,28 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
+        /** @description `METRICS_TOKEN` is set and the request does not carry it as `Authorization: Bearer <METRICS_TOKEN>`. */
+        NativeMetricsUnauthorized: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description Without `METRICS_TOKEN`, metrics are served to loopback clients only: to any other address the path does not exist. */
+        NativeMetricsNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
         /** @description No credential, or a key that is malformed, unknown or revoked (SPEC 5.4). */
         NativeUnauthorized: {
             headers: {
@@ -1800,7 +1824,9 @@ export interface operations {
                 };
             };
             400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeMetricsUnauthorized"];
             403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeMetricsNotFound"];
             500: components["responses"]["NativeInternal"];
         };
     };

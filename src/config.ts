@@ -69,6 +69,8 @@ const schema = z.object({
    * answers every model with made-up text at real prices; `allow` is for a deliberate demo deployment.
    */
   SANDBOX_IN_PRODUCTION: z.enum(['refuse', 'allow']).default('refuse'),
+  /** Bearer token a Prometheus scraper sends for /metrics; unset: /metrics answers loopback clients only. */
+  METRICS_TOKEN: z.string().min(16).optional(),
   /** An upstream that accepted a stream but sent no token for this long is failed over (SPEC 3.4). */
   STREAM_FIRST_TOKEN_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   /** Whitespace cadence on the keep-alive path (SPEC 4.2). */

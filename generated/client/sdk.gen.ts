@@ -37,7 +37,9 @@ export const getReadiness = <ThrowOnError extends boolean = false>(options?: Opt
  *
  * Process metrics and the service's own counters in the Prometheus text format, among them
  * `gateway_chain_exhausted_total{model, code}`: the operator alert raised once per request whose upstream
- * chain was exhausted (SPEC 7.3). Public like the health checks: expose it only on an internal network.
+ * chain was exhausted (SPEC 7.3). Not for API keys: with `METRICS_TOKEN` set, the scraper sends
+ * `Authorization: Bearer <METRICS_TOKEN>`; without it, only loopback clients are answered (a reverse proxy on the
+ * same host makes every client loopback: set the token there).
  *
  */
 export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>) => (options?.client ?? client).get<GetMetricsResponses, GetMetricsErrors, ThrowOnError>({ url: '/metrics', ...options });

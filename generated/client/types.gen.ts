@@ -1001,11 +1001,19 @@ export type GetMetricsErrors = {
      */
     400: NativeError;
     /**
+     * `METRICS_TOKEN` is set and the request does not carry it as `Authorization: Bearer <METRICS_TOKEN>`.
+     */
+    401: NativeError;
+    /**
      * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
      * envelope, no request id. Any other User-Agent passes.
      *
      */
     403: string;
+    /**
+     * Without `METRICS_TOKEN`, metrics are served to loopback clients only: to any other address the path does not exist.
+     */
+    404: NativeError;
     /**
      * Unexpected server error; the message is scrubbed, the request id finds the log line.
      */

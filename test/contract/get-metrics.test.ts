@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError, type UpstreamProvider } from '../../src/adapters/upstream/index.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
+import { expectNativeError } from '../setup/envelopes.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -21,7 +22,23 @@ describe('GET /metrics', () => {
     expect(response.headers.get('x-ratelimit-limit')).toBeNull();
   });
 
-  it('a key is neither needed nor checked: a bogus key still gets 200', async () => {
+  it('with METRICS_TOKEN set: 401 without it or with another token (an API key is not it), 200 with it', async () => {
+    const token = 'metrics-token-0123456789';
+    const guarded = await startHarness({ METRICS_TOKEN: token });
+    try {
+      expectNativeError(await call(guarded.baseUrl, 'GET', '/metrics'), 401, 'authentication_required');
+      const { apiKey } = await guarded.newAccount();
+      expectNativeError(await call(guarded.baseUrl, 'GET', '/metrics', { key: apiKey }), 401, 'authentication_required');
+      expectNativeError(await call(guarded.baseUrl, 'GET', '/metrics', { key: `${token}x` }), 401, 'authentication_required');
+      const allowed = await call(guarded.baseUrl, 'GET', '/metrics', { key: token });
+      expect(allowed.status, allowed.text).toBe(200);
+      expect(allowed.text).toContain('process_cpu_user_seconds_total');
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('without METRICS_TOKEN, a loopback client needs nothing: a bogus key still gets 200', async () => {
     const bearer = await call(h.baseUrl, 'GET', '/metrics', { key: `cgw_${'Z'.repeat(40)}` });
     expect(bearer.status, bearer.text).toBe(200);
     const header = await call(h.baseUrl, 'GET', '/metrics', { key: 'not-a-key', keyHeader: 'x-api-key' });
