@@ -8,6 +8,11 @@ import { errorHandler } from './http/error-handler.js';
 import { requestId } from './http/request-id.js';
 import { unmatchedRoute } from './http/unmatched-route.js';
 
+/** A hop count stays a number for express; anything else is its list of addresses, names and subnets. */
+function trustProxyValue(setting: string): number | string {
+  return /^\d+$/.test(setting) ? Number(setting) : setting;
+}
+
 /**
  * Middleware order (DESIGN.md 1): edge block → request id → CORS → per operation: auth → rate limit → body
  * (capped) → request validation → handler → one error handler.
@@ -17,6 +22,8 @@ export function createApp(deps: Deps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'extended');
+  // req.ip: the peer, or the client a trusted proxy names in X-Forwarded-For (README "Configuration").
+  if (deps.config.TRUSTED_PROXY !== undefined) app.set('trust proxy', trustProxyValue(deps.config.TRUSTED_PROXY));
   app.use(edgeBlock, requestId, cors);
   const routes = bindOperations(app, deps.contract, handlers, deps);
   app.use(unmatchedRoute(routes));

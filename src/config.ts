@@ -69,6 +69,13 @@ const schema = z.object({
    * answers every model with made-up text at real prices; `allow` is for a deliberate demo deployment.
    */
   SANDBOX_IN_PRODUCTION: z.enum(['refuse', 'allow']).default('refuse'),
+  /** Unknown API keys one client address may present per minute before its lookups wait (429 auth_rate_limited). */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  /**
+   * express `trust proxy`: which proxies' X-Forwarded-For names the client (`loopback`, a CIDR list, a hop count).
+   * Unset: the peer address is the client.
+   */
+  TRUSTED_PROXY: z.string().min(1).optional(),
   /** Bearer token a Prometheus scraper sends for /metrics; unset: /metrics answers loopback clients only. */
   METRICS_TOKEN: z.string().min(16).optional(),
   /** An upstream that accepted a stream but sent no token for this long is failed over (SPEC 3.4). */

@@ -19,6 +19,7 @@ import { RedisRateLimiter } from './adapters/rate-limiter/redis.js';
 import { FailOpenRateLimiter } from './adapters/rate-limiter/fail-open.js';
 import type { UsageLogStore } from './adapters/usage-log/index.js';
 import { SqlUsageLogStore } from './adapters/usage-log/sql.js';
+import { AuthFailures } from './domain/auth-failures.js';
 import { Authenticator } from './domain/authenticator.js';
 import { Billing } from './domain/billing.js';
 import { retryJournaledCharges } from './domain/charge-retrier.js';
@@ -140,7 +141,8 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const apiKeys = new SqlApiKeyStore(db);
   const keyUsage = new KeyUsageRecorder(apiKeys, (err) => logger.warn({ err }, 'could not record key use'));
   keyUsage.start(config.KEY_USAGE_FLUSH_MS);
-  const authenticator = new Authenticator(apiKeys, keyUsage, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS, now });
+  const failures = new AuthFailures({ limit: config.AUTH_FAILURES_PER_MINUTE, windowMs: 60_000, maxAddresses: 100_000, now });
+  const authenticator = new Authenticator(apiKeys, keyUsage, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS, now, failures });
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
   const ledger = openLedger(db, { onBatch: ledgerBatchObserver(metrics) });

@@ -1,6 +1,7 @@
 import type { AccountRecord, ApiKeyStore, KeyResolution } from '../adapters/api-keys/index.js';
 import { ApiError } from '../errors/api-error.js';
 import { hashApiKey, looksLikeApiKey } from './api-key-secret.js';
+import type { AuthFailures } from './auth-failures.js';
 import type { KeyUsageRecorder } from './key-usage-recorder.js';
 
 export interface Principal {
@@ -12,17 +13,19 @@ export interface Principal {
 }
 
 interface CacheEntry {
-  resolution: KeyResolution;
+  /** null: the key is unknown (kept as briefly as a found one, so a repeated bad key costs no lookup). */
+  resolution: KeyResolution | null;
   expiresAtMs: number;
 }
 
 const CACHE_CAPACITY = 10_000;
 
 /**
- * Turns a presented API key into the account it acts for, or the exact failure of SPEC 5.4. Found keys are
+ * Turns a presented API key into the account it acts for, or the exact failure of SPEC 5.4. Resolutions are
  * cached for `cacheTtlMs` so the hot path does not ask the database on every call; revocation through this
- * process invalidates at once, through another process within the TTL. Unknown keys are never cached, so a
- * key created elsewhere works immediately.
+ * process invalidates at once, through another process within the TTL. Unknown keys are cached too (a new key
+ * is random, so no one presents it before it exists), and an address that keeps presenting unknown keys is
+ * refused with 429 `auth_rate_limited` before any lookup (AuthFailures).
  */
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
@@ -30,14 +33,20 @@ export class Authenticator {
   constructor(
     private readonly store: ApiKeyStore,
     private readonly usage: KeyUsageRecorder,
-    private readonly options: { cacheTtlMs: number; now: () => number },
+    private readonly options: { cacheTtlMs: number; now: () => number; failures: AuthFailures },
   ) {}
 
-  async authenticate(presentedKey: string): Promise<Principal> {
-    if (!looksLikeApiKey(presentedKey)) throw new ApiError('invalid_api_key');
+  /** `clientAddress`: where the request came from (the peer, or the client a trusted proxy names). */
+  async authenticate(presentedKey: string, clientAddress = ''): Promise<Principal> {
+    const { failures } = this.options;
+    const unknown = (): never => {
+      failures.record(clientAddress);
+      throw new ApiError('invalid_api_key');
+    };
+    if (!looksLikeApiKey(presentedKey)) return unknown();
     const hash = hashApiKey(presentedKey);
-    const resolution = await this.resolve(hash);
-    if (resolution === null) throw new ApiError('invalid_api_key');
+    const resolution = await this.resolve(hash, clientAddress);
+    if (resolution === null) return unknown();
     if (resolution.key.revokedAtMs !== null) throw new ApiError('api_key_revoked');
     if (resolution.account === null) throw new ApiError('user_not_found');
     this.usage.record(resolution.key.id, this.options.now());
@@ -52,14 +61,17 @@ export class Authenticator {
   /** Drops cached resolutions of one key (after a revocation) or of one account (after a change to it). */
   invalidate(match: { keyId?: string; accountId?: string }): void {
     for (const [hash, entry] of this.cache) {
-      if (entry.resolution.key.id === match.keyId || entry.resolution.key.accountId === match.accountId) this.cache.delete(hash);
+      const key = entry.resolution?.key;
+      if (key !== undefined && (key.id === match.keyId || key.accountId === match.accountId)) this.cache.delete(hash);
     }
   }
 
-  private async resolve(hash: string): Promise<KeyResolution | null> {
+  private async resolve(hash: string, clientAddress: string): Promise<KeyResolution | null> {
     const now = this.options.now();
     const cached = this.cache.get(hash);
     if (cached !== undefined && cached.expiresAtMs > now) return cached.resolution;
+    const waitMs = this.options.failures.waitMs(clientAddress);
+    if (waitMs > 0) throw new ApiError('auth_rate_limited', undefined, { headers: { 'Retry-After': String(Math.ceil(waitMs / 1000)) } });
     let resolution: KeyResolution | null;
     try {
       resolution = await this.store.resolveKey(hash);
@@ -67,7 +79,7 @@ export class Authenticator {
       // The key store is down: a retryable 503, not a 500 and not a 401 that would make a client drop its key.
       throw new ApiError('not_ready', 'The key store is unreachable');
     }
-    if (resolution !== null && this.options.cacheTtlMs > 0) {
+    if (this.options.cacheTtlMs > 0) {
       if (this.cache.size >= CACHE_CAPACITY) this.cache.delete(this.cache.keys().next().value as string);
       this.cache.set(hash, { resolution, expiresAtMs: now + this.options.cacheTtlMs });
     }

@@ -59,6 +59,7 @@ export const ERROR_CATALOG = {
   gateway_misconfigured: { status: 503, type: 'api_error', retryable: false, message: 'The deployment lacks the upstream credentials for this model' },
   job_not_found: { status: 404, type: invalid, retryable: false, message: 'No such job for this caller, or its record expired' },
   internal_error: { status: 500, type: 'api_error', retryable: true, message: 'Internal server error' },
+  auth_rate_limited: { status: 429, type: 'rate_limit_exceeded', retryable: true, message: 'Too many requests with unknown API keys from this address; retry after the Retry-After seconds' },
   route_not_found: { status: 404, type: invalid, retryable: false, message: 'No operation at this path' },
   method_not_allowed: { status: 405, type: invalid, retryable: false, message: 'This path does not accept this method' },
   unsupported_media_type: { status: 415, type: invalid, retryable: false, message: 'Send the body as application/json' },

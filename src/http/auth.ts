@@ -24,7 +24,7 @@ export function authenticate(mode: AuthMode, authenticator: Authenticator): Requ
       if (mode === 'optional') return next();
       throw new ApiError('authentication_required');
     }
-    res.locals.principal = await authenticator.authenticate(key);
+    res.locals.principal = await authenticator.authenticate(key, req.ip);
     next();
   };
 }

@@ -58,3 +58,37 @@ describe.each(operations)('$method $path', ({ method, path, samplePath }) => {
 it('covers at least the key-management and compat operations', () => {
   expect(operations.map((o) => o.operationId)).toEqual(expect.arrayContaining(['listCompatModels', 'listApiKeys', 'createApiKey', 'revokeApiKey']));
 });
+
+describe('a flood of unknown keys from one address (AUTH_FAILURES_PER_MINUTE)', () => {
+  const random = () => `cgw_${Math.random().toString(36).slice(2).padEnd(40, 'q').slice(0, 40)}`;
+
+  it('past the limit the address gets 429 auth_rate_limited with Retry-After, in either envelope; a trusted proxy names the address', async () => {
+    const guarded = await startHarness({ AUTH_FAILURES_PER_MINUTE: '3', TRUSTED_PROXY: 'loopback' });
+    try {
+      const from = (address: string, path = '/v1/compat/models') => call(guarded.baseUrl, 'GET', path, { key: random(), headers: { 'x-forwarded-for': address } });
+      for (let i = 0; i < 3; i++) expectCompatError(await from('203.0.113.7'), 401, 'invalid_api_key');
+      const limited = await from('203.0.113.7');
+      expectCompatError(limited, 429, 'auth_rate_limited');
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(limited.headers.get('x-should-retry')).toBe('true');
+      expectNativeError(await from('203.0.113.7', '/v1/account'), 429, 'auth_rate_limited');
+      // Another client behind the same proxy is not affected.
+      expectCompatError(await from('198.51.100.1'), 401, 'invalid_api_key');
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('without TRUSTED_PROXY, X-Forwarded-For is not believed: the peer address is the client', async () => {
+    const guarded = await startHarness({ AUTH_FAILURES_PER_MINUTE: '2' });
+    try {
+      for (const address of ['203.0.113.1', '203.0.113.2']) {
+        expectCompatError(await call(guarded.baseUrl, 'GET', '/v1/compat/models', { key: random(), headers: { 'x-forwarded-for': address } }), 401, 'invalid_api_key');
+      }
+      const limited = await call(guarded.baseUrl, 'GET', '/v1/compat/models', { key: random(), headers: { 'x-forwarded-for': '203.0.113.3' } });
+      expectCompatError(limited, 429, 'auth_rate_limited');
+    } finally {
+      await guarded.close();
+    }
+  });
+});

@@ -3,6 +3,7 @@ import type { ApiKeyStore } from '../../src/adapters/api-keys/index.js';
 import { MemoryApiKeyStore } from '../../src/adapters/api-keys/memory.js';
 import { hashApiKey } from '../../src/domain/api-key-secret.js';
 import { createAccount, deleteAccount, issueKey, revokeKey, setDiscounts } from '../../src/domain/accounts.js';
+import { AuthFailures } from '../../src/domain/auth-failures.js';
 import { Authenticator } from '../../src/domain/authenticator.js';
 import { KeyUsageRecorder } from '../../src/domain/key-usage-recorder.js';
 import { ApiError } from '../../src/errors/api-error.js';
@@ -30,12 +31,15 @@ interface Setup {
   secret: string;
 }
 
+const FAILURE_LIMIT = 5;
+
 async function setup(cacheTtlMs = TTL_MS): Promise<Setup> {
   const store = new CountingStore();
   const clock = { now: T0 };
   const now = () => clock.now;
   const usage = new KeyUsageRecorder(store, () => {});
-  const auth = new Authenticator(store, usage, { cacheTtlMs, now });
+  const failures = new AuthFailures({ limit: FAILURE_LIMIT, windowMs: 60_000, maxAddresses: 100, now });
+  const auth = new Authenticator(store, usage, { cacheTtlMs, now, failures });
   const account = await createAccount(store, { email: 'ada@example.com' }, now);
   const { record, secret } = await issueKey(store, account.id, 'main', now);
   store.resolveCalls = 0;
@@ -78,21 +82,47 @@ describe('Authenticator', () => {
     expect(s.store.resolveCalls).toBe(0);
   });
 
-  it('a well-formed unknown key → invalid_api_key, and the miss is not cached', async () => {
+  it('a well-formed unknown key → invalid_api_key, and the miss is cached like a find: one lookup within the TTL', async () => {
     const s = await setup();
     const unknown = `cgw_${'a'.repeat(40)}`;
     expect(await failure(s.auth.authenticate(unknown))).toBe('invalid_api_key');
     expect(await failure(s.auth.authenticate(unknown))).toBe('invalid_api_key');
+    expect(s.store.resolveCalls).toBe(1);
+    s.clock.now += TTL_MS;
+    expect(await failure(s.auth.authenticate(unknown))).toBe('invalid_api_key');
     expect(s.store.resolveCalls).toBe(2);
   });
 
-  it('a key created right after a miss works at once (unknown keys are never cached)', async () => {
+  it('a key that did not exist when it was first presented is found once the TTL has passed', async () => {
     const s = await setup();
     const chosen = `cgw_${'B'.repeat(40)}`;
     expect(await failure(s.auth.authenticate(chosen))).toBe('invalid_api_key');
     await s.store.createKey({ id: 'key_chosen', accountId: s.accountId, name: 'chosen', hash: hashApiKey(chosen), displayHint: 'x', createdAtMs: T0 });
+    s.clock.now += TTL_MS;
     expect((await s.auth.authenticate(chosen)).keyId).toBe('key_chosen');
     expect(s.store.resolveCalls).toBe(2);
+  });
+
+  it('an address that presents too many unknown keys waits (429 auth_rate_limited, Retry-After) without a lookup; others do not', async () => {
+    const s = await setup();
+    await s.auth.authenticate(s.secret, '10.0.0.1'); // cached: still usable from the throttled address
+    const random = (i: number) => `cgw_${String(i).padStart(40, 'x')}`;
+    for (let i = 0; i < FAILURE_LIMIT; i++) expect(await failure(s.auth.authenticate(random(i), '10.0.0.1'))).toBe('invalid_api_key');
+    const lookups = s.store.resolveCalls;
+    s.clock.now += 10_000;
+    const refused = await s.auth.authenticate(random(99), '10.0.0.1').then(
+      () => null,
+      (e: unknown) => e as ApiError,
+    );
+    expect(refused).toMatchObject({ code: 'auth_rate_limited', status: 429, headers: { 'Retry-After': '50' } });
+    expect(s.store.resolveCalls).toBe(lookups);
+    expect((await s.auth.authenticate(s.secret, '10.0.0.1')).keyId).toBe(s.keyId);
+    expect(await failure(s.auth.authenticate(random(100), '10.0.0.2'))).toBe('invalid_api_key');
+    // Malformed keys count too (they never reach the store, but they are what a scanner sends).
+    for (let i = 0; i < FAILURE_LIMIT; i++) await failure(s.auth.authenticate('not-a-key', '10.0.0.3'));
+    expect(await failure(s.auth.authenticate(random(101), '10.0.0.3'))).toBe('auth_rate_limited');
+    s.clock.now += 50_000;
+    expect(await failure(s.auth.authenticate(random(102), '10.0.0.1'))).toBe('invalid_api_key');
   });
 
   it('a key issued after the authenticator cached another one works at once', async () => {
