@@ -348,7 +348,9 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description The key (`cgw_` and 40 random characters) is in `api_key` of this response only; store it now.
+         * @description The key (`cgw_` and 40 random characters) is in `api_key` of this response only; store it now. Only a key that
+         *     holds the `keys` scope may create keys (403 `key_scope_required` otherwise), so a leaked key without it cannot
+         *     outlive its revocation by minting another.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -690,9 +692,10 @@ export interface components {
          *     | idempotency_conflict | 409 | invalid_request_error | An idempotency key was reused with a different request. |
          *     | not_ready | 503 | api_error | A dependency (database) is unreachable; the process should not receive traffic. |
          *     | auth_rate_limited | 429 | rate_limit_exceeded | Too many unknown API keys from this client address; with `Retry-After`. |
+         *     | key_scope_required | 403 | permission_error | The key lacks the `keys` scope needed to create or revoke keys. |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "key_scope_required";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -1194,6 +1197,12 @@ export interface components {
             display_hint: string;
             /** @enum {string} */
             status: "active" | "revoked";
+            /**
+             * @description `keys`: the key may create and revoke the account's keys. An account's first key (issued by the operator)
+             *     holds it; a key created through the API holds it only when asked for. Every key may call the model API and
+             *     read the account.
+             */
+            scopes: "keys"[];
             /** Format: date-time */
             created_at: string;
             /**
@@ -1663,6 +1672,22 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /**
+         * @description The key lacks the `keys` scope (`key_scope_required`): only a key that holds it may create or revoke keys. Or,
+         *     in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
+         */
+        NativeForbiddenKeyScope: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+                /** @example Forbidden */
+                "text/plain": string;
             };
         };
         /** @description The key id is not one of the caller's keys, or the caller's account was deleted. */
@@ -2428,6 +2453,8 @@ export interface operations {
                 "application/json": {
                     /** @description A label for the dashboard; defaults to "default". */
                     name?: string;
+                    /** @description Scopes of the new key (see `ApiKey.scopes`); none by default. Only a key holding `keys` may create keys at all. */
+                    scopes?: "keys"[];
                 };
             };
         };
@@ -2452,7 +2479,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenKeyScope"];
             404: components["responses"]["NativeUserNotFound"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -2492,7 +2519,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenKeyScope"];
             404: components["responses"]["NativeKeyOrUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];

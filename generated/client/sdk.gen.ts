@@ -255,7 +255,10 @@ export const listApiKeys = <ThrowOnError extends boolean = false>(options?: Opti
 /**
  * Create an API key
  *
- * The key (`cgw_` and 40 random characters) is in `api_key` of this response only; store it now.
+ * The key (`cgw_` and 40 random characters) is in `api_key` of this response only; store it now. Only a key that
+ * holds the `keys` scope may create keys (403 `key_scope_required` otherwise), so a leaked key without it cannot
+ * outlive its revocation by minting another.
+ *
  */
 export const createApiKey = <ThrowOnError extends boolean = false>(options?: Options<CreateApiKeyData, ThrowOnError>) => (options?.client ?? client).post<CreateApiKeyResponses, CreateApiKeyErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],

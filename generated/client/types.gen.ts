@@ -111,9 +111,10 @@ export type Health = {
  * | idempotency_conflict | 409 | invalid_request_error | An idempotency key was reused with a different request. |
  * | not_ready | 503 | api_error | A dependency (database) is unreachable; the process should not receive traffic. |
  * | auth_rate_limited | 429 | rate_limit_exceeded | Too many unknown API keys from this client address; with `Retry-After`. |
+ * | key_scope_required | 403 | permission_error | The key lacks the `keys` scope needed to create or revoke keys. |
  *
  */
-export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited';
+export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'key_scope_required';
 
 /**
  * One body-validation finding (SPEC 2.7), listed in `meta.fields`.
@@ -732,6 +733,13 @@ export type ApiKey = {
      */
     display_hint: string;
     status: 'active' | 'revoked';
+    /**
+     * `keys`: the key may create and revoke the account's keys. An account's first key (issued by the operator)
+     * holds it; a key created through the API holds it only when asked for. Every key may call the model API and
+     * read the account.
+     *
+     */
+    scopes: Array<'keys'>;
     created_at: string;
     /**
      * Recorded in batches, so it can trail the real last use by a few seconds.
@@ -1893,6 +1901,10 @@ export type CreateApiKeyData = {
          * A label for the dashboard; defaults to "default".
          */
         name?: string;
+        /**
+         * Scopes of the new key (see `ApiKey.scopes`); none by default. Only a key holding `keys` may create keys at all.
+         */
+        scopes?: Array<'keys'>;
     };
     path?: never;
     query?: never;
@@ -1909,11 +1921,11 @@ export type CreateApiKeyErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * The key lacks the `keys` scope (`key_scope_required`): only a key that holds it may create or revoke keys. Or,
+     * in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -1978,11 +1990,11 @@ export type RevokeApiKeyErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * The key lacks the `keys` scope (`key_scope_required`): only a key that holds it may create or revoke keys. Or,
+     * in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The key id is not one of the caller's keys, or the caller's account was deleted.
      */

@@ -6,6 +6,7 @@ import * as m0003 from './migrations/0003-usage-log.js';
 import * as m0004 from './migrations/0004-limits-and-rub-billing.js';
 import * as m0005 from './migrations/0005-ledger-batches.js';
 import * as m0006 from './migrations/0006-idempotency-keys.js';
+import * as m0007 from './migrations/0007-key-scopes.js';
 
 interface NamedMigration {
   name: string;
@@ -23,6 +24,7 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0004-limits-and-rub-billing', migration: m0004 },
   { name: '0005-ledger-batches', migration: m0005 },
   { name: '0006-idempotency-keys', migration: m0006 },
+  { name: '0007-key-scopes', migration: m0007 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {

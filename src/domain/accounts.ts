@@ -36,12 +36,17 @@ export async function getAccountOrThrow(store: ApiKeyStore, accountId: string): 
   return account;
 }
 
-/** Issues a new key; `secret` is returned once and never stored (SPEC 5.1). Throws `account_not_found`. */
+/**
+ * Issues a new key; `secret` is returned once and never stored (SPEC 5.1). Throws `account_not_found`. A key
+ * the operator issues (admin CLI: an account's first key) holds the `keys` scope; one minted through the API
+ * holds it only when asked for (README "Decisions": API keys).
+ */
 export async function issueKey(
   store: ApiKeyStore,
   accountId: string,
   name: string = DEFAULT_KEY_NAME,
   now: Clock = Date.now,
+  scopes: { managesKeys: boolean } = { managesKeys: true },
 ): Promise<{ record: ApiKeyRecord; secret: string }> {
   await getAccountOrThrow(store, accountId);
   const secret = generateApiKey();
@@ -52,6 +57,7 @@ export async function issueKey(
     hash: hashApiKey(secret),
     displayHint: displayHint(secret),
     createdAtMs: now(),
+    managesKeys: scopes.managesKeys,
   });
   return { record, secret };
 }

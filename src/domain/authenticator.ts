@@ -10,6 +10,8 @@ export interface Principal {
   account: AccountRecord;
   /** The key's own per-minute limit; null = the configured default (SPEC 8). */
   keyRateLimitPerMinute: number | null;
+  /** The key holds the `keys` scope: it may create and revoke the account's keys. */
+  managesKeys: boolean;
 }
 
 interface CacheEntry {
@@ -55,6 +57,7 @@ export class Authenticator {
       keyId: resolution.key.id,
       account: resolution.account,
       keyRateLimitPerMinute: resolution.key.rateLimitPerMinute,
+      managesKeys: resolution.key.managesKeys,
     };
   }
 

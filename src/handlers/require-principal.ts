@@ -6,3 +6,10 @@ export function requirePrincipal(principal: Principal | null): Principal {
   if (principal === null) throw new ApiError('authentication_required');
   return principal;
 }
+
+/** Creating and revoking keys takes the `keys` scope (README "Decisions": API keys). */
+export function requireKeyManager(principal: Principal | null): Principal {
+  const caller = requirePrincipal(principal);
+  if (!caller.managesKeys) throw new ApiError('key_scope_required');
+  return caller;
+}

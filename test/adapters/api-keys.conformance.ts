@@ -35,9 +35,9 @@ export function apiKeyStoreConformance(name: string, makeStore: () => Promise<St
       return outcome.account;
     }
 
-    async function key(accountId: string, createdAtMs = T0, name = 'test') {
+    async function key(accountId: string, createdAtMs = T0, name = 'test', managesKeys = false) {
       const secret = generateApiKey();
-      const input: NewApiKey = { id: newId('key'), accountId, name, hash: hashApiKey(secret), displayHint: displayHint(secret), createdAtMs };
+      const input: NewApiKey = { id: newId('key'), accountId, name, hash: hashApiKey(secret), displayHint: displayHint(secret), createdAtMs, managesKeys };
       return { record: await store().createKey(input), hash: input.hash };
     }
 
@@ -112,6 +112,22 @@ export function apiKeyStoreConformance(name: string, makeStore: () => Promise<St
         const read = await store().getKey(record.id);
         expect(read).toEqual(record);
         expect(typeof read!.createdAtMs).toBe('number');
+      });
+
+      it('keeps the keys scope as given, through every read (SQLite stores it as 0/1)', async () => {
+        const a = await account();
+        const manager = await key(a.id, T0, 'manager', true);
+        const plain = await key(a.id, T0, 'plain', false);
+        expect(manager.record.managesKeys).toBe(true);
+        expect(plain.record.managesKeys).toBe(false);
+        expect((await store().getKey(manager.record.id))?.managesKeys).toBe(true);
+        expect((await store().resolveKey(plain.hash))?.key.managesKeys).toBe(false);
+        expect((await store().resolveKey(manager.hash))?.key.managesKeys).toBe(true);
+        expect((await store().listKeys(a.id)).map((k) => [k.name, k.managesKeys]).sort()).toEqual([
+          ['manager', true],
+          ['plain', false],
+        ]);
+        expect((await store().revokeKey(manager.record.id, T0 + 1))?.managesKeys).toBe(true);
       });
 
       it('answers null for unknown key ids and hashes', async () => {

@@ -19,6 +19,27 @@ describe('POST /v1/llm/api-keys', () => {
     expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/api-keys', { key: data.api_key, keyHeader: 'x-api-key' }));
   });
 
+  it('key scopes: the first key manages keys; a minted one does not unless asked, so a leaked one cannot mint or revoke', async () => {
+    const { apiKey } = await h.newAccount();
+    const keys = expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/api-keys', { key: apiKey })).keys;
+    expect(keys[0].scopes).toEqual(['keys']);
+    const plain = expectNativeOk(await create(apiKey, { body: { name: 'app' } }), 201);
+    expect(plain.key.scopes).toEqual([]);
+    const manager = expectNativeOk(await create(apiKey, { body: { name: 'admin', scopes: ['keys'] } }), 201);
+    expect(manager.key.scopes).toEqual(['keys']);
+    // The plain key calls the API and lists keys, but cannot mint a key nor revoke one.
+    expectNativeOk(await call(h.baseUrl, 'GET', '/v1/account', { key: plain.api_key }));
+    expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/api-keys', { key: plain.api_key }));
+    const mint = await create(plain.api_key, { body: { name: 'escape' } });
+    expectNativeError(mint, 403, 'key_scope_required');
+    expect(mint.headers.get('x-should-retry')).toBe('false');
+    expectNativeError(await call(h.baseUrl, 'DELETE', `/v1/llm/api-keys/${manager.key.id}`, { key: plain.api_key }), 403, 'key_scope_required');
+    // A manager revokes the plain key: it is gone for good, with nothing it could have minted.
+    expectNativeOk(await call(h.baseUrl, 'DELETE', `/v1/llm/api-keys/${plain.key.id}`, { key: manager.api_key }));
+    expectNativeError(await call(h.baseUrl, 'GET', '/v1/account', { key: plain.api_key }), 401, 'api_key_revoked');
+    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/api-keys', { key: apiKey })).keys).toHaveLength(3);
+  });
+
   it('201 with no body at all: the name defaults to "default"', async () => {
     const { apiKey } = await h.newAccount();
     expect(expectNativeOk(await create(apiKey), 201).key.name).toBe('default');

@@ -51,7 +51,7 @@ export async function fundedPrincipal(
       nowMs: nowMs + i,
     });
   }
-  return { accountId: account.id, keyId: record.id, account: { ...account, rubBilling }, keyRateLimitPerMinute: null };
+  return { accountId: account.id, keyId: record.id, account: { ...account, rubBilling }, keyRateLimitPerMinute: null, managesKeys: true };
 }
 
 /** One test's billing world: a fresh database with its ledger, usage log and journal, and a clock the test moves. */

@@ -97,7 +97,7 @@ describe('Authenticator', () => {
     const s = await setup();
     const chosen = `cgw_${'B'.repeat(40)}`;
     expect(await failure(s.auth.authenticate(chosen))).toBe('invalid_api_key');
-    await s.store.createKey({ id: 'key_chosen', accountId: s.accountId, name: 'chosen', hash: hashApiKey(chosen), displayHint: 'x', createdAtMs: T0 });
+    await s.store.createKey({ id: 'key_chosen', accountId: s.accountId, name: 'chosen', hash: hashApiKey(chosen), displayHint: 'x', createdAtMs: T0, managesKeys: false });
     s.clock.now += TTL_MS;
     expect((await s.auth.authenticate(chosen)).keyId).toBe('key_chosen');
     expect(s.store.resolveCalls).toBe(2);

@@ -31,6 +31,8 @@ export interface ApiKeyRecord {
   revokedAtMs: number | null;
   /** Requests per minute for this key; null = the configured default (SPEC 8). */
   rateLimitPerMinute: number | null;
+  /** The `keys` scope: the key may create and revoke the account's keys. */
+  managesKeys: boolean;
 }
 
 /** What an incoming key hash resolves to; `account` is null once the account was hard-deleted. */
@@ -52,6 +54,7 @@ export interface NewApiKey {
   hash: string;
   displayHint: string;
   createdAtMs: number;
+  managesKeys: boolean;
 }
 
 export type CreateAccountOutcome = { ok: true; account: AccountRecord } | { ok: false; reason: 'email_taken' };

@@ -32,6 +32,7 @@ interface KeyRow {
   last_used_at_ms: Int | null;
   revoked_at_ms: Int | null;
   rate_limit_per_minute: Int | null;
+  manages_keys: boolean | number;
 }
 
 /** resolveKey's single joined row: key columns as in KeyRow, account columns prefixed `acc_`, null when deleted. */
@@ -45,7 +46,7 @@ interface ResolvedRow extends KeyRow {
   acc_rub_billing: boolean | number;
 }
 
-const KEY_COLUMNS = ['id', 'account_id', 'name', 'display_hint', 'created_at_ms', 'last_used_at_ms', 'revoked_at_ms', 'rate_limit_per_minute'];
+const KEY_COLUMNS = ['id', 'account_id', 'name', 'display_hint', 'created_at_ms', 'last_used_at_ms', 'revoked_at_ms', 'rate_limit_per_minute', 'manages_keys'];
 const ACCOUNT_COLUMNS = ['id', 'email', 'created_at_ms', 'discount_percent', 'tier_discounts', 'rate_limit_per_minute', 'rub_billing'];
 
 const nullableMs = (v: Int | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
@@ -81,6 +82,7 @@ function toKey(row: KeyRow): ApiKeyRecord {
     lastUsedAtMs: nullableMs(row.last_used_at_ms),
     revokedAtMs: nullableMs(row.revoked_at_ms),
     rateLimitPerMinute: nullableMs(row.rate_limit_per_minute),
+    managesKeys: Boolean(row.manages_keys),
   };
 }
 
@@ -166,6 +168,7 @@ export class SqlApiKeyStore implements ApiKeyStore {
       last_used_at_ms: null,
       revoked_at_ms: null,
       rate_limit_per_minute: null,
+      manages_keys: input.managesKeys,
     };
     await this.knex('api_keys').insert(row);
     return toKey(row);

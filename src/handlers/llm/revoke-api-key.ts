@@ -1,11 +1,11 @@
 import { revokeKey } from '../../domain/accounts.js';
 import type { Handler } from '../../http/operation-types.js';
 import { nativeOk } from '../../http/native-ok.js';
-import { requirePrincipal } from '../require-principal.js';
+import { requireKeyManager } from '../require-principal.js';
 import { apiKeyView } from '../views/api-key-view.js';
 
 export const revokeApiKey: Handler<'revokeApiKey'> = async ({ deps, principal, params }) => {
-  const { accountId } = requirePrincipal(principal);
+  const { accountId } = requireKeyManager(principal);
   const key = await revokeKey(deps.apiKeys, accountId, params.key_id, deps.now);
   // This process refuses the key at once; others within API_KEY_CACHE_TTL_MS.
   deps.authenticator.invalidate({ keyId: key.id });

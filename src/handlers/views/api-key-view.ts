@@ -12,6 +12,7 @@ export function apiKeyView(key: ApiKeyRecord): ApiKey {
     name: key.name,
     display_hint: key.displayHint,
     status: key.revokedAtMs === null ? 'active' : 'revoked',
+    scopes: key.managesKeys ? ['keys'] : [],
     created_at: new Date(key.createdAtMs).toISOString(),
     last_used_at: iso(key.lastUsedAtMs),
     revoked_at: iso(key.revokedAtMs),
