@@ -21,7 +21,13 @@ import type { FieldErrorCodes } from '../errors/from-unknown.js';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 type Method = (typeof METHODS)[number];
 
-type OperationObject = OpenAPIV3.OperationObject & { operationId: OperationId; 'x-error-codes'?: FieldErrorCodes; 'x-idempotent'?: boolean };
+type OperationObject = OpenAPIV3.OperationObject & {
+  operationId: OperationId;
+  'x-error-codes'?: FieldErrorCodes;
+  'x-idempotent'?: boolean;
+  /** openapi/README.md "Body caps": below BODY_LIMIT_BYTES for operations whose bodies are small. */
+  'x-max-body-bytes'?: number;
+};
 
 /** Lets the error handler answer a failing field with the code the operation's `x-error-codes` names. */
 function fieldCodes(codes: FieldErrorCodes | undefined): RequestHandler {
@@ -73,7 +79,14 @@ export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handl
     { perKeyPerMinute: deps.config.RATE_LIMIT_PER_KEY_PER_MINUTE, perAccountPerMinute: deps.config.RATE_LIMIT_PER_ACCOUNT_PER_MINUTE },
     deps.now,
   );
-  const body = express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: false });
+  // One parser per cap; an operation without a requestBody gets none (its body, if any, is discarded unread).
+  const parsers = new Map<number, RequestHandler>();
+  const bodyParser = (operation: OperationObject): RequestHandler[] => {
+    if (operation.requestBody === undefined) return [];
+    const cap = Math.min(operation['x-max-body-bytes'] ?? Number.POSITIVE_INFINITY, deps.config.BODY_LIMIT_BYTES);
+    if (!parsers.has(cap)) parsers.set(cap, express.json({ limit: cap, strict: false }));
+    return [parsers.get(cap)!];
+  };
   for (const [path, item] of Object.entries(spec.paths ?? {})) {
     if (item === undefined) continue;
     const validator = validatorFor(spec, path, deps.config.VALIDATE_RESPONSES, reportViolation);
@@ -85,7 +98,7 @@ export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handl
       const codes = operation['x-error-codes'] === undefined ? [] : [fieldCodes(operation['x-error-codes'])];
       const before = guarded ? [authenticate(mode, deps.authenticator), limit.start] : [];
       const after = guarded ? [limit.admitted] : [];
-      app[method](toExpressPath(path), ...before, body, ...codes, ...validator, ...after, runHandler(operation, handlers, deps));
+      app[method](toExpressPath(path), ...before, ...bodyParser(operation), ...codes, ...validator, ...after, runHandler(operation, handlers, deps));
     }
     shapes.push(routeShape(path, methods));
   }

@@ -37,6 +37,15 @@ describe('answers no single operation owns', () => {
     expectNativeError(await call(h.baseUrl, 'POST', '/v1/llm/nothing-here', big), 404, 'route_not_found');
   });
 
+  it('body caps per operation (x-max-body-bytes): 20 KB is too much for a new key, not for a chat', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const pad = 'x'.repeat(20 * 1024);
+    expectNativeError(await call(h.baseUrl, 'POST', '/v1/llm/api-keys', { key: apiKey, body: { name: 'k', pad } }), 413, 'request_too_large');
+    expectNativeError(await call(h.baseUrl, 'PUT', '/v1/settings/rub-billing', { key: apiKey, body: { enabled: true, pad } }), 413, 'request_too_large');
+    const chat = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: pad }], max_tokens: 8 } });
+    expect(chat.status, chat.text).toBe(200);
+  });
+
   it('CORS: preflight answers 204 and responses expose the request id and rate-limit headers', async () => {
     const preflight = await fetch(`${h.baseUrl}/v1/compat/models`, {
       method: 'OPTIONS',
