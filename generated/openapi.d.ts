@@ -209,9 +209,32 @@ export interface paths {
         /**
          * Responses (compat)
          * @description SPEC 4.2: accepts `Authorization: Bearer` and `X-API-Key`. The request is mapped onto chat completions
-         *     (same routing, pricing and codes); `usage.cost` is the USD charged.
+         *     (same routing, pricing and codes); `usage.cost` is the USD charged. Also at `/v1/compat/responses`
+         *     (`createCompatResponse`), for clients whose base URL is `/v1/compat`.
          */
         post: operations["createResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/compat/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Responses (compat base URL)
+         * @description SPEC 4.2: accepts `Authorization: Bearer` and `X-API-Key`. The request is mapped onto chat completions
+         *     (same routing, pricing and codes); `usage.cost` is the USD charged. The same operation as
+         *     `POST /v1/responses` (`createResponse`), where clients whose base URL is `/v1/compat` look for it.
+         */
+        post: operations["createCompatResponse"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1013,13 +1036,15 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description A Responses-style request, served through chat completions: `instructions` becomes a system message and
-         *     `input` (a string, or a list of `{role, content}` messages) the conversation. Streaming is not offered on
-         *     this path yet: use `POST /v1/compat/chat/completions` with `stream: true`.
+         * @description A Responses-style request, served through chat completions (same routing, pricing and codes): `instructions`
+         *     becomes a system message; `input` (a string, or a list of items) the conversation, where `function_call` and
+         *     `function_call_output` items are a tool round trip. Responses are never stored: send the whole conversation
+         *     each time (`previous_response_id` answers 400). Streaming is not offered on this path yet: use
+         *     `POST /v1/compat/chat/completions` with `stream: true`.
          */
         ResponsesRequest: {
             model?: string;
-            input: string | ({
+            input: string | (({
                 /** @constant */
                 type?: "message";
                 /** @enum {string} */
@@ -1029,8 +1054,69 @@ export interface components {
                 }[];
             } & {
                 [key: string]: unknown;
-            })[];
+            }) | ({
+                /** @constant */
+                type: "function_call";
+                call_id: string;
+                name: string;
+                arguments: string;
+            } & {
+                [key: string]: unknown;
+            }) | ({
+                /** @constant */
+                type: "function_call_output";
+                call_id: string;
+                output: string;
+            } & {
+                [key: string]: unknown;
+            }))[];
             instructions?: string;
+            /** @description Function tools (the only kind served); passed to the model as chat `tools`. */
+            tools?: {
+                /** @constant */
+                type: "function";
+                name: string;
+                description?: string;
+                parameters?: Record<string, never>;
+                strict?: boolean | null;
+            }[];
+            tool_choice?: ("auto" | "none" | "required") | {
+                /** @constant */
+                type: "function";
+                name: string;
+            };
+            parallel_tool_calls?: boolean;
+            /** @description `format`: plain text (default), `json_object`, or `json_schema` (passed on as chat `response_format`). */
+            text?: {
+                format?: {
+                    /** @enum {string} */
+                    type: "text" | "json_object";
+                } | {
+                    /** @constant */
+                    type: "json_schema";
+                    name: string;
+                    schema: Record<string, never>;
+                    strict?: boolean | null;
+                    description?: string;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Accepted for compatibility and ignored (nothing it can name is kept or produced here). */
+            include?: string[];
+            /** @description Accepted; responses are never stored, whatever it says. */
+            store?: boolean;
+            /** @description Only null is accepted, since responses are not stored (400 `invalid_request` otherwise). */
+            previous_response_id?: string | null;
+            /** @description `effort` is passed on as chat `reasoning_effort`; the rest is ignored. */
+            reasoning?: ({
+                /** @enum {string|null} */
+                effort?: "minimal" | "low" | "medium" | "high" | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @enum {string} */
+            truncation?: "disabled";
             max_output_tokens?: number;
             temperature?: number;
             top_p?: number;
@@ -1039,7 +1125,7 @@ export interface components {
             user?: string;
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
         };
         ResponsesResponse: {
             id: string;
@@ -1049,7 +1135,8 @@ export interface components {
             model: string;
             /** @enum {string} */
             status: "completed" | "incomplete";
-            output: {
+            /** @description The assistant's message (when it wrote text) and one `function_call` per tool call it made. */
+            output: ({
                 /** @constant */
                 type: "message";
                 id: string;
@@ -1062,7 +1149,16 @@ export interface components {
                     text: string;
                     annotations?: unknown[];
                 }[];
-            }[];
+            } | {
+                /** @constant */
+                type: "function_call";
+                id: string;
+                call_id: string;
+                name: string;
+                arguments: string;
+                /** @constant */
+                status: "completed";
+            })[];
             output_text: string;
             usage: {
                 input_tokens: number;
@@ -2110,6 +2206,66 @@ export interface operations {
         };
     };
     createResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "gpt-5-mini",
+                 *       "input": "Say hello"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResponsesRequest"];
+            };
+        };
+        responses: {
+            /** @description The response. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponsesResponse"];
+                };
+            };
+            400: components["responses"]["CompatBadRequest"];
+            401: components["responses"]["CompatUnauthorized"];
+            402: components["responses"]["CompatInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["CompatUserNotFound"];
+            409: components["responses"]["CompatIdempotencyConflict"];
+            413: components["responses"]["CompatTooLarge"];
+            415: components["responses"]["CompatUnsupportedMediaType"];
+            429: components["responses"]["CompatTooManyRequests"];
+            500: components["responses"]["CompatInternal"];
+            502: components["responses"]["CompatUpstreamFailed"];
+            503: components["responses"]["CompatModelUnavailable"];
+            504: components["responses"]["CompatGatewayTimeout"];
+        };
+    };
+    createCompatResponse: {
         parameters: {
             query?: never;
             header?: {

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses } from './types.gen.js';
+import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -145,12 +145,31 @@ export const createNativeChatCompletion = <ThrowOnError extends boolean = false>
  * Responses (compat)
  *
  * SPEC 4.2: accepts `Authorization: Bearer` and `X-API-Key`. The request is mapped onto chat completions
- * (same routing, pricing and codes); `usage.cost` is the USD charged.
+ * (same routing, pricing and codes); `usage.cost` is the USD charged. Also at `/v1/compat/responses`
+ * (`createCompatResponse`), for clients whose base URL is `/v1/compat`.
  *
  */
 export const createResponse = <ThrowOnError extends boolean = false>(options: Options<CreateResponseData, ThrowOnError>) => (options.client ?? client).post<CreateResponseResponses, CreateResponseErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
     url: '/v1/responses',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Responses (compat base URL)
+ *
+ * SPEC 4.2: accepts `Authorization: Bearer` and `X-API-Key`. The request is mapped onto chat completions
+ * (same routing, pricing and codes); `usage.cost` is the USD charged. The same operation as
+ * `POST /v1/responses` (`createResponse`), where clients whose base URL is `/v1/compat` look for it.
+ *
+ */
+export const createCompatResponse = <ThrowOnError extends boolean = false>(options: Options<CreateCompatResponseData, ThrowOnError>) => (options.client ?? client).post<CreateCompatResponseResponses, CreateCompatResponseErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/compat/responses',
     ...options,
     headers: {
         'Content-Type': 'application/json',

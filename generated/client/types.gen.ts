@@ -515,9 +515,11 @@ export type KeepAliveError = {
 };
 
 /**
- * A Responses-style request, served through chat completions: `instructions` becomes a system message and
- * `input` (a string, or a list of `{role, content}` messages) the conversation. Streaming is not offered on
- * this path yet: use `POST /v1/compat/chat/completions` with `stream: true`.
+ * A Responses-style request, served through chat completions (same routing, pricing and codes): `instructions`
+ * becomes a system message; `input` (a string, or a list of items) the conversation, where `function_call` and
+ * `function_call_output` items are a tool round trip. Responses are never stored: send the whole conversation
+ * each time (`previous_response_id` answers 400). Streaming is not offered on this path yet: use
+ * `POST /v1/compat/chat/completions` with `stream: true`.
  *
  */
 export type ResponsesRequest = {
@@ -529,8 +531,73 @@ export type ResponsesRequest = {
             [key: string]: unknown;
         }>;
         [key: string]: unknown;
+    } | {
+        type: 'function_call';
+        call_id: string;
+        name: string;
+        arguments: string;
+        [key: string]: unknown;
+    } | {
+        type: 'function_call_output';
+        call_id: string;
+        output: string;
+        [key: string]: unknown;
     }>;
     instructions?: string;
+    /**
+     * Function tools (the only kind served); passed to the model as chat `tools`.
+     */
+    tools?: Array<{
+        type: 'function';
+        name: string;
+        description?: string;
+        parameters?: {
+            [key: string]: unknown;
+        };
+        strict?: boolean | null;
+    }>;
+    tool_choice?: 'auto' | 'none' | 'required' | {
+        type: 'function';
+        name: string;
+    };
+    parallel_tool_calls?: boolean;
+    /**
+     * `format`: plain text (default), `json_object`, or `json_schema` (passed on as chat `response_format`).
+     */
+    text?: {
+        format?: {
+            type: 'text' | 'json_object';
+        } | {
+            type: 'json_schema';
+            name: string;
+            schema: {
+                [key: string]: unknown;
+            };
+            strict?: boolean | null;
+            description?: string;
+        };
+        [key: string]: unknown;
+    };
+    /**
+     * Accepted for compatibility and ignored (nothing it can name is kept or produced here).
+     */
+    include?: Array<string>;
+    /**
+     * Accepted; responses are never stored, whatever it says.
+     */
+    store?: boolean;
+    /**
+     * Only null is accepted, since responses are not stored (400 `invalid_request` otherwise).
+     */
+    previous_response_id?: string | null;
+    /**
+     * `effort` is passed on as chat `reasoning_effort`; the rest is ignored.
+     */
+    reasoning?: {
+        effort?: 'minimal' | 'low' | 'medium' | 'high' | null;
+        [key: string]: unknown;
+    } | null;
+    truncation?: 'disabled';
     max_output_tokens?: number;
     temperature?: number;
     top_p?: number;
@@ -538,7 +605,7 @@ export type ResponsesRequest = {
     user?: string;
     metadata?: {
         [key: string]: string;
-    };
+    } | null;
 };
 
 export type ResponsesResponse = {
@@ -547,6 +614,9 @@ export type ResponsesResponse = {
     created_at: number;
     model: string;
     status: 'completed' | 'incomplete';
+    /**
+     * The assistant's message (when it wrote text) and one `function_call` per tool call it made.
+     */
     output: Array<{
         type: 'message';
         id: string;
@@ -557,6 +627,13 @@ export type ResponsesResponse = {
             text: string;
             annotations?: Array<unknown>;
         }>;
+    } | {
+        type: 'function_call';
+        id: string;
+        call_id: string;
+        name: string;
+        arguments: string;
+        status: 'completed';
     }>;
     output_text: string;
     usage: {
@@ -1468,6 +1545,95 @@ export type CreateResponseResponses = {
 };
 
 export type CreateResponseResponse = CreateResponseResponses[keyof CreateResponseResponses];
+
+export type CreateCompatResponseData = {
+    body: ResponsesRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/compat/responses';
+};
+
+export type CreateCompatResponseErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: CompatError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: CompatError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: CompatError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: CompatError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: CompatError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: CompatError;
+    /**
+     * The body is not application/json.
+     */
+    415: CompatError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: CompatError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: CompatError;
+    /**
+     * Every eligible upstream failed: all answered 4xx (upstream_bad_response) or 5xx (upstream_server_error). Nothing is charged.
+     */
+    502: CompatError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: CompatError;
+    /**
+     * The upstream exceeded the 5-minute budget (SPEC 8). Nothing is charged; use stream: true for long answers.
+     */
+    504: CompatError;
+};
+
+export type CreateCompatResponseError = CreateCompatResponseErrors[keyof CreateCompatResponseErrors];
+
+export type CreateCompatResponseResponses = {
+    /**
+     * The response.
+     */
+    200: ResponsesResponse;
+};
+
+export type CreateCompatResponseResponse = CreateCompatResponseResponses[keyof CreateCompatResponseResponses];
 
 export type CreateChatJobData = {
     body: ChatRequest;

@@ -50,6 +50,7 @@ export const handlers = {
   createCompatChatCompletion,
   createNativeChatCompletion,
   createResponse,
+  createCompatResponse: createResponse,
   createChatJob,
   getChatJob,
   createEmbeddings,

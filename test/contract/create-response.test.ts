@@ -126,7 +126,10 @@ describe('POST /v1/responses', () => {
     ['max_output_tokens 0', 'invalid_max_tokens', { model: MODEL, input: 'hi', max_output_tokens: 0 }],
     ['max_output_tokens above the model cap', 'invalid_max_tokens', { model: MODEL, input: 'hi', max_output_tokens: 128_001 }],
     ['stream: true (not offered on this path)', 'invalid_request', { model: MODEL, input: 'hi', stream: true }],
-    ['an unknown field', 'invalid_request', { model: MODEL, input: 'hi', tools: [] }],
+    ['an unknown field', 'invalid_request', { model: MODEL, input: 'hi', modalities: ['text'] }],
+    ['previous_response_id (responses are not stored)', 'invalid_request', { model: MODEL, input: 'hi', previous_response_id: 'resp_abc' }],
+    ['a tool that is not a function', 'invalid_request', { model: MODEL, input: 'hi', tools: [{ type: 'web_search' }] }],
+    ['a function_call_output without call_id', 'invalid_messages_format', { model: MODEL, input: [{ type: 'function_call_output', output: '42' }] }],
   ];
 
   it.each(cases)('400: %s → %s', async (_name, code, body) => {
