@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Canceller, type CancelSignal } from '../../src/cancel-signal.js';
 import { CohereRerankProvider } from '../../src/adapters/upstream/cohere-rerank.js';
-import { createUpstreamAgent, httpFailure, transportFailure } from '../../src/adapters/upstream/http-client.js';
+import { createUpstreamAgent, httpFailure, postJson, transportFailure } from '../../src/adapters/upstream/http-client.js';
 import { UpstreamError, type ChatStream, type StreamEvent, type UpstreamFailure } from '../../src/adapters/upstream/index.js';
 import { OpenAiCompatibleProvider, type OpenAiCompatibleOptions } from '../../src/adapters/upstream/openai-compatible.js';
 import { TeiRerankProvider } from '../../src/adapters/upstream/tei-rerank.js';
@@ -380,6 +380,18 @@ describe('OpenAiCompatibleProvider.embed', () => {
   it('a vector count that does not match the inputs → bad_response', async () => {
     fake.setBehaviour({ status: 200, body: { data: [{ index: 0, embedding: [0.1] }] } });
     expect(await failureOf(openAi().embed({ upstreamModel: 'm', input, signal: signal(), deadlineAtMs: NO_DEADLINE }))).toMatchObject({ kind: 'bad_response' });
+  });
+});
+
+describe('postJson body cap', () => {
+  it('a 2xx answer larger than the cap is a bad_response (which fails over), and the pool still serves the next call', async () => {
+    const agent = oneConnectionAgent();
+    const post = { dispatcher: agent, url: `${fake.baseUrl}/v1/embeddings`, headers: {}, body: { model: 'm', input: ['a', 'b', 'c'] }, signal: signal(), budgetMs: 5_000 };
+    const whole = await postJson(post);
+    const size = Buffer.byteLength(JSON.stringify(whole));
+    expect(await failureOf(postJson({ ...post, maxBodyBytes: Math.floor(size / 2) }))).toMatchObject({ kind: 'bad_response', message: expect.stringContaining('larger than') });
+    // The same one-connection pool still serves the next call.
+    expect(await postJson({ ...post, maxBodyBytes: size * 2 })).toEqual(whole);
   });
 });
 

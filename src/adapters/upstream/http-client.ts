@@ -18,6 +18,8 @@ export const CONNECT_TIMEOUT_MS = 10_000;
 export const DEFAULT_BUDGET_MS = 300_000;
 /** Error bodies are read only this far: enough for any vendor's message, bounded against a hostile one. */
 const ERROR_BODY_LIMIT_BYTES = 64 * 1024;
+/** Larger than any real 2xx JSON answer (2,048 embeddings of 3,072 floats are about 90 MB): past it, a broken upstream. */
+const JSON_BODY_LIMIT_BYTES = 128 * 1024 * 1024;
 const EXCERPT_CHARS = 200;
 
 export type ResponseBody = Dispatcher.ResponseData['body'];
@@ -147,6 +149,8 @@ export interface UpstreamPost {
   body: unknown;
   signal: CancelSignal;
   budgetMs: number;
+  /** The largest 2xx body read (default JSON_BODY_LIMIT_BYTES); a larger one is a `bad_response`. */
+  maxBodyBytes?: number;
 }
 
 /** POSTs JSON and returns the parsed 2xx JSON body; every failure is an UpstreamError. */
@@ -156,7 +160,7 @@ export async function postJson(post: UpstreamPost): Promise<unknown> {
     const response = await send(post, scope, 'application/json');
     let text: string;
     try {
-      text = await response.body.text();
+      text = await readBounded(response.body, post.maxBodyBytes ?? JSON_BODY_LIMIT_BYTES);
     } catch (error) {
       throw scope.errorFrom(error, 'body');
     }
@@ -205,6 +209,21 @@ async function send(post: UpstreamPost, scope: CallScope, accept: string): Promi
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
   const text = await readCapped(response.body, scope);
   throw new UpstreamError(httpFailure(response.statusCode, response.headers, text));
+}
+
+/** The whole body as text, or a `bad_response` as soon as it passes `limit` bytes (the rest is never read). */
+async function readBounded(body: ResponseBody, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      throw new UpstreamError({ kind: 'bad_response', message: `the upstream's answer is larger than ${limit} bytes` });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Reads at most ERROR_BODY_LIMIT_BYTES, destroying the rest. A caller abort or timeout meanwhile wins. */
