@@ -171,6 +171,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     if ('missingCredential' in slot) logger.warn({ provider: name, env: slot.missingCredential }, 'provider skipped: its API key is not set (gateway_misconfigured for models only it serves)');
   }
   const routes = new RouteTable(upstreams, providers, catalog);
+  catalog.reflectRoutes((slug) => routes.unavailableReason(slug));
   const alert = createChainAlert(logger, metrics);
   const chat = new ChatService(catalog, routes, billing, { maxMessageChars: config.MAX_MESSAGE_CHARS, defaultMaxOutputTokens: config.DEFAULT_MAX_OUTPUT_TOKENS });
   const jobs: JobStore = redis === null ? new MemoryJobStore() : new RedisJobStore(redis);

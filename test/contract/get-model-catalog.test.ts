@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDiscounts, deleteAccount } from '../../src/domain/accounts.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
-import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { expectCompatError, expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 
 const ENTRY_FIELDS = [
   'slug', 'label', 'description', 'provider', 'category', 'media_kind', 'retail_input_usd_per_mtok',
@@ -58,5 +59,34 @@ describe('GET /v1/llm/models/catalog', () => {
     const { accountId, apiKey } = await h.newAccount();
     await deleteAccount(h.deps.apiKeys, accountId);
     expectNativeError(await catalog(apiKey), 404, 'user_not_found');
+  });
+});
+
+describe('availability follows the routes', () => {
+  it('a disabled, an unrouted and a keyless model show available: false with the reason, leave the compat list, and still answer their own codes', async () => {
+    const upstreams = writeUpstreamsFile(
+      { 'gpt-5-nano': [], 'text-embedding-3-small': [{ provider: 'keyless', url: 'http://127.0.0.1:9', apiKeyEnv: 'CGW_TEST_UNSET_KEY' }] },
+      { sandboxDefault: true, disabledModels: ['gpt-5-mini'] },
+    );
+    const routed = await startHarness({ UPSTREAMS_FILE: upstreams });
+    try {
+      const rows = expectNativeOk(await call(routed.baseUrl, 'GET', '/v1/llm/models/catalog')).models as { slug: string; available: boolean; unavailable_reason: string | null }[];
+      const row = (slug: string) => rows.find((r) => r.slug === slug)!;
+      expect(row('gpt-5-mini')).toMatchObject({ available: false, unavailable_reason: expect.stringMatching(/disabled/) });
+      expect(row('gpt-5-nano')).toMatchObject({ available: false, unavailable_reason: expect.stringMatching(/No route serves/) });
+      expect(row('text-embedding-3-small')).toMatchObject({ available: false, unavailable_reason: expect.stringMatching(/credentials/) });
+      expect(row('text-embedding-3-large')).toMatchObject({ available: true, unavailable_reason: null });
+      const { apiKey } = await routed.newAccount(undefined, { balanceUsd: 10 });
+      const listed = (await call(routed.baseUrl, 'GET', '/v1/compat/models', { key: apiKey })).body.data.map((m: { id: string }) => m.id);
+      for (const slug of ['gpt-5-mini', 'gpt-5-nano', 'text-embedding-3-small']) expect(listed).not.toContain(slug);
+      expect(listed).toContain('text-embedding-3-large');
+      const chat = (model: string) => call(routed.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: { model, messages: [{ role: 'user', content: 'hi' }] } });
+      expectCompatError(await chat('gpt-5-mini'), 503, 'model_disabled');
+      expectCompatError(await chat('gpt-5-nano'), 400, 'no_provider_available');
+      expectCompatError(await call(routed.baseUrl, 'POST', '/v1/compat/embeddings', { key: apiKey, body: { model: 'text-embedding-3-small', input: 'x' } }), 503, 'gateway_misconfigured');
+    } finally {
+      await routed.close();
+      removeUpstreamsFiles();
+    }
   });
 });

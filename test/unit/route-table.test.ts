@@ -131,7 +131,7 @@ describe('RouteTable.chain: verdicts (SPEC 7.2)', () => {
   it('model_disabled for a disabled slug, whatever its routes', () => {
     const t = table(`${YAML}\ndisabled_models: [chat-a]\n`);
     expect(verdict(t, 'chat-a', 'chat')).toEqual({ code: 'model_disabled', status: 503, slug: 'chat-a' });
-    expect(t.isRouted('chat-a')).toBe(false);
+    expect(t.unavailableReason('chat-a')).toMatch(/disabled/);
   });
 
   it('no_provider_available for an explicit empty list, even with a default_route', () => {
@@ -148,7 +148,7 @@ describe('RouteTable.chain: verdicts (SPEC 7.2)', () => {
   it('gateway_misconfigured when every route lacks its credential', () => {
     const t = table(`${YAML}  chat-b:\n    - { provider: keyless, model: b }\n`);
     expect(verdict(t, 'chat-b', 'chat')).toEqual({ code: 'gateway_misconfigured', status: 503, slug: 'chat-b' });
-    expect(t.isRouted('chat-b')).toBe(false);
+    expect(t.unavailableReason('chat-b')).toMatch(/credentials/);
   });
 
   it('skips a route without its credential when another one serves', () => {
@@ -183,7 +183,7 @@ describe('RouteTable.chain: verdicts (SPEC 7.2)', () => {
   });
 });
 
-describe('RouteTable: caching and isRouted', () => {
+describe('RouteTable: caching and unavailableReason', () => {
   it('computes each (slug, need) chain once; callers get copies they cannot corrupt', () => {
     const t = table();
     const first = t.chain('chat-a', 'chat');
@@ -210,11 +210,12 @@ describe('RouteTable: caching and isRouted', () => {
     expect(errors[1]).toMatchObject({ code: 'no_provider_available' });
   });
 
-  it('isRouted: callable for its kind with a configured provider', () => {
+  it('unavailableReason: null when callable for its kind with a configured provider; kinds not served here and unknown slugs are not judged', () => {
     const t = table();
-    expect(['chat-a', 'chat-a-latest', 'chat-b', 'emb-a', 'rr-a'].map((s) => t.isRouted(s))).toEqual([true, true, true, true, true]);
-    expect(t.isRouted('img-a')).toBe(false);
-    expect(t.isRouted('nope')).toBe(false);
+    expect(['chat-a', 'chat-a-latest', 'chat-b', 'emb-a', 'rr-a'].map((s) => t.unavailableReason(s))).toEqual([null, null, null, null, null]);
+    expect(t.unavailableReason('img-a')).toBeNull();
+    expect(t.unavailableReason('nope')).toBeNull();
+    expect(table(`${YAML}  chat-b: []\n`).unavailableReason('chat-b')).toMatch(/No route serves/);
   });
 });
 

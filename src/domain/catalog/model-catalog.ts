@@ -29,15 +29,35 @@ function discounted(usd: number, percent: number): number {
 /** The model catalog (SPEC 2.5): lookups by slug or alias, and the public or caller-specific views. */
 export class ModelCatalog {
   private readonly bySlugOrAlias = new Map<string, CatalogFileEntry>();
-  private readonly publicBody: CatalogBody;
-  private readonly compatList: CompatModelList;
-  private readonly compatById: Map<string, CompatModel>;
+  /** The rows as the views show them: the file's, with what the routes say about availability (reflectRoutes). */
+  private listed: readonly CatalogFileEntry[];
+  private publicBody!: CatalogBody;
+  private compatList!: CompatModelList;
+  private compatById!: Map<string, CompatModel>;
 
   constructor(private readonly file: CatalogFile) {
     for (const entry of file.models) {
       this.bySlugOrAlias.set(entry.slug, entry);
       for (const alias of entry.aliases) this.bySlugOrAlias.set(alias, entry);
     }
+    this.listed = file.models;
+    this.buildViews();
+  }
+
+  /**
+   * Called once at start, with the routes: a row the file marks available that no route can serve shows
+   * `available: false` and the reason in the catalog and leaves the compat list. Lookups (`find`) keep the
+   * file's rows, so a call to such a model still fails with the route's own code.
+   */
+  reflectRoutes(unavailableReason: (slug: string) => string | null): void {
+    this.listed = this.file.models.map((entry) => {
+      const reason = entry.available ? unavailableReason(entry.slug) : null;
+      return reason === null ? entry : { ...entry, available: false, unavailable_reason: reason };
+    });
+    this.buildViews();
+  }
+
+  private buildViews(): void {
     this.publicBody = this.buildBody({ discountPercent: 0, tierDiscounts: {} });
     this.compatList = this.buildCompatList();
     this.compatById = new Map(this.compatList.data.map((model) => [model.id, model]));
@@ -87,13 +107,13 @@ export class ModelCatalog {
   private buildBody(discounts: CallerDiscounts): CatalogBody {
     return {
       default_model: this.file.default_model,
-      models: this.file.models.map((entry) => priceFor(entry, discounts)),
+      models: this.listed.map((entry) => priceFor(entry, discounts)),
       external_models: this.file.external_models.map((m) => m.id),
     };
   }
 
   private buildCompatList(): CompatModelList {
-    const native = this.file.models
+    const native = this.listed
       .filter((m) => m.available)
       .map((m) => ({ id: m.slug, object: 'model' as const, created: m.created, owned_by: m.owned_by }));
     const external = this.file.external_models.map((m) => ({ id: m.id, object: 'model' as const, created: m.created, owned_by: m.owned_by }));

@@ -81,15 +81,16 @@ export class RouteTable {
   }
 
   /**
-   * Whether the model can be called at all: not disabled, and a route with a configured provider serves its kind's
-   * primary need. Kinds the port cannot serve yet (image, video, ...) count any route with a configured provider.
+   * Why the model cannot be called at all, as the call itself would be told (disabled, unrouted, missing
+   * credentials); null when a route with a configured provider serves its kind's primary need. Kinds the port
+   * does not serve yet (image, video, ...) are not judged here: null.
    */
-  isRouted(slug: string): boolean {
+  unavailableReason(slug: string): string | null {
     const model = this.catalog.find(slug);
-    if (model === undefined || this.disabled.has(model.slug)) return false;
-    const need = PRIMARY_NEED[model.media_kind];
-    if (need !== undefined) return !('code' in this.outcome(model.slug, need));
-    return (this.declared.get(model.slug) ?? []).some((route) => 'provider' in route.slot);
+    const need = model === undefined ? undefined : PRIMARY_NEED[model.media_kind];
+    if (need === undefined) return null;
+    const outcome = this.outcome(model!.slug, need);
+    return 'code' in outcome ? outcome.message : null;
   }
 
   private outcome(slug: string, need: Need): Outcome {
