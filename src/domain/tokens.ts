@@ -41,9 +41,41 @@ const DEFINITION_FIELDS = ['tools', 'tool_choice', 'response_format', 'functions
 /** Roles are a handful of strings; counting them once keeps the per-message loop allocation-free. */
 const roleTokens = new Map<string, number>();
 
+/**
+ * BPE merges each pre-token (a run with no whitespace) in time that grows with the square of its length:
+ * 100,000 letters in a row took 7 s to count here, a denial of service from a single request. Longer runs are
+ * counted in pieces of this length, so counting stays linear; real words are far shorter, and for a run that is
+ * not, each cut moves the count by about a token, which is all an estimate needs.
+ */
+const MAX_RUN_CHARS = 64;
+const LONG_RUN = new RegExp(`\\S{${MAX_RUN_CHARS + 1},}`, 'g');
+
+/** `text` as the parts it is counted in (long runs cut), or null when it has no long run (the common case). */
+function countedParts(text: string): string[] | null {
+  let parts: string[] | null = null;
+  let last = 0;
+  // matchAll works on a copy of the regex, so the shared one's lastIndex stays 0.
+  for (const run of text.matchAll(LONG_RUN)) {
+    parts ??= [];
+    if (run.index > last) parts.push(text.slice(last, run.index));
+    for (let at = 0; at < run[0].length; at += MAX_RUN_CHARS) parts.push(run[0].slice(at, at + MAX_RUN_CHARS));
+    last = run.index + run[0].length;
+  }
+  if (parts !== null && last < text.length) parts.push(text.slice(last));
+  return parts;
+}
+
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
-  return countO200k(text, TEXT_ONLY);
+  const parts = countedParts(text);
+  if (parts === null) return countO200k(text, TEXT_ONLY);
+  return parts.reduce((sum, part) => sum + countO200k(part, TEXT_ONLY), 0);
+}
+
+/** The tokens of `text`, encoded in the same parts as countTokens counts. */
+function encodeText(text: string): number[] {
+  const parts = countedParts(text);
+  return parts === null ? encode(text, TEXT_ONLY) : parts.flatMap((part) => encode(part, TEXT_ONLY));
 }
 
 /** Tokens of generated text (a completion or a streamed reply we assembled ourselves). */
@@ -56,7 +88,7 @@ export function countCompletionText(text: string): number {
  * token prefix can re-encode to a different count, so the prefix shrinks until the count is honest.
  */
 export function truncateToTokens(text: string, maxTokens: number): string {
-  const tokens = encode(text, TEXT_ONLY);
+  const tokens = encodeText(text);
   if (tokens.length <= maxTokens) return text;
   for (let keep = Math.max(0, maxTokens); keep > 0; keep -= 1) {
     const prefix = decode(tokens.slice(0, keep));

@@ -516,6 +516,18 @@ describe('POST /v1/compat/chat/completions: other statuses', () => {
     expect(await usageRequests(apiKey)).toEqual([]);
   });
 
+  it('a 1,000,000-character prompt without a space from a $0 key is refused 402 like any other (counting it stays linear)', async () => {
+    const roomy = await startHarness(); // the default 20 MB body cap
+    try {
+      const { accountId, apiKey } = await roomy.newAccount();
+      const response = await call(roomy.baseUrl, 'POST', PATH, { key: apiKey, body: { model: MODEL, messages: user('a'.repeat(1_000_000)) } });
+      expectCompatError(response, 402, 'insufficient_balance');
+      expect(await roomy.deps.ledger.postedSpend(accountId)).toBe(0n);
+    } finally {
+      await roomy.close();
+    }
+  });
+
   it('402 on the worst case (max_tokens × output rate), even when the real call would cost less', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 0.01 });
     // gpt-5-mini: no max_tokens → its 128000-token output cap at $2/Mtok = $0.256 worst case.

@@ -29,6 +29,19 @@ describe('countTokens (o200k_base)', () => {
     expect(countTokens(text)).toBeGreaterThan(3);
   });
 
+  it('counts a run without whitespace longer than 64 characters in 64-character pieces (BPE is quadratic in a run: 200,000 letters would take half a minute whole)', () => {
+    expect(countTokens('a'.repeat(200_000))).toBe(3125 * encode('a'.repeat(64)).length);
+    const mixed = `start ${'x'.repeat(130)} end`;
+    expect(countTokens(mixed)).toBe(encode('start ').length + 2 * encode('x'.repeat(64)).length + encode('xx').length + encode(' end').length);
+    // Ordinary text is counted whole, exactly as the encoder does.
+    const prose = 'The gateway settles each hold after the call. '.repeat(200);
+    expect(countTokens(prose)).toBe(encode(prose).length);
+    const cut = truncateToTokens('b'.repeat(300_000), 10);
+    expect(cut.length).toBeGreaterThan(0);
+    expect('b'.repeat(300_000).startsWith(cut)).toBe(true);
+    expect(countTokens(cut)).toBeLessThanOrEqual(10);
+  });
+
   it('countCompletionText counts the same way', () => {
     expect(countCompletionText('The quick brown fox.')).toBe(countTokens('The quick brown fox.'));
   });
