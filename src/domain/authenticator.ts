@@ -20,6 +20,16 @@ interface CacheEntry {
   expiresAtMs: number;
 }
 
+/** Found and unknown keys are kept apart, so a flood of random keys never pushes real ones out. */
+class BoundedCache {
+  readonly entries = new Map<string, CacheEntry>();
+
+  set(hash: string, entry: CacheEntry): void {
+    if (this.entries.size >= CACHE_CAPACITY) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(hash, entry);
+  }
+}
+
 const CACHE_CAPACITY = 10_000;
 
 /**
@@ -30,7 +40,8 @@ const CACHE_CAPACITY = 10_000;
  * refused with 429 `auth_rate_limited` before any lookup (AuthFailures).
  */
 export class Authenticator {
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly found = new BoundedCache();
+  private readonly unknown = new BoundedCache();
 
   constructor(
     private readonly store: ApiKeyStore,
@@ -63,15 +74,15 @@ export class Authenticator {
 
   /** Drops cached resolutions of one key (after a revocation) or of one account (after a change to it). */
   invalidate(match: { keyId?: string; accountId?: string }): void {
-    for (const [hash, entry] of this.cache) {
-      const key = entry.resolution?.key;
-      if (key !== undefined && (key.id === match.keyId || key.accountId === match.accountId)) this.cache.delete(hash);
+    for (const [hash, entry] of this.found.entries) {
+      const key = entry.resolution!.key;
+      if (key.id === match.keyId || key.accountId === match.accountId) this.found.entries.delete(hash);
     }
   }
 
   private async resolve(hash: string, clientAddress: string): Promise<KeyResolution | null> {
     const now = this.options.now();
-    const cached = this.cache.get(hash);
+    const cached = this.found.entries.get(hash) ?? this.unknown.entries.get(hash);
     if (cached !== undefined && cached.expiresAtMs > now) return cached.resolution;
     const waitMs = this.options.failures.waitMs(clientAddress);
     if (waitMs > 0) throw new ApiError('auth_rate_limited', undefined, { headers: { 'Retry-After': String(Math.ceil(waitMs / 1000)) } });
@@ -82,10 +93,7 @@ export class Authenticator {
       // The key store is down: a retryable 503, not a 500 and not a 401 that would make a client drop its key.
       throw new ApiError('not_ready', 'The key store is unreachable');
     }
-    if (this.options.cacheTtlMs > 0) {
-      if (this.cache.size >= CACHE_CAPACITY) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(hash, { resolution, expiresAtMs: now + this.options.cacheTtlMs });
-    }
+    if (this.options.cacheTtlMs > 0) (resolution === null ? this.unknown : this.found).set(hash, { resolution, expiresAtMs: now + this.options.cacheTtlMs });
     return resolution;
   }
 }

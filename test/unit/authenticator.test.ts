@@ -93,6 +93,15 @@ describe('Authenticator', () => {
     expect(s.store.resolveCalls).toBe(2);
   });
 
+  it('a flood of unknown keys (from many addresses) never pushes a found key out of the cache', async () => {
+    const s = await setup();
+    await s.auth.authenticate(s.secret);
+    for (let i = 0; i < 10_001; i++) await failure(s.auth.authenticate(`cgw_${String(i).padStart(40, 'z')}`, `10.0.${i >> 8}.${i & 255}`));
+    const lookups = s.store.resolveCalls;
+    expect((await s.auth.authenticate(s.secret)).keyId).toBe(s.keyId);
+    expect(s.store.resolveCalls).toBe(lookups);
+  });
+
   it('a key that did not exist when it was first presented is found once the TTL has passed', async () => {
     const s = await setup();
     const chosen = `cgw_${'B'.repeat(40)}`;
