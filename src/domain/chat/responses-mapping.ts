@@ -5,7 +5,6 @@ import { isRecord } from '../../is-record.js';
 import type { Charge } from '../billing.js';
 import { microsToUsd } from '../money.js';
 import type { ChatBody } from './chat-service.js';
-import { completionText } from './chat-service.js';
 
 type ResponsesRequest = components['schemas']['ResponsesRequest'];
 type ResponsesResponse = components['schemas']['ResponsesResponse'];
@@ -79,10 +78,15 @@ export function responsesToChat(request: ResponsesRequest): ChatBody {
   return body;
 }
 
-/** The first choice's tool calls as `function_call` output items. */
-function functionCalls(completion: Record<string, unknown>, suffix: string): OutputItem[] {
+/** The first choice (a Responses request has no `n`): its message and why it stopped. */
+function firstChoice(completion: Record<string, unknown>): { message: Record<string, unknown>; finishReason: unknown } {
   const choice = Array.isArray(completion.choices) ? (completion.choices[0] as unknown) : undefined;
-  const message = isRecord(choice) && isRecord(choice.message) ? choice.message : {};
+  if (!isRecord(choice)) return { message: {}, finishReason: undefined };
+  return { message: isRecord(choice.message) ? choice.message : {}, finishReason: choice.finish_reason };
+}
+
+/** The message's tool calls as `function_call` output items. */
+function functionCalls(message: Record<string, unknown>, suffix: string): OutputItem[] {
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   return calls.filter(isRecord).flatMap((call, i) => {
     const fn = isRecord(call.function) ? call.function : {};
@@ -104,12 +108,10 @@ export function chatToResponse(input: {
   metadata: Record<string, string> | null | undefined;
 }): ResponsesResponse {
   const suffix = input.requestId.replace(/^req_/, '');
-  const calls = functionCalls(input.completion, suffix);
-  // With tool calls, completionText also spells them out; the message item is the model's own words only.
-  const text = calls.length === 0 ? completionText(input.completion) : contentText(input.completion);
-  const choices = Array.isArray(input.completion.choices) ? (input.completion.choices as { finish_reason?: unknown }[]) : [];
-  const truncated = choices[0]?.finish_reason === 'length';
-  const status = truncated ? ('incomplete' as const) : ('completed' as const);
+  const { message: reply, finishReason } = firstChoice(input.completion);
+  const calls = functionCalls(reply, suffix);
+  const text = typeof reply.content === 'string' ? reply.content : '';
+  const status = finishReason === 'length' ? ('incomplete' as const) : ('completed' as const);
   const message: OutputItem = { type: 'message', id: `msg_${suffix}`, role: 'assistant', status, content: [{ type: 'output_text', text, annotations: [] }] };
   return {
     id: `resp_${suffix}`,
@@ -127,11 +129,4 @@ export function chatToResponse(input: {
     },
     ...(input.metadata === undefined || input.metadata === null ? {} : { metadata: input.metadata }),
   };
-}
-
-/** The first choice's text content alone. */
-function contentText(completion: Record<string, unknown>): string {
-  const choice = Array.isArray(completion.choices) ? (completion.choices[0] as unknown) : undefined;
-  const content = isRecord(choice) && isRecord(choice.message) ? choice.message.content : undefined;
-  return typeof content === 'string' ? content : '';
 }

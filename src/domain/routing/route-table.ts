@@ -87,9 +87,10 @@ export class RouteTable {
    */
   unavailableReason(slug: string): string | null {
     const model = this.catalog.find(slug);
-    const need = model === undefined ? undefined : PRIMARY_NEED[model.media_kind];
+    if (model === undefined) return null;
+    const need = PRIMARY_NEED[model.media_kind];
     if (need === undefined) return null;
-    const outcome = this.outcome(model!.slug, need);
+    const outcome = this.outcome(model.slug, need);
     return 'code' in outcome ? outcome.message : null;
   }
 
