@@ -48,20 +48,23 @@ const roleTokens = new Map<string, number>();
  * not, each cut moves the count by about a token, which is all an estimate needs.
  */
 const MAX_RUN_CHARS = 64;
-const LONG_RUN = new RegExp(`\\S{${MAX_RUN_CHARS + 1},}`, 'g');
+const LONG_RUN = `\\S{${MAX_RUN_CHARS + 1},}`;
+/** Without the global flag: `test` keeps no state and allocates nothing, for the common case of no long run. */
+const HAS_LONG_RUN = new RegExp(LONG_RUN);
+const LONG_RUNS = new RegExp(LONG_RUN, 'g');
 
 /** `text` as the parts it is counted in (long runs cut), or null when it has no long run (the common case). */
 function countedParts(text: string): string[] | null {
-  let parts: string[] | null = null;
+  if (!HAS_LONG_RUN.test(text)) return null;
+  const parts: string[] = [];
   let last = 0;
   // matchAll works on a copy of the regex, so the shared one's lastIndex stays 0.
-  for (const run of text.matchAll(LONG_RUN)) {
-    parts ??= [];
+  for (const run of text.matchAll(LONG_RUNS)) {
     if (run.index > last) parts.push(text.slice(last, run.index));
     for (let at = 0; at < run[0].length; at += MAX_RUN_CHARS) parts.push(run[0].slice(at, at + MAX_RUN_CHARS));
     last = run.index + run[0].length;
   }
-  if (parts !== null && last < text.length) parts.push(text.slice(last));
+  if (last < text.length) parts.push(text.slice(last));
   return parts;
 }
 
