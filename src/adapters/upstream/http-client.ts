@@ -211,36 +211,42 @@ async function send(post: UpstreamPost, scope: CallScope, accept: string): Promi
   throw new UpstreamError(httpFailure(response.statusCode, response.headers, text));
 }
 
-/** The whole body as text, or a `bad_response` as soon as it passes `limit` bytes (the rest is never read). */
-async function readBounded(body: ResponseBody, limit: number): Promise<string> {
+/**
+ * The body as text, read until it passes `limit` bytes at most (leaving the loop destroys the rest, unread), and
+ * whether anything was left. A body that breaks midway throws, or with `keepOnBreak` gives what had arrived.
+ */
+async function readUpTo(body: ResponseBody, limit: number, keepOnBreak = false): Promise<{ text: string; cut: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      body.destroy();
-      throw new UpstreamError({ kind: 'bad_response', message: `the upstream's answer is larger than ${limit} bytes` });
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** Reads at most ERROR_BODY_LIMIT_BYTES, destroying the rest. A caller abort or timeout meanwhile wins. */
-async function readCapped(body: ResponseBody, scope: CallScope): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
+  let cut = false;
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
       chunks.push(chunk);
       size += chunk.length;
-      if (size >= ERROR_BODY_LIMIT_BYTES) break; // leaving the loop destroys the body
+      if (size > limit) {
+        cut = true;
+        break;
+      }
     }
-  } catch {
-    // A broken error body still leaves the status to report; only a caller abort or timeout outranks it.
+  } catch (error) {
+    if (!keepOnBreak) throw error;
   }
+  return { text: Buffer.concat(chunks).toString('utf8'), cut };
+}
+
+/** A 2xx body whole, or a `bad_response` as soon as it passes `limit` bytes. */
+async function readBounded(body: ResponseBody, limit: number): Promise<string> {
+  const { text, cut } = await readUpTo(body, limit);
+  if (cut) throw new UpstreamError({ kind: 'bad_response', message: `the upstream's answer is larger than ${limit} bytes` });
+  return text;
+}
+
+/** An error body's first ERROR_BODY_LIMIT_BYTES or so, the rest destroyed. A caller abort or timeout meanwhile wins. */
+async function readCapped(body: ResponseBody, scope: CallScope): Promise<string> {
+  // A broken error body still leaves the status (and what had arrived) to report; only a caller abort or timeout outranks it.
+  const { text } = await readUpTo(body, ERROR_BODY_LIMIT_BYTES, true);
   if (scope.failure !== null) throw new UpstreamError(scope.failure);
-  return Buffer.concat(chunks).toString('utf8');
+  return text;
 }
 
 function isJsonContentType(value: string | string[] | undefined): boolean {
