@@ -211,6 +211,11 @@ export interface paths {
          * @description SPEC 4.2: accepts `Authorization: Bearer` and `X-API-Key`. The request is mapped onto chat completions
          *     (same routing, pricing and codes); `usage.cost` is the USD charged. Also at `/v1/compat/responses`
          *     (`createCompatResponse`), for clients whose base URL is `/v1/compat`.
+         *
+         *     With `stream: true` the answer is `text/event-stream` with OpenAI's typed events (`ResponsesStreamEvent`),
+         *     under the guarantees of chat streams (SPEC 3.4): nothing is sent until an upstream answers (a silent one
+         *     fails over), a stream that dies ends with one `error` event and is not billed, and `response.completed`
+         *     carries the usage and its list-price `cost`. Errors found before the stream opens are ordinary JSON errors.
          */
         post: operations["createResponse"];
         delete?: never;
@@ -233,6 +238,11 @@ export interface paths {
          * @description SPEC 4.2: accepts `Authorization: Bearer` and `X-API-Key`. The request is mapped onto chat completions
          *     (same routing, pricing and codes); `usage.cost` is the USD charged. The same operation as
          *     `POST /v1/responses` (`createResponse`), where clients whose base URL is `/v1/compat` look for it.
+         *
+         *     With `stream: true` the answer is `text/event-stream` with OpenAI's typed events (`ResponsesStreamEvent`),
+         *     under the guarantees of chat streams (SPEC 3.4): nothing is sent until an upstream answers (a silent one
+         *     fails over), a stream that dies ends with one `error` event and is not billed, and `response.completed`
+         *     carries the usage and its list-price `cost`. Errors found before the stream opens are ordinary JSON errors.
          */
         post: operations["createCompatResponse"];
         delete?: never;
@@ -620,17 +630,84 @@ export interface components {
          *     `data: [DONE]`. Nothing else from an upstream body is forwarded.
          */
         StreamErrorFrame: {
-            error: {
-                message: string;
-                /** @enum {string} */
-                type: "invalid_request_error" | "rate_limit_error" | "api_error";
-                /**
-                 * @description Upstream 400 → `invalid_request`; 404 → `model_not_found`; 429 → `rate_limit_exceeded`; anything else
-                 *     → `upstream_error` (or `upstream_server_error`); every upstream silent → `empty_upstream_stream`.
-                 * @enum {string}
-                 */
-                code: "invalid_request" | "model_not_found" | "rate_limit_exceeded" | "upstream_error" | "upstream_server_error" | "empty_upstream_stream";
-            };
+            error: components["schemas"]["StreamError"];
+        };
+        /**
+         * @description One event of a Responses stream (`stream: true`), sent as `event: <type>` then `data: <this JSON>`, numbered
+         *     by `sequence_number` from 0. In order: `response.created` and `response.in_progress`; for each output item
+         *     `response.output_item.added`, its content (a message: `response.content_part.added`,
+         *     `response.output_text.delta`…, `response.output_text.done`, `response.content_part.done`; a function call:
+         *     `response.function_call_arguments.delta`…, `response.function_call_arguments.done`) and
+         *     `response.output_item.done`; then `response.completed` (or `response.incomplete` when `max_output_tokens` cut
+         *     the answer) carrying the whole response, as the non-stream answer would be, with its usage. A stream that fails
+         *     after it opened ends with one `error` event instead (its codes as `StreamErrorFrame`; nothing is billed).
+         *     Every stream ends with `data: [DONE]` (SPEC 6.2).
+         */
+        ResponsesStreamEvent: {
+            /** @enum {string} */
+            type: "response.created" | "response.in_progress";
+            sequence_number: number;
+            response: components["schemas"]["ResponsesInProgress"];
+        } | {
+            /** @enum {string} */
+            type: "response.completed" | "response.incomplete";
+            sequence_number: number;
+            response: components["schemas"]["ResponsesResponse"];
+        } | {
+            /** @enum {string} */
+            type: "response.output_item.added" | "response.output_item.done";
+            sequence_number: number;
+            output_index: number;
+            item: components["schemas"]["ResponsesOutputItem"];
+        } | {
+            /** @enum {string} */
+            type: "response.content_part.added" | "response.content_part.done";
+            sequence_number: number;
+            item_id: string;
+            output_index: number;
+            content_index: number;
+            part: components["schemas"]["ResponsesOutputText"];
+        } | {
+            /** @constant */
+            type: "response.output_text.delta";
+            sequence_number: number;
+            item_id: string;
+            output_index: number;
+            content_index: number;
+            delta: string;
+            logprobs: unknown[];
+        } | {
+            /** @constant */
+            type: "response.output_text.done";
+            sequence_number: number;
+            item_id: string;
+            output_index: number;
+            content_index: number;
+            text: string;
+            logprobs: unknown[];
+        } | {
+            /** @constant */
+            type: "response.function_call_arguments.delta";
+            sequence_number: number;
+            item_id: string;
+            output_index: number;
+            delta: string;
+        } | {
+            /** @constant */
+            type: "response.function_call_arguments.done";
+            sequence_number: number;
+            item_id: string;
+            output_index: number;
+            name: string;
+            arguments: string;
+        } | {
+            /** @constant */
+            type: "error";
+            sequence_number: number;
+            code: string;
+            message: string;
+            param: null;
+            error: components["schemas"]["StreamError"];
         };
         /**
          * @description Typed cause on a failed image or video job (SPEC 7.5); nothing is charged for a failed job.
@@ -1039,8 +1116,8 @@ export interface components {
          * @description A Responses-style request, served through chat completions (same routing, pricing and codes): `instructions`
          *     becomes a system message; `input` (a string, or a list of items) the conversation, where `function_call` and
          *     `function_call_output` items are a tool round trip. Responses are never stored: send the whole conversation
-         *     each time (`previous_response_id` answers 400). Streaming is not offered on this path yet: use
-         *     `POST /v1/compat/chat/completions` with `stream: true`.
+         *     each time (`previous_response_id` answers 400). With `stream: true` the answer is the typed event stream
+         *     (`ResponsesStreamEvent`).
          */
         ResponsesRequest: {
             model?: string;
@@ -1120,12 +1197,44 @@ export interface components {
             max_output_tokens?: number;
             temperature?: number;
             top_p?: number;
-            /** @constant */
-            stream?: false;
+            stream?: boolean;
+            /** @description Accepted and ignored (`include_obfuscation`: no padding is added to events here). */
+            stream_options?: {
+                include_obfuscation?: boolean;
+            };
             user?: string;
             metadata?: {
                 [key: string]: string;
             } | null;
+        };
+        ResponsesOutputText: {
+            /** @constant */
+            type: "output_text";
+            text: string;
+            annotations?: unknown[];
+        };
+        /**
+         * @description One output item: the assistant's message, or a `function_call` the model made. `status` is `in_progress` only
+         *     in a stream's `response.output_item.added` event.
+         */
+        ResponsesOutputItem: {
+            /** @constant */
+            type: "message";
+            id: string;
+            /** @constant */
+            role: "assistant";
+            /** @enum {string} */
+            status?: "in_progress" | "completed" | "incomplete";
+            content: components["schemas"]["ResponsesOutputText"][];
+        } | {
+            /** @constant */
+            type: "function_call";
+            id: string;
+            call_id: string;
+            name: string;
+            arguments: string;
+            /** @enum {string} */
+            status: "in_progress" | "completed";
         };
         ResponsesResponse: {
             id: string;
@@ -1135,34 +1244,24 @@ export interface components {
             model: string;
             /** @enum {string} */
             status: "completed" | "incomplete";
+            /** @description Why an `incomplete` response stopped (`max_output_tokens`); null when it completed. */
+            incomplete_details?: {
+                /** @constant */
+                reason: "max_output_tokens";
+            } | null;
             /** @description The assistant's message (when it wrote text) and one `function_call` per tool call it made. */
-            output: ({
-                /** @constant */
-                type: "message";
-                id: string;
-                /** @constant */
-                role: "assistant";
-                status?: string;
-                content: {
-                    /** @constant */
-                    type: "output_text";
-                    text: string;
-                    annotations?: unknown[];
-                }[];
-            } | {
-                /** @constant */
-                type: "function_call";
-                id: string;
-                call_id: string;
-                name: string;
-                arguments: string;
-                /** @constant */
-                status: "completed";
-            })[];
+            output: components["schemas"]["ResponsesOutputItem"][];
             output_text: string;
+            /** @description Tokens and `cost`, the USD charged (in a stream, the list-price estimate, never above the hold). */
             usage: {
                 input_tokens: number;
+                input_tokens_details: {
+                    cached_tokens: number;
+                };
                 output_tokens: number;
+                output_tokens_details: {
+                    reasoning_tokens: number;
+                };
                 total_tokens: number;
                 cost: number;
             };
@@ -1403,6 +1502,33 @@ export interface components {
                 fx_rate_rub: number;
                 remaining_rub: number;
             }[];
+        };
+        /** @description What went wrong on a stream that had opened (SPEC 6.2). */
+        StreamError: {
+            message: string;
+            /** @enum {string} */
+            type: "invalid_request_error" | "rate_limit_error" | "api_error";
+            /**
+             * @description Upstream 400 → `invalid_request`; 404 → `model_not_found`; 429 → `rate_limit_exceeded`; anything else
+             *     → `upstream_error` (or `upstream_server_error`); every upstream silent → `empty_upstream_stream`.
+             * @enum {string}
+             */
+            code: "invalid_request" | "model_not_found" | "rate_limit_exceeded" | "upstream_error" | "upstream_server_error" | "empty_upstream_stream";
+        };
+        /** @description The response as a stream's `response.created` and `response.in_progress` events show it, before any output. */
+        ResponsesInProgress: {
+            id: string;
+            /** @constant */
+            object: "response";
+            created_at: number;
+            model: string;
+            /** @constant */
+            status: "in_progress";
+            output: unknown[];
+            usage: null;
+            metadata?: {
+                [key: string]: string;
+            };
         };
     };
     responses: {
@@ -2248,6 +2374,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResponsesResponse"];
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["CompatBadRequest"];
@@ -2308,6 +2435,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResponsesResponse"];
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["CompatBadRequest"];

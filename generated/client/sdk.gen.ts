@@ -148,6 +148,11 @@ export const createNativeChatCompletion = <ThrowOnError extends boolean = false>
  * (same routing, pricing and codes); `usage.cost` is the USD charged. Also at `/v1/compat/responses`
  * (`createCompatResponse`), for clients whose base URL is `/v1/compat`.
  *
+ * With `stream: true` the answer is `text/event-stream` with OpenAI's typed events (`ResponsesStreamEvent`),
+ * under the guarantees of chat streams (SPEC 3.4): nothing is sent until an upstream answers (a silent one
+ * fails over), a stream that dies ends with one `error` event and is not billed, and `response.completed`
+ * carries the usage and its list-price `cost`. Errors found before the stream opens are ordinary JSON errors.
+ *
  */
 export const createResponse = <ThrowOnError extends boolean = false>(options: Options<CreateResponseData, ThrowOnError>) => (options.client ?? client).post<CreateResponseResponses, CreateResponseErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
@@ -165,6 +170,11 @@ export const createResponse = <ThrowOnError extends boolean = false>(options: Op
  * SPEC 4.2: accepts `Authorization: Bearer` and `X-API-Key`. The request is mapped onto chat completions
  * (same routing, pricing and codes); `usage.cost` is the USD charged. The same operation as
  * `POST /v1/responses` (`createResponse`), where clients whose base URL is `/v1/compat` look for it.
+ *
+ * With `stream: true` the answer is `text/event-stream` with OpenAI's typed events (`ResponsesStreamEvent`),
+ * under the guarantees of chat streams (SPEC 3.4): nothing is sent until an upstream answers (a silent one
+ * fails over), a stream that dies ends with one `error` event and is not billed, and `response.completed`
+ * carries the usage and its list-price `cost`. Errors found before the stream opens are ordinary JSON errors.
  *
  */
 export const createCompatResponse = <ThrowOnError extends boolean = false>(options: Options<CreateCompatResponseData, ThrowOnError>) => (options.client ?? client).post<CreateCompatResponseResponses, CreateCompatResponseErrors, ThrowOnError>({

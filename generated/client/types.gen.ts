@@ -10,16 +10,77 @@ export type ClientOptions = {
  *
  */
 export type StreamErrorFrame = {
-    error: {
-        message: string;
-        type: 'invalid_request_error' | 'rate_limit_error' | 'api_error';
-        /**
-         * Upstream 400 → `invalid_request`; 404 → `model_not_found`; 429 → `rate_limit_exceeded`; anything else
-         * → `upstream_error` (or `upstream_server_error`); every upstream silent → `empty_upstream_stream`.
-         *
-         */
-        code: 'invalid_request' | 'model_not_found' | 'rate_limit_exceeded' | 'upstream_error' | 'upstream_server_error' | 'empty_upstream_stream';
-    };
+    error: StreamError;
+};
+
+/**
+ * One event of a Responses stream (`stream: true`), sent as `event: <type>` then `data: <this JSON>`, numbered
+ * by `sequence_number` from 0. In order: `response.created` and `response.in_progress`; for each output item
+ * `response.output_item.added`, its content (a message: `response.content_part.added`,
+ * `response.output_text.delta`…, `response.output_text.done`, `response.content_part.done`; a function call:
+ * `response.function_call_arguments.delta`…, `response.function_call_arguments.done`) and
+ * `response.output_item.done`; then `response.completed` (or `response.incomplete` when `max_output_tokens` cut
+ * the answer) carrying the whole response, as the non-stream answer would be, with its usage. A stream that fails
+ * after it opened ends with one `error` event instead (its codes as `StreamErrorFrame`; nothing is billed).
+ * Every stream ends with `data: [DONE]` (SPEC 6.2).
+ *
+ */
+export type ResponsesStreamEvent = {
+    type: 'response.created' | 'response.in_progress';
+    sequence_number: number;
+    response: ResponsesInProgress;
+} | {
+    type: 'response.completed' | 'response.incomplete';
+    sequence_number: number;
+    response: ResponsesResponse;
+} | {
+    type: 'response.output_item.added' | 'response.output_item.done';
+    sequence_number: number;
+    output_index: number;
+    item: ResponsesOutputItem;
+} | {
+    type: 'response.content_part.added' | 'response.content_part.done';
+    sequence_number: number;
+    item_id: string;
+    output_index: number;
+    content_index: number;
+    part: ResponsesOutputText;
+} | {
+    type: 'response.output_text.delta';
+    sequence_number: number;
+    item_id: string;
+    output_index: number;
+    content_index: number;
+    delta: string;
+    logprobs: Array<unknown>;
+} | {
+    type: 'response.output_text.done';
+    sequence_number: number;
+    item_id: string;
+    output_index: number;
+    content_index: number;
+    text: string;
+    logprobs: Array<unknown>;
+} | {
+    type: 'response.function_call_arguments.delta';
+    sequence_number: number;
+    item_id: string;
+    output_index: number;
+    delta: string;
+} | {
+    type: 'response.function_call_arguments.done';
+    sequence_number: number;
+    item_id: string;
+    output_index: number;
+    name: string;
+    arguments: string;
+} | {
+    type: 'error';
+    sequence_number: number;
+    code: string;
+    message: string;
+    param: null;
+    error: StreamError;
 };
 
 /**
@@ -518,8 +579,8 @@ export type KeepAliveError = {
  * A Responses-style request, served through chat completions (same routing, pricing and codes): `instructions`
  * becomes a system message; `input` (a string, or a list of items) the conversation, where `function_call` and
  * `function_call_output` items are a tool round trip. Responses are never stored: send the whole conversation
- * each time (`previous_response_id` answers 400). Streaming is not offered on this path yet: use
- * `POST /v1/compat/chat/completions` with `stream: true`.
+ * each time (`previous_response_id` answers 400). With `stream: true` the answer is the typed event stream
+ * (`ResponsesStreamEvent`).
  *
  */
 export type ResponsesRequest = {
@@ -601,11 +662,43 @@ export type ResponsesRequest = {
     max_output_tokens?: number;
     temperature?: number;
     top_p?: number;
-    stream?: false;
+    stream?: boolean;
+    /**
+     * Accepted and ignored (`include_obfuscation`: no padding is added to events here).
+     */
+    stream_options?: {
+        include_obfuscation?: boolean;
+    };
     user?: string;
     metadata?: {
         [key: string]: string;
     } | null;
+};
+
+export type ResponsesOutputText = {
+    type: 'output_text';
+    text: string;
+    annotations?: Array<unknown>;
+};
+
+/**
+ * One output item: the assistant's message, or a `function_call` the model made. `status` is `in_progress` only
+ * in a stream's `response.output_item.added` event.
+ *
+ */
+export type ResponsesOutputItem = {
+    type: 'message';
+    id: string;
+    role: 'assistant';
+    status?: 'in_progress' | 'completed' | 'incomplete';
+    content: Array<ResponsesOutputText>;
+} | {
+    type: 'function_call';
+    id: string;
+    call_id: string;
+    name: string;
+    arguments: string;
+    status: 'in_progress' | 'completed';
 };
 
 export type ResponsesResponse = {
@@ -615,30 +708,28 @@ export type ResponsesResponse = {
     model: string;
     status: 'completed' | 'incomplete';
     /**
+     * Why an `incomplete` response stopped (`max_output_tokens`); null when it completed.
+     */
+    incomplete_details?: {
+        reason: 'max_output_tokens';
+    } | null;
+    /**
      * The assistant's message (when it wrote text) and one `function_call` per tool call it made.
      */
-    output: Array<{
-        type: 'message';
-        id: string;
-        role: 'assistant';
-        status?: string;
-        content: Array<{
-            type: 'output_text';
-            text: string;
-            annotations?: Array<unknown>;
-        }>;
-    } | {
-        type: 'function_call';
-        id: string;
-        call_id: string;
-        name: string;
-        arguments: string;
-        status: 'completed';
-    }>;
+    output: Array<ResponsesOutputItem>;
     output_text: string;
+    /**
+     * Tokens and `cost`, the USD charged (in a stream, the list-price estimate, never above the hold).
+     */
     usage: {
         input_tokens: number;
+        input_tokens_details: {
+            cached_tokens: number;
+        };
         output_tokens: number;
+        output_tokens_details: {
+            reasoning_tokens: number;
+        };
         total_tokens: number;
         cost: number;
     };
@@ -956,6 +1047,36 @@ export type RubBilling = {
         fx_rate_rub: number;
         remaining_rub: number;
     }>;
+};
+
+/**
+ * What went wrong on a stream that had opened (SPEC 6.2).
+ */
+export type StreamError = {
+    message: string;
+    type: 'invalid_request_error' | 'rate_limit_error' | 'api_error';
+    /**
+     * Upstream 400 → `invalid_request`; 404 → `model_not_found`; 429 → `rate_limit_exceeded`; anything else
+     * → `upstream_error` (or `upstream_server_error`); every upstream silent → `empty_upstream_stream`.
+     *
+     */
+    code: 'invalid_request' | 'model_not_found' | 'rate_limit_exceeded' | 'upstream_error' | 'upstream_server_error' | 'empty_upstream_stream';
+};
+
+/**
+ * The response as a stream's `response.created` and `response.in_progress` events show it, before any output.
+ */
+export type ResponsesInProgress = {
+    id: string;
+    object: 'response';
+    created_at: number;
+    model: string;
+    status: 'in_progress';
+    output: Array<unknown>;
+    usage: null;
+    metadata?: {
+        [key: string]: string;
+    };
 };
 
 /**

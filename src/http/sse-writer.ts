@@ -19,6 +19,11 @@ export class SseWriter {
     if (!this.res.writableEnded) this.res.write(`data: ${payload}\n\n`);
   }
 
+  /** A named event (the Responses stream's typed events). */
+  event(type: string, payload: string): void {
+    if (!this.res.writableEnded) this.res.write(`event: ${type}\ndata: ${payload}\n\n`);
+  }
+
   /** The terminator every stream ends with, whatever happened before it (SPEC 3.4). */
   done(): void {
     if (this.res.writableEnded) return;

@@ -38,6 +38,7 @@ describe('POST /v1/responses', () => {
       created_at: expect.any(Number),
       model: MODEL,
       status: 'completed',
+      incomplete_details: null,
       output: [
         {
           type: 'message',
@@ -48,7 +49,14 @@ describe('POST /v1/responses', () => {
         },
       ],
       output_text: expect.stringMatching(/^Sandbox reply \(gpt-5-mini\): \S/),
-      usage: { input_tokens: expect.any(Number), output_tokens: expect.any(Number), total_tokens: expect.any(Number), cost: expect.any(Number) },
+      usage: {
+        input_tokens: expect.any(Number),
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: expect.any(Number),
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: expect.any(Number),
+        cost: expect.any(Number),
+      },
       metadata: { ticket: 'T-1' },
     });
     const messages = [{ role: 'user', content: 'Say hello' }];
@@ -110,6 +118,7 @@ describe('POST /v1/responses', () => {
     expect(response.body.model).toBe(h.deps.catalog.defaultModel);
     expect(response.body.status).toBe('incomplete');
     expect(response.body.output[0].status).toBe('incomplete');
+    expect(response.body.incomplete_details).toEqual({ reason: 'max_output_tokens' });
     expect(response.body.usage.output_tokens).toBeLessThanOrEqual(2);
   });
 
@@ -125,7 +134,7 @@ describe('POST /v1/responses', () => {
     ['top_p 1.5', 'invalid_top_p', { model: MODEL, input: 'hi', top_p: 1.5 }],
     ['max_output_tokens 0', 'invalid_max_tokens', { model: MODEL, input: 'hi', max_output_tokens: 0 }],
     ['max_output_tokens above the model cap', 'invalid_max_tokens', { model: MODEL, input: 'hi', max_output_tokens: 128_001 }],
-    ['stream: true (not offered on this path)', 'invalid_request', { model: MODEL, input: 'hi', stream: true }],
+    ['stream_options with an unknown field', 'invalid_request', { model: MODEL, input: 'hi', stream: true, stream_options: { include_usage: true } }],
     ['an unknown field', 'invalid_request', { model: MODEL, input: 'hi', modalities: ['text'] }],
     ['previous_response_id (responses are not stored)', 'invalid_request', { model: MODEL, input: 'hi', previous_response_id: 'resp_abc' }],
     ['a tool that is not a function', 'invalid_request', { model: MODEL, input: 'hi', tools: [{ type: 'web_search' }] }],

@@ -7,6 +7,7 @@ import type { UsageRecord } from '../../src/adapters/usage-log/index.js';
 import { call, type Harness, type JsonResponse } from '../setup/harness.js';
 
 export const CHAT_PATH = '/v1/compat/chat/completions';
+export const RESPONSES_PATH = '/v1/compat/responses';
 export const MESSAGES = [{ role: 'user', content: 'Say hello in three words.' }];
 
 export function chat(h: Harness, key: string, body: Record<string, unknown>): Promise<JsonResponse> {
@@ -23,15 +24,33 @@ export interface SseResult {
 }
 
 /** POSTs a streaming chat and reads the whole body raw; bounded by `timeoutMs`. */
-export async function streamChat(h: Harness, key: string, body: Record<string, unknown>, timeoutMs = 15_000): Promise<SseResult> {
-  const response = await fetch(h.baseUrl + CHAT_PATH, {
+export function streamChat(h: Harness, key: string, body: Record<string, unknown>, timeoutMs = 15_000): Promise<SseResult> {
+  return streamPost(h, key, CHAT_PATH, { model: 'gpt-5-mini', messages: MESSAGES, stream: true, ...body }, timeoutMs);
+}
+
+/** POSTs a streaming Responses request (SPEC 4.2) and reads the whole body raw. */
+export function streamResponses(h: Harness, key: string, body: Record<string, unknown>, timeoutMs = 15_000): Promise<SseResult> {
+  return streamPost(h, key, RESPONSES_PATH, { model: 'gpt-5-mini', input: MESSAGES[0]!.content, stream: true, ...body }, timeoutMs);
+}
+
+async function streamPost(h: Harness, key: string, path: string, body: Record<string, unknown>, timeoutMs: number): Promise<SseResult> {
+  const response = await fetch(h.baseUrl + path, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'user-agent': 'integration-tests/1' },
-    body: JSON.stringify({ model: 'gpt-5-mini', messages: MESSAGES, stream: true, ...body }),
+    body: JSON.stringify(body),
     signal: AbortSignal.timeout(timeoutMs),
   });
   const raw = await response.text();
   return { status: response.status, headers: response.headers, raw, frames: dataFrames(raw) };
+}
+
+/** The named events of a Responses stream: each event's `event:` name and its parsed data (`[DONE]` left out). */
+export function namedEvents(result: SseResult): { event: string | undefined; data: Record<string, any> }[] {
+  return result.raw
+    .split(/\r?\n\r?\n/)
+    .map((block) => ({ event: /^event: (.*)$/m.exec(block)?.[1], data: dataFrames(block)[0] }))
+    .filter((e): e is { event: string | undefined; data: string } => e.data !== undefined && e.data !== '[DONE]')
+    .map(({ event, data }) => ({ event, data: JSON.parse(data) as Record<string, any> }));
 }
 
 /** The `data:` payloads of an SSE body (comments and other fields ignored). */

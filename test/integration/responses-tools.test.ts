@@ -13,17 +13,7 @@ import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js'
 
 const MODEL = 'gpt-5-mini';
 const WEATHER_TOOL = { type: 'function', name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
-const TOOL_CALL_ANSWER: FakeBehaviour = {
-  overrides: {
-    choices: [
-      {
-        index: 0,
-        message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
-        finish_reason: 'tool_calls',
-      },
-    ],
-  },
-};
+const TOOL_CALL_ANSWER: FakeBehaviour = { reply: { toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] } };
 
 let fake: FakeUpstream;
 let behaviour: FakeBehaviour = 'ok';

@@ -1,4 +1,5 @@
-/** Reads the bundled contract, so tests enumerate operations from the source of truth. */
+/** Reads the bundled contract, so tests enumerate operations and check payloads against the source of truth. */
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { loadContract } from '../../src/container.js';
 
 export interface ContractOperation {
@@ -34,4 +35,15 @@ export function contractOperations(): ContractOperation[] {
 /** Operations that refuse a request without a key. */
 export function protectedOperations(): ContractOperation[] {
   return contractOperations().filter((op) => op.security.length > 0 && op.security.every((alt) => Object.keys(alt).length > 0));
+}
+
+/**
+ * Checks values against one of the contract's component schemas, for payloads no response validator sees (the
+ * events inside a stream): the findings, or null when the value conforms.
+ */
+export function componentChecker(name: string): (value: unknown) => string | null {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema({ $id: 'contract', components: loadContract().components });
+  const validate = ajv.compile({ $ref: `contract#/components/schemas/${name}` });
+  return (value) => (validate(value) ? null : ajv.errorsText(validate.errors));
 }

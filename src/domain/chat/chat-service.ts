@@ -5,11 +5,12 @@ import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { validateChatLimits, validateChatMessages } from '../chat-validation.js';
 import { resolveChatModel } from '../model-resolution.js';
-import { textCost, textHoldEstimate } from '../pricing/index.js';
+import { NO_DISCOUNTS, textCost, textHoldEstimate } from '../pricing/index.js';
 import type { Route, RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
 import { runReservedChain } from '../billed-chain.js';
 import { countTokens, estimatePromptTokens } from '../tokens.js';
+import type { Micros } from '../money.js';
 import type { CancelSignal } from '../../cancel-signal.js';
 
 export interface ChatSettings {
@@ -100,6 +101,15 @@ export class ChatService {
   async settleStream(prepared: PreparedChat, usage: Usage, route: Route): Promise<Charge> {
     const cost = textCost(prepared.entry, usage, prepared.principal.account, { cachedDiscountApplies: route.cachedInputDiscount && usage.cachedTokens > 0 });
     return this.billing.settle(prepared.reservation, cost, this.details(prepared, usage, route.providerName));
+  }
+
+  /**
+   * What a stream reports as `cost` before its charge lands (SPEC 2.6: "for streams, the list-price estimate"),
+   * never above what the caller can be charged: its hold.
+   */
+  listCostEstimate(prepared: PreparedChat, usage: Usage): Micros {
+    const listCost = textCost(prepared.entry, usage, NO_DISCOUNTS, { cachedDiscountApplies: false });
+    return listCost < prepared.reservation.amountMicros ? listCost : prepared.reservation.amountMicros;
   }
 
   /** Keeps the hold of a stream alive while it runs (the stream's own deadline ends at its first token). */

@@ -9,7 +9,10 @@ import type { ChatBody } from './chat-service.js';
 type ResponsesRequest = components['schemas']['ResponsesRequest'];
 type ResponsesResponse = components['schemas']['ResponsesResponse'];
 type InputItem = Exclude<ResponsesRequest['input'], string>[number];
-type OutputItem = ResponsesResponse['output'][number];
+type ResponsesInProgress = components['schemas']['ResponsesInProgress'];
+type OutputItem = components['schemas']['ResponsesOutputItem'];
+type OutputText = components['schemas']['ResponsesOutputText'];
+type MessageStatus = 'in_progress' | 'completed' | 'incomplete';
 
 const PART_TYPES: Record<string, (part: Record<string, unknown>) => Record<string, unknown>> = {
   input_text: (p) => ({ type: 'text', text: p.text }),
@@ -85,48 +88,113 @@ function firstChoice(completion: Record<string, unknown>): { message: Record<str
   return { message: isRecord(choice.message) ? choice.message : {}, finishReason: choice.finish_reason };
 }
 
+/** Names one response's ids: `resp_…`, `msg_…` and `fc_…_<n>` share the request id's suffix. */
+export class ResponseIds {
+  readonly suffix: string;
+
+  constructor(requestId: string) {
+    this.suffix = requestId.replace(/^req_/, '');
+  }
+
+  get response(): string {
+    return `resp_${this.suffix}`;
+  }
+
+  get message(): string {
+    return `msg_${this.suffix}`;
+  }
+
+  /** The n-th function call (0-based): its item id, and the call id used when the upstream gave none. */
+  functionCall(n: number): { id: string; fallbackCallId: string } {
+    return { id: `fc_${this.suffix}_${n}`, fallbackCallId: `call_${this.suffix}_${n}` };
+  }
+}
+
+/** How a finished response stands: `incomplete` when the output cap cut it (chat's `length`). */
+export function responseStatus(finishReason: unknown): 'completed' | 'incomplete' {
+  return finishReason === 'length' ? 'incomplete' : 'completed';
+}
+
+export function messageItem(ids: ResponseIds, text: string, status: MessageStatus): OutputItem {
+  return { type: 'message', id: ids.message, role: 'assistant', status, content: status === 'in_progress' ? [] : [outputText(text)] };
+}
+
+export function outputText(text: string): OutputText {
+  return { type: 'output_text', text, annotations: [] };
+}
+
+export function functionCallItem(ids: ResponseIds, n: number, call: { callId: string | undefined; name: string; arguments: string }, status: 'in_progress' | 'completed'): OutputItem {
+  const { id, fallbackCallId } = ids.functionCall(n);
+  return { type: 'function_call', id, call_id: call.callId ?? fallbackCallId, name: call.name, arguments: call.arguments, status };
+}
+
 /** The message's tool calls as `function_call` output items. */
-function functionCalls(message: Record<string, unknown>, suffix: string): OutputItem[] {
-  const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
-  return calls.filter(isRecord).flatMap((call, i) => {
+function functionCalls(ids: ResponseIds, message: Record<string, unknown>): OutputItem[] {
+  const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isRecord) : [];
+  return calls.flatMap((call) => {
     const fn = isRecord(call.function) ? call.function : {};
     if (typeof fn.name !== 'string') return [];
-    const callId = typeof call.id === 'string' ? call.id : `call_${suffix}_${i}`;
     const args = typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {});
-    return [{ type: 'function_call' as const, id: `fc_${suffix}_${i}`, call_id: callId, name: fn.name, arguments: args, status: 'completed' as const }];
-  });
+    return [{ callId: typeof call.id === 'string' ? call.id : undefined, name: fn.name, arguments: args }];
+  }).map((call, n) => functionCallItem(ids, n, call, 'completed'));
+}
+
+/** What a finished response is made of: its items in order, its text and how it stopped. */
+export interface ResponseOutcome {
+  output: OutputItem[];
+  text: string;
+  status: 'completed' | 'incomplete';
+  usage: Usage;
+  /** `usage.cost`: what was charged, or for a stream the list-price estimate (SPEC 2.6). */
+  costMicros: bigint;
+}
+
+export interface ResponseFrame {
+  ids: ResponseIds;
+  slug: string;
+  createdAt: number;
+  metadata: Record<string, string> | null | undefined;
+}
+
+/** The Responses object shared by a stream's first events: nothing produced yet. */
+export function responseInProgress(frame: ResponseFrame): ResponsesInProgress {
+  return { id: frame.ids.response, object: 'response', created_at: frame.createdAt, model: frame.slug, status: 'in_progress', output: [], usage: null, ...metadataOf(frame) };
+}
+
+/** The finished Responses object, alike for a plain answer and a stream's `response.completed`. */
+export function finishedResponse(frame: ResponseFrame, outcome: ResponseOutcome): ResponsesResponse {
+  const { usage } = outcome;
+  return {
+    id: frame.ids.response,
+    object: 'response',
+    created_at: frame.createdAt,
+    model: frame.slug,
+    status: outcome.status,
+    incomplete_details: outcome.status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
+    output: outcome.output,
+    output_text: outcome.text,
+    usage: {
+      input_tokens: usage.promptTokens,
+      input_tokens_details: { cached_tokens: usage.cachedTokens },
+      output_tokens: usage.completionTokens,
+      output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
+      total_tokens: usage.promptTokens + usage.completionTokens,
+      cost: microsToUsd(outcome.costMicros),
+    },
+    ...metadataOf(frame),
+  };
+}
+
+function metadataOf(frame: ResponseFrame): { metadata?: Record<string, string> } {
+  return frame.metadata === undefined || frame.metadata === null ? {} : { metadata: frame.metadata };
 }
 
 /** The chat completion as a Responses object; `usage.cost` is the USD charged. */
-export function chatToResponse(input: {
-  completion: Record<string, unknown>;
-  usage: Usage;
-  charge: Charge;
-  slug: string;
-  requestId: string;
-  nowMs: number;
-  metadata: Record<string, string> | null | undefined;
-}): ResponsesResponse {
-  const suffix = input.requestId.replace(/^req_/, '');
-  const { message: reply, finishReason } = firstChoice(input.completion);
-  const calls = functionCalls(reply, suffix);
+export function chatToResponse(frame: ResponseFrame, completion: Record<string, unknown>, usage: Usage, charge: Charge): ResponsesResponse {
+  const { message: reply, finishReason } = firstChoice(completion);
+  const calls = functionCalls(frame.ids, reply);
   const text = typeof reply.content === 'string' ? reply.content : '';
-  const status = finishReason === 'length' ? ('incomplete' as const) : ('completed' as const);
-  const message: OutputItem = { type: 'message', id: `msg_${suffix}`, role: 'assistant', status, content: [{ type: 'output_text', text, annotations: [] }] };
-  return {
-    id: `resp_${suffix}`,
-    object: 'response',
-    created_at: Math.floor(input.nowMs / 1000),
-    model: input.slug,
-    status,
-    output: calls.length > 0 && text === '' ? calls : [message, ...calls],
-    output_text: text,
-    usage: {
-      input_tokens: input.usage.promptTokens,
-      output_tokens: input.usage.completionTokens,
-      total_tokens: input.usage.promptTokens + input.usage.completionTokens,
-      cost: microsToUsd(input.charge.costMicros),
-    },
-    ...(input.metadata === undefined || input.metadata === null ? {} : { metadata: input.metadata }),
-  };
+  const status = responseStatus(finishReason);
+  const output = calls.length > 0 && text === '' ? calls : [messageItem(frame.ids, text, status), ...calls];
+  return finishedResponse(frame, { output, text, status, usage, costMicros: charge.costMicros });
 }

@@ -4,13 +4,19 @@ import type { Principal } from '../../domain/authenticator.js';
 import type { ChatBody } from '../../domain/chat/chat-service.js';
 import { chatUsage, completionBody } from '../../domain/chat/completion-body.js';
 import { abortWhenClientLeaves } from '../../http/client-abort.js';
-import { serveChatStream } from '../../http/chat-stream.js';
+import { chatChunkFormat } from '../../http/chat-chunk-format.js';
+import { serveStream, type StreamDeps } from '../../http/chat-stream.js';
 import { serveKeepAlive } from '../../http/keep-alive.js';
 import { nativeOk } from '../../http/native-ok.js';
 import { SENT, type Sent } from '../../http/operation-types.js';
 
 /** SPEC 4.2: non-stream requests with more than this many output tokens use the keep-alive path. */
 export const KEEP_ALIVE_ABOVE_TOKENS = 4096;
+
+/** What a stream needs of the container. */
+export function streamDeps(deps: Deps): StreamDeps {
+  return { chat: deps.chat, throughput: deps.throughput, now: deps.now, firstTokenTimeoutMs: deps.config.STREAM_FIRST_TOKEN_TIMEOUT_MS };
+}
 
 export interface ChatContext {
   deps: Deps;
@@ -32,7 +38,7 @@ export async function serveChat(ctx: ChatContext, surface: 'compat' | 'native'):
   const signal = abortWhenClientLeaves(req, res);
   const hooks = deps.chainHooks(requestId, prepared.entry.slug);
   if (stream) {
-    await serveChatStream(res, prepared, signal, hooks, { chat: deps.chat, throughput: deps.throughput, now: deps.now, firstTokenTimeoutMs: deps.config.STREAM_FIRST_TOKEN_TIMEOUT_MS });
+    await serveStream(res, prepared, signal, hooks, streamDeps(deps), chatChunkFormat(prepared, deps.now));
     return { sent: SENT };
   }
   const produce = async () => {
