@@ -5,6 +5,9 @@
  * upstream fails over unseen, a stream that dies ends with one `error` event and is not billed, every stream
  * ends with `[DONE]`.
  */
+import { createOpenAI } from '@ai-sdk/openai';
+import { streamText } from 'ai';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeChunkText, startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { componentChecker } from '../setup/contract.js';
@@ -223,5 +226,30 @@ describe('Responses stream: the guarantees of chat streams', () => {
     const text = await response.text();
     expectCompatError({ status: response.status, headers: response.headers, body: JSON.parse(text), text }, 502, 'upstream_server_error');
     await expectNothingBilled(h, account.accountId, before);
+  });
+});
+
+describe('Responses stream: a dying stream as the client libraries see it', () => {
+  it('the official openai client raises an APIError with the code', async () => {
+    behaviours.a = { dieAfterChunks: 1 };
+    const client = new OpenAI({ baseURL: `${h.baseUrl}/v1/compat`, apiKey: account.apiKey, maxRetries: 0 });
+    const stream = await client.responses.create({ model: 'gpt-5-mini', input: 'hi', stream: true });
+    const seen: string[] = [];
+    const err = await (async () => {
+      for await (const event of stream) seen.push(event.type);
+    })().catch((e: unknown) => e);
+    expect(seen).toContain('response.output_text.delta');
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect(err).toMatchObject({ code: 'upstream_error' });
+  });
+
+  it('the AI SDK ends the stream with an error part, not a silent finish', async () => {
+    behaviours.a = { dieAfterChunks: 1 };
+    const openai = createOpenAI({ baseURL: `${h.baseUrl}/v1/compat`, apiKey: account.apiKey });
+    const errors: unknown[] = [];
+    const result = streamText({ model: openai('gpt-5-mini'), prompt: 'hi', maxRetries: 0, onError: ({ error }) => void errors.push(error) });
+    for await (const _ of result.fullStream) void _;
+    expect(errors).toHaveLength(1);
+    expect(JSON.stringify(errors[0])).toContain('upstream_error');
   });
 });

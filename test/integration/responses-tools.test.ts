@@ -2,10 +2,12 @@
  * The Responses API's function tools over chat completions, against a fake OpenAI-style upstream that calls a
  * tool: the tools, tool_choice and text.format the upstream receives, the `function_call` items the caller gets,
  * and the second turn (`function_call` + `function_call_output` items) as the assistant tool_calls and tool
- * messages the upstream needs. With the AI SDK's default `openai(id)` model (Responses) too.
+ * messages the upstream needs. With the AI SDK's default `openai(id)` model (Responses) and the official `openai`
+ * client's `responses.stream`, streamed and not.
  */
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, jsonSchema, tool } from 'ai';
+import { generateText, jsonSchema, streamText, tool } from 'ai';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
@@ -85,25 +87,64 @@ describe('Responses function tools', () => {
   });
 });
 
+/** The answers of a two-turn exchange: a tool call, then text; each model request takes the next. */
+function twoTurns(): () => void {
+  const answers: FakeBehaviour[] = [TOOL_CALL_ANSWER, 'ok'];
+  let turn = 0;
+  const next = () => void (behaviour = answers[Math.min(turn++, answers.length - 1)]!);
+  next();
+  return next;
+}
+
+const weatherTool = (onCall: () => void) =>
+  tool({
+    description: 'Weather in a city',
+    inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+    execute: async ({ city }) => {
+      onCall();
+      return { city, tempC: -3 };
+    },
+  });
+
 describe('the AI SDK default openai(id) model (Responses API) at /v1/compat', () => {
+  const openai = () => createOpenAI({ baseURL: `${h.baseUrl}/v1/compat`, apiKey });
+  const toolResultReachedUpstream = () =>
+    expect(lastUpstreamBody().messages).toContainEqual(expect.objectContaining({ role: 'tool', tool_call_id: 'call_w1', content: expect.stringContaining('-3') }));
+
   it('generateText with a tool: the call, then the answer after the tool result', async () => {
-    const openai = createOpenAI({ baseURL: `${h.baseUrl}/v1/compat`, apiKey });
-    let turn = 0;
-    const answers: FakeBehaviour[] = [TOOL_CALL_ANSWER, 'ok'];
-    const picker = () => answers[Math.min(turn++, answers.length - 1)]!;
-    behaviour = picker();
-    const weather = tool({
-      description: 'Weather in a city',
-      inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
-      execute: async ({ city }) => {
-        behaviour = picker();
-        return { city, tempC: -3 };
-      },
-    });
-    const result = await generateText({ model: openai(MODEL), prompt: 'Weather in Oslo?', tools: { get_weather: weather }, stopWhen: ({ steps }) => steps.length >= 2, maxRetries: 0 });
+    const next = twoTurns();
+    const result = await generateText({ model: openai()(MODEL), prompt: 'Weather in Oslo?', tools: { get_weather: weatherTool(next) }, stopWhen: ({ steps }) => steps.length >= 2, maxRetries: 0 });
     expect(result.steps[0]!.toolCalls).toMatchObject([{ toolName: 'get_weather', input: { city: 'Oslo' } }]);
     expect(result.text.length).toBeGreaterThan(0);
-    // The second turn carried the tool's result back to the model.
-    expect(lastUpstreamBody().messages).toContainEqual(expect.objectContaining({ role: 'tool', tool_call_id: 'call_w1', content: expect.stringContaining('-3') }));
+    toolResultReachedUpstream();
+  });
+
+  it('streamText with a tool: the streamed call, then the streamed answer', async () => {
+    const next = twoTurns();
+    const result = streamText({ model: openai()(MODEL), prompt: 'Weather in Oslo?', tools: { get_weather: weatherTool(next) }, stopWhen: ({ steps }) => steps.length >= 2, maxRetries: 0 });
+    let joined = '';
+    for await (const delta of result.textStream) joined += delta;
+    const steps = await result.steps;
+    expect(steps[0]!.toolCalls).toMatchObject([{ toolName: 'get_weather', input: { city: 'Oslo' } }]);
+    expect(joined).toBe('chunk1 chunk2 chunk3 ');
+    expect(fake.requests.at(-1)!.body).toMatchObject({ stream: true });
+    toolResultReachedUpstream();
+  });
+});
+
+describe('the official openai client: responses.stream with a function tool', () => {
+  it('the function_call item, then function_call_output sent back and the answer', async () => {
+    const client = new OpenAI({ baseURL: `${h.baseUrl}/v1/compat`, apiKey, maxRetries: 0 });
+    const tools = [{ ...WEATHER_TOOL, type: 'function' as const, strict: false }];
+    const next = twoTurns();
+    const first = await client.responses.stream({ model: MODEL, input: 'Weather in Oslo?', tools }).finalResponse();
+    const call = first.output.find((item) => item.type === 'function_call');
+    expect(call).toMatchObject({ call_id: 'call_w1', name: 'get_weather', arguments: '{"city":"Oslo"}' });
+    next();
+    const second = await client.responses
+      .stream({ model: MODEL, tools, input: [{ role: 'user', content: 'Weather in Oslo?' }, call!, { type: 'function_call_output', call_id: 'call_w1', output: '{"temp_c":-3}' }] })
+      .finalResponse();
+    expect(second.output_text).toBe('chunk1 chunk2 chunk3 ');
+    expect(lastUpstreamBody().messages).toContainEqual({ role: 'tool', tool_call_id: 'call_w1', content: '{"temp_c":-3}' });
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The Vercel AI SDK (`ai` 6 with `@ai-sdk/openai` 3, `@ai-sdk/openai-compatible` 2 and `@ai-sdk/cohere` 3, the
  * last releases that run on Node 20) against a live gateway serving the embedded sandbox: what a user who points
- * the AI SDK at `/v1/compat` gets. The sandbox never calls tools, so tool round trips are not covered here.
+ * the AI SDK at `/v1/compat` gets. The sandbox never calls tools: tool round trips are in
+ * test/integration/responses-tools.test.ts, against a fake upstream that calls them.
  */
 import { createCohere } from '@ai-sdk/cohere';
 import { createOpenAI } from '@ai-sdk/openai';
@@ -49,6 +50,15 @@ describe('AI SDK: chat completions', () => {
     for await (const delta of result.textStream) joined += delta;
     expect(joined.length).toBeGreaterThan(0);
     expect(joined).toBe(await result.text);
+    expect((await result.usage).outputTokens).toBeGreaterThan(0);
+  });
+
+  it('streamText through the default openai(id) model (Responses API, streamed): deltas, finish reason, usage', async () => {
+    const result = streamText({ model: openai()(CHAT_MODEL), prompt: 'Tell me about gateways.', maxOutputTokens: 48, maxRetries: 0 });
+    let joined = '';
+    for await (const delta of result.textStream) joined += delta;
+    expect(joined).toMatch(/^Sandbox reply \(gpt-5-mini\): \S/);
+    expect(['stop', 'length']).toContain(await result.finishReason);
     expect((await result.usage).outputTokens).toBeGreaterThan(0);
   });
 

@@ -191,6 +191,41 @@ describe('official openai SDK: errors', () => {
     expect(error.code).toBe('insufficient_balance');
     expect(error.requestID).toMatch(/^req_/);
   });
+  it('past the key’s rate limit is a RateLimitError', async () => {
+    const limited = await h.newAccount(undefined, { balanceUsd: 10 });
+    await h.deps.apiKeys.setKeyRateLimit(limited.keyId, 1);
+    h.deps.authenticator.invalidate({ keyId: limited.keyId });
+    await client({ key: limited.apiKey }).models.retrieve('gpt-5-mini');
+    const err = await rejection(() => client({ key: limited.apiKey }).chat.completions.create({ model: 'gpt-5-mini', messages: [{ role: 'user', content: 'hi' }] }));
+    expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((err as InstanceType<typeof OpenAI.RateLimitError>).headers?.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  it('context overflow is a BadRequestError, code context_window_exceeded, "maximum context length"', async () => {
+    const err = await rejection(() => client().chat.completions.create({ model: 'gemma-2-9b-it', messages: [{ role: 'user', content: 'lorem ipsum '.repeat(6000) }] }));
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err).toMatchObject({ code: 'context_window_exceeded', message: expect.stringContaining('maximum context length') });
+  });
+});
+
+describe('official openai SDK: Responses', () => {
+  it('responses.create: output_text and usage with its cost', async () => {
+    const response = await client().responses.create({ model: 'gpt-5-mini', instructions: 'Be brief.', input: 'Say hello.', max_output_tokens: 64 });
+    expect(response.output_text).toMatch(/^Sandbox reply \(gpt-5-mini\): \S/);
+    expect(response.status).toBe('completed');
+    expect(response.usage?.output_tokens).toBeGreaterThan(0);
+    expect((response.usage as unknown as { cost: number }).cost).toBeGreaterThan(0);
+  });
+
+  it('responses.stream: text deltas join to the final response, which carries the usage', async () => {
+    const stream = client().responses.stream({ model: 'gpt-5-mini', input: 'Tell me about gateways.', max_output_tokens: 64 });
+    let joined = '';
+    for await (const event of stream) if (event.type === 'response.output_text.delta') joined += event.delta;
+    const final = await stream.finalResponse();
+    expect(joined.length).toBeGreaterThan(0);
+    expect(final.output_text).toBe(joined);
+    expect(final.usage?.total_tokens).toBe(final.usage!.input_tokens + final.usage!.output_tokens);
+  });
 });
 
 describe('official openai SDK: Idempotency-Key', () => {
