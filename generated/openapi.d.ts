@@ -946,6 +946,11 @@ export interface components {
             capabilities: components["schemas"]["Capabilities"];
             available: boolean;
             unavailable_reason: string | null;
+            /**
+             * @description true when a route of this model goes to the built-in sandbox upstream, whose answers are made up here (at
+             *     the catalog's prices); an operator sees it at a glance, and a production start refuses it unless allowed.
+             */
+            sandbox: boolean;
             /** @description Alternate spellings that resolve to this row. */
             aliases: string[];
         };

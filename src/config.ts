@@ -84,6 +84,7 @@ const schema = z.object({
   KEEP_ALIVE_INTERVAL_MS: z.coerce.number().int().positive().default(10_000),
   /** A single message longer than this answers message_too_long (SPEC 7.2; the cap itself is ours). */
   MAX_MESSAGE_CHARS: z.coerce.number().int().positive().default(1_000_000),
+  TOKENIZER_THREADS: z.coerce.number().int().positive().default(1),
   /** Output cap assumed for the pre-flight hold when neither the request nor the catalog gives one. */
   DEFAULT_MAX_OUTPUT_TOKENS: z.coerce.number().int().positive().default(4096),
   /** Chat job records stay pollable this long after kickoff. */

@@ -44,6 +44,9 @@ import { RouteTable } from './domain/routing/route-table.js';
 import type { ChainHooks } from './domain/routing/run-chain.js';
 import { loadUpstreamsFile, sandboxUses, UpstreamsFileError } from './domain/routing/upstreams-file.js';
 import { ThroughputTracker } from './domain/throughput.js';
+import { counter } from './domain/metrics.js';
+import { TokenCounter } from './domain/token-counter.js';
+import { WorkerPoolTokenWork } from './adapters/tokenizer/index.js';
 
 export const CONTRACT_FILE = `${PROJECT_ROOT}generated/openapi.bundled.yaml`;
 
@@ -73,6 +76,8 @@ export interface Deps {
   rateLimiter: RateLimiter;
   routes: RouteTable;
   chat: ChatService;
+  /** Token counting on the request path (long text on worker threads). */
+  tokens: TokenCounter;
   /** Records of async jobs (SPEC 3.1), polled by any process. */
   jobs: JobStore;
   chatJobs: ChatJobs;
@@ -166,14 +171,17 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   for (const [task, intervalMs] of background) task.start(intervalMs);
   const redis = await connectRedis(config, logger);
   const embeddingDimensions = (model: string) => catalog.find(model)?.capabilities.embedding_dimensions ?? 1536;
-  const providers = buildProviders(upstreams, process.env, { embeddingDimensions });
+  const tokenWork = new WorkerPoolTokenWork(config.TOKENIZER_THREADS);
+  const tokenizedChars = counter(metrics, 'gateway_tokenized_chars_total', 'Characters tokenized on the request path, by thread (event_loop or worker)', ['thread']);
+  const tokens = new TokenCounter(tokenWork, (thread, chars) => tokenizedChars.inc({ thread }, chars));
+  const providers = buildProviders(upstreams, process.env, { embeddingDimensions, tokens });
   for (const [name, slot] of providers) {
     if ('missingCredential' in slot) logger.warn({ provider: name, env: slot.missingCredential }, 'provider skipped: its API key is not set (gateway_misconfigured for models only it serves)');
   }
   const routes = new RouteTable(upstreams, providers, catalog);
-  catalog.reflectRoutes((slug) => routes.unavailableReason(slug));
+  catalog.reflectRoutes(routes);
   const alert = createChainAlert(logger, metrics);
-  const chat = new ChatService(catalog, routes, billing, { maxMessageChars: config.MAX_MESSAGE_CHARS, defaultMaxOutputTokens: config.DEFAULT_MAX_OUTPUT_TOKENS });
+  const chat = new ChatService(catalog, routes, billing, tokens, { maxMessageChars: config.MAX_MESSAGE_CHARS, defaultMaxOutputTokens: config.DEFAULT_MAX_OUTPUT_TOKENS });
   const jobs: JobStore = redis === null ? new MemoryJobStore() : new RedisJobStore(redis);
   const chatJobs = new ChatJobs(chat, jobs, billing, ledger, now, { retentionMs: config.CHAT_JOB_RETENTION_MS }, (err, jobId) =>
     logger.error({ err, jobId }, 'chat job failed unexpectedly'),
@@ -197,6 +205,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     rateLimiter: buildRateLimiter(redis, config, logger),
     routes,
     chat,
+    tokens,
     jobs,
     chatJobs,
     throughput,
@@ -209,6 +218,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
       await ledger.drain();
       await keyUsage.stop();
       await jobs.close();
+      await tokenWork.close();
       await redis?.close().catch(() => undefined);
       await checkpointer?.stop();
       await db.knex.destroy();

@@ -375,6 +375,12 @@ export type CatalogEntry = {
     available: boolean;
     unavailable_reason: string | null;
     /**
+     * true when a route of this model goes to the built-in sandbox upstream, whose answers are made up here (at
+     * the catalog's prices); an operator sees it at a glance, and a production start refuses it unless allowed.
+     *
+     */
+    sandbox: boolean;
+    /**
      * Alternate spellings that resolve to this row.
      */
     aliases: Array<string>;

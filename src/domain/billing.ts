@@ -106,6 +106,14 @@ export class Billing {
   }
 
   /**
+   * 402 unless the account could pay `floorMicros` now: a hold taken and given straight back, before work that is
+   * costly to do for nothing (counting a prompt of megabytes for a key with no money).
+   */
+  async assertCanPay(principal: Principal, requestId: string, floorMicros: Micros): Promise<void> {
+    await this.release(await this.reserve(principal, `${requestId}:floor`, floorMicros));
+  }
+
+  /**
    * Posts what the call cost, capped at the reservation, with its usage line in the same transaction. Resolves
    * with the charge at once, while the posting completes; for an account billed in rubles once it is posted (the
    * lots that pay decide `cost_rub`). Never throws: a charge the ledger cannot take goes to the journal.

@@ -204,19 +204,26 @@ function checkDimensions(entry: CatalogFileEntry, dimensions: number): void {
 }
 
 /**
- * An embeddings request against its row (SPEC 2.1, 2.9, 4.1 rule 2, 8): `dimensions` only where accepted and
- * smaller than native, at most `max_input_items` inputs, each at most `max_input_tokens` tokens. Returns each
- * input's token count (SPEC 4.1 rule 3 bills them), so the caller does not tokenize twice.
+ * An embeddings request against its row (SPEC 2.1, 2.9, 4.1 rule 2): not empty, `dimensions` only where accepted
+ * and smaller than native, at most `max_input_items` inputs. Cheap: nothing is tokenized yet.
  */
-export function validateEmbeddingInput(entry: CatalogFileEntry, inputs: readonly EmbeddingInput[], dimensions?: number): number[] {
+export function validateEmbeddingInput(entry: CatalogFileEntry, inputs: readonly EmbeddingInput[], dimensions?: number): void {
   if (inputs.length === 0) throw new ApiError('input_required', 'input: must not be empty');
   if (dimensions !== undefined) checkDimensions(entry, dimensions);
-  const { max_input_items: maxItems, max_input_tokens: maxTokens } = entry.capabilities;
+  const { max_input_items: maxItems } = entry.capabilities;
   if (maxItems !== undefined && inputs.length > maxItems) {
     throw invalidField(['body', 'input'], `${inputs.length} inputs; ${entry.slug} takes at most ${maxItems} per request`, 'maxItems');
   }
+}
+
+/**
+ * Each input at most `max_input_tokens` tokens (SPEC 8): text as counted (`textTokens`, aligned with `inputs`),
+ * token ids as given. Returns each input's tokens, which SPEC 4.1 rule 3 bills.
+ */
+export function checkEmbeddingTokens(entry: CatalogFileEntry, inputs: readonly EmbeddingInput[], textTokens: readonly number[]): number[] {
+  const maxTokens = entry.capabilities.max_input_tokens;
   return inputs.map((input, i) => {
-    const tokens = typeof input === 'string' ? countTokens(input) : checkedTokenIds(entry, input, i);
+    const tokens = typeof input === 'string' ? (textTokens[i] ?? 0) : checkedTokenIds(entry, input, i);
     if (maxTokens !== undefined && tokens > maxTokens) {
       const msg = `${tokens} tokens; ${entry.slug} takes at most ${maxTokens} per input`;
       throw new ApiError('invalid_request', `input[${i}]: ${msg}`, {

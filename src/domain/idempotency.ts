@@ -5,7 +5,7 @@ import type { Ledger } from '../adapters/ledger/index.js';
 import { ApiError } from '../errors/api-error.js';
 
 /** How a request that claimed its key ended: a response to keep, a stream (never replayed), or a failure. */
-export type Ending = { statusCode: number; body: unknown } | 'streamed' | 'failed';
+export type Ending = { statusCode: number; body: unknown } | { statusCode: number; tooLargeToKeep: true } | 'streamed' | 'failed';
 
 export type Begun = { run: true; finish: (ending: Ending) => Promise<void> } | { run: false; statusCode: number; body: string };
 
@@ -83,8 +83,8 @@ export class Idempotency {
       finish: async (ending) => {
         if (ending === 'failed') return this.store.release(accountId, key, requestId);
         if (ending === 'streamed') return this.store.complete(accountId, key, requestId, { state: 'streamed' });
-        const body = JSON.stringify(ending.body);
-        const kept = Buffer.byteLength(body) <= this.settings.maxBodyBytes ? body : null;
+        const body = 'body' in ending ? JSON.stringify(ending.body) : null;
+        const kept = body !== null && Buffer.byteLength(body) <= this.settings.maxBodyBytes ? body : null;
         return this.store.complete(accountId, key, requestId, { state: 'completed', statusCode: ending.statusCode, body: kept });
       },
     };

@@ -68,6 +68,25 @@ function countedParts(text: string): string[] | null {
   return parts;
 }
 
+/**
+ * Text up to this many characters is counted on the event loop: about 4 ms at worst here (random printable
+ * characters, 0.23 µs each; English is three times faster). Longer text is counted off it (TokenCounter).
+ */
+export const INLINE_TOKENIZE_CHARS = 16_384;
+
+/** The characters of every string in `value` (a request body, a list of texts), counted only until they pass `limit`. */
+export function charsUpTo(value: unknown, limit: number): number {
+  let total = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0 && total <= limit) {
+    const next = pending.pop();
+    if (typeof next === 'string') total += next.length;
+    else if (Array.isArray(next)) pending.push(...next);
+    else if (isRecord(next)) pending.push(...Object.values(next));
+  }
+  return total;
+}
+
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   const parts = countedParts(text);
@@ -79,11 +98,6 @@ export function countTokens(text: string): number {
 function encodeText(text: string): number[] {
   const parts = countedParts(text);
   return parts === null ? encode(text, TEXT_ONLY) : parts.flatMap((part) => encode(part, TEXT_ONLY));
-}
-
-/** Tokens of generated text (a completion or a streamed reply we assembled ourselves). */
-export function countCompletionText(text: string): number {
-  return countTokens(text);
 }
 
 /**

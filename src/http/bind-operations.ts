@@ -7,6 +7,7 @@ import { rateLimit } from './rate-limit.js';
 import type { HandlerMap, OperationId, RequestContext, Sent } from './operation-types.js';
 import type { Ending } from '../domain/idempotency.js';
 import { isRecord } from '../is-record.js';
+import { writeJsonInPieces } from './json-in-pieces.js';
 import { routeShape, type RouteShape } from './unmatched-route.js';
 import { contractForPath } from './contract-slice.js';
 import { contractViolationReporter } from './contract-violations.js';
@@ -15,7 +16,7 @@ import type { ResponseValidation } from '../config.js';
 type ViolationReporter = ReturnType<typeof contractViolationReporter>;
 
 /** A handler's reply seen from here, whatever its operation: a body to send, or what it wrote itself. */
-type AnyReply = { status: number; body: unknown; contentType?: string; headers?: Record<string, string> } | Sent;
+type AnyReply = { status: number; body: unknown; contentType?: string; headers?: Record<string, string>; inPieces?: string } | Sent;
 import type { FieldErrorCodes } from '../errors/from-unknown.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -137,20 +138,24 @@ function runHandler(operation: OperationObject, handlers: HandlerMap, deps: Deps
     }
     // Kept before the response goes out (Stripe does so): a retry after a lost answer then finds it.
     await begun.finish(endingOf(reply, stream)).catch((storeErr: unknown) => deps.logger.warn({ err: storeErr, key }, 'idempotent response not kept'));
-    send(res, reply);
+    await send(res, reply);
   };
 }
 
-/** What a key keeps of a reply: its body, a stream (never replayed), or nothing (a keep-alive answer that failed). */
+/**
+ * What a key keeps of a reply: its body, that it succeeded (a body written in pieces is too large to keep), a
+ * stream (never replayed), or nothing (a keep-alive answer that failed).
+ */
 function endingOf(reply: AnyReply, stream: boolean): Ending {
-  if (reply.status !== 'sent') return { statusCode: reply.status, body: reply.body };
+  if (reply.status !== 'sent') return reply.inPieces === undefined ? { statusCode: reply.status, body: reply.body } : { statusCode: reply.status, tooLargeToKeep: true };
   if (stream) return 'streamed';
   return reply.replayable === undefined ? 'failed' : { statusCode: 200, body: reply.replayable };
 }
 
-function send(res: Response, reply: AnyReply): void {
+async function send(res: Response, reply: AnyReply): Promise<void> {
   if (reply.status === 'sent') return;
   if (reply.headers !== undefined) res.set(reply.headers);
-  if (reply.contentType === undefined) res.status(reply.status).json(reply.body);
+  if (reply.inPieces !== undefined) await writeJsonInPieces(res, reply.status, reply.body as Record<string, unknown>, reply.inPieces);
+  else if (reply.contentType === undefined) res.status(reply.status).json(reply.body);
   else res.status(reply.status).type(reply.contentType).send(reply.body);
 }

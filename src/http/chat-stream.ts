@@ -95,13 +95,13 @@ async function forwardOpened(writer: SseWriter, formatFor: StreamFormatFactory, 
   } catch (err) {
     void opened.rest.return?.();
     // The client left: bill what it got.
-    if (signal.aborted) return void (await deps.chat.settleStream(prepared, reported ?? deps.chat.countedUsage(prepared, text), opened.route));
+    if (signal.aborted) return void (await deps.chat.settleStream(prepared, reported ?? (await deps.chat.countedUsage(prepared, text)), opened.route));
     format.fail(streamError(err));
     writer.done();
     await deps.chat.release(prepared);
     return;
   }
-  const usage = reported ?? deps.chat.countedUsage(prepared, text);
+  const usage = reported ?? (await deps.chat.countedUsage(prepared, text));
   format.end(usage, deps.chat.listCostEstimate(prepared, usage));
   writer.done();
   deps.throughput.record(prepared.entry.slug, {

@@ -12,10 +12,12 @@ type SuccessStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 20
 
 /**
  * What a handler returns: one of the operation's success statuses and the body the contract gives it. JSON
- * unless `contentType` names another of the response's media types (e.g. text/csv).
+ * unless `contentType` names another of the response's media types (e.g. text/csv). `inPieces` names a long
+ * array of the body to write one item at a time (src/http/json-in-pieces.ts); such a body is too large to keep
+ * for an idempotent replay and is not checked by the response validator.
  */
 export type Reply<K extends OperationId> = {
-  [S in SuccessStatus<K>]: { status: S; body: ContentOf<Responses<K>[S]>; contentType?: string; headers?: Record<string, string> };
+  [S in SuccessStatus<K>]: { status: S; body: ContentOf<Responses<K>[S]>; contentType?: string; headers?: Record<string, string>; inPieces?: string };
 }[SuccessStatus<K>];
 
 type BodyOf<K extends OperationId> = operations[K]['requestBody'] extends { content: { 'application/json': infer B } } | undefined

@@ -2,12 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { UpstreamError, type ChatCall, type StreamEvent } from '../../src/adapters/upstream/index.js';
 import { SandboxProvider, bm25 } from '../../src/adapters/upstream/sandbox.js';
 import { countTokens, estimatePromptTokens } from '../../src/domain/tokens.js';
+import { InProcessTokenWork } from '../../src/adapters/tokenizer/index.js';
+import { TokenCounter } from '../../src/domain/token-counter.js';
+
+const tokens = new TokenCounter(new InProcessTokenWork());
 
 /** Calls here are bounded by their provider's budget only. */
 const NO_DEADLINE = Number.MAX_SAFE_INTEGER;
 
 const NATIVE = 64;
-const sandbox = new SandboxProvider({ embeddingDimensions: (model) => (model === 'wide' ? 3072 : NATIVE) });
+const sandbox = new SandboxProvider({ embeddingDimensions: (model) => (model === 'wide' ? 3072 : NATIVE), tokens });
 const live = () => new AbortController().signal;
 
 const MESSAGES = [
@@ -51,7 +55,7 @@ describe('SandboxProvider: identity', () => {
   it('is named sandbox by default, streams, and takes a name from the upstreams file', () => {
     expect(sandbox.name).toBe('sandbox');
     expect(sandbox.streams).toBe(true);
-    expect(new SandboxProvider({ name: 'demo', embeddingDimensions: () => 8 }).name).toBe('demo');
+    expect(new SandboxProvider({ name: 'demo', embeddingDimensions: () => 8, tokens }).name).toBe('demo');
   });
 });
 
@@ -149,7 +153,7 @@ describe('SandboxProvider.chatStream', () => {
   });
 
   it('stops mid-stream with aborted when the caller aborts, also while waiting between chunks', async () => {
-    const slow = new SandboxProvider({ embeddingDimensions: () => 8, chunkDelayMs: 20 });
+    const slow = new SandboxProvider({ embeddingDimensions: () => 8, chunkDelayMs: 20, tokens });
     const controller = new AbortController();
     const iterator = (await slow.chatStream(chatCall({ stream: true }, controller.signal))).events[Symbol.asyncIterator]();
     expect((await iterator.next()).done).toBe(false);

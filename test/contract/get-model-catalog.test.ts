@@ -9,7 +9,7 @@ const ENTRY_FIELDS = [
   'retail_output_usd_per_mtok', 'retail_cached_input_usd_per_mtok', 'retail_usd_per_image', 'retail_usd_per_unit',
   'video_billing_unit', 'audio_billing_unit', 'pricing', 'discounted', 'discount_percent_label', 'user_discount_percent',
   'user_tier_discounts', 'tokens_per_sec', 'tokens_per_sec_approx', 'credit_metered', 'usd_per_credit', 'capabilities',
-  'available', 'unavailable_reason', 'aliases',
+  'available', 'unavailable_reason', 'sandbox', 'aliases',
 ];
 
 let h: Harness;
@@ -63,19 +63,20 @@ describe('GET /v1/llm/models/catalog', () => {
 });
 
 describe('availability follows the routes', () => {
-  it('a disabled, an unrouted and a keyless model show available: false with the reason, leave the compat list, and still answer their own codes', async () => {
+  it('a disabled, an unrouted and a keyless model show available: false with the reason, leave the compat list, and still answer their own codes; sandbox-served rows say so', async () => {
     const upstreams = writeUpstreamsFile(
       { 'gpt-5-nano': [], 'text-embedding-3-small': [{ provider: 'keyless', url: 'http://127.0.0.1:9', apiKeyEnv: 'CGW_TEST_UNSET_KEY' }] },
       { sandboxDefault: true, disabledModels: ['gpt-5-mini'] },
     );
     const routed = await startHarness({ UPSTREAMS_FILE: upstreams });
     try {
-      const rows = expectNativeOk(await call(routed.baseUrl, 'GET', '/v1/llm/models/catalog')).models as { slug: string; available: boolean; unavailable_reason: string | null }[];
+      const rows = expectNativeOk(await call(routed.baseUrl, 'GET', '/v1/llm/models/catalog')).models as { slug: string; available: boolean; unavailable_reason: string | null; sandbox: boolean }[];
       const row = (slug: string) => rows.find((r) => r.slug === slug)!;
       expect(row('gpt-5-mini')).toMatchObject({ available: false, unavailable_reason: expect.stringMatching(/disabled/) });
       expect(row('gpt-5-nano')).toMatchObject({ available: false, unavailable_reason: expect.stringMatching(/No route serves/) });
       expect(row('text-embedding-3-small')).toMatchObject({ available: false, unavailable_reason: expect.stringMatching(/credentials/) });
-      expect(row('text-embedding-3-large')).toMatchObject({ available: true, unavailable_reason: null });
+      expect(row('text-embedding-3-large')).toMatchObject({ available: true, unavailable_reason: null, sandbox: true });
+      expect(row('text-embedding-3-small').sandbox).toBe(false);
       const { apiKey } = await routed.newAccount(undefined, { balanceUsd: 10 });
       const listed = (await call(routed.baseUrl, 'GET', '/v1/compat/models', { key: apiKey })).body.data.map((m: { id: string }) => m.id);
       for (const slug of ['gpt-5-mini', 'gpt-5-nano', 'text-embedding-3-small']) expect(listed).not.toContain(slug);

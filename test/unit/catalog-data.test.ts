@@ -122,7 +122,8 @@ const ENTRY_KEYS = [
 ];
 /** Stored in the data file only; the service computes the per-caller fields and serves `created`/`owned_by` on /v1/compat/models. */
 const DATA_ONLY_KEYS = ['created', 'owned_by'];
-const PER_CALLER_KEYS = ['user_discount_percent', 'user_tier_discounts'];
+/** Fields the gateway adds as it serves a row: the caller's discounts, and what the routes say. */
+const SERVED_ONLY_KEYS = ['user_discount_percent', 'user_tier_discounts', 'sandbox'];
 
 const CATEGORIES = ['flagship', 'reasoning', 'balanced', 'fast'];
 const MEDIA_KINDS = ['text', 'image', 'video', 'music', 'audio', 'embedding', 'rerank'];
@@ -231,10 +232,10 @@ describe('catalog.json: file shape', () => {
 
   it('keeps the entry keys in step with CatalogEntry.yaml', () => {
     const schema = schemaProperties('CatalogEntry.yaml');
-    const expected = sorted([...schema.properties.filter((k) => !PER_CALLER_KEYS.includes(k)), ...DATA_ONLY_KEYS]);
+    const expected = sorted([...schema.properties.filter((k) => !SERVED_ONLY_KEYS.includes(k)), ...DATA_ONLY_KEYS]);
     expect(sorted(ENTRY_KEYS)).toEqual(expected);
     for (const k of schema.required) {
-      if (!PER_CALLER_KEYS.includes(k)) expect(ENTRY_KEYS).toContain(k);
+      if (!SERVED_ONLY_KEYS.includes(k)) expect(ENTRY_KEYS).toContain(k);
     }
   });
 

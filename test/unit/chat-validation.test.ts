@@ -3,6 +3,7 @@ import {
   imageUrlProblem,
   validateChatLimits,
   validateChatMessages,
+  checkEmbeddingTokens,
   validateEmbeddingInput,
   validateRerank,
 } from '../../src/domain/chat-validation.js';
@@ -240,9 +241,9 @@ describe('validateEmbeddingInput (SPEC 2.1, 2.9, 8)', () => {
     capabilities: { max_input_items: 2048, max_input_tokens: 8191, embedding_dimensions: 1536, accepts_dimensions: false },
   });
 
-  it('returns each input token count', () => {
-    expect(validateEmbeddingInput(small, ['hello world', 'one'])).toEqual([countTokens('hello world'), countTokens('one')]);
-    expect(validateEmbeddingInput(small, ['hello'], 256)).toEqual([1]);
+  it('checkEmbeddingTokens returns each input token count: text as counted, token ids as given', () => {
+    expect(checkEmbeddingTokens(small, ['hello world', 'one'], [2, 1])).toEqual([2, 1]);
+    expect(checkEmbeddingTokens({ ...small, capabilities: { ...small.capabilities, token_vocabulary: 100 } }, ['hello', [1, 2, 3]], [1, 0])).toEqual([1, 3]);
   });
 
   it('answers dimensions_unsupported on a model that does not accept it', () => {
@@ -270,7 +271,7 @@ describe('validateEmbeddingInput (SPEC 2.1, 2.9, 8)', () => {
     const long = 'one two three four five six seven';
     const tokens = countTokens(long);
     const msg = `${tokens} tokens; text-embedding-3-small takes at most 5 per input`;
-    expectError(() => validateEmbeddingInput(small, ['ok', long]), 'invalid_request', `input[1]: ${msg}`,
+    expectError(() => checkEmbeddingTokens(small, ['ok', long], ['ok', long].map(countTokens)), 'invalid_request', `input[1]: ${msg}`,
       { limit: 5, fields: [{ type: 'maxTokens', loc: ['body', 'input', 1], msg, ctx: { limit: 5 } }] });
   });
 

@@ -8,7 +8,7 @@ const ENTRY_FIELDS = [
   'retail_output_usd_per_mtok', 'retail_cached_input_usd_per_mtok', 'retail_usd_per_image', 'retail_usd_per_unit',
   'video_billing_unit', 'audio_billing_unit', 'pricing', 'discounted', 'discount_percent_label', 'user_discount_percent',
   'user_tier_discounts', 'tokens_per_sec', 'tokens_per_sec_approx', 'credit_metered', 'usd_per_credit', 'capabilities',
-  'available', 'unavailable_reason', 'aliases',
+  'available', 'unavailable_reason', 'sandbox', 'aliases',
 ].sort();
 
 const row = catalogRow;
@@ -103,7 +103,7 @@ describe('ModelCatalog.view(null): the public catalog', () => {
     expect(body.models.map((m) => m.slug)).toEqual(['txt-a', 'img-b', 'vid-c']);
   });
 
-  it('each row has exactly the contract fields: no created/owned_by, plus the per-caller fields at zero', () => {
+  it('each row has exactly the contract fields: no created/owned_by, plus the per-caller fields at zero and sandbox false until the routes say', () => {
     for (const model of body.models) {
       expect(Object.keys(model).sort()).toEqual(ENTRY_FIELDS);
       expect(model.user_discount_percent).toBe(0);
@@ -114,7 +114,7 @@ describe('ModelCatalog.view(null): the public catalog', () => {
   it('prices are the file prices', () => {
     for (const [slug, fileRow] of [['txt-a', TEXT], ['img-b', IMAGE], ['vid-c', VIDEO_OFF]] as const) {
       const { created: _c, owned_by: _o, ...rest } = fileRow;
-      expect(rowOf(body, slug)).toEqual({ ...rest, user_discount_percent: 0, user_tier_discounts: {} });
+      expect(rowOf(body, slug)).toEqual({ ...rest, user_discount_percent: 0, user_tier_discounts: {}, sandbox: false });
     }
   });
 

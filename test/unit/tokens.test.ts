@@ -5,7 +5,6 @@ import {
   IMAGE_PART_TOKENS,
   MESSAGE_OVERHEAD_TOKENS,
   REPLY_PRIMING_TOKENS,
-  countCompletionText,
   countTokens,
   estimatePromptTokens,
   truncateToTokens,
@@ -40,10 +39,6 @@ describe('countTokens (o200k_base)', () => {
     expect(cut.length).toBeGreaterThan(0);
     expect('b'.repeat(300_000).startsWith(cut)).toBe(true);
     expect(countTokens(cut)).toBeLessThanOrEqual(10);
-  });
-
-  it('countCompletionText counts the same way', () => {
-    expect(countCompletionText('The quick brown fox.')).toBe(countTokens('The quick brown fox.'));
   });
 });
 

@@ -7,6 +7,10 @@ import { buildProviders } from '../../src/domain/routing/providers.js';
 import { RouteTable, type ProviderSlot } from '../../src/domain/routing/route-table.js';
 import { loadUpstreamsFile, parseUpstreamsFile, UpstreamsFileError, type UpstreamsFile } from '../../src/domain/routing/upstreams-file.js';
 import { PROJECT_ROOT } from '../../src/project-root.js';
+import { InProcessTokenWork } from '../../src/adapters/tokenizer/index.js';
+import { TokenCounter } from '../../src/domain/token-counter.js';
+
+const tokens = new TokenCounter(new InProcessTokenWork());
 
 const SHIPPED = `${PROJECT_ROOT}config/upstreams.yaml`;
 const catalog = new ModelCatalog(JSON.parse(readFileSync(`${PROJECT_ROOT}config/catalog.json`, 'utf8')) as CatalogFile);
@@ -57,7 +61,7 @@ describe('the shipped config/upstreams.yaml', () => {
 });
 
 describe('buildProviders', () => {
-  const deps = { embeddingDimensions: () => 8 };
+  const deps = { embeddingDimensions: () => 8, tokens };
   const examples = parseUpstreamsFile(readFileSync(SHIPPED, 'utf8').replace(/^(\s*)# /gm, '$1'), 'uncommented');
 
   async function closeAll(slots: Map<string, ProviderSlot>): Promise<void> {

@@ -10,7 +10,7 @@
  * - rerank: BM25 (k1 1.2, b 0.75), squashed to [0, 1) by x / (x + 1) (SPEC 2.4: a per-model scale).
  */
 import { randomUUID } from 'node:crypto';
-import { countTokens, estimatePromptTokens, truncateToTokens } from '../../domain/tokens.js';
+import type { TokenCounter } from '../../domain/token-counter.js';
 import type {
   ChatCall, ChatResult, ChatStream, EmbeddingCall, EmbeddingResult, RerankCall, RerankResult, StreamEvent,
   UpstreamProvider, Usage,
@@ -26,6 +26,8 @@ export interface SandboxOptions {
   embeddingDimensions: (upstreamModel: string) => number;
   /** Pause between stream chunks, so a demo looks like a stream and tests can abort mid-way; default 0. */
   chunkDelayMs?: number;
+  /** Counts usage as the gateway does, long text off the event loop. */
+  tokens: TokenCounter;
 }
 
 const WORDS = [
@@ -104,13 +106,14 @@ interface Reply {
   usage: Usage;
 }
 
-function reply(call: ChatCall): Reply {
+async function reply(call: ChatCall, tokens: TokenCounter): Promise<Reply> {
   const full = replyText(call.upstreamModel, messagesOf(call.body));
-  const text = truncateToTokens(full, call.maxOutputTokens);
+  const [text = ''] = await tokens.truncate([full], call.maxOutputTokens);
+  const [completionTokens = 0] = await tokens.count([text]);
   return {
     text,
     finishReason: text === full ? 'stop' : 'length',
-    usage: { promptTokens: estimatePromptTokens(call.body), completionTokens: countTokens(text), cachedTokens: 0, reasoningTokens: 0 },
+    usage: { promptTokens: await tokens.promptTokens(call.body), completionTokens, cachedTokens: 0, reasoningTokens: 0 },
   };
 }
 
@@ -156,16 +159,18 @@ export class SandboxProvider implements UpstreamProvider {
   readonly streams = true;
   private readonly embeddingDimensions: (upstreamModel: string) => number;
   private readonly chunkDelayMs: number;
+  private readonly tokens: TokenCounter;
 
   constructor(options: SandboxOptions) {
     this.name = options.name ?? 'sandbox';
     this.embeddingDimensions = options.embeddingDimensions;
     this.chunkDelayMs = options.chunkDelayMs ?? 0;
+    this.tokens = options.tokens;
   }
 
   async chat(call: ChatCall): Promise<ChatResult> {
     if (call.signal.aborted) throw aborted();
-    const { text, finishReason, usage } = reply(call);
+    const { text, finishReason, usage } = await reply(call, this.tokens);
     const completion = {
       id: newCompletionId(),
       object: 'chat.completion',
@@ -180,7 +185,7 @@ export class SandboxProvider implements UpstreamProvider {
   /** OpenAI's chunk sequence: role, content pieces, finish_reason, then usage when `include_usage` asks. */
   async chatStream(call: ChatCall): Promise<ChatStream> {
     if (call.signal.aborted) throw aborted();
-    const { text, finishReason, usage } = reply(call);
+    const { text, finishReason, usage } = await reply(call, this.tokens);
     const options = call.body.stream_options;
     const includeUsage = isRecord(options) && options.include_usage === true;
     const base = { id: newCompletionId(), object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: call.upstreamModel };
@@ -211,7 +216,8 @@ export class SandboxProvider implements UpstreamProvider {
     const decodeIds = call.input.some((item) => typeof item !== 'string') ? (await import('gpt-tokenizer/encoding/cl100k_base')).decode : null;
     const texts = call.input.map((item) => (typeof item === 'string' ? item : decodeIds!(item)));
     const vectors = texts.map((text) => embedText(text, size));
-    const promptTokens = call.input.reduce((sum, item) => sum + (typeof item === 'string' ? countTokens(item) : item.length), 0);
+    const textTokens = await this.tokens.count(call.input.map((item) => (typeof item === 'string' ? item : '')));
+    const promptTokens = call.input.reduce((sum, item, i) => sum + (typeof item === 'string' ? (textTokens[i] ?? 0) : item.length), 0);
     return { vectors, promptTokens };
   }
 
@@ -222,8 +228,8 @@ export class SandboxProvider implements UpstreamProvider {
     const results = scores.map((score, index) => ({ index, relevanceScore: score / (score + 1) }));
     // SPEC 4.1 rule 3 "as the model counts them": the rerank models are cross-encoders that read the query
     // beside each document, so the query counts once per document (the same count the gateway holds for).
-    const queryTokens = countTokens(call.query);
-    const promptTokens = call.documents.reduce((sum, doc) => sum + queryTokens + countTokens(doc), 0);
+    const [queryTokens = 0, ...documentTokens] = await this.tokens.count([call.query, ...call.documents]);
+    const promptTokens = documentTokens.reduce((sum, n) => sum + queryTokens + n, 0);
     return { results, promptTokens };
   }
 }

@@ -6,7 +6,7 @@ import type { components } from '../../../generated/openapi.js';
 export type CatalogEntry = components['schemas']['CatalogEntry'];
 
 /** A row of the catalog data file: the contract's entry without the per-caller fields, plus the release time. */
-export type CatalogFileEntry = Omit<CatalogEntry, 'user_discount_percent' | 'user_tier_discounts'> & {
+export type CatalogFileEntry = Omit<CatalogEntry, 'user_discount_percent' | 'user_tier_discounts' | 'sandbox'> & {
   /** Vendor release time in Unix seconds; 1735689600 means unknown (SPEC 2.5). */
   created: number;
   owned_by: string;
@@ -42,7 +42,7 @@ export function loadCatalogFile(path: string, contractSchemas: Record<string, un
   const problems: string[] = [];
   for (const [index, { created, owned_by, ...entry }] of file.models.entries()) {
     if (!Number.isInteger(created) || typeof owned_by !== 'string') problems.push(`models[${index}]: created and owned_by are required`);
-    if (!validate({ ...entry, user_discount_percent: 0, user_tier_discounts: {} })) {
+    if (!validate({ ...entry, user_discount_percent: 0, user_tier_discounts: {}, sandbox: false })) {
       problems.push(`models[${index}] (${entry.slug}): ${ajv.errorsText(validate.errors)}`);
     }
   }

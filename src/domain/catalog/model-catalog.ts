@@ -3,6 +3,15 @@ import type { AccountRecord } from '../../adapters/api-keys/index.js';
 import { applyDiscount, microsToUsd, usdToMicros } from '../money.js';
 import type { CatalogEntry, CatalogFile, CatalogFileEntry } from './catalog-file.js';
 
+/** A row as the catalog views show it. */
+type ListedEntry = CatalogFileEntry & { sandbox: boolean };
+
+/** What the routes say about a model (RouteTable). */
+export interface RouteVerdicts {
+  unavailableReason(slug: string): string | null;
+  servedBySandbox(slug: string): boolean;
+}
+
 type CatalogBody = components['schemas']['Catalog'];
 type CompatModelList = components['schemas']['CompatModelList'];
 type CompatModel = components['schemas']['CompatModel'];
@@ -29,8 +38,8 @@ function discounted(usd: number, percent: number): number {
 /** The model catalog (SPEC 2.5): lookups by slug or alias, and the public or caller-specific views. */
 export class ModelCatalog {
   private readonly bySlugOrAlias = new Map<string, CatalogFileEntry>();
-  /** The rows as the views show them: the file's, with what the routes say about availability (reflectRoutes). */
-  private listed: readonly CatalogFileEntry[];
+  /** The rows as the views show them: the file's, with what the routes say (reflectRoutes). */
+  private listed: readonly ListedEntry[];
   private publicBody!: CatalogBody;
   private compatList!: CompatModelList;
   private compatById!: Map<string, CompatModel>;
@@ -40,19 +49,21 @@ export class ModelCatalog {
       this.bySlugOrAlias.set(entry.slug, entry);
       for (const alias of entry.aliases) this.bySlugOrAlias.set(alias, entry);
     }
-    this.listed = file.models;
+    this.listed = file.models.map((entry) => ({ ...entry, sandbox: false }));
     this.buildViews();
   }
 
   /**
    * Called once at start, with the routes: a row the file marks available that no route can serve shows
-   * `available: false` and the reason in the catalog and leaves the compat list. Lookups (`find`) keep the
-   * file's rows, so a call to such a model still fails with the route's own code.
+   * `available: false` and the reason in the catalog and leaves the compat list; a row the sandbox may answer
+   * says `sandbox: true`. Lookups (`find`) keep the file's rows, so a call to such a model still fails with the
+   * route's own code.
    */
-  reflectRoutes(unavailableReason: (slug: string) => string | null): void {
+  reflectRoutes(routes: RouteVerdicts): void {
     this.listed = this.file.models.map((entry) => {
-      const reason = entry.available ? unavailableReason(entry.slug) : null;
-      return reason === null ? entry : { ...entry, available: false, unavailable_reason: reason };
+      const reason = entry.available ? routes.unavailableReason(entry.slug) : null;
+      const sandbox = routes.servedBySandbox(entry.slug);
+      return reason === null ? { ...entry, sandbox } : { ...entry, sandbox, available: false, unavailable_reason: reason };
     });
     this.buildViews();
   }
@@ -122,7 +133,7 @@ export class ModelCatalog {
 }
 
 /** One row at the caller's price: every price after the personal discount, each tier after its own if set. */
-function priceFor(entry: CatalogFileEntry, discounts: CallerDiscounts): CatalogEntry {
+function priceFor(entry: ListedEntry, discounts: CallerDiscounts): CatalogEntry {
   const { created: _created, owned_by: _owner, ...row } = entry;
   const percent = discounts.discountPercent;
   const tierDiscounts: Record<string, number> = {};

@@ -9,7 +9,7 @@ import { NO_DISCOUNTS, textCost, textHoldEstimate } from '../pricing/index.js';
 import type { Route, RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
 import { runReservedChain } from '../billed-chain.js';
-import { countTokens, estimatePromptTokens } from '../tokens.js';
+import type { TokenCounter } from '../token-counter.js';
 import type { Micros } from '../money.js';
 import type { CancelSignal } from '../../cancel-signal.js';
 
@@ -59,6 +59,7 @@ export class ChatService {
     private readonly catalog: ModelCatalog,
     private readonly routes: RouteTable,
     private readonly billing: Billing,
+    private readonly tokens: TokenCounter,
     private readonly settings: ChatSettings,
   ) {}
 
@@ -67,12 +68,15 @@ export class ChatService {
     const entry = resolveChatModel(this.catalog, body.model);
     validateChatMessages(body.messages, { maxMessageChars: this.settings.maxMessageChars });
     const maxTokens = largerOf(body.max_tokens, body.max_completion_tokens);
-    const promptTokens = estimatePromptTokens(body);
-    validateChatLimits(entry, { promptTokens, maxTokens });
-    const chain = this.routes.chain(entry.slug, stream ? 'stream' : 'chat');
     // DESIGN.md 3 "Hold = ceiling": the upstream always gets an output cap, and the hold covers it for every choice.
     const maxOutputTokens = maxTokens ?? entry.capabilities.max_output_tokens ?? this.settings.defaultMaxOutputTokens;
-    const hold = textHoldEstimate(entry, promptTokens, maxOutputTokens * (body.n ?? 1), principal.account);
+    const holdFor = (promptTokens: number) => textHoldEstimate(entry, promptTokens, maxOutputTokens * (body.n ?? 1), principal.account);
+    const promptTokens = await this.tokens.promptTokens(body, {
+      beforeHeavy: () => this.billing.assertCanPay(principal, requestId, holdFor(0)),
+    });
+    validateChatLimits(entry, { promptTokens, maxTokens });
+    const chain = this.routes.chain(entry.slug, stream ? 'stream' : 'chat');
+    const hold = holdFor(promptTokens);
     const reservation = await this.billing.reserve(principal, requestId, hold);
     const { model: _model, max_tokens: _maxTokens, max_completion_tokens: _maxCompletionTokens, ...rest } = body;
     // Streams always ask the upstream for usage, so the bill never rests on our own count when it can be had.
@@ -91,7 +95,7 @@ export class ChatService {
         route.provider.chat!({ upstreamModel: route.upstreamModel, body: prepared.upstreamBody, maxOutputTokens: prepared.maxOutputTokens, signal, deadlineAtMs: hooks.deadlineAtMs }),
       hooks,
     );
-    const usage = value.usage ?? this.countedUsage(prepared, completionText(value.completion));
+    const usage = value.usage ?? (await this.countedUsage(prepared, completionText(value.completion)));
     const cost = textCost(prepared.entry, usage, prepared.principal.account, { cachedDiscountApplies: route.cachedInputDiscount && value.cachedDiscountApplied });
     const charge = await this.billing.settle(prepared.reservation, cost, this.details(prepared, usage, route.providerName));
     return { completion: value.completion, usage, charge };
@@ -123,8 +127,9 @@ export class ChatService {
   }
 
   /** Bifrost's lesson (DESIGN.md 8): when the upstream omits usage, count the tokens ourselves. */
-  countedUsage(prepared: PreparedChat, completionText: string): Usage {
-    return { promptTokens: prepared.promptTokens, completionTokens: countTokens(completionText), cachedTokens: 0, reasoningTokens: 0 };
+  async countedUsage(prepared: PreparedChat, completionText: string): Promise<Usage> {
+    const [completionTokens = 0] = await this.tokens.count([completionText]);
+    return { promptTokens: prepared.promptTokens, completionTokens, cachedTokens: 0, reasoningTokens: 0 };
   }
 
   private details(prepared: PreparedChat, usage: Usage, provider: string) {

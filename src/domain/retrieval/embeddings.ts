@@ -2,7 +2,7 @@ import type { components } from '../../../generated/openapi.js';
 import type { Principal } from '../authenticator.js';
 import type { Billing } from '../billing.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
-import { validateEmbeddingInput } from '../chat-validation.js';
+import { checkEmbeddingTokens, validateEmbeddingInput } from '../chat-validation.js';
 import { resolveRetrievalModel } from '../model-resolution.js';
 import { microsToUsd } from '../money.js';
 import { retrievalCost } from '../pricing/index.js';
@@ -11,6 +11,7 @@ import type { ChainHooks } from '../routing/run-chain.js';
 import { runReservedChain } from '../billed-chain.js';
 import type { CancelSignal } from '../../cancel-signal.js';
 import type { EmbeddingInput } from '../../adapters/upstream/index.js';
+import type { TokenCounter } from '../token-counter.js';
 
 type EmbeddingRequest = components['schemas']['EmbeddingRequest'];
 type EmbeddingResponse = components['schemas']['EmbeddingResponse'];
@@ -42,7 +43,7 @@ function embeddingInputs(input: EmbeddingRequest['input']): EmbeddingInput[] {
 
 /** SPEC 2.1, 2.2, 4.1: validate, reserve, embed on the chain, bill input tokens only, answer in order. */
 export async function createEmbeddings(
-  deps: { catalog: ModelCatalog; routes: RouteTable; billing: Billing },
+  deps: { catalog: ModelCatalog; routes: RouteTable; billing: Billing; tokens: TokenCounter },
   principal: Principal,
   requestId: string,
   request: EmbeddingRequest,
@@ -51,10 +52,14 @@ export async function createEmbeddings(
 ): Promise<EmbeddingResponse> {
   const entry = resolveRetrievalModel(deps.catalog, request.model, 'embedding');
   const inputs = embeddingInputs(request.input);
-  const counted = validateEmbeddingInput(entry, inputs, request.dimensions).reduce((a, b) => a + b, 0);
-  const chain = deps.routes.chain(entry.slug, 'embed');
+  validateEmbeddingInput(entry, inputs, request.dimensions);
   // Upstream tokenizers differ a little from ours: hold twice our count so settling never needs more.
-  const reservation = await deps.billing.reserve(principal, requestId, retrievalCost(entry, counted * 2 + 16, principal.account));
+  const holdFor = (counted: number) => retrievalCost(entry, counted * 2 + 16, principal.account);
+  const texts = inputs.map((input) => (typeof input === 'string' ? input : ''));
+  const textTokens = await deps.tokens.count(texts, { beforeHeavy: () => deps.billing.assertCanPay(principal, requestId, holdFor(0)) });
+  const counted = checkEmbeddingTokens(entry, inputs, textTokens).reduce((a, b) => a + b, 0);
+  const chain = deps.routes.chain(entry.slug, 'embed');
+  const reservation = await deps.billing.reserve(principal, requestId, holdFor(counted));
   const outcome = await runReservedChain(
     deps.billing,
     reservation,

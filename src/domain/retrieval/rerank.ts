@@ -9,7 +9,7 @@ import { retrievalCost } from '../pricing/index.js';
 import type { RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
 import { runReservedChain } from '../billed-chain.js';
-import { countTokens, truncateToTokens } from '../tokens.js';
+import type { TokenCounter } from '../token-counter.js';
 import type { CancelSignal } from '../../cancel-signal.js';
 
 type RerankRequest = components['schemas']['RerankRequest'];
@@ -21,7 +21,7 @@ type RerankResponse = components['schemas']['RerankResponse'];
  * `max_tokens_per_doc`; the answer has Cohere's `id` and `meta.billed_units` too, which its clients read.
  */
 export async function createRerank(
-  deps: { catalog: ModelCatalog; routes: RouteTable; billing: Billing },
+  deps: { catalog: ModelCatalog; routes: RouteTable; billing: Billing; tokens: TokenCounter },
   principal: Principal,
   requestId: string,
   request: RerankRequest,
@@ -31,11 +31,14 @@ export async function createRerank(
   const entry = resolveRetrievalModel(deps.catalog, request.model, 'rerank');
   const texts = request.documents.map((doc) => (typeof doc === 'string' ? doc : doc.text));
   validateRerank(entry, request.query, texts);
+  const holdFor = (counted: number) => retrievalCost(entry, counted * 2 + 16, principal.account);
+  const options = { beforeHeavy: () => deps.billing.assertCanPay(principal, requestId, holdFor(0)) };
   const cap = request.max_tokens_per_doc;
-  const documents = cap === undefined ? texts : texts.map((text) => truncateToTokens(text, cap));
-  const counted = countTokens(request.query) * documents.length + documents.reduce((sum, d) => sum + countTokens(d), 0);
+  const documents = cap === undefined ? texts : await deps.tokens.truncate(texts, cap, options);
+  const [queryTokens = 0, ...documentTokens] = await deps.tokens.count([request.query, ...documents], options);
+  const counted = queryTokens * documents.length + documentTokens.reduce((sum, n) => sum + n, 0);
   const chain = deps.routes.chain(entry.slug, 'rerank');
-  const reservation = await deps.billing.reserve(principal, requestId, retrievalCost(entry, counted * 2 + 16, principal.account));
+  const reservation = await deps.billing.reserve(principal, requestId, holdFor(counted));
   const outcome = await runReservedChain(
     deps.billing,
     reservation,

@@ -3,12 +3,14 @@ import { CohereRerankProvider } from '../../adapters/upstream/cohere-rerank.js';
 import { OpenAiCompatibleProvider } from '../../adapters/upstream/openai-compatible.js';
 import { SandboxProvider } from '../../adapters/upstream/sandbox.js';
 import { TeiRerankProvider } from '../../adapters/upstream/tei-rerank.js';
+import type { TokenCounter } from '../token-counter.js';
 import type { ProviderSlot } from './route-table.js';
 import type { ProviderConfig, UpstreamsFile } from './upstreams-file.js';
 
 export interface ProviderDeps {
   /** The sandbox's vector length per model (from the catalog's embedding_dimensions). */
   embeddingDimensions: (upstreamModel: string) => number;
+  tokens: TokenCounter;
 }
 
 /**
@@ -34,7 +36,7 @@ function apiKey(config: ProviderConfig, env: NodeJS.ProcessEnv): { apiKey: strin
 function build(name: string, config: ProviderConfig, apiKey: string | undefined, deps: ProviderDeps): UpstreamProvider {
   switch (config.type) {
     case 'sandbox':
-      return new SandboxProvider({ name, embeddingDimensions: deps.embeddingDimensions });
+      return new SandboxProvider({ name, embeddingDimensions: deps.embeddingDimensions, tokens: deps.tokens });
     case 'openai':
       return new OpenAiCompatibleProvider({
         name,

@@ -38,6 +38,8 @@ interface DeclaredRoute {
   upstreamModel: string;
   cost: RouteCost | undefined;
   cachedInputDiscount: boolean;
+  /** The provider is the built-in sandbox (made-up answers). */
+  sandbox: boolean;
 }
 
 type Outcome = { routes: readonly Route[] } | { code: ErrorCode; message: string };
@@ -62,7 +64,7 @@ export class RouteTable {
     for (const model of catalog.view(null).models) {
       const configured = file.routes[model.slug];
       const routes = configured ?? (DEFAULT_ROUTE_KINDS.has(model.media_kind) ? defaultRoutes(file, model.slug) : []);
-      const declared = routes.map((route) => declare(route, providers));
+      const declared = routes.map((route) => declare(route, providers, file));
       if (declared.length > 0) this.declared.set(model.slug, sortByCost(declared));
     }
   }
@@ -92,6 +94,12 @@ export class RouteTable {
     if (need === undefined) return null;
     const outcome = this.outcome(model.slug, need);
     return 'code' in outcome ? outcome.message : null;
+  }
+
+  /** A route of the model goes to the sandbox, so callers may get its made-up answers. */
+  servedBySandbox(slug: string): boolean {
+    const model = this.catalog.find(slug);
+    return model !== undefined && (this.declared.get(model.slug) ?? []).some((route) => route.sandbox);
   }
 
   private outcome(slug: string, need: Need): Outcome {
@@ -142,7 +150,7 @@ function defaultRoutes(file: UpstreamsFile, slug: string): RouteConfig[] {
   return fallback === undefined ? [] : [{ provider: fallback.provider, model: slug, cost: fallback.cost }];
 }
 
-function declare(route: RouteConfig, providers: ReadonlyMap<string, ProviderSlot>): DeclaredRoute {
+function declare(route: RouteConfig, providers: ReadonlyMap<string, ProviderSlot>, file: UpstreamsFile): DeclaredRoute {
   const slot = providers.get(route.provider);
   if (slot === undefined) throw new Error(`upstreams: provider "${route.provider}" was not built`);
   return {
@@ -151,6 +159,7 @@ function declare(route: RouteConfig, providers: ReadonlyMap<string, ProviderSlot
     upstreamModel: route.model,
     cost: route.cost,
     cachedInputDiscount: route.cached_input_discount ?? false,
+    sandbox: file.providers[route.provider]?.type === 'sandbox',
   };
 }
 

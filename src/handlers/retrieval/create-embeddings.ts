@@ -3,7 +3,14 @@ import { abortWhenClientLeaves } from '../../http/client-abort.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 
-export const createEmbeddings: Handler<'createEmbeddings'> = async ({ deps, principal, requestId, body, req, res }) => ({
-  status: 200,
-  body: await embed(deps, requirePrincipal(principal), requestId, body!, abortWhenClientLeaves(req, res), deps.chainHooks(requestId, deps.catalog.find(body!.model)?.slug ?? body!.model)),
-});
+/** Answers whose vectors would be more JSON than this are written one vector at a time (Reply `inPieces`). */
+const IN_PIECES_ABOVE_BYTES = 1024 * 1024;
+/** A float as JSON text: sign, digits, exponent, comma. */
+const BYTES_PER_FLOAT = 20;
+
+export const createEmbeddings: Handler<'createEmbeddings'> = async ({ deps, principal, requestId, body, req, res }) => {
+  const hooks = deps.chainHooks(requestId, deps.catalog.find(body!.model)?.slug ?? body!.model);
+  const result = await embed(deps, requirePrincipal(principal), requestId, body!, abortWhenClientLeaves(req, res), hooks);
+  const bytes = result.data.reduce((sum, { embedding }) => sum + (typeof embedding === 'string' ? embedding.length : embedding.length * BYTES_PER_FLOAT), 0);
+  return { status: 200, body: result, ...(bytes > IN_PIECES_ABOVE_BYTES ? { inPieces: 'data' } : {}) };
+};

@@ -1,0 +1,17 @@
+/**
+ * The tokenizer port: token work too long for the event loop (issue "a hostile client costs nothing": no request
+ * may hold the loop for more than a few milliseconds). The in-process twin does the work where it is called; the
+ * worker pool does it on other threads. Both count exactly as src/domain/tokens.ts does.
+ */
+export interface TokenWork {
+  /** estimatePromptTokens of a chat body. */
+  promptTokens(body: Record<string, unknown>): Promise<number>;
+  /** countTokens of each text. */
+  count(texts: readonly string[]): Promise<number[]>;
+  /** truncateToTokens of each text. */
+  truncate(texts: readonly string[], maxTokens: number): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export { InProcessTokenWork } from './in-process.js';
+export { WorkerPoolTokenWork } from './worker-pool.js';

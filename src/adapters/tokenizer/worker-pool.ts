@@ -1,0 +1,45 @@
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { TokenWork } from './index.js';
+
+/** The jobs' module: compiled beside this one in a build; from source, through a loader that reads TypeScript. */
+const JOBS_FILE = new URL(extname(fileURLToPath(import.meta.url)) === '.ts' ? './token-jobs-from-source.mjs' : './token-jobs.js', import.meta.url);
+
+/** Threads stop after this long without work, so an idle gateway (or a test) keeps none. */
+const IDLE_TIMEOUT_MS = 30_000;
+
+/** Token work on a pool of worker threads (piscina), started on first use. */
+export class WorkerPoolTokenWork implements TokenWork {
+  #pool: Piscina | null = null;
+
+  constructor(private readonly threads: number) {}
+
+  promptTokens(body: Record<string, unknown>): Promise<number> {
+    return this.#run('promptTokens', body);
+  }
+
+  count(texts: readonly string[]): Promise<number[]> {
+    return this.#run('count', texts);
+  }
+
+  truncate(texts: readonly string[], maxTokens: number): Promise<string[]> {
+    return this.#run('truncate', { texts, maxTokens });
+  }
+
+  async close(): Promise<void> {
+    const pool = this.#pool;
+    this.#pool = null;
+    await pool?.destroy();
+  }
+
+  #run<T>(name: string, task: unknown): Promise<T> {
+    this.#pool ??= new Piscina({
+      filename: JOBS_FILE.href,
+      minThreads: 0,
+      maxThreads: this.threads,
+      idleTimeout: IDLE_TIMEOUT_MS,
+    });
+    return this.#pool.run(task, { name }) as Promise<T>;
+  }
+}
