@@ -81,8 +81,8 @@ export function charsUpTo(value: unknown, limit: number): number {
   while (pending.length > 0 && total <= limit) {
     const next = pending.pop();
     if (typeof next === 'string') total += next.length;
-    else if (Array.isArray(next)) pending.push(...next);
-    else if (isRecord(next)) pending.push(...Object.values(next));
+    else if (Array.isArray(next)) for (const item of next) pending.push(item); // no spread: an array may be huge
+    else if (isRecord(next)) for (const item of Object.values(next)) pending.push(item);
   }
   return total;
 }

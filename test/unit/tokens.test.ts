@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import {
+  charsUpTo,
   AUDIO_BYTES_PER_TOKEN,
   IMAGE_PART_TOKENS,
   MESSAGE_OVERHEAD_TOKENS,
@@ -121,5 +122,16 @@ describe('truncateToTokens', () => {
       expect(cut.length).toBeGreaterThan(0);
     }
     expect(truncateToTokens(text, 0)).toBe('');
+  });
+});
+
+describe('charsUpTo (what decides where text is tokenized)', () => {
+  it('adds the strings at any depth, keys and numbers aside', () => {
+    expect(charsUpTo({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }], n: 2 }, 100)).toBe('user'.length + 'text'.length + 'hello'.length);
+  });
+
+  it('stops once past the limit, and walks a huge array without spreading it', () => {
+    expect(charsUpTo(['abc', 'def', 'ghi'], 4)).toBeLessThanOrEqual(6);
+    expect(charsUpTo([Array.from({ length: 500_000 }, () => 1), 'x'], 10)).toBe(1);
   });
 });
