@@ -1,0 +1,121 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupFunction, Socket } from 'node:net';
+import { Agent, buildConnector, request } from 'undici';
+import { AddressPolicy } from './address-policy.js';
+import { MediaLoadError, type LoadedMedia, type MediaLoader } from './index.js';
+import { decodeInline, isRemote } from './inline-media.js';
+
+export interface SafeMediaLoaderOptions {
+  policy: AddressPolicy;
+  /** Larger media is refused while it streams in (and before, when Content-Length says so). */
+  maxBytes: number;
+  /** The whole load, redirects included. */
+  timeoutMs: number;
+  maxRedirects: number;
+}
+
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** Marks a refusal by the address policy, wherever undici surfaces it from. */
+class BlockedAddress extends Error {
+  readonly code = 'ERR_MEDIA_ADDRESS_BLOCKED';
+}
+
+/**
+ * Loads media references safely (research/media.md B6). Three checks, so no request reaches an internal address:
+ * an IP literal in the URL is judged before connecting; a name resolves only to addresses the policy permits
+ * (no connection is even tried to the others); and the address actually connected to is judged again (a name
+ * that resolves differently the second time). Every redirect hop goes through the same checks, only http(s) is
+ * followed, nothing but the URL is sent, and size and time are capped.
+ */
+export class SafeMediaLoader implements MediaLoader {
+  readonly #agent: Agent;
+
+  constructor(private readonly options: SafeMediaLoaderOptions) {
+    const { policy } = options;
+    const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+      dnsLookup(hostname, { ...lookupOptions, all: true }, (err, addresses: LookupAddress[]) => {
+        if (err) return callback(err, '', 0);
+        const permitted = addresses.filter((a) => policy.permits(a.address));
+        if (permitted.length === 0) return callback(new BlockedAddress(`${hostname} resolves only to refused addresses`), '', 0);
+        if (lookupOptions.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, permitted);
+        callback(null, permitted[0]!.address, permitted[0]!.family);
+      });
+    };
+    const base = buildConnector({ timeout: CONNECT_TIMEOUT_MS, lookup } as buildConnector.BuildOptions);
+    this.#agent = new Agent({
+      connect: (connectOptions, callback) =>
+        base(connectOptions, (err, socket) => {
+          if (err !== null) return callback(err, null);
+          const remote = (socket as Socket).remoteAddress ?? '';
+          if (policy.permits(remote)) return callback(null, socket);
+          socket.destroy();
+          callback(new BlockedAddress(`connected to ${remote}, a refused address`), null);
+        }),
+    });
+  }
+
+  async load(reference: string): Promise<LoadedMedia> {
+    if (!isRemote(reference)) return decodeInline(reference, this.options.maxBytes);
+    const signal = AbortSignal.timeout(this.options.timeoutMs);
+    try {
+      return await this.#fetch(new URL(reference), signal);
+    } catch (err) {
+      throw asLoadError(err, signal);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  async #fetch(first: URL, signal: AbortSignal): Promise<LoadedMedia> {
+    let url = first;
+    for (let hop = 0; ; hop++) {
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new MediaLoadError('unreachable', `${url.protocol} links are not followed`);
+      if (AddressPolicy.isLiteral(url.hostname) && !this.options.policy.permits(url.hostname)) throw new BlockedAddress(`${url.hostname} is a refused address`);
+      const response = await request(url, { dispatcher: this.#agent, method: 'GET', signal, headers: { accept: '*/*' } });
+      const location = response.headers.location;
+      if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string') {
+        await response.body.dump();
+        if (hop >= this.options.maxRedirects) throw new MediaLoadError('unreachable', `more than ${this.options.maxRedirects} redirects`);
+        url = new URL(location, url);
+        continue;
+      }
+      if (response.statusCode < 200 || response.statusCode >= 300) {
+        await response.body.dump();
+        throw new MediaLoadError('unreachable', `${url.host} answered ${response.statusCode}`);
+      }
+      const type = response.headers['content-type'];
+      return { bytes: await this.#read(response.body, Number(response.headers['content-length'] ?? 0)), declaredType: typeof type === 'string' ? type : null };
+    }
+  }
+
+  async #read(body: AsyncIterable<Buffer> & { destroy(): void }, declaredLength: number): Promise<Buffer> {
+    const { maxBytes } = this.options;
+    if (declaredLength > maxBytes) {
+      body.destroy();
+      throw new MediaLoadError('too_large', `larger than ${maxBytes} bytes`);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > maxBytes) {
+        body.destroy();
+        throw new MediaLoadError('too_large', `larger than ${maxBytes} bytes`);
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks);
+  }
+}
+
+/** Whatever a load threw, as the failure it stands for. */
+function asLoadError(err: unknown, signal: AbortSignal): MediaLoadError {
+  if (err instanceof MediaLoadError) return err;
+  const chain = [err, (err as { cause?: unknown } | null)?.cause];
+  if (chain.some((e) => e instanceof BlockedAddress)) return new MediaLoadError('blocked_address', 'the link points at an address media is not fetched from');
+  if (signal.aborted) return new MediaLoadError('timeout', 'the link did not answer in time');
+  return new MediaLoadError('unreachable', `the link could not be fetched: ${err instanceof Error ? err.message : String(err)}`);
+}
