@@ -621,6 +621,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/files/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file the service hosts
+         * @description Rendered and re-hosted media (images, video, audio) are served here under signed links that expire with the
+         *     file (SPEC 3.1, 8: images 15 minutes, video 2 hours, others 60 minutes). The link is the credential: no API
+         *     key is needed, and a link whose signature does not match or whose `expires` has passed answers 403
+         *     `file_link_invalid`. A file swept after its expiry answers 404 `file_not_found`. The body is the file, with
+         *     its own Content-Type.
+         */
+        get: operations["getHostedFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -793,9 +817,11 @@ export interface components {
          *     | not_ready | 503 | api_error | A dependency (database) is unreachable; the process should not receive traffic. |
          *     | auth_rate_limited | 429 | rate_limit_exceeded | Too many unknown API keys from this client address; with `Retry-After`. |
          *     | key_scope_required | 403 | permission_error | The key lacks the `keys` scope needed to create or revoke keys. |
+         *     | file_link_invalid | 403 | permission_error | A hosted file's link has a wrong signature or has expired. |
+         *     | file_not_found | 404 | invalid_request_error | A hosted file expired and was removed. |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "key_scope_required";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "key_scope_required" | "file_link_invalid" | "file_not_found";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -1930,6 +1956,33 @@ export interface components {
         };
         /** @description No usage record with this id belongs to the caller, or the account was deleted. */
         NativeUsageRecordNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /**
+         * @description The link's signature does not match or it has expired (`file_link_invalid`). Or, in plain text, blocked at the
+         *     edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
+         */
+        NativeForbiddenFileLink: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+                /** @example Forbidden */
+                "text/plain": string;
+            };
+        };
+        /** @description The file was swept after its expiry, or never existed (`file_not_found`). */
+        NativeFileNotFound: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
@@ -3240,6 +3293,41 @@ export interface operations {
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
             503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    getHostedFile: {
+        parameters: {
+            query: {
+                /** @description Unix seconds after which the link no longer works. */
+                expires: number;
+                /** @description HMAC-SHA256 of the name and `expires`, hex. */
+                signature: string;
+            };
+            header?: never;
+            path: {
+                /** @description The file's name (`<job id>-<n>.<ext>`). */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    /** @description `private, max-age=<seconds until the link expires>`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            403: components["responses"]["NativeForbiddenFileLink"];
+            404: components["responses"]["NativeFileNotFound"];
+            500: components["responses"]["NativeInternal"];
         };
     };
 }

@@ -85,6 +85,17 @@ const schema = z.object({
   /** A single message longer than this answers message_too_long (SPEC 7.2; the cap itself is ours). */
   MAX_MESSAGE_CHARS: z.coerce.number().int().positive().default(1_000_000),
   TOKENIZER_THREADS: z.coerce.number().int().positive().default(1),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  FILE_LINK_SECRET: z.string().min(32).optional(),
+  BLOB_STORE: z.enum(['file', 's3']).default('file'),
+  BLOB_DIR: z.string().min(1).default('data/files'),
+  BLOB_SWEEP_MS: z.coerce.number().int().positive().default(60_000),
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_PREFIX: z.string().default(''),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   /** Output cap assumed for the pre-flight hold when neither the request nor the catalog gives one. */
   DEFAULT_MAX_OUTPUT_TOKENS: z.coerce.number().int().positive().default(4096),
   /** Chat job records stay pollable this long after kickoff. */
@@ -102,12 +113,16 @@ export type Config = Readonly<Omit<z.infer<typeof schema>, 'VALIDATE_RESPONSES'>
 /** A hold must outlive the work it pays for (DESIGN.md 4): longer than the longest deadline (defaults: 5 minutes more). */
 const holdOutlivesDeadlines = (c: z.infer<typeof schema>) => c.BILLING_HOLD_TTL_MS > Math.max(c.REQUEST_DEADLINE_MS, c.CHAT_JOB_BUDGET_MS);
 
+/** BLOB_STORE=s3 names its bucket. */
+const s3HasBucket = (c: z.infer<typeof schema>) => c.BLOB_STORE !== 's3' || c.S3_BUCKET !== undefined;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema
     .refine(holdOutlivesDeadlines, {
       path: ['BILLING_HOLD_TTL_MS'],
       message: 'must be longer than the longest deadline (REQUEST_DEADLINE_MS, CHAT_JOB_BUDGET_MS): a hold must outlive the work it pays for',
     })
+    .refine(s3HasBucket, { path: ['S3_BUCKET'], message: 'is required with BLOB_STORE=s3' })
     .safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { createClient } from 'redis';
@@ -45,6 +46,8 @@ import type { ChainHooks } from './domain/routing/run-chain.js';
 import { loadUpstreamsFile, sandboxUses, UpstreamsFileError } from './domain/routing/upstreams-file.js';
 import { ThroughputTracker } from './domain/throughput.js';
 import { counter } from './domain/metrics.js';
+import { FileLinks } from './domain/file-links.js';
+import { FileBlobStore, S3BlobStore, type BlobStore } from './adapters/blob-store/index.js';
 import { TokenCounter } from './domain/token-counter.js';
 import { WorkerPoolTokenWork } from './adapters/tokenizer/index.js';
 
@@ -78,6 +81,9 @@ export interface Deps {
   chat: ChatService;
   /** Token counting on the request path (long text on worker threads). */
   tokens: TokenCounter;
+  /** Files the service hosts, and the signed links to them. */
+  blobs: BlobStore;
+  fileLinks: FileLinks;
   /** Records of async jobs (SPEC 3.1), polled by any process. */
   jobs: JobStore;
   chatJobs: ChatJobs;
@@ -88,6 +94,29 @@ export interface Deps {
   /** Today's RUB per USD × 1e6 (SPEC 2.6 `market` pricing). */
   marketFxRateRubMicro: bigint;
   close(): Promise<void>;
+}
+
+/** The embedded default keeps files in a directory; BLOB_STORE=s3 puts them in a bucket (DESIGN: one port, two stores). */
+function buildBlobStore(config: Config): BlobStore {
+  if (config.BLOB_STORE === 'file' || config.S3_BUCKET === undefined) return new FileBlobStore(config.BLOB_DIR); // loadConfig requires the bucket with s3
+  const credentials = config.S3_ACCESS_KEY_ID !== undefined && config.S3_SECRET_ACCESS_KEY !== undefined ? { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY } : undefined;
+  return new S3BlobStore({
+    bucket: config.S3_BUCKET,
+    prefix: config.S3_PREFIX,
+    region: config.S3_REGION,
+    ...(config.S3_ENDPOINT === undefined ? {} : { endpoint: config.S3_ENDPOINT }),
+    ...(credentials === undefined ? {} : { credentials }),
+  });
+}
+
+/**
+ * FILE_LINK_SECRET signs file links; every process behind one address needs the same one. Unset, a process makes
+ * its own, and its links stop working when it stops (fine for `make run`; said in a warning in production).
+ */
+function fileLinkSecret(config: Config, logger: Logger): Buffer {
+  if (config.FILE_LINK_SECRET !== undefined) return Buffer.from(config.FILE_LINK_SECRET);
+  if (config.NODE_ENV === 'production') logger.warn('FILE_LINK_SECRET is not set: file links are signed with a key of this process only');
+  return randomBytes(32);
 }
 
 /** Reads the bundled contract (the source of truth the validator and the catalog checks use). */
@@ -162,11 +191,14 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     leaseMs: config.BILLING_HOLD_TTL_MS,
     maxBodyBytes: IDEMPOTENT_BODY_LIMIT_BYTES,
   });
+  const blobs = buildBlobStore(config);
+  const fileLinks = new FileLinks(fileLinkSecret(config, logger), config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`);
   const background = [
     [new Periodic(() => ledger.expireHolds(now()), (err) => logger.warn({ err }, 'hold sweep failed')), config.HOLD_SWEEP_MS],
     [new Periodic(() => idempotencyKeys.expire(now()), (err) => logger.warn({ err }, 'idempotency key sweep failed')), config.HOLD_SWEEP_MS],
     [new Periodic(() => retryJournaledCharges(journal, billing), (err) => logger.warn({ err }, 'journaled charges still not posted')), config.CHARGE_RETRY_MS],
     [new Periodic(() => billing.tickLeases(), (err) => logger.warn({ err }, 'billing lease upkeep failed')), LEASE_TICK_MS],
+    [new Periodic(() => blobs.sweep(now()), (err) => logger.warn({ err }, 'hosted file sweep failed')), config.BLOB_SWEEP_MS],
   ] as const;
   for (const [task, intervalMs] of background) task.start(intervalMs);
   const redis = await connectRedis(config, logger);
@@ -206,6 +238,8 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     routes,
     chat,
     tokens,
+    blobs,
+    fileLinks,
     jobs,
     chatJobs,
     throughput,
@@ -219,6 +253,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
       await keyUsage.stop();
       await jobs.close();
       await tokenWork.close();
+      await blobs.close();
       await redis?.close().catch(() => undefined);
       await checkpointer?.stop();
       await db.knex.destroy();

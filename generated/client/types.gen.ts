@@ -173,9 +173,11 @@ export type Health = {
  * | not_ready | 503 | api_error | A dependency (database) is unreachable; the process should not receive traffic. |
  * | auth_rate_limited | 429 | rate_limit_exceeded | Too many unknown API keys from this client address; with `Retry-After`. |
  * | key_scope_required | 403 | permission_error | The key lacks the `keys` scope needed to create or revoke keys. |
+ * | file_link_invalid | 403 | permission_error | A hosted file's link has a wrong signature or has expired. |
+ * | file_not_found | 404 | invalid_request_error | A hosted file expired and was removed. |
  *
  */
-export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'key_scope_required';
+export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found';
 
 /**
  * One body-validation finding (SPEC 2.7), listed in `meta.fields`.
@@ -2960,3 +2962,56 @@ export type SetRubBillingResponses = {
 };
 
 export type SetRubBillingResponse = SetRubBillingResponses[keyof SetRubBillingResponses];
+
+export type GetHostedFileData = {
+    body?: never;
+    path: {
+        /**
+         * The file's name (`<job id>-<n>.<ext>`).
+         */
+        file: string;
+    };
+    query: {
+        /**
+         * Unix seconds after which the link no longer works.
+         */
+        expires: number;
+        /**
+         * HMAC-SHA256 of the name and `expires`, hex.
+         */
+        signature: string;
+    };
+    url: '/v1/files/{file}';
+};
+
+export type GetHostedFileErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * The link's signature does not match or it has expired (`file_link_invalid`). Or, in plain text, blocked at the
+     * edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
+     *
+     */
+    403: NativeError;
+    /**
+     * The file was swept after its expiry, or never existed (`file_not_found`).
+     */
+    404: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+};
+
+export type GetHostedFileError = GetHostedFileErrors[keyof GetHostedFileErrors];
+
+export type GetHostedFileResponses = {
+    /**
+     * The file.
+     */
+    200: Blob | File;
+};
+
+export type GetHostedFileResponse = GetHostedFileResponses[keyof GetHostedFileResponses];

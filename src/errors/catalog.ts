@@ -61,6 +61,8 @@ export const ERROR_CATALOG = {
   internal_error: { status: 500, type: 'api_error', retryable: true, message: 'Internal server error' },
   auth_rate_limited: { status: 429, type: 'rate_limit_exceeded', retryable: true, message: 'Too many requests with unknown API keys from this address; retry after the Retry-After seconds' },
   key_scope_required: { status: 403, type: 'permission_error', retryable: false, message: 'This API key cannot create or revoke keys: it lacks the keys scope' },
+  file_link_invalid: { status: 403, type: 'permission_error', retryable: false, message: 'This file link is not valid: its signature does not match, or it has expired' },
+  file_not_found: { status: 404, type: invalid, retryable: false, message: 'No such file: it expired and was removed' },
   route_not_found: { status: 404, type: invalid, retryable: false, message: 'No operation at this path' },
   method_not_allowed: { status: 405, type: invalid, retryable: false, message: 'This path does not accept this method' },
   unsupported_media_type: { status: 415, type: invalid, retryable: false, message: 'Send the body as application/json' },

@@ -26,11 +26,13 @@ import { listApiKeys } from './llm/list-api-keys.js';
 import { revokeApiKey } from './llm/revoke-api-key.js';
 import { getHealth } from './system/get-health.js';
 import { getReadiness } from './system/get-readiness.js';
+import { getHostedFile } from './files/get-hosted-file.js';
 
 /** operationId → handler; `satisfies` makes the map exhaustive over the contract (DESIGN.md 1). */
 export const handlers = {
   getHealth,
   getReadiness,
+  getHostedFile,
   getModelCatalog,
   listCompatModels,
   getCompatModel,

@@ -8,6 +8,8 @@ export type OperationId = keyof operations;
 
 type Responses<K extends OperationId> = operations[K]['responses'];
 type ContentOf<R> = R extends { content: infer C } ? C[keyof C] : never;
+/** A text or binary body (text/csv, text/plain, a hosted file) may be sent as the bytes it is. */
+type BodyFor<C> = C extends string ? C | Buffer : C;
 type SuccessStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 202 | 204>;
 
 /**
@@ -17,7 +19,7 @@ type SuccessStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 20
  * for an idempotent replay and is not checked by the response validator.
  */
 export type Reply<K extends OperationId> = {
-  [S in SuccessStatus<K>]: { status: S; body: ContentOf<Responses<K>[S]>; contentType?: string; headers?: Record<string, string>; inPieces?: string };
+  [S in SuccessStatus<K>]: { status: S; body: BodyFor<ContentOf<Responses<K>[S]>>; contentType?: string; headers?: Record<string, string>; inPieces?: string };
 }[SuccessStatus<K>];
 
 type BodyOf<K extends OperationId> = operations[K]['requestBody'] extends { content: { 'application/json': infer B } } | undefined
