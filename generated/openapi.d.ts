@@ -621,6 +621,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/llm/images/jobs/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate an image request
+         * @description What `POST /v1/llm/images/jobs` with this body would cost (SPEC 4.3): `estimated_cost_usd` at list price and
+         *     `discounted_cost_usd` at the caller's, for the SKU, shape and tier the request resolves to. The kickoff's
+         *     checks apply (an edit-only model without `input_images` answers 400 `upstream_validation_error` with
+         *     `meta.hint`; too many references 400 `invalid_request` naming `input_images`); nothing is rendered or debited.
+         */
+        post: operations["estimateImageJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/files/{file}": {
         parameters: {
             query?: never;
@@ -1533,6 +1556,60 @@ export interface components {
                 fx_rate_rub: number;
                 remaining_rub: number;
             }[];
+        };
+        /**
+         * @description An image request (SPEC 2.11), the body of `POST /v1/llm/images/jobs` and of its estimate. `size` follows each
+         *     model's own set of shapes: `WxH` pixels, an aspect ratio `W:H`, or `auto`; a shape the model does not list is
+         *     snapped to the closest one it does (the estimate says which). Families with resolution tiers bill the tier the
+         *     size needs (imgG-2: long side above 1024 px → 2K, above 2048 px → 4K; imgN-pro above 2048 px → imgN-pro-4k),
+         *     never smaller than asked; `quality` picks the tier of quality-priced models (`low`, `medium`, `high`; `auto`,
+         *     `standard` or none bill `medium`, `hd` bills `high`).
+         */
+        ImageRequest: {
+            /** @description An image slug of the catalog. */
+            model: string;
+            prompt: string;
+            /** @default 1 */
+            n?: number;
+            /**
+             * @example 1024x1536
+             * @example 16:9
+             * @example auto
+             */
+            size?: string;
+            /** @enum {string} */
+            quality?: "auto" | "low" | "medium" | "high" | "standard" | "hd";
+            /**
+             * @description Reference images (links, data URIs or base64): the model edits instead of generating. At most the model's
+             *     `capabilities.max_reference_images` (1, 4, 8 or 10).
+             */
+            input_images?: string[];
+            /**
+             * @default png
+             * @enum {string}
+             */
+            output_format?: "png" | "jpeg" | "jpg" | "webp";
+        };
+        /**
+         * @description What an image request would cost (SPEC 4.3 estimates), from the same pricing function the charge uses; nothing
+         *     is rendered or debited. `model` is the SKU that would be billed (a resolution tier of its own where the catalog
+         *     lists one), with the shape and tier the request resolved to.
+         */
+        ImageEstimate: {
+            model: string;
+            n: number;
+            /** @description The pixel size, for models that take pixel sizes. */
+            size: string | null;
+            /** @description The aspect ratio, for models that take aspect ratios. */
+            aspect_ratio: string | null;
+            /** @description The `pricing` tier billed; null when the model has one price per image. */
+            tier: string | null;
+            /** @description List price of one image. */
+            unit_price_usd: number;
+            /** @description List price of the request. */
+            estimated_cost_usd: number;
+            /** @description The caller's price of the request (its personal and tier discounts). */
+            discounted_cost_usd: number;
         };
         /** @description What went wrong on a stream that had opened (SPEC 6.2). */
         StreamError: {
@@ -3293,6 +3370,52 @@ export interface operations {
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
             503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    estimateImageJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "imgG-2",
+                 *       "prompt": "A lighthouse at dawn",
+                 *       "size": "2048x1152",
+                 *       "n": 2
+                 *     }
+                 */
+                "application/json": components["schemas"]["ImageRequest"];
+            };
+        };
+        responses: {
+            /** @description The estimate. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["ImageEstimate"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
         };
     };
     getHostedFile: {

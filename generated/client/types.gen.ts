@@ -1058,6 +1058,68 @@ export type RubBilling = {
 };
 
 /**
+ * An image request (SPEC 2.11), the body of `POST /v1/llm/images/jobs` and of its estimate. `size` follows each
+ * model's own set of shapes: `WxH` pixels, an aspect ratio `W:H`, or `auto`; a shape the model does not list is
+ * snapped to the closest one it does (the estimate says which). Families with resolution tiers bill the tier the
+ * size needs (imgG-2: long side above 1024 px → 2K, above 2048 px → 4K; imgN-pro above 2048 px → imgN-pro-4k),
+ * never smaller than asked; `quality` picks the tier of quality-priced models (`low`, `medium`, `high`; `auto`,
+ * `standard` or none bill `medium`, `hd` bills `high`).
+ *
+ */
+export type ImageRequest = {
+    /**
+     * An image slug of the catalog.
+     */
+    model: string;
+    prompt: string;
+    n?: number;
+    size?: string;
+    quality?: 'auto' | 'low' | 'medium' | 'high' | 'standard' | 'hd';
+    /**
+     * Reference images (links, data URIs or base64): the model edits instead of generating. At most the model's
+     * `capabilities.max_reference_images` (1, 4, 8 or 10).
+     *
+     */
+    input_images?: Array<string>;
+    output_format?: 'png' | 'jpeg' | 'jpg' | 'webp';
+};
+
+/**
+ * What an image request would cost (SPEC 4.3 estimates), from the same pricing function the charge uses; nothing
+ * is rendered or debited. `model` is the SKU that would be billed (a resolution tier of its own where the catalog
+ * lists one), with the shape and tier the request resolved to.
+ *
+ */
+export type ImageEstimate = {
+    model: string;
+    n: number;
+    /**
+     * The pixel size, for models that take pixel sizes.
+     */
+    size: string | null;
+    /**
+     * The aspect ratio, for models that take aspect ratios.
+     */
+    aspect_ratio: string | null;
+    /**
+     * The `pricing` tier billed; null when the model has one price per image.
+     */
+    tier: string | null;
+    /**
+     * List price of one image.
+     */
+    unit_price_usd: number;
+    /**
+     * List price of the request.
+     */
+    estimated_cost_usd: number;
+    /**
+     * The caller's price of the request (its personal and tier discounts).
+     */
+    discounted_cost_usd: number;
+};
+
+/**
  * What went wrong on a stream that had opened (SPEC 6.2).
  */
 export type StreamError = {
@@ -2962,6 +3024,63 @@ export type SetRubBillingResponses = {
 };
 
 export type SetRubBillingResponse = SetRubBillingResponses[keyof SetRubBillingResponses];
+
+export type EstimateImageJobData = {
+    body: ImageRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/llm/images/jobs/estimate';
+};
+
+export type EstimateImageJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+};
+
+export type EstimateImageJobError = EstimateImageJobErrors[keyof EstimateImageJobErrors];
+
+export type EstimateImageJobResponses = {
+    /**
+     * The estimate.
+     */
+    200: NativeSuccess & {
+        data: ImageEstimate;
+    };
+};
+
+export type EstimateImageJobResponse = EstimateImageJobResponses[keyof EstimateImageJobResponses];
 
 export type GetHostedFileData = {
     body?: never;

@@ -27,12 +27,14 @@ import { revokeApiKey } from './llm/revoke-api-key.js';
 import { getHealth } from './system/get-health.js';
 import { getReadiness } from './system/get-readiness.js';
 import { getHostedFile } from './files/get-hosted-file.js';
+import { estimateImageJob } from './media/estimate-image-job.js';
 
 /** operationId → handler; `satisfies` makes the map exhaustive over the contract (DESIGN.md 1). */
 export const handlers = {
   getHealth,
   getReadiness,
   getHostedFile,
+  estimateImageJob,
   getModelCatalog,
   listCompatModels,
   getCompatModel,

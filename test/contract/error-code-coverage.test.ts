@@ -10,7 +10,6 @@ import { ERROR_CATALOG, type ErrorCode } from '../../src/errors/catalog.js';
 
 const NOT_SERVED_YET: Partial<Record<ErrorCode, string>> = {
   render_timeout: 'synchronous image generation is not in the contract yet',
-  upstream_validation_error: 'image, video and music routing is not in the contract yet',
   rental_unavailable: 'GPU rentals are not in the contract yet',
   resources_unavailable: 'GPU rentals are not in the contract yet',
 };
