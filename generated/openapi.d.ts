@@ -621,6 +621,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/llm/images/generations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate images
+         * @description Renders the images now (SPEC 2.11, 4.4) and answers when they are ready, within 300 seconds (else 504
+         *     `render_timeout`, nothing charged). Planned and priced as the estimate says (`POST /v1/llm/images/jobs/estimate`):
+         *     the estimate is held first (402 `insufficient_balance`), and the images delivered are charged. Each image is
+         *     hosted and linked (`url`); `output_format` re-encodes it. An edit-only model without `input_images` answers
+         *     400 `upstream_validation_error` with `meta.hint`.
+         */
+        post: operations["createImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/compat/images/generations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate images (compat)
+         * @description Renders the images now (SPEC 2.11, 4.4) and answers when they are ready, within 300 seconds (else 504
+         *     `render_timeout`, nothing charged). Planned and priced as the estimate says (`POST /v1/llm/images/jobs/estimate`):
+         *     the estimate is held first (402 `insufficient_balance`), and the images delivered are charged. Each image is
+         *     hosted and linked (`url`); `output_format` re-encodes it. An edit-only model without `input_images` answers
+         *     400 `upstream_validation_error` with `meta.hint`.
+         */
+        post: operations["createCompatImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/llm/images/jobs/estimate": {
         parameters: {
             query?: never;
@@ -1585,10 +1633,40 @@ export interface components {
              */
             input_images?: string[];
             /**
+             * @description `png` passes through; `jpeg` (or `jpg`) flattens alpha onto white; `webp` keeps alpha. If re-encoding fails the PNG is delivered, as `usage.output_format` says.
              * @default png
              * @enum {string}
              */
             output_format?: "png" | "jpeg" | "jpg" | "webp";
+            /**
+             * @description Synchronous generations: every image has a hosted `url`, and `b64_json` too unless this is `url`.
+             * @enum {string}
+             */
+            response_format?: "url" | "b64_json";
+        };
+        /**
+         * @description Images rendered synchronously (SPEC 2.11, 4.4), in request order. Each has its hosted `url` (a signed link that
+         *     works for 15 minutes, SPEC 8) and, unless `response_format` was `url`, the bytes as `b64_json`. `usage.model` is
+         *     the SKU billed (the resolution tier where it has its own row) and `usage.cost` the USD charged.
+         */
+        ImageGeneration: {
+            created: number;
+            data: {
+                url: string;
+                b64_json?: string;
+                /** @enum {string} */
+                mime_type: "image/png" | "image/jpeg" | "image/webp";
+            }[];
+            usage: {
+                model: string;
+                images: number;
+                /** @description The pixels delivered, `WxH`. */
+                size: string;
+                aspect_ratio: string | null;
+                /** @enum {string} */
+                output_format: "png" | "jpeg" | "webp";
+                cost: number;
+            };
         };
         /**
          * @description What an image request would cost (SPEC 4.3 estimates), from the same pricing function the charge uses; nothing
@@ -3370,6 +3448,132 @@ export interface operations {
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
             503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    createImage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "imgG-2",
+                 *       "prompt": "A lighthouse at dawn",
+                 *       "size": "1536x1024",
+                 *       "output_format": "webp"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ImageRequest"];
+            };
+        };
+        responses: {
+            /** @description The images. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["ImageGeneration"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            402: components["responses"]["NativeInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            409: components["responses"]["NativeIdempotencyConflict"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            502: components["responses"]["NativeUpstreamFailed"];
+            503: components["responses"]["NativeModelUnavailable"];
+            504: components["responses"]["NativeGatewayTimeout"];
+        };
+    };
+    createCompatImage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "imgG-2",
+                 *       "prompt": "A lighthouse at dawn",
+                 *       "size": "1536x1024",
+                 *       "output_format": "webp"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ImageRequest"];
+            };
+        };
+        responses: {
+            /** @description The images. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImageGeneration"];
+                };
+            };
+            400: components["responses"]["CompatBadRequest"];
+            401: components["responses"]["CompatUnauthorized"];
+            402: components["responses"]["CompatInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["CompatUserNotFound"];
+            409: components["responses"]["CompatIdempotencyConflict"];
+            413: components["responses"]["CompatTooLarge"];
+            415: components["responses"]["CompatUnsupportedMediaType"];
+            429: components["responses"]["CompatTooManyRequests"];
+            500: components["responses"]["CompatInternal"];
+            502: components["responses"]["CompatUpstreamFailed"];
+            503: components["responses"]["CompatModelUnavailable"];
+            504: components["responses"]["CompatGatewayTimeout"];
         };
     };
     estimateImageJob: {

@@ -62,7 +62,7 @@ const schema = z.object({
   /** Where a charge the ledger could not take is kept until it lands (DESIGN.md 4), and how often it is retried. */
   CHARGE_JOURNAL_DIR: z.string().min(1).default('data/pending-charges'),
   CHARGE_RETRY_MS: z.coerce.number().int().positive().default(5_000),
-  /** Routes per catalog slug (DESIGN.md 3); the default sends every text, embedding and rerank model to the sandbox. */
+  /** Routes per catalog slug (DESIGN.md 3); the default sends every text, embedding, rerank and image model to the sandbox. */
   UPSTREAMS_FILE: z.string().min(1).default('config/upstreams.yaml'),
   /**
    * With NODE_ENV=production the service will not start while any route sends traffic to the sandbox, which

@@ -1081,7 +1081,40 @@ export type ImageRequest = {
      *
      */
     input_images?: Array<string>;
+    /**
+     * `png` passes through; `jpeg` (or `jpg`) flattens alpha onto white; `webp` keeps alpha. If re-encoding fails the PNG is delivered, as `usage.output_format` says.
+     */
     output_format?: 'png' | 'jpeg' | 'jpg' | 'webp';
+    /**
+     * Synchronous generations: every image has a hosted `url`, and `b64_json` too unless this is `url`.
+     */
+    response_format?: 'url' | 'b64_json';
+};
+
+/**
+ * Images rendered synchronously (SPEC 2.11, 4.4), in request order. Each has its hosted `url` (a signed link that
+ * works for 15 minutes, SPEC 8) and, unless `response_format` was `url`, the bytes as `b64_json`. `usage.model` is
+ * the SKU billed (the resolution tier where it has its own row) and `usage.cost` the USD charged.
+ *
+ */
+export type ImageGeneration = {
+    created: number;
+    data: Array<{
+        url: string;
+        b64_json?: string;
+        mime_type: 'image/png' | 'image/jpeg' | 'image/webp';
+    }>;
+    usage: {
+        model: string;
+        images: number;
+        /**
+         * The pixels delivered, `WxH`.
+         */
+        size: string;
+        aspect_ratio: string | null;
+        output_format: 'png' | 'jpeg' | 'webp';
+        cost: number;
+    };
 };
 
 /**
@@ -3024,6 +3057,186 @@ export type SetRubBillingResponses = {
 };
 
 export type SetRubBillingResponse = SetRubBillingResponses[keyof SetRubBillingResponses];
+
+export type CreateImageData = {
+    body: ImageRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/llm/images/generations';
+};
+
+export type CreateImageErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * Every eligible upstream failed: all answered 4xx (upstream_bad_response) or 5xx (upstream_server_error). Nothing is charged.
+     */
+    502: NativeError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: NativeError;
+    /**
+     * The upstream exceeded the 5-minute budget (SPEC 8). Nothing is charged; use stream: true for long answers.
+     */
+    504: NativeError;
+};
+
+export type CreateImageError = CreateImageErrors[keyof CreateImageErrors];
+
+export type CreateImageResponses = {
+    /**
+     * The images.
+     */
+    200: NativeSuccess & {
+        data: ImageGeneration;
+    };
+};
+
+export type CreateImageResponse = CreateImageResponses[keyof CreateImageResponses];
+
+export type CreateCompatImageData = {
+    body: ImageRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/compat/images/generations';
+};
+
+export type CreateCompatImageErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: CompatError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: CompatError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: CompatError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: CompatError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: CompatError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: CompatError;
+    /**
+     * The body is not application/json.
+     */
+    415: CompatError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: CompatError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: CompatError;
+    /**
+     * Every eligible upstream failed: all answered 4xx (upstream_bad_response) or 5xx (upstream_server_error). Nothing is charged.
+     */
+    502: CompatError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: CompatError;
+    /**
+     * The upstream exceeded the 5-minute budget (SPEC 8). Nothing is charged; use stream: true for long answers.
+     */
+    504: CompatError;
+};
+
+export type CreateCompatImageError = CreateCompatImageErrors[keyof CreateCompatImageErrors];
+
+export type CreateCompatImageResponses = {
+    /**
+     * The images.
+     */
+    200: ImageGeneration;
+};
+
+export type CreateCompatImageResponse = CreateCompatImageResponses[keyof CreateCompatImageResponses];
 
 export type EstimateImageJobData = {
     body: ImageRequest;

@@ -28,6 +28,7 @@ import { getHealth } from './system/get-health.js';
 import { getReadiness } from './system/get-readiness.js';
 import { getHostedFile } from './files/get-hosted-file.js';
 import { estimateImageJob } from './media/estimate-image-job.js';
+import { createCompatImage, createImage } from './media/create-image.js';
 
 /** operationId → handler; `satisfies` makes the map exhaustive over the contract (DESIGN.md 1). */
 export const handlers = {
@@ -35,6 +36,8 @@ export const handlers = {
   getReadiness,
   getHostedFile,
   estimateImageJob,
+  createImage,
+  createCompatImage,
   getModelCatalog,
   listCompatModels,
   getCompatModel,

@@ -29,7 +29,7 @@ const catalog = new ModelCatalog({
     catalogRow({ slug: 'chat-b', media_kind: 'text' }),
     catalogRow({ slug: 'emb-a', media_kind: 'embedding' }),
     catalogRow({ slug: 'rr-a', media_kind: 'rerank' }),
-    catalogRow({ slug: 'img-a', media_kind: 'image' }),
+    catalogRow({ slug: 'vid-a', media_kind: 'video' }),
   ],
 });
 
@@ -140,7 +140,7 @@ describe('RouteTable.chain: verdicts (SPEC 7.2)', () => {
   });
 
   it('no_provider_available for a kind the default route does not cover, or with no default at all', () => {
-    expect(verdict(table(), 'img-a', 'chat')).toMatchObject({ code: 'no_provider_available' });
+    expect(verdict(table(), 'vid-a', 'chat')).toMatchObject({ code: 'no_provider_available' });
     const noDefault = YAML.replace('default_route: { provider: sandbox }\n', '');
     expect(verdict(table(noDefault), 'chat-b', 'chat')).toMatchObject({ code: 'no_provider_available', slug: 'chat-b' });
   });
@@ -199,7 +199,7 @@ describe('RouteTable: caching and unavailableReason', () => {
     const t = table();
     const errors = [0, 1].map(() => {
       try {
-        t.chain('img-a', 'chat');
+        t.chain('vid-a', 'chat');
       } catch (err) {
         return err;
       }
@@ -213,7 +213,7 @@ describe('RouteTable: caching and unavailableReason', () => {
   it('unavailableReason: null when callable for its kind with a configured provider; kinds not served here and unknown slugs are not judged', () => {
     const t = table();
     expect(['chat-a', 'chat-a-latest', 'chat-b', 'emb-a', 'rr-a'].map((s) => t.unavailableReason(s))).toEqual([null, null, null, null, null]);
-    expect(t.unavailableReason('img-a')).toBeNull();
+    expect(t.unavailableReason('vid-a')).toBeNull();
     expect(t.unavailableReason('nope')).toBeNull();
     expect(table(`${YAML}  chat-b: []\n`).unavailableReason('chat-b')).toMatch(/No route serves/);
   });

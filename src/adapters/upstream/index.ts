@@ -106,6 +106,25 @@ export interface RerankResult {
   promptTokens: number | null;
 }
 
+export interface ImageCall {
+  upstreamModel: string;
+  prompt: string;
+  n: number;
+  /** The pixels to deliver (SPEC 2.11: never smaller than asked). */
+  width: number;
+  height: number;
+  /** The aspect ratio the request resolved to, for vendors that take ratios; null for pixel-size models. */
+  aspectRatio: string | null;
+  quality?: string;
+  signal: CancelSignal;
+  deadlineAtMs: number;
+}
+
+export interface ImageResult {
+  /** Each image as the upstream delivered it (PNG unless `mimeType` says otherwise). */
+  images: { bytes: Buffer; mimeType: string }[];
+}
+
 export interface UpstreamProvider {
   /** The provider's name in the upstreams file. */
   readonly name: string;
@@ -116,5 +135,6 @@ export interface UpstreamProvider {
   chatStream?(call: ChatCall): Promise<ChatStream>;
   embed?(call: EmbeddingCall): Promise<EmbeddingResult>;
   rerank?(call: RerankCall): Promise<RerankResult>;
+  image?(call: ImageCall): Promise<ImageResult>;
   close?(): Promise<void>;
 }

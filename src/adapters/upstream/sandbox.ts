@@ -8,12 +8,14 @@
  *   model that declines to call a tool does, so tool-calling flows need a real upstream.
  * - embeddings: hashed bag of words and word bigrams (FNV-1a 32, signed), L2-normalised (SPEC 2.2, 2.9).
  * - rerank: BM25 (k1 1.2, b 0.75), squashed to [0, 1) by x / (x + 1) (SPEC 2.4: a per-model scale).
+ * - images: a real PNG of the asked pixels per image, one half-transparent colour taken from a hash of the prompt.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { solidPng } from '../image-codec/index.js';
 import type { TokenCounter } from '../../domain/token-counter.js';
 import type {
-  ChatCall, ChatResult, ChatStream, EmbeddingCall, EmbeddingResult, RerankCall, RerankResult, StreamEvent,
-  UpstreamProvider, Usage,
+  ChatCall, ChatResult, ChatStream, EmbeddingCall, EmbeddingResult, ImageCall, ImageResult, RerankCall, RerankResult,
+  StreamEvent, UpstreamProvider, Usage,
 } from './index.js';
 import { UpstreamError } from './index.js';
 import { isRecord } from '../../is-record.js';
@@ -219,6 +221,19 @@ export class SandboxProvider implements UpstreamProvider {
     const textTokens = await this.tokens.count(call.input.map((item) => (typeof item === 'string' ? item : '')));
     const promptTokens = call.input.reduce((sum, item, i) => sum + (typeof item === 'string' ? (textTokens[i] ?? 0) : item.length), 0);
     return { vectors, promptTokens };
+  }
+
+  /** Images: one solid, half-transparent PNG per image, its colour derived from the prompt (so runs repeat). */
+  async image(call: ImageCall): Promise<ImageResult> {
+    if (call.signal.aborted) throw aborted();
+    const digest = createHash('sha256').update(`${call.upstreamModel}\n${call.prompt}`).digest();
+    const images = await Promise.all(
+      Array.from({ length: call.n }, async (_, i) => ({
+        bytes: await solidPng(call.width, call.height, { r: digest[i % 32]!, g: digest[(i + 1) % 32]!, b: digest[(i + 2) % 32]!, alpha: 0.5 }),
+        mimeType: 'image/png',
+      })),
+    );
+    return { images };
   }
 
   async rerank(call: RerankCall): Promise<RerankResult> {

@@ -15,6 +15,9 @@ export interface ImagePlan {
   size: string | null;
   /** `W:H` or `auto`, for models that take aspect ratios. */
   aspectRatio: string | null;
+  /** The pixels delivered: the listed size, or the size asked for (never smaller), or the tier's at the aspect. */
+  width: number;
+  height: number;
   n: number;
 }
 
@@ -44,10 +47,24 @@ export function planImage(catalog: ModelCatalog, request: ImageRequest): ImagePl
   const { sizes, aspect_ratios: aspects } = asked.capabilities;
   if (sizes !== undefined && sizes.length > 0) {
     const size = closestSize(sizes, shape);
-    return { entry: asked, tier: pricingTier(asked, shape, request.quality, size), size, aspectRatio: null, n };
+    const [width = 1024, height = 1024] = size.split('x').map(Number);
+    return { entry: asked, tier: pricingTier(asked, shape, request.quality, size), size, aspectRatio: null, width, height, n };
   }
   const entry = resolutionSku(catalog, asked, shape);
-  return { entry, tier: pricingTier(entry, shape, request.quality), size: null, aspectRatio: aspects === undefined ? null : closestAspect(entry.capabilities.aspect_ratios ?? aspects, shape), n };
+  const tier = pricingTier(entry, shape, request.quality);
+  const aspectRatio = aspects === undefined ? null : closestAspect(entry.capabilities.aspect_ratios ?? aspects, shape);
+  return { entry, tier, size: null, aspectRatio, ...pixelsFor(shape, aspectRatio, tier), n };
+}
+
+/** The long side of a tier's images (1K, 1 MP and single-price rows: 1024). */
+const TIER_LONG_SIDE: Record<string, number> = { '2K': 2048, '4K': 4096, '2MP': 1448, '4MP': 2048 };
+
+/** Pixels for an aspect-ratio model: the size asked for where given, else the tier's long side at the aspect. */
+function pixelsFor(shape: Shape, aspectRatio: string | null, tier: string | undefined): { width: number; height: number } {
+  if (shape.kind === 'pixels') return { width: shape.width, height: shape.height };
+  const long = TIER_LONG_SIDE[tier ?? ''] ?? 1024;
+  const ratio = aspectRatio === null || aspectRatio === 'auto' ? 1 : ratioOf(aspectRatio);
+  return ratio >= 1 ? { width: long, height: Math.round(long / ratio) } : { width: Math.round(long * ratio), height: long };
 }
 
 function checkReferences(entry: CatalogFileEntry, references: number): void {

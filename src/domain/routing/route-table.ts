@@ -5,7 +5,7 @@ import type { ModelCatalog } from '../catalog/model-catalog.js';
 import type { RouteConfig, RouteCost, UpstreamsFile } from './upstreams-file.js';
 
 /** What the caller is about to ask the upstream for. */
-export type Need = 'chat' | 'stream' | 'embed' | 'rerank';
+export type Need = 'chat' | 'stream' | 'embed' | 'rerank' | 'image';
 
 /** One step of a fallback chain (SPEC 4.2). */
 export interface Route {
@@ -28,9 +28,9 @@ export interface Route {
 export type ProviderSlot = { provider: UpstreamProvider } | { missingCredential: string };
 
 /** The media kinds `default_route` serves: the ones the upstream port can serve (SPEC 4.1, 4.2). */
-const DEFAULT_ROUTE_KINDS: ReadonlySet<string> = new Set(['text', 'embedding', 'rerank']);
+const DEFAULT_ROUTE_KINDS: ReadonlySet<string> = new Set(['text', 'embedding', 'rerank', 'image']);
 /** The need that makes a model of this kind callable at all (for the catalog's `available`). */
-const PRIMARY_NEED: Readonly<Record<string, Need>> = { text: 'chat', embedding: 'embed', rerank: 'rerank' };
+const PRIMARY_NEED: Readonly<Record<string, Need>> = { text: 'chat', embedding: 'embed', rerank: 'rerank', image: 'image' };
 
 interface DeclaredRoute {
   slot: ProviderSlot;
@@ -141,6 +141,8 @@ function serves(provider: UpstreamProvider, need: Need): boolean {
       return provider.embed !== undefined;
     case 'rerank':
       return provider.rerank !== undefined;
+    case 'image':
+      return provider.image !== undefined;
   }
 }
 

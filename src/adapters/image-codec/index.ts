@@ -1,0 +1,37 @@
+import sharp from 'sharp';
+
+/** SPEC 2.11 `output_format` (`jpg` is `jpeg`). */
+export type OutputFormat = 'png' | 'jpeg' | 'webp';
+
+export interface EncodedImage {
+  bytes: Buffer;
+  mimeType: string;
+  /** What was delivered: the format asked for, or `png` when re-encoding failed (SPEC 2.11). */
+  format: OutputFormat;
+}
+
+const MIME: Record<OutputFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
+
+/**
+ * A delivered image in the format asked for (sharp 0.35, research/media.md B1): PNG passes through untouched,
+ * JPEG has its alpha flattened onto white, WebP keeps it. An image that cannot be re-encoded is returned as the
+ * source PNG, which is what SPEC 2.11 asks for (the caller still gets its image).
+ */
+export async function encodeImage(png: Buffer, format: OutputFormat): Promise<EncodedImage> {
+  if (format === 'png') return { bytes: png, mimeType: MIME.png, format };
+  try {
+    const image = sharp(png);
+    const bytes = format === 'jpeg' ? await image.flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer() : await image.webp({ quality: 90 }).toBuffer();
+    return { bytes, mimeType: MIME[format], format };
+  } catch {
+    return { bytes: png, mimeType: MIME.png, format: 'png' };
+  }
+}
+
+/**
+ * A solid image of `width` × `height` in `rgba`, as PNG: what the sandbox delivers (a real file every image
+ * library decodes, made offline).
+ */
+export async function solidPng(width: number, height: number, rgba: { r: number; g: number; b: number; alpha: number }): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 4, background: rgba } }).png().toBuffer();
+}

@@ -1,0 +1,98 @@
+import type { components } from '../../../generated/openapi.js';
+import type { BlobStore } from '../../adapters/blob-store/index.js';
+import { encodeImage, type EncodedImage, type OutputFormat } from '../../adapters/image-codec/index.js';
+import type { CancelSignal } from '../../cancel-signal.js';
+import { ApiError } from '../../errors/api-error.js';
+import type { Principal } from '../authenticator.js';
+import { runReservedChain } from '../billed-chain.js';
+import type { Billing } from '../billing.js';
+import type { ModelCatalog } from '../catalog/model-catalog.js';
+import type { FileLinks } from '../file-links.js';
+import { microsToUsd } from '../money.js';
+import { imageCost } from '../pricing/index.js';
+import type { RouteTable } from '../routing/route-table.js';
+import type { ChainHooks } from '../routing/run-chain.js';
+import { planImage } from './image-plan.js';
+
+type ImageRequest = components['schemas']['ImageRequest'];
+type ImageGenerationBody = components['schemas']['ImageGeneration'];
+
+/** SPEC 8: images are kept (and their links work) 15 minutes. */
+export const IMAGE_RETENTION_MS = 15 * 60_000;
+/** SPEC 8: a synchronous render has 300 seconds. */
+export const SYNC_RENDER_BUDGET_MS = 300_000;
+
+const EXTENSION: Record<OutputFormat, string> = { png: 'png', jpeg: 'jpg', webp: 'webp' };
+
+export interface ImageGenerationDeps {
+  catalog: ModelCatalog;
+  routes: RouteTable;
+  billing: Billing;
+  blobs: BlobStore;
+  fileLinks: FileLinks;
+  now: () => number;
+}
+
+/**
+ * SPEC 2.11, 4.4 synchronous images: planned and priced as the estimate is, the estimate held, the chain walked,
+ * each image re-encoded to `output_format`, hosted (never an upstream link passed on) and linked, then the images
+ * delivered charged. A chain that fails or runs out of time, or images that cannot be hosted, cost nothing.
+ */
+export async function generateImages(deps: ImageGenerationDeps, principal: Principal, requestId: string, request: ImageRequest, signal: CancelSignal, hooks: ChainHooks): Promise<ImageGenerationBody> {
+  const plan = planImage(deps.catalog, request);
+  const usage = (images: number) => (plan.tier === undefined ? { images } : { images, tier: plan.tier });
+  const chain = deps.routes.chain(plan.entry.slug, 'image');
+  const reservation = await deps.billing.reserve(principal, requestId, imageCost(plan.entry, usage(plan.n), principal.account));
+  const outcome = await runReservedChain(
+    deps.billing,
+    reservation,
+    chain,
+    (route) =>
+      route.provider.image!({
+        upstreamModel: route.upstreamModel,
+        prompt: request.prompt,
+        n: plan.n,
+        width: plan.width,
+        height: plan.height,
+        aspectRatio: plan.aspectRatio,
+        ...(request.quality === undefined ? {} : { quality: request.quality }),
+        signal,
+        deadlineAtMs: hooks.deadlineAtMs,
+      }),
+    hooks,
+  ).catch((err: unknown) => {
+    throw err instanceof ApiError && err.code === 'upstream_timeout' ? new ApiError('render_timeout') : err;
+  });
+  const format: OutputFormat = request.output_format === 'jpg' ? 'jpeg' : (request.output_format ?? 'png');
+  const expiresAtMs = deps.now() + IMAGE_RETENTION_MS;
+  let delivered: { image: EncodedImage; url: string }[];
+  try {
+    delivered = await Promise.all(
+      outcome.value.images.slice(0, plan.n).map(async (source, i) => {
+        const image = await encodeImage(source.bytes, format);
+        const name = `${requestId}-${i}.${EXTENSION[image.format]}`;
+        await deps.blobs.put(name, image.bytes, { contentType: image.mimeType, expiresAtMs });
+        return { image, url: deps.fileLinks.link(name, expiresAtMs) };
+      }),
+    );
+  } catch (err) {
+    await deps.billing.release(reservation);
+    throw err;
+  }
+  const deliveredFormat = delivered[0]?.image.format ?? format;
+  const charge = await deps.billing.settle(reservation, imageCost(plan.entry, usage(delivered.length), principal.account), {
+    model: plan.entry.slug,
+    kind: 'image',
+    endpoint: 'images.generations',
+    metadata: { provider: outcome.route.providerName, images: delivered.length, size: `${plan.width}x${plan.height}`, output_format: deliveredFormat },
+  });
+  return {
+    created: Math.floor(deps.now() / 1000),
+    data: delivered.map(({ image, url }) => ({
+      url,
+      ...(request.response_format === 'url' ? {} : { b64_json: image.bytes.toString('base64') }),
+      mime_type: image.mimeType as 'image/png' | 'image/jpeg' | 'image/webp',
+    })),
+    usage: { model: plan.entry.slug, images: delivered.length, size: `${plan.width}x${plan.height}`, aspect_ratio: plan.aspectRatio, output_format: deliveredFormat, cost: microsToUsd(charge.costMicros) },
+  };
+}

@@ -1,0 +1,15 @@
+import { generateImages, SYNC_RENDER_BUDGET_MS } from '../../domain/images/image-generation.js';
+import { abortWhenClientLeaves } from '../../http/client-abort.js';
+import { nativeOk } from '../../http/native-ok.js';
+import type { Handler, RequestContext } from '../../http/operation-types.js';
+import { requirePrincipal } from '../require-principal.js';
+
+/** Both surfaces render the same way; the 300-second budget is the request's deadline (SPEC 8). */
+function render({ deps, principal, requestId, body, req, res }: RequestContext<'createImage' | 'createCompatImage'>) {
+  const hooks = deps.chainHooks(requestId, body!.model, SYNC_RENDER_BUDGET_MS);
+  return generateImages(deps, requirePrincipal(principal), requestId, body!, abortWhenClientLeaves(req, res), hooks);
+}
+
+export const createImage: Handler<'createImage'> = async (ctx) => ({ status: 200, body: nativeOk(await render(ctx)) });
+
+export const createCompatImage: Handler<'createCompatImage'> = async (ctx) => ({ status: 200, body: await render(ctx) });

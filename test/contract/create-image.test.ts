@@ -1,0 +1,71 @@
+/**
+ * POST /v1/llm/images/generations (SPEC 2.11, 4.4) on the embedded sandbox:
+ * real files (decoded here with sharp), re-encoded to `output_format`, hosted behind working links, charged what
+ * the estimate said; the failures cost nothing.
+ */
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, startHarness, type Harness } from '../setup/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+const NATIVE = '/v1/llm/images/generations';
+const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
+
+/** The file behind a hosted link (served by the harness, whatever origin the link names). */
+async function fetchHosted(link: string): Promise<{ type: string | null; bytes: Buffer }> {
+  const url = new URL(link);
+  const response = await fetch(h.baseUrl + url.pathname + url.search);
+  expect(response.status).toBe(200);
+  return { type: response.headers.get('content-type'), bytes: Buffer.from(await response.arrayBuffer()) };
+}
+
+describe('POST /v1/llm/images/generations', () => {
+  it('imgG-2 at 1536x1024, two WebP images: decodable, alpha kept, hosted, charged exactly the estimate', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const body = { model: 'imgG-2', prompt: 'A lighthouse at dawn', size: '1536x1024', n: 2, output_format: 'webp' };
+    const estimate = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/images/jobs/estimate', { key: apiKey, body }));
+    const result = expectNativeOk(await call(h.baseUrl, 'POST', NATIVE, { key: apiKey, body }));
+    expect(result.usage).toEqual({ model: 'imgG-2-2k', images: 2, size: '1536x1024', aspect_ratio: '3:2', output_format: 'webp', cost: estimate.discounted_cost_usd });
+    expect(result.data).toHaveLength(2);
+    for (const image of result.data) {
+      expect(image.mime_type).toBe('image/webp');
+      const bytes = Buffer.from(image.b64_json, 'base64');
+      const meta = await sharp(bytes).metadata();
+      expect([meta.format, meta.width, meta.height, meta.hasAlpha]).toEqual(['webp', 1536, 1024, true]);
+      const hosted = await fetchHosted(image.url);
+      expect(hosted.type).toBe('image/webp');
+      expect(hosted.bytes.equals(bytes)).toBe(true);
+    }
+    expect(await h.deps.ledger.postedSpend(accountId)).toBe(micros(estimate.discounted_cost_usd));
+  });
+
+  it('jpeg (alias jpg): alpha flattened onto white; png passes through; response_format url leaves out b64_json', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const jpeg = expectNativeOk(await call(h.baseUrl, 'POST', NATIVE, { key: apiKey, body: { model: 'imgG-4o', prompt: 'Fog', output_format: 'jpg' } }));
+    expect(jpeg.usage).toMatchObject({ output_format: 'jpeg', aspect_ratio: '1:1', size: '1024x1024' });
+    const decoded = sharp(Buffer.from(jpeg.data[0].b64_json, 'base64'));
+    expect((await decoded.metadata()).hasAlpha).toBe(false);
+    const { data } = await decoded.raw().toBuffer({ resolveWithObject: true });
+    const png = expectNativeOk(await call(h.baseUrl, 'POST', NATIVE, { key: apiKey, body: { model: 'imgG-4o', prompt: 'Fog' } }));
+    const source = await sharp(Buffer.from(png.data[0].b64_json, 'base64')).raw().toBuffer({ resolveWithObject: true });
+    expect(source.info.channels).toBe(4);
+    // Half-transparent colour c over white is (c + 255) / 2, within JPEG's rounding.
+    for (const channel of [0, 1, 2]) expect(Math.abs(data[channel]! - (source.data[channel]! * 0.5 + 127.5))).toBeLessThanOrEqual(4);
+    const linked = expectNativeOk(await call(h.baseUrl, 'POST', NATIVE, { key: apiKey, body: { model: 'imgG-4o', prompt: 'Fog', response_format: 'url' } }));
+    expect(linked.data[0]).toEqual({ url: expect.stringContaining('/v1/files/'), mime_type: 'image/png' });
+  });
+
+  it('402 insufficient_balance from a $0 key, nothing charged; an edit-only model without a reference: upstream_validation_error', async () => {
+    const broke = await h.newAccount();
+    expectNativeError(await call(h.baseUrl, 'POST', NATIVE, { key: broke.apiKey, body: { model: 'imgG-2', prompt: 'x' } }), 402, 'insufficient_balance');
+    expect(await h.deps.ledger.postedSpend(broke.accountId)).toBe(0n);
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    expectNativeError(await call(h.baseUrl, 'POST', NATIVE, { key: apiKey, body: { model: 'flux-fill-pro', prompt: 'x' } }), 400, 'upstream_validation_error');
+  });
+});
