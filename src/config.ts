@@ -86,6 +86,10 @@ const schema = z.object({
   MAX_MESSAGE_CHARS: z.coerce.number().int().positive().default(1_000_000),
   TOKENIZER_THREADS: z.coerce.number().int().positive().default(1),
   PUBLIC_BASE_URL: z.string().url().optional(),
+  /** Reference media (input_images, image_url, …): addresses fetched even though private (CIDRs, comma-separated). */
+  MEDIA_FETCH_ALLOW: z.string().default(''),
+  MEDIA_FETCH_MAX_BYTES: z.coerce.number().int().positive().default(32 * 1024 * 1024),
+  MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   FILE_LINK_SECRET: z.string().min(32).optional(),
   BLOB_STORE: z.enum(['file', 's3']).default('file'),
   BLOB_DIR: z.string().min(1).default('data/files'),

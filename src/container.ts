@@ -48,6 +48,8 @@ import { ThroughputTracker } from './domain/throughput.js';
 import { counter } from './domain/metrics.js';
 import { FileLinks } from './domain/file-links.js';
 import { FileBlobStore, S3BlobStore, type BlobStore } from './adapters/blob-store/index.js';
+import { SafeMediaLoader, type MediaLoader } from './adapters/media-fetch/index.js';
+import { AddressPolicy } from './adapters/media-fetch/address-policy.js';
 import { TokenCounter } from './domain/token-counter.js';
 import { WorkerPoolTokenWork } from './adapters/tokenizer/index.js';
 
@@ -57,6 +59,8 @@ export const CONTRACT_FILE = `${PROJECT_ROOT}generated/openapi.bundled.yaml`;
 const IDEMPOTENT_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 /** How often billing leases are renewed and idle ones given back (well inside BILLING_LEASE_TTL_MS / 4). */
 const LEASE_TICK_MS = 1_000;
+/** A direct-download link needs none or a few; sign-in and share pages chain more (SPEC 7.4 says: send a direct link). */
+const MEDIA_FETCH_MAX_REDIRECTS = 5;
 
 /** Everything a handler may use; built once in the composition root below. */
 export interface Deps {
@@ -84,6 +88,8 @@ export interface Deps {
   /** Files the service hosts, and the signed links to them. */
   blobs: BlobStore;
   fileLinks: FileLinks;
+  /** Reference media named by clients, loaded SSRF-safely. */
+  media: MediaLoader;
   /** Records of async jobs (SPEC 3.1), polled by any process. */
   jobs: JobStore;
   chatJobs: ChatJobs;
@@ -192,6 +198,12 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     maxBodyBytes: IDEMPOTENT_BODY_LIMIT_BYTES,
   });
   const blobs = buildBlobStore(config);
+  const media = new SafeMediaLoader({
+    policy: AddressPolicy.parse(config.MEDIA_FETCH_ALLOW),
+    maxBytes: config.MEDIA_FETCH_MAX_BYTES,
+    timeoutMs: config.MEDIA_FETCH_TIMEOUT_MS,
+    maxRedirects: MEDIA_FETCH_MAX_REDIRECTS,
+  });
   const fileLinks = new FileLinks(fileLinkSecret(config, logger), config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`);
   const background = [
     [new Periodic(() => ledger.expireHolds(now()), (err) => logger.warn({ err }, 'hold sweep failed')), config.HOLD_SWEEP_MS],
@@ -240,6 +252,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     tokens,
     blobs,
     fileLinks,
+    media,
     jobs,
     chatJobs,
     throughput,
@@ -254,6 +267,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
       await jobs.close();
       await tokenWork.close();
       await blobs.close();
+      await media.close();
       await redis?.close().catch(() => undefined);
       await checkpointer?.stop();
       await db.knex.destroy();

@@ -3,6 +3,8 @@
  * real files (decoded here with sharp), re-encoded to `output_format`, hosted behind working links, charged what
  * the estimate said; the failures cost nothing.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
@@ -69,3 +71,57 @@ describe('POST /v1/llm/images/generations', () => {
     expectNativeError(await call(h.baseUrl, 'POST', NATIVE, { key: apiKey, body: { model: 'flux-fill-pro', prompt: 'x' } }), 400, 'upstream_validation_error');
   });
 });
+
+describe('reference images (edit mode)', () => {
+  let red: Buffer;
+  let server: Server;
+  let origin: string;
+  beforeAll(async () => {
+    red = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 255, g: 0, b: 0 } } }).png().toBuffer();
+    server = createServer((_req, res) => void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(red));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const edit = (key: string, reference: string) => call(h.baseUrl, 'POST', NATIVE, { key, body: { model: 'flux-fill-pro', prompt: 'Paint it', input_images: [reference] } });
+
+  it('a data URI reference: hosted by us with its sniffed type, read by the model (the sandbox paints its colour)', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const response = await edit(apiKey, `data:image/jpeg;base64,${red.toString('base64')}`); // the declared type is wrong on purpose
+    const result = expectNativeOk(response);
+    const hosted = await h.deps.blobs.get(`${response.headers.get('x-request-id')}-ref-0.png`, h.deps.now());
+    expect(hosted?.meta.contentType).toBe('image/png');
+    expect(hosted?.bytes.equals(red)).toBe(true);
+    const { data } = await sharp(Buffer.from(result.data[0].b64_json, 'base64')).raw().toBuffer({ resolveWithObject: true });
+    expect([data[0]! > 200, data[1]! < 60, data[2]! < 60]).toEqual([true, true, true]);
+  });
+
+  it('unusable references: 400 upstream_validation_error naming the reference, with a hint; nothing charged', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    for (const [reference, hint] of [
+      ['not base64!', /data URI/],
+      [Buffer.from('plain text, not pixels').toString('base64'), /PNG, JPEG/],
+      [`${origin}/red.png`, /public, direct-download/], // loopback: refused by the SSRF policy of this gateway
+      ['http://169.254.169.254/latest/meta-data/', /public, direct-download/],
+    ] as const) {
+      const response = await edit(apiKey, reference);
+      expectNativeError(response, 400, 'upstream_validation_error');
+      expect(response.body.data.meta).toMatchObject({ field: 'input_images[0]', hint: expect.stringMatching(hint) });
+    }
+    expect(await h.deps.ledger.postedSpend(accountId)).toBe(0n);
+    expect((await h.deps.ledger.getBalance(accountId)).heldMicros).toBe(0n);
+  });
+
+  it('a link to an allow-listed address is fetched (MEDIA_FETCH_ALLOW)', async () => {
+    const allowing = await startHarness({ MEDIA_FETCH_ALLOW: '127.0.0.1' });
+    try {
+      const { apiKey } = await allowing.newAccount(undefined, { balanceUsd: 1 });
+      const response = await call(allowing.baseUrl, 'POST', NATIVE, { key: apiKey, body: { model: 'flux-fill-pro', prompt: 'Paint it', input_images: [`${origin}/red.png`] } });
+      expect(expectNativeOk(response).usage.images).toBe(1);
+    } finally {
+      await allowing.close();
+    }
+  });
+});
+

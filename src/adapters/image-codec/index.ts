@@ -35,3 +35,22 @@ export async function encodeImage(png: Buffer, format: OutputFormat): Promise<En
 export async function solidPng(width: number, height: number, rgba: { r: number; g: number; b: number; alpha: number }): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 4, background: rgba } }).png().toBuffer();
 }
+
+const FORMAT_OF: Record<string, OutputFormat | 'gif' | 'avif' | 'tiff' | 'heif'> = { png: 'png', jpeg: 'jpeg', webp: 'webp', gif: 'gif', avif: 'avif', tiff: 'tiff', heif: 'heif' };
+
+/** What an image's bytes are, sniffed (a host's Content-Type is not trusted); null when they are not an image. */
+export async function inspectImage(bytes: Buffer): Promise<{ format: string; mimeType: string; width: number; height: number } | null> {
+  try {
+    const meta = await sharp(bytes).metadata();
+    const format = meta.format === undefined ? undefined : FORMAT_OF[meta.format];
+    if (format === undefined || meta.width === undefined || meta.height === undefined) return null;
+    return { format, mimeType: `image/${format}`, width: meta.width, height: meta.height };
+  } catch {
+    return null;
+  }
+}
+
+/** The colour an image is mostly made of (the sandbox paints edits in their reference's colour). */
+export async function dominantColour(bytes: Buffer): Promise<{ r: number; g: number; b: number }> {
+  return (await sharp(bytes).stats()).dominant;
+}

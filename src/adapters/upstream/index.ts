@@ -116,6 +116,8 @@ export interface ImageCall {
   /** The aspect ratio the request resolved to, for vendors that take ratios; null for pixel-size models. */
   aspectRatio: string | null;
   quality?: string;
+  /** Reference images (edit mode), hosted by us: their bytes and a link to them, for vendors that want either. */
+  references: { bytes: Buffer; mimeType: string; url: string }[];
   signal: CancelSignal;
   deadlineAtMs: number;
 }

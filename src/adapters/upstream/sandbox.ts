@@ -11,7 +11,7 @@
  * - images: a real PNG of the asked pixels per image, one half-transparent colour taken from a hash of the prompt.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { solidPng } from '../image-codec/index.js';
+import { dominantColour, solidPng } from '../image-codec/index.js';
 import type { TokenCounter } from '../../domain/token-counter.js';
 import type {
   ChatCall, ChatResult, ChatStream, EmbeddingCall, EmbeddingResult, ImageCall, ImageResult, RerankCall, RerankResult,
@@ -223,15 +223,17 @@ export class SandboxProvider implements UpstreamProvider {
     return { vectors, promptTokens };
   }
 
-  /** Images: one solid, half-transparent PNG per image, its colour derived from the prompt (so runs repeat). */
+  /**
+   * Images: one solid, half-transparent PNG per image, its colour derived from the prompt (so runs repeat); an edit
+   * (references given) is painted in its first reference's dominant colour, so a caller can see it was read.
+   */
   async image(call: ImageCall): Promise<ImageResult> {
     if (call.signal.aborted) throw aborted();
     const digest = createHash('sha256').update(`${call.upstreamModel}\n${call.prompt}`).digest();
+    const edited = call.references[0] === undefined ? null : await dominantColour(call.references[0].bytes);
+    const colour = (i: number) => edited ?? { r: digest[i % 32]!, g: digest[(i + 1) % 32]!, b: digest[(i + 2) % 32]! };
     const images = await Promise.all(
-      Array.from({ length: call.n }, async (_, i) => ({
-        bytes: await solidPng(call.width, call.height, { r: digest[i % 32]!, g: digest[(i + 1) % 32]!, b: digest[(i + 2) % 32]!, alpha: 0.5 }),
-        mimeType: 'image/png',
-      })),
+      Array.from({ length: call.n }, async (_, i) => ({ bytes: await solidPng(call.width, call.height, { ...colour(i), alpha: 0.5 }), mimeType: 'image/png' })),
     );
     return { images };
   }

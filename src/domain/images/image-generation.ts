@@ -1,5 +1,4 @@
 import type { components } from '../../../generated/openapi.js';
-import type { BlobStore } from '../../adapters/blob-store/index.js';
 import { encodeImage, type EncodedImage, type OutputFormat } from '../../adapters/image-codec/index.js';
 import type { CancelSignal } from '../../cancel-signal.js';
 import { ApiError } from '../../errors/api-error.js';
@@ -7,12 +6,12 @@ import type { Principal } from '../authenticator.js';
 import { runReservedChain } from '../billed-chain.js';
 import type { Billing } from '../billing.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
-import type { FileLinks } from '../file-links.js';
 import { microsToUsd } from '../money.js';
 import { imageCost } from '../pricing/index.js';
 import type { RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
 import { planImage } from './image-plan.js';
+import { hostReferences, type ReferenceDeps } from './references.js';
 
 type ImageRequest = components['schemas']['ImageRequest'];
 type ImageGenerationBody = components['schemas']['ImageGeneration'];
@@ -24,25 +23,30 @@ export const SYNC_RENDER_BUDGET_MS = 300_000;
 
 const EXTENSION: Record<OutputFormat, string> = { png: 'png', jpeg: 'jpg', webp: 'webp' };
 
-export interface ImageGenerationDeps {
+export interface ImageGenerationDeps extends ReferenceDeps {
   catalog: ModelCatalog;
   routes: RouteTable;
   billing: Billing;
-  blobs: BlobStore;
-  fileLinks: FileLinks;
   now: () => number;
 }
 
 /**
- * SPEC 2.11, 4.4 synchronous images: planned and priced as the estimate is, the estimate held, the chain walked,
- * each image re-encoded to `output_format`, hosted (never an upstream link passed on) and linked, then the images
- * delivered charged. A chain that fails or runs out of time, or images that cannot be hosted, cost nothing.
+ * SPEC 2.11, 4.4 synchronous images: planned and priced as the estimate is, the estimate held, the references
+ * loaded and hosted, the chain walked, each image re-encoded to `output_format`, hosted (never an upstream link
+ * passed on) and linked, then the images delivered charged. An unusable reference, a chain that fails or runs out
+ * of time, or images that cannot be hosted cost nothing.
  */
 export async function generateImages(deps: ImageGenerationDeps, principal: Principal, requestId: string, request: ImageRequest, signal: CancelSignal, hooks: ChainHooks): Promise<ImageGenerationBody> {
   const plan = planImage(deps.catalog, request);
   const usage = (images: number) => (plan.tier === undefined ? { images } : { images, tier: plan.tier });
   const chain = deps.routes.chain(plan.entry.slug, 'image');
   const reservation = await deps.billing.reserve(principal, requestId, imageCost(plan.entry, usage(plan.n), principal.account));
+  const expiresAtMs = deps.now() + IMAGE_RETENTION_MS;
+  // Fetched only once the money is held: a key that cannot pay never makes us download anything.
+  const references = await hostReferences(deps, requestId, request.input_images ?? [], expiresAtMs).catch(async (err: unknown) => {
+    await deps.billing.release(reservation);
+    throw err;
+  });
   const outcome = await runReservedChain(
     deps.billing,
     reservation,
@@ -56,6 +60,7 @@ export async function generateImages(deps: ImageGenerationDeps, principal: Princ
         height: plan.height,
         aspectRatio: plan.aspectRatio,
         ...(request.quality === undefined ? {} : { quality: request.quality }),
+        references,
         signal,
         deadlineAtMs: hooks.deadlineAtMs,
       }),
@@ -64,7 +69,6 @@ export async function generateImages(deps: ImageGenerationDeps, principal: Princ
     throw err instanceof ApiError && err.code === 'upstream_timeout' ? new ApiError('render_timeout') : err;
   });
   const format: OutputFormat = request.output_format === 'jpg' ? 'jpeg' : (request.output_format ?? 'png');
-  const expiresAtMs = deps.now() + IMAGE_RETENTION_MS;
   let delivered: { image: EncodedImage; url: string }[];
   try {
     delivered = await Promise.all(

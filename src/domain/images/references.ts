@@ -1,0 +1,51 @@
+import type { BlobStore } from '../../adapters/blob-store/index.js';
+import { inspectImage } from '../../adapters/image-codec/index.js';
+import { MediaLoadError, type MediaLoader, type MediaLoadFailure } from '../../adapters/media-fetch/index.js';
+import type { ImageCall } from '../../adapters/upstream/index.js';
+import { ApiError } from '../../errors/api-error.js';
+import type { FileLinks } from '../file-links.js';
+
+export interface ReferenceDeps {
+  media: MediaLoader;
+  blobs: BlobStore;
+  fileLinks: FileLinks;
+}
+
+/** SPEC 2.11 / 7.4: what a client is told to do about a reference that could not be used. */
+const HINTS: Record<MediaLoadFailure | 'not_an_image', string> = {
+  undecodable: 'send a link (https://…), a data URI (data:image/png;base64,…) or the bytes in base64',
+  blocked_address: 'send a public, direct-download link or a data URI',
+  too_large: 'send a smaller image',
+  timeout: 'send a public, direct-download link that answers quickly, or a data URI',
+  unreachable: 'send a public, direct-download link (not a view page, a sign-in redirect or a private share), or a data URI',
+  not_an_image: 'send a PNG, JPEG, WebP, GIF, AVIF, TIFF or HEIF image',
+};
+
+/**
+ * The reference images of a request, loaded (SSRF-safely), sniffed (the type a host declared is not trusted) and
+ * hosted by us before dispatch, so every upstream gets the same bytes and a link of ours (never the client's
+ * data URI or link). One that cannot be used is 400 `upstream_validation_error` naming it, with a hint.
+ */
+export async function hostReferences(deps: ReferenceDeps, requestId: string, references: readonly string[], expiresAtMs: number): Promise<ImageCall['references']> {
+  return Promise.all(
+    references.map(async (reference, i) => {
+      const field = `input_images[${i}]`;
+      let bytes: Buffer;
+      try {
+        ({ bytes } = await deps.media.load(reference));
+      } catch (err) {
+        if (!(err instanceof MediaLoadError)) throw err;
+        throw unusable(field, err.message, err.failure);
+      }
+      const image = await inspectImage(bytes);
+      if (image === null) throw unusable(field, 'not an image', 'not_an_image');
+      const name = `${requestId}-ref-${i}.${image.format}`;
+      await deps.blobs.put(name, bytes, { contentType: image.mimeType, expiresAtMs });
+      return { bytes, mimeType: image.mimeType, url: deps.fileLinks.link(name, expiresAtMs) };
+    }),
+  );
+}
+
+function unusable(field: string, reason: string, failure: keyof typeof HINTS): ApiError {
+  return new ApiError('upstream_validation_error', `${field}: ${reason}`, { meta: { field, hint: HINTS[failure] } });
+}
