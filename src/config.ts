@@ -90,6 +90,8 @@ const schema = z.object({
   MEDIA_FETCH_ALLOW: z.string().default(''),
   MEDIA_FETCH_MAX_BYTES: z.coerce.number().int().positive().default(32 * 1024 * 1024),
   MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** SPEC 8: a synchronous image render has 300 seconds (then 504 render_timeout, nothing charged). */
+  IMAGE_RENDER_BUDGET_MS: z.coerce.number().int().positive().default(300_000),
   FILE_LINK_SECRET: z.string().min(32).optional(),
   BLOB_STORE: z.enum(['file', 's3']).default('file'),
   BLOB_DIR: z.string().min(1).default('data/files'),

@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOG, type ErrorCode } from '../../src/errors/catalog.js';
 
 const NOT_SERVED_YET: Partial<Record<ErrorCode, string>> = {
-  render_timeout: 'needs an image upstream that can stall past the 300 s budget: the OpenAI-style images provider comes next',
   rental_unavailable: 'GPU rentals are not in the contract yet',
   resources_unavailable: 'GPU rentals are not in the contract yet',
 };

@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 
-export type UpstreamType = 'openai' | 'cohere-rerank' | 'tei-rerank';
+export type UpstreamType = 'openai' | 'cohere-rerank' | 'tei-rerank' | 'openai-images';
 
 /** One route of a slug's chain, and the provider (vendor endpoint) it goes to. */
 export interface UpstreamRouteSpec {
   /** Provider name in the file; a name used in several routes must describe the same provider each time. */
   provider: string;
-  /** The fake's origin (`fake.baseUrl`, or `closedPortUrl()`). For `openai`, `/v1` is appended. */
+  /** The fake's origin (`fake.baseUrl`, or `closedPortUrl()`). For `openai` and `openai-images`, `/v1` is appended. */
   url: string;
   /** Default `openai`. */
   type?: UpstreamType;
@@ -73,7 +73,7 @@ function addProvider(providers: Record<string, Record<string, unknown>>, route: 
   const type = route.type ?? 'openai';
   const config: Record<string, unknown> = {
     type,
-    base_url: type === 'openai' ? `${route.url.replace(/\/+$/, '')}/v1` : route.url,
+    base_url: type === 'openai' || type === 'openai-images' ? `${route.url.replace(/\/+$/, '')}/v1` : route.url,
     ...(route.apiKeyEnv === undefined ? {} : { api_key_env: route.apiKeyEnv }),
     ...(route.streams === undefined ? {} : { streams: route.streams }),
     ...(route.budgetMs === undefined ? {} : { budget_ms: route.budgetMs }),

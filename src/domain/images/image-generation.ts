@@ -1,9 +1,9 @@
 import type { components } from '../../../generated/openapi.js';
-import { encodeImage, type EncodedImage, type OutputFormat } from '../../adapters/image-codec/index.js';
+import { encodeImage, type OutputFormat } from '../../adapters/image-codec/index.js';
 import type { CancelSignal } from '../../cancel-signal.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
-import { runReservedChain } from '../billed-chain.js';
+import { releasingOnFailure, runReservedChain } from '../billed-chain.js';
 import type { Billing } from '../billing.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { microsToUsd } from '../money.js';
@@ -18,8 +18,6 @@ type ImageGenerationBody = components['schemas']['ImageGeneration'];
 
 /** SPEC 8: images are kept (and their links work) 15 minutes. */
 export const IMAGE_RETENTION_MS = 15 * 60_000;
-/** SPEC 8: a synchronous render has 300 seconds. */
-export const SYNC_RENDER_BUDGET_MS = 300_000;
 
 const EXTENSION: Record<OutputFormat, string> = { png: 'png', jpeg: 'jpg', webp: 'webp' };
 
@@ -43,10 +41,7 @@ export async function generateImages(deps: ImageGenerationDeps, principal: Princ
   const reservation = await deps.billing.reserve(principal, requestId, imageCost(plan.entry, usage(plan.n), principal.account));
   const expiresAtMs = deps.now() + IMAGE_RETENTION_MS;
   // Fetched only once the money is held: a key that cannot pay never makes us download anything.
-  const references = await hostReferences(deps, requestId, request.input_images ?? [], expiresAtMs).catch(async (err: unknown) => {
-    await deps.billing.release(reservation);
-    throw err;
-  });
+  const references = await releasingOnFailure(deps.billing, reservation, () => hostReferences(deps, requestId, request.input_images ?? [], expiresAtMs));
   const outcome = await runReservedChain(
     deps.billing,
     reservation,
@@ -69,20 +64,16 @@ export async function generateImages(deps: ImageGenerationDeps, principal: Princ
     throw err instanceof ApiError && err.code === 'upstream_timeout' ? new ApiError('render_timeout') : err;
   });
   const format: OutputFormat = request.output_format === 'jpg' ? 'jpeg' : (request.output_format ?? 'png');
-  let delivered: { image: EncodedImage; url: string }[];
-  try {
-    delivered = await Promise.all(
+  const delivered = await releasingOnFailure(deps.billing, reservation, () =>
+    Promise.all(
       outcome.value.images.slice(0, plan.n).map(async (source, i) => {
         const image = await encodeImage(source.bytes, format);
         const name = `${requestId}-${i}.${EXTENSION[image.format]}`;
         await deps.blobs.put(name, image.bytes, { contentType: image.mimeType, expiresAtMs });
         return { image, url: deps.fileLinks.link(name, expiresAtMs) };
       }),
-    );
-  } catch (err) {
-    await deps.billing.release(reservation);
-    throw err;
-  }
+    ),
+  );
   const deliveredFormat = delivered[0]?.image.format ?? format;
   const charge = await deps.billing.settle(reservation, imageCost(plan.entry, usage(delivered.length), principal.account), {
     model: plan.entry.slug,

@@ -1,6 +1,7 @@
 import type { UpstreamProvider } from '../../adapters/upstream/index.js';
 import { CohereRerankProvider } from '../../adapters/upstream/cohere-rerank.js';
 import { OpenAiCompatibleProvider } from '../../adapters/upstream/openai-compatible.js';
+import { OpenAiImagesProvider } from '../../adapters/upstream/openai-images.js';
 import { SandboxProvider } from '../../adapters/upstream/sandbox.js';
 import { TeiRerankProvider } from '../../adapters/upstream/tei-rerank.js';
 import type { TokenCounter } from '../token-counter.js';
@@ -47,6 +48,8 @@ function build(name: string, config: ProviderConfig, apiKey: string | undefined,
       return new CohereRerankProvider({ name, baseUrl: config.base_url, ...defined({ apiKey, budgetMs: config.budget_ms }) });
     case 'tei-rerank':
       return new TeiRerankProvider({ name, baseUrl: config.base_url, ...defined({ apiKey, budgetMs: config.budget_ms }) });
+    case 'openai-images':
+      return new OpenAiImagesProvider({ name, baseUrl: config.base_url, ...defined({ apiKey, budgetMs: config.budget_ms }) });
   }
 }
 

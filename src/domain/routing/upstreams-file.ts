@@ -12,7 +12,7 @@ const providerName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be l
 const positiveMs = z.number().int().positive();
 /** Only the env var's NAME lives in the file: keys stay out of the repository and out of logs. */
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable');
-/** The provider appends its operation path: openai `/chat/completions`, cohere-rerank `/v1/rerank`, tei-rerank `/rerank`. */
+/** The provider appends its operation path: openai `/chat/completions`, cohere-rerank `/v1/rerank`, tei-rerank `/rerank`, openai-images `/images/generations`. */
 const baseUrl = z.url({
   protocol: /^https?$/,
   error: (issue) => (issue.input === undefined ? 'is required for an HTTP provider' : 'must be an http(s) URL'),
@@ -35,6 +35,8 @@ const providerSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('cohere-rerank'), base_url: baseUrl, api_key_env: envName.optional(), budget_ms: positiveMs.optional() }),
   /** api_key_env: for a TEI started with `--api-key`. */
   z.strictObject({ type: z.literal('tei-rerank'), base_url: baseUrl, api_key_env: envName.optional(), budget_ms: positiveMs.optional() }),
+  /** An OpenAI-style images API (`/images/generations`). */
+  z.strictObject({ type: z.literal('openai-images'), base_url: baseUrl, api_key_env: envName.optional(), budget_ms: positiveMs.optional() }),
 ]);
 
 const usd = z.number().nonnegative();

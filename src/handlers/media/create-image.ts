@@ -1,12 +1,12 @@
-import { generateImages, SYNC_RENDER_BUDGET_MS } from '../../domain/images/image-generation.js';
+import { generateImages } from '../../domain/images/image-generation.js';
 import { abortWhenClientLeaves } from '../../http/client-abort.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler, RequestContext } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 
-/** Both surfaces render the same way; the 300-second budget is the request's deadline (SPEC 8). */
+/** Both surfaces render the same way; the render budget (SPEC 8: 300 seconds) is the request's deadline. */
 function render({ deps, principal, requestId, body, req, res }: RequestContext<'createImage' | 'createCompatImage'>) {
-  const hooks = deps.chainHooks(requestId, body!.model, SYNC_RENDER_BUDGET_MS);
+  const hooks = deps.chainHooks(requestId, body!.model, deps.config.IMAGE_RENDER_BUDGET_MS);
   return generateImages(deps, requirePrincipal(principal), requestId, body!, abortWhenClientLeaves(req, res), hooks);
 }
 

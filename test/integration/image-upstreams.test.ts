@@ -1,0 +1,72 @@
+/**
+ * Image generations routed to OpenAI-style images APIs (local fakes speaking `/images/generations`): what the
+ * upstream is asked, what the caller gets (decoded here), failover past a failing route charged once, and the
+ * 300-second render budget (shortened here) ending in 504 render_timeout with nothing charged.
+ */
+import sharp from 'sharp';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
+import { call, startHarness, type Harness } from '../setup/harness.js';
+import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
+import { expectNothingBilled, money } from './gateway-helpers.js';
+
+const names = ['a', 'b'] as const;
+const fakes = {} as Record<(typeof names)[number], FakeUpstream>;
+const behaviours: Record<(typeof names)[number], FakeBehaviour> = { a: 'ok', b: 'ok' };
+let h: Harness;
+let impatient: Harness;
+
+beforeAll(async () => {
+  for (const name of names) fakes[name] = await startFakeUpstream({ behaviour: () => behaviours[name] });
+  const upstreams = writeUpstreamsFile({
+    'imgG-4o': [
+      { provider: 'images-a', type: 'openai-images', url: fakes.a.baseUrl, cost: { perRequest: 0.01 } },
+      { provider: 'images-b', type: 'openai-images', url: fakes.b.baseUrl, cost: { perRequest: 0.02 } },
+    ],
+  });
+  h = await startHarness({ UPSTREAMS_FILE: upstreams });
+  impatient = await startHarness({ UPSTREAMS_FILE: upstreams, IMAGE_RENDER_BUDGET_MS: '400' });
+});
+
+afterAll(async () => {
+  await h?.close();
+  await impatient?.close();
+  for (const name of names) await fakes[name]?.close();
+  removeUpstreamsFiles();
+});
+
+beforeEach(() => Object.assign(behaviours, { a: 'ok', b: 'ok' }));
+
+const BODY = { model: 'imgG-4o', prompt: 'A lighthouse at dawn', size: '1024x1536', n: 2 };
+
+describe('an OpenAI-style images upstream', () => {
+  it('is asked for the model, prompt, n and pixel size; its PNGs reach the caller; 2 × $0.04 charged', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const seen = fakes.a.requests.length;
+    const result = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/images/generations', { key: apiKey, body: BODY }));
+    expect(fakes.a.requests[seen]).toMatchObject({ path: '/v1/images/generations', body: { model: 'images-a/imgG-4o', prompt: BODY.prompt, n: 2, size: '1024x1536', response_format: 'b64_json' } });
+    expect(result.data).toHaveLength(2);
+    const meta = await sharp(Buffer.from(result.data[1].b64_json, 'base64')).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['png', 1024, 1536]);
+    expect(result.usage).toMatchObject({ model: 'imgG-4o', images: 2, cost: 0.08 });
+    expect(await h.deps.ledger.postedSpend(accountId)).toBe(80_000n);
+  });
+
+  it('a failing route is failed over; the images are charged once', async () => {
+    behaviours.a = { status: 503 };
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const seen = fakes.b.requests.length;
+    expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/images/generations', { key: apiKey, body: BODY }));
+    expect(fakes.b.requests.length).toBe(seen + 1);
+    expect(await h.deps.ledger.postedSpend(accountId)).toBe(80_000n);
+  });
+
+  it('every route silent past the render budget: 504 render_timeout, nothing charged', async () => {
+    Object.assign(behaviours, { a: 'silent', b: 'silent' });
+    const { accountId, apiKey } = await impatient.newAccount(undefined, { balanceUsd: 1 });
+    const before = await money(impatient, accountId);
+    expectCompatError(await call(impatient.baseUrl, 'POST', '/v1/compat/images/generations', { key: apiKey, body: BODY }), 504, 'render_timeout');
+    await expectNothingBilled(impatient, accountId, before);
+  });
+});
