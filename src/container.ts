@@ -115,6 +115,13 @@ function buildBlobStore(config: Config): BlobStore {
   });
 }
 
+/** Where clients reach the service (file links name it); unset, this process's own address, said in production. */
+function publicBaseUrl(config: Config, logger: Logger): string {
+  if (config.PUBLIC_BASE_URL !== undefined) return config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  if (config.NODE_ENV === 'production') logger.warn('PUBLIC_BASE_URL is not set: file links name this process\'s own address');
+  return `http://${config.HOST}:${config.PORT}`;
+}
+
 /**
  * FILE_LINK_SECRET signs file links; every process behind one address needs the same one. Unset, a process makes
  * its own, and its links stop working when it stops (fine for `make run`; said in a warning in production).
@@ -204,7 +211,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     timeoutMs: config.MEDIA_FETCH_TIMEOUT_MS,
     maxRedirects: MEDIA_FETCH_MAX_REDIRECTS,
   });
-  const fileLinks = new FileLinks(fileLinkSecret(config, logger), config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`);
+  const fileLinks = new FileLinks(fileLinkSecret(config, logger), publicBaseUrl(config, logger));
   const background = [
     [new Periodic(() => ledger.expireHolds(now()), (err) => logger.warn({ err }, 'hold sweep failed')), config.HOLD_SWEEP_MS],
     [new Periodic(() => idempotencyKeys.expire(now()), (err) => logger.warn({ err }, 'idempotency key sweep failed')), config.HOLD_SWEEP_MS],

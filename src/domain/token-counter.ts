@@ -45,6 +45,7 @@ export class TokenCounter {
     }
     await options.beforeHeavy?.();
     this.onCounted('worker', charsUpTo(input, Number.POSITIVE_INFINITY));
-    return offLoop();
+    // A pool that fails (a crashed thread, a shutdown) must not strand a hold: count here rather than not at all.
+    return offLoop().catch(() => inline());
   }
 }

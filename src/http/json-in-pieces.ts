@@ -29,7 +29,11 @@ export async function writeJsonInPieces(res: Response, status: number, body: Rec
 /** Writes one slice; false when the client is gone. */
 async function flush(res: Response, slice: string): Promise<boolean> {
   if (res.destroyed) return false;
-  if (!res.write(slice)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  if (!res.write(slice)) {
+    const stop = new AbortController(); // the listener that did not fire is removed, not left behind per slice
+    await Promise.race([once(res, 'drain', { signal: stop.signal }), once(res, 'close', { signal: stop.signal })]).catch(() => undefined);
+    stop.abort();
+  }
   await nextTurn();
   return !res.destroyed;
 }

@@ -63,6 +63,14 @@ describe('POST /v1/llm/images/generations', () => {
     expect(linked.data[0]).toEqual({ url: expect.stringContaining('/v1/files/'), mime_type: 'image/png' });
   });
 
+  it('a size beyond what the billed tier makes is shrunk to it, aspect kept (never paid at one tier and rendered at a larger one)', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const result = expectNativeOk(await call(h.baseUrl, 'POST', NATIVE, { key: apiKey, body: { model: 'flux-2-pro', prompt: 'Dunes', size: '9000x4500' } }));
+    expect(result.usage).toMatchObject({ model: 'flux-2-pro', size: '2048x1024', aspect_ratio: '16:9' });
+    const meta = await sharp(Buffer.from(result.data[0].b64_json, 'base64')).metadata();
+    expect([meta.width, meta.height]).toEqual([2048, 1024]);
+  });
+
   it('402 insufficient_balance from a $0 key, nothing charged; an edit-only model without a reference: upstream_validation_error', async () => {
     const broke = await h.newAccount();
     expectNativeError(await call(h.baseUrl, 'POST', NATIVE, { key: broke.apiKey, body: { model: 'imgG-2', prompt: 'x' } }), 402, 'insufficient_balance');

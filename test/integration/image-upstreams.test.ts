@@ -45,7 +45,7 @@ describe('an OpenAI-style images upstream', () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
     const seen = fakes.a.requests.length;
     const result = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/images/generations', { key: apiKey, body: BODY }));
-    expect(fakes.a.requests[seen]).toMatchObject({ path: '/v1/images/generations', body: { model: 'images-a/imgG-4o', prompt: BODY.prompt, n: 2, size: '1024x1536', response_format: 'b64_json' } });
+    expect(fakes.a.requests[seen]).toMatchObject({ path: '/v1/images/generations', body: { model: 'images-a/imgG-4o', prompt: BODY.prompt, n: 2, size: '1024x1536' } });
     expect(result.data).toHaveLength(2);
     const meta = await sharp(Buffer.from(result.data[1].b64_json, 'base64')).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['png', 1024, 1536]);
@@ -59,6 +59,16 @@ describe('an OpenAI-style images upstream', () => {
     const seen = fakes.b.requests.length;
     expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/images/generations', { key: apiKey, body: BODY }));
     expect(fakes.b.requests.length).toBe(seen + 1);
+    expect(await h.deps.ledger.postedSpend(accountId)).toBe(80_000n);
+  });
+
+  it('an upstream that answers bytes that are not an image is failed over; its junk is never delivered or charged', async () => {
+    behaviours.a = { overrides: { data: [{ b64_json: Buffer.from('not an image').toString('base64') }, { b64_json: '' }] } };
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const seen = fakes.b.requests.length;
+    const result = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/images/generations', { key: apiKey, body: BODY }));
+    expect(fakes.b.requests.length).toBe(seen + 1);
+    expect((await sharp(Buffer.from(result.data[0].b64_json, 'base64')).metadata()).format).toBe('png');
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(80_000n);
   });
 

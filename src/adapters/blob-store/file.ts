@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { checkBlobKey, type BlobMeta, type BlobStore, type StoredBlob } from './index.js';
 
 const META_SUFFIX = '.meta.json';
@@ -51,7 +51,7 @@ export class FileBlobStore implements BlobStore {
       if (!entry.endsWith(META_SUFFIX)) continue;
       const meta = await readMeta(join(this.root, entry));
       if (meta === null || meta.expiresAtMs > nowMs) continue;
-      await this.delete(relative(this.root, join(this.root, entry.slice(0, -META_SUFFIX.length))).split('\\').join('/'));
+      await this.delete(entry.slice(0, -META_SUFFIX.length).split(sep).join('/'));
       swept++;
     }
     return swept;

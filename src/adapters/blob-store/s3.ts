@@ -65,8 +65,9 @@ export class S3BlobStore implements BlobStore {
       const page = await this.#client.send(new ListObjectsV2Command({ Bucket: this.options.bucket, Prefix: this.options.prefix, ContinuationToken: token }));
       for (const { Key } of page.Contents ?? []) {
         if (Key === undefined) continue;
-        const head = await this.#client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key }));
-        if (Number(head.Metadata?.[EXPIRES_AT]) > nowMs) continue;
+        const expiresAtMs = await this.#expiry(Key);
+        // An object without our expiry is not ours (a shared bucket): never deleted here.
+        if (expiresAtMs === null || expiresAtMs > nowMs) continue;
         await this.#client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key }));
         swept++;
       }
@@ -77,6 +78,18 @@ export class S3BlobStore implements BlobStore {
 
   async close(): Promise<void> {
     this.#client.destroy();
+  }
+
+  /** An object's expiry, or null when it has none or is gone already. */
+  async #expiry(Key: string): Promise<number | null> {
+    try {
+      const head = await this.#client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key }));
+      const expiresAtMs = Number(head.Metadata?.[EXPIRES_AT]);
+      return Number.isFinite(expiresAtMs) ? expiresAtMs : null;
+    } catch (err) {
+      if (err instanceof NotFound || err instanceof NoSuchKey) return null;
+      throw err;
+    }
   }
 
   #key(key: string): string {

@@ -13,18 +13,23 @@ export interface EncodedImage {
 const MIME: Record<OutputFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
 
 /**
- * A delivered image in the format asked for (sharp 0.35, research/media.md B1): PNG passes through untouched,
- * JPEG has its alpha flattened onto white, WebP keeps it. An image that cannot be re-encoded is returned as the
- * source PNG, which is what SPEC 2.11 asks for (the caller still gets its image).
+ * A delivered image in the format asked for (sharp 0.35, research/media.md B1): one already in that format passes
+ * through untouched; JPEG has its alpha flattened onto white, WebP keeps it. An image that cannot be re-encoded is
+ * returned as PNG (SPEC 2.11: the caller still gets its image), or as it came when even that fails.
  */
-export async function encodeImage(png: Buffer, format: OutputFormat): Promise<EncodedImage> {
-  if (format === 'png') return { bytes: png, mimeType: MIME.png, format };
+export async function encodeImage(source: Buffer, sourceFormat: string, format: OutputFormat): Promise<EncodedImage> {
+  if (sourceFormat === format) return { bytes: source, mimeType: MIME[format], format };
   try {
-    const image = sharp(png);
-    const bytes = format === 'jpeg' ? await image.flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer() : await image.webp({ quality: 90 }).toBuffer();
+    const image = sharp(source);
+    const bytes =
+      format === 'jpeg'
+        ? await image.flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer()
+        : format === 'webp'
+          ? await image.webp({ quality: 90 }).toBuffer()
+          : await image.png().toBuffer();
     return { bytes, mimeType: MIME[format], format };
   } catch {
-    return { bytes: png, mimeType: MIME.png, format: 'png' };
+    return sourceFormat === 'png' || format === 'png' ? { bytes: source, mimeType: MIME.png, format: 'png' } : encodeImage(source, sourceFormat, 'png');
   }
 }
 

@@ -1,5 +1,6 @@
 import type { components } from '../../../generated/openapi.js';
-import { encodeImage, type OutputFormat } from '../../adapters/image-codec/index.js';
+import { encodeImage, inspectImage, type OutputFormat } from '../../adapters/image-codec/index.js';
+import { UpstreamError, type ImageResult } from '../../adapters/upstream/index.js';
 import type { CancelSignal } from '../../cancel-signal.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
@@ -39,38 +40,37 @@ export async function generateImages(deps: ImageGenerationDeps, principal: Princ
   const usage = (images: number) => (plan.tier === undefined ? { images } : { images, tier: plan.tier });
   const chain = deps.routes.chain(plan.entry.slug, 'image');
   const reservation = await deps.billing.reserve(principal, requestId, imageCost(plan.entry, usage(plan.n), principal.account));
-  const expiresAtMs = deps.now() + IMAGE_RETENTION_MS;
   // Fetched only once the money is held: a key that cannot pay never makes us download anything.
-  const references = await releasingOnFailure(deps.billing, reservation, () => hostReferences(deps, requestId, request.input_images ?? [], expiresAtMs));
+  const references = await releasingOnFailure(deps.billing, reservation, () => hostReferences(deps, requestId, request.input_images ?? [], deps.now() + IMAGE_RETENTION_MS));
+  const call = {
+    prompt: request.prompt,
+    n: plan.n,
+    width: plan.width,
+    height: plan.height,
+    aspectRatio: plan.aspectRatio,
+    ...(request.quality === undefined ? {} : { quality: request.quality }),
+    references,
+    signal,
+    deadlineAtMs: hooks.deadlineAtMs,
+  };
   const outcome = await runReservedChain(
     deps.billing,
     reservation,
     chain,
-    (route) =>
-      route.provider.image!({
-        upstreamModel: route.upstreamModel,
-        prompt: request.prompt,
-        n: plan.n,
-        width: plan.width,
-        height: plan.height,
-        aspectRatio: plan.aspectRatio,
-        ...(request.quality === undefined ? {} : { quality: request.quality }),
-        references,
-        signal,
-        deadlineAtMs: hooks.deadlineAtMs,
-      }),
+    async (route) => checkedImages(route.providerName, await route.provider.image!({ ...call, upstreamModel: route.upstreamModel })),
     hooks,
   ).catch((err: unknown) => {
     throw err instanceof ApiError && err.code === 'upstream_timeout' ? new ApiError('render_timeout') : err;
   });
   const format: OutputFormat = request.output_format === 'jpg' ? 'jpeg' : (request.output_format ?? 'png');
+  const deliveredUntilMs = deps.now() + IMAGE_RETENTION_MS; // from delivery: a link lives its 15 minutes after the render
   const delivered = await releasingOnFailure(deps.billing, reservation, () =>
     Promise.all(
-      outcome.value.images.slice(0, plan.n).map(async (source, i) => {
-        const image = await encodeImage(source.bytes, format);
+      outcome.value.slice(0, plan.n).map(async (source, i) => {
+        const image = await encodeImage(source.bytes, source.format, format);
         const name = `${requestId}-${i}.${EXTENSION[image.format]}`;
-        await deps.blobs.put(name, image.bytes, { contentType: image.mimeType, expiresAtMs });
-        return { image, url: deps.fileLinks.link(name, expiresAtMs) };
+        await deps.blobs.put(name, image.bytes, { contentType: image.mimeType, expiresAtMs: deliveredUntilMs });
+        return { image, url: deps.fileLinks.link(name, deliveredUntilMs) };
       }),
     ),
   );
@@ -90,4 +90,19 @@ export async function generateImages(deps: ImageGenerationDeps, principal: Princ
     })),
     usage: { model: plan.entry.slug, images: delivered.length, size: `${plan.width}x${plan.height}`, aspect_ratio: plan.aspectRatio, output_format: deliveredFormat, cost: microsToUsd(charge.costMicros) },
   };
+}
+
+/**
+ * What an upstream delivered, each image sniffed (a vendor's label is not trusted): no images, or bytes that are
+ * not an image, are a bad answer, so the chain moves on and nothing is charged for them.
+ */
+async function checkedImages(provider: string, result: ImageResult): Promise<{ bytes: Buffer; format: string }[]> {
+  if (result.images.length === 0) throw new UpstreamError({ kind: 'bad_response', message: `${provider} delivered no image` });
+  return Promise.all(
+    result.images.map(async ({ bytes }) => {
+      const image = await inspectImage(bytes);
+      if (image === null) throw new UpstreamError({ kind: 'bad_response', message: `${provider} delivered bytes that are not an image` });
+      return { bytes, format: image.format };
+    }),
+  );
 }

@@ -58,10 +58,18 @@ export function planImage(catalog: ModelCatalog, request: ImageRequest): ImagePl
 
 /** The long side of a tier's images (1K, 1 MP and single-price rows: 1024). */
 const TIER_LONG_SIDE: Record<string, number> = { '2K': 2048, '4K': 4096, '2MP': 1448, '4MP': 2048 };
+/** The longest side a tier can make: its own, 1024 for 1K / 1 MP, else 2048 (single-price and quality-priced rows). */
+const maxLongSide = (tier: string | undefined): number => TIER_LONG_SIDE[tier ?? ''] ?? (tier === '1K' || tier === '1MP' ? 1024 : 2048);
 
-/** Pixels for an aspect-ratio model: the size asked for where given, else the tier's long side at the aspect. */
+/**
+ * Pixels for an aspect-ratio model: the size asked for where given (shrunk, aspect kept, to what the tier billed
+ * can make: a size is never paid for at one tier and rendered at a larger one), else the tier's long side.
+ */
 function pixelsFor(shape: Shape, aspectRatio: string | null, tier: string | undefined): { width: number; height: number } {
-  if (shape.kind === 'pixels') return { width: shape.width, height: shape.height };
+  if (shape.kind === 'pixels') {
+    const scale = Math.min(1, maxLongSide(tier) / Math.max(shape.width, shape.height));
+    return { width: Math.max(1, Math.round(shape.width * scale)), height: Math.max(1, Math.round(shape.height * scale)) };
+  }
   const long = TIER_LONG_SIDE[tier ?? ''] ?? 1024;
   const ratio = aspectRatio === null || aspectRatio === 'auto' ? 1 : ratioOf(aspectRatio);
   return ratio >= 1 ? { width: long, height: Math.round(long / ratio) } : { width: Math.round(long * ratio), height: long };
