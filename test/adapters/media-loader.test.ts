@@ -106,6 +106,8 @@ describe('AddressPolicy', () => {
     expect(policy.permits('127.0.0.2')).toBe(false);
     expect(policy.permits('192.168.0.1')).toBe(false);
     expect(policy.permits('::ffff:192.168.0.1')).toBe(false);
+    expect(policy.permits('::7f00:1')).toBe(false); // IPv4-compatible IPv6, whatever it carries
+    expect(policy.permits('::5db8:d822')).toBe(false);
     expect(policy.permits('not an address')).toBe(false);
   });
 });
