@@ -1,8 +1,8 @@
 import type { components } from '../../../generated/openapi.js';
 import type { CallerDiscounts, ModelCatalog } from '../catalog/model-catalog.js';
 import { microsToUsd } from '../money.js';
-import { imageCost, NO_DISCOUNTS } from '../pricing/index.js';
-import { planImage } from './image-plan.js';
+import { NO_DISCOUNTS } from '../pricing/index.js';
+import { planCost, planImage } from './image-plan.js';
 
 type ImageRequest = components['schemas']['ImageRequest'];
 type ImageEstimate = components['schemas']['ImageEstimate'];
@@ -13,15 +13,14 @@ type ImageEstimate = components['schemas']['ImageEstimate'];
  */
 export function estimateImage(catalog: ModelCatalog, discounts: CallerDiscounts, request: ImageRequest): ImageEstimate {
   const plan = planImage(catalog, request);
-  const usage = (images: number) => (plan.tier === undefined ? { images } : { images, tier: plan.tier });
   return {
     model: plan.entry.slug,
     n: plan.n,
     size: plan.size,
     aspect_ratio: plan.aspectRatio,
     tier: plan.tier ?? null,
-    unit_price_usd: microsToUsd(imageCost(plan.entry, usage(1), NO_DISCOUNTS)),
-    estimated_cost_usd: microsToUsd(imageCost(plan.entry, usage(plan.n), NO_DISCOUNTS)),
-    discounted_cost_usd: microsToUsd(imageCost(plan.entry, usage(plan.n), discounts)),
+    unit_price_usd: microsToUsd(planCost(plan, 1, NO_DISCOUNTS)),
+    estimated_cost_usd: microsToUsd(planCost(plan, plan.n, NO_DISCOUNTS)),
+    discounted_cost_usd: microsToUsd(planCost(plan, plan.n, discounts)),
   };
 }

@@ -8,10 +8,9 @@ import { releasingOnFailure, runReservedChain } from '../billed-chain.js';
 import type { Billing } from '../billing.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { microsToUsd } from '../money.js';
-import { imageCost } from '../pricing/index.js';
 import type { RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
-import { planImage } from './image-plan.js';
+import { planCost, planImage } from './image-plan.js';
 import { hostReferences, type ReferenceDeps } from './references.js';
 
 type ImageRequest = components['schemas']['ImageRequest'];
@@ -37,9 +36,8 @@ export interface ImageGenerationDeps extends ReferenceDeps {
  */
 export async function generateImages(deps: ImageGenerationDeps, principal: Principal, requestId: string, request: ImageRequest, signal: CancelSignal, hooks: ChainHooks): Promise<ImageGenerationBody> {
   const plan = planImage(deps.catalog, request);
-  const usage = (images: number) => (plan.tier === undefined ? { images } : { images, tier: plan.tier });
   const chain = deps.routes.chain(plan.entry.slug, 'image');
-  const reservation = await deps.billing.reserve(principal, requestId, imageCost(plan.entry, usage(plan.n), principal.account));
+  const reservation = await deps.billing.reserve(principal, requestId, planCost(plan, plan.n, principal.account));
   // Fetched only once the money is held: a key that cannot pay never makes us download anything.
   const references = await releasingOnFailure(deps.billing, reservation, () => hostReferences(deps, requestId, request.input_images ?? [], deps.now() + IMAGE_RETENTION_MS));
   const call = {
@@ -75,7 +73,7 @@ export async function generateImages(deps: ImageGenerationDeps, principal: Princ
     ),
   );
   const deliveredFormat = delivered[0]?.image.format ?? format;
-  const charge = await deps.billing.settle(reservation, imageCost(plan.entry, usage(delivered.length), principal.account), {
+  const charge = await deps.billing.settle(reservation, planCost(plan, delivered.length, principal.account), {
     model: plan.entry.slug,
     kind: 'image',
     endpoint: 'images.generations',

@@ -1,7 +1,9 @@
 import type { components } from '../../../generated/openapi.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
-import type { ModelCatalog } from '../catalog/model-catalog.js';
+import type { CallerDiscounts, ModelCatalog } from '../catalog/model-catalog.js';
+import type { Micros } from '../money.js';
+import { imageCost } from '../pricing/index.js';
 
 type ImageRequest = components['schemas']['ImageRequest'];
 
@@ -73,6 +75,11 @@ function pixelsFor(shape: Shape, aspectRatio: string | null, tier: string | unde
   const long = TIER_LONG_SIDE[tier ?? ''] ?? 1024;
   const ratio = aspectRatio === null || aspectRatio === 'auto' ? 1 : ratioOf(aspectRatio);
   return ratio >= 1 ? { width: long, height: Math.round(long / ratio) } : { width: Math.round(long * ratio), height: long };
+}
+
+/** What `images` images of a plan cost at `discounts`: the one price the estimate, the hold and the charge all use. */
+export function planCost(plan: ImagePlan, images: number, discounts: CallerDiscounts): Micros {
+  return imageCost(plan.entry, plan.tier === undefined ? { images } : { images, tier: plan.tier }, discounts);
 }
 
 function checkReferences(entry: CatalogFileEntry, references: number): void {
