@@ -669,6 +669,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/llm/images/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an image job
+         * @description The request of `POST /v1/llm/images/generations` (SPEC 2.11), rendered in the background (SPEC 3.1, 4.4): checked,
+         *     planned and priced up front (as `POST /v1/llm/images/jobs/estimate` says), the estimate held (402
+         *     `insufficient_balance` before anything starts), the references loaded and hosted (an unusable one is 400
+         *     `upstream_validation_error` naming it, with `meta.hint`), then answered at once with `job_id` and
+         *     `estimated_cost_usd`; poll `GET /v1/llm/images/jobs/{job_id}` (SPEC 7.5 recommends a 10-minute budget). The
+         *     images delivered are charged once, when the render finishes, polled or not; a failed job costs nothing. The job
+         *     lives in the database: a gateway restarted mid-render resumes it. `Idempotency-Key` replays the kickoff.
+         */
+        post: operations["createImageJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/images/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Poll an image job
+         * @description SPEC 2.8, 3.1: `pending` or `processing`, then `completed` or `failed` (HTTP 200, `error` and `error_code` of
+         *     SPEC 7.5, nothing charged). The poll that first delivers a completed job carries each image's `b64_json` (unless
+         *     `response_format` was `url`); later polls replay the hosted `url` without it. Another account's, an unknown or an
+         *     expired job (15 minutes after kickoff) is 404 `job_not_found`.
+         */
+        get: operations["getImageJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/llm/images/jobs/estimate": {
         parameters: {
             query?: never;
@@ -686,6 +737,474 @@ export interface paths {
          *     `meta.hint`; too many references 400 `invalid_request` naming `input_images`); nothing is rendered or debited.
          */
         post: operations["estimateImageJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/audio/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a speech job
+         * @description Text to speech as a job (SPEC 3.1, 4.4): checked and priced up front (400 `invalid_request` naming the field:
+         *     an unknown `voice`, an `output_format` the model or its routes cannot deliver, listing those they can; `input`
+         *     over the model's `max_characters`), the price held (402 `insufficient_balance`), the render started on the
+         *     cheapest route that accepts it (503 `provider_unavailable` when none does; nothing charged), answered with
+         *     `job_id`, `estimated_cost_usd` and `inputs`. Poll `GET /v1/llm/audio/jobs/{job_id}`. Charged once, when the
+         *     audio is delivered, polled or not; a failed job costs nothing. Without `voice`, the model's stock voice.
+         */
+        post: operations["createAudioJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/audio/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Poll a speech job
+         * @description SPEC 2.8, 3.1: `pending` or `processing`, then `completed` (the hosted audio in `outputs`, `usage`,
+         *     `cost_usd`, `balance_usd`) or `failed` (HTTP 200, `error` and `error_code`, nothing charged), replayed until
+         *     the record expires 60 minutes after kickoff. Another account's, an unknown or an expired job is 404
+         *     `job_not_found`.
+         */
+        get: operations["getAudioJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/audio/jobs/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate a speech job
+         * @description What `POST /v1/llm/audio/jobs` with this body would cost (SPEC 4.3), with the kickoff's checks; nothing is
+         *     rendered or debited.
+         */
+        post: operations["estimateAudioJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/music/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a music job
+         * @description Music as a job (SPEC 3.1, 4.4): checked and priced up front (400 `invalid_request` naming the field: a
+         *     `duration` outside the model's range, an `output_format` the model or its routes cannot deliver, listing those
+         *     they can), `duration` × tracks held (402 `insufficient_balance`), the render started on the cheapest route that
+         *     accepts it (503 `provider_unavailable` when none does; nothing charged), answered with `job_id`,
+         *     `estimated_cost_usd` and `inputs`. Poll `GET /v1/llm/music/jobs/{job_id}`. Charged once on delivery, by the
+         *     measured length of the tracks delivered (never above the hold); a failed job costs nothing and says why in
+         *     `error` only (SPEC 7.5: no `error_code` on music).
+         */
+        post: operations["createMusicJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/music/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Poll a music job
+         * @description SPEC 2.8, 3.1: `pending` or `processing`, then `completed` (the hosted tracks in `outputs`, two for models
+         *     that deliver two, `usage` in seconds, `cost_usd`, `balance_usd`) or `failed` (HTTP 200, `error`, nothing
+         *     charged), replayed until the record expires 60 minutes after kickoff. Another account's, an unknown or an expired job is 404
+         *     `job_not_found`.
+         */
+        get: operations["getMusicJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/music/jobs/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate a music job
+         * @description What `POST /v1/llm/music/jobs` with this body would cost (SPEC 4.3), with the kickoff's checks; nothing is
+         *     rendered or debited.
+         */
+        post: operations["estimateMusicJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/videos/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a video job
+         * @description A video clip as a job (SPEC 2.12, 3.1, 4.4): every field rule checked up front (see `VideoRequest`: 400
+         *     `invalid_request` or `no_provider_available` naming the field, before anything is held), the clip's price held
+         *     (402 `insufficient_balance`), its media inputs fetched and hosted by us (one that cannot be fetched fails the job,
+         *     `input_rejected`, nothing charged), the render started on the cheapest route that can deliver the container
+         *     (503 `provider_unavailable` when none accepts it; nothing charged). The receipt carries `job_id`,
+         *     `estimated_cost_usd`, `inputs` (the request as rendered, with `notes`) and `config`. Poll
+         *     `GET /v1/llm/videos/jobs/{job_id}`: charged once, when the clip is delivered, for the seconds delivered (never
+         *     more than asked); a clip stuck at 0 % for 8 minutes is given up (the next route is tried, then the job fails with
+         *     a hint); failures cost nothing. A 480p request on the draft-capable `vidA-2-5` is a draft (SPEC 3.2): its
+         *     completed poll carries a `draft` block, and `POST /v1/llm/videos/jobs/{job_id}/final` renders it at 1080p.
+         */
+        post: operations["createVideoJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/videos/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Poll a video job
+         * @description SPEC 2.8, 3.1: `pending` or `processing` (with `progress` where the upstream reports it), then `completed`
+         *     (`video.url`, `video.stored_url`, `video.stored_ready`, `outputs` with the container, duration and type,
+         *     `config`, `usage` in seconds, `cost_usd`, `balance_usd`, and `draft` on a 480p draft of `vidA-2-5`) or `failed`
+         *     (HTTP 200, `error` and `error_code` of SPEC 7.5, nothing charged), replayed until the record expires 2 hours after
+         *     kickoff. A clip delivered as mov or webm is stored and served under its own extension and type. Another account's, an unknown or an expired job is 404
+         *     `job_not_found`.
+         */
+        get: operations["getVideoJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/videos/jobs/{job_id}/final": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render the final of a draft
+         * @description SPEC 3.2: a new job at 1080p with the same prompt, duration, references and audio as the completed 480p draft
+         *     `job_id` of the draft-capable SKU, billed separately (the price its `draft` block named, held now: 402
+         *     `insufficient_balance`). Works for 7 days from the draft's kickoff, also after the draft's own record expired
+         *     (2 hours); after that, or for a draft that is another account's, unknown or not a draft, 404 `job_not_found`; a
+         *     draft not completed (still rendering, or failed) is 400 `invalid_request`. Answers the new job's receipt. No body.
+         */
+        post: operations["finalizeVideoJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/videos/jobs/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate a video job
+         * @description What `POST /v1/llm/videos/jobs` with this body would cost (SPEC 4.3), with the kickoff's checks; nothing is
+         *     rendered or debited.
+         */
+        post: operations["estimateVideoJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/topaz/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The restoration models
+         * @description The live restoration catalog (SPEC 4.3): every restoration model, what it restores, its containers and
+         *     resolutions, `usd_per_credit` at list price and at the caller's discount, how credits are counted, and whether
+         *     this deployment can call it now (`available`, `unavailable_reason`).
+         */
+        get: operations["listTopazModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/topaz/image/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start restoring an image
+         * @description Restoration of an image as a job (SPEC 3.1, 4.4; the models: `GET /v1/llm/topaz/models`): checked up front (400
+         *     naming the field), the source fetched, measured and hosted once the account is shown able to pay a credit (402
+         *     `insufficient_balance`; a source that cannot be used fails the job, `input_rejected`, nothing charged), the
+         *     credits of its output held, the render started on the cheapest route that accepts it (503
+         *     `provider_unavailable` when none does). Answers `job_id`, `estimated_cost_usd` and `inputs` (with the output
+         *     size and the credits held); poll `GET /v1/llm/topaz/image/jobs/{job_id}`. Charged once on completion, by the
+         *     credits of what was delivered; a failed job costs nothing.
+         */
+        post: operations["createTopazImageJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/topaz/image/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Poll an image restoration job
+         * @description SPEC 2.8, 3.1: `pending` or `processing`, then `completed` (the hosted image in `outputs`, `usage` in
+         *     credits, `cost_usd`, `balance_usd`) or `failed` (HTTP 200, `error` and `error_code`, nothing charged), replayed
+         *     until the record expires 60 minutes after kickoff. Another account's, an unknown or an expired job is 404
+         *     `job_not_found`.
+         */
+        get: operations["getTopazImageJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/topaz/video/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start restoring a video
+         * @description Restoration of a video as a job (SPEC 3.1, 4.4; the models: `GET /v1/llm/topaz/models`): checked up front (400
+         *     naming the field), the source fetched, measured and hosted once the account is shown able to pay a credit (402
+         *     `insufficient_balance`; a source that cannot be used fails the job, `input_rejected`, nothing charged), the
+         *     credits of its output held, the render started on the cheapest route that accepts it (503
+         *     `provider_unavailable` when none does). Answers `job_id`, `estimated_cost_usd` and `inputs` (with the output
+         *     size and the credits held); poll `GET /v1/llm/topaz/video/jobs/{job_id}`. Charged once on completion, by the
+         *     credits of what was delivered; a failed job costs nothing.
+         */
+        post: operations["createTopazVideoJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/topaz/video/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Poll a video restoration job
+         * @description SPEC 2.8, 3.1: `pending` or `processing`, then `completed` (the hosted video in `outputs`, `usage` in
+         *     credits, `cost_usd`, `balance_usd`) or `failed` (HTTP 200, `error` and `error_code`, nothing charged), replayed
+         *     until the record expires 60 minutes after kickoff. Another account's, an unknown or an expired job is 404
+         *     `job_not_found`.
+         */
+        get: operations["getTopazVideoJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/chats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List chats
+         * @description The caller's chats, newest first, without their history; page with `limit` and `offset`.
+         */
+        get: operations["listChats"];
+        put?: never;
+        /**
+         * Create a chat
+         * @description A new, empty chat of the caller (SPEC 4.2 chats hold text and image messages; the shape is ours).
+         */
+        post: operations["createChat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/chats/{chat_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                chat_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a chat
+         * @description One of the caller's chats with its history (`dialogues`, in order). Another account's or an unknown chat is 404 `chat_not_found`.
+         */
+        get: operations["getChat"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/chats/{chat_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                chat_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a message to a chat
+         * @description SPEC 4.2. With a text model: the reply now (the chat's text history and this message as a chat completion, held
+         *     and charged as one; the user's message and the reply join the history). With an image model: answered at once
+         *     with `type: image_pending`, the image job's `job_id` and `estimated_cost_usd` (held), and the `dialogue_id` of
+         *     a placeholder in the history; poll `GET /v1/llm/chats/{chat_id}/image-jobs/{job_id}`. The image is charged when
+         *     it is rendered; a failed image costs nothing. 404 `chat_not_found` for another account's or an unknown chat.
+         */
+        post: operations["createChatMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llm/chats/{chat_id}/image-jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                chat_id: string;
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Poll a chat's image job
+         * @description SPEC 4.2: the image job of a chat message. Polls of one job within 2 seconds of each other share one look at it
+         *     (coalesced on the server). `completed` rewrites the placeholder in the history with the image (charged once,
+         *     when it was rendered); `failed` marks it, nothing charged. 404 `chat_not_found` for another account's or an
+         *     unknown chat, `job_not_found` for a job that is not this chat's or has expired.
+         */
+        get: operations["getChatImageJob"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -805,7 +1324,10 @@ export interface components {
             error: components["schemas"]["StreamError"];
         };
         /**
-         * @description Typed cause on a failed image or video job (SPEC 7.5); nothing is charged for a failed job.
+         * @description Why a job failed (SPEC 7.5); nothing is charged for a failed job. `content_moderation`: the input was refused on
+         *     content policy (not re-routed: rephrase). `generation_failed`: the upstreams failed or ran out of time, every
+         *     alternate route included (kick off again). `input_rejected`: a model refused the input media (fix it).
+         *     `invalid_request`: the model read the request differently from its fields (`error` names the change).
          * @enum {string}
          */
         JobFailureCode: "content_moderation" | "generation_failed" | "input_rejected" | "invalid_request";
@@ -890,9 +1412,10 @@ export interface components {
          *     | key_scope_required | 403 | permission_error | The key lacks the `keys` scope needed to create or revoke keys. |
          *     | file_link_invalid | 403 | permission_error | A hosted file's link has a wrong signature or has expired. |
          *     | file_not_found | 404 | invalid_request_error | A hosted file expired and was removed. |
+         *     | chat_not_found | 404 | invalid_request_error | The chat id is not one of the caller's chats. |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "key_scope_required" | "file_link_invalid" | "file_not_found";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -987,6 +1510,8 @@ export interface components {
             voices?: string[];
             default_voice?: string;
             max_characters?: number;
+            /** @description Music; tracks one call delivers (each billed by its length). Absent means one. */
+            tracks_per_call?: number;
         };
         /**
          * @description One model (SPEC 2.5). Every field is present on every row; a field that does not apply to the row's
@@ -1645,28 +2170,63 @@ export interface components {
             response_format?: "url" | "b64_json";
         };
         /**
+         * @description One image delivered (SPEC 2.11): its hosted `url` (a signed link that works for 15 minutes from delivery, SPEC 8)
+         *     and `mime_type`; the bytes as `b64_json` unless `response_format` was `url` (a job carries them on the poll that
+         *     first delivers it only, SPEC 2.8).
+         */
+        HostedImage: {
+            url: string;
+            b64_json?: string;
+            /** @enum {string} */
+            mime_type: "image/png" | "image/jpeg" | "image/webp";
+        };
+        /** @description What was delivered and charged (SPEC 2.11). `model` is the SKU billed (the resolution tier where it has its own row). */
+        ImageUsage: {
+            model: string;
+            images: number;
+            /** @description The pixels delivered, `WxH`. */
+            size: string;
+            aspect_ratio: string | null;
+            /** @enum {string} */
+            output_format: "png" | "jpeg" | "webp";
+            /** @description USD charged. */
+            cost: number;
+        };
+        /**
          * @description Images rendered synchronously (SPEC 2.11, 4.4), in request order. Each has its hosted `url` (a signed link that
          *     works for 15 minutes, SPEC 8) and, unless `response_format` was `url`, the bytes as `b64_json`. `usage.model` is
          *     the SKU billed (the resolution tier where it has its own row) and `usage.cost` the USD charged.
          */
         ImageGeneration: {
             created: number;
-            data: {
-                url: string;
-                b64_json?: string;
-                /** @enum {string} */
-                mime_type: "image/png" | "image/jpeg" | "image/webp";
-            }[];
-            usage: {
-                model: string;
-                images: number;
-                /** @description The pixels delivered, `WxH`. */
-                size: string;
-                aspect_ratio: string | null;
-                /** @enum {string} */
-                output_format: "png" | "jpeg" | "webp";
-                cost: number;
-            };
+            data: components["schemas"]["HostedImage"][];
+            usage: components["schemas"]["ImageUsage"];
+        };
+        /**
+         * @description An image job (SPEC 2.8, 3.1): `pending` or `processing`, then `completed` (the images, `usage`, `cost_usd`,
+         *     `balance_usd`; charged once, when the render finished, polled or not) or `failed` (`error`, `error_code`; HTTP
+         *     200, nothing charged). The kickoff answers the same object. The record, and its answer, are replayed to every
+         *     poll until `expires_at` (15 minutes after kickoff); then 404 `job_not_found`.
+         */
+        ImageJob: {
+            job_id: string;
+            /** @enum {string} */
+            status: "pending" | "processing" | "completed" | "failed";
+            /** @description The SKU billed (the resolution tier where it has its own row). */
+            model: string;
+            /** @description What was held at kickoff (list price at the caller's discount, for every image asked). */
+            estimated_cost_usd: number;
+            /** @description Unix seconds at which the record (and its images) are gone. */
+            expires_at: number;
+            /** @description Human-readable reason when failed. */
+            error?: string;
+            error_code?: components["schemas"]["JobFailureCode"];
+            /** @description Authoritative cost, on completion. */
+            cost_usd?: number;
+            /** @description The balance after the charge, on completion. */
+            balance_usd?: number;
+            images?: components["schemas"]["HostedImage"][];
+            usage?: components["schemas"]["ImageUsage"];
         };
         /**
          * @description What an image request would cost (SPEC 4.3 estimates), from the same pricing function the charge uses; nothing
@@ -1688,6 +2248,296 @@ export interface components {
             estimated_cost_usd: number;
             /** @description The caller's price of the request (its personal and tier discounts). */
             discounted_cost_usd: number;
+        };
+        /**
+         * @description Text to speech (SPEC 4.4; the request shape is ours, after OpenAI's speech API). `voice` is one of the model's
+         *     `capabilities.voices` (without one, its stock `default_voice`); `output_format` one of its
+         *     `capabilities.output_formats` that a route can deliver (default `mp3` where listed, else the first). `input` is
+         *     billed per character (Unicode code points) at the model's `retail_usd_per_unit`, at most
+         *     `capabilities.max_characters`.
+         */
+        SpeechRequest: {
+            model: string;
+            input: string;
+            voice?: string;
+            output_format?: string;
+        };
+        /**
+         * @description One delivered file, hosted by us (never an upstream link passed on) behind a signed `url` that works until the
+         *     job's record expires; `format` and `mime_type` are sniffed from the bytes, `duration_seconds` measured.
+         */
+        HostedMedia: {
+            url: string;
+            mime_type: string;
+            format: string;
+            duration_seconds?: number | null;
+        };
+        /**
+         * @description A media job (SPEC 2.8, 3.1): the kickoff answers it `pending` with `job_id`, `estimated_cost_usd` (held) and
+         *     `inputs` (the request as it will be rendered); then `processing` (`progress` when the upstream reports one),
+         *     then `completed` (`outputs`, `usage`, `cost_usd`, `balance_usd`; charged once, when the result is delivered,
+         *     polled or not) or `failed` (`error`, `error_code` of SPEC 7.5; HTTP 200, nothing charged). Replayed to every poll
+         *     until `expires_at`; then 404 `job_not_found`.
+         */
+        MediaJob: {
+            job_id: string;
+            /** @enum {string} */
+            status: "pending" | "processing" | "completed" | "failed";
+            model: string;
+            estimated_cost_usd: number;
+            /** @description Unix seconds at which the record and its files are gone. */
+            expires_at: number;
+            /** @description The request as it is rendered (defaults filled in, e.g. the stock voice). */
+            inputs?: {
+                [key: string]: unknown;
+            };
+            /** @description Percent done, when the upstream reports it. */
+            progress?: number | null;
+            error?: string;
+            error_code?: components["schemas"]["JobFailureCode"];
+            cost_usd?: number;
+            balance_usd?: number;
+            outputs?: components["schemas"]["HostedMedia"][];
+            /** @description Video: the resolved parameters (SPEC 2.8): resolution, audio, duration, task, mode. */
+            config?: {
+                [key: string]: unknown;
+            };
+            /** @description Video, on completion (SPEC 2.8): the clip, hosted by us; `stored_url` is the same hosted copy and `stored_ready` says it has landed (always, once completed: the job completes only when it has). */
+            video?: {
+                url: string;
+                stored_url: string;
+                stored_ready: boolean;
+            };
+            /**
+             * @description On a completed 480p draft of the draft-capable SKU (SPEC 3.2): what its 1080p final costs (list price, and the
+             *     caller's), until when it can be made (7 days from the draft's kickoff, even after this record expired), and
+             *     the path that makes it.
+             */
+            draft?: {
+                final_cost_usd: number;
+                final_discounted_cost_usd: number;
+                /** @description Unix seconds. */
+                final_until: number;
+                final_path: string;
+            };
+            usage?: {
+                model: string;
+                /** @enum {string} */
+                unit: "character" | "second" | "credit" | "clip";
+                units: number;
+                cost: number;
+            };
+        };
+        /**
+         * @description What a media kickoff with this body would cost (SPEC 4.3), from the pricing function the charge uses:
+         *     `estimated_cost_usd` at list price, `discounted_cost_usd` at the caller's (what the kickoff holds). `units` of
+         *     `unit` are what is billed (speech: characters of `input`; music: seconds, `duration` × tracks). Nothing is rendered or debited.
+         */
+        MediaEstimate: {
+            model: string;
+            /** @enum {string} */
+            unit: "character" | "second" | "credit" | "clip";
+            units: number;
+            estimated_cost_usd: number;
+            discounted_cost_usd: number;
+        };
+        /**
+         * @description Music (SPEC 4.4; the request shape is ours). `duration` in seconds within the model's
+         *     `capabilities.duration_range` (default: 30 seconds, or the nearest the range allows); `output_format` one of its
+         *     `capabilities.output_formats` a route can deliver (default `mp3`). Billed per second of delivered audio at the
+         *     model's `retail_usd_per_unit`, up to the `duration` asked per track (an encoder's padding or a longer cut is not
+         *     billed); a model with `capabilities.tracks_per_call` 2 delivers two tracks and bills both, so the hold is
+         *     `duration` × tracks.
+         */
+        MusicRequest: {
+            model: string;
+            prompt: string;
+            lyrics?: string;
+            /** @default false */
+            instrumental?: boolean;
+            duration?: number;
+            output_format?: string;
+        };
+        /**
+         * @description A video clip (SPEC 2.12, 7.4). Checked against the model's catalog `capabilities` at kickoff:
+         *     - `duration` (seconds): one of `durations`, or within `duration_range` (default: the shortest); `resolution`: one
+         *       of `resolutions` (default `1080p` where listed, else the highest); `mode`: one of `modes`; `audio: true` only
+         *       where `capabilities.audio`; `reference_image_urls` only on models with a reference-to-video route (at most
+         *       `max_reference_images`). A value the model's routes do not serve is 400 `no_provider_available` naming the field
+         *       (7.4 "combination not routed"), as is a combination the catalog does not price (`vidA-2-5` at 720p).
+         *     - `image_url` is required by image-to-video-only models, `image_url` and `video_url` by motion-control ones, and
+         *       `character_orientation` (default `video`) is for motion control only; `aspect_ratio` one of `aspect_ratios`, and
+         *       `auto` needs `image_url` or `video_url`; at 1080p on the draft-capable `vidA-2-5` there is no `last_frame_url`
+         *       and no `video_task`: each is 400 `invalid_request` naming the field.
+         *     - `output_format`: `mp4` (default), `mov` or `webm`, among the model's `output_formats` and delivered by one of its
+         *       routes, else 400 `invalid_request` naming the containers it can deliver. `output_quality` (20-99) is accepted and
+         *       has no effect (said in the receipt's `inputs.notes`). `bitrate`, `bitrate_mode` and `codec` are refused with a
+         *       hint.
+         *     - Media fields take https links or data URIs; every one is fetched (SSRF-safely), sniffed and hosted by us before
+         *       dispatch, so a data URI or a link served with a wrong Content-Type reaches the model as a real, typed link. One
+         *       that cannot be fetched fails the job (`input_rejected`, nothing charged), SPEC 7.4.
+         */
+        VideoRequest: {
+            model: string;
+            prompt: string;
+            duration?: number;
+            resolution?: string;
+            audio?: boolean;
+            mode?: string;
+            image_url?: string;
+            video_url?: string;
+            reference_image_urls?: string[];
+            last_frame_url?: string;
+            video_task?: string;
+            aspect_ratio?: string;
+            /** @enum {string} */
+            character_orientation?: "image" | "video";
+            /** @enum {string} */
+            output_format?: "mp4" | "mov" | "webm";
+            output_quality?: number;
+            /** @description Refused (400 with a hint); listed so the refusal can say why. */
+            bitrate?: unknown;
+            /** @description Refused (400 with a hint). */
+            bitrate_mode?: unknown;
+            /** @description Refused (400 with a hint). */
+            codec?: unknown;
+        };
+        /**
+         * @description The restoration models (SPEC 4.3, 4.4), as the catalog and this deployment's routes make them now: what each
+         *     restores, its containers, `usd_per_credit` at list price and at the caller's, and whether it can be called.
+         */
+        RestorationCatalog: {
+            models: {
+                slug: string;
+                label: string;
+                description: string;
+                /**
+                 * @description What it restores (`POST /v1/llm/topaz/image/jobs` or `/v1/llm/topaz/video/jobs`).
+                 * @enum {string}
+                 */
+                media: "image" | "video";
+                usd_per_credit: number;
+                discounted_usd_per_credit: number;
+                /** @description How credits are counted. */
+                credit_rule: string;
+                output_formats: string[];
+                resolutions?: string[];
+                available: boolean;
+                unavailable_reason: string | null;
+            }[];
+        };
+        /**
+         * @description Image restoration (SPEC 4.4: a source and a model, no prompt; the other fields are ours). `image_url` is an
+         *     https link, a data URI or base64, fetched SSRF-safely, sniffed and hosted by us before dispatch (one that cannot be
+         *     used fails the job, `input_rejected`). `scale` multiplies both sides (default 2, at most 6; the output may not
+         *     exceed 200 megapixels). `output_format` one of the model's `output_formats` (default png). Billed in credits at
+         *     `usd_per_credit` ($0.14), about 1 credit per 24 megapixels of output (rounded up), held at kickoff from the
+         *     source's measured size and charged on completion from the delivered image's.
+         */
+        TopazImageRequest: {
+            model: string;
+            image_url: string;
+            scale?: number;
+            /** @enum {string} */
+            output_format?: "png" | "jpeg" | "tiff";
+        };
+        /**
+         * @description Video restoration (SPEC 4.4: a source and a model, no prompt; the other fields are ours). `video_url` is an https
+         *     link or a data URI, fetched SSRF-safely, probed and hosted by us before dispatch (one that cannot be used fails the
+         *     job, `input_rejected`). `resolution` is the output height, `1080p` (default) or `4k`, the source's aspect kept.
+         *     `output_format` mp4 (default) or mov. Billed in credits at `usd_per_credit` ($0.14), 1 credit per 24 megapixels of
+         *     output frames (rounded up), counted at 30 frames a second: held at kickoff from the source's measured length and
+         *     charged on completion from the delivered clip's.
+         */
+        TopazVideoRequest: {
+            model: string;
+            video_url: string;
+            /** @enum {string} */
+            resolution?: "1080p" | "4k";
+            /** @enum {string} */
+            output_format?: "mp4" | "mov";
+        };
+        /**
+         * @description One entry of a chat's history. `type`: `text` (said by `role`), `image` (an image the assistant delivered, hosted
+         *     behind `image.url` while its job's files live), `image_pending` (the placeholder of an image job still rendering:
+         *     poll `GET /v1/llm/chats/{chat_id}/image-jobs/{job_id}`), `image_failed` (`content` says why; nothing charged).
+         */
+        ChatDialogue: {
+            dialogue_id: string;
+            /** @enum {string} */
+            role: "user" | "assistant";
+            /** @enum {string} */
+            type: "text" | "image" | "image_pending" | "image_failed";
+            content: string | null;
+            model: string | null;
+            job_id: string | null;
+            image: null | {
+                url: string;
+                mime_type: string;
+            };
+            created_at: number;
+        };
+        /** @description A chat of the caller (SPEC 4.2; its shape is ours), with its history when read on its own. */
+        ChatRoom: {
+            chat_id: string;
+            title: string;
+            /** @description Unix seconds. */
+            created_at: number;
+            dialogues?: components["schemas"]["ChatDialogue"][];
+        };
+        /**
+         * @description A message to a chat (SPEC 4.2). With a text model the reply is written now, from the chat's text history and this
+         *     message, priced and charged as a chat completion. With an image model the message is the prompt of an image job
+         *     (`size`, `n` and `output_format` as in SPEC 2.11): the answer comes at once as `image_pending` with its `job_id`
+         *     and the `dialogue_id` of a placeholder in the history.
+         */
+        ChatMessageRequest: {
+            model: string;
+            content: string;
+            size?: string;
+            n?: number;
+            /** @enum {string} */
+            output_format?: "png" | "jpeg" | "jpg" | "webp";
+        };
+        /**
+         * @description What a chat message got (SPEC 4.2): `text` with the assistant's reply and its cost, or `image_pending` with the
+         *     image job's id, its held estimate and the placeholder's `dialogue_id`.
+         */
+        ChatMessageReply: {
+            chat_id: string;
+            /** @enum {string} */
+            type: "text" | "image_pending";
+            dialogue_id: string;
+            content?: string;
+            model?: string;
+            cost_usd?: number;
+            job_id?: string;
+            estimated_cost_usd?: number;
+        };
+        /**
+         * @description An image job of a chat (SPEC 4.2, 2.8): `pending` / `processing`, then `completed` (the placeholder rewritten with
+         *     the image, charged) or `failed` (the placeholder marked, nothing charged). Polls within 2 seconds of each other
+         *     share one look at the job.
+         */
+        ChatImageJob: {
+            job_id: string;
+            chat_id: string;
+            dialogue_id: string;
+            /** @enum {string} */
+            status: "pending" | "processing" | "completed" | "failed";
+            model?: string;
+            image?: {
+                url: string;
+                mime_type: string;
+            };
+            images?: {
+                url: string;
+                mime_type: string;
+            }[];
+            cost_usd?: number;
+            balance_usd?: number;
+            error?: string;
+            error_code?: components["schemas"]["JobFailureCode"];
         };
         /** @description What went wrong on a stream that had opened (SPEC 6.2). */
         StreamError: {
@@ -2111,6 +2961,17 @@ export interface components {
         };
         /** @description No usage record with this id belongs to the caller, or the account was deleted. */
         NativeUsageRecordNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description No such chat for this caller, or no such image job in the chat. */
+        NativeChatNotFound: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
@@ -3576,6 +4437,103 @@ export interface operations {
             504: components["responses"]["CompatGatewayTimeout"];
         };
     };
+    createImageJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "imgG-2",
+                 *       "prompt": "A lighthouse at dawn",
+                 *       "size": "2048x1152",
+                 *       "output_format": "webp"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ImageRequest"];
+            };
+        };
+        responses: {
+            /** @description The job was accepted; its money is held. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["ImageJob"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            402: components["responses"]["NativeInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            409: components["responses"]["NativeIdempotencyConflict"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeModelUnavailable"];
+        };
+    };
+    getImageJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's state. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["ImageJob"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeJobNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
     estimateImageJob: {
         parameters: {
             query?: never;
@@ -3620,6 +4578,916 @@ export interface operations {
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
+        };
+    };
+    createAudioJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "tts-1",
+                 *       "input": "The quick brown fox jumps over the lazy dog.",
+                 *       "output_format": "wav"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SpeechRequest"];
+            };
+        };
+        responses: {
+            /** @description The job was accepted; its price is held and its render started. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["MediaJob"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            402: components["responses"]["NativeInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            409: components["responses"]["NativeIdempotencyConflict"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeModelUnavailable"];
+        };
+    };
+    getAudioJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's state. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["MediaJob"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeJobNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    estimateAudioJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "eleven-v3",
+                 *       "input": "Hello there."
+                 *     }
+                 */
+                "application/json": components["schemas"]["SpeechRequest"];
+            };
+        };
+        responses: {
+            /** @description The estimate. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["MediaEstimate"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+        };
+    };
+    createMusicJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "stable-audio-2-5",
+                 *       "prompt": "A calm piano loop",
+                 *       "duration": 20,
+                 *       "output_format": "wav"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MusicRequest"];
+            };
+        };
+        responses: {
+            /** @description The job was accepted; its price is held and its render started. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["MediaJob"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            402: components["responses"]["NativeInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            409: components["responses"]["NativeIdempotencyConflict"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeModelUnavailable"];
+        };
+    };
+    getMusicJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's state. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["MediaJob"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeJobNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    estimateMusicJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "suno-v5",
+                 *       "prompt": "An upbeat synth-pop song about trains",
+                 *       "duration": 60
+                 *     }
+                 */
+                "application/json": components["schemas"]["MusicRequest"];
+            };
+        };
+        responses: {
+            /** @description The estimate. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["MediaEstimate"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+        };
+    };
+    createVideoJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "vidA-2-5",
+                 *       "prompt": "A paper boat drifting down a rainy street",
+                 *       "duration": 5,
+                 *       "resolution": "480p"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VideoRequest"];
+            };
+        };
+        responses: {
+            /** @description The job was accepted; its price is held and its render started. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["MediaJob"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            402: components["responses"]["NativeInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            409: components["responses"]["NativeIdempotencyConflict"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeModelUnavailable"];
+        };
+    };
+    getVideoJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's state. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["MediaJob"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeJobNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    finalizeVideoJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The final was accepted; its price is held and its render started. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["MediaJob"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            402: components["responses"]["NativeInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeJobNotFound"];
+            409: components["responses"]["NativeIdempotencyConflict"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeModelUnavailable"];
+        };
+    };
+    estimateVideoJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "vidA-2-5",
+                 *       "prompt": "A paper boat",
+                 *       "duration": 8,
+                 *       "resolution": "1080p"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VideoRequest"];
+            };
+        };
+        responses: {
+            /** @description The estimate. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["MediaEstimate"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+        };
+    };
+    listTopazModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The restoration models. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["RestorationCatalog"];
+                    };
+                };
+            };
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+        };
+    };
+    createTopazImageJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "topaz-gigapixel-standard",
+                 *       "image_url": "https://example.com/photo.jpg",
+                 *       "scale": 4
+                 *     }
+                 */
+                "application/json": components["schemas"]["TopazImageRequest"];
+            };
+        };
+        responses: {
+            /** @description The job was accepted; its price is held and its render started. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["MediaJob"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            402: components["responses"]["NativeInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            409: components["responses"]["NativeIdempotencyConflict"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeModelUnavailable"];
+        };
+    };
+    getTopazImageJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's state. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["MediaJob"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeJobNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    createTopazVideoJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "topaz-video-proteus",
+                 *       "video_url": "https://example.com/clip.mp4",
+                 *       "resolution": "4k"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TopazVideoRequest"];
+            };
+        };
+        responses: {
+            /** @description The job was accepted; its price is held and its render started. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["MediaJob"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            402: components["responses"]["NativeInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            409: components["responses"]["NativeIdempotencyConflict"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeModelUnavailable"];
+        };
+    };
+    getTopazVideoJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's state. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["MediaJob"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeJobNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    listChats: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Records to skip (newest first). */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The chats. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            chats: components["schemas"]["ChatRoom"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+        };
+    };
+    createChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    title?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The chat. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["ChatRoom"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+        };
+    };
+    getChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                chat_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The chat and its history. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["ChatRoom"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeChatNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+        };
+    };
+    createChatMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                chat_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "imgG-4o",
+                 *       "content": "A lighthouse at dawn"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description The text reply, or the image job's receipt. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["ChatMessageReply"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            402: components["responses"]["NativeInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeChatNotFound"];
+            409: components["responses"]["NativeIdempotencyConflict"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            502: components["responses"]["NativeUpstreamFailed"];
+            503: components["responses"]["NativeModelUnavailable"];
+            504: components["responses"]["NativeGatewayTimeout"];
+        };
+    };
+    getChatImageJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                chat_id: string;
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's state. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["ChatImageJob"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeChatNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
         };
     };
     getHostedFile: {

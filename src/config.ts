@@ -92,6 +92,20 @@ const schema = z.object({
   MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** SPEC 8: a synchronous image render has 300 seconds (then 504 render_timeout, nothing charged). */
   IMAGE_RENDER_BUDGET_MS: z.coerce.number().int().positive().default(300_000),
+  /** An image job's budget from kickoff (SPEC 7.5: delivery can take about 7 minutes; the record lives 15). */
+  IMAGE_JOB_BUDGET_MS: z.coerce.number().int().positive().max(14 * 60_000).default(10 * 60_000),
+  /** A speech, music or restoration job's budget from kickoff; past it the job fails, nothing charged (the record lives 60 minutes). */
+  MEDIA_JOB_BUDGET_MS: z.coerce.number().int().positive().max(59 * 60_000).default(30 * 60_000),
+  /** How often a running media render is polled at its upstream. */
+  MEDIA_POLL_MS: z.coerce.number().int().positive().default(2_000),
+  /** SPEC 3.1 watchdog: a render at 0 % this long is given up on its route (the next route is tried). */
+  MEDIA_STALL_MS: z.coerce.number().int().positive().default(8 * 60_000),
+  /** How long a worker's lease on a job lasts unless renewed (every third of it); a dead worker's jobs are resumed after it. */
+  JOB_LEASE_MS: z.coerce.number().int().positive().default(30_000),
+  /** With REDIS_URL, jobs are dispatched through BullMQ under this key prefix: deployments sharing a Redis use different ones. */
+  JOB_QUEUE_PREFIX: z.string().min(1).default('cgw'),
+  /** How often each process looks for jobs whose worker died. */
+  JOB_CLAIM_MS: z.coerce.number().int().positive().default(2_000),
   FILE_LINK_SECRET: z.string().min(32).optional(),
   BLOB_STORE: z.enum(['file', 's3']).default('file'),
   BLOB_DIR: z.string().min(1).default('data/files'),

@@ -35,8 +35,20 @@ import { ModelCatalog } from './domain/catalog/model-catalog.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { JobStore } from './adapters/job-store/index.js';
-import { MemoryJobStore } from './adapters/job-store/memory.js';
-import { RedisJobStore } from './adapters/job-store/redis.js';
+import { SqlJobStore } from './adapters/job-store/sql.js';
+import { InProcessJobQueue } from './adapters/job-queue/in-process.js';
+import { BullMqJobQueue } from './adapters/job-queue/bullmq.js';
+import { JobRunner } from './domain/jobs/job-runner.js';
+import { ImageJobs } from './domain/images/image-jobs.js';
+import { MediaJobs } from './domain/media/media-jobs.js';
+import { SPEECH } from './domain/media/speech-plan.js';
+import { MUSIC } from './domain/media/music-plan.js';
+import { VideoJobs } from './domain/media/video-jobs.js';
+import { IMAGE_RESTORATION, VIDEO_RESTORATION } from './domain/media/restoration-plan.js';
+import { ChatRooms } from './domain/chats/chat-rooms.js';
+import { SqlChatStore } from './adapters/chat-store/sql.js';
+import { ClipEncoder } from './adapters/video-codec/index.js';
+import type { components } from '../generated/openapi.js';
 import { ChatJobs } from './domain/chat/chat-jobs.js';
 import { ChatService } from './domain/chat/chat-service.js';
 import { createChainAlert } from './domain/routing/alerts.js';
@@ -59,6 +71,8 @@ export const CONTRACT_FILE = `${PROJECT_ROOT}generated/openapi.bundled.yaml`;
 const IDEMPOTENT_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 /** How often billing leases are renewed and idle ones given back (well inside BILLING_LEASE_TTL_MS / 4). */
 const LEASE_TICK_MS = 1_000;
+/** Most jobs of dead workers one process claims per scan: the rest wait for the next scan or another process. */
+const JOB_CLAIM_BATCH = 16;
 /** A direct-download link needs none or a few; sign-in and share pages chain more (SPEC 7.4 says: send a direct link). */
 const MEDIA_FETCH_MAX_REDIRECTS = 5;
 
@@ -93,6 +107,15 @@ export interface Deps {
   /** Records of async jobs (SPEC 3.1), polled by any process. */
   jobs: JobStore;
   chatJobs: ChatJobs;
+  imageJobs: ImageJobs;
+  audioJobs: MediaJobs<components['schemas']['SpeechRequest']>;
+  musicJobs: MediaJobs<components['schemas']['MusicRequest']>;
+  videoJobs: VideoJobs;
+  topazImageJobs: MediaJobs<components['schemas']['TopazImageRequest']>;
+  topazVideoJobs: MediaJobs<components['schemas']['TopazVideoRequest']>;
+  chatRooms: ChatRooms;
+  /** Works on this process's jobs and resumes those of processes that died. */
+  jobRunner: JobRunner;
   throughput: ThroughputTracker;
   metrics: Registry;
   /** The chain hooks of one request: its deadline (REQUEST_DEADLINE_MS unless given), the operator alert (SPEC 7.3). */
@@ -212,20 +235,13 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     maxRedirects: MEDIA_FETCH_MAX_REDIRECTS,
   });
   const fileLinks = new FileLinks(fileLinkSecret(config, logger), publicBaseUrl(config, logger));
-  const background = [
-    [new Periodic(() => ledger.expireHolds(now()), (err) => logger.warn({ err }, 'hold sweep failed')), config.HOLD_SWEEP_MS],
-    [new Periodic(() => idempotencyKeys.expire(now()), (err) => logger.warn({ err }, 'idempotency key sweep failed')), config.HOLD_SWEEP_MS],
-    [new Periodic(() => retryJournaledCharges(journal, billing), (err) => logger.warn({ err }, 'journaled charges still not posted')), config.CHARGE_RETRY_MS],
-    [new Periodic(() => billing.tickLeases(), (err) => logger.warn({ err }, 'billing lease upkeep failed')), LEASE_TICK_MS],
-    [new Periodic(() => blobs.sweep(now()), (err) => logger.warn({ err }, 'hosted file sweep failed')), config.BLOB_SWEEP_MS],
-  ] as const;
-  for (const [task, intervalMs] of background) task.start(intervalMs);
   const redis = await connectRedis(config, logger);
   const embeddingDimensions = (model: string) => catalog.find(model)?.capabilities.embedding_dimensions ?? 1536;
   const tokenWork = new WorkerPoolTokenWork(config.TOKENIZER_THREADS);
   const tokenizedChars = counter(metrics, 'gateway_tokenized_chars_total', 'Characters tokenized on the request path, by thread (event_loop or worker)', ['thread']);
   const tokens = new TokenCounter(tokenWork, (thread, chars) => tokenizedChars.inc({ thread }, chars));
-  const providers = buildProviders(upstreams, process.env, { embeddingDimensions, tokens });
+  const clips = new ClipEncoder();
+  const providers = buildProviders(upstreams, process.env, { embeddingDimensions, tokens, clips });
   for (const [name, slot] of providers) {
     if ('missingCredential' in slot) logger.warn({ provider: name, env: slot.missingCredential }, 'provider skipped: its API key is not set (gateway_misconfigured for models only it serves)');
   }
@@ -233,10 +249,35 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   catalog.reflectRoutes(routes);
   const alert = createChainAlert(logger, metrics);
   const chat = new ChatService(catalog, routes, billing, tokens, { maxMessageChars: config.MAX_MESSAGE_CHARS, defaultMaxOutputTokens: config.DEFAULT_MAX_OUTPUT_TOKENS });
-  const jobs: JobStore = redis === null ? new MemoryJobStore() : new RedisJobStore(redis);
-  const chatJobs = new ChatJobs(chat, jobs, billing, ledger, now, { retentionMs: config.CHAT_JOB_RETENTION_MS }, (err, jobId) =>
-    logger.error({ err, jobId }, 'chat job failed unexpectedly'),
-  );
+  const jobs: JobStore = new SqlJobStore(db);
+  const onJobError = (err: unknown, jobId: string) => logger.error({ err, jobId }, 'job failed unexpectedly');
+  // Wake-ups for jobs: in this process on the embedded default, BullMQ on the shared Redis at scale.
+  const jobQueue =
+    config.REDIS_URL === undefined ? new InProcessJobQueue() : await BullMqJobQueue.connect(config.REDIS_URL, config.JOB_QUEUE_PREFIX, (err) => logger.warn({ err }, 'job queue redis'));
+  const jobRunner = new JobRunner(jobs, jobQueue, { leaseMs: config.JOB_LEASE_MS, claimBatch: JOB_CLAIM_BATCH, now, onUnexpected: onJobError });
+  const chatJobs = new ChatJobs(chat, jobs, jobRunner, billing, ledger, now, { retentionMs: config.CHAT_JOB_RETENTION_MS }, onJobError);
+  const chainHooks = (requestId: string, slug: string, deadlineMs = config.REQUEST_DEADLINE_MS) => ({ slug, requestId, deadlineAtMs: now() + deadlineMs, onExhausted: alert });
+  const jobDeps = { catalog, routes, billing, ledger, now, media, blobs, fileLinks, jobs, runner: jobRunner, owner: jobRunner.owner, onUnexpected: onJobError };
+  const imageJobs = new ImageJobs({ ...jobDeps, chainHooks, budgetMs: config.IMAGE_JOB_BUDGET_MS });
+  const mediaJobDeps = { ...jobDeps, settings: { budgetMs: config.MEDIA_JOB_BUDGET_MS, pollMs: config.MEDIA_POLL_MS, stallMs: config.MEDIA_STALL_MS } };
+  const audioJobs = new MediaJobs(SPEECH, mediaJobDeps);
+  const musicJobs = new MediaJobs(MUSIC, mediaJobDeps);
+  const videoJobs = new VideoJobs(mediaJobDeps);
+  const topazImageJobs = new MediaJobs(IMAGE_RESTORATION, mediaJobDeps);
+  const topazVideoJobs = new MediaJobs(VIDEO_RESTORATION, mediaJobDeps);
+  const chatRooms = new ChatRooms({ store: new SqlChatStore(db), catalog, chat, imageJobs, now });
+  jobRunner.start();
+  const background = [
+    [new Periodic(() => ledger.expireHolds(now()), (err) => logger.warn({ err }, 'hold sweep failed')), config.HOLD_SWEEP_MS],
+    [new Periodic(() => idempotencyKeys.expire(now()), (err) => logger.warn({ err }, 'idempotency key sweep failed')), config.HOLD_SWEEP_MS],
+    [new Periodic(() => retryJournaledCharges(journal, billing), (err) => logger.warn({ err }, 'journaled charges still not posted')), config.CHARGE_RETRY_MS],
+    [new Periodic(() => billing.tickLeases(), (err) => logger.warn({ err }, 'billing lease upkeep failed')), LEASE_TICK_MS],
+    [new Periodic(() => blobs.sweep(now()), (err) => logger.warn({ err }, 'hosted file sweep failed')), config.BLOB_SWEEP_MS],
+    [new Periodic(() => jobs.expire(now()), (err) => logger.warn({ err }, 'job record sweep failed')), config.HOLD_SWEEP_MS],
+    // Started once every kind of job has its work registered: a job claimed before that would sit idle under our lease.
+    [new Periodic(() => jobRunner.resumeOrphans(), (err) => logger.warn({ err }, 'claiming the jobs of dead workers failed')), config.JOB_CLAIM_MS],
+  ] as const;
+  for (const [task, intervalMs] of background) task.start(intervalMs);
   const throughput = new ThroughputTracker({ windowMs: config.THROUGHPUT_WINDOW_MS, now });
   return {
     config,
@@ -262,17 +303,27 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     media,
     jobs,
     chatJobs,
+    imageJobs,
+    audioJobs,
+    musicJobs,
+    videoJobs,
+    topazImageJobs,
+    topazVideoJobs,
+    chatRooms,
+    jobRunner,
     throughput,
     metrics,
-    chainHooks: (requestId, slug, deadlineMs = config.REQUEST_DEADLINE_MS) => ({ slug, requestId, deadlineAtMs: now() + deadlineMs, onExhausted: alert }),
+    chainHooks,
     marketFxRateRubMicro: fxRateToMicro(config.MARKET_FX_RATE_RUB),
     async close() {
       for (const [task] of background) await task.stop();
+      await jobRunner.close();
       await billing.close();
       await ledger.drain();
       await keyUsage.stop();
       await jobs.close();
       await tokenWork.close();
+      await clips.close();
       await blobs.close();
       await media.close();
       await redis?.close().catch(() => undefined);

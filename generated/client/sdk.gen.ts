@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatImageData, CreateCompatImageErrors, CreateCompatImageResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateImageData, CreateImageErrors, CreateImageResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, EstimateImageJobData, EstimateImageJobErrors, EstimateImageJobResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetHostedFileData, GetHostedFileErrors, GetHostedFileResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses } from './types.gen.js';
+import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAudioJobData, CreateAudioJobErrors, CreateAudioJobResponses, CreateChatData, CreateChatErrors, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateChatMessageData, CreateChatMessageErrors, CreateChatMessageResponses, CreateChatResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatImageData, CreateCompatImageErrors, CreateCompatImageResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateImageData, CreateImageErrors, CreateImageJobData, CreateImageJobErrors, CreateImageJobResponses, CreateImageResponses, CreateMusicJobData, CreateMusicJobErrors, CreateMusicJobResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateTopazImageJobData, CreateTopazImageJobErrors, CreateTopazImageJobResponses, CreateTopazVideoJobData, CreateTopazVideoJobErrors, CreateTopazVideoJobResponses, CreateVideoJobData, CreateVideoJobErrors, CreateVideoJobResponses, EstimateAudioJobData, EstimateAudioJobErrors, EstimateAudioJobResponses, EstimateImageJobData, EstimateImageJobErrors, EstimateImageJobResponses, EstimateMusicJobData, EstimateMusicJobErrors, EstimateMusicJobResponses, EstimateVideoJobData, EstimateVideoJobErrors, EstimateVideoJobResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, FinalizeVideoJobData, FinalizeVideoJobErrors, FinalizeVideoJobResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAudioJobData, GetAudioJobErrors, GetAudioJobResponses, GetChatData, GetChatErrors, GetChatImageJobData, GetChatImageJobErrors, GetChatImageJobResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetChatResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetHostedFileData, GetHostedFileErrors, GetHostedFileResponses, GetImageJobData, GetImageJobErrors, GetImageJobResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetMusicJobData, GetMusicJobErrors, GetMusicJobResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetTopazImageJobData, GetTopazImageJobErrors, GetTopazImageJobResponses, GetTopazVideoJobData, GetTopazVideoJobErrors, GetTopazVideoJobResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, GetVideoJobData, GetVideoJobErrors, GetVideoJobResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListTopazModelsData, ListTopazModelsErrors, ListTopazModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -489,6 +489,43 @@ export const createCompatImage = <ThrowOnError extends boolean = false>(options:
 });
 
 /**
+ * Start an image job
+ *
+ * The request of `POST /v1/llm/images/generations` (SPEC 2.11), rendered in the background (SPEC 3.1, 4.4): checked,
+ * planned and priced up front (as `POST /v1/llm/images/jobs/estimate` says), the estimate held (402
+ * `insufficient_balance` before anything starts), the references loaded and hosted (an unusable one is 400
+ * `upstream_validation_error` naming it, with `meta.hint`), then answered at once with `job_id` and
+ * `estimated_cost_usd`; poll `GET /v1/llm/images/jobs/{job_id}` (SPEC 7.5 recommends a 10-minute budget). The
+ * images delivered are charged once, when the render finishes, polled or not; a failed job costs nothing. The job
+ * lives in the database: a gateway restarted mid-render resumes it. `Idempotency-Key` replays the kickoff.
+ *
+ */
+export const createImageJob = <ThrowOnError extends boolean = false>(options: Options<CreateImageJobData, ThrowOnError>) => (options.client ?? client).post<CreateImageJobResponses, CreateImageJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/images/jobs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Poll an image job
+ *
+ * SPEC 2.8, 3.1: `pending` or `processing`, then `completed` or `failed` (HTTP 200, `error` and `error_code` of
+ * SPEC 7.5, nothing charged). The poll that first delivers a completed job carries each image's `b64_json` (unless
+ * `response_format` was `url`); later polls replay the hosted `url` without it. Another account's, an unknown or an
+ * expired job (15 minutes after kickoff) is 404 `job_not_found`.
+ *
+ */
+export const getImageJob = <ThrowOnError extends boolean = false>(options: Options<GetImageJobData, ThrowOnError>) => (options.client ?? client).get<GetImageJobResponses, GetImageJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/images/jobs/{job_id}',
+    ...options
+});
+
+/**
  * Estimate an image request
  *
  * What `POST /v1/llm/images/jobs` with this body would cost (SPEC 4.3): `estimated_cost_usd` at list price and
@@ -505,6 +542,348 @@ export const estimateImageJob = <ThrowOnError extends boolean = false>(options: 
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * Start a speech job
+ *
+ * Text to speech as a job (SPEC 3.1, 4.4): checked and priced up front (400 `invalid_request` naming the field:
+ * an unknown `voice`, an `output_format` the model or its routes cannot deliver, listing those they can; `input`
+ * over the model's `max_characters`), the price held (402 `insufficient_balance`), the render started on the
+ * cheapest route that accepts it (503 `provider_unavailable` when none does; nothing charged), answered with
+ * `job_id`, `estimated_cost_usd` and `inputs`. Poll `GET /v1/llm/audio/jobs/{job_id}`. Charged once, when the
+ * audio is delivered, polled or not; a failed job costs nothing. Without `voice`, the model's stock voice.
+ *
+ */
+export const createAudioJob = <ThrowOnError extends boolean = false>(options: Options<CreateAudioJobData, ThrowOnError>) => (options.client ?? client).post<CreateAudioJobResponses, CreateAudioJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/audio/jobs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Poll a speech job
+ *
+ * SPEC 2.8, 3.1: `pending` or `processing`, then `completed` (the hosted audio in `outputs`, `usage`,
+ * `cost_usd`, `balance_usd`) or `failed` (HTTP 200, `error` and `error_code`, nothing charged), replayed until
+ * the record expires 60 minutes after kickoff. Another account's, an unknown or an expired job is 404
+ * `job_not_found`.
+ *
+ */
+export const getAudioJob = <ThrowOnError extends boolean = false>(options: Options<GetAudioJobData, ThrowOnError>) => (options.client ?? client).get<GetAudioJobResponses, GetAudioJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/audio/jobs/{job_id}',
+    ...options
+});
+
+/**
+ * Estimate a speech job
+ *
+ * What `POST /v1/llm/audio/jobs` with this body would cost (SPEC 4.3), with the kickoff's checks; nothing is
+ * rendered or debited.
+ *
+ */
+export const estimateAudioJob = <ThrowOnError extends boolean = false>(options: Options<EstimateAudioJobData, ThrowOnError>) => (options.client ?? client).post<EstimateAudioJobResponses, EstimateAudioJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/audio/jobs/estimate',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Start a music job
+ *
+ * Music as a job (SPEC 3.1, 4.4): checked and priced up front (400 `invalid_request` naming the field: a
+ * `duration` outside the model's range, an `output_format` the model or its routes cannot deliver, listing those
+ * they can), `duration` × tracks held (402 `insufficient_balance`), the render started on the cheapest route that
+ * accepts it (503 `provider_unavailable` when none does; nothing charged), answered with `job_id`,
+ * `estimated_cost_usd` and `inputs`. Poll `GET /v1/llm/music/jobs/{job_id}`. Charged once on delivery, by the
+ * measured length of the tracks delivered (never above the hold); a failed job costs nothing and says why in
+ * `error` only (SPEC 7.5: no `error_code` on music).
+ *
+ */
+export const createMusicJob = <ThrowOnError extends boolean = false>(options: Options<CreateMusicJobData, ThrowOnError>) => (options.client ?? client).post<CreateMusicJobResponses, CreateMusicJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/music/jobs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Poll a music job
+ *
+ * SPEC 2.8, 3.1: `pending` or `processing`, then `completed` (the hosted tracks in `outputs`, two for models
+ * that deliver two, `usage` in seconds, `cost_usd`, `balance_usd`) or `failed` (HTTP 200, `error`, nothing
+ * charged), replayed until the record expires 60 minutes after kickoff. Another account's, an unknown or an expired job is 404
+ * `job_not_found`.
+ *
+ */
+export const getMusicJob = <ThrowOnError extends boolean = false>(options: Options<GetMusicJobData, ThrowOnError>) => (options.client ?? client).get<GetMusicJobResponses, GetMusicJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/music/jobs/{job_id}',
+    ...options
+});
+
+/**
+ * Estimate a music job
+ *
+ * What `POST /v1/llm/music/jobs` with this body would cost (SPEC 4.3), with the kickoff's checks; nothing is
+ * rendered or debited.
+ *
+ */
+export const estimateMusicJob = <ThrowOnError extends boolean = false>(options: Options<EstimateMusicJobData, ThrowOnError>) => (options.client ?? client).post<EstimateMusicJobResponses, EstimateMusicJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/music/jobs/estimate',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Start a video job
+ *
+ * A video clip as a job (SPEC 2.12, 3.1, 4.4): every field rule checked up front (see `VideoRequest`: 400
+ * `invalid_request` or `no_provider_available` naming the field, before anything is held), the clip's price held
+ * (402 `insufficient_balance`), its media inputs fetched and hosted by us (one that cannot be fetched fails the job,
+ * `input_rejected`, nothing charged), the render started on the cheapest route that can deliver the container
+ * (503 `provider_unavailable` when none accepts it; nothing charged). The receipt carries `job_id`,
+ * `estimated_cost_usd`, `inputs` (the request as rendered, with `notes`) and `config`. Poll
+ * `GET /v1/llm/videos/jobs/{job_id}`: charged once, when the clip is delivered, for the seconds delivered (never
+ * more than asked); a clip stuck at 0 % for 8 minutes is given up (the next route is tried, then the job fails with
+ * a hint); failures cost nothing. A 480p request on the draft-capable `vidA-2-5` is a draft (SPEC 3.2): its
+ * completed poll carries a `draft` block, and `POST /v1/llm/videos/jobs/{job_id}/final` renders it at 1080p.
+ *
+ */
+export const createVideoJob = <ThrowOnError extends boolean = false>(options: Options<CreateVideoJobData, ThrowOnError>) => (options.client ?? client).post<CreateVideoJobResponses, CreateVideoJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/videos/jobs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Poll a video job
+ *
+ * SPEC 2.8, 3.1: `pending` or `processing` (with `progress` where the upstream reports it), then `completed`
+ * (`video.url`, `video.stored_url`, `video.stored_ready`, `outputs` with the container, duration and type,
+ * `config`, `usage` in seconds, `cost_usd`, `balance_usd`, and `draft` on a 480p draft of `vidA-2-5`) or `failed`
+ * (HTTP 200, `error` and `error_code` of SPEC 7.5, nothing charged), replayed until the record expires 2 hours after
+ * kickoff. A clip delivered as mov or webm is stored and served under its own extension and type. Another account's, an unknown or an expired job is 404
+ * `job_not_found`.
+ *
+ */
+export const getVideoJob = <ThrowOnError extends boolean = false>(options: Options<GetVideoJobData, ThrowOnError>) => (options.client ?? client).get<GetVideoJobResponses, GetVideoJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/videos/jobs/{job_id}',
+    ...options
+});
+
+/**
+ * Render the final of a draft
+ *
+ * SPEC 3.2: a new job at 1080p with the same prompt, duration, references and audio as the completed 480p draft
+ * `job_id` of the draft-capable SKU, billed separately (the price its `draft` block named, held now: 402
+ * `insufficient_balance`). Works for 7 days from the draft's kickoff, also after the draft's own record expired
+ * (2 hours); after that, or for a draft that is another account's, unknown or not a draft, 404 `job_not_found`; a
+ * draft not completed (still rendering, or failed) is 400 `invalid_request`. Answers the new job's receipt. No body.
+ *
+ */
+export const finalizeVideoJob = <ThrowOnError extends boolean = false>(options: Options<FinalizeVideoJobData, ThrowOnError>) => (options.client ?? client).post<FinalizeVideoJobResponses, FinalizeVideoJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/videos/jobs/{job_id}/final',
+    ...options
+});
+
+/**
+ * Estimate a video job
+ *
+ * What `POST /v1/llm/videos/jobs` with this body would cost (SPEC 4.3), with the kickoff's checks; nothing is
+ * rendered or debited.
+ *
+ */
+export const estimateVideoJob = <ThrowOnError extends boolean = false>(options: Options<EstimateVideoJobData, ThrowOnError>) => (options.client ?? client).post<EstimateVideoJobResponses, EstimateVideoJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/videos/jobs/estimate',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * The restoration models
+ *
+ * The live restoration catalog (SPEC 4.3): every restoration model, what it restores, its containers and
+ * resolutions, `usd_per_credit` at list price and at the caller's discount, how credits are counted, and whether
+ * this deployment can call it now (`available`, `unavailable_reason`).
+ *
+ */
+export const listTopazModels = <ThrowOnError extends boolean = false>(options?: Options<ListTopazModelsData, ThrowOnError>) => (options?.client ?? client).get<ListTopazModelsResponses, ListTopazModelsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/topaz/models',
+    ...options
+});
+
+/**
+ * Start restoring an image
+ *
+ * Restoration of an image as a job (SPEC 3.1, 4.4; the models: `GET /v1/llm/topaz/models`): checked up front (400
+ * naming the field), the source fetched, measured and hosted once the account is shown able to pay a credit (402
+ * `insufficient_balance`; a source that cannot be used fails the job, `input_rejected`, nothing charged), the
+ * credits of its output held, the render started on the cheapest route that accepts it (503
+ * `provider_unavailable` when none does). Answers `job_id`, `estimated_cost_usd` and `inputs` (with the output
+ * size and the credits held); poll `GET /v1/llm/topaz/image/jobs/{job_id}`. Charged once on completion, by the
+ * credits of what was delivered; a failed job costs nothing.
+ *
+ */
+export const createTopazImageJob = <ThrowOnError extends boolean = false>(options: Options<CreateTopazImageJobData, ThrowOnError>) => (options.client ?? client).post<CreateTopazImageJobResponses, CreateTopazImageJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/topaz/image/jobs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Poll an image restoration job
+ *
+ * SPEC 2.8, 3.1: `pending` or `processing`, then `completed` (the hosted image in `outputs`, `usage` in
+ * credits, `cost_usd`, `balance_usd`) or `failed` (HTTP 200, `error` and `error_code`, nothing charged), replayed
+ * until the record expires 60 minutes after kickoff. Another account's, an unknown or an expired job is 404
+ * `job_not_found`.
+ *
+ */
+export const getTopazImageJob = <ThrowOnError extends boolean = false>(options: Options<GetTopazImageJobData, ThrowOnError>) => (options.client ?? client).get<GetTopazImageJobResponses, GetTopazImageJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/topaz/image/jobs/{job_id}',
+    ...options
+});
+
+/**
+ * Start restoring a video
+ *
+ * Restoration of a video as a job (SPEC 3.1, 4.4; the models: `GET /v1/llm/topaz/models`): checked up front (400
+ * naming the field), the source fetched, measured and hosted once the account is shown able to pay a credit (402
+ * `insufficient_balance`; a source that cannot be used fails the job, `input_rejected`, nothing charged), the
+ * credits of its output held, the render started on the cheapest route that accepts it (503
+ * `provider_unavailable` when none does). Answers `job_id`, `estimated_cost_usd` and `inputs` (with the output
+ * size and the credits held); poll `GET /v1/llm/topaz/video/jobs/{job_id}`. Charged once on completion, by the
+ * credits of what was delivered; a failed job costs nothing.
+ *
+ */
+export const createTopazVideoJob = <ThrowOnError extends boolean = false>(options: Options<CreateTopazVideoJobData, ThrowOnError>) => (options.client ?? client).post<CreateTopazVideoJobResponses, CreateTopazVideoJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/topaz/video/jobs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Poll a video restoration job
+ *
+ * SPEC 2.8, 3.1: `pending` or `processing`, then `completed` (the hosted video in `outputs`, `usage` in
+ * credits, `cost_usd`, `balance_usd`) or `failed` (HTTP 200, `error` and `error_code`, nothing charged), replayed
+ * until the record expires 60 minutes after kickoff. Another account's, an unknown or an expired job is 404
+ * `job_not_found`.
+ *
+ */
+export const getTopazVideoJob = <ThrowOnError extends boolean = false>(options: Options<GetTopazVideoJobData, ThrowOnError>) => (options.client ?? client).get<GetTopazVideoJobResponses, GetTopazVideoJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/topaz/video/jobs/{job_id}',
+    ...options
+});
+
+/**
+ * List chats
+ *
+ * The caller's chats, newest first, without their history; page with `limit` and `offset`.
+ */
+export const listChats = <ThrowOnError extends boolean = false>(options?: Options<ListChatsData, ThrowOnError>) => (options?.client ?? client).get<ListChatsResponses, ListChatsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/chats',
+    ...options
+});
+
+/**
+ * Create a chat
+ *
+ * A new, empty chat of the caller (SPEC 4.2 chats hold text and image messages; the shape is ours).
+ */
+export const createChat = <ThrowOnError extends boolean = false>(options?: Options<CreateChatData, ThrowOnError>) => (options?.client ?? client).post<CreateChatResponses, CreateChatErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/chats',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options?.headers
+    }
+});
+
+/**
+ * Read a chat
+ *
+ * One of the caller's chats with its history (`dialogues`, in order). Another account's or an unknown chat is 404 `chat_not_found`.
+ */
+export const getChat = <ThrowOnError extends boolean = false>(options: Options<GetChatData, ThrowOnError>) => (options.client ?? client).get<GetChatResponses, GetChatErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/chats/{chat_id}',
+    ...options
+});
+
+/**
+ * Send a message to a chat
+ *
+ * SPEC 4.2. With a text model: the reply now (the chat's text history and this message as a chat completion, held
+ * and charged as one; the user's message and the reply join the history). With an image model: answered at once
+ * with `type: image_pending`, the image job's `job_id` and `estimated_cost_usd` (held), and the `dialogue_id` of
+ * a placeholder in the history; poll `GET /v1/llm/chats/{chat_id}/image-jobs/{job_id}`. The image is charged when
+ * it is rendered; a failed image costs nothing. 404 `chat_not_found` for another account's or an unknown chat.
+ *
+ */
+export const createChatMessage = <ThrowOnError extends boolean = false>(options: Options<CreateChatMessageData, ThrowOnError>) => (options.client ?? client).post<CreateChatMessageResponses, CreateChatMessageErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/chats/{chat_id}/messages',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Poll a chat's image job
+ *
+ * SPEC 4.2: the image job of a chat message. Polls of one job within 2 seconds of each other share one look at it
+ * (coalesced on the server). `completed` rewrites the placeholder in the history with the image (charged once,
+ * when it was rendered); `failed` marks it, nothing charged. 404 `chat_not_found` for another account's or an
+ * unknown chat, `job_not_found` for a job that is not this chat's or has expired.
+ *
+ */
+export const getChatImageJob = <ThrowOnError extends boolean = false>(options: Options<GetChatImageJobData, ThrowOnError>) => (options.client ?? client).get<GetChatImageJobResponses, GetChatImageJobErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/llm/chats/{chat_id}/image-jobs/{job_id}',
+    ...options
 });
 
 /**

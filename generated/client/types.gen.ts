@@ -84,7 +84,11 @@ export type ResponsesStreamEvent = {
 };
 
 /**
- * Typed cause on a failed image or video job (SPEC 7.5); nothing is charged for a failed job.
+ * Why a job failed (SPEC 7.5); nothing is charged for a failed job. `content_moderation`: the input was refused on
+ * content policy (not re-routed: rephrase). `generation_failed`: the upstreams failed or ran out of time, every
+ * alternate route included (kick off again). `input_rejected`: a model refused the input media (fix it).
+ * `invalid_request`: the model read the request differently from its fields (`error` names the change).
+ *
  */
 export type JobFailureCode = 'content_moderation' | 'generation_failed' | 'input_rejected' | 'invalid_request';
 
@@ -175,9 +179,10 @@ export type Health = {
  * | key_scope_required | 403 | permission_error | The key lacks the `keys` scope needed to create or revoke keys. |
  * | file_link_invalid | 403 | permission_error | A hosted file's link has a wrong signature or has expired. |
  * | file_not_found | 404 | invalid_request_error | A hosted file expired and was removed. |
+ * | chat_not_found | 404 | invalid_request_error | The chat id is not one of the caller's chats. |
  *
  */
-export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found';
+export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found';
 
 /**
  * One body-validation finding (SPEC 2.7), listed in `meta.fields`.
@@ -305,6 +310,10 @@ export type Capabilities = {
     voices?: Array<string>;
     default_voice?: string;
     max_characters?: number;
+    /**
+     * Music; tracks one call delivers (each billed by its length). Absent means one.
+     */
+    tracks_per_call?: number;
 };
 
 /**
@@ -1092,6 +1101,36 @@ export type ImageRequest = {
 };
 
 /**
+ * One image delivered (SPEC 2.11): its hosted `url` (a signed link that works for 15 minutes from delivery, SPEC 8)
+ * and `mime_type`; the bytes as `b64_json` unless `response_format` was `url` (a job carries them on the poll that
+ * first delivers it only, SPEC 2.8).
+ *
+ */
+export type HostedImage = {
+    url: string;
+    b64_json?: string;
+    mime_type: 'image/png' | 'image/jpeg' | 'image/webp';
+};
+
+/**
+ * What was delivered and charged (SPEC 2.11). `model` is the SKU billed (the resolution tier where it has its own row).
+ */
+export type ImageUsage = {
+    model: string;
+    images: number;
+    /**
+     * The pixels delivered, `WxH`.
+     */
+    size: string;
+    aspect_ratio: string | null;
+    output_format: 'png' | 'jpeg' | 'webp';
+    /**
+     * USD charged.
+     */
+    cost: number;
+};
+
+/**
  * Images rendered synchronously (SPEC 2.11, 4.4), in request order. Each has its hosted `url` (a signed link that
  * works for 15 minutes, SPEC 8) and, unless `response_format` was `url`, the bytes as `b64_json`. `usage.model` is
  * the SKU billed (the resolution tier where it has its own row) and `usage.cost` the USD charged.
@@ -1099,22 +1138,47 @@ export type ImageRequest = {
  */
 export type ImageGeneration = {
     created: number;
-    data: Array<{
-        url: string;
-        b64_json?: string;
-        mime_type: 'image/png' | 'image/jpeg' | 'image/webp';
-    }>;
-    usage: {
-        model: string;
-        images: number;
-        /**
-         * The pixels delivered, `WxH`.
-         */
-        size: string;
-        aspect_ratio: string | null;
-        output_format: 'png' | 'jpeg' | 'webp';
-        cost: number;
-    };
+    data: Array<HostedImage>;
+    usage: ImageUsage;
+};
+
+/**
+ * An image job (SPEC 2.8, 3.1): `pending` or `processing`, then `completed` (the images, `usage`, `cost_usd`,
+ * `balance_usd`; charged once, when the render finished, polled or not) or `failed` (`error`, `error_code`; HTTP
+ * 200, nothing charged). The kickoff answers the same object. The record, and its answer, are replayed to every
+ * poll until `expires_at` (15 minutes after kickoff); then 404 `job_not_found`.
+ *
+ */
+export type ImageJob = {
+    job_id: string;
+    status: 'pending' | 'processing' | 'completed' | 'failed';
+    /**
+     * The SKU billed (the resolution tier where it has its own row).
+     */
+    model: string;
+    /**
+     * What was held at kickoff (list price at the caller's discount, for every image asked).
+     */
+    estimated_cost_usd: number;
+    /**
+     * Unix seconds at which the record (and its images) are gone.
+     */
+    expires_at: number;
+    /**
+     * Human-readable reason when failed.
+     */
+    error?: string;
+    error_code?: JobFailureCode;
+    /**
+     * Authoritative cost, on completion.
+     */
+    cost_usd?: number;
+    /**
+     * The balance after the charge, on completion.
+     */
+    balance_usd?: number;
+    images?: Array<HostedImage>;
+    usage?: ImageUsage;
 };
 
 /**
@@ -1150,6 +1214,333 @@ export type ImageEstimate = {
      * The caller's price of the request (its personal and tier discounts).
      */
     discounted_cost_usd: number;
+};
+
+/**
+ * Text to speech (SPEC 4.4; the request shape is ours, after OpenAI's speech API). `voice` is one of the model's
+ * `capabilities.voices` (without one, its stock `default_voice`); `output_format` one of its
+ * `capabilities.output_formats` that a route can deliver (default `mp3` where listed, else the first). `input` is
+ * billed per character (Unicode code points) at the model's `retail_usd_per_unit`, at most
+ * `capabilities.max_characters`.
+ *
+ */
+export type SpeechRequest = {
+    model: string;
+    input: string;
+    voice?: string;
+    output_format?: string;
+};
+
+/**
+ * One delivered file, hosted by us (never an upstream link passed on) behind a signed `url` that works until the
+ * job's record expires; `format` and `mime_type` are sniffed from the bytes, `duration_seconds` measured.
+ *
+ */
+export type HostedMedia = {
+    url: string;
+    mime_type: string;
+    format: string;
+    duration_seconds?: number | null;
+};
+
+/**
+ * A media job (SPEC 2.8, 3.1): the kickoff answers it `pending` with `job_id`, `estimated_cost_usd` (held) and
+ * `inputs` (the request as it will be rendered); then `processing` (`progress` when the upstream reports one),
+ * then `completed` (`outputs`, `usage`, `cost_usd`, `balance_usd`; charged once, when the result is delivered,
+ * polled or not) or `failed` (`error`, `error_code` of SPEC 7.5; HTTP 200, nothing charged). Replayed to every poll
+ * until `expires_at`; then 404 `job_not_found`.
+ *
+ */
+export type MediaJob = {
+    job_id: string;
+    status: 'pending' | 'processing' | 'completed' | 'failed';
+    model: string;
+    estimated_cost_usd: number;
+    /**
+     * Unix seconds at which the record and its files are gone.
+     */
+    expires_at: number;
+    /**
+     * The request as it is rendered (defaults filled in, e.g. the stock voice).
+     */
+    inputs?: {
+        [key: string]: unknown;
+    };
+    /**
+     * Percent done, when the upstream reports it.
+     */
+    progress?: number | null;
+    error?: string;
+    error_code?: JobFailureCode;
+    cost_usd?: number;
+    balance_usd?: number;
+    outputs?: Array<HostedMedia>;
+    /**
+     * Video: the resolved parameters (SPEC 2.8): resolution, audio, duration, task, mode.
+     */
+    config?: {
+        [key: string]: unknown;
+    };
+    /**
+     * Video, on completion (SPEC 2.8): the clip, hosted by us; `stored_url` is the same hosted copy and `stored_ready` says it has landed (always, once completed: the job completes only when it has).
+     */
+    video?: {
+        url: string;
+        stored_url: string;
+        stored_ready: boolean;
+    };
+    /**
+     * On a completed 480p draft of the draft-capable SKU (SPEC 3.2): what its 1080p final costs (list price, and the
+     * caller's), until when it can be made (7 days from the draft's kickoff, even after this record expired), and
+     * the path that makes it.
+     *
+     */
+    draft?: {
+        final_cost_usd: number;
+        final_discounted_cost_usd: number;
+        /**
+         * Unix seconds.
+         */
+        final_until: number;
+        final_path: string;
+    };
+    usage?: {
+        model: string;
+        unit: 'character' | 'second' | 'credit' | 'clip';
+        units: number;
+        cost: number;
+    };
+};
+
+/**
+ * What a media kickoff with this body would cost (SPEC 4.3), from the pricing function the charge uses:
+ * `estimated_cost_usd` at list price, `discounted_cost_usd` at the caller's (what the kickoff holds). `units` of
+ * `unit` are what is billed (speech: characters of `input`; music: seconds, `duration` × tracks). Nothing is rendered or debited.
+ *
+ */
+export type MediaEstimate = {
+    model: string;
+    unit: 'character' | 'second' | 'credit' | 'clip';
+    units: number;
+    estimated_cost_usd: number;
+    discounted_cost_usd: number;
+};
+
+/**
+ * Music (SPEC 4.4; the request shape is ours). `duration` in seconds within the model's
+ * `capabilities.duration_range` (default: 30 seconds, or the nearest the range allows); `output_format` one of its
+ * `capabilities.output_formats` a route can deliver (default `mp3`). Billed per second of delivered audio at the
+ * model's `retail_usd_per_unit`, up to the `duration` asked per track (an encoder's padding or a longer cut is not
+ * billed); a model with `capabilities.tracks_per_call` 2 delivers two tracks and bills both, so the hold is
+ * `duration` × tracks.
+ *
+ */
+export type MusicRequest = {
+    model: string;
+    prompt: string;
+    lyrics?: string;
+    instrumental?: boolean;
+    duration?: number;
+    output_format?: string;
+};
+
+/**
+ * A video clip (SPEC 2.12, 7.4). Checked against the model's catalog `capabilities` at kickoff:
+ * - `duration` (seconds): one of `durations`, or within `duration_range` (default: the shortest); `resolution`: one
+ * of `resolutions` (default `1080p` where listed, else the highest); `mode`: one of `modes`; `audio: true` only
+ * where `capabilities.audio`; `reference_image_urls` only on models with a reference-to-video route (at most
+ * `max_reference_images`). A value the model's routes do not serve is 400 `no_provider_available` naming the field
+ * (7.4 "combination not routed"), as is a combination the catalog does not price (`vidA-2-5` at 720p).
+ * - `image_url` is required by image-to-video-only models, `image_url` and `video_url` by motion-control ones, and
+ * `character_orientation` (default `video`) is for motion control only; `aspect_ratio` one of `aspect_ratios`, and
+ * `auto` needs `image_url` or `video_url`; at 1080p on the draft-capable `vidA-2-5` there is no `last_frame_url`
+ * and no `video_task`: each is 400 `invalid_request` naming the field.
+ * - `output_format`: `mp4` (default), `mov` or `webm`, among the model's `output_formats` and delivered by one of its
+ * routes, else 400 `invalid_request` naming the containers it can deliver. `output_quality` (20-99) is accepted and
+ * has no effect (said in the receipt's `inputs.notes`). `bitrate`, `bitrate_mode` and `codec` are refused with a
+ * hint.
+ * - Media fields take https links or data URIs; every one is fetched (SSRF-safely), sniffed and hosted by us before
+ * dispatch, so a data URI or a link served with a wrong Content-Type reaches the model as a real, typed link. One
+ * that cannot be fetched fails the job (`input_rejected`, nothing charged), SPEC 7.4.
+ *
+ */
+export type VideoRequest = {
+    model: string;
+    prompt: string;
+    duration?: number;
+    resolution?: string;
+    audio?: boolean;
+    mode?: string;
+    image_url?: string;
+    video_url?: string;
+    reference_image_urls?: Array<string>;
+    last_frame_url?: string;
+    video_task?: string;
+    aspect_ratio?: string;
+    character_orientation?: 'image' | 'video';
+    output_format?: 'mp4' | 'mov' | 'webm';
+    output_quality?: number;
+    /**
+     * Refused (400 with a hint); listed so the refusal can say why.
+     */
+    bitrate?: unknown;
+    /**
+     * Refused (400 with a hint).
+     */
+    bitrate_mode?: unknown;
+    /**
+     * Refused (400 with a hint).
+     */
+    codec?: unknown;
+};
+
+/**
+ * The restoration models (SPEC 4.3, 4.4), as the catalog and this deployment's routes make them now: what each
+ * restores, its containers, `usd_per_credit` at list price and at the caller's, and whether it can be called.
+ *
+ */
+export type RestorationCatalog = {
+    models: Array<{
+        slug: string;
+        label: string;
+        description: string;
+        /**
+         * What it restores (`POST /v1/llm/topaz/image/jobs` or `/v1/llm/topaz/video/jobs`).
+         */
+        media: 'image' | 'video';
+        usd_per_credit: number;
+        discounted_usd_per_credit: number;
+        /**
+         * How credits are counted.
+         */
+        credit_rule: string;
+        output_formats: Array<string>;
+        resolutions?: Array<string>;
+        available: boolean;
+        unavailable_reason: string | null;
+    }>;
+};
+
+/**
+ * Image restoration (SPEC 4.4: a source and a model, no prompt; the other fields are ours). `image_url` is an
+ * https link, a data URI or base64, fetched SSRF-safely, sniffed and hosted by us before dispatch (one that cannot be
+ * used fails the job, `input_rejected`). `scale` multiplies both sides (default 2, at most 6; the output may not
+ * exceed 200 megapixels). `output_format` one of the model's `output_formats` (default png). Billed in credits at
+ * `usd_per_credit` ($0.14), about 1 credit per 24 megapixels of output (rounded up), held at kickoff from the
+ * source's measured size and charged on completion from the delivered image's.
+ *
+ */
+export type TopazImageRequest = {
+    model: string;
+    image_url: string;
+    scale?: number;
+    output_format?: 'png' | 'jpeg' | 'tiff';
+};
+
+/**
+ * Video restoration (SPEC 4.4: a source and a model, no prompt; the other fields are ours). `video_url` is an https
+ * link or a data URI, fetched SSRF-safely, probed and hosted by us before dispatch (one that cannot be used fails the
+ * job, `input_rejected`). `resolution` is the output height, `1080p` (default) or `4k`, the source's aspect kept.
+ * `output_format` mp4 (default) or mov. Billed in credits at `usd_per_credit` ($0.14), 1 credit per 24 megapixels of
+ * output frames (rounded up), counted at 30 frames a second: held at kickoff from the source's measured length and
+ * charged on completion from the delivered clip's.
+ *
+ */
+export type TopazVideoRequest = {
+    model: string;
+    video_url: string;
+    resolution?: '1080p' | '4k';
+    output_format?: 'mp4' | 'mov';
+};
+
+/**
+ * One entry of a chat's history. `type`: `text` (said by `role`), `image` (an image the assistant delivered, hosted
+ * behind `image.url` while its job's files live), `image_pending` (the placeholder of an image job still rendering:
+ * poll `GET /v1/llm/chats/{chat_id}/image-jobs/{job_id}`), `image_failed` (`content` says why; nothing charged).
+ *
+ */
+export type ChatDialogue = {
+    dialogue_id: string;
+    role: 'user' | 'assistant';
+    type: 'text' | 'image' | 'image_pending' | 'image_failed';
+    content: string | null;
+    model: string | null;
+    job_id: string | null;
+    image: null | {
+        url: string;
+        mime_type: string;
+    };
+    created_at: number;
+};
+
+/**
+ * A chat of the caller (SPEC 4.2; its shape is ours), with its history when read on its own.
+ */
+export type ChatRoom = {
+    chat_id: string;
+    title: string;
+    /**
+     * Unix seconds.
+     */
+    created_at: number;
+    dialogues?: Array<ChatDialogue>;
+};
+
+/**
+ * A message to a chat (SPEC 4.2). With a text model the reply is written now, from the chat's text history and this
+ * message, priced and charged as a chat completion. With an image model the message is the prompt of an image job
+ * (`size`, `n` and `output_format` as in SPEC 2.11): the answer comes at once as `image_pending` with its `job_id`
+ * and the `dialogue_id` of a placeholder in the history.
+ *
+ */
+export type ChatMessageRequest = {
+    model: string;
+    content: string;
+    size?: string;
+    n?: number;
+    output_format?: 'png' | 'jpeg' | 'jpg' | 'webp';
+};
+
+/**
+ * What a chat message got (SPEC 4.2): `text` with the assistant's reply and its cost, or `image_pending` with the
+ * image job's id, its held estimate and the placeholder's `dialogue_id`.
+ *
+ */
+export type ChatMessageReply = {
+    chat_id: string;
+    type: 'text' | 'image_pending';
+    dialogue_id: string;
+    content?: string;
+    model?: string;
+    cost_usd?: number;
+    job_id?: string;
+    estimated_cost_usd?: number;
+};
+
+/**
+ * An image job of a chat (SPEC 4.2, 2.8): `pending` / `processing`, then `completed` (the placeholder rewritten with
+ * the image, charged) or `failed` (the placeholder marked, nothing charged). Polls within 2 seconds of each other
+ * share one look at the job.
+ *
+ */
+export type ChatImageJob = {
+    job_id: string;
+    chat_id: string;
+    dialogue_id: string;
+    status: 'pending' | 'processing' | 'completed' | 'failed';
+    model?: string;
+    image?: {
+        url: string;
+        mime_type: string;
+    };
+    images?: Array<{
+        url: string;
+        mime_type: string;
+    }>;
+    cost_usd?: number;
+    balance_usd?: number;
+    error?: string;
+    error_code?: JobFailureCode;
 };
 
 /**
@@ -3238,6 +3629,144 @@ export type CreateCompatImageResponses = {
 
 export type CreateCompatImageResponse = CreateCompatImageResponses[keyof CreateCompatImageResponses];
 
+export type CreateImageJobData = {
+    body: ImageRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/llm/images/jobs';
+};
+
+export type CreateImageJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: NativeError;
+};
+
+export type CreateImageJobError = CreateImageJobErrors[keyof CreateImageJobErrors];
+
+export type CreateImageJobResponses = {
+    /**
+     * The job was accepted; its money is held.
+     */
+    202: NativeSuccess & {
+        data: ImageJob;
+    };
+};
+
+export type CreateImageJobResponse = CreateImageJobResponses[keyof CreateImageJobResponses];
+
+export type GetImageJobData = {
+    body?: never;
+    path: {
+        job_id: string;
+    };
+    query?: never;
+    url: '/v1/llm/images/jobs/{job_id}';
+};
+
+export type GetImageJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such job for this caller, or its record expired.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetImageJobError = GetImageJobErrors[keyof GetImageJobErrors];
+
+export type GetImageJobResponses = {
+    /**
+     * The job's state.
+     */
+    200: NativeSuccess & {
+        data: ImageJob;
+    };
+};
+
+export type GetImageJobResponse = GetImageJobResponses[keyof GetImageJobResponses];
+
 export type EstimateImageJobData = {
     body: ImageRequest;
     path?: never;
@@ -3294,6 +3823,1304 @@ export type EstimateImageJobResponses = {
 };
 
 export type EstimateImageJobResponse = EstimateImageJobResponses[keyof EstimateImageJobResponses];
+
+export type CreateAudioJobData = {
+    body: SpeechRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/llm/audio/jobs';
+};
+
+export type CreateAudioJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: NativeError;
+};
+
+export type CreateAudioJobError = CreateAudioJobErrors[keyof CreateAudioJobErrors];
+
+export type CreateAudioJobResponses = {
+    /**
+     * The job was accepted; its price is held and its render started.
+     */
+    202: NativeSuccess & {
+        data: MediaJob;
+    };
+};
+
+export type CreateAudioJobResponse = CreateAudioJobResponses[keyof CreateAudioJobResponses];
+
+export type GetAudioJobData = {
+    body?: never;
+    path: {
+        job_id: string;
+    };
+    query?: never;
+    url: '/v1/llm/audio/jobs/{job_id}';
+};
+
+export type GetAudioJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such job for this caller, or its record expired.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetAudioJobError = GetAudioJobErrors[keyof GetAudioJobErrors];
+
+export type GetAudioJobResponses = {
+    /**
+     * The job's state.
+     */
+    200: NativeSuccess & {
+        data: MediaJob;
+    };
+};
+
+export type GetAudioJobResponse = GetAudioJobResponses[keyof GetAudioJobResponses];
+
+export type EstimateAudioJobData = {
+    body: SpeechRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/llm/audio/jobs/estimate';
+};
+
+export type EstimateAudioJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+};
+
+export type EstimateAudioJobError = EstimateAudioJobErrors[keyof EstimateAudioJobErrors];
+
+export type EstimateAudioJobResponses = {
+    /**
+     * The estimate.
+     */
+    200: NativeSuccess & {
+        data: MediaEstimate;
+    };
+};
+
+export type EstimateAudioJobResponse = EstimateAudioJobResponses[keyof EstimateAudioJobResponses];
+
+export type CreateMusicJobData = {
+    body: MusicRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/llm/music/jobs';
+};
+
+export type CreateMusicJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: NativeError;
+};
+
+export type CreateMusicJobError = CreateMusicJobErrors[keyof CreateMusicJobErrors];
+
+export type CreateMusicJobResponses = {
+    /**
+     * The job was accepted; its price is held and its render started.
+     */
+    202: NativeSuccess & {
+        data: MediaJob;
+    };
+};
+
+export type CreateMusicJobResponse = CreateMusicJobResponses[keyof CreateMusicJobResponses];
+
+export type GetMusicJobData = {
+    body?: never;
+    path: {
+        job_id: string;
+    };
+    query?: never;
+    url: '/v1/llm/music/jobs/{job_id}';
+};
+
+export type GetMusicJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such job for this caller, or its record expired.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetMusicJobError = GetMusicJobErrors[keyof GetMusicJobErrors];
+
+export type GetMusicJobResponses = {
+    /**
+     * The job's state.
+     */
+    200: NativeSuccess & {
+        data: MediaJob;
+    };
+};
+
+export type GetMusicJobResponse = GetMusicJobResponses[keyof GetMusicJobResponses];
+
+export type EstimateMusicJobData = {
+    body: MusicRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/llm/music/jobs/estimate';
+};
+
+export type EstimateMusicJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+};
+
+export type EstimateMusicJobError = EstimateMusicJobErrors[keyof EstimateMusicJobErrors];
+
+export type EstimateMusicJobResponses = {
+    /**
+     * The estimate.
+     */
+    200: NativeSuccess & {
+        data: MediaEstimate;
+    };
+};
+
+export type EstimateMusicJobResponse = EstimateMusicJobResponses[keyof EstimateMusicJobResponses];
+
+export type CreateVideoJobData = {
+    body: VideoRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/llm/videos/jobs';
+};
+
+export type CreateVideoJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: NativeError;
+};
+
+export type CreateVideoJobError = CreateVideoJobErrors[keyof CreateVideoJobErrors];
+
+export type CreateVideoJobResponses = {
+    /**
+     * The job was accepted; its price is held and its render started.
+     */
+    202: NativeSuccess & {
+        data: MediaJob;
+    };
+};
+
+export type CreateVideoJobResponse = CreateVideoJobResponses[keyof CreateVideoJobResponses];
+
+export type GetVideoJobData = {
+    body?: never;
+    path: {
+        job_id: string;
+    };
+    query?: never;
+    url: '/v1/llm/videos/jobs/{job_id}';
+};
+
+export type GetVideoJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such job for this caller, or its record expired.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetVideoJobError = GetVideoJobErrors[keyof GetVideoJobErrors];
+
+export type GetVideoJobResponses = {
+    /**
+     * The job's state.
+     */
+    200: NativeSuccess & {
+        data: MediaJob;
+    };
+};
+
+export type GetVideoJobResponse = GetVideoJobResponses[keyof GetVideoJobResponses];
+
+export type FinalizeVideoJobData = {
+    body?: never;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        job_id: string;
+    };
+    query?: never;
+    url: '/v1/llm/videos/jobs/{job_id}/final';
+};
+
+export type FinalizeVideoJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such job for this caller, or its record expired.
+     */
+    404: NativeError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: NativeError;
+};
+
+export type FinalizeVideoJobError = FinalizeVideoJobErrors[keyof FinalizeVideoJobErrors];
+
+export type FinalizeVideoJobResponses = {
+    /**
+     * The final was accepted; its price is held and its render started.
+     */
+    202: NativeSuccess & {
+        data: MediaJob;
+    };
+};
+
+export type FinalizeVideoJobResponse = FinalizeVideoJobResponses[keyof FinalizeVideoJobResponses];
+
+export type EstimateVideoJobData = {
+    body: VideoRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/llm/videos/jobs/estimate';
+};
+
+export type EstimateVideoJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+};
+
+export type EstimateVideoJobError = EstimateVideoJobErrors[keyof EstimateVideoJobErrors];
+
+export type EstimateVideoJobResponses = {
+    /**
+     * The estimate.
+     */
+    200: NativeSuccess & {
+        data: MediaEstimate;
+    };
+};
+
+export type EstimateVideoJobResponse = EstimateVideoJobResponses[keyof EstimateVideoJobResponses];
+
+export type ListTopazModelsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/llm/topaz/models';
+};
+
+export type ListTopazModelsErrors = {
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+};
+
+export type ListTopazModelsError = ListTopazModelsErrors[keyof ListTopazModelsErrors];
+
+export type ListTopazModelsResponses = {
+    /**
+     * The restoration models.
+     */
+    200: NativeSuccess & {
+        data: RestorationCatalog;
+    };
+};
+
+export type ListTopazModelsResponse = ListTopazModelsResponses[keyof ListTopazModelsResponses];
+
+export type CreateTopazImageJobData = {
+    body: TopazImageRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/llm/topaz/image/jobs';
+};
+
+export type CreateTopazImageJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: NativeError;
+};
+
+export type CreateTopazImageJobError = CreateTopazImageJobErrors[keyof CreateTopazImageJobErrors];
+
+export type CreateTopazImageJobResponses = {
+    /**
+     * The job was accepted; its price is held and its render started.
+     */
+    202: NativeSuccess & {
+        data: MediaJob;
+    };
+};
+
+export type CreateTopazImageJobResponse = CreateTopazImageJobResponses[keyof CreateTopazImageJobResponses];
+
+export type GetTopazImageJobData = {
+    body?: never;
+    path: {
+        job_id: string;
+    };
+    query?: never;
+    url: '/v1/llm/topaz/image/jobs/{job_id}';
+};
+
+export type GetTopazImageJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such job for this caller, or its record expired.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetTopazImageJobError = GetTopazImageJobErrors[keyof GetTopazImageJobErrors];
+
+export type GetTopazImageJobResponses = {
+    /**
+     * The job's state.
+     */
+    200: NativeSuccess & {
+        data: MediaJob;
+    };
+};
+
+export type GetTopazImageJobResponse = GetTopazImageJobResponses[keyof GetTopazImageJobResponses];
+
+export type CreateTopazVideoJobData = {
+    body: TopazVideoRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/llm/topaz/video/jobs';
+};
+
+export type CreateTopazVideoJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: NativeError;
+};
+
+export type CreateTopazVideoJobError = CreateTopazVideoJobErrors[keyof CreateTopazVideoJobErrors];
+
+export type CreateTopazVideoJobResponses = {
+    /**
+     * The job was accepted; its price is held and its render started.
+     */
+    202: NativeSuccess & {
+        data: MediaJob;
+    };
+};
+
+export type CreateTopazVideoJobResponse = CreateTopazVideoJobResponses[keyof CreateTopazVideoJobResponses];
+
+export type GetTopazVideoJobData = {
+    body?: never;
+    path: {
+        job_id: string;
+    };
+    query?: never;
+    url: '/v1/llm/topaz/video/jobs/{job_id}';
+};
+
+export type GetTopazVideoJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such job for this caller, or its record expired.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetTopazVideoJobError = GetTopazVideoJobErrors[keyof GetTopazVideoJobErrors];
+
+export type GetTopazVideoJobResponses = {
+    /**
+     * The job's state.
+     */
+    200: NativeSuccess & {
+        data: MediaJob;
+    };
+};
+
+export type GetTopazVideoJobResponse = GetTopazVideoJobResponses[keyof GetTopazVideoJobResponses];
+
+export type ListChatsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size.
+         */
+        limit?: number;
+        /**
+         * Records to skip (newest first).
+         */
+        offset?: number;
+    };
+    url: '/v1/llm/chats';
+};
+
+export type ListChatsErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+};
+
+export type ListChatsError = ListChatsErrors[keyof ListChatsErrors];
+
+export type ListChatsResponses = {
+    /**
+     * The chats.
+     */
+    200: NativeSuccess & {
+        data: {
+            chats: Array<ChatRoom>;
+        };
+    };
+};
+
+export type ListChatsResponse = ListChatsResponses[keyof ListChatsResponses];
+
+export type CreateChatData = {
+    body?: {
+        title?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/llm/chats';
+};
+
+export type CreateChatErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+};
+
+export type CreateChatError = CreateChatErrors[keyof CreateChatErrors];
+
+export type CreateChatResponses = {
+    /**
+     * The chat.
+     */
+    201: NativeSuccess & {
+        data: ChatRoom;
+    };
+};
+
+export type CreateChatResponse = CreateChatResponses[keyof CreateChatResponses];
+
+export type GetChatData = {
+    body?: never;
+    path: {
+        chat_id: string;
+    };
+    query?: never;
+    url: '/v1/llm/chats/{chat_id}';
+};
+
+export type GetChatErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such chat for this caller, or no such image job in the chat.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+};
+
+export type GetChatError = GetChatErrors[keyof GetChatErrors];
+
+export type GetChatResponses = {
+    /**
+     * The chat and its history.
+     */
+    200: NativeSuccess & {
+        data: ChatRoom;
+    };
+};
+
+export type GetChatResponse = GetChatResponses[keyof GetChatResponses];
+
+export type CreateChatMessageData = {
+    body: ChatMessageRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        chat_id: string;
+    };
+    query?: never;
+    url: '/v1/llm/chats/{chat_id}/messages';
+};
+
+export type CreateChatMessageErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such chat for this caller, or no such image job in the chat.
+     */
+    404: NativeError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * Every eligible upstream failed: all answered 4xx (upstream_bad_response) or 5xx (upstream_server_error). Nothing is charged.
+     */
+    502: NativeError;
+    /**
+     * No upstream can serve the model now, the model is disabled, or the deployment lacks credentials (SPEC 7.2). Nothing is charged.
+     */
+    503: NativeError;
+    /**
+     * The upstream exceeded the 5-minute budget (SPEC 8). Nothing is charged; use stream: true for long answers.
+     */
+    504: NativeError;
+};
+
+export type CreateChatMessageError = CreateChatMessageErrors[keyof CreateChatMessageErrors];
+
+export type CreateChatMessageResponses = {
+    /**
+     * The text reply, or the image job's receipt.
+     */
+    200: NativeSuccess & {
+        data: ChatMessageReply;
+    };
+};
+
+export type CreateChatMessageResponse = CreateChatMessageResponses[keyof CreateChatMessageResponses];
+
+export type GetChatImageJobData = {
+    body?: never;
+    path: {
+        chat_id: string;
+        job_id: string;
+    };
+    query?: never;
+    url: '/v1/llm/chats/{chat_id}/image-jobs/{job_id}';
+};
+
+export type GetChatImageJobErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such chat for this caller, or no such image job in the chat.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetChatImageJobError = GetChatImageJobErrors[keyof GetChatImageJobErrors];
+
+export type GetChatImageJobResponses = {
+    /**
+     * The job's state.
+     */
+    200: NativeSuccess & {
+        data: ChatImageJob;
+    };
+};
+
+export type GetChatImageJobResponse = GetChatImageJobResponses[keyof GetChatImageJobResponses];
 
 export type GetHostedFileData = {
     body?: never;

@@ -7,6 +7,8 @@ import * as m0004 from './migrations/0004-limits-and-rub-billing.js';
 import * as m0005 from './migrations/0005-ledger-batches.js';
 import * as m0006 from './migrations/0006-idempotency-keys.js';
 import * as m0007 from './migrations/0007-key-scopes.js';
+import * as m0008 from './migrations/0008-jobs.js';
+import * as m0009 from './migrations/0009-chats.js';
 
 interface NamedMigration {
   name: string;
@@ -25,6 +27,8 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0005-ledger-batches', migration: m0005 },
   { name: '0006-idempotency-keys', migration: m0006 },
   { name: '0007-key-scopes', migration: m0007 },
+  { name: '0008-jobs', migration: m0008 },
+  { name: '0009-chats', migration: m0009 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {

@@ -82,13 +82,17 @@ export class Billing {
     this.leases = new BillingLeases(ledger, options.leases, options.now, options.logger);
   }
 
-  async reserve(principal: Principal, requestId: string, estimateMicros: Micros): Promise<Reservation> {
+  /**
+   * Reserves the worst case of a request. `durable`: a hold of its own in the ledger, never carved from this
+   * process's lease, for work another process may finish after this one died (a job, SPEC 3.1).
+   */
+  async reserve(principal: Principal, requestId: string, estimateMicros: Micros, options: { durable?: boolean } = {}): Promise<Reservation> {
     const { accountId } = principal;
     // A call can cost 0 (a few tokens on a cheap model, SPEC 2.2), but a reservation is never empty: it still
     // proves the account can pay, and settling posts the real amount, 0 included.
     const amountMicros = estimateMicros > 0n ? estimateMicros : 1n;
     const startedAtMs = this.options.now();
-    const lease = this.leases.carve(accountId, amountMicros);
+    const lease = options.durable === true ? null : this.leases.carve(accountId, amountMicros);
     if (lease !== null) return { holdId: lease.holdId, requestId, principal, amountMicros, startedAtMs, lease };
     const holdId = `hold:${requestId}`;
     let outcome = await this.hold(holdId, accountId, amountMicros);
@@ -130,6 +134,19 @@ export class Billing {
     });
     const posted = this.track(pending.accountId, lease === null ? posting : posting.finally(() => this.leases.finish(lease)));
     return reservation.principal.account.rubBilling ? posted : known;
+  }
+
+  /**
+   * A job's charge (SPEC 3.1: once, with the job's hold, on delivery), answered once it has landed (or been
+   * journaled). A job resumed after a restart may find its hold posted already: that charge is answered, and
+   * nothing is posted again. Answers what was charged.
+   */
+  async chargeOnce(reservation: Reservation, costMicros: Micros, details: CallDetails): Promise<Micros> {
+    const hold = await this.ledger.getHold(reservation.holdId);
+    if (hold?.status === 'posted') return hold.postedMicros ?? 0n;
+    const charge = await this.settle(reservation, costMicros, details);
+    await this.settled(reservation.principal.accountId);
+    return charge.costMicros;
   }
 
   /** Once every charge of the account started before the call has landed (or been journaled). */

@@ -25,6 +25,17 @@ export class FileLinks {
     return given.length === expected.length && timingSafeEqual(given, expected) && expires * 1000 > nowMs;
   }
 
+  /** The name of the file a link of ours points at, while it is valid; null for any other link. */
+  hostedName(link: string, nowMs: number): string | null {
+    const prefix = `${this.baseUrl}/v1/files/`;
+    if (!link.startsWith(prefix) || !URL.canParse(link)) return null;
+    const url = new URL(link);
+    const name = decodeURIComponent(url.pathname.slice(url.pathname.lastIndexOf('/') + 1));
+    const expires = Number(url.searchParams.get('expires'));
+    const signature = url.searchParams.get('signature') ?? '';
+    return Number.isSafeInteger(expires) && /^[0-9a-f]+$/.test(signature) && this.verify(name, expires, signature, nowMs) ? name : null;
+  }
+
   #sign(name: string, expires: number): string {
     return createHmac('sha256', this.secret).update(`${name}\n${expires}`).digest('hex');
   }

@@ -68,6 +68,7 @@ export const ERROR_CATALOG = {
   unsupported_media_type: { status: 415, type: invalid, retryable: false, message: 'Send the body as application/json' },
   api_key_not_found: { status: 404, type: invalid, retryable: false, message: 'No API key with this id belongs to the caller' },
   usage_record_not_found: { status: 404, type: invalid, retryable: false, message: 'No usage record with this id belongs to the caller' },
+  chat_not_found: { status: 404, type: invalid, retryable: false, message: 'No chat with this id belongs to the caller' },
   rental_unavailable: { status: 410, type: invalid, retryable: false, message: 'The rental was taken by someone else' },
   resources_unavailable: { status: 409, type: invalid, retryable: false, message: 'The GPU of this rental is no longer available' },
   idempotency_conflict: { status: 409, type: invalid, retryable: false, message: 'This idempotency key was used with a different request' },

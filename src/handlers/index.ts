@@ -29,6 +29,13 @@ import { getReadiness } from './system/get-readiness.js';
 import { getHostedFile } from './files/get-hosted-file.js';
 import { estimateImageJob } from './media/estimate-image-job.js';
 import { createCompatImage, createImage } from './media/create-image.js';
+import { createImageJob } from './media/create-image-job.js';
+import { getImageJob } from './media/get-image-job.js';
+import { createAudioJob, estimateAudioJob, getAudioJob } from './media/audio-jobs.js';
+import { createMusicJob, estimateMusicJob, getMusicJob } from './media/music-jobs.js';
+import { createVideoJob, estimateVideoJob, finalizeVideoJob, getVideoJob } from './media/video-jobs.js';
+import { createChat, createChatMessage, getChat, getChatImageJob, listChats } from './chat/chat-rooms.js';
+import { createTopazImageJob, createTopazVideoJob, getTopazImageJob, getTopazVideoJob, listTopazModels } from './media/topaz-jobs.js';
 
 /** operationId → handler; `satisfies` makes the map exhaustive over the contract (DESIGN.md 1). */
 export const handlers = {
@@ -37,6 +44,28 @@ export const handlers = {
   getHostedFile,
   estimateImageJob,
   createImage,
+  createImageJob,
+  getImageJob,
+  createAudioJob,
+  getAudioJob,
+  estimateAudioJob,
+  createMusicJob,
+  getMusicJob,
+  estimateMusicJob,
+  createVideoJob,
+  getVideoJob,
+  finalizeVideoJob,
+  estimateVideoJob,
+  listTopazModels,
+  createChat,
+  listChats,
+  getChat,
+  createChatMessage,
+  getChatImageJob,
+  createTopazImageJob,
+  getTopazImageJob,
+  createTopazVideoJob,
+  getTopazVideoJob,
   createCompatImage,
   getModelCatalog,
   listCompatModels,

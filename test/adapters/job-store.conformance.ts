@@ -32,7 +32,7 @@ function job(overrides: Partial<JobRecord> = {}): JobRecord {
   };
 }
 
-/** Values JSON keeps exactly, including the shapes a Lua cjson round trip would damage ([] → {}, 14 digits). */
+/** Values JSON keeps exactly, including shapes a careless JSON store would damage ([] → {}, 14 digits, surrogates). */
 const TRICKY_DATA = {
   emptyArray: [],
   emptyObject: {},
@@ -241,6 +241,107 @@ export function jobStoreConformance(name: string, make: () => Promise<JobStoreUn
       });
     });
 
+    describe('leases (a worker owns a job until its lease runs out; then another resumes it)', () => {
+      const lease = (owner: string, untilMs: number) => ({ owner, untilMs });
+      /** Claims until the jobs of this test are found: other tests' records are claimable too. */
+      const claimed = async (ids: string[], owner: string, nowMs: number): Promise<string[]> => {
+        const got = await store().claim(lease(owner, nowMs + 30_000), nowMs, 1_000);
+        return got.map((j) => j.id).filter((id) => ids.includes(id));
+      };
+
+      it('leaves a job leased at creation alone until its lease runs out, then lets one worker claim it', async () => {
+        const record = job({ accountId: newId('acc') });
+        expect(await store().create(record, lease('w1', T0 + 10_000))).toBe(true);
+        expect(await claimed([record.id], 'w2', T0 + 9_999)).toEqual([]);
+        expect(await claimed([record.id], 'w2', T0 + 10_000)).toEqual([record.id]);
+        expect(await claimed([record.id], 'w3', T0 + 10_001)).toEqual([]);
+        // The first owner lost it: its renewals fail from now on.
+        expect(await store().renew(record.id, lease('w1', T0 + 50_000), T0 + 10_002)).toBe(false);
+        expect(await store().renew(record.id, lease('w2', T0 + 90_000), T0 + 10_002)).toBe(true);
+        expect(await claimed([record.id], 'w3', T0 + 80_000)).toEqual([]);
+      });
+
+      it('answers claimed jobs whole, oldest first, and never terminal or expired ones', async () => {
+        const early = await created({ createdAtMs: T0 - 2, updatedAtMs: T0 - 2, data: TRICKY_DATA });
+        const late = await created({ createdAtMs: T0 - 1, updatedAtMs: T0 - 1, status: 'processing' });
+        const done = await created({ status: 'completed' });
+        const failed = await created({ status: 'failed' });
+        const gone = await created({ expiresAtMs: T0 + 5 });
+        const got = (await store().claim(lease('w1', T0 + 60_000), T0 + 5, 1_000)).filter((j) => [early, late, done, failed, gone].some((r) => r.id === j.id));
+        expect(got).toEqual([early, late]);
+      });
+
+      it('claims at most `limit` jobs', async () => {
+        await created();
+        await created();
+        expect(await store().claim(lease('w1', T0 + 60_000), T0 + 1, 1)).toHaveLength(1);
+      });
+
+      it('lets exactly one of 20 concurrent claimers have a job', async () => {
+        const record = await created({ createdAtMs: T0 - 50_000, updatedAtMs: T0 - 50_000 });
+        const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => claimed([record.id], `w${i}`, T0 + 100)));
+        expect(answers.flat()).toEqual([record.id]);
+      });
+
+      it('releases a lease only for its owner, and a released job can be claimed at once', async () => {
+        const record = job();
+        await store().create(record, lease('w1', T0 + 60_000));
+        await store().release(record.id, 'w2');
+        expect(await claimed([record.id], 'w3', T0 + 1)).toEqual([]);
+        await store().release(record.id, 'w1');
+        expect(await claimed([record.id], 'w3', T0 + 2)).toEqual([record.id]);
+      });
+
+      it('claims one job by id only while nobody holds it, it is live and not terminal', async () => {
+        const record = job();
+        await store().create(record, lease('w1', T0 + 1_000));
+        expect(await store().claimOne(record.id, lease('w2', T0 + 60_000), T0 + 999)).toBeNull();
+        expect(await store().claimOne(record.id, lease('w2', T0 + 60_000), T0 + 1_000)).toEqual(record);
+        expect(await store().claimOne(record.id, lease('w3', T0 + 90_000), T0 + 1_001)).toBeNull();
+        await store().release(record.id, 'w2');
+        expect(await store().claimOne(record.id, lease('w3', T0 + 90_000), T0 + 1_002)).toEqual(record);
+        const done = await created({ status: 'completed' });
+        expect(await store().claimOne(done.id, lease('w1', T0 + 60_000), T0 + 1)).toBeNull();
+        expect(await store().claimOne(newId('job'), lease('w1', T0 + 60_000), T0 + 1)).toBeNull();
+        const gone = await created({ expiresAtMs: T0 + 5 });
+        expect(await store().claimOne(gone.id, lease('w1', T0 + 60_000), T0 + 5)).toBeNull();
+      });
+
+      it('applies a worker’s transition only while that worker holds the lease', async () => {
+        const record = job();
+        await store().create(record, lease('w1', T0 + 1_000));
+        expect(await store().transition(record.id, ['pending'], { status: 'processing' }, T0 + 1, 'w1')).toMatchObject({ status: 'processing' });
+        expect(await store().transition(record.id, ['processing'], { data: { by: 'w2' } }, T0 + 2, 'w2')).toBeNull();
+        await store().claimOne(record.id, lease('w2', T0 + 90_000), T0 + 1_000);
+        expect(await store().transition(record.id, ['processing'], { status: 'completed', data: { by: 'w1' } }, T0 + 1_001, 'w1')).toBeNull();
+        expect(await store().transition(record.id, ['processing'], { status: 'completed', data: { by: 'w2' } }, T0 + 1_002, 'w2')).toMatchObject({ status: 'completed', data: { by: 'w2' } });
+      });
+
+      it('renews nothing once the job is terminal', async () => {
+        const record = job();
+        await store().create(record, lease('w1', T0 + 60_000));
+        await transition(record.id, ['pending'], { status: 'completed' }, T0 + 1);
+        expect(await store().renew(record.id, lease('w1', T0 + 90_000), T0 + 2)).toBe(false);
+      });
+
+      it('keeps a renewed lease even after the first one ran out, while nobody claimed the job', async () => {
+        const record = job();
+        await store().create(record, lease('w1', T0 + 10));
+        expect(await store().renew(record.id, lease('w1', T0 + 60_000), T0 + 20)).toBe(true);
+        expect(await claimed([record.id], 'w2', T0 + 30)).toEqual([]);
+      });
+    });
+
+    describe('expire', () => {
+      it('deletes the records past their expiry and keeps the rest', async () => {
+        const old = await created({ createdAtMs: 1_000, updatedAtMs: 1_000, expiresAtMs: 2_000 });
+        const live = await created({ createdAtMs: 1_000, updatedAtMs: 1_000, expiresAtMs: 3_000 });
+        expect(await store().expire(2_000)).toBeGreaterThanOrEqual(1);
+        expect(await store().get(old.id, 1_500)).toBeNull();
+        expect(await store().get(live.id, 1_500)).toEqual(live);
+      });
+    });
+
     it('refuses malformed input as a programmer error', async () => {
       await expect(store().create(job({ expiresAtMs: T0 }))).rejects.toThrow(RangeError);
       await expect(store().create(job({ status: 'done' as JobStatus }))).rejects.toThrow(RangeError);
@@ -248,6 +349,8 @@ export function jobStoreConformance(name: string, make: () => Promise<JobStoreUn
       await expect(store().get(newId('job'), T0 + 0.5)).rejects.toThrow(RangeError);
       await expect(transition(newId('job'), ['done' as JobStatus], {}, T0)).rejects.toThrow(RangeError);
       await expect(transition(newId('job'), ['pending'], { status: 'done' as JobStatus }, T0)).rejects.toThrow(RangeError);
+      await expect(store().create(job(), { owner: '', untilMs: T0 })).rejects.toThrow(TypeError);
+      await expect(store().claim({ owner: 'w', untilMs: 1.5 }, T0, 1)).rejects.toThrow(RangeError);
     });
   });
 }

@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
+import { fetchHosted } from '../setup/hosted-files.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,14 +19,6 @@ afterAll(() => h.close());
 
 const NATIVE = '/v1/llm/images/generations';
 const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
-
-/** The file behind a hosted link (served by the harness, whatever origin the link names). */
-async function fetchHosted(link: string): Promise<{ type: string | null; bytes: Buffer }> {
-  const url = new URL(link);
-  const response = await fetch(h.baseUrl + url.pathname + url.search);
-  expect(response.status).toBe(200);
-  return { type: response.headers.get('content-type'), bytes: Buffer.from(await response.arrayBuffer()) };
-}
 
 describe('POST /v1/llm/images/generations', () => {
   it('imgG-2 at 1536x1024, two WebP images: decodable, alpha kept, hosted, charged exactly the estimate', async () => {
@@ -40,7 +33,7 @@ describe('POST /v1/llm/images/generations', () => {
       const bytes = Buffer.from(image.b64_json, 'base64');
       const meta = await sharp(bytes).metadata();
       expect([meta.format, meta.width, meta.height, meta.hasAlpha]).toEqual(['webp', 1536, 1024, true]);
-      const hosted = await fetchHosted(image.url);
+      const hosted = await fetchHosted(h, image.url);
       expect(hosted.type).toBe('image/webp');
       expect(hosted.bytes.equals(bytes)).toBe(true);
     }

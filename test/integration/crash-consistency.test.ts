@@ -5,20 +5,16 @@
  * past their TTL plus one sweep, for every account what left the balance equals the sum of its usage lines to the
  * micro-dollar, nothing is held any more, and the books balance. On the embedded SQLite file and on PostgreSQL.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqlApiKeyStore } from '../../src/adapters/api-keys/sql.js';
 import { openLedger } from '../../src/adapters/ledger/open.js';
 import { SqlUsageLogStore } from '../../src/adapters/usage-log/sql.js';
-import { connectDatabase, type Database } from '../../src/db/connect.js';
+import { connectDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { createAccount, issueKey } from '../../src/domain/accounts.js';
-import { topUp } from '../../src/domain/top-up.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
-import { postgresSchema, TEST_POSTGRES_URL } from '../setup/databases.js';
+import { openAccounts, processBackends, startServerProcess, type ServerProcess } from '../setup/server-process.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 
 const OPENING_MICROS = 20_000_000n;
@@ -31,6 +27,9 @@ let fake: FakeUpstream;
 let upstreams: string;
 let dir: string;
 
+/** The settings of every server process of this suite (the upstreams file is written before any starts). */
+const SERVER_ENV: Record<string, string> = {};
+
 beforeAll(async () => {
   // Slow enough that requests are in flight when the process dies, at every stage (dispatch, stream, settle).
   fake = await startFakeUpstream({ behaviour: { slowFirstByteMs: 40 }, streamChunks: 6, chunkIntervalMs: 30, usage: { promptTokens: 900, completionTokens: 400 } });
@@ -39,25 +38,7 @@ beforeAll(async () => {
     'text-embedding-3-small': [{ provider: 'fake', url: fake.baseUrl, cost: { input: 0.01 } }],
   });
   dir = mkdtempSync(join(tmpdir(), 'cgw-crash-'));
-});
-
-afterAll(async () => {
-  await fake?.close();
-  removeUpstreamsFiles();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-interface Server {
-  child: ChildProcess;
-  baseUrl: string;
-}
-
-function startServer(databaseUrl: string): Promise<Server> {
-  const env = {
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    PORT: '0',
-    LOG_LEVEL: 'info',
+  Object.assign(SERVER_ENV, {
     UPSTREAMS_FILE: upstreams,
     BILLING_HOLD_TTL_MS: String(HOLD_TTL_MS),
     // Busy accounts reserve from leases (src/domain/billing-leases.ts): the dead process's expire like its holds.
@@ -68,32 +49,14 @@ function startServer(databaseUrl: string): Promise<Server> {
     RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000',
     RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: '1000000',
     CHARGE_JOURNAL_DIR: join(dir, 'journal'),
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let buffered = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const port = /"port":(\d+)/.exec(buffered)?.[1];
-      if (port !== undefined) resolve({ child, baseUrl: `http://127.0.0.1:${port}` });
-    });
-    child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal}) before listening: ${buffered.slice(-500)}`)));
   });
-}
+});
 
-async function openAccounts(db: Database): Promise<{ accountId: string; apiKey: string }[]> {
-  const apiKeys = new SqlApiKeyStore(db);
-  const ledger = openLedger(db);
-  const accounts = [];
-  for (let i = 0; i < ACCOUNTS; i++) {
-    const account = await createAccount(apiKeys, { email: `crash-${i}-${Date.now()}@example.com` });
-    const { secret } = await issueKey(apiKeys, account.id);
-    await topUp(ledger, apiKeys, { accountId: account.id, usdMicros: OPENING_MICROS, marketRateMicro: 90_000_000n, nowMs: Date.now() });
-    accounts.push({ accountId: account.id, apiKey: secret });
-  }
-  await ledger.drain();
-  return accounts;
-}
+afterAll(async () => {
+  await fake?.close();
+  removeUpstreamsFiles();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const BODIES = [
   { path: '/v1/compat/chat/completions', body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Tell me something.' }], max_tokens: 600 } },
@@ -126,31 +89,17 @@ function load(baseUrl: string, accounts: { apiKey: string }[], stop: { now: bool
   return Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w))).then(() => undefined);
 }
 
-const backends = [
-  { name: 'SQLite file', open: async () => ({ url: `sqlite:${join(dir, `gateway-${Date.now()}.sqlite`)}`, drop: async () => undefined }) },
-  {
-    name: 'PostgreSQL',
-    open: async () => {
-      const pg = await postgresSchema();
-      await pg.db.knex.destroy();
-      const url = `${TEST_POSTGRES_URL}?options=-c%20search_path%3D${pg.schema}`;
-      return { url, drop: async () => {
-        const root = connectDatabase(TEST_POSTGRES_URL);
-        await root.knex.raw('drop schema if exists ?? cascade', [pg.schema]).finally(() => root.knex.destroy());
-      } };
-    },
-  },
-];
+const backends = processBackends(() => dir);
 
 describe.each(backends)('kill -9 under paid load, then a restart, on $name', ({ open }) => {
   it('leaves every account with Σ usage lines = what left its balance, no hold past its TTL, and balanced books', async () => {
     const { url, drop } = await open();
     const db = connectDatabase(url);
-    let server: Server | undefined;
+    let server: ServerProcess | undefined;
     try {
       await migrateToLatest(db);
-      const accounts = await openAccounts(db);
-      server = await startServer(url);
+      const accounts = await openAccounts(db, ACCOUNTS, OPENING_MICROS);
+      server = await startServerProcess(url, SERVER_ENV);
       const stop = { now: false };
       const traffic = { n: 0, answered: 0 };
       const running = load(server.baseUrl, accounts, stop, traffic);
@@ -162,7 +111,7 @@ describe.each(backends)('kill -9 under paid load, then a restart, on $name', ({ 
       await running;
       expect(inFlightAtKill).toBeGreaterThan(0);
 
-      server = await startServer(url);
+      server = await startServerProcess(url, SERVER_ENV);
       // The dead process's holds: expired at their TTL, released by the restarted process's sweeper.
       await new Promise((resolve) => setTimeout(resolve, HOLD_TTL_MS + 2 * SWEEP_MS + 500));
 

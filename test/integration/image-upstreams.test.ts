@@ -1,7 +1,9 @@
 /**
  * Image generations routed to OpenAI-style images APIs (local fakes speaking `/images/generations`): what the
  * upstream is asked, what the caller gets (decoded here), failover past a failing route charged once, and the
- * 300-second render budget (shortened here) ending in 504 render_timeout with nothing charged.
+ * 300-second render budget (shortened here) ending in 504 render_timeout with nothing charged. Image jobs on the
+ * same fakes: failover charged once, and the typed failures of SPEC 7.5 (content_moderation not re-routed,
+ * generation_failed when every route failed or the job's budget ran out), each costing nothing.
  */
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,7 +11,7 @@ import { startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fix
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
-import { expectNothingBilled, money } from './gateway-helpers.js';
+import { eventually, expectNothingBilled, money } from './gateway-helpers.js';
 
 const names = ['a', 'b'] as const;
 const fakes = {} as Record<(typeof names)[number], FakeUpstream>;
@@ -26,7 +28,7 @@ beforeAll(async () => {
     ],
   });
   h = await startHarness({ UPSTREAMS_FILE: upstreams });
-  impatient = await startHarness({ UPSTREAMS_FILE: upstreams, IMAGE_RENDER_BUDGET_MS: '400' });
+  impatient = await startHarness({ UPSTREAMS_FILE: upstreams, IMAGE_RENDER_BUDGET_MS: '400', IMAGE_JOB_BUDGET_MS: '400' });
 });
 
 afterAll(async () => {
@@ -77,6 +79,54 @@ describe('an OpenAI-style images upstream', () => {
     const { accountId, apiKey } = await impatient.newAccount(undefined, { balanceUsd: 1 });
     const before = await money(impatient, accountId);
     expectCompatError(await call(impatient.baseUrl, 'POST', '/v1/compat/images/generations', { key: apiKey, body: BODY }), 504, 'render_timeout');
+    await expectNothingBilled(impatient, accountId, before);
+  });
+});
+
+describe('image jobs on OpenAI-style upstreams', () => {
+  const kickoff = async (harness: Harness, key: string) => expectNativeOk(await call(harness.baseUrl, 'POST', '/v1/llm/images/jobs', { key, body: BODY }), 202);
+  const terminal = (harness: Harness, key: string, jobId: string) =>
+    eventually(async () => {
+      const job = expectNativeOk(await call(harness.baseUrl, 'GET', `/v1/llm/images/jobs/${jobId}`, { key }));
+      return job.status === 'completed' || job.status === 'failed' ? job : undefined;
+    }, 10_000, `job ${jobId} terminal`);
+
+  it('a failing route is failed over inside the job; the job id stays; charged once', async () => {
+    behaviours.a = { status: 500 };
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const job = await kickoff(h, apiKey);
+    const done = await terminal(h, apiKey, job.job_id);
+    expect(done).toMatchObject({ job_id: job.job_id, status: 'completed', cost_usd: 0.08, usage: { images: 2, size: '1024x1536' } });
+    expect(await h.deps.ledger.postedSpend(accountId)).toBe(80_000n);
+  });
+
+  it('content policy: failed with content_moderation, not re-routed, nothing charged', async () => {
+    behaviours.a = 'contentFilter';
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const before = await money(h, accountId);
+    const seen = fakes.b.requests.length;
+    const done = await terminal(h, apiKey, (await kickoff(h, apiKey)).job_id);
+    expect(done).toMatchObject({ status: 'failed', error_code: 'content_moderation', error: expect.any(String) });
+    expect(done).not.toHaveProperty('cost_usd');
+    expect(fakes.b.requests.length).toBe(seen);
+    await expectNothingBilled(h, accountId, before);
+  });
+
+  it('every route failing: failed with generation_failed (HTTP 200), nothing charged, the hold released', async () => {
+    Object.assign(behaviours, { a: { status: 503 }, b: { status: 500 } });
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const before = await money(h, accountId);
+    const done = await terminal(h, apiKey, (await kickoff(h, apiKey)).job_id);
+    expect(done).toMatchObject({ status: 'failed', error_code: 'generation_failed' });
+    await expectNothingBilled(h, accountId, before);
+  });
+
+  it('past the job budget: failed with generation_failed saying so, nothing charged', async () => {
+    Object.assign(behaviours, { a: 'silent', b: 'silent' });
+    const { accountId, apiKey } = await impatient.newAccount(undefined, { balanceUsd: 1 });
+    const before = await money(impatient, accountId);
+    const done = await terminal(impatient, apiKey, (await kickoff(impatient, apiKey)).job_id);
+    expect(done).toMatchObject({ status: 'failed', error_code: 'generation_failed', error: expect.stringMatching(/did not finish within/) });
     await expectNothingBilled(impatient, accountId, before);
   });
 });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 
-export type UpstreamType = 'openai' | 'cohere-rerank' | 'tei-rerank' | 'openai-images';
+export type UpstreamType = 'openai' | 'cohere-rerank' | 'tei-rerank' | 'openai-images' | 'fal-queue';
 
 /** One route of a slug's chain, and the provider (vendor endpoint) it goes to. */
 export interface UpstreamRouteSpec {
@@ -23,11 +23,13 @@ export interface UpstreamRouteSpec {
   /** Wholesale cost: decides the chain order (cheapest first, then the order written). */
   cost?: { input?: number; output?: number; perRequest?: number };
   cachedInputDiscount?: boolean;
-  /** Provider options, written as budget_ms, idle_timeout_ms, api_key_env, streams. */
+  /** Provider options, written as budget_ms, idle_timeout_ms, api_key_env, streams, formats. */
   budgetMs?: number;
   idleTimeoutMs?: number;
   apiKeyEnv?: string;
   streams?: boolean;
+  /** fal-queue: the containers it delivers per media kind. */
+  formats?: Record<string, string[]>;
 }
 
 export interface UpstreamsFileOptions {
@@ -78,6 +80,7 @@ function addProvider(providers: Record<string, Record<string, unknown>>, route: 
     ...(route.streams === undefined ? {} : { streams: route.streams }),
     ...(route.budgetMs === undefined ? {} : { budget_ms: route.budgetMs }),
     ...(route.idleTimeoutMs === undefined ? {} : { idle_timeout_ms: route.idleTimeoutMs }),
+    ...(route.formats === undefined ? {} : { formats: route.formats }),
   };
   const existing = providers[route.provider];
   if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(config)) {

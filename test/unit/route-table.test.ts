@@ -139,8 +139,8 @@ describe('RouteTable.chain: verdicts (SPEC 7.2)', () => {
     expect(verdict(t, 'chat-b', 'chat')).toEqual({ code: 'no_provider_available', status: 400, slug: 'chat-b' });
   });
 
-  it('no_provider_available for a kind the default route does not cover, or with no default at all', () => {
-    expect(verdict(table(), 'vid-a', 'chat')).toMatchObject({ code: 'no_provider_available' });
+  it('no_provider_available for a need no route of the model serves, or with no default at all', () => {
+    expect(verdict(table(), 'vid-a', 'video')).toMatchObject({ code: 'no_provider_available' });
     const noDefault = YAML.replace('default_route: { provider: sandbox }\n', '');
     expect(verdict(table(noDefault), 'chat-b', 'chat')).toMatchObject({ code: 'no_provider_available', slug: 'chat-b' });
   });
@@ -199,7 +199,7 @@ describe('RouteTable: caching and unavailableReason', () => {
     const t = table();
     const errors = [0, 1].map(() => {
       try {
-        t.chain('vid-a', 'chat');
+        t.chain('vid-a', 'video');
       } catch (err) {
         return err;
       }
@@ -210,10 +210,10 @@ describe('RouteTable: caching and unavailableReason', () => {
     expect(errors[1]).toMatchObject({ code: 'no_provider_available' });
   });
 
-  it('unavailableReason: null when callable for its kind with a configured provider; kinds not served here and unknown slugs are not judged', () => {
+  it('unavailableReason: null when callable for its kind with a configured provider, why not otherwise; unknown slugs are not judged', () => {
     const t = table();
     expect(['chat-a', 'chat-a-latest', 'chat-b', 'emb-a', 'rr-a'].map((s) => t.unavailableReason(s))).toEqual([null, null, null, null, null]);
-    expect(t.unavailableReason('vid-a')).toBeNull();
+    expect(t.unavailableReason('vid-a')).toMatch(/No route serves model "vid-a" for video/);
     expect(t.unavailableReason('nope')).toBeNull();
     expect(table(`${YAML}  chat-b: []\n`).unavailableReason('chat-b')).toMatch(/No route serves/);
   });

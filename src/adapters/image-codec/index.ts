@@ -33,15 +33,12 @@ export async function encodeImage(source: Buffer, sourceFormat: string, format: 
   }
 }
 
-/**
- * A solid image of `width` × `height` in `rgba`, as PNG: what the sandbox delivers (a real file every image
- * library decodes, made offline).
- */
-export async function solidPng(width: number, height: number, rgba: { r: number; g: number; b: number; alpha: number }): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 4, background: rgba } }).png().toBuffer();
-}
-
 const FORMAT_OF: Record<string, OutputFormat | 'gif' | 'avif' | 'tiff' | 'heif'> = { png: 'png', jpeg: 'jpeg', webp: 'webp', gif: 'gif', avif: 'avif', tiff: 'tiff', heif: 'heif' };
+
+/** A solid image of `width` × `height` in `format` (the sandbox's renders). */
+export async function solidImage(width: number, height: number, rgba: { r: number; g: number; b: number; alpha: number }, format: 'png' | 'jpeg' | 'tiff'): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 4, background: rgba } }).toFormat(format).toBuffer();
+}
 
 /** What an image's bytes are, sniffed (a host's Content-Type is not trusted); null when they are not an image. */
 export async function inspectImage(bytes: Buffer): Promise<{ format: string; mimeType: string; width: number; height: number } | null> {

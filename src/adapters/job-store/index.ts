@@ -1,7 +1,11 @@
 /**
  * The job-store port: records of async jobs (SPEC 3.1: video, music, image jobs, audio, restoration; SPEC 4.2:
- * chat jobs for clients that cannot use SSE), polled by any gateway process (DESIGN 3: in-process store when
- * embedded, Redis when scaled out).
+ * chat jobs for clients that cannot use SSE), polled by any gateway process. They live in the database (SQLite
+ * embedded, PostgreSQL at scale), so a job outlives the process that started it.
+ *
+ * Work on a job is owned through a lease (`JobLease`): the process that kicks a job off takes it with the record;
+ * whoever holds an unexpired lease is the one worker advancing the job, renews it while it works, and a lease
+ * that runs out (its process died) lets another worker claim the job and resume it from what its record says.
  *
  * SPEC 3.1 states: pending, processing, completed, failed. A terminal payload (completed or failed) is replayed
  * on every poll until the record expires; after that a poll answers 404 `job_not_found`, which is why `get`
@@ -44,6 +48,12 @@ export interface JobRecord {
   data: Record<string, unknown>;
 }
 
+/** Who works on a job, and until when (epoch ms) nobody else may. */
+export interface JobLease {
+  owner: string;
+  untilMs: number;
+}
+
 export interface JobPatch {
   status?: JobStatus;
   /** Merged shallowly into `data`: top-level keys replace, others are kept; an undefined value changes nothing. */
@@ -52,10 +62,11 @@ export interface JobPatch {
 
 export interface JobStore {
   /**
-   * Stores a new record. False when the id exists already (the existing record is left untouched). Every
-   * implementation stores a copy: later changes to `job` do not reach the store.
+   * Stores a new record, leased to `lease` when given (the kicking-off process works on it at once; without a
+   * lease any worker may claim it). False when the id exists already (the existing record is left untouched).
+   * Every implementation stores a copy: later changes to `job` do not reach the store.
    */
-  create(job: JobRecord): Promise<boolean>;
+  create(job: JobRecord, lease?: JobLease): Promise<boolean>;
 
   /** A copy of the record; null when absent or expired (`expiresAtMs <= nowMs`): SPEC 3.1, poll answers 404. */
   get(id: string, nowMs: number): Promise<JobRecord | null>;
@@ -75,9 +86,36 @@ export interface JobStore {
    * The same goes for `failed` (nothing charged, SPEC 3.1) racing a late delivery: whoever wins decides.
    *
    * The expiry time is not changed: retention counts from kickoff (SPEC 3.1), not from the last update.
+   *
+   * `owner`: a worker's change, applied only while that worker holds the job's lease, so a worker that lost its
+   * lease to another (its renewals failed) cannot overwrite what the new owner does.
    */
-  transition(id: string, from: readonly JobStatus[], patch: JobPatch, nowMs: number): Promise<JobRecord | null>;
+  transition(id: string, from: readonly JobStatus[], patch: JobPatch, nowMs: number, owner?: string): Promise<JobRecord | null>;
 
-  /** Releases what the store owns (not a Redis client passed in by the caller). */
+  /**
+   * Leases to `lease.owner` up to `limit` jobs that are neither terminal nor expired and whose lease has run out
+   * (or that never had one), oldest first, and answers them. Atomic across processes: a job is claimed by one.
+   */
+  claim(lease: JobLease, nowMs: number, limit: number): Promise<JobRecord[]>;
+
+  /**
+   * Leases one job to `lease.owner` if it is neither terminal nor expired and nobody holds an unexpired lease on it
+   * (a worker woken for it); null otherwise. Atomic across processes, as `claim`.
+   */
+  claimOne(id: string, lease: JobLease, nowMs: number): Promise<JobRecord | null>;
+
+  /**
+   * Extends the lease `lease.owner` holds on a job (even one that ran out, as long as nobody claimed it since);
+   * false when it no longer holds it (claimed by another worker, terminal, or gone).
+   */
+  renew(id: string, lease: JobLease, nowMs: number): Promise<boolean>;
+
+  /** Gives a lease back (shutdown): the job may be claimed at once. A no-op unless `owner` holds it. */
+  release(id: string, owner: string): Promise<void>;
+
+  /** Deletes the records past their expiry; answers how many. */
+  expire(nowMs: number): Promise<number>;
+
+  /** Releases what the store owns. */
   close(): Promise<void>;
 }

@@ -153,7 +153,12 @@ export interface UpstreamPost {
   maxBodyBytes?: number;
 }
 
-/** POSTs JSON and returns the parsed 2xx JSON body; every failure is an UpstreamError. */
+/** GETs a JSON resource (a task's status or result): the parsed 2xx body; every failure is an UpstreamError. */
+export function getJson(get: Omit<UpstreamPost, 'body'>): Promise<unknown> {
+  return postJson({ ...get, body: undefined });
+}
+
+/** POSTs JSON (GETs when `body` is undefined) and returns the parsed 2xx JSON body; every failure is an UpstreamError. */
 export async function postJson(post: UpstreamPost): Promise<unknown> {
   const scope = new CallScope(post.signal, post.budgetMs);
   try {
@@ -198,9 +203,9 @@ async function send(post: UpstreamPost, scope: CallScope, accept: string): Promi
   try {
     response = await request(post.url, {
       dispatcher: post.dispatcher,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept, ...post.headers },
-      body: JSON.stringify(post.body),
+      ...(post.body === undefined
+        ? { method: 'GET', headers: { accept, ...post.headers } }
+        : { method: 'POST', headers: { 'content-type': 'application/json', accept, ...post.headers }, body: JSON.stringify(post.body) }),
       signal: scope.signal,
     });
   } catch (error) {
@@ -274,12 +279,17 @@ function errorMessageOf(json: unknown): string | undefined {
   if (isRecord(error) && typeof error.message === 'string') return error.message;
   if (typeof error === 'string') return error;
   if (typeof json.message === 'string') return json.message;
-  return typeof json.detail === 'string' ? json.detail : undefined;
+  if (typeof json.detail === 'string') return json.detail;
+  // fal's model errors: `detail: [{loc, msg, type}]`.
+  const first = Array.isArray(json.detail) ? json.detail[0] : undefined;
+  return isRecord(first) && typeof first.msg === 'string' ? first.msg : undefined;
 }
 
-/** SPEC 7.2 content_filter: OpenAI's and Azure's codes for a refusal on the vendor's safety policy. */
+/** SPEC 7.2 content_filter: OpenAI's and Azure's codes for a refusal on the vendor's safety policy, and fal's detail type. */
 function saysContentFilter(json: unknown): boolean {
-  const error = isRecord(json) ? json.error : undefined;
+  if (!isRecord(json)) return false;
+  const { error, detail } = json;
+  if (Array.isArray(detail)) return detail.some((item) => isRecord(item) && item.type === 'content_policy_violation');
   if (!isRecord(error)) return false;
   return error.code === 'content_filter' || error.code === 'content_policy_violation' || error.type === 'content_filter';
 }

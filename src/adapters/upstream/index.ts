@@ -1,5 +1,6 @@
 /**
- * The upstream port: one vendor endpoint that can serve chat, embeddings or rerank (SPEC 4.1, 4.2).
+ * The upstream port: one vendor endpoint that can serve chat, embeddings, rerank, images, or render media as a task
+ * it is polled for (speech, music, video, restoration; SPEC 3.1, 4.1, 4.2, 4.4).
  *
  * Providers speak their vendor's wire format and report every failure as an `UpstreamError` carrying a typed
  * `UpstreamFailure`, so the routing layer can fail over and classify chain exhaustion (SPEC 7.2) without
@@ -127,6 +128,30 @@ export interface ImageResult {
   images: { bytes: Buffer; mimeType: string }[];
 }
 
+/** The media rendered as a task (SPEC 3.1): what a job of that kind asks an upstream for. */
+export type MediaKind = 'audio' | 'music' | 'video' | 'restoration';
+
+/** One render to start: the kind's parameters as planned (the provider maps them to its vendor's fields). */
+export interface MediaCall {
+  kind: MediaKind;
+  upstreamModel: string;
+  /** The container asked for (`wav`, `mp3`, `mp4`, …): one of the provider's `mediaFormats` of the kind. */
+  outputFormat: string;
+  /** The planned parameters: `input` and `voice` for speech, `prompt` and `duration` for music, … */
+  params: Record<string, unknown>;
+  signal: CancelSignal;
+  deadlineAtMs: number;
+}
+
+/** One output of a finished render: its bytes here, or a link of the vendor's to fetch them from. */
+export type MediaOutput = { bytes: Buffer; mimeType: string | null } | { url: string; mimeType: string | null };
+
+export type MediaTaskState =
+  | { state: 'running'; progress: number | null }
+  | { state: 'completed'; outputs: MediaOutput[] }
+  /** The render failed at the upstream: `failure.contentFilter` when it refused on content policy. */
+  | { state: 'failed'; failure: UpstreamFailure };
+
 export interface UpstreamProvider {
   /** The provider's name in the upstreams file. */
   readonly name: string;
@@ -138,5 +163,11 @@ export interface UpstreamProvider {
   embed?(call: EmbeddingCall): Promise<EmbeddingResult>;
   rerank?(call: RerankCall): Promise<RerankResult>;
   image?(call: ImageCall): Promise<ImageResult>;
+  /** The containers it can deliver, per media kind it renders; a kind absent here is not served. */
+  readonly mediaFormats?: Partial<Record<MediaKind, readonly string[]>>;
+  /** Starts a render; answers the upstream's task id, kept in the job's record so any process can poll it. */
+  startMedia?(call: MediaCall): Promise<string>;
+  /** Where a render stands. Fails with UpstreamError when the upstream cannot be asked (the poll is retried). */
+  pollMedia?(taskId: string, call: { upstreamModel: string; signal: CancelSignal; deadlineAtMs: number }): Promise<MediaTaskState>;
   close?(): Promise<void>;
 }

@@ -9,13 +9,21 @@
  * - embeddings: hashed bag of words and word bigrams (FNV-1a 32, signed), L2-normalised (SPEC 2.2, 2.9).
  * - rerank: BM25 (k1 1.2, b 0.75), squashed to [0, 1) by x / (x + 1) (SPEC 2.4: a per-model scale).
  * - images: a real PNG of the asked pixels per image, one half-transparent colour taken from a hash of the prompt.
+ * - speech (a media task): a WAV or MP3 tone as long as the text would take to read (15 characters a second), its
+ *   pitch taken from the voice; music: `tracks` tones of `duration` seconds, pitched by the prompt; video: an H.264
+ *   MP4 (MOV by remux) of the resolution and aspect asked, `duration` seconds at 6 frames a second, a drifting
+ *   gradient coloured by the prompt, silent (encoded on a worker thread); restoration: an image, or a clip as long as
+ *   its source, of the output size planned, in the container asked. The task id carries the call and its start, so any process can answer a poll
+ *   (after a restart too); a task is `running` for its first SANDBOX_RENDER_MS, so callers see a job in progress.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { dominantColour, solidPng } from '../image-codec/index.js';
+import { dominantColour, solidImage } from '../image-codec/index.js';
+import { AUDIO_MIME, encodeAudio, tone, type AudioFormat } from '../audio-codec/index.js';
+import { remuxToMov, type ClipEncoder } from '../video-codec/index.js';
 import type { TokenCounter } from '../../domain/token-counter.js';
 import type {
-  ChatCall, ChatResult, ChatStream, EmbeddingCall, EmbeddingResult, ImageCall, ImageResult, RerankCall, RerankResult,
-  StreamEvent, UpstreamProvider, Usage,
+  ChatCall, ChatResult, ChatStream, EmbeddingCall, EmbeddingResult, ImageCall, ImageResult, MediaCall, MediaKind, MediaTaskState,
+  RerankCall, RerankResult, StreamEvent, UpstreamProvider, Usage,
 } from './index.js';
 import { UpstreamError } from './index.js';
 import { isRecord } from '../../is-record.js';
@@ -30,6 +38,8 @@ export interface SandboxOptions {
   chunkDelayMs?: number;
   /** Counts usage as the gateway does, long text off the event loop. */
   tokens: TokenCounter;
+  /** Encodes video clips; without one the sandbox renders no video. */
+  clips?: ClipEncoder;
 }
 
 const WORDS = [
@@ -43,6 +53,46 @@ const WORDS_PER_CHUNK = 3;
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 const utf8 = new TextEncoder();
+
+/** How long a sandbox media task stays `running`. */
+const SANDBOX_RENDER_MS = 300;
+/** Speech is rendered as long as reading the text aloud would take. */
+const SPEECH_CHARS_PER_SECOND = 15;
+/** Sandbox clips are a slide show: enough frames to move, few enough to encode in a moment. */
+const VIDEO_FPS = 6;
+
+/** A clip's pixels from its resolution label and aspect ratio (the short side is the label's lines). */
+function frameSize(params: Record<string, unknown>): { width: number; height: number } {
+  const height = heightOf(String(params.resolution));
+  const [w = 16, h = 9] = String(params.aspect_ratio ?? '16:9').split(':').map(Number);
+  const ratio = Number.isFinite(w / h) && w > 0 && h > 0 ? w / h : 16 / 9;
+  const even = (n: number) => Math.max(2, 2 * Math.round(n / 2));
+  return ratio >= 1 ? { width: even(height * ratio), height: even(height) } : { width: even(height), height: even(height / ratio) };
+}
+
+/** Picture height of a resolution label: `720p` → 720, `4k` → 2160. */
+function heightOf(resolution: string): number {
+  if (resolution === '4k') return 2160;
+  const lines = /^(\d+)p$/.exec(resolution)?.[1];
+  return lines === undefined ? 720 : Number(lines);
+}
+
+interface SandboxTask {
+  kind: string;
+  format: string;
+  params: Record<string, unknown>;
+  startedAtMs: number;
+}
+
+function parseTask(taskId: string): SandboxTask {
+  try {
+    const task = JSON.parse(Buffer.from(taskId.replace(/^sbx_/, ''), 'base64url').toString()) as unknown;
+    if (isRecord(task) && typeof task.format === 'string' && isRecord(task.params) && typeof task.startedAtMs === 'number') return task as unknown as SandboxTask;
+  } catch {
+    // falls through: not one of ours
+  }
+  throw new UpstreamError({ kind: 'http', status: 404, message: 'sandbox: no such task' });
+}
 
 function aborted(): UpstreamError {
   return new UpstreamError({ kind: 'aborted', message: 'the caller aborted the sandbox call' });
@@ -162,12 +212,16 @@ export class SandboxProvider implements UpstreamProvider {
   private readonly embeddingDimensions: (upstreamModel: string) => number;
   private readonly chunkDelayMs: number;
   private readonly tokens: TokenCounter;
+  private readonly clips: ClipEncoder | undefined;
 
   constructor(options: SandboxOptions) {
     this.name = options.name ?? 'sandbox';
     this.embeddingDimensions = options.embeddingDimensions;
     this.chunkDelayMs = options.chunkDelayMs ?? 0;
     this.tokens = options.tokens;
+    this.clips = options.clips;
+    const clips = options.clips === undefined ? [] : ['mp4', 'mov'];
+    this.mediaFormats = { audio: ['wav', 'mp3'], music: ['wav', 'mp3'], restoration: ['png', 'jpeg', 'tiff', ...clips], ...(clips.length === 0 ? {} : { video: clips }) };
   }
 
   async chat(call: ChatCall): Promise<ChatResult> {
@@ -233,9 +287,44 @@ export class SandboxProvider implements UpstreamProvider {
     const edited = call.references[0] === undefined ? null : await dominantColour(call.references[0].bytes);
     const colour = (i: number) => edited ?? { r: digest[i % 32]!, g: digest[(i + 1) % 32]!, b: digest[(i + 2) % 32]! };
     const images = await Promise.all(
-      Array.from({ length: call.n }, async (_, i) => ({ bytes: await solidPng(call.width, call.height, { ...colour(i), alpha: 0.5 }), mimeType: 'image/png' })),
+      Array.from({ length: call.n }, async (_, i) => ({ bytes: await solidImage(call.width, call.height, { ...colour(i), alpha: 0.5 }, 'png'), mimeType: 'image/png' })),
     );
     return { images };
+  }
+
+  readonly mediaFormats: Partial<Record<MediaKind, readonly string[]>>;
+
+  async startMedia(call: MediaCall): Promise<string> {
+    if (call.signal.aborted) throw aborted();
+    const task: SandboxTask = { kind: call.kind, format: call.outputFormat, params: call.params, startedAtMs: Date.now() };
+    return `sbx_${Buffer.from(JSON.stringify(task)).toString('base64url')}`;
+  }
+
+  async pollMedia(taskId: string): Promise<MediaTaskState> {
+    const task = parseTask(taskId);
+    if (Date.now() - task.startedAtMs < SANDBOX_RENDER_MS) return { state: 'running', progress: null };
+    if (task.kind === 'video' || (task.kind === 'restoration' && task.params.duration !== undefined)) return { state: 'completed', outputs: [await this.clip(task)] };
+    if (task.kind === 'restoration') {
+      const format = task.format as 'png' | 'jpeg' | 'tiff';
+      const bytes = await solidImage(Number(task.params.width), Number(task.params.height), { r: 200, g: 200, b: 200, alpha: 1 }, format);
+      return { state: 'completed', outputs: [{ bytes, mimeType: `image/${format}` }] };
+    }
+    const format = task.format as AudioFormat;
+    const track = (seconds: number, pitchOf: string) => ({ bytes: encodeAudio(tone(seconds, 220 + (fnv1a32Bytes(utf8.encode(pitchOf)) % 440)), format), mimeType: AUDIO_MIME[format] });
+    if (task.kind === 'music') {
+      const seconds = Number(task.params.duration);
+      return { state: 'completed', outputs: Array.from({ length: Number(task.params.tracks ?? 1) }, (_, i) => track(seconds, `${String(task.params.prompt)}#${i}`)) };
+    }
+    const text = String(task.params.input ?? '');
+    return { state: 'completed', outputs: [track(Math.max(0.5, text.length / SPEECH_CHARS_PER_SECOND), String(task.params.voice ?? ''))] };
+  }
+
+  /** A silent clip of the task's size (planned, or its resolution and aspect) and duration (MOV remuxed from the MP4). */
+  private async clip(task: SandboxTask): Promise<{ bytes: Buffer; mimeType: string }> {
+    const size = task.params.width !== undefined ? { width: Number(task.params.width), height: Number(task.params.height) } : frameSize(task.params);
+    const digest = createHash('sha256').update(String(task.params.prompt ?? task.params.video_url)).digest();
+    const mp4 = await this.clips!.mp4({ ...size, fps: VIDEO_FPS, frames: Math.max(1, Math.round(Number(task.params.duration) * VIDEO_FPS)), rgb: [digest[0]!, digest[1]!, digest[2]!] });
+    return task.format === 'mov' ? { bytes: await remuxToMov(mp4), mimeType: 'video/quicktime' } : { bytes: mp4, mimeType: 'video/mp4' };
   }
 
   async rerank(call: RerankCall): Promise<RerankResult> {

@@ -1,4 +1,6 @@
 import type { JobRecord, JobStore } from '../../adapters/job-store/index.js';
+import type { JobRunner, JobWork } from '../jobs/job-runner.js';
+import { retryUntil } from '../jobs/retry-until.js';
 import { balanceMicros, type Ledger } from '../../adapters/ledger/index.js';
 import type { Billing } from '../billing.js';
 import { ApiError, orUnavailable } from '../../errors/api-error.js';
@@ -17,10 +19,6 @@ export interface ChatJobView {
   [field: string]: unknown;
 }
 
-/** Backoff of the completed-record write: from a blink to a few seconds. */
-const STORE_RETRY_FIRST_MS = 50;
-const STORE_RETRY_MAX_MS = 5_000;
-
 export interface ChatJobSettings {
   retentionMs: number;
 }
@@ -28,21 +26,35 @@ export interface ChatJobSettings {
 /** Nobody waits on a job's connection: only its deadline (in its chain hooks, CHAT_JOB_BUDGET_MS) ends it early. */
 const NO_CLIENT = new AbortController().signal;
 
+/** What a chat job runs on: only the process that kicked it off has it. */
+interface LocalRun {
+  prepared: PreparedChat;
+  hooks: ChainHooks;
+}
+
 /**
  * Job-based chat for clients that cannot read SSE (SPEC 4.2): validated and reserved at kickoff, run in the
  * background, charged once when it completes whether or not anyone polls (SPEC 3.1), and replayed to every
  * poll until the record expires. A failed job costs nothing.
+ *
+ * A chat job runs where it was kicked off (its prepared call is not kept in the record): a job whose process
+ * died is failed by the worker that claims it, its hold left to expire, nothing charged.
  */
-export class ChatJobs {
+export class ChatJobs implements JobWork {
+  private readonly local = new Map<string, LocalRun>();
+
   constructor(
     private readonly chat: ChatService,
     private readonly jobs: JobStore,
+    private readonly runner: JobRunner,
     private readonly billing: Billing,
     private readonly ledger: Ledger,
     private readonly now: () => number,
     private readonly settings: ChatJobSettings,
     private readonly onUnexpected: (err: unknown, jobId: string) => void,
-  ) {}
+  ) {
+    runner.register('chat', this);
+  }
 
   async start(principal: Principal, requestId: string, body: ChatBody, hooks: ChainHooks): Promise<ChatJobView> {
     const prepared = await this.chat.prepare(principal, requestId, { ...body, stream: false }, false);
@@ -57,13 +69,14 @@ export class ChatJobs {
       expiresAtMs: nowMs + this.settings.retentionMs,
       data: { model: prepared.entry.slug, estimated_cost_usd: microsToUsd(prepared.reservation.amountMicros) },
     };
+    this.local.set(job.id, { prepared, hooks });
     try {
-      await orUnavailable(() => this.jobs.create(job), 'job store');
+      await orUnavailable(() => this.runner.launch(job), 'job store');
     } catch (err) {
+      this.local.delete(job.id);
       await this.chat.release(prepared);
       throw err;
     }
-    void this.run(job.id, prepared, hooks);
     return view(job);
   }
 
@@ -74,18 +87,28 @@ export class ChatJobs {
     return view(job);
   }
 
+  async advance(job: JobRecord, lost: AbortSignal): Promise<void> {
+    const local = this.local.get(job.id);
+    this.local.delete(job.id);
+    if (local === undefined) {
+      await this.fail(job.id, new ApiError('internal_error', 'The gateway restarted while this job ran; nothing was charged. Start it again'), lost);
+      return;
+    }
+    await this.run(job.id, local.prepared, local.hooks, lost);
+  }
+
   /**
    * Runs the job to its terminal state. Until the call is charged it may fail (nothing charged); once charged it
    * can only be recorded completed: a store write that fails then is retried, never turned into `failed`.
    */
-  private async run(jobId: string, prepared: PreparedChat, hooks: ChainHooks): Promise<void> {
+  private async run(jobId: string, prepared: PreparedChat, hooks: ChainHooks, lost: AbortSignal): Promise<void> {
     let outcome: Awaited<ReturnType<ChatService['complete']>>;
     try {
       await this.jobs.transition(jobId, ['pending'], { status: 'processing' }, this.now());
       outcome = await this.chat.complete(prepared, NO_CLIENT, hooks);
     } catch (err) {
       await this.chat.release(prepared); // a no-op when the chain already released it
-      await this.fail(jobId, err);
+      await this.fail(jobId, err, lost);
       return;
     }
     const { completion, usage, charge } = outcome;
@@ -97,30 +120,18 @@ export class ChatJobs {
       cost_usd: microsToUsd(charge.costMicros),
       ...(balance === null ? {} : { balance_usd: microsToUsd(balanceMicros(balance)) }),
     };
-    await this.recordCompleted(jobId, data);
+    await this.record(jobId, { status: 'completed', data }, lost);
   }
 
-  private async fail(jobId: string, err: unknown): Promise<void> {
+  private async fail(jobId: string, err: unknown, lost: AbortSignal): Promise<void> {
     if (!(err instanceof ApiError)) this.onUnexpected(err, jobId);
     const error = err instanceof ApiError ? err : new ApiError('internal_error');
-    await this.jobs
-      .transition(jobId, ['pending', 'processing'], { status: 'failed', data: { error: error.message, error_code: error.code } }, this.now())
-      .catch((storeErr: unknown) => this.onUnexpected(storeErr, jobId));
+    await this.record(jobId, { status: 'failed', data: { error: error.message, error_code: error.code } }, lost);
   }
 
-  /** Writes the completed record, retrying a failing store until the record's retention runs out. */
-  private async recordCompleted(jobId: string, data: Record<string, unknown>): Promise<void> {
-    const giveUpAtMs = this.now() + this.settings.retentionMs;
-    for (let delayMs = STORE_RETRY_FIRST_MS; ; delayMs = Math.min(delayMs * 2, STORE_RETRY_MAX_MS)) {
-      try {
-        await this.jobs.transition(jobId, ['pending', 'processing'], { status: 'completed', data }, this.now());
-        return;
-      } catch (err) {
-        this.onUnexpected(err, jobId);
-        if (this.now() + delayMs > giveUpAtMs) return;
-        await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
-      }
-    }
+  /** Writes the job's outcome, retrying a failing store until the record's retention runs out. */
+  private async record(jobId: string, patch: { status: 'completed' | 'failed'; data: Record<string, unknown> }, lost: AbortSignal): Promise<void> {
+    await retryUntil(this.now() + this.settings.retentionMs, this.now, lost, () => this.jobs.transition(jobId, ['pending', 'processing'], patch, this.now()), (err) => this.onUnexpected(err, jobId));
   }
 }
 

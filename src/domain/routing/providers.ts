@@ -2,9 +2,11 @@ import type { UpstreamProvider } from '../../adapters/upstream/index.js';
 import { CohereRerankProvider } from '../../adapters/upstream/cohere-rerank.js';
 import { OpenAiCompatibleProvider } from '../../adapters/upstream/openai-compatible.js';
 import { OpenAiImagesProvider } from '../../adapters/upstream/openai-images.js';
+import { FalQueueProvider } from '../../adapters/upstream/fal-queue.js';
 import { SandboxProvider } from '../../adapters/upstream/sandbox.js';
 import { TeiRerankProvider } from '../../adapters/upstream/tei-rerank.js';
 import type { TokenCounter } from '../token-counter.js';
+import type { ClipEncoder } from '../../adapters/video-codec/index.js';
 import type { ProviderSlot } from './route-table.js';
 import type { ProviderConfig, UpstreamsFile } from './upstreams-file.js';
 
@@ -12,6 +14,8 @@ export interface ProviderDeps {
   /** The sandbox's vector length per model (from the catalog's embedding_dimensions). */
   embeddingDimensions: (upstreamModel: string) => number;
   tokens: TokenCounter;
+  /** Encodes the sandbox's video clips off the event loop; without it the sandbox renders no video. */
+  clips?: ClipEncoder;
 }
 
 /**
@@ -37,7 +41,7 @@ function apiKey(config: ProviderConfig, env: NodeJS.ProcessEnv): { apiKey: strin
 function build(name: string, config: ProviderConfig, apiKey: string | undefined, deps: ProviderDeps): UpstreamProvider {
   switch (config.type) {
     case 'sandbox':
-      return new SandboxProvider({ name, embeddingDimensions: deps.embeddingDimensions, tokens: deps.tokens });
+      return new SandboxProvider({ name, embeddingDimensions: deps.embeddingDimensions, tokens: deps.tokens, ...defined({ clips: deps.clips }) });
     case 'openai':
       return new OpenAiCompatibleProvider({
         name,
@@ -50,6 +54,8 @@ function build(name: string, config: ProviderConfig, apiKey: string | undefined,
       return new TeiRerankProvider({ name, baseUrl: config.base_url, ...defined({ apiKey, budgetMs: config.budget_ms }) });
     case 'openai-images':
       return new OpenAiImagesProvider({ name, baseUrl: config.base_url, ...defined({ apiKey, budgetMs: config.budget_ms }) });
+    case 'fal-queue':
+      return new FalQueueProvider({ name, baseUrl: config.base_url, formats: config.formats, ...defined({ apiKey, budgetMs: config.budget_ms }) });
   }
 }
 

@@ -1,11 +1,11 @@
-import type { UpstreamProvider } from '../../adapters/upstream/index.js';
+import type { MediaKind, UpstreamProvider } from '../../adapters/upstream/index.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { ErrorCode } from '../../errors/catalog.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import type { RouteConfig, RouteCost, UpstreamsFile } from './upstreams-file.js';
 
 /** What the caller is about to ask the upstream for. */
-export type Need = 'chat' | 'stream' | 'embed' | 'rerank' | 'image';
+export type Need = 'chat' | 'stream' | 'embed' | 'rerank' | 'image' | MediaKind;
 
 /** One step of a fallback chain (SPEC 4.2). */
 export interface Route {
@@ -28,9 +28,9 @@ export interface Route {
 export type ProviderSlot = { provider: UpstreamProvider } | { missingCredential: string };
 
 /** The media kinds `default_route` serves: the ones the upstream port can serve (SPEC 4.1, 4.2). */
-const DEFAULT_ROUTE_KINDS: ReadonlySet<string> = new Set(['text', 'embedding', 'rerank', 'image']);
+const DEFAULT_ROUTE_KINDS: ReadonlySet<string> = new Set(['text', 'embedding', 'rerank', 'image', 'audio', 'music', 'video']);
 /** The need that makes a model of this kind callable at all (for the catalog's `available`). */
-const PRIMARY_NEED: Readonly<Record<string, Need>> = { text: 'chat', embedding: 'embed', rerank: 'rerank', image: 'image' };
+const PRIMARY_NEED: Readonly<Record<string, Need>> = { text: 'chat', embedding: 'embed', rerank: 'rerank', image: 'image', audio: 'audio', music: 'music', video: 'video' };
 
 interface DeclaredRoute {
   slot: ProviderSlot;
@@ -84,8 +84,8 @@ export class RouteTable {
 
   /**
    * Why the model cannot be called at all, as the call itself would be told (disabled, unrouted, missing
-   * credentials); null when a route with a configured provider serves its kind's primary need. Kinds the port
-   * does not serve yet (image, video, ...) are not judged here: null.
+   * credentials); null when a route with a configured provider serves its kind's primary need (unknown slugs and
+   * kinds without one are not judged: null).
    */
   unavailableReason(slug: string): string | null {
     const model = this.catalog.find(slug);
@@ -143,6 +143,8 @@ function serves(provider: UpstreamProvider, need: Need): boolean {
       return provider.rerank !== undefined;
     case 'image':
       return provider.image !== undefined;
+    default:
+      return provider.startMedia !== undefined && provider.mediaFormats?.[need] !== undefined;
   }
 }
 

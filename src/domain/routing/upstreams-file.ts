@@ -37,6 +37,21 @@ const providerSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('tei-rerank'), base_url: baseUrl, api_key_env: envName.optional(), budget_ms: positiveMs.optional() }),
   /** An OpenAI-style images API (`/images/generations`). */
   z.strictObject({ type: z.literal('openai-images'), base_url: baseUrl, api_key_env: envName.optional(), budget_ms: positiveMs.optional() }),
+  /** A fal.ai-style queue API (submit, status, result) for media renders; `formats`: the containers it delivers per kind. */
+  z.strictObject({
+    type: z.literal('fal-queue'),
+    base_url: baseUrl,
+    api_key_env: envName.optional(),
+    budget_ms: positiveMs.optional(),
+    formats: z
+      .strictObject({
+        audio: z.array(z.string().min(1)).min(1).optional(),
+        music: z.array(z.string().min(1)).min(1).optional(),
+        video: z.array(z.string().min(1)).min(1).optional(),
+        restoration: z.array(z.string().min(1)).min(1).optional(),
+      })
+      .refine((formats) => Object.keys(formats).length > 0, 'must name the containers of at least one kind (audio, music, video, restoration)'),
+  }),
 ]);
 
 const usd = z.number().nonnegative();

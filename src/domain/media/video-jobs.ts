@@ -1,0 +1,98 @@
+import type { components } from '../../../generated/openapi.js';
+import type { JobRecord } from '../../adapters/job-store/index.js';
+import { ApiError, invalidField, orUnavailable } from '../../errors/api-error.js';
+import type { Principal } from '../authenticator.js';
+import { microsToUsd } from '../money.js';
+import { NO_DISCOUNTS } from '../pricing/index.js';
+import { MediaJobs, type MediaJobDeps } from './media-jobs.js';
+import { FINAL_RESOLUTION, FINAL_WINDOW_MS, VIDEO } from './video-plan.js';
+
+type VideoRequest = components['schemas']['VideoRequest'];
+type MediaJobView = components['schemas']['MediaJob'];
+
+const DRAFT_KIND = 'video_draft';
+const draftRecordId = (jobId: string) => `${jobId}.draft`;
+
+
+/**
+ * Video jobs (SPEC 2.12, 3.1, 3.2): the media job engine with the video rules, plus what only video has: the poll's
+ * `video` block, and the draft-capable SKU's drafts. A 480p draft keeps a record of its own for 7 days (kind
+ * `video_draft`, terminal, so never worked on) with its request, its inputs hosted as long; its completion makes it
+ * finalisable, and `final` renders the same request at 1080p as a new job, billed separately, after the draft's own
+ * record (2 hours) has gone too.
+ */
+export class VideoJobs {
+  private readonly media: MediaJobs<VideoRequest>;
+
+  constructor(private readonly deps: MediaJobDeps) {
+    this.media = new MediaJobs(VIDEO, deps, { onCompleted: (job) => this.completed(job) });
+  }
+
+  estimate(principal: Principal, request: VideoRequest) {
+    return this.media.estimate(principal, request);
+  }
+
+  async start(principal: Principal, request: VideoRequest): Promise<MediaJobView> {
+    const draft = this.media.plan(principal, request).inputs.draft === true;
+    const { view, job } = await this.media.start(principal, request, draft ? { draft: this.offer(principal, request) } : undefined);
+    if (draft && job.status !== 'failed') {
+      const record: JobRecord = {
+        id: draftRecordId(job.id),
+        accountId: principal.accountId,
+        kind: DRAFT_KIND,
+        status: 'completed',
+        createdAtMs: job.createdAtMs,
+        updatedAtMs: job.createdAtMs,
+        expiresAtMs: job.createdAtMs + FINAL_WINDOW_MS,
+        data: { request: job.data.request, ready: false },
+      };
+      // The draft renders and is charged either way: a record that cannot be written costs its final, not the kickoff.
+      await this.deps.jobs.create(record).catch((err: unknown) => this.deps.onUnexpected(err, job.id));
+    }
+    return decorate(view);
+  }
+
+  async get(principal: Principal, jobId: string): Promise<MediaJobView> {
+    return decorate((await this.media.get(principal, jobId)).view);
+  }
+
+  /** SPEC 3.2: the 1080p final of a completed draft younger than 7 days, as a new job. */
+  async final(principal: Principal, draftJobId: string): Promise<MediaJobView> {
+    const record = await orUnavailable(() => this.deps.jobs.get(draftRecordId(draftJobId), this.deps.now()), 'job store');
+    if (record === null || record.accountId !== principal.accountId || record.kind !== DRAFT_KIND) throw new ApiError('job_not_found');
+    if (record.data.ready !== true) throw invalidField(['path', 'job_id'], 'the draft has not completed: a final is made from a completed draft');
+    return decorate((await this.media.start(principal, finalOf(record.data.request as VideoRequest))).view);
+  }
+
+  /** The engine's completion hook: a completed draft becomes finalisable. */
+  private async completed(job: JobRecord): Promise<void> {
+    if (job.kind !== 'video' || (job.data.inputs as Record<string, unknown> | undefined)?.draft !== true) return;
+    await this.deps.jobs.transition(draftRecordId(job.id), ['completed'], { data: { ready: true } }, this.deps.now());
+  }
+
+  /** What the final of a draft will cost (SPEC 3.2: the draft block carries it), at list and at the caller's price. */
+  private offer(principal: Principal, request: VideoRequest) {
+    const final = finalOf(request);
+    return {
+      final_cost_usd: microsToUsd(this.media.plan({ ...principal, account: { ...principal.account, ...NO_DISCOUNTS } }, final).holdMicros),
+      final_discounted_cost_usd: microsToUsd(this.media.plan(principal, final).holdMicros),
+      final_until: Math.floor((this.deps.now() + FINAL_WINDOW_MS) / 1000),
+    };
+  }
+}
+
+/** The final's request: the draft's at 1080p, without what the SKU refuses at 1080p (SPEC 2.12). */
+function finalOf(request: VideoRequest): VideoRequest {
+  const { last_frame_url: _lastFrame, video_task: _task, ...same } = request;
+  return { ...same, resolution: FINAL_RESOLUTION };
+}
+
+/** SPEC 2.8: a completed clip's `video` block (hosted by us, so stored and ready), and the draft's final path. */
+function decorate(view: MediaJobView): MediaJobView {
+  const clip = view.outputs?.[0];
+  return {
+    ...view,
+    ...(clip === undefined ? {} : { video: { url: clip.url, stored_url: clip.url, stored_ready: true } }),
+    ...(view.draft === undefined ? {} : { draft: { ...view.draft, final_path: `/v1/llm/videos/jobs/${view.job_id}/final` } }),
+  };
+}

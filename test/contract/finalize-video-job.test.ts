@@ -1,0 +1,56 @@
+/**
+ * POST /v1/llm/videos/jobs/{job_id}/final (SPEC 3.2): the 1080p final of a completed draft, a new job billed
+ * separately, possible for 7 days from the draft's kickoff, after the draft's own record expired too, and not after.
+ */
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/domain/ids.js';
+import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, startHarness, type Harness } from '../setup/harness.js';
+import { untilTerminal } from '../setup/jobs.js';
+
+let h: Harness;
+beforeAll(async () => {
+  // Clips take seconds to encode on this machine, and their polls would use up the default 120 a minute.
+  h = await startHarness({ MEDIA_POLL_MS: '50', RATE_LIMIT_PER_KEY_PER_MINUTE: '100000', RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: '100000' });
+});
+afterAll(() => h.close());
+
+const JOBS = '/v1/llm/videos/jobs';
+/** How long a sandbox clip may take to encode on a busy machine (1080p is a few seconds). */
+const RENDER_MS = 20_000;
+const kickoff = (key: string, body: Record<string, unknown>) => call(h.baseUrl, 'POST', JOBS, { key, body: { prompt: 'A paper boat on a rainy street', ...body } });
+
+describe('POST /v1/llm/videos/jobs/{job_id}/final', () => {
+  it('404 for a job that is not a draft, for another account’s draft and for an unknown id; 400 while the draft renders', async () => {
+    const owner = await h.newAccount(undefined, { balanceUsd: 10 });
+    const stranger = await h.newAccount(undefined, { balanceUsd: 10 });
+    const direct = expectNativeOk(await kickoff(owner.apiKey, { model: 'vidA-2-5', duration: 4, resolution: '1080p' }), 202);
+    expectNativeError(await call(h.baseUrl, 'POST', `${JOBS}/${direct.job_id}/final`, { key: owner.apiKey }), 404, 'job_not_found');
+    const draft = expectNativeOk(await kickoff(owner.apiKey, { model: 'vidA-2-5', duration: 4, resolution: '480p' }), 202);
+    expectNativeError(await call(h.baseUrl, 'POST', `${JOBS}/${draft.job_id}/final`, { key: owner.apiKey }), 400, 'invalid_request');
+    expectNativeError(await call(h.baseUrl, 'POST', `${JOBS}/${draft.job_id}/final`, { key: stranger.apiKey }), 404, 'job_not_found');
+    expectNativeError(await call(h.baseUrl, 'POST', `${JOBS}/${newId('job')}/final`, { key: owner.apiKey }), 404, 'job_not_found');
+    await untilTerminal(h, JOBS, owner.apiKey, draft.job_id, RENDER_MS);
+    await untilTerminal(h, JOBS, owner.apiKey, direct.job_id, RENDER_MS);
+  }, 30_000);
+
+  it('works after the draft’s record and files expired (2 h), with the draft’s start frame, within 7 days, and not after', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const frame = await sharp({ create: { width: 16, height: 9, channels: 3, background: { r: 90, g: 90, b: 250 } } }).png().toBuffer();
+    const draft = expectNativeOk(await kickoff(apiKey, { model: 'vidA-2-5', duration: 4, resolution: '480p', image_url: `data:image/png;base64,${frame.toString('base64')}` }), 202);
+    await untilTerminal(h, JOBS, apiKey, draft.job_id, RENDER_MS);
+    const record = await h.deps.jobs.get(draft.job_id, h.deps.now());
+    // Two hours on: the draft's record and its clip are gone, while the draft stays finalisable with its inputs.
+    await h.deps.jobs.expire(record!.expiresAtMs);
+    await h.deps.blobs.sweep(record!.expiresAtMs);
+    expect(await h.deps.blobs.get(`${draft.job_id}-0.mp4`, record!.expiresAtMs)).toBeNull();
+    expect(await h.deps.blobs.get(`${draft.job_id}-in-0.png`, record!.expiresAtMs)).not.toBeNull();
+    expectNativeError(await call(h.baseUrl, 'GET', `${JOBS}/${draft.job_id}`, { key: apiKey }), 404, 'job_not_found');
+    const final = expectNativeOk(await call(h.baseUrl, 'POST', `${JOBS}/${draft.job_id}/final`, { key: apiKey }), 202);
+    expect((await untilTerminal(h, JOBS, apiKey, final.job_id, RENDER_MS)).status).toBe('completed');
+    // Seven days after the draft's kickoff.
+    await h.deps.jobs.expire(record!.createdAtMs + 7 * 24 * 3600_000);
+    expectNativeError(await call(h.baseUrl, 'POST', `${JOBS}/${draft.job_id}/final`, { key: apiKey }), 404, 'job_not_found');
+  }, 30_000);
+});

@@ -1,0 +1,70 @@
+/**
+ * The real server process (`src/main.ts`) for tests that kill it: started on a database URL with extra
+ * settings, resolved once it listens; and the databases such tests run on (a SQLite file, a PostgreSQL schema).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { SqlApiKeyStore } from '../../src/adapters/api-keys/sql.js';
+import { openLedger } from '../../src/adapters/ledger/open.js';
+import { connectDatabase, type Database } from '../../src/db/connect.js';
+import { createAccount, issueKey } from '../../src/domain/accounts.js';
+import { topUp } from '../../src/domain/top-up.js';
+import { postgresSchema, TEST_POSTGRES_URL } from './databases.js';
+
+export interface ServerProcess {
+  child: ChildProcess;
+  baseUrl: string;
+}
+
+export function startServerProcess(databaseUrl: string, env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const port = /"port":(\d+)/.exec(buffered)?.[1];
+      if (port !== undefined) resolve({ child, baseUrl: `http://127.0.0.1:${port}` });
+    });
+    child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal}) before listening: ${buffered.slice(-500)}`)));
+  });
+}
+
+/** `count` accounts with a key each and `openingMicros` on their balance. */
+export async function openAccounts(db: Database, count: number, openingMicros: bigint): Promise<{ accountId: string; apiKey: string }[]> {
+  const apiKeys = new SqlApiKeyStore(db);
+  const ledger = openLedger(db);
+  const accounts = [];
+  for (let i = 0; i < count; i++) {
+    const account = await createAccount(apiKeys, { email: `process-${i}-${Date.now()}-${Math.random()}@example.com` });
+    const { secret } = await issueKey(apiKeys, account.id);
+    await topUp(ledger, apiKeys, { accountId: account.id, usdMicros: openingMicros, marketRateMicro: 90_000_000n, nowMs: Date.now() });
+    accounts.push({ accountId: account.id, apiKey: secret });
+  }
+  await ledger.drain();
+  return accounts;
+}
+
+/** The databases a server process is killed on: a new SQLite file under `dir`, and a new PostgreSQL schema. */
+export function processBackends(dir: () => string) {
+  return [
+    { name: 'SQLite file', open: async () => ({ url: `sqlite:${join(dir(), `gateway-${Date.now()}.sqlite`)}`, drop: async () => undefined }) },
+    {
+      name: 'PostgreSQL',
+      open: async () => {
+        const pg = await postgresSchema();
+        await pg.db.knex.destroy();
+        const url = `${TEST_POSTGRES_URL}?options=-c%20search_path%3D${pg.schema}`;
+        return {
+          url,
+          drop: async () => {
+            const root = connectDatabase(TEST_POSTGRES_URL);
+            await root.knex.raw('drop schema if exists ?? cascade', [pg.schema]).finally(() => root.knex.destroy());
+          },
+        };
+      },
+    },
+  ];
+}
