@@ -17,7 +17,11 @@ function trustProxyValue(setting: string): number | string {
  * Middleware order (DESIGN.md 1): edge block → request id → CORS → per operation: auth → rate limit → body
  * (capped) → request validation → handler → one error handler.
  */
-export function createApp(deps: Deps): Express {
+/**
+ * `warmValidators`: build every path's validator before serving (a serving process), instead of on each path's first
+ * request (tests, which start many servers and call few paths).
+ */
+export function createApp(deps: Deps, options: { warmValidators: boolean } = { warmValidators: false }): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -25,7 +29,7 @@ export function createApp(deps: Deps): Express {
   // req.ip: the peer, or the client a trusted proxy names in X-Forwarded-For (README "Configuration").
   if (deps.config.TRUSTED_PROXY !== undefined) app.set('trust proxy', trustProxyValue(deps.config.TRUSTED_PROXY));
   app.use(edgeBlock, requestId, cors);
-  const routes = bindOperations(app, deps.contract, handlers, deps);
+  const routes = bindOperations(app, deps.contract, handlers, deps, options);
   app.use(unmatchedRoute(routes));
   app.use(errorHandler(deps.logger));
   return app;

@@ -11,7 +11,7 @@ const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL);
 logUnhandledRejections(logger);
 const deps = await buildDeps(config, logger);
-const server = createHttpServer(createApp(deps)).listen(config.PORT, config.HOST);
+const server = createHttpServer(createApp(deps, { warmValidators: true })).listen(config.PORT, config.HOST);
 await once(server, 'listening');
 const { port } = server.address() as AddressInfo;
 logger.info({ host: config.HOST, port, database: deps.db.kind, models: deps.catalog.size }, 'compute-gateway listening');

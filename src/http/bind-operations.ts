@@ -60,10 +60,36 @@ function validatorFor(spec: OpenAPIV3.DocumentV3_1, path: string, responses: Res
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
     validateResponses: responses === 'off' ? false : { removeAdditional: false, ...(responses === 'report' ? { onError: onViolation } : {}) },
     validateSecurity: false,
+    // The contract is linted against the OpenAPI schema by `make lint` (redocly), not again for each slice.
+    validateApiSpec: false,
     // 'full': a date must exist (2025-13-01 is refused), not only look like one.
     validateFormats: true,
     ajvFormats: { mode: 'full' },
   }) as RequestHandler[];
+}
+
+/**
+ * A path's validator, built on its first request or when warmed. Each one compiles its slice of the contract (tens
+ * of milliseconds, with the meta-schema express-openapi-validator compiles whatever it is told), so building them all
+ * before serving made every start, and every test's server, cost seconds for paths it may never serve.
+ */
+function builtOnFirstUse(build: () => RequestHandler[]): { handler: RequestHandler; warm: () => void } {
+  let chain: RequestHandler[] | undefined;
+  const warm = (): void => {
+    chain ??= build();
+  };
+  const handler: RequestHandler = (req, res, next) => {
+    warm();
+    const steps = chain!;
+    let index = 0;
+    const step = (err?: unknown): void => {
+      if (err !== undefined && err !== null) return next(err);
+      if (index === steps.length) return next();
+      void steps[index++]!(req, res, step);
+    };
+    step();
+  };
+  return { handler, warm };
 }
 
 /**
@@ -72,8 +98,9 @@ function validatorFor(spec: OpenAPIV3.DocumentV3_1, path: string, responses: Res
  * caller who may call it: a 404, 405 or 401 never waits for a body.
  * Returns the route shapes so unmatched requests can tell 404 from 405.
  */
-export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handlers: HandlerMap, deps: Deps): RouteShape[] {
+export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handlers: HandlerMap, deps: Deps, options: { warmValidators: boolean }): RouteShape[] {
   const shapes: RouteShape[] = [];
+  const warmers: (() => void)[] = [];
   const reportViolation = contractViolationReporter(deps.logger, deps.metrics);
   const limit = rateLimit(
     deps.rateLimiter,
@@ -90,7 +117,8 @@ export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handl
   };
   for (const [path, item] of Object.entries(spec.paths ?? {})) {
     if (item === undefined) continue;
-    const validator = validatorFor(spec, path, deps.config.VALIDATE_RESPONSES, reportViolation);
+    const { handler: validator, warm } = builtOnFirstUse(() => validatorFor(spec, path, deps.config.VALIDATE_RESPONSES, reportViolation));
+    warmers.push(warm);
     const methods = METHODS.filter((m) => (item as Record<Method, unknown>)[m] !== undefined);
     for (const method of methods) {
       const operation = (item as Record<Method, OperationObject>)[method];
@@ -99,10 +127,11 @@ export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handl
       const codes = operation['x-error-codes'] === undefined ? [] : [fieldCodes(operation['x-error-codes'])];
       const before = guarded ? [authenticate(mode, deps.authenticator), limit.start] : [];
       const after = guarded ? [limit.admitted] : [];
-      app[method](toExpressPath(path), ...before, ...bodyParser(operation), ...codes, ...validator, ...after, runHandler(operation, handlers, deps));
+      app[method](toExpressPath(path), ...before, ...bodyParser(operation), ...codes, validator, ...after, runHandler(operation, handlers, deps));
     }
     shapes.push(routeShape(path, methods));
   }
+  if (options.warmValidators) for (const warm of warmers) warm();
   return shapes;
 }
 
