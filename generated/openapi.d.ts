@@ -1113,6 +1113,210 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/marketplace/offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Browse GPU offers
+         * @description SPEC 1.2: listed machines whose agent is online, with free GPUs, filtered by GPU model, minimum VRAM, maximum hourly
+         *     price, location and verification, cheapest first. Every offer prices every plan (SPEC 1.3) and says what renting it
+         *     now needs in the balance. A filter the contract does not name, or a value in the wrong unit, is 400
+         *     `invalid_request` naming it: nothing is silently ignored.
+         */
+        get: operations["listOffers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/instances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's rentals
+         * @description The caller's rentals, newest first, deleted ones included; page with `limit` and `offset`.
+         */
+        get: operations["listInstances"];
+        put?: never;
+        /**
+         * Rent GPUs of an offer
+         * @description SPEC 4.5: takes `gpu_count` GPUs (the offer's `min_gpus` by default) of the offer on a plan (`week` by default,
+         *     SPEC 1.3) and asks the machine's agent to run `docker_image`. A term plan (day, week, month) holds the term's whole
+         *     discounted price now; a metered plan (minute, hour) needs an hour of runtime available: otherwise 402
+         *     `insufficient_balance` and nothing is taken. Billing starts when the agent reports the container running. GPUs
+         *     rented by someone else meanwhile: 410 `rental_unavailable`, nothing charged. The answer echoes the plan, the unit
+         *     price and the GPU actually rented.
+         */
+        post: operations["createInstance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/instances/{task_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a rental
+         * @description One of the caller's rentals with its status history, settled up to now (every read settles its running time).
+         *     Another account's or an unknown id: 404 `instance_not_found`.
+         */
+        get: operations["getInstance"];
+        put?: never;
+        post?: never;
+        /**
+         * Terminate a rental
+         * @description SPEC 4.5: settles the running time, gives back what is left of a term's hold, releases the GPUs and has the agent
+         *     remove the container and wipe its disk. Deleting a deleted rental answers it again.
+         */
+        delete: operations["deleteInstance"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/instances/{task_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a stopped rental
+         * @description SPEC 4.5: takes the same GPUs of the same machine again (409 `resources_unavailable` when someone else rented
+         *     them meanwhile; rent another offer). A term plan holds what is left of its term (409 `plan_expired` once used up); a
+         *     metered plan needs an hour of runtime available (402 `insufficient_balance`). Starting a running rental answers it
+         *     as it is; a deleted one is 409 `instance_terminated`. No body.
+         */
+        post: operations["startInstance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/instances/{task_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a rental
+         * @description SPEC 1.4: settles the running time and stops all of the rental's billing; a term's unused rest goes back to the
+         *     balance (held again at the next start); the GPUs are released, so a later start may find them taken. The disk is
+         *     kept for 7 days. Stopping a stopped rental answers it as it is. No body.
+         */
+        post: operations["stopInstance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/provider/machines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's machines
+         * @description The caller's machines with their listings, oldest first.
+         */
+        get: operations["listMachines"];
+        put?: never;
+        /**
+         * Register a machine
+         * @description SPEC 1.6: a provider (any account) registers a machine with its GPU inventory and listing; its agent does this on
+         *     first start (README "Providers"). The machine is `unverified` until an operator verifies it, and is offered while its
+         *     agent heartbeats. Earnings of its rentals are credited to the provider's balance, less the platform fee.
+         */
+        post: operations["registerMachine"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/provider/machines/{machine_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                machine_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a machine's listing
+         * @description The fields sent change, the others stay. A new price applies to rentals made from then on (a running rental keeps
+         *     the price it was rented at); `listed: false` hides the machine from the marketplace without touching its rentals.
+         */
+        patch: operations["updateMachineListing"];
+        trace?: never;
+    };
+    "/v1/provider/machines/{machine_id}/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                machine_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An agent's heartbeat
+         * @description The machine's agent calls this every few seconds with the state of the rental containers it runs: a container
+         *     `running` starts its rental's billing; one `exited` or `failed` while it should run stops the rental (reason
+         *     `error`). The answer lists every rental the machine must run, keep stopped or remove (`terminated`: remove the
+         *     container and wipe its disk). A machine not heard from for `MACHINE_OFFLINE_MS` is offline: its rentals stop
+         *     accruing and say `host_offline`.
+         */
+        post: operations["machineHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/llm/chats": {
         parameters: {
             query?: never;
@@ -1413,9 +1617,14 @@ export interface components {
          *     | file_link_invalid | 403 | permission_error | A hosted file's link has a wrong signature or has expired. |
          *     | file_not_found | 404 | invalid_request_error | A hosted file expired and was removed. |
          *     | chat_not_found | 404 | invalid_request_error | The chat id is not one of the caller's chats. |
+         *     | offer_not_found | 404 | invalid_request_error | No marketplace offer with this id is available (unlisted, offline or past its availability). |
+         *     | instance_not_found | 404 | invalid_request_error | The instance (task) id is not one of the caller's rentals. |
+         *     | machine_not_found | 404 | invalid_request_error | The machine id is not one of the caller's (provider's) machines. |
+         *     | instance_terminated | 409 | invalid_request_error | The rental was deleted; it cannot be started again. |
+         *     | plan_expired | 409 | invalid_request_error | The day, week or month term of the rental is used up; rent again. |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -2458,6 +2667,203 @@ export interface components {
             output_format?: "mp4" | "mov";
         };
         /**
+         * @description A machine's standing: new machines are `unverified`; an operator verifies them and may take it back (`deverified`).
+         * @enum {string}
+         */
+        Verification: "unverified" | "verified" | "deverified";
+        /** @description Commitment discounts below the hourly price, in percent (SPEC 1.3), each 0 to 40 and never smaller for a longer term. */
+        Discounts: {
+            day: number;
+            week: number;
+            month: number;
+        };
+        /** @description One plan's price on an offer. */
+        PlanPrice: {
+            /** @description One unit of the plan (a minute, hour, day, week or 30-day month) for one GPU, USD. */
+            per_gpu_usd: number;
+            unit_seconds: number;
+            /**
+             * @description What renting the offer's minimum GPUs on this plan needs in the balance now: a term plan's whole price
+             *     (held at start), or one hour of runtime for a metered plan (required available, not taken).
+             */
+            due_at_start_usd: number;
+        };
+        /** @description A machine's GPUs for rent in the marketplace (SPEC 1.2), with the price of every plan. */
+        Offer: {
+            /** @description Rent it with `POST /v1/instances`. */
+            offer_id: string;
+            /** @description GPU model, underscore style (`RTX_4090`). */
+            gpu_name: string;
+            gpu_count: number;
+            /** @description GPUs no rental holds now. */
+            free_gpus: number;
+            /** @description The fewest GPUs one rental of this offer takes. */
+            min_gpus: number;
+            /** @description Memory of each GPU. */
+            vram_gb: number;
+            cpu_cores: number;
+            ram_gb: number;
+            /** @description The most disk one rental may ask for. */
+            disk_gb: number;
+            /** @description ISO 3166-1 alpha-2 country code. */
+            location: string;
+            verification: components["schemas"]["Verification"];
+            price_per_gpu_hour_usd: number;
+            discounts: components["schemas"]["Discounts"];
+            /** @description Unix seconds the provider offers the machine until; null for open-ended. */
+            available_until: number | null;
+            prices: {
+                minute: components["schemas"]["PlanPrice"];
+                hour: components["schemas"]["PlanPrice"];
+                day: components["schemas"]["PlanPrice"];
+                week: components["schemas"]["PlanPrice"];
+                month: components["schemas"]["PlanPrice"];
+            };
+        };
+        /**
+         * @description A rental plan (SPEC 1.3). `minute` and `hour` meter running time by the millisecond at the plan's rate (the minute
+         *     price is the hourly one divided by 60, rounded up to a micro-dollar); `day`, `week` (30-day `month` too) pay for a
+         *     term: its discounted price is held when the rental starts and charged as it runs, and deleting gives back what is
+         *     left. Stopping any plan stops its billing.
+         * @enum {string}
+         */
+        PricingType: "minute" | "hour" | "day" | "week" | "month";
+        /**
+         * @description What the renter asked for, apart from what the agent reports (`status`).
+         * @enum {string}
+         */
+        DesiredStatus: "running" | "stopped" | "terminated";
+        /**
+         * @description What the machine's agent reports: `pending` (placed, the container not yet running: not billed), `running`
+         *     (billed), `offline` (the machine stopped heartbeating: not billed), `stopped` (GPUs released, not billed),
+         *     `terminated` (deleted, disk wiped).
+         * @enum {string}
+         */
+        InstanceStatus: "pending" | "running" | "offline" | "stopped" | "terminated";
+        /**
+         * @description Why the status last changed: `user` (start, stop or delete), `insufficient_balance` (the balance could not cover
+         *     the next minute), `host_offline`, `plan_expired` (the term was used up), `error` (the container exited or failed).
+         * @enum {string}
+         */
+        StatusReason: "user" | "insufficient_balance" | "host_offline" | "plan_expired" | "error";
+        InstanceEvent: {
+            /** @description Unix milliseconds. */
+            at: number;
+            status: components["schemas"]["InstanceStatus"];
+            desired_status: components["schemas"]["DesiredStatus"];
+            reason: components["schemas"]["StatusReason"] | null;
+        };
+        /** @description A rental (SPEC 4.5; `task_id` in the paths), with the plan and price it was rented at. */
+        Instance: {
+            task_id: string;
+            offer_id: string;
+            /** @description The GPU model actually rented. */
+            gpu_name: string;
+            gpu_count: number;
+            /** @description The machine's GPUs held now (none while stopped). */
+            gpu_indexes: number[];
+            docker_image: string;
+            disk_gb: number;
+            pricing_type: components["schemas"]["PricingType"];
+            /** @description One unit of the plan for one GPU, locked when the rental was created. */
+            unit_price_usd: number;
+            /** @description Day, week and month plans, the term's length; null for metered plans. */
+            term_seconds: number | null;
+            desired_status: components["schemas"]["DesiredStatus"];
+            status: components["schemas"]["InstanceStatus"];
+            status_reason: components["schemas"]["StatusReason"] | null;
+            /** @description Running time so far (what billing counts). */
+            running_seconds: number;
+            /** @description Charged so far, settled up to this answer. */
+            charged_usd: number;
+            ssh_host: string | null;
+            ssh_port: number | null;
+            /** @description Unix seconds. */
+            created_at: number;
+            /** @description Unix seconds. */
+            updated_at: number;
+            /** @description Every status change, oldest first (on a single instance's read). */
+            history?: components["schemas"]["InstanceEvent"][];
+        };
+        /** @description Rent GPUs of an offer (SPEC 4.5). */
+        InstanceRequest: {
+            offer_id: string;
+            pricing_type?: components["schemas"]["PricingType"];
+            /** @description GPUs to rent; the offer's `min_gpus` when absent. */
+            gpu_count?: number;
+            /** @description The image the agent runs, e.g. `pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime`. */
+            docker_image: string;
+            /**
+             * @description Disk for the container, wiped when the rental is deleted (SPEC 8 bounds).
+             * @default 40
+             */
+            disk_gb?: number;
+        };
+        /** @description A provider's machine with its listing (SPEC 1.6). */
+        Machine: {
+            machine_id: string;
+            name: string;
+            gpu_name: string;
+            gpu_count: number;
+            vram_gb: number;
+            cpu_cores: number;
+            ram_gb: number;
+            disk_gb: number;
+            location: string;
+            price_per_gpu_hour_usd: number;
+            min_gpus: number;
+            discounts: components["schemas"]["Discounts"];
+            available_until: number | null;
+            listed: boolean;
+            verification: components["schemas"]["Verification"];
+            /** @description Its agent heartbeated recently (`MACHINE_OFFLINE_MS`). */
+            online: boolean;
+            /** @description Unix seconds. */
+            last_heartbeat_at: number | null;
+            created_at: number;
+        };
+        /** @description A machine's listing; on update, the fields sent change and the others stay. A new price applies to rentals made from then on. */
+        MachineListing: {
+            price_per_gpu_hour_usd?: number;
+            min_gpus?: number;
+            discounts?: components["schemas"]["Discounts"];
+            /** @description Unix seconds; null for open-ended. */
+            available_until?: number | null;
+            /** @description Shown in the marketplace (running rentals are not affected). */
+            listed?: boolean;
+        };
+        /** @description A machine's GPU inventory and its listing, as its agent registers it. */
+        MachineRegistration: components["schemas"]["MachineListing"] & {
+            name: string;
+            /** @description GPU model, underscore style (`RTX_4090`, `A100_80GB`). */
+            gpu_name: string;
+            gpu_count: number;
+            vram_gb: number;
+            cpu_cores: number;
+            ram_gb: number;
+            disk_gb: number;
+            /** @description ISO 3166-1 alpha-2 country code. */
+            location: string;
+        };
+        /** @description A change of a machine's listing (at least one field). */
+        MachineListingUpdate: components["schemas"]["MachineListing"];
+        /** @description An agent's heartbeat with the state of every rental container it runs. */
+        Heartbeat: {
+            containers?: {
+                instance_id: string;
+                /** @enum {string} */
+                state: "running" | "exited" | "failed";
+            }[];
+        };
+        /** @description What the agent must do with one rental's container. */
+        Assignment: {
+            instance_id: string;
+            desired_status: components["schemas"]["DesiredStatus"];
+            docker_image: string;
+            disk_gb: number;
+            gpu_indexes: number[];
+        };
+        /**
          * @description One entry of a chat's history. `type`: `text` (said by `role`), `image` (an image the assistant delivered, hosted
          *     behind `image.url` while its job's files live), `image_pending` (the placeholder of an image job still rendering:
          *     poll `GET /v1/llm/chats/{chat_id}/image-jobs/{job_id}`), `image_failed` (`content` says why; nothing charged).
@@ -2961,6 +3367,61 @@ export interface components {
         };
         /** @description No usage record with this id belongs to the caller, or the account was deleted. */
         NativeUsageRecordNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description No such offer is available, or the caller’s account is gone. */
+        NativeOfferNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The GPUs were rented by someone else between the offer and the order (SPEC 4.5); nothing was charged. */
+        NativeRentalUnavailable: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description No such instance for this caller. */
+        NativeInstanceNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The rental cannot start: its GPUs were rented by someone else (resources_unavailable), it was deleted (instance_terminated), or its term is used up (plan_expired). */
+        NativeInstanceConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description No such machine of this provider. */
+        NativeMachineNotFound: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
@@ -5273,6 +5734,452 @@ export interface operations {
             401: components["responses"]["NativeUnauthorized"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeJobNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    listOffers: {
+        parameters: {
+            query?: {
+                /** @description GPU models, underscore style (`RTX_4090`); repeat the parameter for several. */
+                gpu_model?: string[];
+                /** @description Each GPU has at least this much memory, in GB (a plain integer: `24`, not `24GB`). */
+                min_vram_gb?: number;
+                /** @description The hourly price per GPU is at most this, in USD (a plain number). */
+                max_price_per_hour?: number;
+                /** @description ISO 3166-1 alpha-2 country codes; repeat the parameter for several. */
+                location?: string[];
+                /** @description Only machines an operator verified. */
+                verified?: boolean;
+                /** @description At least this many free GPUs. */
+                min_gpus?: number;
+                /** @description Order: by hourly price or GPU memory, ascending (or descending with `-`). */
+                sort?: "price" | "-price" | "vram" | "-vram";
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Records to skip (newest first). */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The offers of this page and how many match in all. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            offers: components["schemas"]["Offer"][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    listInstances: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Records to skip (newest first). */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rentals. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            instances: components["schemas"]["Instance"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    createInstance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InstanceRequest"];
+            };
+        };
+        responses: {
+            /** @description The rental, `pending` until its agent runs it. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Instance"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            402: components["responses"]["NativeInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeOfferNotFound"];
+            409: components["responses"]["NativeIdempotencyConflict"];
+            410: components["responses"]["NativeRentalUnavailable"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    getInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rental. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Instance"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeInstanceNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    deleteInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The terminated rental. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Instance"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeInstanceNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    startInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rental, `pending` until its agent runs it again. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Instance"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            402: components["responses"]["NativeInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeInstanceNotFound"];
+            409: components["responses"]["NativeInstanceConflict"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    stopInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stopped rental. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Instance"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeInstanceNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    listMachines: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The machines. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            machines: components["schemas"]["Machine"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    registerMachine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MachineRegistration"];
+            };
+        };
+        responses: {
+            /** @description The machine. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Machine"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    updateMachineListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                machine_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MachineListingUpdate"];
+            };
+        };
+        responses: {
+            /** @description The machine. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Machine"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeMachineNotFound"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    machineHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                machine_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Heartbeat"];
+            };
+        };
+        responses: {
+            /** @description What the agent must do. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            assignments: components["schemas"]["Assignment"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeMachineNotFound"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
             503: components["responses"]["NativeUnavailable"];

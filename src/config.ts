@@ -122,6 +122,12 @@ const schema = z.object({
   CHAT_JOB_RETENTION_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
   /** One chat job's deadline (SPEC 8: 10 minutes in the worst case). */
   CHAT_JOB_BUDGET_MS: z.coerce.number().int().positive().default(10 * 60 * 1000),
+  /** The platform's share of every rental charge, in percent; the rest is credited to the provider (SPEC 1.6). */
+  MARKET_FEE_PERCENT: z.coerce.number().min(0).max(100).default(15),
+  /** A machine whose agent is silent this long is offline: not offered, its rentals stop accruing. */
+  MACHINE_OFFLINE_MS: z.coerce.number().int().positive().default(90_000),
+  /** How often running rentals are settled and checked against the balance (at least every minute, SPEC 4.5). */
+  RENTAL_SWEEP_MS: z.coerce.number().int().positive().max(60_000).default(15_000),
   /** How far back measured throughput reaches (GET /v1/llm/models/{slug}/performance). */
   THROUGHPUT_WINDOW_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
 });

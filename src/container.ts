@@ -12,6 +12,10 @@ import type { ApiKeyStore } from './adapters/api-keys/index.js';
 import { SqlApiKeyStore } from './adapters/api-keys/sql.js';
 import type { Ledger } from './adapters/ledger/index.js';
 import { openLedger } from './adapters/ledger/open.js';
+import type { MarketStore } from './adapters/market-store/index.js';
+import { SqlMarketStore } from './adapters/market-store/sql.js';
+import { Machines } from './domain/market/machines.js';
+import { Rentals } from './domain/market/rentals.js';
 import { FileChargeJournal } from './adapters/charge-journal/file.js';
 import { SqlIdempotencyStore } from './adapters/idempotency/sql.js';
 import type { RateLimiter } from './adapters/rate-limiter/index.js';
@@ -114,6 +118,8 @@ export interface Deps {
   topazImageJobs: MediaJobs<components['schemas']['TopazImageRequest']>;
   topazVideoJobs: MediaJobs<components['schemas']['TopazVideoRequest']>;
   chatRooms: ChatRooms;
+  /** The GPU marketplace: machines and their listings, offers, rentals and their billing. */
+  market: Market;
   /** Works on this process's jobs and resumes those of processes that died. */
   jobRunner: JobRunner;
   throughput: ThroughputTracker;
@@ -191,7 +197,28 @@ function buildRateLimiter(redis: Redis | null, config: Config, logger: Logger): 
 }
 
 /** The composition root: adapters are chosen by configuration here, nowhere else (DESIGN.md 1). */
+export interface Market {
+  store: MarketStore;
+  machines: Machines;
+  rentals: Rentals;
+}
+
+function buildMarket(db: Database, ledger: Ledger, now: () => number, config: Config, marketFxRateRubMicro: bigint, onUnexpected: (err: unknown) => void): Market {
+  const store = new SqlMarketStore(db);
+  const rentals = new Rentals({
+    store,
+    ledger,
+    now,
+    settings: { feeBp: Math.round(config.MARKET_FEE_PERCENT * 100), offlineAfterMs: config.MACHINE_OFFLINE_MS, sweepMs: config.RENTAL_SWEEP_MS },
+    // A provider's earnings are dollars, priced in rubles at the market rate like a dollar top-up.
+    earningsLot: () => ({ currency: 'USD', fxRateRubMicro: marketFxRateRubMicro }),
+    onUnexpected,
+  });
+  return { store, machines: new Machines(store, rentals, now), rentals };
+}
+
 export async function buildDeps(config: Config, logger: Logger, now: () => number = Date.now): Promise<Deps> {
+  const marketFxRateRubMicro = fxRateToMicro(config.MARKET_FX_RATE_RUB);
   const contract = loadContract();
   const catalog = new ModelCatalog(loadCatalogFile(config.CATALOG_FILE, contract.components?.schemas ?? {}));
   // Configuration mistakes stop the start before anything is opened.
@@ -266,12 +293,14 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const topazImageJobs = new MediaJobs(IMAGE_RESTORATION, mediaJobDeps);
   const topazVideoJobs = new MediaJobs(VIDEO_RESTORATION, mediaJobDeps);
   const chatRooms = new ChatRooms({ store: new SqlChatStore(db), catalog, chat, imageJobs, now });
+  const market = buildMarket(db, ledger, now, config, marketFxRateRubMicro, (err) => logger.warn({ err }, 'rental upkeep failed'));
   jobRunner.start();
   const background = [
     [new Periodic(() => ledger.expireHolds(now()), (err) => logger.warn({ err }, 'hold sweep failed')), config.HOLD_SWEEP_MS],
     [new Periodic(() => idempotencyKeys.expire(now()), (err) => logger.warn({ err }, 'idempotency key sweep failed')), config.HOLD_SWEEP_MS],
     [new Periodic(() => retryJournaledCharges(journal, billing), (err) => logger.warn({ err }, 'journaled charges still not posted')), config.CHARGE_RETRY_MS],
     [new Periodic(() => billing.tickLeases(), (err) => logger.warn({ err }, 'billing lease upkeep failed')), LEASE_TICK_MS],
+    [new Periodic(() => market.rentals.sweep(), (err) => logger.warn({ err }, 'rental sweep failed')), config.RENTAL_SWEEP_MS],
     [new Periodic(() => blobs.sweep(now()), (err) => logger.warn({ err }, 'hosted file sweep failed')), config.BLOB_SWEEP_MS],
     [new Periodic(() => jobs.expire(now()), (err) => logger.warn({ err }, 'job record sweep failed')), config.HOLD_SWEEP_MS],
     // Started once every kind of job has its work registered: a job claimed before that would sit idle under our lease.
@@ -314,7 +343,8 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     throughput,
     metrics,
     chainHooks,
-    marketFxRateRubMicro: fxRateToMicro(config.MARKET_FX_RATE_RUB),
+    market,
+    marketFxRateRubMicro,
     async close() {
       for (const [task] of background) await task.stop();
       await jobRunner.close();

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAudioJobData, CreateAudioJobErrors, CreateAudioJobResponses, CreateChatData, CreateChatErrors, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateChatMessageData, CreateChatMessageErrors, CreateChatMessageResponses, CreateChatResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatImageData, CreateCompatImageErrors, CreateCompatImageResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateImageData, CreateImageErrors, CreateImageJobData, CreateImageJobErrors, CreateImageJobResponses, CreateImageResponses, CreateMusicJobData, CreateMusicJobErrors, CreateMusicJobResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateTopazImageJobData, CreateTopazImageJobErrors, CreateTopazImageJobResponses, CreateTopazVideoJobData, CreateTopazVideoJobErrors, CreateTopazVideoJobResponses, CreateVideoJobData, CreateVideoJobErrors, CreateVideoJobResponses, EstimateAudioJobData, EstimateAudioJobErrors, EstimateAudioJobResponses, EstimateImageJobData, EstimateImageJobErrors, EstimateImageJobResponses, EstimateMusicJobData, EstimateMusicJobErrors, EstimateMusicJobResponses, EstimateVideoJobData, EstimateVideoJobErrors, EstimateVideoJobResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, FinalizeVideoJobData, FinalizeVideoJobErrors, FinalizeVideoJobResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAudioJobData, GetAudioJobErrors, GetAudioJobResponses, GetChatData, GetChatErrors, GetChatImageJobData, GetChatImageJobErrors, GetChatImageJobResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetChatResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetHostedFileData, GetHostedFileErrors, GetHostedFileResponses, GetImageJobData, GetImageJobErrors, GetImageJobResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetMusicJobData, GetMusicJobErrors, GetMusicJobResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetTopazImageJobData, GetTopazImageJobErrors, GetTopazImageJobResponses, GetTopazVideoJobData, GetTopazVideoJobErrors, GetTopazVideoJobResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, GetVideoJobData, GetVideoJobErrors, GetVideoJobResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListTopazModelsData, ListTopazModelsErrors, ListTopazModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses } from './types.gen.js';
+import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAudioJobData, CreateAudioJobErrors, CreateAudioJobResponses, CreateChatData, CreateChatErrors, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateChatMessageData, CreateChatMessageErrors, CreateChatMessageResponses, CreateChatResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatImageData, CreateCompatImageErrors, CreateCompatImageResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateImageData, CreateImageErrors, CreateImageJobData, CreateImageJobErrors, CreateImageJobResponses, CreateImageResponses, CreateInstanceData, CreateInstanceErrors, CreateInstanceResponses, CreateMusicJobData, CreateMusicJobErrors, CreateMusicJobResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateTopazImageJobData, CreateTopazImageJobErrors, CreateTopazImageJobResponses, CreateTopazVideoJobData, CreateTopazVideoJobErrors, CreateTopazVideoJobResponses, CreateVideoJobData, CreateVideoJobErrors, CreateVideoJobResponses, DeleteInstanceData, DeleteInstanceErrors, DeleteInstanceResponses, EstimateAudioJobData, EstimateAudioJobErrors, EstimateAudioJobResponses, EstimateImageJobData, EstimateImageJobErrors, EstimateImageJobResponses, EstimateMusicJobData, EstimateMusicJobErrors, EstimateMusicJobResponses, EstimateVideoJobData, EstimateVideoJobErrors, EstimateVideoJobResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, FinalizeVideoJobData, FinalizeVideoJobErrors, FinalizeVideoJobResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAudioJobData, GetAudioJobErrors, GetAudioJobResponses, GetChatData, GetChatErrors, GetChatImageJobData, GetChatImageJobErrors, GetChatImageJobResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetChatResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetHostedFileData, GetHostedFileErrors, GetHostedFileResponses, GetImageJobData, GetImageJobErrors, GetImageJobResponses, GetInstanceData, GetInstanceErrors, GetInstanceResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetMusicJobData, GetMusicJobErrors, GetMusicJobResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetTopazImageJobData, GetTopazImageJobErrors, GetTopazImageJobResponses, GetTopazVideoJobData, GetTopazVideoJobErrors, GetTopazVideoJobResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, GetVideoJobData, GetVideoJobErrors, GetVideoJobResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListInstancesData, ListInstancesErrors, ListInstancesResponses, ListMachinesData, ListMachinesErrors, ListMachinesResponses, ListOffersData, ListOffersErrors, ListOffersResponses, ListTopazModelsData, ListTopazModelsErrors, ListTopazModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, MachineHeartbeatData, MachineHeartbeatErrors, MachineHeartbeatResponses, RegisterMachineData, RegisterMachineErrors, RegisterMachineResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses, StartInstanceData, StartInstanceErrors, StartInstanceResponses, StopInstanceData, StopInstanceErrors, StopInstanceResponses, UpdateMachineListingData, UpdateMachineListingErrors, UpdateMachineListingResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -812,6 +812,176 @@ export const getTopazVideoJob = <ThrowOnError extends boolean = false>(options: 
     security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
     url: '/v1/llm/topaz/video/jobs/{job_id}',
     ...options
+});
+
+/**
+ * Browse GPU offers
+ *
+ * SPEC 1.2: listed machines whose agent is online, with free GPUs, filtered by GPU model, minimum VRAM, maximum hourly
+ * price, location and verification, cheapest first. Every offer prices every plan (SPEC 1.3) and says what renting it
+ * now needs in the balance. A filter the contract does not name, or a value in the wrong unit, is 400
+ * `invalid_request` naming it: nothing is silently ignored.
+ *
+ */
+export const listOffers = <ThrowOnError extends boolean = false>(options?: Options<ListOffersData, ThrowOnError>) => (options?.client ?? client).get<ListOffersResponses, ListOffersErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/marketplace/offers',
+    ...options
+});
+
+/**
+ * List the caller's rentals
+ *
+ * The caller's rentals, newest first, deleted ones included; page with `limit` and `offset`.
+ *
+ */
+export const listInstances = <ThrowOnError extends boolean = false>(options?: Options<ListInstancesData, ThrowOnError>) => (options?.client ?? client).get<ListInstancesResponses, ListInstancesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/instances',
+    ...options
+});
+
+/**
+ * Rent GPUs of an offer
+ *
+ * SPEC 4.5: takes `gpu_count` GPUs (the offer's `min_gpus` by default) of the offer on a plan (`week` by default,
+ * SPEC 1.3) and asks the machine's agent to run `docker_image`. A term plan (day, week, month) holds the term's whole
+ * discounted price now; a metered plan (minute, hour) needs an hour of runtime available: otherwise 402
+ * `insufficient_balance` and nothing is taken. Billing starts when the agent reports the container running. GPUs
+ * rented by someone else meanwhile: 410 `rental_unavailable`, nothing charged. The answer echoes the plan, the unit
+ * price and the GPU actually rented.
+ *
+ */
+export const createInstance = <ThrowOnError extends boolean = false>(options: Options<CreateInstanceData, ThrowOnError>) => (options.client ?? client).post<CreateInstanceResponses, CreateInstanceErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/instances',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Terminate a rental
+ *
+ * SPEC 4.5: settles the running time, gives back what is left of a term's hold, releases the GPUs and has the agent
+ * remove the container and wipe its disk. Deleting a deleted rental answers it again.
+ *
+ */
+export const deleteInstance = <ThrowOnError extends boolean = false>(options: Options<DeleteInstanceData, ThrowOnError>) => (options.client ?? client).delete<DeleteInstanceResponses, DeleteInstanceErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/instances/{task_id}',
+    ...options
+});
+
+/**
+ * Read a rental
+ *
+ * One of the caller's rentals with its status history, settled up to now (every read settles its running time).
+ * Another account's or an unknown id: 404 `instance_not_found`.
+ *
+ */
+export const getInstance = <ThrowOnError extends boolean = false>(options: Options<GetInstanceData, ThrowOnError>) => (options.client ?? client).get<GetInstanceResponses, GetInstanceErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/instances/{task_id}',
+    ...options
+});
+
+/**
+ * Start a stopped rental
+ *
+ * SPEC 4.5: takes the same GPUs of the same machine again (409 `resources_unavailable` when someone else rented
+ * them meanwhile; rent another offer). A term plan holds what is left of its term (409 `plan_expired` once used up); a
+ * metered plan needs an hour of runtime available (402 `insufficient_balance`). Starting a running rental answers it
+ * as it is; a deleted one is 409 `instance_terminated`. No body.
+ *
+ */
+export const startInstance = <ThrowOnError extends boolean = false>(options: Options<StartInstanceData, ThrowOnError>) => (options.client ?? client).post<StartInstanceResponses, StartInstanceErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/instances/{task_id}/start',
+    ...options
+});
+
+/**
+ * Stop a rental
+ *
+ * SPEC 1.4: settles the running time and stops all of the rental's billing; a term's unused rest goes back to the
+ * balance (held again at the next start); the GPUs are released, so a later start may find them taken. The disk is
+ * kept for 7 days. Stopping a stopped rental answers it as it is. No body.
+ *
+ */
+export const stopInstance = <ThrowOnError extends boolean = false>(options: Options<StopInstanceData, ThrowOnError>) => (options.client ?? client).post<StopInstanceResponses, StopInstanceErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/instances/{task_id}/stop',
+    ...options
+});
+
+/**
+ * List the caller's machines
+ *
+ * The caller's machines with their listings, oldest first.
+ *
+ */
+export const listMachines = <ThrowOnError extends boolean = false>(options?: Options<ListMachinesData, ThrowOnError>) => (options?.client ?? client).get<ListMachinesResponses, ListMachinesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/provider/machines',
+    ...options
+});
+
+/**
+ * Register a machine
+ *
+ * SPEC 1.6: a provider (any account) registers a machine with its GPU inventory and listing; its agent does this on
+ * first start (README "Providers"). The machine is `unverified` until an operator verifies it, and is offered while its
+ * agent heartbeats. Earnings of its rentals are credited to the provider's balance, less the platform fee.
+ *
+ */
+export const registerMachine = <ThrowOnError extends boolean = false>(options: Options<RegisterMachineData, ThrowOnError>) => (options.client ?? client).post<RegisterMachineResponses, RegisterMachineErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/provider/machines',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Change a machine's listing
+ *
+ * The fields sent change, the others stay. A new price applies to rentals made from then on (a running rental keeps
+ * the price it was rented at); `listed: false` hides the machine from the marketplace without touching its rentals.
+ *
+ */
+export const updateMachineListing = <ThrowOnError extends boolean = false>(options: Options<UpdateMachineListingData, ThrowOnError>) => (options.client ?? client).patch<UpdateMachineListingResponses, UpdateMachineListingErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/provider/machines/{machine_id}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * An agent's heartbeat
+ *
+ * The machine's agent calls this every few seconds with the state of the rental containers it runs: a container
+ * `running` starts its rental's billing; one `exited` or `failed` while it should run stops the rental (reason
+ * `error`). The answer lists every rental the machine must run, keep stopped or remove (`terminated`: remove the
+ * container and wipe its disk). A machine not heard from for `MACHINE_OFFLINE_MS` is offline: its rentals stop
+ * accruing and say `host_offline`.
+ *
+ */
+export const machineHeartbeat = <ThrowOnError extends boolean = false>(options: Options<MachineHeartbeatData, ThrowOnError>) => (options.client ?? client).post<MachineHeartbeatResponses, MachineHeartbeatErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/provider/machines/{machine_id}/heartbeat',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**

@@ -180,9 +180,14 @@ export type Health = {
  * | file_link_invalid | 403 | permission_error | A hosted file's link has a wrong signature or has expired. |
  * | file_not_found | 404 | invalid_request_error | A hosted file expired and was removed. |
  * | chat_not_found | 404 | invalid_request_error | The chat id is not one of the caller's chats. |
+ * | offer_not_found | 404 | invalid_request_error | No marketplace offer with this id is available (unlisted, offline or past its availability). |
+ * | instance_not_found | 404 | invalid_request_error | The instance (task) id is not one of the caller's rentals. |
+ * | machine_not_found | 404 | invalid_request_error | The machine id is not one of the caller's (provider's) machines. |
+ * | instance_terminated | 409 | invalid_request_error | The rental was deleted; it cannot be started again. |
+ * | plan_expired | 409 | invalid_request_error | The day, week or month term of the rental is used up; rent again. |
  *
  */
-export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found';
+export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired';
 
 /**
  * One body-validation finding (SPEC 2.7), listed in `meta.fields`.
@@ -1451,6 +1456,293 @@ export type TopazVideoRequest = {
     video_url: string;
     resolution?: '1080p' | '4k';
     output_format?: 'mp4' | 'mov';
+};
+
+/**
+ * A machine's standing: new machines are `unverified`; an operator verifies them and may take it back (`deverified`).
+ */
+export type Verification = 'unverified' | 'verified' | 'deverified';
+
+/**
+ * Commitment discounts below the hourly price, in percent (SPEC 1.3), each 0 to 40 and never smaller for a longer term.
+ */
+export type Discounts = {
+    day: number;
+    week: number;
+    month: number;
+};
+
+/**
+ * One plan's price on an offer.
+ */
+export type PlanPrice = {
+    /**
+     * One unit of the plan (a minute, hour, day, week or 30-day month) for one GPU, USD.
+     */
+    per_gpu_usd: number;
+    unit_seconds: number;
+    /**
+     * What renting the offer's minimum GPUs on this plan needs in the balance now: a term plan's whole price
+     * (held at start), or one hour of runtime for a metered plan (required available, not taken).
+     *
+     */
+    due_at_start_usd: number;
+};
+
+/**
+ * A machine's GPUs for rent in the marketplace (SPEC 1.2), with the price of every plan.
+ */
+export type Offer = {
+    /**
+     * Rent it with `POST /v1/instances`.
+     */
+    offer_id: string;
+    /**
+     * GPU model, underscore style (`RTX_4090`).
+     */
+    gpu_name: string;
+    gpu_count: number;
+    /**
+     * GPUs no rental holds now.
+     */
+    free_gpus: number;
+    /**
+     * The fewest GPUs one rental of this offer takes.
+     */
+    min_gpus: number;
+    /**
+     * Memory of each GPU.
+     */
+    vram_gb: number;
+    cpu_cores: number;
+    ram_gb: number;
+    /**
+     * The most disk one rental may ask for.
+     */
+    disk_gb: number;
+    /**
+     * ISO 3166-1 alpha-2 country code.
+     */
+    location: string;
+    verification: Verification;
+    price_per_gpu_hour_usd: number;
+    discounts: Discounts;
+    /**
+     * Unix seconds the provider offers the machine until; null for open-ended.
+     */
+    available_until: number | null;
+    prices: {
+        minute: PlanPrice;
+        hour: PlanPrice;
+        day: PlanPrice;
+        week: PlanPrice;
+        month: PlanPrice;
+    };
+};
+
+/**
+ * A rental plan (SPEC 1.3). `minute` and `hour` meter running time by the millisecond at the plan's rate (the minute
+ * price is the hourly one divided by 60, rounded up to a micro-dollar); `day`, `week` (30-day `month` too) pay for a
+ * term: its discounted price is held when the rental starts and charged as it runs, and deleting gives back what is
+ * left. Stopping any plan stops its billing.
+ *
+ */
+export type PricingType = 'minute' | 'hour' | 'day' | 'week' | 'month';
+
+/**
+ * What the renter asked for, apart from what the agent reports (`status`).
+ */
+export type DesiredStatus = 'running' | 'stopped' | 'terminated';
+
+/**
+ * What the machine's agent reports: `pending` (placed, the container not yet running: not billed), `running`
+ * (billed), `offline` (the machine stopped heartbeating: not billed), `stopped` (GPUs released, not billed),
+ * `terminated` (deleted, disk wiped).
+ *
+ */
+export type InstanceStatus = 'pending' | 'running' | 'offline' | 'stopped' | 'terminated';
+
+/**
+ * Why the status last changed: `user` (start, stop or delete), `insufficient_balance` (the balance could not cover
+ * the next minute), `host_offline`, `plan_expired` (the term was used up), `error` (the container exited or failed).
+ *
+ */
+export type StatusReason = 'user' | 'insufficient_balance' | 'host_offline' | 'plan_expired' | 'error';
+
+export type InstanceEvent = {
+    /**
+     * Unix milliseconds.
+     */
+    at: number;
+    status: InstanceStatus;
+    desired_status: DesiredStatus;
+    reason: StatusReason | null;
+};
+
+/**
+ * A rental (SPEC 4.5; `task_id` in the paths), with the plan and price it was rented at.
+ */
+export type Instance = {
+    task_id: string;
+    offer_id: string;
+    /**
+     * The GPU model actually rented.
+     */
+    gpu_name: string;
+    gpu_count: number;
+    /**
+     * The machine's GPUs held now (none while stopped).
+     */
+    gpu_indexes: Array<number>;
+    docker_image: string;
+    disk_gb: number;
+    pricing_type: PricingType;
+    /**
+     * One unit of the plan for one GPU, locked when the rental was created.
+     */
+    unit_price_usd: number;
+    /**
+     * Day, week and month plans, the term's length; null for metered plans.
+     */
+    term_seconds: number | null;
+    desired_status: DesiredStatus;
+    status: InstanceStatus;
+    status_reason: StatusReason | null;
+    /**
+     * Running time so far (what billing counts).
+     */
+    running_seconds: number;
+    /**
+     * Charged so far, settled up to this answer.
+     */
+    charged_usd: number;
+    ssh_host: string | null;
+    ssh_port: number | null;
+    /**
+     * Unix seconds.
+     */
+    created_at: number;
+    /**
+     * Unix seconds.
+     */
+    updated_at: number;
+    /**
+     * Every status change, oldest first (on a single instance's read).
+     */
+    history?: Array<InstanceEvent>;
+};
+
+/**
+ * Rent GPUs of an offer (SPEC 4.5).
+ */
+export type InstanceRequest = {
+    offer_id: string;
+    pricing_type?: PricingType;
+    /**
+     * GPUs to rent; the offer's `min_gpus` when absent.
+     */
+    gpu_count?: number;
+    /**
+     * The image the agent runs, e.g. `pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime`.
+     */
+    docker_image: string;
+    /**
+     * Disk for the container, wiped when the rental is deleted (SPEC 8 bounds).
+     */
+    disk_gb?: number;
+};
+
+/**
+ * A provider's machine with its listing (SPEC 1.6).
+ */
+export type Machine = {
+    machine_id: string;
+    name: string;
+    gpu_name: string;
+    gpu_count: number;
+    vram_gb: number;
+    cpu_cores: number;
+    ram_gb: number;
+    disk_gb: number;
+    location: string;
+    price_per_gpu_hour_usd: number;
+    min_gpus: number;
+    discounts: Discounts;
+    available_until: number | null;
+    listed: boolean;
+    verification: Verification;
+    /**
+     * Its agent heartbeated recently (`MACHINE_OFFLINE_MS`).
+     */
+    online: boolean;
+    /**
+     * Unix seconds.
+     */
+    last_heartbeat_at: number | null;
+    created_at: number;
+};
+
+/**
+ * A machine's listing; on update, the fields sent change and the others stay. A new price applies to rentals made from then on.
+ */
+export type MachineListing = {
+    price_per_gpu_hour_usd?: number;
+    min_gpus?: number;
+    discounts?: Discounts;
+    /**
+     * Unix seconds; null for open-ended.
+     */
+    available_until?: number | null;
+    /**
+     * Shown in the marketplace (running rentals are not affected).
+     */
+    listed?: boolean;
+};
+
+/**
+ * A machine's GPU inventory and its listing, as its agent registers it.
+ */
+export type MachineRegistration = MachineListing & {
+    name: string;
+    /**
+     * GPU model, underscore style (`RTX_4090`, `A100_80GB`).
+     */
+    gpu_name: string;
+    gpu_count: number;
+    vram_gb: number;
+    cpu_cores: number;
+    ram_gb: number;
+    disk_gb: number;
+    /**
+     * ISO 3166-1 alpha-2 country code.
+     */
+    location: string;
+};
+
+/**
+ * A change of a machine's listing (at least one field).
+ */
+export type MachineListingUpdate = MachineListing;
+
+/**
+ * An agent's heartbeat with the state of every rental container it runs.
+ */
+export type Heartbeat = {
+    containers?: Array<{
+        instance_id: string;
+        state: 'running' | 'exited' | 'failed';
+    }>;
+};
+
+/**
+ * What the agent must do with one rental's container.
+ */
+export type Assignment = {
+    instance_id: string;
+    desired_status: DesiredStatus;
+    docker_image: string;
+    disk_gb: number;
+    gpu_indexes: Array<number>;
 };
 
 /**
@@ -4806,6 +5098,706 @@ export type GetTopazVideoJobResponses = {
 };
 
 export type GetTopazVideoJobResponse = GetTopazVideoJobResponses[keyof GetTopazVideoJobResponses];
+
+export type ListOffersData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * GPU models, underscore style (`RTX_4090`); repeat the parameter for several.
+         */
+        gpu_model?: Array<string>;
+        /**
+         * Each GPU has at least this much memory, in GB (a plain integer: `24`, not `24GB`).
+         */
+        min_vram_gb?: number;
+        /**
+         * The hourly price per GPU is at most this, in USD (a plain number).
+         */
+        max_price_per_hour?: number;
+        /**
+         * ISO 3166-1 alpha-2 country codes; repeat the parameter for several.
+         */
+        location?: Array<string>;
+        /**
+         * Only machines an operator verified.
+         */
+        verified?: boolean;
+        /**
+         * At least this many free GPUs.
+         */
+        min_gpus?: number;
+        /**
+         * Order: by hourly price or GPU memory, ascending (or descending with `-`).
+         */
+        sort?: 'price' | '-price' | 'vram' | '-vram';
+        /**
+         * Page size.
+         */
+        limit?: number;
+        /**
+         * Records to skip (newest first).
+         */
+        offset?: number;
+    };
+    url: '/v1/marketplace/offers';
+};
+
+export type ListOffersErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ListOffersError = ListOffersErrors[keyof ListOffersErrors];
+
+export type ListOffersResponses = {
+    /**
+     * The offers of this page and how many match in all.
+     */
+    200: NativeSuccess & {
+        data: {
+            offers: Array<Offer>;
+            total: number;
+        };
+    };
+};
+
+export type ListOffersResponse = ListOffersResponses[keyof ListOffersResponses];
+
+export type ListInstancesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size.
+         */
+        limit?: number;
+        /**
+         * Records to skip (newest first).
+         */
+        offset?: number;
+    };
+    url: '/v1/instances';
+};
+
+export type ListInstancesErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ListInstancesError = ListInstancesErrors[keyof ListInstancesErrors];
+
+export type ListInstancesResponses = {
+    /**
+     * The rentals.
+     */
+    200: NativeSuccess & {
+        data: {
+            instances: Array<Instance>;
+        };
+    };
+};
+
+export type ListInstancesResponse = ListInstancesResponses[keyof ListInstancesResponses];
+
+export type CreateInstanceData = {
+    body: InstanceRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/instances';
+};
+
+export type CreateInstanceErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such offer is available, or the caller’s account is gone.
+     */
+    404: NativeError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: NativeError;
+    /**
+     * The GPUs were rented by someone else between the offer and the order (SPEC 4.5); nothing was charged.
+     */
+    410: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type CreateInstanceError = CreateInstanceErrors[keyof CreateInstanceErrors];
+
+export type CreateInstanceResponses = {
+    /**
+     * The rental, `pending` until its agent runs it.
+     */
+    201: NativeSuccess & {
+        data: Instance;
+    };
+};
+
+export type CreateInstanceResponse = CreateInstanceResponses[keyof CreateInstanceResponses];
+
+export type DeleteInstanceData = {
+    body?: never;
+    path: {
+        task_id: string;
+    };
+    query?: never;
+    url: '/v1/instances/{task_id}';
+};
+
+export type DeleteInstanceErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such instance for this caller.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type DeleteInstanceError = DeleteInstanceErrors[keyof DeleteInstanceErrors];
+
+export type DeleteInstanceResponses = {
+    /**
+     * The terminated rental.
+     */
+    200: NativeSuccess & {
+        data: Instance;
+    };
+};
+
+export type DeleteInstanceResponse = DeleteInstanceResponses[keyof DeleteInstanceResponses];
+
+export type GetInstanceData = {
+    body?: never;
+    path: {
+        task_id: string;
+    };
+    query?: never;
+    url: '/v1/instances/{task_id}';
+};
+
+export type GetInstanceErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such instance for this caller.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetInstanceError = GetInstanceErrors[keyof GetInstanceErrors];
+
+export type GetInstanceResponses = {
+    /**
+     * The rental.
+     */
+    200: NativeSuccess & {
+        data: Instance;
+    };
+};
+
+export type GetInstanceResponse = GetInstanceResponses[keyof GetInstanceResponses];
+
+export type StartInstanceData = {
+    body?: never;
+    path: {
+        task_id: string;
+    };
+    query?: never;
+    url: '/v1/instances/{task_id}/start';
+};
+
+export type StartInstanceErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such instance for this caller.
+     */
+    404: NativeError;
+    /**
+     * The rental cannot start: its GPUs were rented by someone else (resources_unavailable), it was deleted (instance_terminated), or its term is used up (plan_expired).
+     */
+    409: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type StartInstanceError = StartInstanceErrors[keyof StartInstanceErrors];
+
+export type StartInstanceResponses = {
+    /**
+     * The rental, `pending` until its agent runs it again.
+     */
+    200: NativeSuccess & {
+        data: Instance;
+    };
+};
+
+export type StartInstanceResponse = StartInstanceResponses[keyof StartInstanceResponses];
+
+export type StopInstanceData = {
+    body?: never;
+    path: {
+        task_id: string;
+    };
+    query?: never;
+    url: '/v1/instances/{task_id}/stop';
+};
+
+export type StopInstanceErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such instance for this caller.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type StopInstanceError = StopInstanceErrors[keyof StopInstanceErrors];
+
+export type StopInstanceResponses = {
+    /**
+     * The stopped rental.
+     */
+    200: NativeSuccess & {
+        data: Instance;
+    };
+};
+
+export type StopInstanceResponse = StopInstanceResponses[keyof StopInstanceResponses];
+
+export type ListMachinesData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/provider/machines';
+};
+
+export type ListMachinesErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ListMachinesError = ListMachinesErrors[keyof ListMachinesErrors];
+
+export type ListMachinesResponses = {
+    /**
+     * The machines.
+     */
+    200: NativeSuccess & {
+        data: {
+            machines: Array<Machine>;
+        };
+    };
+};
+
+export type ListMachinesResponse = ListMachinesResponses[keyof ListMachinesResponses];
+
+export type RegisterMachineData = {
+    body: MachineRegistration;
+    path?: never;
+    query?: never;
+    url: '/v1/provider/machines';
+};
+
+export type RegisterMachineErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type RegisterMachineError = RegisterMachineErrors[keyof RegisterMachineErrors];
+
+export type RegisterMachineResponses = {
+    /**
+     * The machine.
+     */
+    201: NativeSuccess & {
+        data: Machine;
+    };
+};
+
+export type RegisterMachineResponse = RegisterMachineResponses[keyof RegisterMachineResponses];
+
+export type UpdateMachineListingData = {
+    body: MachineListingUpdate;
+    path: {
+        machine_id: string;
+    };
+    query?: never;
+    url: '/v1/provider/machines/{machine_id}';
+};
+
+export type UpdateMachineListingErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such machine of this provider.
+     */
+    404: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type UpdateMachineListingError = UpdateMachineListingErrors[keyof UpdateMachineListingErrors];
+
+export type UpdateMachineListingResponses = {
+    /**
+     * The machine.
+     */
+    200: NativeSuccess & {
+        data: Machine;
+    };
+};
+
+export type UpdateMachineListingResponse = UpdateMachineListingResponses[keyof UpdateMachineListingResponses];
+
+export type MachineHeartbeatData = {
+    body: Heartbeat;
+    path: {
+        machine_id: string;
+    };
+    query?: never;
+    url: '/v1/provider/machines/{machine_id}/heartbeat';
+};
+
+export type MachineHeartbeatErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such machine of this provider.
+     */
+    404: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type MachineHeartbeatError = MachineHeartbeatErrors[keyof MachineHeartbeatErrors];
+
+export type MachineHeartbeatResponses = {
+    /**
+     * What the agent must do.
+     */
+    200: NativeSuccess & {
+        data: {
+            assignments: Array<Assignment>;
+        };
+    };
+};
+
+export type MachineHeartbeatResponse = MachineHeartbeatResponses[keyof MachineHeartbeatResponses];
 
 export type ListChatsData = {
     body?: never;

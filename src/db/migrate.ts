@@ -9,6 +9,8 @@ import * as m0006 from './migrations/0006-idempotency-keys.js';
 import * as m0007 from './migrations/0007-key-scopes.js';
 import * as m0008 from './migrations/0008-jobs.js';
 import * as m0009 from './migrations/0009-chats.js';
+import * as m0010 from './migrations/0010-ledger-payouts.js';
+import * as m0011 from './migrations/0011-marketplace.js';
 
 interface NamedMigration {
   name: string;
@@ -29,6 +31,8 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0007-key-scopes', migration: m0007 },
   { name: '0008-jobs', migration: m0008 },
   { name: '0009-chats', migration: m0009 },
+  { name: '0010-ledger-payouts', migration: m0010 },
+  { name: '0011-marketplace', migration: m0011 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {

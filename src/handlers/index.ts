@@ -37,8 +37,23 @@ import { createVideoJob, estimateVideoJob, finalizeVideoJob, getVideoJob } from 
 import { createChat, createChatMessage, getChat, getChatImageJob, listChats } from './chat/chat-rooms.js';
 import { createTopazImageJob, createTopazVideoJob, getTopazImageJob, getTopazVideoJob, listTopazModels } from './media/topaz-jobs.js';
 
+import { listOffers } from './market/offers.js';
+import { createInstance, deleteInstance, getInstance, listInstances, startInstance, stopInstance } from './market/instances.js';
+import { listMachines, machineHeartbeat, registerMachine, updateMachineListing } from './market/machines.js';
+
 /** operationId → handler; `satisfies` makes the map exhaustive over the contract (DESIGN.md 1). */
 export const handlers = {
+  listOffers,
+  createInstance,
+  listInstances,
+  getInstance,
+  startInstance,
+  stopInstance,
+  deleteInstance,
+  registerMachine,
+  listMachines,
+  updateMachineListing,
+  machineHeartbeat,
   getHealth,
   getReadiness,
   getHostedFile,

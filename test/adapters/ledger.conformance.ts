@@ -4,7 +4,7 @@
  * accounts, and after every test the books must balance (Σ balances = 0) and each account's lots must cover its
  * balance. Holds outside the expiry tests live for a year, so a sweep there never touches another test's holds.
  * Longer than 300 lines on purpose: it is the ledger's executable specification, read top to bottom (the batch,
- * usage-line and loss cases are in ledger-batches.conformance.ts).
+ * usage-line and loss cases are in ledger-batches.conformance.ts, captures and payouts in their own files).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchingOptions } from '../../src/adapters/ledger/batching-ledger.js';
@@ -13,6 +13,7 @@ import type { UsageLogStore } from '../../src/adapters/usage-log/index.js';
 import { newId } from '../../src/domain/ids.js';
 import { ledgerBatchCases } from './ledger-batches.conformance.js';
 import { ledgerCaptureCases } from './ledger-captures.conformance.js';
+import { ledgerPayoutCases } from './ledger-payouts.conformance.js';
 import { alloc, ok, RUB_100, RUB_90, T0, YEAR_MS } from './ledger-fixtures.js';
 
 export interface LedgerUnderTest {
@@ -79,6 +80,7 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
 
     ledgerBatchCases({ subject: () => subject, account, batches });
     ledgerCaptureCases({ subject: () => subject, account, batches });
+    ledgerPayoutCases({ subject: () => subject, account, batches });
 
     const hold = (accountId: string, amountMicros: Micros, id = newId('hold'), nowMs = T0, ttlMs = YEAR_MS) =>
       ledger().hold({ id, accountId, amountMicros, nowMs, ttlMs });

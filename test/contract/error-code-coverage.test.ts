@@ -8,10 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOG, type ErrorCode } from '../../src/errors/catalog.js';
 
-const NOT_SERVED_YET: Partial<Record<ErrorCode, string>> = {
-  rental_unavailable: 'GPU rentals are not in the contract yet',
-  resources_unavailable: 'GPU rentals are not in the contract yet',
-};
+const NOT_SERVED_YET: Partial<Record<ErrorCode, string>> = {};
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

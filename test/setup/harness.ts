@@ -31,7 +31,8 @@ export interface Harness {
 
 let accountCounter = 0;
 
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+/** `now`: the service's clock (tests of time-driven billing move it by hand). */
+export async function startHarness(env: Record<string, string> = {}, options: { now?: () => number } = {}): Promise<Harness> {
   const config = loadConfig({
     DATABASE_URL: 'sqlite::memory:',
     VALIDATE_RESPONSES: 'enforce',
@@ -42,7 +43,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   });
   const logs: Record<string, unknown>[] = [];
   const logger = pino({ level: 'warn' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
-  const deps = await buildDeps(config, logger);
+  const deps = await buildDeps(config, logger, options.now);
   readAfterCharges(deps);
   const server: Server = await new Promise((resolve) => {
     const s = createHttpServer(createApp(deps)).listen(0, '127.0.0.1', () => resolve(s));

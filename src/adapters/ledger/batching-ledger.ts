@@ -1,4 +1,4 @@
-import { assertAmount, assertLot, assertTtl, isTransfer, toHold, toTransfer, type Entry } from './entries.js';
+import { assertAmount, assertLot, assertPayee, assertTtl, isTransfer, toHold, toTransfer, type Entry } from './entries.js';
 import type {
   Balance,
   CaptureInput,
@@ -96,8 +96,10 @@ export class BatchingLedger implements Ledger {
   capture(input: CaptureInput): Promise<CaptureOutcome> {
     assertAmount('amountMicros', input.amountMicros, true);
     assertAmount('capMicros', input.capMicros, true);
-    const { id, holdId, amountMicros, capMicros, nowMs } = input;
-    return this.submit({ op: 'capture', id, holdId, amountMicros, capMicros, nowMs, usage: input.usage ?? null }) as Promise<CaptureOutcome>;
+    // The account charged is the hold's: the operation checks that the payee is another one (entries.ts assertPayee).
+    if (input.payee) assertPayee(input.payee);
+    const { id, holdId, amountMicros, capMicros, nowMs, usage = null, payee = null } = input;
+    return this.submit({ op: 'capture', id, holdId, amountMicros, capMicros, nowMs, usage, payee }) as Promise<CaptureOutcome>;
   }
 
   release(input: { holdId: string; nowMs: number }): Promise<ReleaseOutcome> {
@@ -120,9 +122,9 @@ export class BatchingLedger implements Ledger {
 
   debit(input: DebitInput): Promise<TransferOutcome> {
     assertAmount('amountMicros', input.amountMicros, true);
-    const { id, accountId, amountMicros, nowMs } = input;
-    const op = { op: 'debit', id, accountId, amountMicros, nowMs, memo: input.memo ?? '', usage: input.usage ?? null, allowShortfall: input.allowShortfall ?? false } as const;
-    return this.submit(op) as Promise<TransferOutcome>;
+    if (input.payee) assertPayee(input.payee, input.accountId);
+    const { id, accountId, amountMicros, nowMs, memo = '', usage = null, allowShortfall = false, payee = null } = input;
+    return this.submit({ op: 'debit', id, accountId, amountMicros, nowMs, memo, usage, allowShortfall, payee }) as Promise<TransferOutcome>;
   }
 
   credit(input: CreditInput): Promise<TransferOutcome> {

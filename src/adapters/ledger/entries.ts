@@ -2,7 +2,7 @@
  * What every engine stores per id (a hold or a posted transfer: one id space, README.md "Idempotency"), and the
  * decisions they share, so the memory twin, SQLite and the plpgsql function answer every edge case the same way.
  */
-import type { Allocation, Hold, HoldStatus, LotSpec, Micros, ReleaseOutcome, SettleOutcome, Transfer, TransferKind } from './index.js';
+import type { Allocation, Hold, HoldStatus, LotSpec, Micros, Payee, ReleaseOutcome, SettleOutcome, Transfer, TransferKind } from './index.js';
 
 export type EntryKind = 'hold' | TransferKind;
 
@@ -107,7 +107,10 @@ export function isRefundable(e: Entry | null | undefined): e is Entry {
 
 export const refundableMicros = (e: Entry): Micros => (e.postedMicros ?? 0n) - e.refundedMicros;
 
-/** What a second call with an existing id must match to be a replay (memo, ttl and usage are not part of the request). */
+/**
+ * What a second call with an existing id must match to be a replay (memo, ttl, usage and a debit's or capture's payee
+ * are not part of the request: a replay writes nothing, so it never pays a payee twice).
+ */
 export type ReplayKey =
   | { kind: 'hold' | 'debit'; accountId: string; amountMicros: Micros }
   | { kind: 'credit'; accountId: string; amountMicros: Micros; lot: LotSpec }
@@ -182,6 +185,17 @@ export function assertAmount(name: string, value: Micros, allowZero = false): vo
 export function assertLot(lot: LotSpec): void {
   if (lot.currency !== 'USD' && lot.currency !== 'RUB') throw new RangeError(`ledger: lot currency must be USD or RUB`);
   assertAmount('lot.fxRateRubMicro', lot.fxRateRubMicro);
+}
+
+/**
+ * A payee is owed a non-negative amount, into a valid lot, and is paid by someone else: paying the charged account its
+ * own money back would be a refund in disguise. A capture's charged account is its hold's, which only the operation
+ * reads: the call checks the rest (no `chargedAccountId`), the operation checks it all again with the account.
+ */
+export function assertPayee(payee: Payee, chargedAccountId?: string): void {
+  assertAmount('payee.amountMicros', payee.amountMicros, true);
+  assertLot(payee.lot);
+  if (payee.accountId === chargedAccountId) throw new RangeError(`ledger: a payee must be another account than the one charged (${chargedAccountId})`);
 }
 
 export function assertTtl(ttlMs: number): void {

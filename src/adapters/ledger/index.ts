@@ -167,6 +167,11 @@ export interface CaptureInput {
   capMicros: Micros;
   nowMs: number;
   usage?: UsageLine;
+  /**
+   * A provider's share of this charge, credited to their balance in the same transaction (a rental paid ahead,
+   * SPEC 1.6); at most what the capture posted. Naming the hold's own account rejects the call with a `RangeError`.
+   */
+  payee?: Payee;
 }
 
 export interface DebitInput {
@@ -178,6 +183,18 @@ export interface DebitInput {
   usage?: UsageLine;
   /** Post what is available when it is less than the amount, the rest as a loss (default: refuse). */
   allowShortfall?: boolean;
+  /** A provider's share of this charge, credited to their balance in the same transaction (GPU rentals, SPEC 1.6). */
+  payee?: Payee;
+}
+
+/**
+ * Who is paid out of a debit or a capture (README.md "Payouts"): at most what that charge took is credited to
+ * `accountId` as the entry `earning:<charge id>` with a lot of `lot`, and revenue keeps the rest.
+ */
+export interface Payee {
+  accountId: string;
+  amountMicros: Micros;
+  lot: LotSpec;
 }
 
 export interface CreditInput {
@@ -204,7 +221,7 @@ export interface Ledger {
   settle(input: SettleInput): Promise<SettleOutcome>;
   /**
    * Posts min(amount, cap, what the hold has left) from a pending hold, consuming lots FIFO, with the usage line;
-   * the hold stays pending with the rest.
+   * the hold stays pending with the rest. A payee's share of what was posted is credited with it.
    */
   capture(input: CaptureInput): Promise<CaptureOutcome>;
   /** Voids a pending hold: everything goes back to available. */
@@ -214,7 +231,7 @@ export interface Ledger {
   /** Expires pending holds whose time is up (the sweeper calls this); returns how many. */
   expireHolds(nowMs: number): Promise<number>;
 
-  /** A direct posted charge (no hold), conditional on the available balance. */
+  /** A direct posted charge (no hold), conditional on the available balance; a payee's share is credited with it. */
   debit(input: DebitInput): Promise<TransferOutcome>;
   /** A top-up: adds money from deposits and records it as a lot with its rate. */
   credit(input: CreditInput): Promise<TransferOutcome>;

@@ -9,6 +9,7 @@ import { rollUp, type DailyIncrement } from '../usage-log/memory.js';
 import { usdMicrosToRubMicro } from '../../domain/money.js';
 import { planConsumption, planRestore, type LotSlice } from './allocation-plan.js';
 import {
+  assertPayee,
   cappedAt,
   decidePending,
   decideRelease,
@@ -33,6 +34,7 @@ import {
   type Lot,
   type LotSpec,
   type Micros,
+  type Payee,
   type ReleaseOutcome,
   type SettleOutcome,
   type TransferOutcome,
@@ -43,10 +45,10 @@ import {
 export type LedgerOp =
   | { op: 'hold'; id: string; accountId: string; amountMicros: Micros; nowMs: number; expiresAtMs: number }
   | { op: 'settle'; holdId: string; amountMicros: Micros; nowMs: number; usage: UsageLine | null }
-  | { op: 'capture'; id: string; holdId: string; amountMicros: Micros; capMicros: Micros; nowMs: number; usage: UsageLine | null }
+  | { op: 'capture'; id: string; holdId: string; amountMicros: Micros; capMicros: Micros; nowMs: number; usage: UsageLine | null; payee: Payee | null }
   | { op: 'release'; holdId: string; nowMs: number }
   | { op: 'extend'; holdId: string; expiresAtMs: number; nowMs: number }
-  | { op: 'debit'; id: string; accountId: string; amountMicros: Micros; nowMs: number; memo: string; usage: UsageLine | null; allowShortfall: boolean }
+  | { op: 'debit'; id: string; accountId: string; amountMicros: Micros; nowMs: number; memo: string; usage: UsageLine | null; allowShortfall: boolean; payee: Payee | null }
   | { op: 'credit'; id: string; accountId: string; amountMicros: Micros; nowMs: number; memo: string; lot: LotSpec }
   | { op: 'refund'; id: string; refundOf: string; amountMicros: Micros; nowMs: number; memo: string };
 
@@ -158,6 +160,26 @@ function postLoss(book: Book, totals: BatchTotals, chargeId: string, lossMicros:
   totals.add(SYSTEM_ACCOUNTS.revenue, lossMicros);
 }
 
+/** Money into an account: the posted entry and a lot carrying its id (README.md "Lots"), as credits and earnings add it. */
+function fund(book: Book, e: Entry, lot: LotSpec): void {
+  book.insertEntry(e);
+  book.moveBalance(e.accountId, e.amountMicros, 0n);
+  book.insertLot({ id: e.id, accountId: e.accountId, ...lot, amountMicros: e.amountMicros, remainingMicros: e.amountMicros, createdAtMs: e.createdAtMs });
+}
+
+/**
+ * A payee's share of a charge (README.md "Payouts"): at most what the charge took, credited as `earning:<charge>`;
+ * returns it, for the caller to take out of revenue. Nothing is written for a share of 0.
+ */
+function payOut(book: Book, chargeId: string, payee: Payee | null, taken: Micros, nowMs: number): Micros {
+  if (payee === null) return 0n;
+  const paid = cappedAt(payee.amountMicros, taken);
+  if (paid === 0n) return 0n;
+  const input = { id: `earning:${chargeId}`, accountId: payee.accountId, amountMicros: paid, nowMs, memo: `earning from ${chargeId}` };
+  fund(book, newEntry(input, 'credit'), payee.lot);
+  return paid;
+}
+
 const insufficient = (availableMicros: Micros) => ({ ok: false, reason: 'insufficient_balance', availableMicros }) as const;
 const conflict = { ok: false, reason: 'idempotency_conflict' } as const;
 
@@ -195,7 +217,10 @@ function settle(book: Book, op: Extract<LedgerOp, { op: 'settle' }>, totals: Bat
 function capture(book: Book, op: Extract<LedgerOp, { op: 'capture' }>, totals: BatchTotals): CaptureOutcome {
   const existing = book.entry(op.id);
   if (existing) return replayTransfer(book, existing, { kind: 'capture', holdId: op.holdId, amountMicros: op.amountMicros });
-  const decision = decidePending(book.entry(op.holdId), op.nowMs);
+  const target = book.entry(op.holdId);
+  // The account charged is the hold's, known only here: a payee naming it is the caller's bug, as for a debit.
+  if (op.payee !== null && target?.kind === 'hold') assertPayee(op.payee, target.accountId);
+  const decision = decidePending(target, op.nowMs);
   if (decision.act !== 'use') return notActing(book, decision, op.nowMs);
   const held = decision.entry;
   const posted = cappedAt(cappedAt(op.amountMicros, op.capMicros), held.amountMicros);
@@ -208,7 +233,9 @@ function capture(book: Book, op: Extract<LedgerOp, { op: 'capture' }>, totals: B
   book.updateEntry({ ...held, amountMicros: held.amountMicros - posted });
   book.moveBalance(held.accountId, 0n, -posted);
   book.applyPlan(e.id, plan);
-  totals.add(SYSTEM_ACCOUNTS.revenue, posted);
+  // As for a debit: the payee's share of what was posted comes out of what revenue receives (README.md "Payouts").
+  const paid = payOut(book, e.id, op.payee, posted, op.nowMs);
+  totals.add(SYSTEM_ACCOUNTS.revenue, posted - paid);
   postLoss(book, totals, e.id, op.amountMicros - posted, op.nowMs);
   return { ok: true, transfer: toTransfer({ ...e, kind: 'capture' }), replayed: false, lossMicros: op.amountMicros - posted, usage };
 }
@@ -242,7 +269,9 @@ function debit(book: Book, op: Extract<LedgerOp, { op: 'debit' }>, totals: Batch
   book.insertEntry(e);
   book.moveBalance(op.accountId, -taken, 0n);
   book.applyPlan(e.id, plan);
-  totals.add(SYSTEM_ACCOUNTS.revenue, taken);
+  // A payee's share comes out of what revenue receives, never out of deposits (README.md "Payouts").
+  const paid = payOut(book, e.id, op.payee, taken, op.nowMs);
+  totals.add(SYSTEM_ACCOUNTS.revenue, taken - paid);
   postLoss(book, totals, e.id, op.amountMicros - taken, op.nowMs);
   return { ok: true, transfer: toTransfer({ ...e, kind: 'debit' }), replayed: false, lossMicros: op.amountMicros - taken, usage };
 }
@@ -251,11 +280,7 @@ function credit(book: Book, op: Extract<LedgerOp, { op: 'credit' }>, totals: Bat
   const existing = book.entry(op.id);
   if (existing) return replayTransfer(book, existing, { kind: 'credit', accountId: op.accountId, amountMicros: op.amountMicros, lot: op.lot });
   const e = newEntry(op, 'credit');
-  book.insertEntry(e);
-  book.moveBalance(op.accountId, op.amountMicros, 0n);
-  // A credit's lot carries the credit's id (README.md).
-  const lot = { id: op.id, accountId: op.accountId, ...op.lot, amountMicros: op.amountMicros, remainingMicros: op.amountMicros, createdAtMs: op.nowMs };
-  book.insertLot(lot);
+  fund(book, e, op.lot);
   totals.add(SYSTEM_ACCOUNTS.deposits, -op.amountMicros);
   return { ok: true, transfer: toTransfer({ ...e, kind: 'credit' }), replayed: false, lossMicros: 0n, usage: null };
 }

@@ -17,6 +17,8 @@ interface Answer {
   entry?: EntryRow & { allocations: AllocationRow[] };
   lossMicros?: number;
   usage?: { costMicros: number; costRubMicro: number | null; fxRateRubMicro: number | null } | null;
+  /** A caller bug only the function could see (a capture's payee naming the hold's account): nothing was written. */
+  rangeError?: string;
 }
 
 const APPLY = { name: 'ledger_apply', text: 'SELECT ledger_apply($1::jsonb) AS results' };
@@ -88,7 +90,11 @@ class PostgresEngine implements LedgerEngine {
     const rows = await this.retrying(() => this.query<{ results: Answer[] }>(APPLY, [payload]));
     const answers = rows[0]!.results;
     if (answers.length !== ops.length) throw new Error(`ledger: ${ops.length} operations but ${answers.length} answers`);
-    return ops.map((op, i) => ({ ok: true, outcome: toOutcome(op, answers[i]!) }));
+    // A caller bug fails its operation alone, as the TypeScript engines' RangeError does (operations.ts).
+    return ops.map((op, i): OpResult => {
+      const answer = answers[i]!;
+      return answer.rangeError === undefined ? { ok: true, outcome: toOutcome(op, answer) } : { ok: false, error: new RangeError(answer.rangeError) };
+    });
   }
 
   async expire(nowMs: number, limit: number): Promise<number> {

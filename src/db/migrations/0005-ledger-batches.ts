@@ -21,6 +21,7 @@ export async function down(knex: Knex): Promise<void> {
   });
 }
 
-function isPostgres(knex: Knex): boolean {
+/** Only PostgreSQL has the ledger functions (SQLite runs the same steps in-process); migration 0010 asks too. */
+export function isPostgres(knex: Knex): boolean {
   return (knex.client as { dialect?: string }).dialect === 'postgresql';
 }

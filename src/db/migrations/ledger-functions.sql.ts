@@ -5,8 +5,8 @@
  * first, then writes) and answers what the TypeScript engine answers; the conformance suite holds them together.
  * Amounts arrive as decimal strings and leave as JSON numbers (the adapter refuses any beyond 2^53).
  *
- * Locks (README.md "Concurrency"): the batch's user balance rows first, in account order; then each operation's
- * transfer row; the system rows last, once.
+ * Locks (README.md "Concurrency"): the batch's user balance rows first (payees' included), in account order; then
+ * each operation's transfer row; the system rows last, once.
  */
 
 const OP_FUNCTIONS = ['hold', 'settle', 'capture', 'release', 'extend', 'debit', 'credit', 'refund'];
@@ -24,6 +24,8 @@ export const LEDGER_FUNCTION_NAMES = [
   'ledger_insert_usage(jsonb, text, text, bigint, jsonb)',
   'ledger_add_system(text, bigint)',
   'ledger_post_charge(ledger_transfers, text, bigint, bigint, jsonb, bigint)',
+  'ledger_fund(ledger_transfers, jsonb)',
+  'ledger_pay_out(text, jsonb, bigint, bigint)',
 ];
 
 /**
@@ -182,6 +184,34 @@ BEGIN
 END`,
 );
 
+/** Money into an account: a credit's or an earning's row, just inserted, and the lot carrying its id (README.md "Lots"). */
+const FUND = fn(
+  'ledger_fund(t ledger_transfers, p_lot jsonb)',
+  'void',
+  `BEGIN
+  INSERT INTO ledger_balances AS b (account_id, available_micros, held_micros) VALUES (t.account_id, t.amount_micros, 0)
+    ON CONFLICT (account_id) DO UPDATE SET available_micros = b.available_micros + excluded.available_micros;
+  INSERT INTO ledger_lots (id, account_id, currency, amount_micros, remaining_micros, fx_rate_rub_micro, created_at_ms)
+    VALUES (t.id, t.account_id, p_lot->>'currency', t.amount_micros, t.amount_micros, (p_lot->>'fxRateRubMicro')::bigint, t.created_at_ms);
+END`,
+);
+
+/** A payee's share of a charge (README.md "Payouts"): at most what it took, as `earning:<charge>`; returns it (0: nothing written). */
+const PAY_OUT = fn(
+  'ledger_pay_out(p_charge text, p_payee jsonb, p_taken bigint, p_now bigint)',
+  'bigint',
+  `DECLARE e ledger_transfers; v_paid bigint := 0;
+BEGIN
+  IF jsonb_typeof(p_payee) = 'object' THEN v_paid := least((p_payee->>'amountMicros')::bigint, p_taken); END IF;
+  IF v_paid = 0 THEN RETURN 0; END IF;
+  INSERT INTO ledger_transfers (id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms)
+    VALUES ('earning:' || p_charge, p_payee->>'accountId', 'credit', 'posted', v_paid, v_paid, 0, 0, NULL, 'earning from ' || p_charge, p_now, NULL, NULL, p_now)
+    RETURNING * INTO e;
+  PERFORM ledger_fund(e, p_payee->'lot');
+  RETURN v_paid;
+END`,
+);
+
 const OP_HOLD = fn(
   'ledger_op_hold(op jsonb)',
   'jsonb',
@@ -238,7 +268,7 @@ const OP_CAPTURE = fn(
   'ledger_op_capture(op jsonb)',
   'jsonb',
   `DECLARE t ledger_transfers; h ledger_transfers; v_amount bigint := (op->>'amountMicros')::bigint; v_now bigint := (op->>'nowMs')::bigint;
-  v_posted bigint;
+  v_posted bigint; v_paid bigint; r jsonb;
 BEGIN
   SELECT * INTO t FROM ledger_transfers WHERE id = op->>'id' FOR UPDATE;
   IF FOUND THEN
@@ -249,6 +279,10 @@ BEGIN
   END IF;
   SELECT * INTO h FROM ledger_transfers WHERE id = op->>'holdId' FOR UPDATE;
   IF NOT FOUND OR h.kind <> 'hold' THEN RETURN ${NOT_FOUND}; END IF;
+  -- The account charged is the hold's, known only here: a payee naming it is the caller's bug (a RangeError, as in TypeScript).
+  IF op->'payee'->>'accountId' = h.account_id THEN
+    RETURN jsonb_build_object('ok', false, 'rangeError', 'ledger: a payee must be another account than the one charged (' || h.account_id || ')');
+  END IF;
   IF h.status <> 'pending' THEN RETURN jsonb_build_object('ok', false, 'reason', 'hold_not_pending', 'status', h.status); END IF;
   IF h.expires_at_ms <= v_now THEN
     PERFORM ledger_resolve(h, 'expired', v_now);
@@ -260,7 +294,10 @@ BEGIN
     RETURNING * INTO t;
   UPDATE ledger_transfers SET amount_micros = amount_micros - v_posted WHERE id = h.id;
   UPDATE ledger_balances SET held_micros = held_micros - v_posted WHERE account_id = h.account_id;
-  RETURN ledger_post_charge(t, h.account_id, v_posted, v_amount, op->'usage', v_now);
+  v_paid := ledger_pay_out(t.id, op->'payee', v_posted, v_now);
+  r := ledger_post_charge(t, h.account_id, v_posted, v_amount, op->'usage', v_now);
+  -- As for a debit: the payee's share of what was posted comes out of what revenue receives.
+  RETURN r || jsonb_build_object('_revenue', (r->>'_revenue')::bigint - v_paid);
 END`,
 );
 
@@ -302,7 +339,7 @@ const OP_DEBIT = fn(
   'ledger_op_debit(op jsonb)',
   'jsonb',
   `DECLARE t ledger_transfers; v_account text := op->>'accountId'; v_amount bigint := (op->>'amountMicros')::bigint; v_now bigint := (op->>'nowMs')::bigint;
-  v_available bigint; v_taken bigint;
+  v_available bigint; v_taken bigint; v_paid bigint; r jsonb;
 BEGIN
   SELECT * INTO t FROM ledger_transfers WHERE id = op->>'id' FOR UPDATE;
   IF FOUND THEN
@@ -320,7 +357,10 @@ BEGIN
     VALUES (op->>'id', v_account, 'debit', 'posted', v_amount, v_taken, 0, v_taken, NULL, op->>'memo', v_now, NULL, NULL, v_now)
     RETURNING * INTO t;
   IF v_taken > 0 THEN UPDATE ledger_balances SET available_micros = available_micros - v_taken WHERE account_id = v_account; END IF;
-  RETURN ledger_post_charge(t, v_account, v_taken, v_amount, op->'usage', v_now);
+  v_paid := ledger_pay_out(t.id, op->'payee', v_taken, v_now);
+  r := ledger_post_charge(t, v_account, v_taken, v_amount, op->'usage', v_now);
+  -- A payee's share comes out of what revenue receives, never out of deposits.
+  RETURN r || jsonb_build_object('_revenue', (r->>'_revenue')::bigint - v_paid);
 END`,
 );
 
@@ -341,10 +381,7 @@ BEGIN
   INSERT INTO ledger_transfers (id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms)
     VALUES (op->>'id', v_account, 'credit', 'posted', v_amount, v_amount, 0, 0, NULL, op->>'memo', v_now, NULL, NULL, v_now)
     RETURNING * INTO t;
-  INSERT INTO ledger_balances AS b (account_id, available_micros, held_micros) VALUES (v_account, v_amount, 0)
-    ON CONFLICT (account_id) DO UPDATE SET available_micros = b.available_micros + excluded.available_micros;
-  INSERT INTO ledger_lots (id, account_id, currency, amount_micros, remaining_micros, fx_rate_rub_micro, created_at_ms)
-    VALUES (t.id, v_account, v_currency, v_amount, v_amount, v_rate, v_now);
+  PERFORM ledger_fund(t, op->'lot');
   RETURN jsonb_build_object('ok', true, 'replayed', false, 'entry', ledger_entry_json(t, '[]'), 'lossMicros', 0, '_deposits', -v_amount);
 END`,
 );
@@ -389,6 +426,7 @@ BEGIN
   END IF;
   PERFORM 1 FROM ledger_balances WHERE account_id IN (
       SELECT o->>'accountId' FROM jsonb_array_elements(ops) o WHERE o->>'accountId' IS NOT NULL
+      UNION SELECT o->'payee'->>'accountId' FROM jsonb_array_elements(ops) o WHERE o->'payee'->>'accountId' IS NOT NULL
       UNION SELECT t.account_id FROM ledger_transfers t
         WHERE t.id IN (SELECT coalesce(o->>'holdId', o->>'refundOf') FROM jsonb_array_elements(ops) o))
     ORDER BY account_id FOR UPDATE;
@@ -450,6 +488,8 @@ export const LEDGER_FUNCTIONS_SQL = [
   INSERT_USAGE,
   ADD_SYSTEM,
   POST_CHARGE,
+  FUND,
+  PAY_OUT,
   OP_HOLD,
   OP_SETTLE,
   OP_CAPTURE,

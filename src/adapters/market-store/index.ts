@@ -1,0 +1,147 @@
+/**
+ * The market-store port: providers' machines with their GPUs and listings, and the rentals (instances) placed on
+ * them (SPEC 1.1-1.6, 3.3; DESIGN.md 3 "Rentals"). A machine's GPUs are rows of their own, each free or held by one
+ * instance: placing a rental takes free rows in one transaction (`FOR UPDATE SKIP LOCKED` on PostgreSQL, the single
+ * writer on SQLite), so two renters never hold one GPU. Instances change by compare-and-set on their version, and
+ * every status change is kept in the instance's history.
+ */
+
+export type PricingType = 'minute' | 'hour' | 'day' | 'week' | 'month';
+export type Verification = 'unverified' | 'verified' | 'deverified';
+
+/** Commitment discounts in basis points of the hourly price (SPEC 1.3: longer terms 20-40 % cheaper). */
+export interface Discounts {
+  day: number;
+  week: number;
+  month: number;
+}
+
+export interface MachineRecord {
+  id: string;
+  providerAccountId: string;
+  name: string;
+  gpuName: string;
+  gpuCount: number;
+  vramGb: number;
+  cpuCores: number;
+  ramGb: number;
+  diskGb: number;
+  /** ISO 3166-1 alpha-2 country code. */
+  location: string;
+  pricePerGpuHourMicros: bigint;
+  /** The fewest GPUs one rental may take. */
+  minGpus: number;
+  discountsBp: Discounts;
+  /** The machine is offered until then (null: open-ended). */
+  availableUntilMs: number | null;
+  listed: boolean;
+  verification: Verification;
+  lastHeartbeatMs: number | null;
+  createdAtMs: number;
+}
+
+/** A machine as the marketplace shows it: with the GPUs no rental holds. */
+export interface OfferRecord extends MachineRecord {
+  freeGpus: number;
+}
+
+export type OfferSort = 'price' | '-price' | 'vram' | '-vram';
+
+export interface OfferQuery {
+  gpuNames?: string[];
+  minVramGb?: number;
+  maxPricePerGpuHourMicros?: bigint;
+  locations?: string[];
+  verifiedOnly: boolean;
+  /** Machines heard from at or after this time (the others are offline). */
+  heardSinceMs: number;
+  nowMs: number;
+  minFreeGpus: number;
+  sort: OfferSort;
+  limit: number;
+  offset: number;
+}
+
+export type InstanceStatus = 'pending' | 'running' | 'offline' | 'stopped' | 'terminated';
+export type DesiredStatus = 'running' | 'stopped' | 'terminated';
+export type StatusReason = 'user' | 'insufficient_balance' | 'host_offline' | 'plan_expired' | 'error';
+
+export interface InstanceRecord {
+  id: string;
+  accountId: string;
+  machineId: string;
+  providerAccountId: string;
+  gpuName: string;
+  gpuCount: number;
+  dockerImage: string;
+  diskGb: number;
+  pricingType: PricingType;
+  /** Price of one unit of the plan (a minute, hour, day, week or month) for one GPU, locked at creation. */
+  unitPriceMicros: bigint;
+  /** Day, week and month plans: the term one unit covers; null for metered plans. */
+  termMs: number | null;
+  desiredStatus: DesiredStatus;
+  status: InstanceStatus;
+  statusReason: StatusReason | null;
+  /** When the current running stretch began (null unless running). */
+  runningSinceMs: number | null;
+  /** Running time of the stretches already closed. */
+  runningMs: number;
+  /** Running time already charged for, and what it cost in all. */
+  settledRunningMs: number;
+  chargedMicros: bigint;
+  /** Settlements made so far: the next one's transfer is `rental:<id>:<settleSeq + 1>`. */
+  settleSeq: number;
+  /** A settlement recorded but not yet posted (its amount), replayed until the ledger has it. */
+  pendingChargeMicros: bigint;
+  /** Term plans: the hold that pays for the rest of the term while the instance runs. */
+  holdId: string | null;
+  /** GPU indexes on the machine this instance holds (none once stopped or terminated). */
+  gpuIndexes: number[];
+  sshPort: number | null;
+  createdAtMs: number;
+  updatedAtMs: number;
+  version: number;
+}
+
+export interface InstanceEvent {
+  atMs: number;
+  status: InstanceStatus;
+  desiredStatus: DesiredStatus;
+  reason: StatusReason | null;
+}
+
+/** What a compare-and-set writes, with what it does to the instance's GPUs in the same transaction. */
+export interface InstanceChange {
+  patch: Partial<Omit<InstanceRecord, 'id' | 'accountId' | 'machineId' | 'version' | 'gpuIndexes'>>;
+  /** `acquire`: take `gpuCount` free GPUs of the machine again; `release`: free the ones held. */
+  gpus?: 'acquire' | 'release';
+}
+
+export type PlaceOutcome = { ok: true; instance: InstanceRecord } | { ok: false; reason: 'gpus_taken' };
+export type ChangeOutcome = { ok: true; instance: InstanceRecord } | { ok: false; reason: 'stale' | 'gpus_taken' };
+
+export interface MarketStore {
+  /** A machine and its GPU rows (all free). */
+  addMachine(machine: MachineRecord): Promise<void>;
+  getMachine(id: string): Promise<MachineRecord | null>;
+  listMachines(providerAccountId: string): Promise<MachineRecord[]>;
+  updateMachine(id: string, patch: Partial<Omit<MachineRecord, 'id' | 'providerAccountId' | 'gpuCount' | 'createdAtMs'>>): Promise<MachineRecord | null>;
+  /** Listed, online, available machines with at least `minFreeGpus` free GPUs matching the query, cheapest first. */
+  searchOffers(query: OfferQuery): Promise<{ offers: OfferRecord[]; total: number }>;
+  freeGpus(machineId: string): Promise<number>;
+
+  /** Inserts the instance holding `gpuCount` free GPUs of its machine, or nothing when fewer are free. */
+  place(instance: Omit<InstanceRecord, 'gpuIndexes' | 'version'>): Promise<PlaceOutcome>;
+  getInstance(id: string): Promise<InstanceRecord | null>;
+  listInstances(accountId: string, limit: number, offset: number): Promise<InstanceRecord[]>;
+  /** Instances of a machine that are not terminated (what its agent must run or stop). */
+  machineInstances(machineId: string): Promise<InstanceRecord[]>;
+  /** Instances the sweeper must look at: running, offline, or with a settlement left to post. */
+  activeInstances(limit: number): Promise<InstanceRecord[]>;
+  /** Compare-and-set on `version`; a status change is added to the history. */
+  change(id: string, version: number, change: InstanceChange): Promise<ChangeOutcome>;
+  /** Removes an instance placed moments ago whose payment failed, freeing its GPUs. */
+  unplace(id: string): Promise<void>;
+  history(id: string): Promise<InstanceEvent[]>;
+}

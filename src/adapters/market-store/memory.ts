@@ -1,0 +1,164 @@
+import type {
+  ChangeOutcome,
+  InstanceChange,
+  InstanceEvent,
+  InstanceRecord,
+  MachineRecord,
+  MarketStore,
+  OfferQuery,
+  OfferRecord,
+  PlaceOutcome,
+} from './index.js';
+
+const SORT_KEYS: Record<OfferQuery['sort'], (o: OfferRecord) => number | bigint> = {
+  price: (o) => o.pricePerGpuHourMicros,
+  '-price': (o) => -o.pricePerGpuHourMicros,
+  vram: (o) => o.vramGb,
+  '-vram': (o) => -o.vramGb,
+};
+
+/** The in-memory twin of the market store (tests, and the conformance suite's reference). */
+export class MemoryMarketStore implements MarketStore {
+  private readonly machines = new Map<string, MachineRecord>();
+  /** machine id → per GPU index, the instance holding it (null: free). */
+  private readonly gpus = new Map<string, (string | null)[]>();
+  private readonly instances = new Map<string, Omit<InstanceRecord, 'gpuIndexes'>>();
+  private readonly events = new Map<string, InstanceEvent[]>();
+
+  async addMachine(machine: MachineRecord): Promise<void> {
+    if (this.machines.has(machine.id)) throw new Error(`machine ${machine.id} exists`);
+    this.machines.set(machine.id, { ...machine, discountsBp: { ...machine.discountsBp } });
+    this.gpus.set(machine.id, Array.from({ length: machine.gpuCount }, () => null));
+  }
+
+  async getMachine(id: string): Promise<MachineRecord | null> {
+    const m = this.machines.get(id);
+    return m === undefined ? null : { ...m, discountsBp: { ...m.discountsBp } };
+  }
+
+  async listMachines(providerAccountId: string): Promise<MachineRecord[]> {
+    return [...this.machines.values()].filter((m) => m.providerAccountId === providerAccountId).sort((a, b) => a.createdAtMs - b.createdAtMs || a.id.localeCompare(b.id));
+  }
+
+  async updateMachine(id: string, patch: Parameters<MarketStore['updateMachine']>[1]): Promise<MachineRecord | null> {
+    const m = this.machines.get(id);
+    if (m === undefined) return null;
+    this.machines.set(id, { ...m, ...patch });
+    return this.getMachine(id);
+  }
+
+  async searchOffers(q: OfferQuery): Promise<{ offers: OfferRecord[]; total: number }> {
+    const matching = [...this.machines.values()]
+      .map((m) => ({ ...m, freeGpus: this.freeCount(m.id) }))
+      .filter(
+        (m) =>
+          m.listed &&
+          m.lastHeartbeatMs !== null &&
+          m.lastHeartbeatMs >= q.heardSinceMs &&
+          (m.availableUntilMs === null || m.availableUntilMs > q.nowMs) &&
+          m.freeGpus >= q.minFreeGpus &&
+          m.freeGpus >= m.minGpus &&
+          (q.gpuNames === undefined || q.gpuNames.includes(m.gpuName)) &&
+          (q.minVramGb === undefined || m.vramGb >= q.minVramGb) &&
+          (q.maxPricePerGpuHourMicros === undefined || m.pricePerGpuHourMicros <= q.maxPricePerGpuHourMicros) &&
+          (q.locations === undefined || q.locations.includes(m.location)) &&
+          (!q.verifiedOnly || m.verification === 'verified'),
+      );
+    const key = SORT_KEYS[q.sort];
+    matching.sort((a, b) => {
+      const [x, y] = [key(a), key(b)];
+      return x < y ? -1 : x > y ? 1 : a.id.localeCompare(b.id);
+    });
+    return { offers: matching.slice(q.offset, q.offset + q.limit), total: matching.length };
+  }
+
+  async freeGpus(machineId: string): Promise<number> {
+    return this.freeCount(machineId);
+  }
+
+  private freeCount(machineId: string): number {
+    return (this.gpus.get(machineId) ?? []).filter((holder) => holder === null).length;
+  }
+
+  async place(instance: Omit<InstanceRecord, 'gpuIndexes' | 'version'>): Promise<PlaceOutcome> {
+    if (!this.take(instance.machineId, instance.id, instance.gpuCount)) return { ok: false, reason: 'gpus_taken' };
+    const record = { ...instance, version: 1 };
+    this.instances.set(instance.id, record);
+    this.addEvent(record);
+    return { ok: true, instance: this.view(record) };
+  }
+
+  private take(machineId: string, instanceId: string, count: number): boolean {
+    const slots = this.gpus.get(machineId) ?? [];
+    const free = slots.flatMap((holder, idx) => (holder === null ? [idx] : [])).slice(0, count);
+    if (free.length < count) return false;
+    for (const idx of free) slots[idx] = instanceId;
+    return true;
+  }
+
+  private view(i: Omit<InstanceRecord, 'gpuIndexes'>): InstanceRecord {
+    const gpuIndexes = (this.gpus.get(i.machineId) ?? []).flatMap((holder, idx) => (holder === i.id ? [idx] : []));
+    return { ...i, gpuIndexes };
+  }
+
+  async getInstance(id: string): Promise<InstanceRecord | null> {
+    const i = this.instances.get(id);
+    return i === undefined ? null : this.view(i);
+  }
+
+  async listInstances(accountId: string, limit: number, offset: number): Promise<InstanceRecord[]> {
+    return [...this.instances.values()]
+      .filter((i) => i.accountId === accountId)
+      .sort((a, b) => b.createdAtMs - a.createdAtMs || b.id.localeCompare(a.id))
+      .slice(offset, offset + limit)
+      .map((i) => this.view(i));
+  }
+
+  async machineInstances(machineId: string): Promise<InstanceRecord[]> {
+    return [...this.instances.values()]
+      .filter((i) => i.machineId === machineId && i.status !== 'terminated')
+      .sort((a, b) => a.createdAtMs - b.createdAtMs)
+      .map((i) => this.view(i));
+  }
+
+  async activeInstances(limit: number): Promise<InstanceRecord[]> {
+    return [...this.instances.values()]
+      .filter((i) => i.status === 'running' || i.status === 'offline' || i.pendingChargeMicros > 0n)
+      .sort((a, b) => a.updatedAtMs - b.updatedAtMs)
+      .slice(0, limit)
+      .map((i) => this.view(i));
+  }
+
+  async change(id: string, version: number, change: InstanceChange): Promise<ChangeOutcome> {
+    const current = this.instances.get(id);
+    if (current === undefined || current.version !== version) return { ok: false, reason: 'stale' };
+    if (change.gpus === 'acquire' && !this.take(current.machineId, id, current.gpuCount)) return { ok: false, reason: 'gpus_taken' };
+    if (change.gpus === 'release') {
+      const slots = this.gpus.get(current.machineId) ?? [];
+      slots.forEach((holder, idx) => holder === id && (slots[idx] = null));
+    }
+    const next = { ...current, ...change.patch, version: version + 1 };
+    this.instances.set(id, next);
+    if (next.status !== current.status || next.desiredStatus !== current.desiredStatus || next.statusReason !== current.statusReason) this.addEvent(next);
+    return { ok: true, instance: this.view(next) };
+  }
+
+  async unplace(id: string): Promise<void> {
+    const current = this.instances.get(id);
+    if (current === undefined) return;
+    const slots = this.gpus.get(current.machineId) ?? [];
+    slots.forEach((holder, idx) => holder === id && (slots[idx] = null));
+    this.instances.delete(id);
+    this.events.delete(id);
+  }
+
+  async history(id: string): Promise<InstanceEvent[]> {
+    return [...(this.events.get(id) ?? [])];
+  }
+
+  private addEvent(i: Omit<InstanceRecord, 'gpuIndexes'>): void {
+    const list = this.events.get(i.id) ?? [];
+    list.push({ atMs: i.updatedAtMs, status: i.status, desiredStatus: i.desiredStatus, reason: i.statusReason });
+    this.events.set(i.id, list);
+  }
+}

@@ -1,0 +1,312 @@
+import type { Knex } from 'knex';
+import type { Database } from '../../db/connect.js';
+import type {
+  ChangeOutcome,
+  InstanceChange,
+  InstanceEvent,
+  InstanceRecord,
+  MachineRecord,
+  MarketStore,
+  OfferQuery,
+  OfferRecord,
+  PlaceOutcome,
+} from './index.js';
+
+type Row = Record<string, unknown>;
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const big = (v: unknown): bigint => BigInt(v as number | string | bigint);
+
+const machineOf = (r: Row): MachineRecord => ({
+  id: r.id as string,
+  providerAccountId: r.provider_account_id as string,
+  name: r.name as string,
+  gpuName: r.gpu_name as string,
+  gpuCount: num(r.gpu_count),
+  vramGb: num(r.vram_gb),
+  cpuCores: num(r.cpu_cores),
+  ramGb: num(r.ram_gb),
+  diskGb: num(r.disk_gb),
+  location: r.location as string,
+  pricePerGpuHourMicros: big(r.price_per_gpu_hour_micros),
+  minGpus: num(r.min_gpus),
+  discountsBp: { day: num(r.day_discount_bp), week: num(r.week_discount_bp), month: num(r.month_discount_bp) },
+  availableUntilMs: numOrNull(r.available_until_ms),
+  listed: Boolean(r.listed),
+  verification: r.verification as MachineRecord['verification'],
+  lastHeartbeatMs: numOrNull(r.last_heartbeat_ms),
+  createdAtMs: num(r.created_at_ms),
+});
+
+const MACHINE_COLUMNS: Record<keyof Omit<MachineRecord, 'discountsBp'>, string> = {
+  id: 'id',
+  providerAccountId: 'provider_account_id',
+  name: 'name',
+  gpuName: 'gpu_name',
+  gpuCount: 'gpu_count',
+  vramGb: 'vram_gb',
+  cpuCores: 'cpu_cores',
+  ramGb: 'ram_gb',
+  diskGb: 'disk_gb',
+  location: 'location',
+  pricePerGpuHourMicros: 'price_per_gpu_hour_micros',
+  minGpus: 'min_gpus',
+  availableUntilMs: 'available_until_ms',
+  listed: 'listed',
+  verification: 'verification',
+  lastHeartbeatMs: 'last_heartbeat_ms',
+  createdAtMs: 'created_at_ms',
+};
+
+/** The columns of the fields given (bigints as text, which both drivers take for int8). */
+function rowOf<T extends object>(record: Partial<T>, columns: Partial<Record<keyof T, string>>): Row {
+  const row: Row = {};
+  for (const [key, column] of Object.entries(columns) as [keyof T, string][]) {
+    const value = record[key];
+    if (value !== undefined) row[column] = typeof value === 'bigint' ? value.toString() : value;
+  }
+  return row;
+}
+
+function machineRow(m: Partial<MachineRecord>): Row {
+  const row = rowOf(m, MACHINE_COLUMNS);
+  if (m.discountsBp !== undefined) Object.assign(row, { day_discount_bp: m.discountsBp.day, week_discount_bp: m.discountsBp.week, month_discount_bp: m.discountsBp.month });
+  return row;
+}
+
+const INSTANCE_COLUMNS: Record<keyof Omit<InstanceRecord, 'gpuIndexes'>, string> = {
+  id: 'id',
+  accountId: 'account_id',
+  machineId: 'machine_id',
+  providerAccountId: 'provider_account_id',
+  gpuName: 'gpu_name',
+  gpuCount: 'gpu_count',
+  dockerImage: 'docker_image',
+  diskGb: 'disk_gb',
+  pricingType: 'pricing_type',
+  unitPriceMicros: 'unit_price_micros',
+  termMs: 'term_ms',
+  desiredStatus: 'desired_status',
+  status: 'status',
+  statusReason: 'status_reason',
+  runningSinceMs: 'running_since_ms',
+  runningMs: 'running_ms',
+  settledRunningMs: 'settled_running_ms',
+  chargedMicros: 'charged_micros',
+  settleSeq: 'settle_seq',
+  pendingChargeMicros: 'pending_charge_micros',
+  holdId: 'hold_id',
+  sshPort: 'ssh_port',
+  createdAtMs: 'created_at_ms',
+  updatedAtMs: 'updated_at_ms',
+  version: 'version',
+};
+
+const instanceRow = (i: Partial<InstanceRecord>): Row => rowOf(i, INSTANCE_COLUMNS);
+
+const instanceOf = (r: Row, gpuIndexes: number[]): InstanceRecord => ({
+  id: r.id as string,
+  accountId: r.account_id as string,
+  machineId: r.machine_id as string,
+  providerAccountId: r.provider_account_id as string,
+  gpuName: r.gpu_name as string,
+  gpuCount: num(r.gpu_count),
+  dockerImage: r.docker_image as string,
+  diskGb: num(r.disk_gb),
+  pricingType: r.pricing_type as InstanceRecord['pricingType'],
+  unitPriceMicros: big(r.unit_price_micros),
+  termMs: numOrNull(r.term_ms),
+  desiredStatus: r.desired_status as InstanceRecord['desiredStatus'],
+  status: r.status as InstanceRecord['status'],
+  statusReason: (r.status_reason ?? null) as InstanceRecord['statusReason'],
+  runningSinceMs: numOrNull(r.running_since_ms),
+  runningMs: num(r.running_ms),
+  settledRunningMs: num(r.settled_running_ms),
+  chargedMicros: big(r.charged_micros),
+  settleSeq: num(r.settle_seq),
+  pendingChargeMicros: big(r.pending_charge_micros),
+  holdId: (r.hold_id ?? null) as string | null,
+  gpuIndexes,
+  sshPort: numOrNull(r.ssh_port),
+  createdAtMs: num(r.created_at_ms),
+  updatedAtMs: num(r.updated_at_ms),
+  version: num(r.version),
+});
+
+const SORTS: Record<OfferQuery['sort'], [string, 'asc' | 'desc']> = {
+  price: ['price_per_gpu_hour_micros', 'asc'],
+  '-price': ['price_per_gpu_hour_micros', 'desc'],
+  vram: ['vram_gb', 'asc'],
+  '-vram': ['vram_gb', 'desc'],
+};
+
+/** Thrown inside a change's transaction to undo it when its GPUs are gone. */
+const GPUS_TAKEN = new Error('gpus taken');
+
+/** The market-store port over knex, on SQLite and PostgreSQL alike (migration 0011). */
+export class SqlMarketStore implements MarketStore {
+  private readonly knex: Knex;
+  private readonly postgres: boolean;
+
+  constructor(db: Database) {
+    this.knex = db.knex;
+    this.postgres = db.kind === 'postgres';
+  }
+
+  async addMachine(machine: MachineRecord): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      await trx('machines').insert(machineRow(machine));
+      const gpus = Array.from({ length: machine.gpuCount }, (_, idx) => ({ machine_id: machine.id, idx, instance_id: null }));
+      await trx('machine_gpus').insert(gpus);
+    });
+  }
+
+  async getMachine(id: string): Promise<MachineRecord | null> {
+    const row = (await this.knex('machines').where({ id }).first()) as Row | undefined;
+    return row === undefined ? null : machineOf(row);
+  }
+
+  async listMachines(providerAccountId: string): Promise<MachineRecord[]> {
+    const rows = (await this.knex('machines').where({ provider_account_id: providerAccountId }).orderBy([{ column: 'created_at_ms' }, { column: 'id' }])) as Row[];
+    return rows.map(machineOf);
+  }
+
+  async updateMachine(id: string, patch: Parameters<MarketStore['updateMachine']>[1]): Promise<MachineRecord | null> {
+    const row = machineRow(patch);
+    if (Object.keys(row).length > 0) await this.knex('machines').where({ id }).update(row);
+    return this.getMachine(id);
+  }
+
+  async searchOffers(q: OfferQuery): Promise<{ offers: OfferRecord[]; total: number }> {
+    const free = this.knex('machine_gpus').select('machine_id').count({ free_gpus: '*' }).whereNull('instance_id').groupBy('machine_id').as('f');
+    const base = this.knex('machines as m')
+      .join(free, 'f.machine_id', 'm.id')
+      .where('m.listed', true)
+      .where('m.last_heartbeat_ms', '>=', q.heardSinceMs)
+      .where((w) => void w.whereNull('m.available_until_ms').orWhere('m.available_until_ms', '>', q.nowMs))
+      .where('f.free_gpus', '>=', q.minFreeGpus)
+      .whereRaw('f.free_gpus >= m.min_gpus');
+    if (q.gpuNames !== undefined) base.whereIn('m.gpu_name', q.gpuNames);
+    if (q.minVramGb !== undefined) base.where('m.vram_gb', '>=', q.minVramGb);
+    if (q.maxPricePerGpuHourMicros !== undefined) base.where('m.price_per_gpu_hour_micros', '<=', q.maxPricePerGpuHourMicros.toString());
+    if (q.locations !== undefined) base.whereIn('m.location', q.locations);
+    if (q.verifiedOnly) base.where('m.verification', 'verified');
+    const counted = (await base.clone().count({ n: '*' }).first()) as { n: number | string | bigint };
+    const [column, order] = SORTS[q.sort];
+    const rows = (await base.select('m.*', 'f.free_gpus').orderBy([{ column: `m.${column}`, order }, { column: 'm.id' }]).limit(q.limit).offset(q.offset)) as Row[];
+    return { offers: rows.map((r) => ({ ...machineOf(r), freeGpus: num(r.free_gpus) })), total: num(counted.n) };
+  }
+
+  async freeGpus(machineId: string): Promise<number> {
+    const row = (await this.knex('machine_gpus').where({ machine_id: machineId }).whereNull('instance_id').count({ n: '*' }).first()) as { n: number | string | bigint };
+    return num(row.n);
+  }
+
+  async place(instance: Omit<InstanceRecord, 'gpuIndexes' | 'version'>): Promise<PlaceOutcome> {
+    return this.knex.transaction(async (trx) => {
+      const taken = await this.takeGpus(trx, instance.machineId, instance.id, instance.gpuCount);
+      if (taken === null) return { ok: false, reason: 'gpus_taken' } as const;
+      const record: InstanceRecord = { ...instance, gpuIndexes: taken, version: 1 };
+      await trx('instances').insert(instanceRow(record));
+      await this.addEvent(trx, record);
+      return { ok: true, instance: record } as const;
+    });
+  }
+
+  /**
+   * Takes `count` free GPUs of a machine for an instance, or none. On PostgreSQL rows another transaction is
+   * placing are skipped rather than waited for (`SKIP LOCKED`): a busy GPU counts as taken, as it soon will be.
+   */
+  private async takeGpus(trx: Knex.Transaction, machineId: string, instanceId: string, count: number): Promise<number[] | null> {
+    const query = trx('machine_gpus').select('idx').where({ machine_id: machineId }).whereNull('instance_id').orderBy('idx').limit(count);
+    if (this.postgres) query.forUpdate().skipLocked();
+    const free = ((await query) as Row[]).map((r) => num(r.idx));
+    if (free.length < count) return null;
+    await trx('machine_gpus').where({ machine_id: machineId }).whereIn('idx', free).update({ instance_id: instanceId });
+    return free;
+  }
+
+  async getInstance(id: string): Promise<InstanceRecord | null> {
+    return this.readInstance(this.knex, id);
+  }
+
+  private async readInstance(db: Knex | Knex.Transaction, id: string): Promise<InstanceRecord | null> {
+    const row = (await db('instances').where({ id }).first()) as Row | undefined;
+    if (row === undefined) return null;
+    return instanceOf(row, await this.heldGpus(db, id));
+  }
+
+  private async heldGpus(db: Knex | Knex.Transaction, instanceId: string): Promise<number[]> {
+    const rows = (await db('machine_gpus').select('idx').where({ instance_id: instanceId }).orderBy('idx')) as Row[];
+    return rows.map((r) => num(r.idx));
+  }
+
+  private async withGpus(rows: Row[]): Promise<InstanceRecord[]> {
+    if (rows.length === 0) return [];
+    const held = (await this.knex('machine_gpus').select('instance_id', 'idx').whereIn('instance_id', rows.map((r) => r.id as string)).orderBy('idx')) as Row[];
+    const byInstance = new Map<string, number[]>();
+    for (const h of held) byInstance.set(h.instance_id as string, [...(byInstance.get(h.instance_id as string) ?? []), num(h.idx)]);
+    return rows.map((r) => instanceOf(r, byInstance.get(r.id as string) ?? []));
+  }
+
+  async listInstances(accountId: string, limit: number, offset: number): Promise<InstanceRecord[]> {
+    const rows = (await this.knex('instances').where({ account_id: accountId }).orderBy([{ column: 'created_at_ms', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset)) as Row[];
+    return this.withGpus(rows);
+  }
+
+  async machineInstances(machineId: string): Promise<InstanceRecord[]> {
+    const rows = (await this.knex('instances').where({ machine_id: machineId }).whereNot({ status: 'terminated' }).orderBy('created_at_ms')) as Row[];
+    return this.withGpus(rows);
+  }
+
+  async activeInstances(limit: number): Promise<InstanceRecord[]> {
+    const rows = (await this.knex('instances')
+      .whereIn('status', ['running', 'offline'])
+      .orWhere('pending_charge_micros', '>', 0)
+      .orderBy('updated_at_ms')
+      .limit(limit)) as Row[];
+    return this.withGpus(rows);
+  }
+
+  async change(id: string, version: number, change: InstanceChange): Promise<ChangeOutcome> {
+    try {
+      return await this.knex.transaction(async (trx) => {
+        const current = await this.readInstance(trx, id);
+        if (current === null || current.version !== version) return { ok: false, reason: 'stale' } as const;
+        // The versioned update first: on PostgreSQL it locks the row, so the GPUs below are taken for this change only.
+        const updated = await trx('instances').where({ id, version }).update({ ...instanceRow(change.patch), version: version + 1 });
+        if (updated === 0) return { ok: false, reason: 'stale' } as const;
+        if (change.gpus === 'acquire' && (await this.takeGpus(trx, current.machineId, id, current.gpuCount)) === null) throw GPUS_TAKEN;
+        if (change.gpus === 'release') await trx('machine_gpus').where({ instance_id: id }).update({ instance_id: null });
+        const next = (await this.readInstance(trx, id))!;
+        if (next.status !== current.status || next.desiredStatus !== current.desiredStatus || next.statusReason !== current.statusReason) await this.addEvent(trx, next);
+        return { ok: true, instance: next } as const;
+      });
+    } catch (err) {
+      if (err === GPUS_TAKEN) return { ok: false, reason: 'gpus_taken' };
+      throw err;
+    }
+  }
+
+  async unplace(id: string): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      await trx('machine_gpus').where({ instance_id: id }).update({ instance_id: null });
+      await trx('instance_events').where({ instance_id: id }).delete();
+      await trx('instances').where({ id }).delete();
+    });
+  }
+
+  async history(id: string): Promise<InstanceEvent[]> {
+    const rows = (await this.knex('instance_events').where({ instance_id: id }).orderBy('id')) as Row[];
+    return rows.map((r) => ({
+      atMs: num(r.at_ms),
+      status: r.status as InstanceEvent['status'],
+      desiredStatus: r.desired_status as InstanceEvent['desiredStatus'],
+      reason: (r.reason ?? null) as InstanceEvent['reason'],
+    }));
+  }
+
+  private async addEvent(trx: Knex.Transaction, i: InstanceRecord): Promise<void> {
+    await trx('instance_events').insert({ instance_id: i.id, at_ms: i.updatedAtMs, status: i.status, desired_status: i.desiredStatus, reason: i.statusReason });
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The provider side of the marketplace (SPEC 1.6): a provider registers a machine with its GPU inventory and
+ * listing (hourly price per GPU, availability, minimum GPUs per rental, commitment discounts), and its agent
+ * heartbeats with the state of the containers it runs, answered with what it must run. A new machine is
+ * `unverified`; only an operator verifies it (admin CLI).
+ */
+import type { Discounts, InstanceRecord, MachineRecord, MarketStore } from '../../adapters/market-store/index.js';
+import { ApiError, invalidField } from '../../errors/api-error.js';
+import type { Principal } from '../authenticator.js';
+import { newId } from '../ids.js';
+import { DEFAULT_DISCOUNTS_BP, MAX_DISCOUNT_BP } from './plans.js';
+import type { ContainerState, Rentals } from './rentals.js';
+
+export interface Listing {
+  pricePerGpuHourMicros: bigint;
+  minGpus?: number;
+  discountsBp?: Discounts;
+  availableUntilMs?: number | null;
+  listed?: boolean;
+}
+
+/** What the agent reports of the machine. */
+export type Inventory = Pick<MachineRecord, 'name' | 'gpuName' | 'gpuCount' | 'vramGb' | 'cpuCores' | 'ramGb' | 'diskGb' | 'location'>;
+
+/** What an agent must do with one rental's container. */
+export interface Assignment {
+  instance: Pick<InstanceRecord, 'id' | 'desiredStatus' | 'dockerImage' | 'diskGb' | 'gpuIndexes'>;
+}
+
+export class Machines {
+  constructor(
+    private readonly store: MarketStore,
+    private readonly rentals: Rentals,
+    private readonly now: () => number,
+  ) {}
+
+  async register(principal: Principal, inventory: Inventory, listing: Listing): Promise<MachineRecord> {
+    const now = this.now();
+    const machine: MachineRecord = {
+      id: newId('mch'),
+      providerAccountId: principal.accountId,
+      ...inventory,
+      pricePerGpuHourMicros: listing.pricePerGpuHourMicros,
+      minGpus: listing.minGpus ?? 1,
+      discountsBp: listing.discountsBp ?? DEFAULT_DISCOUNTS_BP,
+      availableUntilMs: listing.availableUntilMs ?? null,
+      listed: listing.listed ?? true,
+      verification: 'unverified',
+      lastHeartbeatMs: now,
+      createdAtMs: now,
+    };
+    checkListing(machine);
+    await this.store.addMachine(machine);
+    return machine;
+  }
+
+  async list(principal: Principal): Promise<MachineRecord[]> {
+    return this.store.listMachines(principal.accountId);
+  }
+
+  /** A new listing applies to rentals made from now on; running ones keep the price they were rented at. */
+  async updateListing(principal: Principal, machineId: string, listing: Partial<Listing>): Promise<MachineRecord> {
+    const machine = await this.owned(principal, machineId);
+    const patch = Object.fromEntries(Object.entries(listing).filter(([, v]) => v !== undefined)) as Partial<Listing>;
+    checkListing({ ...machine, ...patch });
+    return (await this.store.updateMachine(machineId, patch))!;
+  }
+
+  /** The agent's heartbeat: the machine is online, its containers' states are applied, and it learns what to run. */
+  async heartbeat(principal: Principal, machineId: string, containers: readonly { instanceId: string; state: ContainerState }[]): Promise<Assignment[]> {
+    const machine = await this.owned(principal, machineId);
+    const heard = (await this.store.updateMachine(machineId, { lastHeartbeatMs: this.now() }))!;
+    await this.rentals.reportContainers(heard, containers);
+    const live = await this.store.machineInstances(machine.id);
+    const known = new Set(live.map((i) => i.id));
+    // A container of a rental deleted meanwhile is to be removed (and its disk wiped).
+    const gone = containers.filter((c) => !known.has(c.instanceId)).map((c) => ({ id: c.instanceId, desiredStatus: 'terminated' as const, dockerImage: '', diskGb: 0, gpuIndexes: [] }));
+    return [...live, ...gone].map((instance) => ({ instance }));
+  }
+
+  private async owned(principal: Principal, machineId: string): Promise<MachineRecord> {
+    const machine = await this.store.getMachine(machineId);
+    if (machine === null || machine.providerAccountId !== principal.accountId) throw new ApiError('machine_not_found', `No machine ${machineId}`, { notFound: true });
+    return machine;
+  }
+}
+
+/** The listing rules the contract cannot state: min GPUs within the machine, discounts rising with the term, capped. */
+function checkListing(m: MachineRecord): void {
+  if (m.minGpus > m.gpuCount) throw invalidField(['body', 'min_gpus'], `must not exceed gpu_count (${m.gpuCount})`);
+  const { day, week, month } = m.discountsBp;
+  if ([day, week, month].some((bp) => bp < 0 || bp > MAX_DISCOUNT_BP)) throw invalidField(['body', 'discounts'], 'each discount is 0 to 40 percent (SPEC 1.3)');
+  if (!(day <= week && week <= month)) throw invalidField(['body', 'discounts'], 'a longer term is never discounted less than a shorter one');
+}

@@ -1,0 +1,335 @@
+/**
+ * Rentals (instances) and their billing (SPEC 1.3-1.4, 3.3, 4.5; DESIGN.md 3 "Rentals"). A rental holds GPUs of one
+ * machine from creation until it is stopped or deleted; it is billed only while its agent reports its container
+ * running, up to the agent's last heartbeat. Metered plans (minute, hour) are charged per millisecond of running time; term plans (day, week, month)
+ * hold what is left of the term's price while they run and are charged out of that hold. Every settlement is a
+ * ledger transfer `rental:<id>:<n>` that also credits the provider their share (SPEC 1.6), recorded on the instance
+ * before it is posted, so a process that dies in between leaves it to be posted again under the same id, never twice.
+ */
+import type { LotSpec, Ledger, Micros } from '../../adapters/ledger/index.js';
+import type { InstanceChange, InstanceRecord, MachineRecord, MarketStore, PricingType, StatusReason } from '../../adapters/market-store/index.js';
+import { ApiError, invalidField } from '../../errors/api-error.js';
+import type { Principal } from '../authenticator.js';
+import { newId } from '../ids.js';
+import { microsToUsd } from '../money.js';
+import { costOfRunning, dueAtStart, isTermPlan, owedFor, UNIT_MS, unitPriceMicros, type RentalTerms } from './plans.js';
+
+export interface RentalSettings {
+  /** The platform's share of each rental charge, in basis points (the rest is the provider's). */
+  feeBp: number;
+  /** A machine silent this long is offline; its rentals stop accruing (SPEC 1.6 agents heartbeat). */
+  offlineAfterMs: number;
+  /** How often the sweeper settles (at most a minute): a metered rental runs on only while the balance covers that long. */
+  sweepMs: number;
+}
+
+export interface RentalDeps {
+  store: MarketStore;
+  ledger: Ledger;
+  now: () => number;
+  settings: RentalSettings;
+  /** The lot a provider's earnings are credited as (USD at the market rate, like a dollar top-up). */
+  earningsLot: () => LotSpec;
+  onUnexpected: (err: unknown) => void;
+}
+
+export interface CreateRental {
+  offerId: string;
+  pricingType: PricingType;
+  gpuCount?: number;
+  dockerImage: string;
+  diskGb: number;
+}
+
+export type ContainerState = 'running' | 'exited' | 'failed';
+
+/** A rental with the moment its running time is counted up to (its agent's last heartbeat while it runs). */
+export interface Billed {
+  instance: InstanceRecord;
+  untilMs: number;
+}
+
+/** A term plan's hold lives past its term by this much: a late settlement still finds it. */
+const HOLD_SLACK_MS = 24 * 60 * 60 * 1000;
+const CHANGE_ATTEMPTS = 8;
+const SWEEP_BATCH = 500;
+
+const termsOf = (i: InstanceRecord): RentalTerms => ({ pricingType: i.pricingType, unitPriceMicros: i.unitPriceMicros, gpuCount: i.gpuCount, termMs: i.termMs });
+
+/** Running time up to `atMs`: the closed stretches plus the open one. */
+export function runningTime(i: InstanceRecord, atMs: number): number {
+  return i.runningMs + (i.runningSinceMs === null ? 0 : Math.max(0, atMs - i.runningSinceMs));
+}
+
+/** A machine is online while its agent has been heard from recently. */
+export function isOnline(machine: MachineRecord, nowMs: number, offlineAfterMs: number): boolean {
+  return machine.lastHeartbeatMs !== null && machine.lastHeartbeatMs >= nowMs - offlineAfterMs;
+}
+
+export class Rentals {
+  constructor(private readonly deps: RentalDeps) {}
+
+  /** Rents GPUs of an offer: 402 before anything is taken when the balance is short, 410 when they were taken meanwhile. */
+  async create(principal: Principal, input: CreateRental): Promise<InstanceRecord> {
+    const { store, ledger } = this.deps;
+    const now = this.deps.now();
+    const machine = await store.getMachine(input.offerId);
+    if (machine === null || !machine.listed || !isOnline(machine, now, this.deps.settings.offlineAfterMs) || (machine.availableUntilMs !== null && machine.availableUntilMs <= now)) {
+      throw new ApiError('offer_not_found', `No offer ${input.offerId} is available`);
+    }
+    const gpuCount = input.gpuCount ?? machine.minGpus;
+    if (gpuCount < machine.minGpus || gpuCount > machine.gpuCount) {
+      throw invalidField(['body', 'gpu_count'], `this offer rents ${machine.minGpus} to ${machine.gpuCount} GPUs`);
+    }
+    if (input.diskGb > machine.diskGb) throw invalidField(['body', 'disk_gb'], `this offer has ${machine.diskGb} GB of disk`);
+    const termMs = isTermPlan(input.pricingType) ? UNIT_MS[input.pricingType] : null;
+    const terms: RentalTerms = { pricingType: input.pricingType, unitPriceMicros: unitPriceMicros(machine, input.pricingType), gpuCount, termMs };
+    const id = newId('inst');
+    const holdId = termMs === null ? null : await this.holdTerm(principal.accountId, `rental-hold:${id}:0`, dueAtStart(terms, 0n), termMs, now);
+    if (holdId === null) await this.requireRunway(principal.accountId, terms);
+    const placed = await store.place({
+      id,
+      accountId: principal.accountId,
+      machineId: machine.id,
+      providerAccountId: machine.providerAccountId,
+      gpuName: machine.gpuName,
+      dockerImage: input.dockerImage,
+      diskGb: input.diskGb,
+      ...terms,
+      desiredStatus: 'running',
+      status: 'pending',
+      statusReason: null,
+      runningSinceMs: null,
+      runningMs: 0,
+      settledRunningMs: 0,
+      chargedMicros: 0n,
+      settleSeq: 0,
+      pendingChargeMicros: 0n,
+      holdId,
+      sshPort: null,
+      createdAtMs: now,
+      updatedAtMs: now,
+    });
+    if (!placed.ok) {
+      if (holdId !== null) await ledger.release({ holdId, nowMs: now });
+      throw new ApiError('rental_unavailable', `The GPUs of offer ${machine.id} were taken by someone else`);
+    }
+    return placed.instance;
+  }
+
+  /** One of the caller's rentals, settled up to its agent's last heartbeat (SPEC 4.5: every touch settles). */
+  async get(principal: Principal, id: string): Promise<Billed> {
+    const current = await this.owned(principal, id);
+    const untilMs = await this.confirmedUntil(current, this.deps.now());
+    return { instance: await this.settle(current, untilMs), untilMs };
+  }
+
+  /** The caller's rentals, newest first, each with the running time its agent confirmed. */
+  async list(principal: Principal, limit: number, offset: number): Promise<Billed[]> {
+    const now = this.deps.now();
+    const instances = await this.deps.store.listInstances(principal.accountId, limit, offset);
+    return Promise.all(instances.map(async (instance) => ({ instance, untilMs: await this.confirmedUntil(instance, now) })));
+  }
+
+  /**
+   * Running time counts up to the last heartbeat of the machine's agent: billing is for what the agent confirmed,
+   * so a machine that dies between two sweeps is never billed for its silence.
+   */
+  private async confirmedUntil(instance: InstanceRecord, now: number): Promise<number> {
+    if (instance.runningSinceMs === null) return now;
+    const machine = await this.deps.store.getMachine(instance.machineId);
+    return Math.min(now, machine?.lastHeartbeatMs ?? now);
+  }
+
+  async history(id: string) {
+    return this.deps.store.history(id);
+  }
+
+  /** Starts a stopped rental again on the same machine: 409 `resources_unavailable` when its GPUs were taken. */
+  async start(principal: Principal, id: string): Promise<InstanceRecord> {
+    const now = this.deps.now();
+    const current = await this.owned(principal, id);
+    if (current.desiredStatus === 'terminated') throw new ApiError('instance_terminated', `Instance ${id} was deleted`);
+    if (current.desiredStatus === 'running') return current;
+    const terms = termsOf(current);
+    const due = dueAtStart(terms, current.chargedMicros);
+    if (current.termMs !== null && due <= 0n) throw new ApiError('plan_expired', `The ${current.pricingType} term of instance ${id} is used up; rent again`);
+    const holdId = current.termMs === null ? null : await this.holdTerm(principal.accountId, `rental-hold:${id}:${current.version}`, due, current.termMs - current.settledRunningMs, now);
+    if (holdId === null) await this.requireRunway(principal.accountId, terms);
+    const started = await this.deps.store.change(id, current.version, {
+      patch: { desiredStatus: 'running', status: 'pending', statusReason: null, holdId, updatedAtMs: now },
+      gpus: 'acquire',
+    });
+    if (started.ok) return started.instance;
+    if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
+    if (started.reason === 'gpus_taken') throw new ApiError('resources_unavailable', `The GPUs instance ${id} ran on were rented by someone else; rent another offer`);
+    return this.start(principal, id);
+  }
+
+  /** Stops a rental: settled, its GPUs released, nothing more accrues (SPEC 1.4). Stopping a stopped one is a no-op. */
+  async stop(principal: Principal, id: string): Promise<InstanceRecord> {
+    const current = await this.owned(principal, id);
+    if (current.desiredStatus !== 'running') return current;
+    return this.halt(current, 'stopped', 'user', this.deps.now());
+  }
+
+  /** Terminates a rental: settled, the unused rest of a term given back, the GPUs released and the disk wiped by the agent. */
+  async remove(principal: Principal, id: string): Promise<InstanceRecord> {
+    const current = await this.owned(principal, id);
+    if (current.desiredStatus === 'terminated') return current;
+    return this.halt(current, 'terminated', 'user', this.deps.now());
+  }
+
+  /**
+   * What an agent reports about its containers (SPEC 1.6): a container running starts its rental's clock; one that
+   * exited or failed while it should run stops the rental with reason `error`.
+   */
+  async reportContainers(machine: MachineRecord, containers: readonly { instanceId: string; state: ContainerState }[]): Promise<void> {
+    const now = this.deps.now();
+    for (const report of containers) {
+      let current = await this.deps.store.getInstance(report.instanceId);
+      if (current === null || current.machineId !== machine.id || current.desiredStatus !== 'running') continue;
+      if (report.state === 'running') {
+        if (current.status === 'running') continue;
+        current = await this.changeWith(current, (i) =>
+          i.desiredStatus === 'running' && i.status !== 'running' ? { patch: { status: 'running', statusReason: null, runningSinceMs: now, updatedAtMs: now } } : null,
+        );
+      } else if (current.status !== 'stopped') {
+        await this.halt(current, 'stopped', 'error', now);
+      }
+    }
+  }
+
+  /**
+   * The sweeper (DESIGN.md 3 "Balance runs out"): settles every running rental; a rental whose machine went silent
+   * is billed up to the last heartbeat and marked offline; a metered rental the balance cannot keep running until the
+   * next sweep is stopped with reason `insufficient_balance` (so a balance is used up to its last sweep's worth and
+   * never goes negative); a term used up is stopped with `plan_expired`.
+   */
+  async sweep(): Promise<void> {
+    const now = this.deps.now();
+    const machines = new Map<string, MachineRecord | null>();
+    for (const found of await this.deps.store.activeInstances(SWEEP_BATCH)) {
+      try {
+        if (!machines.has(found.machineId)) machines.set(found.machineId, await this.deps.store.getMachine(found.machineId));
+        await this.sweepOne(found, machines.get(found.machineId) ?? null, now);
+      } catch (err) {
+        this.deps.onUnexpected(err);
+      }
+    }
+  }
+
+  private async sweepOne(found: InstanceRecord, machine: MachineRecord | null, now: number): Promise<void> {
+    const untilMs = Math.min(now, machine?.lastHeartbeatMs ?? now);
+    const settled = await this.settle(found, found.runningSinceMs === null ? now : untilMs);
+    if (settled.status !== 'running') return;
+    if (machine === null || !isOnline(machine, now, this.deps.settings.offlineAfterMs)) {
+      await this.changeWith(settled, (i) =>
+        i.status === 'running' ? { patch: { status: 'offline', statusReason: 'host_offline', runningMs: runningTime(i, untilMs), runningSinceMs: null, updatedAtMs: now } } : null,
+      );
+      return;
+    }
+    if (settled.termMs !== null) {
+      if (runningTime(settled, untilMs) >= settled.termMs) await this.halt(settled, 'stopped', 'plan_expired', now);
+      return;
+    }
+    const { availableMicros } = await this.deps.ledger.getBalance(settled.accountId);
+    if (availableMicros < costOfRunning(termsOf(settled), this.deps.settings.sweepMs)) await this.halt(settled, 'stopped', 'insufficient_balance', now);
+  }
+
+  /** Settles, gives back what is left of a term's hold, and stops or terminates the rental, releasing its GPUs. */
+  private async halt(current: InstanceRecord, to: 'stopped' | 'terminated', reason: StatusReason, now: number): Promise<InstanceRecord> {
+    const untilMs = await this.confirmedUntil(current, now);
+    const settled = await this.settle(current, untilMs);
+    if (settled.holdId !== null) await this.deps.ledger.release({ holdId: settled.holdId, nowMs: now });
+    return this.changeWith(settled, (i) => ({
+      patch: { desiredStatus: to, status: to, statusReason: reason, runningMs: runningTime(i, untilMs), runningSinceMs: null, holdId: null, updatedAtMs: now },
+      gpus: 'release',
+    }));
+  }
+
+  /**
+   * Charges what the rental owes up to `atMs` beyond what it was charged. The settlement is first recorded on the
+   * instance (its number and amount), then posted; a recorded one still unposted is posted first, under its own id.
+   */
+  async settle(current: InstanceRecord, atMs: number): Promise<InstanceRecord> {
+    let instance = await this.postRecorded(current, atMs);
+    for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
+      const running = runningTime(instance, atMs);
+      const owed = owedFor(termsOf(instance), running);
+      if (owed <= instance.chargedMicros) return instance;
+      const recorded = await this.deps.store.change(instance.id, instance.version, {
+        patch: { settleSeq: instance.settleSeq + 1, settledRunningMs: running, chargedMicros: owed, pendingChargeMicros: owed - instance.chargedMicros, updatedAtMs: atMs },
+      });
+      if (recorded.ok) return this.postRecorded(recorded.instance, atMs);
+      instance = await this.postRecorded(await this.reread(instance.id), atMs);
+    }
+    throw new Error(`instance ${current.id}: settlement kept losing to concurrent changes`);
+  }
+
+  private async postRecorded(instance: InstanceRecord, nowMs: number): Promise<InstanceRecord> {
+    if (instance.pendingChargeMicros === 0n) return instance;
+    await this.post(instance, nowMs);
+    const cleared = await this.deps.store.change(instance.id, instance.version, { patch: { pendingChargeMicros: 0n } });
+    return cleared.ok ? cleared.instance : this.reread(instance.id);
+  }
+
+  /** Posts the recorded settlement; the provider's share rides in the same ledger transaction. */
+  private async post(instance: InstanceRecord, nowMs: number): Promise<void> {
+    const { ledger, settings } = this.deps;
+    const id = `rental:${instance.id}:${instance.settleSeq}`;
+    const amountMicros = instance.pendingChargeMicros;
+    const payee = { accountId: instance.providerAccountId, amountMicros: amountMicros - (amountMicros * BigInt(settings.feeBp)) / 10_000n, lot: this.deps.earningsLot() };
+    const memo = `GPU rental ${instance.id}`;
+    if (instance.holdId !== null) {
+      const captured = await ledger.capture({ id, holdId: instance.holdId, amountMicros, capMicros: amountMicros, nowMs, payee });
+      if (captured.ok) return;
+    }
+    // Metered plans, and a term whose hold is gone: what the balance has, the rest the platform's loss (never negative).
+    const debited = await ledger.debit({ id, accountId: instance.accountId, amountMicros, nowMs, memo, allowShortfall: true, payee });
+    if (!debited.ok) throw new Error(`rental settlement ${id} refused: ${debited.reason}`);
+  }
+
+  /** A compare-and-set that re-reads and re-decides on a concurrent change; `decide` answers null when nothing is left to do. */
+  private async changeWith(current: InstanceRecord, decide: (i: InstanceRecord) => InstanceChange | null): Promise<InstanceRecord> {
+    let instance = current;
+    for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
+      const change = decide(instance);
+      if (change === null) return instance;
+      const outcome = await this.deps.store.change(instance.id, instance.version, change);
+      if (outcome.ok) return outcome.instance;
+      instance = await this.reread(instance.id);
+    }
+    throw new Error(`instance ${current.id}: change kept losing to concurrent changes`);
+  }
+
+  private async reread(id: string): Promise<InstanceRecord> {
+    const instance = await this.deps.store.getInstance(id);
+    if (instance === null) throw new ApiError('instance_not_found', `No instance ${id}`, { notFound: true });
+    return instance;
+  }
+
+  private async owned(principal: Principal, id: string): Promise<InstanceRecord> {
+    const instance = await this.deps.store.getInstance(id);
+    if (instance === null || instance.accountId !== principal.accountId) throw new ApiError('instance_not_found', `No instance ${id}`, { notFound: true });
+    return instance;
+  }
+
+  /** DESIGN.md 3: a metered rental starts only with an hour of runtime in the balance (nothing is taken yet). */
+  private async requireRunway(accountId: string, terms: RentalTerms): Promise<void> {
+    const need = dueAtStart(terms, 0n);
+    const { availableMicros } = await this.deps.ledger.getBalance(accountId);
+    if (availableMicros < need) throw insufficient(need, availableMicros);
+  }
+
+  /** Holds a term's remaining price until the term could end, plus a day. */
+  private async holdTerm(accountId: string, holdId: string, amountMicros: Micros, remainingMs: number, nowMs: number): Promise<string> {
+    const held = await this.deps.ledger.hold({ id: holdId, accountId, amountMicros, nowMs, ttlMs: remainingMs + HOLD_SLACK_MS });
+    if (!held.ok) throw insufficient(amountMicros, held.reason === 'insufficient_balance' ? held.availableMicros : 0n);
+    return holdId;
+  }
+}
+
+function insufficient(needMicros: Micros, availableMicros: Micros): ApiError {
+  return new ApiError('insufficient_balance', `Starting this rental needs $${microsToUsd(needMicros)} available; the balance has $${microsToUsd(availableMicros)}`);
+}

@@ -1,0 +1,44 @@
+import { DEFAULT_PRICING_TYPE } from '../../domain/market/plans.js';
+import { nativeOk } from '../../http/native-ok.js';
+import type { Handler } from '../../http/operation-types.js';
+import { requirePrincipal } from '../require-principal.js';
+import { instanceView } from '../views/market-views.js';
+
+const DEFAULT_DISK_GB = 40;
+
+export const createInstance: Handler<'createInstance'> = async ({ deps, principal, body }) => {
+  const input = body!;
+  const instance = await deps.market.rentals.create(requirePrincipal(principal), {
+    offerId: input.offer_id,
+    pricingType: input.pricing_type ?? DEFAULT_PRICING_TYPE,
+    ...(input.gpu_count === undefined ? {} : { gpuCount: input.gpu_count }),
+    dockerImage: input.docker_image,
+    diskGb: input.disk_gb ?? DEFAULT_DISK_GB,
+  });
+  return { status: 201, body: nativeOk(instanceView(instance, deps.now())) };
+};
+
+export const listInstances: Handler<'listInstances'> = async ({ deps, principal, query }) => {
+  const billed = await deps.market.rentals.list(requirePrincipal(principal), query.limit ?? 50, query.offset ?? 0);
+  return { status: 200, body: nativeOk({ instances: billed.map(({ instance, untilMs }) => instanceView(instance, untilMs)) }) };
+};
+
+export const getInstance: Handler<'getInstance'> = async ({ deps, principal, params }) => {
+  const { instance, untilMs } = await deps.market.rentals.get(requirePrincipal(principal), params.task_id);
+  return { status: 200, body: nativeOk(instanceView(instance, untilMs, await deps.market.rentals.history(instance.id))) };
+};
+
+export const startInstance: Handler<'startInstance'> = async ({ deps, principal, params }) => ({
+  status: 200,
+  body: nativeOk(instanceView(await deps.market.rentals.start(requirePrincipal(principal), params.task_id), deps.now())),
+});
+
+export const stopInstance: Handler<'stopInstance'> = async ({ deps, principal, params }) => ({
+  status: 200,
+  body: nativeOk(instanceView(await deps.market.rentals.stop(requirePrincipal(principal), params.task_id), deps.now())),
+});
+
+export const deleteInstance: Handler<'deleteInstance'> = async ({ deps, principal, params }) => ({
+  status: 200,
+  body: nativeOk(instanceView(await deps.market.rentals.remove(requirePrincipal(principal), params.task_id), deps.now())),
+});

@@ -1,0 +1,192 @@
+/** The one behavioural contract of the market-store port (src/adapters/market-store), run against every implementation. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { InstanceRecord, MachineRecord, MarketStore, OfferQuery } from '../../src/adapters/market-store/index.js';
+import { newId } from '../../src/domain/ids.js';
+
+export interface MarketStoreUnderTest {
+  store: MarketStore;
+  cleanup(): Promise<void>;
+}
+
+const T0 = 1_750_000_000_000;
+
+export function machine(overrides: Partial<MachineRecord> = {}): MachineRecord {
+  return {
+    id: newId('mch'),
+    providerAccountId: newId('acc'),
+    name: 'rig',
+    gpuName: 'RTX_4090',
+    gpuCount: 4,
+    vramGb: 24,
+    cpuCores: 32,
+    ramGb: 128,
+    diskGb: 2000,
+    location: 'DE',
+    pricePerGpuHourMicros: 400_000n,
+    minGpus: 1,
+    discountsBp: { day: 1000, week: 2000, month: 3000 },
+    availableUntilMs: null,
+    listed: true,
+    verification: 'verified',
+    lastHeartbeatMs: T0,
+    createdAtMs: T0,
+    ...overrides,
+  };
+}
+
+function instance(m: MachineRecord, overrides: Partial<InstanceRecord> = {}): Omit<InstanceRecord, 'gpuIndexes' | 'version'> {
+  return {
+    id: newId('inst'),
+    accountId: newId('acc'),
+    machineId: m.id,
+    providerAccountId: m.providerAccountId,
+    gpuName: m.gpuName,
+    gpuCount: 1,
+    dockerImage: 'ubuntu:24.04',
+    diskGb: 40,
+    pricingType: 'minute',
+    unitPriceMicros: 6_666n,
+    termMs: null,
+    desiredStatus: 'running',
+    status: 'pending',
+    statusReason: null,
+    runningSinceMs: null,
+    runningMs: 0,
+    settledRunningMs: 0,
+    chargedMicros: 0n,
+    settleSeq: 0,
+    pendingChargeMicros: 0n,
+    holdId: null,
+    sshPort: null,
+    createdAtMs: T0,
+    updatedAtMs: T0,
+    ...overrides,
+  };
+}
+
+export function marketStoreConformance(name: string, make: () => Promise<MarketStoreUnderTest>): void {
+  describe(`MarketStore conformance: ${name}`, () => {
+    let subject: MarketStoreUnderTest | undefined;
+    const store = (): MarketStore => subject!.store;
+    beforeAll(async () => {
+      subject = await make();
+    });
+    afterAll(async () => {
+      await subject?.cleanup();
+    });
+
+    const query = (overrides: Partial<OfferQuery>): OfferQuery => ({ verifiedOnly: false, heardSinceMs: T0 - 60_000, nowMs: T0, minFreeGpus: 1, sort: 'price', limit: 50, offset: 0, ...overrides });
+
+    it('stores a machine with all its GPUs free, updates it, lists a provider’s machines', async () => {
+      const m = machine({ availableUntilMs: T0 + 86_400_000 });
+      await store().addMachine(m);
+      expect(await store().getMachine(m.id)).toEqual(m);
+      expect(await store().freeGpus(m.id)).toBe(4);
+      const updated = await store().updateMachine(m.id, { pricePerGpuHourMicros: 500_000n, listed: false, discountsBp: { day: 500, week: 1500, month: 2500 } });
+      expect(updated).toEqual({ ...m, pricePerGpuHourMicros: 500_000n, listed: false, discountsBp: { day: 500, week: 1500, month: 2500 } });
+      expect((await store().listMachines(m.providerAccountId)).map((x) => x.id)).toEqual([m.id]);
+      expect(await store().getMachine(newId('mch'))).toBeNull();
+      expect(await store().updateMachine(newId('mch'), { listed: true })).toBeNull();
+    });
+
+    it('finds offers by every filter, sorted and paged; unlisted, silent, expired and unverified machines are left out when asked', async () => {
+      const gpu = `GPU_${newId('g')}`;
+      const cheap = machine({ gpuName: gpu, pricePerGpuHourMicros: 300_000n, vramGb: 24, location: 'US' });
+      const dear = machine({ gpuName: gpu, pricePerGpuHourMicros: 900_000n, vramGb: 80, location: 'DE' });
+      const unverified = machine({ gpuName: gpu, pricePerGpuHourMicros: 500_000n, verification: 'unverified', location: 'DE' });
+      const unlisted = machine({ gpuName: gpu, listed: false });
+      const silent = machine({ gpuName: gpu, lastHeartbeatMs: T0 - 3_600_000 });
+      const expired = machine({ gpuName: gpu, availableUntilMs: T0 - 1 });
+      for (const m of [cheap, dear, unverified, unlisted, silent, expired]) await store().addMachine(m);
+      const ids = async (q: Partial<OfferQuery>) => (await store().searchOffers(query({ gpuNames: [gpu], ...q }))).offers.map((o) => o.id);
+      expect(await ids({})).toEqual([cheap.id, unverified.id, dear.id]);
+      expect(await ids({ sort: '-price' })).toEqual([dear.id, unverified.id, cheap.id]);
+      expect((await ids({ sort: '-vram' }))[0]).toBe(dear.id);
+      expect(await ids({ verifiedOnly: true })).toEqual([cheap.id, dear.id]);
+      expect(await ids({ minVramGb: 48 })).toEqual([dear.id]);
+      expect(await ids({ maxPricePerGpuHourMicros: 500_000n })).toEqual([cheap.id, unverified.id]);
+      expect(await ids({ locations: ['DE'] })).toEqual([unverified.id, dear.id]);
+      expect(await ids({ minFreeGpus: 5 })).toEqual([]);
+      const page = await store().searchOffers(query({ gpuNames: [gpu], limit: 1, offset: 1 }));
+      expect(page.offers.map((o) => o.id)).toEqual([unverified.id]);
+      expect(page.total).toBe(3);
+      expect(page.offers[0]!.freeGpus).toBe(4);
+    });
+
+    it('places an instance on free GPUs and refuses one that needs more than are free', async () => {
+      const m = machine({ gpuName: `GPU_${newId('g')}`, gpuCount: 4 });
+      await store().addMachine(m);
+      const first = await store().place(instance(m, { gpuCount: 3 }));
+      expect(first.ok).toBe(true);
+      if (!first.ok) return;
+      expect(first.instance.gpuIndexes).toEqual([0, 1, 2]);
+      expect(first.instance.version).toBe(1);
+      expect(await store().freeGpus(m.id)).toBe(1);
+      expect(await store().place(instance(m, { gpuCount: 2 }))).toEqual({ ok: false, reason: 'gpus_taken' });
+      expect((await store().searchOffers(query({ gpuNames: [m.gpuName], minFreeGpus: 2 }))).offers).toEqual([]);
+      expect(await store().getInstance(first.instance.id)).toEqual(first.instance);
+      expect(await store().getInstance(newId('inst'))).toBeNull();
+    });
+
+    it('never gives one GPU to two instances, however many are placed at once', async () => {
+      const m = machine({ gpuName: `GPU_${newId('g')}`, gpuCount: 8 });
+      await store().addMachine(m);
+      const outcomes = await Promise.all(Array.from({ length: 10 }, () => store().place(instance(m, { gpuCount: 3 }))));
+      const placed = outcomes.flatMap((o) => (o.ok ? [o.instance] : []));
+      expect(placed.length).toBeGreaterThanOrEqual(1);
+      expect(placed.length).toBeLessThanOrEqual(2);
+      const held = placed.flatMap((i) => i.gpuIndexes);
+      expect(new Set(held).size).toBe(held.length);
+      expect(await store().freeGpus(m.id)).toBe(8 - held.length);
+    });
+
+    it('changes an instance by compare-and-set, releases and re-acquires its GPUs, and keeps its history', async () => {
+      const m = machine({ gpuName: `GPU_${newId('g')}`, gpuCount: 2 });
+      await store().addMachine(m);
+      const placed = await store().place(instance(m, { gpuCount: 2 }));
+      if (!placed.ok) throw new Error('not placed');
+      const running = await store().change(placed.instance.id, 1, { patch: { status: 'running', runningSinceMs: T0 + 1_000, updatedAtMs: T0 + 1_000 } });
+      expect(running.ok && running.instance.version).toBe(2);
+      expect(await store().change(placed.instance.id, 1, { patch: { status: 'stopped' } })).toEqual({ ok: false, reason: 'stale' });
+      const stopped = await store().change(placed.instance.id, 2, { patch: { status: 'stopped', desiredStatus: 'stopped', statusReason: 'user', updatedAtMs: T0 + 2_000 }, gpus: 'release' });
+      expect(stopped.ok && stopped.instance.gpuIndexes).toEqual([]);
+      expect(await store().freeGpus(m.id)).toBe(2);
+      const other = await store().place(instance(m, { gpuCount: 1 }));
+      expect(other.ok).toBe(true);
+      const refused = await store().change(placed.instance.id, 3, { patch: { desiredStatus: 'running', updatedAtMs: T0 + 3_000 }, gpus: 'acquire' });
+      expect(refused).toEqual({ ok: false, reason: 'gpus_taken' });
+      // The refused change left nothing behind: same version, no GPUs, the other instance's GPU untouched.
+      const after = (await store().getInstance(placed.instance.id))!;
+      expect(after.version).toBe(3);
+      expect(after.desiredStatus).toBe('stopped');
+      expect(await store().freeGpus(m.id)).toBe(1);
+      if (other.ok) await store().unplace(other.instance.id);
+      expect(await store().getInstance(other.ok ? other.instance.id : '')).toBeNull();
+      const restarted = await store().change(placed.instance.id, 3, { patch: { desiredStatus: 'running', status: 'pending', statusReason: null, updatedAtMs: T0 + 4_000 }, gpus: 'acquire' });
+      expect(restarted.ok && restarted.instance.gpuIndexes).toEqual([0, 1]);
+      expect((await store().history(placed.instance.id)).map((e) => [e.status, e.desiredStatus, e.reason])).toEqual([
+        ['pending', 'running', null],
+        ['running', 'running', null],
+        ['stopped', 'stopped', 'user'],
+        ['pending', 'running', null],
+      ]);
+    });
+
+    it('lists an account’s instances newest first, a machine’s live ones, and the ones the sweeper must see', async () => {
+      const m = machine({ gpuName: `GPU_${newId('g')}`, gpuCount: 4 });
+      await store().addMachine(m);
+      const accountId = newId('acc');
+      const a = await store().place(instance(m, { accountId, createdAtMs: T0 }));
+      const b = await store().place(instance(m, { accountId, createdAtMs: T0 + 1, status: 'running', runningSinceMs: T0 }));
+      const c = await store().place(instance(m, { createdAtMs: T0 + 2, status: 'terminated', pendingChargeMicros: 5n }));
+      if (!a.ok || !b.ok || !c.ok) throw new Error('not placed');
+      expect((await store().listInstances(accountId, 10, 0)).map((i) => i.id)).toEqual([b.instance.id, a.instance.id]);
+      expect((await store().listInstances(accountId, 1, 1)).map((i) => i.id)).toEqual([a.instance.id]);
+      expect((await store().machineInstances(m.id)).map((i) => i.id)).toEqual([a.instance.id, b.instance.id]);
+      const active = (await store().activeInstances(1000)).map((i) => i.id);
+      expect(active).toContain(b.instance.id);
+      expect(active).toContain(c.instance.id);
+      expect(active).not.toContain(a.instance.id);
+    });
+  });
+}

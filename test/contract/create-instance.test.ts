@@ -1,0 +1,105 @@
+/**
+ * POST /v1/instances: rent GPUs of an offer (SPEC 4.5). Echoes the plan, unit price and GPU; a term plan holds its
+ * price, a metered one needs an hour of runtime; 410 when the GPUs were taken, nothing charged.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/domain/ids.js';
+import { usdToMicros } from '../../src/domain/money.js';
+import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, startHarness, type Harness } from '../setup/harness.js';
+import { newProvider } from '../setup/market.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+const rent = (key: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
+  call(h.baseUrl, 'POST', '/v1/instances', { key, body: { docker_image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime', ...body }, ...(headers === undefined ? {} : { headers }) });
+
+describe('POST /v1/instances', () => {
+  it('201 on the week plan by default: the week’s discounted price held, the plan, unit price and GPU echoed, pending', async () => {
+    const provider = await newProvider(h, { gpu_name: newId('g') });
+    const renter = await h.newAccount(undefined, { balanceUsd: 200 });
+    const rental = expectNativeOk(await rent(renter.apiKey, { offer_id: provider.machineId, gpu_count: 2, disk_gb: 100 }), 201);
+    expect(rental).toEqual({
+      task_id: expect.stringMatching(/^inst_/),
+      offer_id: provider.machineId,
+      gpu_name: expect.stringMatching(/^g_/),
+      gpu_count: 2,
+      gpu_indexes: [0, 1],
+      docker_image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime',
+      disk_gb: 100,
+      pricing_type: 'week',
+      unit_price_usd: 80.64,
+      term_seconds: 604_800,
+      desired_status: 'running',
+      status: 'pending',
+      status_reason: null,
+      running_seconds: 0,
+      charged_usd: 0,
+      ssh_host: null,
+      ssh_port: null,
+      created_at: expect.any(Number),
+      updated_at: expect.any(Number),
+    });
+    const balance = await h.deps.ledger.getBalance(renter.accountId);
+    expect(balance.heldMicros).toBe(usdToMicros(161.28));
+    expect(balance.availableMicros).toBe(usdToMicros(200 - 161.28));
+  });
+
+  it('a metered plan takes nothing up front but needs an hour of runtime: 402 insufficient_balance otherwise', async () => {
+    const provider = await newProvider(h, { gpu_name: newId('g') });
+    const poor = await h.newAccount(undefined, { balanceUsd: 1.19 });
+    expectNativeError(await rent(poor.apiKey, { offer_id: provider.machineId, pricing_type: 'minute', gpu_count: 2 }), 402, 'insufficient_balance');
+    expectNativeError(await rent(poor.apiKey, { offer_id: provider.machineId, gpu_count: 1 }), 402, 'insufficient_balance');
+    expect(await h.deps.market.store.freeGpus(provider.machineId)).toBe(4);
+    const rental = expectNativeOk(await rent(poor.apiKey, { offer_id: provider.machineId, pricing_type: 'minute', gpu_count: 1 }), 201);
+    expect(rental).toMatchObject({ pricing_type: 'minute', unit_price_usd: 0.01, term_seconds: null });
+    expect((await h.deps.ledger.getBalance(poor.accountId)).availableMicros).toBe(usdToMicros(1.19));
+  });
+
+  it('410 rental_unavailable when the GPUs were rented by someone else; nothing held', async () => {
+    const provider = await newProvider(h, { gpu_name: newId('g'), gpu_count: 1 });
+    const first = await h.newAccount(undefined, { balanceUsd: 200 });
+    const second = await h.newAccount(undefined, { balanceUsd: 200 });
+    expectNativeOk(await rent(first.apiKey, { offer_id: provider.machineId }), 201);
+    expectNativeError(await rent(second.apiKey, { offer_id: provider.machineId }), 410, 'rental_unavailable');
+    expect((await h.deps.ledger.getBalance(second.accountId)).availableMicros).toBe(usdToMicros(200));
+  });
+
+  it('404 offer_not_found for an unknown, unlisted or silent offer; 400 naming gpu_count or disk_gb beyond the offer', async () => {
+    const renter = await h.newAccount(undefined, { balanceUsd: 500 });
+    expectNativeError(await rent(renter.apiKey, { offer_id: newId('mch') }), 404, 'offer_not_found');
+    const hidden = await newProvider(h, { gpu_name: newId('g'), listed: false });
+    expectNativeError(await rent(renter.apiKey, { offer_id: hidden.machineId }), 404, 'offer_not_found');
+    const provider = await newProvider(h, { gpu_name: newId('g'), min_gpus: 2, disk_gb: 200 });
+    for (const [body, field] of [
+      [{ gpu_count: 1 }, 'gpu_count'],
+      [{ gpu_count: 5 }, 'gpu_count'],
+      [{ disk_gb: 300 }, 'disk_gb'],
+      [{ disk_gb: 10 }, 'disk_gb'],
+      [{ pricing_type: 'year' }, 'pricing_type'],
+      [{ docker_image: '' }, 'docker_image'],
+    ] as const) {
+      const response = await rent(renter.apiKey, { offer_id: provider.machineId, ...body });
+      expectNativeError(response, 400, 'invalid_request');
+      expect(JSON.stringify(response.body.data)).toContain(field);
+    }
+    expect(await h.deps.market.store.freeGpus(provider.machineId)).toBe(4);
+    expectNativeError(await call(h.baseUrl, 'POST', '/v1/instances', { body: { offer_id: provider.machineId, docker_image: 'x' } }), 401, 'authentication_required');
+  });
+
+  it('an Idempotency-Key replays the first rental instead of renting twice; another body with it is 409', async () => {
+    const provider = await newProvider(h, { gpu_name: newId('g') });
+    const renter = await h.newAccount(undefined, { balanceUsd: 200 });
+    const key = { 'idempotency-key': newId('idem') };
+    const first = expectNativeOk(await rent(renter.apiKey, { offer_id: provider.machineId, pricing_type: 'day' }, key), 201);
+    const replay = await rent(renter.apiKey, { offer_id: provider.machineId, pricing_type: 'day' }, key);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(expectNativeOk(replay, 201).task_id).toBe(first.task_id);
+    expect(await h.deps.market.store.freeGpus(provider.machineId)).toBe(3);
+    expectNativeError(await rent(renter.apiKey, { offer_id: provider.machineId, pricing_type: 'week' }, key), 409, 'idempotency_conflict');
+  });
+});

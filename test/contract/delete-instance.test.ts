@@ -1,0 +1,33 @@
+/** DELETE /v1/instances/{task_id}: settled, the unused rest of a term given back, GPUs released, the container removed. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/domain/ids.js';
+import { usdToMicros } from '../../src/domain/money.js';
+import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, startHarness, type Harness } from '../setup/harness.js';
+import { heartbeat, keepRunning, newProvider, runningRental } from '../setup/market.js';
+
+const clock = { now: Date.now() };
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ MACHINE_OFFLINE_MS: String(30 * 24 * 3600_000) }, { now: () => clock.now });
+});
+afterAll(() => h.close());
+
+describe('DELETE /v1/instances/{task_id}', () => {
+  it('terminates a month rental after a day: one thirtieth charged, the rest back, the provider paid its share, the agent told to remove it', async () => {
+    const provider = await newProvider(h, { gpu_name: newId('g'), price_per_gpu_hour_usd: 1 });
+    const renter = await h.newAccount(undefined, { balanceUsd: 600 });
+    const rental = await runningRental(h, renter.apiKey, provider, { pricing_type: 'month' });
+    await keepRunning(h, clock, provider, rental.task_id, 24 * 3600_000);
+    const deleted = expectNativeOk(await call(h.baseUrl, 'DELETE', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
+    // A month is 720 × $1 less 30 % = $504; a day of it is $16.80.
+    expect(deleted).toMatchObject({ desired_status: 'terminated', status: 'terminated', status_reason: 'user', gpu_indexes: [], charged_usd: 16.8 });
+    expect(await h.deps.ledger.getBalance(renter.accountId)).toMatchObject({ availableMicros: usdToMicros(600 - 16.8), heldMicros: 0n });
+    expect((await h.deps.ledger.getBalance(provider.accountId)).availableMicros).toBe(usdToMicros(16.8 * 0.85));
+    expect(await h.deps.market.store.freeGpus(provider.machineId)).toBe(4);
+    const assignments = await heartbeat(h, provider, [{ instance_id: rental.task_id, state: 'running' }]);
+    expect(assignments).toContainEqual({ instance_id: rental.task_id, desired_status: 'terminated', docker_image: '', disk_gb: 0, gpu_indexes: [] });
+    expect(expectNativeOk(await call(h.baseUrl, 'DELETE', `/v1/instances/${rental.task_id}`, { key: renter.apiKey })).updated_at).toBe(deleted.updated_at);
+    expectNativeError(await call(h.baseUrl, 'DELETE', `/v1/instances/${rental.task_id}`, { key: provider.apiKey }), 404, 'instance_not_found');
+  });
+});

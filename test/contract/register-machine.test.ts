@@ -1,0 +1,64 @@
+/** POST /v1/provider/machines: a provider registers a machine with its inventory and listing (SPEC 1.6). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, startHarness, type Harness } from '../setup/harness.js';
+import { MACHINE } from '../setup/market.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+describe('POST /v1/provider/machines', () => {
+  it('201: the machine, unverified, online, with the default discounts unless given', async () => {
+    const provider = await h.newAccount();
+    const until = Math.floor(Date.now() / 1000) + 86_400;
+    const machine = expectNativeOk(
+      await call(h.baseUrl, 'POST', '/v1/provider/machines', { key: provider.apiKey, body: { ...MACHINE, min_gpus: 2, available_until: until, discounts: { day: 5, week: 25, month: 40 } } }),
+      201,
+    );
+    expect(machine).toEqual({
+      machine_id: expect.stringMatching(/^mch_/),
+      name: 'rig-1',
+      gpu_name: 'RTX_4090',
+      gpu_count: 4,
+      vram_gb: 24,
+      cpu_cores: 32,
+      ram_gb: 128,
+      disk_gb: 1000,
+      location: 'DE',
+      price_per_gpu_hour_usd: 0.6,
+      min_gpus: 2,
+      discounts: { day: 5, week: 25, month: 40 },
+      available_until: until,
+      listed: true,
+      verification: 'unverified',
+      online: true,
+      last_heartbeat_at: expect.any(Number),
+      created_at: expect.any(Number),
+    });
+    const plain = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/provider/machines', { key: provider.apiKey, body: MACHINE }), 201);
+    expect(plain).toMatchObject({ min_gpus: 1, discounts: { day: 10, week: 20, month: 30 }, available_until: null });
+  });
+
+  it('400 invalid_request naming the field: min_gpus above gpu_count, discounts above 40 % or falling with the term, bad location or GPU name, a missing field', async () => {
+    const provider = await h.newAccount();
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ...MACHINE, min_gpus: 5 }, 'min_gpus'],
+      [{ ...MACHINE, discounts: { day: 10, week: 45, month: 45 } }, 'discounts'],
+      [{ ...MACHINE, discounts: { day: 20, week: 10, month: 30 } }, 'discounts'],
+      [{ ...MACHINE, location: 'Germany' }, 'location'],
+      [{ ...MACHINE, gpu_name: 'RTX 4090' }, 'gpu_name'],
+      [{ ...MACHINE, price_per_gpu_hour_usd: 0 }, 'price_per_gpu_hour_usd'],
+      [{ ...MACHINE, gpu_count: undefined }, 'gpu_count'],
+      [{ ...MACHINE, wattage: 450 }, 'wattage'],
+    ];
+    for (const [body, field] of cases) {
+      const response = await call(h.baseUrl, 'POST', '/v1/provider/machines', { key: provider.apiKey, body });
+      expectNativeError(response, 400, 'invalid_request');
+      expect(JSON.stringify(response.body.data)).toContain(field);
+    }
+    expectNativeError(await call(h.baseUrl, 'POST', '/v1/provider/machines', { body: MACHINE }), 401, 'authentication_required');
+  });
+});
