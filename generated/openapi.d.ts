@@ -1242,6 +1242,227 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/instances/{id}/ssh-proxy/ensure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rental's `task_id`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make sure a rental has its SSH proxy port
+         * @description SPEC 4.5: every rental gets a port on the SSH proxy host when it is placed (`ssh_host`, `ssh_port`); this allocates
+         *     one on demand for a rental whose allocation failed, and answers the same port on every call (ports are unique
+         *     across gateway processes). `ssh -p <ssh_port> root@<ssh_host>` reaches the container's SSH daemon through its
+         *     machine's agent while the rental runs. A deleted rental is 409 `instance_terminated`; every port in use, 503
+         *     `provider_unavailable` (retry later). No body.
+         */
+        post: operations["ensureSshProxy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/burst/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's burst orders
+         * @description The caller's burst orders with their rentals, newest first; page with `limit` and `offset`.
+         */
+        get: operations["listBurstOrders"];
+        put?: never;
+        /**
+         * Place a burst order
+         * @description SPEC 1.7, 2.10: places `gpu_count` GPUs (1-100) across providers' machines, each machine's share a rental of the
+         *     order running `docker_image`: the primary type first, then each `extra_gpus` type in order, only on offers at or
+         *     under the type's `max_price`; within a type the cheapest machines first, verified ones first, the most free GPUs
+         *     first. All or nothing by default: when fewer GPUs are free under the caps, 409 `insufficient_capacity` and nothing
+         *     is placed or charged. The plan (`pricing_type`, week by default) is that of every rental; what starting them all
+         *     needs is checked first (402 `insufficient_balance`). Concurrent orders never share a GPU. Answers `order_id` and
+         *     the order with its rentals, each echoing the GPU and price actually taken.
+         */
+        post: operations["createBurstOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/burst/orders/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate a burst order
+         * @description A dry run of the burst allocator: which offers the order would take now, at what prices, what it costs an hour and
+         *     what placing it needs in the balance, and how many GPUs would be missing (`shortfall`). Nothing is taken.
+         */
+        post: operations["estimateBurstOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/burst/orders/image-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a Docker image's size against the disk
+         * @description Reads the image's manifest from its own registry (the OCI distribution API; public images, Docker Hub's anonymous
+         *     tokens) for linux/amd64 and compares what it takes on disk with `disk_gb`. Registries only report compressed
+         *     sizes: the disk estimate is the compressed size × 2.5 (the unpacked layers, and the compressed blobs an image
+         *     store may keep). `fits: false` means a rental with this disk would run out of space while pulling. An image that
+         *     does not exist or is private, a malformed reference, or a registry at a private address answers 400
+         *     `invalid_request` naming `docker_image`; a registry that does not answer, 503 `provider_unavailable`.
+         */
+        post: operations["checkBurstImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/burst/orders/{order_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a burst order
+         * @description One of the caller's burst orders with its rentals. Another account's or an unknown id: 404 `burst_order_not_found`.
+         */
+        get: operations["getBurstOrder"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a burst order
+         * @description Deletes every rental of the order (each settled, a term's unused rest given back, its disk wiped); the order stays
+         *     readable.
+         */
+        delete: operations["deleteBurstOrder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/burst/orders/{order_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a burst order
+         * @description Starts every stopped rental of the order on the GPUs it had; one whose GPUs were rented meanwhile, or that the
+         *     balance cannot start, is listed in `failures` with its error code while the others start. No body.
+         */
+        post: operations["startBurstOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/burst/orders/{order_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a burst order
+         * @description Stops every running rental of the order: settled, billing stopped, GPUs released (SPEC 1.4). No body.
+         */
+        post: operations["stopBurstOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/burst/orders/{order_id}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A burst order's billing transactions
+         * @description Every charge settled for the order's rentals (ledger transfers `rental:<task_id>:<n>`), newest first, at most
+         *     `limit`.
+         */
+        get: operations["listBurstOrderTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/burst/orders/{order_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A burst order's GPU run history
+         * @description Every status change of the order's rentals (placed, running, offline, stopped, terminated, with the reason), newest
+         *     first, at most `limit`.
+         */
+        get: operations["listBurstOrderHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/provider/machines": {
         parameters: {
             query?: never;
@@ -1305,12 +1526,72 @@ export interface paths {
         /**
          * An agent's heartbeat
          * @description The machine's agent calls this every few seconds with the state of the rental containers it runs: a container
-         *     `running` starts its rental's billing; one `exited` or `failed` while it should run stops the rental (reason
-         *     `error`). The answer lists every rental the machine must run, keep stopped or remove (`terminated`: remove the
+         *     `running` starts its rental's billing; one that `failed` (stopped on its own) while its rental should run stops
+         *     the rental (reason `error`); `exited` is a container the agent stopped on request, news only if its rental was
+         *     running. The answer lists every rental the machine must run, keep stopped or remove (`terminated`: remove the
          *     container and wipe its disk). A machine not heard from for `MACHINE_OFFLINE_MS` is offline: its rentals stop
          *     accruing and say `host_offline`.
          */
         post: operations["machineHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/provider/machines/{machine_id}/tunnels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                machine_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wait for SSH tunnels to open
+         * @description The machine's agent long-polls this: it answers as soon as a client connected to the SSH proxy port of one of the
+         *     machine's rentals, or with no connections after `wait_seconds` (default 25). For each connection the agent dials
+         *     `tunnel.host`:`tunnel.port`, sends the line `CGW-TUNNEL <token>` and then pipes the connection to the rental's
+         *     container SSH port. Each connection is handed out once.
+         */
+        post: operations["waitForTunnels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai/recommendation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recommend GPUs for a need described in words
+         * @description SPEC 1.5, 2.13, 4.5. The query is read into constraints without a model (model size → GPU memory needed, memory
+         *     per GPU, budget, GPU count, places, GPU models named; echoed in `data.constraints`), matched against the offers
+         *     online now (those `GET /v1/marketplace/offers` lists), and one offer per GPU model is ranked: the memory covers
+         *     the need (GPU memory × GPUs rented), then the cheapest rental, then verified providers. `suggested_gpus` names
+         *     only models on offer that meet every constraint; when none does it is empty, `alternatives` holds the nearest
+         *     misses and `recommendation` says what is missing.
+         *
+         *     `recommendation` is written by the deployment's recommendation model when one is configured (README:
+         *     `RECOMMENDATION_MODEL`) and anything is on offer: a chat completion through this service's routes, held and
+         *     charged to the caller exactly as `POST /v1/llm/chat/completions` would be (the usage log shows it), so a
+         *     balance that cannot cover it is 402 `insufficient_balance`; if every upstream of that model fails, the rules
+         *     write it instead and nothing is charged (`written_by: rules`). Without a model it is written from the same facts
+         *     by a template, free.
+         *
+         *     A key is required (SPEC 5.6 leaves it open): the answer reads live inventory and may be billed.
+         */
+        post: operations["createRecommendation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1622,9 +1903,11 @@ export interface components {
          *     | machine_not_found | 404 | invalid_request_error | The machine id is not one of the caller's (provider's) machines. |
          *     | instance_terminated | 409 | invalid_request_error | The rental was deleted; it cannot be started again. |
          *     | plan_expired | 409 | invalid_request_error | The day, week or month term of the rental is used up; rent again. |
+         *     | insufficient_capacity | 409 | invalid_request_error | A burst order asked for more GPUs than are free under its price caps (`meta.gpus_requested`, `meta.gpus_available`); nothing was placed. |
+         *     | burst_order_not_found | 404 | invalid_request_error | The burst order id is not one of the caller's orders. |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -2799,6 +3082,111 @@ export interface components {
              */
             disk_gb?: number;
         };
+        /** @description A burst order (SPEC 1.7) and its rentals. */
+        BurstOrder: {
+            order_id: string;
+            /**
+             * @description From its rentals: `starting` (some not yet running), `running` (all running), `degraded` (a machine went
+             *     offline), `stopped`, `terminated`.
+             * @enum {string}
+             */
+            status: "starting" | "running" | "degraded" | "stopped" | "terminated";
+            desired_status: components["schemas"]["DesiredStatus"];
+            docker_image: string;
+            primary_gpu: string;
+            primary_max_price: number | null;
+            gpu_count: number;
+            extra_gpus: {
+                gpu_name: string;
+                max_price: number;
+            }[];
+            disk_gb: number;
+            pricing_type: components["schemas"]["PricingType"];
+            placed_gpus: number;
+            /** @description Rentals by status. */
+            counts: {
+                pending: number;
+                running: number;
+                offline: number;
+                stopped: number;
+                terminated: number;
+            };
+            instances: components["schemas"]["Instance"][];
+            /** @description After start, stop or delete, the rentals that could not (e.g. `resources_unavailable`); the others went on. */
+            failures?: {
+                task_id: string;
+                error_code: components["schemas"]["ErrorCode"];
+                error: string;
+            }[];
+            created_at: number;
+            updated_at: number;
+        };
+        /** @description A burst order (SPEC 2.10). */
+        BurstOrderRequest: {
+            /** @description The image deployed on every GPU. */
+            docker_image: string;
+            /** @description The GPU type placed first, underscore style (`RTX_4090`). */
+            primary_gpu: string;
+            /** @description A price cap per GPU-hour (USD) for the primary type too; none by default. */
+            primary_max_price?: number;
+            gpu_count: number;
+            /** @description Fallback types, tried in this order once the primary is exhausted, each only at or under its cap. */
+            extra_gpus?: {
+                gpu_name: string;
+                /** @description USD per GPU-hour, compared with each offer's own price when its GPUs are taken. */
+                max_price: number;
+            }[];
+            /**
+             * @description Disk per instance (SPEC 8).
+             * @default 40
+             */
+            disk_gb?: number;
+            pricing_type?: components["schemas"]["PricingType"];
+            /**
+             * @description With false, an order is placed with the GPUs that are free when fewer than asked are (at least one).
+             * @default true
+             */
+            all_or_nothing?: boolean;
+        };
+        /** @description Fallback types, tried in this order once the primary is exhausted, each only at or under its cap. */
+        extra_gpus: {
+            gpu_name: string;
+            /** @description USD per GPU-hour, compared with each offer's own price when its GPUs are taken. */
+            max_price: number;
+        }[];
+        /** @description What a burst order would get and cost now (a dry run of the same allocator; nothing is taken). */
+        BurstEstimateRequest: {
+            docker_image: string;
+            primary_gpu: string;
+            primary_max_price?: number;
+            gpu_count: number;
+            extra_gpus?: components["schemas"]["extra_gpus"];
+            /** @default 40 */
+            disk_gb?: number;
+            pricing_type?: components["schemas"]["PricingType"];
+        };
+        /** @description The allocator's plan for a burst order now, priced. */
+        BurstEstimate: {
+            gpu_count: number;
+            planned_gpus: number;
+            /** @description GPUs asked for that no offer under the caps can give now (an all-or-nothing order would be refused). */
+            shortfall: number;
+            pricing_type: components["schemas"]["PricingType"];
+            slots: {
+                offer_id: string;
+                gpu_name: string;
+                gpus: number;
+                price_per_gpu_hour_usd: number;
+                /** @description One unit of the plan for one GPU. */
+                unit_price_usd: number;
+                location: string;
+                verification: components["schemas"]["Verification"];
+            }[];
+            /** @description What the planned GPUs cost an hour at their hourly prices. */
+            per_hour_usd: number;
+            /** @description What placing the order needs in the balance (terms held whole, an hour of runtime for metered plans). */
+            due_at_start_usd: number;
+        };
         /** @description A provider's machine with its listing (SPEC 1.6). */
         Machine: {
             machine_id: string;
@@ -2862,6 +3250,111 @@ export interface components {
             docker_image: string;
             disk_gb: number;
             gpu_indexes: number[];
+        };
+        /**
+         * @description SPEC 2.13: what the renter needs, in their own words.
+         * @example {
+         *       "query": "I want to serve llama 3 70B in 16-bit under $8 per hour in Germany"
+         *     }
+         */
+        RecommendationRequest: {
+            /**
+             * @description Natural language, e.g. "serve llama 3 70B under $8/hour in Germany". Read for a model size ("70B", "13 billion",
+             *     "8x7b"; with "4-bit"/"int4"/"q4"/"awq", "8-bit"/"int8"/"fp8", else 16-bit), GPU memory ("at least 48GB" per GPU,
+             *     "160GB in total"), a budget ("under $1/hour" for the rental, "$0.50 per GPU-hour", "$500 a month"), a GPU count
+             *     ("4 GPUs", "8x"), places (country names, codes after "in"/"from", US, UK, EU, Europe) and GPU models named
+             *     ("4090", "A100", matched against the models on offer). Not blank.
+             */
+            query: string;
+        };
+        /**
+         * @description A GPU model on offer now (SPEC 2.13 `{model, reason}`), represented by its best offer for the request: the facts
+         *     behind the reason, to rent it with `POST /v1/instances` (`offer_id`, `gpu_count`).
+         */
+        RecommendedGpu: {
+            /** @description The GPU model, as the marketplace names it (`gpu_name`, e.g. `A100_80GB`). */
+            model: string;
+            /** @description Why, in facts: memory against the need, price against the budget, GPUs free, place, provider. */
+            reason: string;
+            offer_id: string;
+            /**
+             * @description GPUs to rent on the offer: the count asked, else enough to hold the memory needed (one when it fits, else 2, 4,
+             *     8 … since inference servers split a model over a power of two), never fewer than the offer's `min_gpus`.
+             */
+            gpu_count: number;
+            /** @description Memory of each GPU. */
+            vram_gb: number;
+            free_gpus: number;
+            price_per_gpu_hour_usd: number;
+            /** @description The hourly price of `gpu_count` GPUs (the `hour` plan; longer plans are discounted, see the offer). */
+            price_per_hour_usd: number;
+            /** @description ISO 3166-1 alpha-2 country code. */
+            location: string;
+            verification: components["schemas"]["Verification"];
+            /** @description Offers of this model that fare as well (machines to choose between). */
+            matching_offers: number;
+            /** @description What the offer misses of the request; always empty in `suggested_gpus`. */
+            unmet: ("gpu_model" | "vram" | "gpu_count" | "location" | "budget")[];
+        };
+        /**
+         * @description What the query was read as (SPEC 2.13), deterministically: the same query always gives the same constraints. A
+         *     field the query does not speak to is null (or an empty list).
+         */
+        RecommendationConstraints: {
+            /** @description Parameters of the model named, in billions ("70B" → 70; "8x7b" → 56, an upper bound for a mixture of experts). */
+            model_size_billions: number | null;
+            /**
+             * @description The weights' precision the memory estimate assumes; 16-bit unless the query names another. Null without a model size.
+             * @enum {string|null}
+             */
+            precision: "16-bit" | "8-bit" | "4-bit" | null;
+            /**
+             * @description GPU memory needed in all: the model's weights (2 GB per billion parameters at 16-bit, 1 at 8-bit, 0.5 at 4-bit)
+             *     plus 20 % for the KV cache and runtime, rounded up (70B at 16-bit: 168); or a total the query states, whichever
+             *     is larger.
+             */
+            vram_needed_gb: number | null;
+            /** @description Memory each GPU must have ("at least 48GB"). */
+            min_vram_per_gpu_gb: number | null;
+            /** @description The budget, in USD per hour (a daily, weekly or monthly one divided by 24, 168 or 720 hours). */
+            max_price_per_hour_usd: number | null;
+            /**
+             * @description `rental`: the budget is for all the GPUs rented together; `gpu`: per GPU ("$0.50 per GPU-hour"). Null without a budget.
+             * @enum {string|null}
+             */
+            budget_per: "rental" | "gpu" | null;
+            /** @description GPUs asked for ("4 GPUs", "8x"). */
+            gpu_count: number | null;
+            /** @description ISO 3166-1 alpha-2 codes of the places named, sorted ("EU" → its 27 members); empty means anywhere. */
+            locations: string[];
+            /** @description GPU models on offer now that the query names ("4090" → `RTX_4090`; "A100" → every A100 variant). */
+            gpu_models: string[];
+            /** @description GPU models the query names that nobody offers now ("H100"); with no `gpu_models`, nothing can be suggested. */
+            gpus_not_offered: string[];
+        };
+        /**
+         * @description SPEC 2.13. `suggested_gpus` lists only GPU models on offer now that meet every constraint (at most 5, best first:
+         *     the memory covers the need, then the cheapest rental, then verified providers). When none does, it is empty,
+         *     `recommendation` says what is missing, and `alternatives` holds the nearest misses (at most 3).
+         */
+        Recommendation: {
+            /** @description A short recommendation that names only the GPUs listed here. */
+            recommendation: string;
+            suggested_gpus: components["schemas"]["RecommendedGpu"][];
+            /** @description Only when `suggested_gpus` is empty; each says in `unmet` what it misses. */
+            alternatives: components["schemas"]["RecommendedGpu"][];
+            constraints: components["schemas"]["RecommendationConstraints"];
+            /**
+             * @description `model`: written by the deployment's recommendation model (`model`), billed like a chat completion. `rules`:
+             *     written from the same facts by a template: no model is configured, nothing is on offer, the model's upstreams
+             *     failed (nothing charged), or the model answered with no text (its tokens charged, as a chat completion's).
+             * @enum {string}
+             */
+            written_by: "model" | "rules";
+            /** @description The catalog slug that wrote `recommendation`; only with `written_by: model`. */
+            model?: string;
+            /** @description What this call was charged, exactly its line in the usage log; 0 when no model was paid. */
+            cost_usd: number;
         };
         /**
          * @description One entry of a chat's history. `type`: `text` (said by `role`), `image` (an image the assistant delivered, hosted
@@ -3411,6 +3904,29 @@ export interface components {
         };
         /** @description The rental cannot start: its GPUs were rented by someone else (resources_unavailable), it was deleted (instance_terminated), or its term is used up (plan_expired). */
         NativeInstanceConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description Fewer GPUs are free under the price caps than the order asks for (insufficient_capacity; nothing placed or charged), or the Idempotency-Key was used with another request (idempotency_conflict). */
+        NativeBurstConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description No such burst order for this caller. */
+        NativeBurstOrderNotFound: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
@@ -6030,6 +6546,453 @@ export interface operations {
             503: components["responses"]["NativeUnavailable"];
         };
     };
+    ensureSshProxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rental's `task_id`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rental with its SSH address. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Instance"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeInstanceNotFound"];
+            409: components["responses"]["NativeInstanceConflict"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    listBurstOrders: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Records to skip (newest first). */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The orders. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            orders: components["schemas"]["BurstOrder"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    createBurstOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BurstOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The order, placed. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["BurstOrder"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            402: components["responses"]["NativeInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            409: components["responses"]["NativeBurstConflict"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    estimateBurstOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BurstEstimateRequest"];
+            };
+        };
+        responses: {
+            /** @description The plan. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["BurstEstimate"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    checkBurstImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    docker_image: string;
+                    /** @default 40 */
+                    disk_gb?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The image's size and whether it fits. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            /** @description The reference, normalised (`docker.io/library/ubuntu:24.04`). */
+                            docker_image: string;
+                            digest: string;
+                            layers: number;
+                            compressed_bytes: number;
+                            estimated_disk_gb: number;
+                            disk_gb: number;
+                            fits: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    getBurstOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["BurstOrder"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeBurstOrderNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    deleteBurstOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order, its rentals terminated. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["BurstOrder"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeBurstOrderNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    startBurstOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["BurstOrder"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeBurstOrderNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    stopBurstOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["BurstOrder"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeBurstOrderNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    listBurstOrderTransactions: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transactions. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            transactions: {
+                                transaction_id: string;
+                                task_id: string;
+                                amount_usd: number;
+                                /** @description Unix milliseconds. */
+                                created_at: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeBurstOrderNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    listBurstOrderHistory: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The history. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            events: (components["schemas"]["InstanceEvent"] & {
+                                task_id: string;
+                            })[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeBurstOrderNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
     listMachines: {
         parameters: {
             query?: never;
@@ -6179,6 +7142,106 @@ export interface operations {
             401: components["responses"]["NativeUnauthorized"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeMachineNotFound"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    waitForTunnels: {
+        parameters: {
+            query?: {
+                wait_seconds?: number;
+            };
+            header?: never;
+            path: {
+                machine_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tunnels to open now. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            tunnel: {
+                                host: string;
+                                port: number;
+                            };
+                            connections: {
+                                token: string;
+                                instance_id: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeMachineNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    createRecommendation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecommendationRequest"];
+            };
+        };
+        responses: {
+            /** @description The recommendation, the GPUs it rests on and the constraints read. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Recommendation"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            402: components["responses"]["NativeInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            409: components["responses"]["NativeIdempotencyConflict"];
+            413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];

@@ -118,6 +118,8 @@ const schema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   /** Output cap assumed for the pre-flight hold when neither the request nor the catalog gives one. */
   DEFAULT_MAX_OUTPUT_TOKENS: z.coerce.number().int().positive().default(4096),
+  /** A chat model's catalog slug that writes GPU recommendations (SPEC 2.13), billed to the caller; unset: a free template writes them. */
+  RECOMMENDATION_MODEL: z.string().min(1).optional(),
   /** Chat job records stay pollable this long after kickoff. */
   CHAT_JOB_RETENTION_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
   /** One chat job's deadline (SPEC 8: 10 minutes in the worst case). */
@@ -128,6 +130,22 @@ const schema = z.object({
   MACHINE_OFFLINE_MS: z.coerce.number().int().positive().default(90_000),
   /** How often running rentals are settled and checked against the balance (at least every minute, SPEC 4.5). */
   RENTAL_SWEEP_MS: z.coerce.number().int().positive().max(60_000).default(15_000),
+  /** The SSH proxy: the name renters connect to, the address its ports listen on, and their range (`first-last`). */
+  SSH_PROXY_HOST: z.string().min(1).default('127.0.0.1'),
+  SSH_PROXY_BIND: z.string().min(1).default('127.0.0.1'),
+  SSH_PROXY_PORTS: z
+    .string()
+    .regex(/^\d{1,5}-\d{1,5}$/, 'is first-last, e.g. 22000-22999')
+    .default('22000-22999')
+    .transform((v) => {
+      const [first, last] = v.split('-').map(Number) as [number, number];
+      return { first, last };
+    })
+    .refine((r) => r.first >= 1 && r.first <= r.last && r.last <= 65_535, 'is a range of ports, the first not above the last'),
+  /** Where agents dial back for SSH tunnels (`0`: any free port, for tests); `off` serves no proxy sockets from this process. */
+  TUNNEL_HOST: z.string().min(1).optional(),
+  TUNNEL_PORT: z.coerce.number().int().min(0).max(65_535).default(7022),
+  SSH_PROXY: z.enum(['on', 'off']).default('on'),
   /** How far back measured throughput reaches (GET /v1/llm/models/{slug}/performance). */
   THROUGHPUT_WINDOW_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
 });

@@ -16,6 +16,11 @@ import type { MarketStore } from './adapters/market-store/index.js';
 import { SqlMarketStore } from './adapters/market-store/sql.js';
 import { Machines } from './domain/market/machines.js';
 import { Rentals } from './domain/market/rentals.js';
+import { BurstOrders } from './domain/market/burst-orders.js';
+import { SshProxy } from './domain/market/ssh-proxy.js';
+import { OciImageRegistry, type ImageRegistry } from './adapters/image-registry/index.js';
+import { SqlTunnelStore } from './adapters/tunnel-store/sql.js';
+import { PortListeners, TunnelListener } from './adapters/ssh-proxy/tcp-listeners.js';
 import { FileChargeJournal } from './adapters/charge-journal/file.js';
 import { SqlIdempotencyStore } from './adapters/idempotency/sql.js';
 import type { RateLimiter } from './adapters/rate-limiter/index.js';
@@ -50,6 +55,7 @@ import { MUSIC } from './domain/media/music-plan.js';
 import { VideoJobs } from './domain/media/video-jobs.js';
 import { IMAGE_RESTORATION, VIDEO_RESTORATION } from './domain/media/restoration-plan.js';
 import { ChatRooms } from './domain/chats/chat-rooms.js';
+import { Recommendations } from './domain/market/recommendation.js';
 import { SqlChatStore } from './adapters/chat-store/sql.js';
 import { ClipEncoder } from './adapters/video-codec/index.js';
 import type { components } from '../generated/openapi.js';
@@ -118,6 +124,8 @@ export interface Deps {
   topazImageJobs: MediaJobs<components['schemas']['TopazImageRequest']>;
   topazVideoJobs: MediaJobs<components['schemas']['TopazVideoRequest']>;
   chatRooms: ChatRooms;
+  /** GPU recommendations (SPEC 2.13): live offers, written by RECOMMENDATION_MODEL when set. */
+  recommendations: Recommendations;
   /** The GPU marketplace: machines and their listings, offers, rentals and their billing. */
   market: Market;
   /** Works on this process's jobs and resumes those of processes that died. */
@@ -201,6 +209,10 @@ export interface Market {
   store: MarketStore;
   machines: Machines;
   rentals: Rentals;
+  bursts: BurstOrders;
+  sshProxy: SshProxy;
+  /** Docker image sizes from their registries (burst orders' image check). */
+  registry: ImageRegistry;
 }
 
 function buildMarket(db: Database, ledger: Ledger, now: () => number, config: Config, marketFxRateRubMicro: bigint, onUnexpected: (err: unknown) => void): Market {
@@ -214,7 +226,49 @@ function buildMarket(db: Database, ledger: Ledger, now: () => number, config: Co
     earningsLot: () => ({ currency: 'USD', fxRateRubMicro: marketFxRateRubMicro }),
     onUnexpected,
   });
-  return { store, machines: new Machines(store, rentals, now), rentals };
+  const bursts = new BurstOrders({ store, rentals, ledger, now, offlineAfterMs: config.MACHINE_OFFLINE_MS });
+  const sshProxy = new SshProxy({
+    tunnels: new SqlTunnelStore(db),
+    store,
+    now,
+    settings: { publicHost: config.SSH_PROXY_HOST, range: config.SSH_PROXY_PORTS, tunnelHost: config.TUNNEL_HOST ?? config.SSH_PROXY_HOST, tunnelPort: config.TUNNEL_PORT, connectTimeoutMs: SSH_CONNECT_TIMEOUT_MS },
+    onUnexpected,
+  });
+  // A Docker image name is user input: its registry, and the token service it names, get the media links' rules.
+  const registry = new OciImageRegistry({ policy: AddressPolicy.parse(config.MEDIA_FETCH_ALLOW) });
+  return { store, machines: new Machines(store, rentals, now), rentals, bursts, sshProxy, registry };
+}
+
+const SSH_CONNECT_TIMEOUT_MS = 15_000;
+const SSH_PROXY_SYNC_MS = 2_000;
+
+/**
+ * The SSH proxy's sockets in this process: the tunnel port agents dial back to, then a listener per rental port.
+ * A process that cannot take the tunnel port (another gateway process on this host holds it) serves no sockets and
+ * leaves the proxy to that one; it still allocates ports and answers agents through the database.
+ */
+async function openSshSockets(config: Config, proxy: SshProxy, logger: Logger): Promise<{ close(): Promise<void> } | null> {
+  if (config.SSH_PROXY === 'off') return null;
+  const tunnels = new TunnelListener((token, socket, rest) => proxy.tunnelArrived(token, socket, rest));
+  try {
+    proxy.settings.tunnelPort = await tunnels.listen(config.TUNNEL_PORT, config.SSH_PROXY_BIND);
+  } catch (err) {
+    logger.warn({ reason: (err as NodeJS.ErrnoException).code ?? String(err), tunnel_port: config.TUNNEL_PORT }, 'SSH tunnel port taken: this process serves no SSH proxy sockets');
+    return null;
+  }
+  const ports = new PortListeners(
+    config.SSH_PROXY_BIND,
+    (port, socket) => void proxy.clientConnected(port, socket).catch((err: unknown) => logger.warn({ err, ssh_port: port }, 'SSH proxy connection failed')),
+    (port, err) => logger.warn({ err, ssh_port: port }, 'SSH proxy port taken'),
+  );
+  proxy.attach(ports);
+  return {
+    async close() {
+      proxy.close();
+      await ports.closeAll();
+      await tunnels.close();
+    },
+  };
 }
 
 export async function buildDeps(config: Config, logger: Logger, now: () => number = Date.now): Promise<Deps> {
@@ -294,6 +348,15 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const topazVideoJobs = new MediaJobs(VIDEO_RESTORATION, mediaJobDeps);
   const chatRooms = new ChatRooms({ store: new SqlChatStore(db), catalog, chat, imageJobs, now });
   const market = buildMarket(db, ledger, now, config, marketFxRateRubMicro, (err) => logger.warn({ err }, 'rental upkeep failed'));
+  const recommendations = new Recommendations({
+    store: market.store,
+    chat,
+    catalog,
+    now,
+    logger,
+    settings: { offlineAfterMs: config.MACHINE_OFFLINE_MS, model: config.RECOMMENDATION_MODEL },
+  });
+  const sshSockets = await openSshSockets(config, market.sshProxy, logger);
   jobRunner.start();
   const background = [
     [new Periodic(() => ledger.expireHolds(now()), (err) => logger.warn({ err }, 'hold sweep failed')), config.HOLD_SWEEP_MS],
@@ -301,6 +364,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     [new Periodic(() => retryJournaledCharges(journal, billing), (err) => logger.warn({ err }, 'journaled charges still not posted')), config.CHARGE_RETRY_MS],
     [new Periodic(() => billing.tickLeases(), (err) => logger.warn({ err }, 'billing lease upkeep failed')), LEASE_TICK_MS],
     [new Periodic(() => market.rentals.sweep(), (err) => logger.warn({ err }, 'rental sweep failed')), config.RENTAL_SWEEP_MS],
+    [new Periodic(() => market.sshProxy.sync(), (err) => logger.warn({ err }, 'SSH proxy sync failed')), SSH_PROXY_SYNC_MS],
     [new Periodic(() => blobs.sweep(now()), (err) => logger.warn({ err }, 'hosted file sweep failed')), config.BLOB_SWEEP_MS],
     [new Periodic(() => jobs.expire(now()), (err) => logger.warn({ err }, 'job record sweep failed')), config.HOLD_SWEEP_MS],
     // Started once every kind of job has its work registered: a job claimed before that would sit idle under our lease.
@@ -339,6 +403,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     topazImageJobs,
     topazVideoJobs,
     chatRooms,
+    recommendations,
     jobRunner,
     throughput,
     metrics,
@@ -347,6 +412,8 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     marketFxRateRubMicro,
     async close() {
       for (const [task] of background) await task.stop();
+      await sshSockets?.close();
+      await market.registry.close();
       await jobRunner.close();
       await billing.close();
       await ledger.drain();

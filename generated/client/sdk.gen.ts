@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAudioJobData, CreateAudioJobErrors, CreateAudioJobResponses, CreateChatData, CreateChatErrors, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateChatMessageData, CreateChatMessageErrors, CreateChatMessageResponses, CreateChatResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatImageData, CreateCompatImageErrors, CreateCompatImageResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateImageData, CreateImageErrors, CreateImageJobData, CreateImageJobErrors, CreateImageJobResponses, CreateImageResponses, CreateInstanceData, CreateInstanceErrors, CreateInstanceResponses, CreateMusicJobData, CreateMusicJobErrors, CreateMusicJobResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateTopazImageJobData, CreateTopazImageJobErrors, CreateTopazImageJobResponses, CreateTopazVideoJobData, CreateTopazVideoJobErrors, CreateTopazVideoJobResponses, CreateVideoJobData, CreateVideoJobErrors, CreateVideoJobResponses, DeleteInstanceData, DeleteInstanceErrors, DeleteInstanceResponses, EstimateAudioJobData, EstimateAudioJobErrors, EstimateAudioJobResponses, EstimateImageJobData, EstimateImageJobErrors, EstimateImageJobResponses, EstimateMusicJobData, EstimateMusicJobErrors, EstimateMusicJobResponses, EstimateVideoJobData, EstimateVideoJobErrors, EstimateVideoJobResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, FinalizeVideoJobData, FinalizeVideoJobErrors, FinalizeVideoJobResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAudioJobData, GetAudioJobErrors, GetAudioJobResponses, GetChatData, GetChatErrors, GetChatImageJobData, GetChatImageJobErrors, GetChatImageJobResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetChatResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetHostedFileData, GetHostedFileErrors, GetHostedFileResponses, GetImageJobData, GetImageJobErrors, GetImageJobResponses, GetInstanceData, GetInstanceErrors, GetInstanceResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetMusicJobData, GetMusicJobErrors, GetMusicJobResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetTopazImageJobData, GetTopazImageJobErrors, GetTopazImageJobResponses, GetTopazVideoJobData, GetTopazVideoJobErrors, GetTopazVideoJobResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, GetVideoJobData, GetVideoJobErrors, GetVideoJobResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListInstancesData, ListInstancesErrors, ListInstancesResponses, ListMachinesData, ListMachinesErrors, ListMachinesResponses, ListOffersData, ListOffersErrors, ListOffersResponses, ListTopazModelsData, ListTopazModelsErrors, ListTopazModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, MachineHeartbeatData, MachineHeartbeatErrors, MachineHeartbeatResponses, RegisterMachineData, RegisterMachineErrors, RegisterMachineResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses, StartInstanceData, StartInstanceErrors, StartInstanceResponses, StopInstanceData, StopInstanceErrors, StopInstanceResponses, UpdateMachineListingData, UpdateMachineListingErrors, UpdateMachineListingResponses } from './types.gen.js';
+import type { CheckBurstImageData, CheckBurstImageErrors, CheckBurstImageResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAudioJobData, CreateAudioJobErrors, CreateAudioJobResponses, CreateBurstOrderData, CreateBurstOrderErrors, CreateBurstOrderResponses, CreateChatData, CreateChatErrors, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateChatMessageData, CreateChatMessageErrors, CreateChatMessageResponses, CreateChatResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatImageData, CreateCompatImageErrors, CreateCompatImageResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateImageData, CreateImageErrors, CreateImageJobData, CreateImageJobErrors, CreateImageJobResponses, CreateImageResponses, CreateInstanceData, CreateInstanceErrors, CreateInstanceResponses, CreateMusicJobData, CreateMusicJobErrors, CreateMusicJobResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRecommendationData, CreateRecommendationErrors, CreateRecommendationResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateTopazImageJobData, CreateTopazImageJobErrors, CreateTopazImageJobResponses, CreateTopazVideoJobData, CreateTopazVideoJobErrors, CreateTopazVideoJobResponses, CreateVideoJobData, CreateVideoJobErrors, CreateVideoJobResponses, DeleteBurstOrderData, DeleteBurstOrderErrors, DeleteBurstOrderResponses, DeleteInstanceData, DeleteInstanceErrors, DeleteInstanceResponses, EnsureSshProxyData, EnsureSshProxyErrors, EnsureSshProxyResponses, EstimateAudioJobData, EstimateAudioJobErrors, EstimateAudioJobResponses, EstimateBurstOrderData, EstimateBurstOrderErrors, EstimateBurstOrderResponses, EstimateImageJobData, EstimateImageJobErrors, EstimateImageJobResponses, EstimateMusicJobData, EstimateMusicJobErrors, EstimateMusicJobResponses, EstimateVideoJobData, EstimateVideoJobErrors, EstimateVideoJobResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, FinalizeVideoJobData, FinalizeVideoJobErrors, FinalizeVideoJobResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAudioJobData, GetAudioJobErrors, GetAudioJobResponses, GetBurstOrderData, GetBurstOrderErrors, GetBurstOrderResponses, GetChatData, GetChatErrors, GetChatImageJobData, GetChatImageJobErrors, GetChatImageJobResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetChatResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetHostedFileData, GetHostedFileErrors, GetHostedFileResponses, GetImageJobData, GetImageJobErrors, GetImageJobResponses, GetInstanceData, GetInstanceErrors, GetInstanceResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetMusicJobData, GetMusicJobErrors, GetMusicJobResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetTopazImageJobData, GetTopazImageJobErrors, GetTopazImageJobResponses, GetTopazVideoJobData, GetTopazVideoJobErrors, GetTopazVideoJobResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, GetVideoJobData, GetVideoJobErrors, GetVideoJobResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBurstOrderHistoryData, ListBurstOrderHistoryErrors, ListBurstOrderHistoryResponses, ListBurstOrdersData, ListBurstOrdersErrors, ListBurstOrdersResponses, ListBurstOrderTransactionsData, ListBurstOrderTransactionsErrors, ListBurstOrderTransactionsResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListInstancesData, ListInstancesErrors, ListInstancesResponses, ListMachinesData, ListMachinesErrors, ListMachinesResponses, ListOffersData, ListOffersErrors, ListOffersResponses, ListTopazModelsData, ListTopazModelsErrors, ListTopazModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, MachineHeartbeatData, MachineHeartbeatErrors, MachineHeartbeatResponses, RegisterMachineData, RegisterMachineErrors, RegisterMachineResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses, StartBurstOrderData, StartBurstOrderErrors, StartBurstOrderResponses, StartInstanceData, StartInstanceErrors, StartInstanceResponses, StopBurstOrderData, StopBurstOrderErrors, StopBurstOrderResponses, StopInstanceData, StopInstanceErrors, StopInstanceResponses, UpdateMachineListingData, UpdateMachineListingErrors, UpdateMachineListingResponses, WaitForTunnelsData, WaitForTunnelsErrors, WaitForTunnelsResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -918,6 +918,170 @@ export const stopInstance = <ThrowOnError extends boolean = false>(options: Opti
 });
 
 /**
+ * Make sure a rental has its SSH proxy port
+ *
+ * SPEC 4.5: every rental gets a port on the SSH proxy host when it is placed (`ssh_host`, `ssh_port`); this allocates
+ * one on demand for a rental whose allocation failed, and answers the same port on every call (ports are unique
+ * across gateway processes). `ssh -p <ssh_port> root@<ssh_host>` reaches the container's SSH daemon through its
+ * machine's agent while the rental runs. A deleted rental is 409 `instance_terminated`; every port in use, 503
+ * `provider_unavailable` (retry later). No body.
+ *
+ */
+export const ensureSshProxy = <ThrowOnError extends boolean = false>(options: Options<EnsureSshProxyData, ThrowOnError>) => (options.client ?? client).post<EnsureSshProxyResponses, EnsureSshProxyErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/instances/{id}/ssh-proxy/ensure',
+    ...options
+});
+
+/**
+ * List the caller's burst orders
+ *
+ * The caller's burst orders with their rentals, newest first; page with `limit` and `offset`.
+ *
+ */
+export const listBurstOrders = <ThrowOnError extends boolean = false>(options?: Options<ListBurstOrdersData, ThrowOnError>) => (options?.client ?? client).get<ListBurstOrdersResponses, ListBurstOrdersErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/burst/orders',
+    ...options
+});
+
+/**
+ * Place a burst order
+ *
+ * SPEC 1.7, 2.10: places `gpu_count` GPUs (1-100) across providers' machines, each machine's share a rental of the
+ * order running `docker_image`: the primary type first, then each `extra_gpus` type in order, only on offers at or
+ * under the type's `max_price`; within a type the cheapest machines first, verified ones first, the most free GPUs
+ * first. All or nothing by default: when fewer GPUs are free under the caps, 409 `insufficient_capacity` and nothing
+ * is placed or charged. The plan (`pricing_type`, week by default) is that of every rental; what starting them all
+ * needs is checked first (402 `insufficient_balance`). Concurrent orders never share a GPU. Answers `order_id` and
+ * the order with its rentals, each echoing the GPU and price actually taken.
+ *
+ */
+export const createBurstOrder = <ThrowOnError extends boolean = false>(options: Options<CreateBurstOrderData, ThrowOnError>) => (options.client ?? client).post<CreateBurstOrderResponses, CreateBurstOrderErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/burst/orders',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Estimate a burst order
+ *
+ * A dry run of the burst allocator: which offers the order would take now, at what prices, what it costs an hour and
+ * what placing it needs in the balance, and how many GPUs would be missing (`shortfall`). Nothing is taken.
+ *
+ */
+export const estimateBurstOrder = <ThrowOnError extends boolean = false>(options: Options<EstimateBurstOrderData, ThrowOnError>) => (options.client ?? client).post<EstimateBurstOrderResponses, EstimateBurstOrderErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/burst/orders/estimate',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Check a Docker image's size against the disk
+ *
+ * Reads the image's manifest from its own registry (the OCI distribution API; public images, Docker Hub's anonymous
+ * tokens) for linux/amd64 and compares what it takes on disk with `disk_gb`. Registries only report compressed
+ * sizes: the disk estimate is the compressed size × 2.5 (the unpacked layers, and the compressed blobs an image
+ * store may keep). `fits: false` means a rental with this disk would run out of space while pulling. An image that
+ * does not exist or is private, a malformed reference, or a registry at a private address answers 400
+ * `invalid_request` naming `docker_image`; a registry that does not answer, 503 `provider_unavailable`.
+ *
+ */
+export const checkBurstImage = <ThrowOnError extends boolean = false>(options: Options<CheckBurstImageData, ThrowOnError>) => (options.client ?? client).post<CheckBurstImageResponses, CheckBurstImageErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/burst/orders/image-check',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete a burst order
+ *
+ * Deletes every rental of the order (each settled, a term's unused rest given back, its disk wiped); the order stays
+ * readable.
+ *
+ */
+export const deleteBurstOrder = <ThrowOnError extends boolean = false>(options: Options<DeleteBurstOrderData, ThrowOnError>) => (options.client ?? client).delete<DeleteBurstOrderResponses, DeleteBurstOrderErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/burst/orders/{order_id}',
+    ...options
+});
+
+/**
+ * Read a burst order
+ *
+ * One of the caller's burst orders with its rentals. Another account's or an unknown id: 404 `burst_order_not_found`.
+ *
+ */
+export const getBurstOrder = <ThrowOnError extends boolean = false>(options: Options<GetBurstOrderData, ThrowOnError>) => (options.client ?? client).get<GetBurstOrderResponses, GetBurstOrderErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/burst/orders/{order_id}',
+    ...options
+});
+
+/**
+ * Start a burst order
+ *
+ * Starts every stopped rental of the order on the GPUs it had; one whose GPUs were rented meanwhile, or that the
+ * balance cannot start, is listed in `failures` with its error code while the others start. No body.
+ *
+ */
+export const startBurstOrder = <ThrowOnError extends boolean = false>(options: Options<StartBurstOrderData, ThrowOnError>) => (options.client ?? client).post<StartBurstOrderResponses, StartBurstOrderErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/burst/orders/{order_id}/start',
+    ...options
+});
+
+/**
+ * Stop a burst order
+ *
+ * Stops every running rental of the order: settled, billing stopped, GPUs released (SPEC 1.4). No body.
+ *
+ */
+export const stopBurstOrder = <ThrowOnError extends boolean = false>(options: Options<StopBurstOrderData, ThrowOnError>) => (options.client ?? client).post<StopBurstOrderResponses, StopBurstOrderErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/burst/orders/{order_id}/stop',
+    ...options
+});
+
+/**
+ * A burst order's billing transactions
+ *
+ * Every charge settled for the order's rentals (ledger transfers `rental:<task_id>:<n>`), newest first, at most
+ * `limit`.
+ *
+ */
+export const listBurstOrderTransactions = <ThrowOnError extends boolean = false>(options: Options<ListBurstOrderTransactionsData, ThrowOnError>) => (options.client ?? client).get<ListBurstOrderTransactionsResponses, ListBurstOrderTransactionsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/burst/orders/{order_id}/transactions',
+    ...options
+});
+
+/**
+ * A burst order's GPU run history
+ *
+ * Every status change of the order's rentals (placed, running, offline, stopped, terminated, with the reason), newest
+ * first, at most `limit`.
+ *
+ */
+export const listBurstOrderHistory = <ThrowOnError extends boolean = false>(options: Options<ListBurstOrderHistoryData, ThrowOnError>) => (options.client ?? client).get<ListBurstOrderHistoryResponses, ListBurstOrderHistoryErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/burst/orders/{order_id}/history',
+    ...options
+});
+
+/**
  * List the caller's machines
  *
  * The caller's machines with their listings, oldest first.
@@ -968,8 +1132,9 @@ export const updateMachineListing = <ThrowOnError extends boolean = false>(optio
  * An agent's heartbeat
  *
  * The machine's agent calls this every few seconds with the state of the rental containers it runs: a container
- * `running` starts its rental's billing; one `exited` or `failed` while it should run stops the rental (reason
- * `error`). The answer lists every rental the machine must run, keep stopped or remove (`terminated`: remove the
+ * `running` starts its rental's billing; one that `failed` (stopped on its own) while its rental should run stops
+ * the rental (reason `error`); `exited` is a container the agent stopped on request, news only if its rental was
+ * running. The answer lists every rental the machine must run, keep stopped or remove (`terminated`: remove the
  * container and wipe its disk). A machine not heard from for `MACHINE_OFFLINE_MS` is offline: its rentals stop
  * accruing and say `host_offline`.
  *
@@ -977,6 +1142,51 @@ export const updateMachineListing = <ThrowOnError extends boolean = false>(optio
 export const machineHeartbeat = <ThrowOnError extends boolean = false>(options: Options<MachineHeartbeatData, ThrowOnError>) => (options.client ?? client).post<MachineHeartbeatResponses, MachineHeartbeatErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
     url: '/v1/provider/machines/{machine_id}/heartbeat',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Wait for SSH tunnels to open
+ *
+ * The machine's agent long-polls this: it answers as soon as a client connected to the SSH proxy port of one of the
+ * machine's rentals, or with no connections after `wait_seconds` (default 25). For each connection the agent dials
+ * `tunnel.host`:`tunnel.port`, sends the line `CGW-TUNNEL <token>` and then pipes the connection to the rental's
+ * container SSH port. Each connection is handed out once.
+ *
+ */
+export const waitForTunnels = <ThrowOnError extends boolean = false>(options: Options<WaitForTunnelsData, ThrowOnError>) => (options.client ?? client).post<WaitForTunnelsResponses, WaitForTunnelsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/provider/machines/{machine_id}/tunnels',
+    ...options
+});
+
+/**
+ * Recommend GPUs for a need described in words
+ *
+ * SPEC 1.5, 2.13, 4.5. The query is read into constraints without a model (model size → GPU memory needed, memory
+ * per GPU, budget, GPU count, places, GPU models named; echoed in `data.constraints`), matched against the offers
+ * online now (those `GET /v1/marketplace/offers` lists), and one offer per GPU model is ranked: the memory covers
+ * the need (GPU memory × GPUs rented), then the cheapest rental, then verified providers. `suggested_gpus` names
+ * only models on offer that meet every constraint; when none does it is empty, `alternatives` holds the nearest
+ * misses and `recommendation` says what is missing.
+ *
+ * `recommendation` is written by the deployment's recommendation model when one is configured (README:
+ * `RECOMMENDATION_MODEL`) and anything is on offer: a chat completion through this service's routes, held and
+ * charged to the caller exactly as `POST /v1/llm/chat/completions` would be (the usage log shows it), so a
+ * balance that cannot cover it is 402 `insufficient_balance`; if every upstream of that model fails, the rules
+ * write it instead and nothing is charged (`written_by: rules`). Without a model it is written from the same facts
+ * by a template, free.
+ *
+ * A key is required (SPEC 5.6 leaves it open): the answer reads live inventory and may be billed.
+ *
+ */
+export const createRecommendation = <ThrowOnError extends boolean = false>(options: Options<CreateRecommendationData, ThrowOnError>) => (options.client ?? client).post<CreateRecommendationResponses, CreateRecommendationErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/ai/recommendation',
     ...options,
     headers: {
         'Content-Type': 'application/json',

@@ -185,9 +185,11 @@ export type Health = {
  * | machine_not_found | 404 | invalid_request_error | The machine id is not one of the caller's (provider's) machines. |
  * | instance_terminated | 409 | invalid_request_error | The rental was deleted; it cannot be started again. |
  * | plan_expired | 409 | invalid_request_error | The day, week or month term of the rental is used up; rent again. |
+ * | insufficient_capacity | 409 | invalid_request_error | A burst order asked for more GPUs than are free under its price caps (`meta.gpus_requested`, `meta.gpus_available`); nothing was placed. |
+ * | burst_order_not_found | 404 | invalid_request_error | The burst order id is not one of the caller's orders. |
  *
  */
-export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired';
+export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found';
 
 /**
  * One body-validation finding (SPEC 2.7), listed in `meta.fields`.
@@ -1653,6 +1655,147 @@ export type InstanceRequest = {
 };
 
 /**
+ * A burst order (SPEC 1.7) and its rentals.
+ */
+export type BurstOrder = {
+    order_id: string;
+    /**
+     * From its rentals: `starting` (some not yet running), `running` (all running), `degraded` (a machine went
+     * offline), `stopped`, `terminated`.
+     *
+     */
+    status: 'starting' | 'running' | 'degraded' | 'stopped' | 'terminated';
+    desired_status: DesiredStatus;
+    docker_image: string;
+    primary_gpu: string;
+    primary_max_price: number | null;
+    gpu_count: number;
+    extra_gpus: Array<{
+        gpu_name: string;
+        max_price: number;
+    }>;
+    disk_gb: number;
+    pricing_type: PricingType;
+    placed_gpus: number;
+    /**
+     * Rentals by status.
+     */
+    counts: {
+        pending: number;
+        running: number;
+        offline: number;
+        stopped: number;
+        terminated: number;
+    };
+    instances: Array<Instance>;
+    /**
+     * After start, stop or delete, the rentals that could not (e.g. `resources_unavailable`); the others went on.
+     */
+    failures?: Array<{
+        task_id: string;
+        error_code: ErrorCode;
+        error: string;
+    }>;
+    created_at: number;
+    updated_at: number;
+};
+
+/**
+ * A burst order (SPEC 2.10).
+ */
+export type BurstOrderRequest = {
+    /**
+     * The image deployed on every GPU.
+     */
+    docker_image: string;
+    /**
+     * The GPU type placed first, underscore style (`RTX_4090`).
+     */
+    primary_gpu: string;
+    /**
+     * A price cap per GPU-hour (USD) for the primary type too; none by default.
+     */
+    primary_max_price?: number;
+    gpu_count: number;
+    /**
+     * Fallback types, tried in this order once the primary is exhausted, each only at or under its cap.
+     */
+    extra_gpus?: Array<{
+        gpu_name: string;
+        /**
+         * USD per GPU-hour, compared with each offer's own price when its GPUs are taken.
+         */
+        max_price: number;
+    }>;
+    /**
+     * Disk per instance (SPEC 8).
+     */
+    disk_gb?: number;
+    pricing_type?: PricingType;
+    /**
+     * With false, an order is placed with the GPUs that are free when fewer than asked are (at least one).
+     */
+    all_or_nothing?: boolean;
+};
+
+/**
+ * Fallback types, tried in this order once the primary is exhausted, each only at or under its cap.
+ */
+export type ExtraGpus = Array<{
+    gpu_name: string;
+    /**
+     * USD per GPU-hour, compared with each offer's own price when its GPUs are taken.
+     */
+    max_price: number;
+}>;
+
+/**
+ * What a burst order would get and cost now (a dry run of the same allocator; nothing is taken).
+ */
+export type BurstEstimateRequest = {
+    docker_image: string;
+    primary_gpu: string;
+    primary_max_price?: number;
+    gpu_count: number;
+    extra_gpus?: ExtraGpus;
+    disk_gb?: number;
+    pricing_type?: PricingType;
+};
+
+/**
+ * The allocator's plan for a burst order now, priced.
+ */
+export type BurstEstimate = {
+    gpu_count: number;
+    planned_gpus: number;
+    /**
+     * GPUs asked for that no offer under the caps can give now (an all-or-nothing order would be refused).
+     */
+    shortfall: number;
+    pricing_type: PricingType;
+    slots: Array<{
+        offer_id: string;
+        gpu_name: string;
+        gpus: number;
+        price_per_gpu_hour_usd: number;
+        /**
+         * One unit of the plan for one GPU.
+         */
+        unit_price_usd: number;
+        location: string;
+        verification: Verification;
+    }>;
+    /**
+     * What the planned GPUs cost an hour at their hourly prices.
+     */
+    per_hour_usd: number;
+    /**
+     * What placing the order needs in the balance (terms held whole, an hour of runtime for metered plans).
+     */
+    due_at_start_usd: number;
+};
+
+/**
  * A provider's machine with its listing (SPEC 1.6).
  */
 export type Machine = {
@@ -1743,6 +1886,152 @@ export type Assignment = {
     docker_image: string;
     disk_gb: number;
     gpu_indexes: Array<number>;
+};
+
+/**
+ * SPEC 2.13: what the renter needs, in their own words.
+ */
+export type RecommendationRequest = {
+    /**
+     * Natural language, e.g. "serve llama 3 70B under $8/hour in Germany". Read for a model size ("70B", "13 billion",
+     * "8x7b"; with "4-bit"/"int4"/"q4"/"awq", "8-bit"/"int8"/"fp8", else 16-bit), GPU memory ("at least 48GB" per GPU,
+     * "160GB in total"), a budget ("under $1/hour" for the rental, "$0.50 per GPU-hour", "$500 a month"), a GPU count
+     * ("4 GPUs", "8x"), places (country names, codes after "in"/"from", US, UK, EU, Europe) and GPU models named
+     * ("4090", "A100", matched against the models on offer). Not blank.
+     *
+     */
+    query: string;
+};
+
+/**
+ * A GPU model on offer now (SPEC 2.13 `{model, reason}`), represented by its best offer for the request: the facts
+ * behind the reason, to rent it with `POST /v1/instances` (`offer_id`, `gpu_count`).
+ *
+ */
+export type RecommendedGpu = {
+    /**
+     * The GPU model, as the marketplace names it (`gpu_name`, e.g. `A100_80GB`).
+     */
+    model: string;
+    /**
+     * Why, in facts: memory against the need, price against the budget, GPUs free, place, provider.
+     */
+    reason: string;
+    offer_id: string;
+    /**
+     * GPUs to rent on the offer: the count asked, else enough to hold the memory needed (one when it fits, else 2, 4,
+     * 8 … since inference servers split a model over a power of two), never fewer than the offer's `min_gpus`.
+     *
+     */
+    gpu_count: number;
+    /**
+     * Memory of each GPU.
+     */
+    vram_gb: number;
+    free_gpus: number;
+    price_per_gpu_hour_usd: number;
+    /**
+     * The hourly price of `gpu_count` GPUs (the `hour` plan; longer plans are discounted, see the offer).
+     */
+    price_per_hour_usd: number;
+    /**
+     * ISO 3166-1 alpha-2 country code.
+     */
+    location: string;
+    verification: Verification;
+    /**
+     * Offers of this model that fare as well (machines to choose between).
+     */
+    matching_offers: number;
+    /**
+     * What the offer misses of the request; always empty in `suggested_gpus`.
+     */
+    unmet: Array<'gpu_model' | 'vram' | 'gpu_count' | 'location' | 'budget'>;
+};
+
+/**
+ * What the query was read as (SPEC 2.13), deterministically: the same query always gives the same constraints. A
+ * field the query does not speak to is null (or an empty list).
+ *
+ */
+export type RecommendationConstraints = {
+    /**
+     * Parameters of the model named, in billions ("70B" → 70; "8x7b" → 56, an upper bound for a mixture of experts).
+     */
+    model_size_billions: number | null;
+    /**
+     * The weights' precision the memory estimate assumes; 16-bit unless the query names another. Null without a model size.
+     */
+    precision: '16-bit' | '8-bit' | '4-bit' | null;
+    /**
+     * GPU memory needed in all: the model's weights (2 GB per billion parameters at 16-bit, 1 at 8-bit, 0.5 at 4-bit)
+     * plus 20 % for the KV cache and runtime, rounded up (70B at 16-bit: 168); or a total the query states, whichever
+     * is larger.
+     *
+     */
+    vram_needed_gb: number | null;
+    /**
+     * Memory each GPU must have ("at least 48GB").
+     */
+    min_vram_per_gpu_gb: number | null;
+    /**
+     * The budget, in USD per hour (a daily, weekly or monthly one divided by 24, 168 or 720 hours).
+     */
+    max_price_per_hour_usd: number | null;
+    /**
+     * `rental`: the budget is for all the GPUs rented together; `gpu`: per GPU ("$0.50 per GPU-hour"). Null without a budget.
+     */
+    budget_per: 'rental' | 'gpu' | null;
+    /**
+     * GPUs asked for ("4 GPUs", "8x").
+     */
+    gpu_count: number | null;
+    /**
+     * ISO 3166-1 alpha-2 codes of the places named, sorted ("EU" → its 27 members); empty means anywhere.
+     */
+    locations: Array<string>;
+    /**
+     * GPU models on offer now that the query names ("4090" → `RTX_4090`; "A100" → every A100 variant).
+     */
+    gpu_models: Array<string>;
+    /**
+     * GPU models the query names that nobody offers now ("H100"); with no `gpu_models`, nothing can be suggested.
+     */
+    gpus_not_offered: Array<string>;
+};
+
+/**
+ * SPEC 2.13. `suggested_gpus` lists only GPU models on offer now that meet every constraint (at most 5, best first:
+ * the memory covers the need, then the cheapest rental, then verified providers). When none does, it is empty,
+ * `recommendation` says what is missing, and `alternatives` holds the nearest misses (at most 3).
+ *
+ */
+export type Recommendation = {
+    /**
+     * A short recommendation that names only the GPUs listed here.
+     */
+    recommendation: string;
+    suggested_gpus: Array<RecommendedGpu>;
+    /**
+     * Only when `suggested_gpus` is empty; each says in `unmet` what it misses.
+     */
+    alternatives: Array<RecommendedGpu>;
+    constraints: RecommendationConstraints;
+    /**
+     * `model`: written by the deployment's recommendation model (`model`), billed like a chat completion. `rules`:
+     * written from the same facts by a template: no model is configured, nothing is on offer, the model's upstreams
+     * failed (nothing charged), or the model answered with no text (its tokens charged, as a chat completion's).
+     *
+     */
+    written_by: 'model' | 'rules';
+    /**
+     * The catalog slug that wrote `recommendation`; only with `written_by: model`.
+     */
+    model?: string;
+    /**
+     * What this call was charged, exactly its line in the usage log; 0 when no model was paid.
+     */
+    cost_usd: number;
 };
 
 /**
@@ -5567,6 +5856,693 @@ export type StopInstanceResponses = {
 
 export type StopInstanceResponse = StopInstanceResponses[keyof StopInstanceResponses];
 
+export type EnsureSshProxyData = {
+    body?: never;
+    path: {
+        /**
+         * The rental's `task_id`.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/v1/instances/{id}/ssh-proxy/ensure';
+};
+
+export type EnsureSshProxyErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such instance for this caller.
+     */
+    404: NativeError;
+    /**
+     * The rental cannot start: its GPUs were rented by someone else (resources_unavailable), it was deleted (instance_terminated), or its term is used up (plan_expired).
+     */
+    409: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type EnsureSshProxyError = EnsureSshProxyErrors[keyof EnsureSshProxyErrors];
+
+export type EnsureSshProxyResponses = {
+    /**
+     * The rental with its SSH address.
+     */
+    200: NativeSuccess & {
+        data: Instance;
+    };
+};
+
+export type EnsureSshProxyResponse = EnsureSshProxyResponses[keyof EnsureSshProxyResponses];
+
+export type ListBurstOrdersData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size.
+         */
+        limit?: number;
+        /**
+         * Records to skip (newest first).
+         */
+        offset?: number;
+    };
+    url: '/v1/burst/orders';
+};
+
+export type ListBurstOrdersErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ListBurstOrdersError = ListBurstOrdersErrors[keyof ListBurstOrdersErrors];
+
+export type ListBurstOrdersResponses = {
+    /**
+     * The orders.
+     */
+    200: NativeSuccess & {
+        data: {
+            orders: Array<BurstOrder>;
+        };
+    };
+};
+
+export type ListBurstOrdersResponse = ListBurstOrdersResponses[keyof ListBurstOrdersResponses];
+
+export type CreateBurstOrderData = {
+    body: BurstOrderRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/burst/orders';
+};
+
+export type CreateBurstOrderErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * Fewer GPUs are free under the price caps than the order asks for (insufficient_capacity; nothing placed or charged), or the Idempotency-Key was used with another request (idempotency_conflict).
+     */
+    409: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type CreateBurstOrderError = CreateBurstOrderErrors[keyof CreateBurstOrderErrors];
+
+export type CreateBurstOrderResponses = {
+    /**
+     * The order, placed.
+     */
+    201: NativeSuccess & {
+        data: BurstOrder;
+    };
+};
+
+export type CreateBurstOrderResponse = CreateBurstOrderResponses[keyof CreateBurstOrderResponses];
+
+export type EstimateBurstOrderData = {
+    body: BurstEstimateRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/burst/orders/estimate';
+};
+
+export type EstimateBurstOrderErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type EstimateBurstOrderError = EstimateBurstOrderErrors[keyof EstimateBurstOrderErrors];
+
+export type EstimateBurstOrderResponses = {
+    /**
+     * The plan.
+     */
+    200: NativeSuccess & {
+        data: BurstEstimate;
+    };
+};
+
+export type EstimateBurstOrderResponse = EstimateBurstOrderResponses[keyof EstimateBurstOrderResponses];
+
+export type CheckBurstImageData = {
+    body: {
+        docker_image: string;
+        disk_gb?: number;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/burst/orders/image-check';
+};
+
+export type CheckBurstImageErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type CheckBurstImageError = CheckBurstImageErrors[keyof CheckBurstImageErrors];
+
+export type CheckBurstImageResponses = {
+    /**
+     * The image's size and whether it fits.
+     */
+    200: NativeSuccess & {
+        data: {
+            /**
+             * The reference, normalised (`docker.io/library/ubuntu:24.04`).
+             */
+            docker_image: string;
+            digest: string;
+            layers: number;
+            compressed_bytes: number;
+            estimated_disk_gb: number;
+            disk_gb: number;
+            fits: boolean;
+        };
+    };
+};
+
+export type CheckBurstImageResponse = CheckBurstImageResponses[keyof CheckBurstImageResponses];
+
+export type DeleteBurstOrderData = {
+    body?: never;
+    path: {
+        order_id: string;
+    };
+    query?: never;
+    url: '/v1/burst/orders/{order_id}';
+};
+
+export type DeleteBurstOrderErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such burst order for this caller.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type DeleteBurstOrderError = DeleteBurstOrderErrors[keyof DeleteBurstOrderErrors];
+
+export type DeleteBurstOrderResponses = {
+    /**
+     * The order, its rentals terminated.
+     */
+    200: NativeSuccess & {
+        data: BurstOrder;
+    };
+};
+
+export type DeleteBurstOrderResponse = DeleteBurstOrderResponses[keyof DeleteBurstOrderResponses];
+
+export type GetBurstOrderData = {
+    body?: never;
+    path: {
+        order_id: string;
+    };
+    query?: never;
+    url: '/v1/burst/orders/{order_id}';
+};
+
+export type GetBurstOrderErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such burst order for this caller.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetBurstOrderError = GetBurstOrderErrors[keyof GetBurstOrderErrors];
+
+export type GetBurstOrderResponses = {
+    /**
+     * The order.
+     */
+    200: NativeSuccess & {
+        data: BurstOrder;
+    };
+};
+
+export type GetBurstOrderResponse = GetBurstOrderResponses[keyof GetBurstOrderResponses];
+
+export type StartBurstOrderData = {
+    body?: never;
+    path: {
+        order_id: string;
+    };
+    query?: never;
+    url: '/v1/burst/orders/{order_id}/start';
+};
+
+export type StartBurstOrderErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such burst order for this caller.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type StartBurstOrderError = StartBurstOrderErrors[keyof StartBurstOrderErrors];
+
+export type StartBurstOrderResponses = {
+    /**
+     * The order.
+     */
+    200: NativeSuccess & {
+        data: BurstOrder;
+    };
+};
+
+export type StartBurstOrderResponse = StartBurstOrderResponses[keyof StartBurstOrderResponses];
+
+export type StopBurstOrderData = {
+    body?: never;
+    path: {
+        order_id: string;
+    };
+    query?: never;
+    url: '/v1/burst/orders/{order_id}/stop';
+};
+
+export type StopBurstOrderErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such burst order for this caller.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type StopBurstOrderError = StopBurstOrderErrors[keyof StopBurstOrderErrors];
+
+export type StopBurstOrderResponses = {
+    /**
+     * The order.
+     */
+    200: NativeSuccess & {
+        data: BurstOrder;
+    };
+};
+
+export type StopBurstOrderResponse = StopBurstOrderResponses[keyof StopBurstOrderResponses];
+
+export type ListBurstOrderTransactionsData = {
+    body?: never;
+    path: {
+        order_id: string;
+    };
+    query?: {
+        /**
+         * Page size.
+         */
+        limit?: number;
+    };
+    url: '/v1/burst/orders/{order_id}/transactions';
+};
+
+export type ListBurstOrderTransactionsErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such burst order for this caller.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ListBurstOrderTransactionsError = ListBurstOrderTransactionsErrors[keyof ListBurstOrderTransactionsErrors];
+
+export type ListBurstOrderTransactionsResponses = {
+    /**
+     * The transactions.
+     */
+    200: NativeSuccess & {
+        data: {
+            transactions: Array<{
+                transaction_id: string;
+                task_id: string;
+                amount_usd: number;
+                /**
+                 * Unix milliseconds.
+                 */
+                created_at: number;
+            }>;
+        };
+    };
+};
+
+export type ListBurstOrderTransactionsResponse = ListBurstOrderTransactionsResponses[keyof ListBurstOrderTransactionsResponses];
+
+export type ListBurstOrderHistoryData = {
+    body?: never;
+    path: {
+        order_id: string;
+    };
+    query?: {
+        /**
+         * Page size.
+         */
+        limit?: number;
+    };
+    url: '/v1/burst/orders/{order_id}/history';
+};
+
+export type ListBurstOrderHistoryErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such burst order for this caller.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ListBurstOrderHistoryError = ListBurstOrderHistoryErrors[keyof ListBurstOrderHistoryErrors];
+
+export type ListBurstOrderHistoryResponses = {
+    /**
+     * The history.
+     */
+    200: NativeSuccess & {
+        data: {
+            events: Array<InstanceEvent & {
+                task_id: string;
+            }>;
+        };
+    };
+};
+
+export type ListBurstOrderHistoryResponse = ListBurstOrderHistoryResponses[keyof ListBurstOrderHistoryResponses];
+
 export type ListMachinesData = {
     body?: never;
     path?: never;
@@ -5798,6 +6774,155 @@ export type MachineHeartbeatResponses = {
 };
 
 export type MachineHeartbeatResponse = MachineHeartbeatResponses[keyof MachineHeartbeatResponses];
+
+export type WaitForTunnelsData = {
+    body?: never;
+    path: {
+        machine_id: string;
+    };
+    query?: {
+        wait_seconds?: number;
+    };
+    url: '/v1/provider/machines/{machine_id}/tunnels';
+};
+
+export type WaitForTunnelsErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such machine of this provider.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type WaitForTunnelsError = WaitForTunnelsErrors[keyof WaitForTunnelsErrors];
+
+export type WaitForTunnelsResponses = {
+    /**
+     * The tunnels to open now.
+     */
+    200: NativeSuccess & {
+        data: {
+            tunnel: {
+                host: string;
+                port: number;
+            };
+            connections: Array<{
+                token: string;
+                instance_id: string;
+            }>;
+        };
+    };
+};
+
+export type WaitForTunnelsResponse = WaitForTunnelsResponses[keyof WaitForTunnelsResponses];
+
+export type CreateRecommendationData = {
+    body: RecommendationRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/ai/recommendation';
+};
+
+export type CreateRecommendationErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type CreateRecommendationError = CreateRecommendationErrors[keyof CreateRecommendationErrors];
+
+export type CreateRecommendationResponses = {
+    /**
+     * The recommendation, the GPUs it rests on and the constraints read.
+     */
+    200: NativeSuccess & {
+        data: Recommendation;
+    };
+};
+
+export type CreateRecommendationResponse = CreateRecommendationResponses[keyof CreateRecommendationResponses];
 
 export type ListChatsData = {
     body?: never;

@@ -11,6 +11,8 @@ import * as m0008 from './migrations/0008-jobs.js';
 import * as m0009 from './migrations/0009-chats.js';
 import * as m0010 from './migrations/0010-ledger-payouts.js';
 import * as m0011 from './migrations/0011-marketplace.js';
+import * as m0012 from './migrations/0012-burst-orders.js';
+import * as m0013 from './migrations/0013-ssh-proxy.js';
 
 interface NamedMigration {
   name: string;
@@ -33,6 +35,8 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0009-chats', migration: m0009 },
   { name: '0010-ledger-payouts', migration: m0010 },
   { name: '0011-marketplace', migration: m0011 },
+  { name: '0012-burst-orders', migration: m0012 },
+  { name: '0013-ssh-proxy', migration: m0013 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {

@@ -38,18 +38,44 @@ import { createChat, createChatMessage, getChat, getChatImageJob, listChats } fr
 import { createTopazImageJob, createTopazVideoJob, getTopazImageJob, getTopazVideoJob, listTopazModels } from './media/topaz-jobs.js';
 
 import { listOffers } from './market/offers.js';
-import { createInstance, deleteInstance, getInstance, listInstances, startInstance, stopInstance } from './market/instances.js';
-import { listMachines, machineHeartbeat, registerMachine, updateMachineListing } from './market/machines.js';
+import { createRecommendation } from './market/recommendation.js';
+import {
+  checkBurstImage,
+  createBurstOrder,
+  deleteBurstOrder,
+  estimateBurstOrder,
+  getBurstOrder,
+  listBurstOrderHistory,
+  listBurstOrders,
+  listBurstOrderTransactions,
+  startBurstOrder,
+  stopBurstOrder,
+} from './market/burst-orders.js';
+import { createInstance, deleteInstance, ensureSshProxy, getInstance, listInstances, startInstance, stopInstance } from './market/instances.js';
+import { listMachines, machineHeartbeat, registerMachine, updateMachineListing, waitForTunnels } from './market/machines.js';
 
 /** operationId → handler; `satisfies` makes the map exhaustive over the contract (DESIGN.md 1). */
 export const handlers = {
   listOffers,
+  createRecommendation,
+  createBurstOrder,
+  estimateBurstOrder,
+  checkBurstImage,
+  listBurstOrders,
+  getBurstOrder,
+  startBurstOrder,
+  stopBurstOrder,
+  deleteBurstOrder,
+  listBurstOrderTransactions,
+  listBurstOrderHistory,
   createInstance,
   listInstances,
   getInstance,
   startInstance,
   stopInstance,
   deleteInstance,
+  ensureSshProxy,
+  waitForTunnels,
   registerMachine,
   listMachines,
   updateMachineListing,

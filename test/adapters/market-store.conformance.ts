@@ -38,6 +38,7 @@ function instance(m: MachineRecord, overrides: Partial<InstanceRecord> = {}): Om
   return {
     id: newId('inst'),
     accountId: newId('acc'),
+    burstOrderId: null,
     machineId: m.id,
     providerAccountId: m.providerAccountId,
     gpuName: m.gpuName,
@@ -187,6 +188,40 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       expect(active).toContain(b.instance.id);
       expect(active).toContain(c.instance.id);
       expect(active).not.toContain(a.instance.id);
+    });
+    it('keeps burst orders with their tiers, lists an account’s newest first, finds their rentals, updates and removes them', async () => {
+      const m = machine({ gpuName: `GPU_${newId('g')}`, gpuCount: 4 });
+      await store().addMachine(m);
+      const accountId = newId('acc');
+      const order = {
+        id: newId('burst'),
+        accountId,
+        dockerImage: 'ubuntu:24.04',
+        tiers: [
+          { gpuName: m.gpuName, maxPricePerGpuHourMicros: null },
+          { gpuName: 'H100_80GB', maxPricePerGpuHourMicros: 2_500_000n },
+        ],
+        gpuCount: 3,
+        diskGb: 80,
+        pricingType: 'hour' as const,
+        desiredStatus: 'running' as const,
+        createdAtMs: T0,
+        updatedAtMs: T0,
+      };
+      const later = { ...order, id: newId('burst'), createdAtMs: T0 + 1 };
+      await store().addBurstOrder(order);
+      await store().addBurstOrder(later);
+      expect(await store().getBurstOrder(order.id)).toEqual(order);
+      expect(await store().getBurstOrder(newId('burst'))).toBeNull();
+      expect((await store().listBurstOrders(accountId, 10, 0)).map((o) => o.id)).toEqual([later.id, order.id]);
+      expect((await store().listBurstOrders(accountId, 1, 1)).map((o) => o.id)).toEqual([order.id]);
+      const a = await store().place(instance(m, { accountId, burstOrderId: order.id, gpuCount: 2 }));
+      await store().place(instance(m, { accountId, gpuCount: 1 }));
+      expect((await store().orderInstances(order.id)).map((i) => [i.id, i.burstOrderId, i.gpuIndexes.length])).toEqual([[a.ok && a.instance.id, order.id, 2]]);
+      await store().updateBurstOrder(order.id, { desiredStatus: 'stopped', updatedAtMs: T0 + 5 });
+      expect(await store().getBurstOrder(order.id)).toEqual({ ...order, desiredStatus: 'stopped', updatedAtMs: T0 + 5 });
+      await store().removeBurstOrder(later.id);
+      expect(await store().getBurstOrder(later.id)).toBeNull();
     });
   });
 }

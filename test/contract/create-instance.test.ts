@@ -39,8 +39,8 @@ describe('POST /v1/instances', () => {
       status_reason: null,
       running_seconds: 0,
       charged_usd: 0,
-      ssh_host: null,
-      ssh_port: null,
+      ssh_host: '127.0.0.1',
+      ssh_port: expect.any(Number),
       created_at: expect.any(Number),
       updated_at: expect.any(Number),
     });

@@ -2,26 +2,15 @@
  * SPEC 8 across processes: two gateway processes sharing one Redis and one PostgreSQL enforce one sliding
  * window per key. 130 rapid calls with one key, spread over both: exactly 120 pass, 10 get 429.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlApiKeyStore } from '../../src/adapters/api-keys/sql.js';
 import { createAccount, issueKey } from '../../src/domain/accounts.js';
 import { postgresSchema, type PostgresSchema, TEST_POSTGRES_URL } from '../setup/databases.js';
 import { call } from '../setup/harness.js';
+import { spawnGateway } from '../setup/server-process.js';
 import { expectCompatError } from '../setup/envelopes.js';
 
-function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let buffered = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const port = /"port":(\d+)/.exec(buffered)?.[1];
-      if (port !== undefined) resolve({ child, baseUrl: `http://127.0.0.1:${port}` });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${buffered}`)));
-  });
-}
 
 describe('rate limits across two gateway processes (Redis + PostgreSQL)', () => {
   let pg: PostgresSchema;
@@ -42,7 +31,7 @@ describe('rate limits across two gateway processes (Redis + PostgreSQL)', () => 
       NODE_ENV: 'production',
       SANDBOX_IN_PRODUCTION: 'allow', // the default upstreams file routes every model to the sandbox
     };
-    servers = await Promise.all([startServer(env), startServer(env)]);
+    servers = await Promise.all([spawnGateway(env), spawnGateway(env)]);
   });
 
   afterAll(async () => {

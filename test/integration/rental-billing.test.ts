@@ -8,25 +8,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { usdToMicros } from '../../src/domain/money.js';
-import { postgresSchema, TEST_POSTGRES_URL } from '../setup/databases.js';
+import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
 import { heartbeat, newProvider, runningRental } from '../setup/market.js';
 
 const SWEEP_MS = 15_000;
 
-const backends = [
-  { name: 'SQLite', open: async () => ({ env: {}, drop: async () => undefined }) },
-  {
-    name: 'PostgreSQL',
-    open: async () => {
-      const pg = await postgresSchema();
-      return { env: { DATABASE_URL: `${TEST_POSTGRES_URL}?options=-c%20search_path%3D${pg.schema}` }, drop: () => pg.drop() };
-    },
-  },
-];
-
-describe.each(backends)('rental billing on $name', ({ open }) => {
+describe.each(HARNESS_DATABASES)('rental billing on $name', ({ open }) => {
   const clock = { now: Date.now() };
   let h: Harness;
   let drop: () => Promise<void> = async () => undefined;

@@ -2,7 +2,7 @@
  * The foundation's acceptance, end to end: the real server process (`src/main.ts`) and the real admin CLI
  * sharing one database, on the embedded SQLite default and on PostgreSQL.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase } from '../../src/db/connect.js';
 import { TEST_POSTGRES_URL } from '../setup/databases.js';
 import { call, type JsonResponse } from '../setup/harness.js';
+import { spawnGateway } from '../setup/server-process.js';
 import { expectCompatError } from '../setup/envelopes.js';
 
 const run = promisify(execFile);
@@ -21,18 +22,6 @@ async function admin(env: NodeJS.ProcessEnv, ...args: string[]): Promise<any> {
   return JSON.parse(stdout);
 }
 
-function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let buffered = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const port = /"port":(\d+)/.exec(buffered)?.[1];
-      if (port !== undefined) resolve({ child, baseUrl: `http://127.0.0.1:${port}` });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${buffered}`)));
-  });
-}
 
 /** Polls until the expected status: another process learns of a revocation within API_KEY_CACHE_TTL_MS. */
 async function eventually(probe: () => Promise<JsonResponse>, status: number, withinMs = 3000): Promise<JsonResponse> {
@@ -72,7 +61,7 @@ describe.each(backends)('server and admin CLI on $name', ({ setup }) => {
     const database = await setup(dir);
     drop = database.drop;
     env = { ...process.env, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'info', API_KEY_CACHE_TTL_MS: '1000' };
-    server = await startServer(env);
+    server = await spawnGateway(env);
   });
 
   afterAll(async () => {

@@ -47,3 +47,15 @@ export async function postgresSchema(): Promise<PostgresSchema> {
   }
   return { db, schema, drop };
 }
+
+/** The two storage modes a harness runs on: the embedded SQLite default, and a fresh PostgreSQL schema (its env). */
+export const HARNESS_DATABASES = [
+  { name: 'SQLite', open: async () => ({ env: {} as Record<string, string>, drop: async () => undefined }) },
+  {
+    name: 'PostgreSQL',
+    open: async () => {
+      const pg = await postgresSchema();
+      return { env: { DATABASE_URL: `${TEST_POSTGRES_URL}?options=-c%20search_path%3D${pg.schema}` } as Record<string, string>, drop: () => pg.drop() };
+    },
+  },
+];

@@ -31,6 +31,12 @@ export interface Harness {
 
 let accountCounter = 0;
 
+/** 50 ports somewhere in 30000-59999: two suites at once pick the same stretch about once in 600 runs. */
+function proxyPorts(): string {
+  const first = 30_000 + Math.floor(Math.random() * 600) * 50;
+  return `${first}-${first + 49}`;
+}
+
 /** `now`: the service's clock (tests of time-driven billing move it by hand). */
 export async function startHarness(env: Record<string, string> = {}, options: { now?: () => number } = {}): Promise<Harness> {
   const config = loadConfig({
@@ -39,6 +45,9 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
     API_KEY_CACHE_TTL_MS: '0',
     // Suites present thousands of bad keys from 127.0.0.1 on purpose; the throttle has its own tests.
     AUTH_FAILURES_PER_MINUTE: '1000000',
+    // Suites run side by side: each takes a free tunnel port and its own stretch of SSH proxy ports.
+    TUNNEL_PORT: '0',
+    SSH_PROXY_PORTS: proxyPorts(),
     ...env,
   });
   const logs: Record<string, unknown>[] = [];

@@ -45,3 +45,8 @@ export async function keepRunning(h: Harness, clock: { now: number }, provider: 
   clock.now += ms;
   await heartbeat(h, provider, [{ instance_id: taskId, state: 'running' }]);
 }
+
+/** A burst order of `gpu_count` GPUs of the given type (an hour plan unless said), answered as placed. */
+export async function placeBurst(h: Harness, renterKey: string, body: Record<string, unknown>): Promise<any> {
+  return expectNativeOk(await call(h.baseUrl, 'POST', '/v1/burst/orders', { key: renterKey, body: { docker_image: 'ubuntu:24.04', pricing_type: 'hour', ...body } }), 201);
+}

@@ -17,19 +17,31 @@ export interface ServerProcess {
 }
 
 export function startServerProcess(databaseUrl: string, env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  return spawnGateway({ ...process.env, DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'info', ...env });
+}
+
+/** `src/main.ts` with exactly this environment, answered once it logs that it listens (with its port). */
+export function spawnGateway(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let buffered = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
-      const port = /"port":(\d+)/.exec(buffered)?.[1];
-      if (port !== undefined) resolve({ child, baseUrl: `http://127.0.0.1:${port}` });
+      const port = listeningPort(buffered);
+      if (port !== null) resolve({ child, baseUrl: `http://127.0.0.1:${port}` });
     });
     child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal}) before listening: ${buffered.slice(-500)}`)));
   });
+}
+
+/** The port of the log line saying the gateway listens (other lines may carry ports of their own). */
+function listeningPort(output: string): number | null {
+  for (const line of output.split('\n')) {
+    if (!line.includes('"compute-gateway listening"')) continue;
+    const port = /"port":(\d+)/.exec(line)?.[1];
+    if (port !== undefined) return Number(port);
+  }
+  return null;
 }
 
 /** `count` accounts with a key each and `openingMicros` on their balance. */

@@ -69,6 +69,8 @@ export type StatusReason = 'user' | 'insufficient_balance' | 'host_offline' | 'p
 export interface InstanceRecord {
   id: string;
   accountId: string;
+  /** The burst order that placed it (SPEC 1.7), or null for a rental of one offer. */
+  burstOrderId: string | null;
   machineId: string;
   providerAccountId: string;
   gpuName: string;
@@ -102,6 +104,27 @@ export interface InstanceRecord {
   createdAtMs: number;
   updatedAtMs: number;
   version: number;
+}
+
+/** A fallback GPU type of a burst order with its price cap (SPEC 2.10 `extra_gpus`). */
+export interface GpuTier {
+  gpuName: string;
+  /** null: no cap (the primary type unless the order names one). */
+  maxPricePerGpuHourMicros: bigint | null;
+}
+
+export interface BurstOrderRecord {
+  id: string;
+  accountId: string;
+  dockerImage: string;
+  /** The primary type first, then each fallback in the order given. */
+  tiers: GpuTier[];
+  gpuCount: number;
+  diskGb: number;
+  pricingType: PricingType;
+  desiredStatus: DesiredStatus;
+  createdAtMs: number;
+  updatedAtMs: number;
 }
 
 export interface InstanceEvent {
@@ -144,4 +167,13 @@ export interface MarketStore {
   /** Removes an instance placed moments ago whose payment failed, freeing its GPUs. */
   unplace(id: string): Promise<void>;
   history(id: string): Promise<InstanceEvent[]>;
+
+  addBurstOrder(order: BurstOrderRecord): Promise<void>;
+  getBurstOrder(id: string): Promise<BurstOrderRecord | null>;
+  listBurstOrders(accountId: string, limit: number, offset: number): Promise<BurstOrderRecord[]>;
+  updateBurstOrder(id: string, patch: Pick<BurstOrderRecord, 'desiredStatus' | 'updatedAtMs'>): Promise<void>;
+  /** The rentals an order placed, oldest first. */
+  orderInstances(orderId: string): Promise<InstanceRecord[]>;
+  /** Removes an order whose placement was undone (with its rentals already unplaced). */
+  removeBurstOrder(id: string): Promise<void>;
 }

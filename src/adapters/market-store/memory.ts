@@ -1,4 +1,5 @@
 import type {
+  BurstOrderRecord,
   ChangeOutcome,
   InstanceChange,
   InstanceEvent,
@@ -24,6 +25,7 @@ export class MemoryMarketStore implements MarketStore {
   private readonly gpus = new Map<string, (string | null)[]>();
   private readonly instances = new Map<string, Omit<InstanceRecord, 'gpuIndexes'>>();
   private readonly events = new Map<string, InstanceEvent[]>();
+  private readonly orders = new Map<string, BurstOrderRecord>();
 
   async addMachine(machine: MachineRecord): Promise<void> {
     if (this.machines.has(machine.id)) throw new Error(`machine ${machine.id} exists`);
@@ -154,6 +156,38 @@ export class MemoryMarketStore implements MarketStore {
 
   async history(id: string): Promise<InstanceEvent[]> {
     return [...(this.events.get(id) ?? [])];
+  }
+
+  async addBurstOrder(order: BurstOrderRecord): Promise<void> {
+    this.orders.set(order.id, { ...order, tiers: order.tiers.map((t) => ({ ...t })) });
+  }
+
+  async getBurstOrder(id: string): Promise<BurstOrderRecord | null> {
+    const order = this.orders.get(id);
+    return order === undefined ? null : { ...order, tiers: order.tiers.map((t) => ({ ...t })) };
+  }
+
+  async listBurstOrders(accountId: string, limit: number, offset: number): Promise<BurstOrderRecord[]> {
+    return [...this.orders.values()]
+      .filter((o) => o.accountId === accountId)
+      .sort((a, b) => b.createdAtMs - a.createdAtMs || b.id.localeCompare(a.id))
+      .slice(offset, offset + limit);
+  }
+
+  async updateBurstOrder(id: string, patch: Pick<BurstOrderRecord, 'desiredStatus' | 'updatedAtMs'>): Promise<void> {
+    const order = this.orders.get(id);
+    if (order !== undefined) this.orders.set(id, { ...order, ...patch });
+  }
+
+  async orderInstances(orderId: string): Promise<InstanceRecord[]> {
+    return [...this.instances.values()]
+      .filter((i) => i.burstOrderId === orderId)
+      .sort((a, b) => a.createdAtMs - b.createdAtMs || a.id.localeCompare(b.id))
+      .map((i) => this.view(i));
+  }
+
+  async removeBurstOrder(id: string): Promise<void> {
+    this.orders.delete(id);
   }
 
   private addEvent(i: Omit<InstanceRecord, 'gpuIndexes'>): void {

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
 import type {
+  BurstOrderRecord,
   ChangeOutcome,
   InstanceChange,
   InstanceEvent,
@@ -77,6 +78,7 @@ function machineRow(m: Partial<MachineRecord>): Row {
 const INSTANCE_COLUMNS: Record<keyof Omit<InstanceRecord, 'gpuIndexes'>, string> = {
   id: 'id',
   accountId: 'account_id',
+  burstOrderId: 'burst_order_id',
   machineId: 'machine_id',
   providerAccountId: 'provider_account_id',
   gpuName: 'gpu_name',
@@ -107,6 +109,7 @@ const instanceRow = (i: Partial<InstanceRecord>): Row => rowOf(i, INSTANCE_COLUM
 const instanceOf = (r: Row, gpuIndexes: number[]): InstanceRecord => ({
   id: r.id as string,
   accountId: r.account_id as string,
+  burstOrderId: (r.burst_order_id ?? null) as string | null,
   machineId: r.machine_id as string,
   providerAccountId: r.provider_account_id as string,
   gpuName: r.gpu_name as string,
@@ -131,6 +134,27 @@ const instanceOf = (r: Row, gpuIndexes: number[]): InstanceRecord => ({
   createdAtMs: num(r.created_at_ms),
   updatedAtMs: num(r.updated_at_ms),
   version: num(r.version),
+});
+
+const priceOrNull = (v: unknown): bigint | null => (v === null || v === undefined ? null : big(v));
+
+const burstOrderOf = (r: Row): BurstOrderRecord => ({
+  id: r.id as string,
+  accountId: r.account_id as string,
+  dockerImage: r.docker_image as string,
+  tiers: [
+    { gpuName: r.primary_gpu as string, maxPricePerGpuHourMicros: priceOrNull(r.primary_max_price_micros) },
+    ...(JSON.parse(r.extra_gpus as string) as { gpuName: string; maxPricePerGpuHourMicros: string | null }[]).map((t) => ({
+      gpuName: t.gpuName,
+      maxPricePerGpuHourMicros: priceOrNull(t.maxPricePerGpuHourMicros),
+    })),
+  ],
+  gpuCount: num(r.gpu_count),
+  diskGb: num(r.disk_gb),
+  pricingType: r.pricing_type as BurstOrderRecord['pricingType'],
+  desiredStatus: r.desired_status as BurstOrderRecord['desiredStatus'],
+  createdAtMs: num(r.created_at_ms),
+  updatedAtMs: num(r.updated_at_ms),
 });
 
 const SORTS: Record<OfferQuery['sort'], [string, 'asc' | 'desc']> = {
@@ -304,6 +328,47 @@ export class SqlMarketStore implements MarketStore {
       desiredStatus: r.desired_status as InstanceEvent['desiredStatus'],
       reason: (r.reason ?? null) as InstanceEvent['reason'],
     }));
+  }
+
+  async addBurstOrder(order: BurstOrderRecord): Promise<void> {
+    const [primary, ...extras] = order.tiers;
+    await this.knex('burst_orders').insert({
+      id: order.id,
+      account_id: order.accountId,
+      docker_image: order.dockerImage,
+      primary_gpu: primary!.gpuName,
+      primary_max_price_micros: primary!.maxPricePerGpuHourMicros?.toString() ?? null,
+      gpu_count: order.gpuCount,
+      extra_gpus: JSON.stringify(extras.map((t) => ({ gpuName: t.gpuName, maxPricePerGpuHourMicros: t.maxPricePerGpuHourMicros?.toString() ?? null }))),
+      disk_gb: order.diskGb,
+      pricing_type: order.pricingType,
+      desired_status: order.desiredStatus,
+      created_at_ms: order.createdAtMs,
+      updated_at_ms: order.updatedAtMs,
+    });
+  }
+
+  async getBurstOrder(id: string): Promise<BurstOrderRecord | null> {
+    const row = (await this.knex('burst_orders').where({ id }).first()) as Row | undefined;
+    return row === undefined ? null : burstOrderOf(row);
+  }
+
+  async listBurstOrders(accountId: string, limit: number, offset: number): Promise<BurstOrderRecord[]> {
+    const rows = (await this.knex('burst_orders').where({ account_id: accountId }).orderBy([{ column: 'created_at_ms', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset)) as Row[];
+    return rows.map(burstOrderOf);
+  }
+
+  async updateBurstOrder(id: string, patch: Pick<BurstOrderRecord, 'desiredStatus' | 'updatedAtMs'>): Promise<void> {
+    await this.knex('burst_orders').where({ id }).update({ desired_status: patch.desiredStatus, updated_at_ms: patch.updatedAtMs });
+  }
+
+  async orderInstances(orderId: string): Promise<InstanceRecord[]> {
+    const rows = (await this.knex('instances').where({ burst_order_id: orderId }).orderBy([{ column: 'created_at_ms' }, { column: 'id' }])) as Row[];
+    return this.withGpus(rows);
+  }
+
+  async removeBurstOrder(id: string): Promise<void> {
+    await this.knex('burst_orders').where({ id }).delete();
   }
 
   private async addEvent(trx: Knex.Transaction, i: InstanceRecord): Promise<void> {

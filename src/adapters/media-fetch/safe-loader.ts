@@ -1,7 +1,6 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import type { LookupFunction, Socket } from 'node:net';
-import { Agent, buildConnector, request } from 'undici';
-import { AddressPolicy } from './address-policy.js';
+import { type Agent, request } from 'undici';
+import type { AddressPolicy } from './address-policy.js';
+import { assertPermittedHost, guardedAgent, isBlocked } from './guarded-agent.js';
 import { MediaLoadError, type LoadedMedia, type MediaLoader } from './index.js';
 import { decodeInline, isRemote } from './inline-media.js';
 
@@ -16,11 +15,6 @@ export interface SafeMediaLoaderOptions {
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
-/** Marks a refusal by the address policy, wherever undici surfaces it from. */
-class BlockedAddress extends Error {
-  readonly code = 'ERR_MEDIA_ADDRESS_BLOCKED';
-}
-
 /**
  * Loads media references safely (research/media.md B6). Three checks, so no request reaches an internal address:
  * an IP literal in the URL is judged before connecting; a name resolves only to addresses the policy permits
@@ -32,27 +26,7 @@ export class SafeMediaLoader implements MediaLoader {
   readonly #agent: Agent;
 
   constructor(private readonly options: SafeMediaLoaderOptions) {
-    const { policy } = options;
-    const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
-      dnsLookup(hostname, { ...lookupOptions, all: true }, (err, addresses: LookupAddress[]) => {
-        if (err) return callback(err, '', 0);
-        const permitted = addresses.filter((a) => policy.permits(a.address));
-        if (permitted.length === 0) return callback(new BlockedAddress(`${hostname} resolves only to refused addresses`), '', 0);
-        if (lookupOptions.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, permitted);
-        callback(null, permitted[0]!.address, permitted[0]!.family);
-      });
-    };
-    const base = buildConnector({ timeout: CONNECT_TIMEOUT_MS, lookup } as buildConnector.BuildOptions);
-    this.#agent = new Agent({
-      connect: (connectOptions, callback) =>
-        base(connectOptions, (err, socket) => {
-          if (err !== null) return callback(err, null);
-          const remote = (socket as Socket).remoteAddress ?? '';
-          if (policy.permits(remote)) return callback(null, socket);
-          socket.destroy();
-          callback(new BlockedAddress(`connected to ${remote}, a refused address`), null);
-        }),
-    });
+    this.#agent = guardedAgent(options.policy, CONNECT_TIMEOUT_MS);
   }
 
   async load(reference: string): Promise<LoadedMedia> {
@@ -73,7 +47,7 @@ export class SafeMediaLoader implements MediaLoader {
     let url = first;
     for (let hop = 0; ; hop++) {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new MediaLoadError('unreachable', `${url.protocol} links are not followed`);
-      if (AddressPolicy.isLiteral(url.hostname) && !this.options.policy.permits(url.hostname)) throw new BlockedAddress(`${url.hostname} is a refused address`);
+      assertPermittedHost(url, this.options.policy);
       const response = await request(url, { dispatcher: this.#agent, method: 'GET', signal, headers: { accept: '*/*' } });
       const location = response.headers.location;
       if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string') {
@@ -114,8 +88,7 @@ export class SafeMediaLoader implements MediaLoader {
 /** Whatever a load threw, as the failure it stands for. */
 function asLoadError(err: unknown, signal: AbortSignal): MediaLoadError {
   if (err instanceof MediaLoadError) return err;
-  const chain = [err, (err as { cause?: unknown } | null)?.cause];
-  if (chain.some((e) => e instanceof BlockedAddress)) return new MediaLoadError('blocked_address', 'the link points at an address media is not fetched from');
+  if (isBlocked(err)) return new MediaLoadError('blocked_address', 'the link points at an address media is not fetched from');
   if (signal.aborted) return new MediaLoadError('timeout', 'the link did not answer in time');
   return new MediaLoadError('unreachable', `the link could not be fetched: ${err instanceof Error ? err.message : String(err)}`);
 }

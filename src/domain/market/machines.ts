@@ -78,7 +78,8 @@ export class Machines {
     return [...live, ...gone].map((instance) => ({ instance }));
   }
 
-  private async owned(principal: Principal, machineId: string): Promise<MachineRecord> {
+  /** One of the caller's machines; another provider's or an unknown one is 404 `machine_not_found`. */
+  async owned(principal: Principal, machineId: string): Promise<MachineRecord> {
     const machine = await this.store.getMachine(machineId);
     if (machine === null || machine.providerAccountId !== principal.accountId) throw new ApiError('machine_not_found', `No machine ${machineId}`, { notFound: true });
     return machine;

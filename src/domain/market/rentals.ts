@@ -33,6 +33,16 @@ export interface RentalDeps {
   onUnexpected: (err: unknown) => void;
 }
 
+/** One rental to place on a machine. */
+export interface Placement {
+  machine: MachineRecord;
+  gpuCount: number;
+  pricingType: PricingType;
+  dockerImage: string;
+  diskGb: number;
+  burstOrderId: string | null;
+}
+
 export interface CreateRental {
   offerId: string;
   pricingType: PricingType;
@@ -71,30 +81,43 @@ export class Rentals {
 
   /** Rents GPUs of an offer: 402 before anything is taken when the balance is short, 410 when they were taken meanwhile. */
   async create(principal: Principal, input: CreateRental): Promise<InstanceRecord> {
-    const { store, ledger } = this.deps;
     const now = this.deps.now();
-    const machine = await store.getMachine(input.offerId);
-    if (machine === null || !machine.listed || !isOnline(machine, now, this.deps.settings.offlineAfterMs) || (machine.availableUntilMs !== null && machine.availableUntilMs <= now)) {
-      throw new ApiError('offer_not_found', `No offer ${input.offerId} is available`);
-    }
+    const machine = await this.deps.store.getMachine(input.offerId);
+    if (machine === null || !this.isOffered(machine, now)) throw new ApiError('offer_not_found', `No offer ${input.offerId} is available`);
     const gpuCount = input.gpuCount ?? machine.minGpus;
     if (gpuCount < machine.minGpus || gpuCount > machine.gpuCount) {
       throw invalidField(['body', 'gpu_count'], `this offer rents ${machine.minGpus} to ${machine.gpuCount} GPUs`);
     }
     if (input.diskGb > machine.diskGb) throw invalidField(['body', 'disk_gb'], `this offer has ${machine.diskGb} GB of disk`);
-    const termMs = isTermPlan(input.pricingType) ? UNIT_MS[input.pricingType] : null;
-    const terms: RentalTerms = { pricingType: input.pricingType, unitPriceMicros: unitPriceMicros(machine, input.pricingType), gpuCount, termMs };
+    const placed = await this.place(principal.accountId, { machine, gpuCount, pricingType: input.pricingType, dockerImage: input.dockerImage, diskGb: input.diskGb, burstOrderId: null }, now);
+    if (placed === null) throw new ApiError('rental_unavailable', `The GPUs of offer ${machine.id} were taken by someone else`);
+    return placed;
+  }
+
+  /** Listed, its agent online, and within its availability: what the marketplace offers. */
+  isOffered(machine: MachineRecord, now: number): boolean {
+    return machine.listed && isOnline(machine, now, this.deps.settings.offlineAfterMs) && (machine.availableUntilMs === null || machine.availableUntilMs > now);
+  }
+
+  /**
+   * Places one rental on a machine at its listed price: a term plan's price is held first (402 when short), a
+   * metered plan needs its hour of runtime. Null when the GPUs were taken meanwhile; then nothing is kept.
+   */
+  async place(accountId: string, p: Placement, now: number): Promise<InstanceRecord | null> {
+    const termMs = isTermPlan(p.pricingType) ? UNIT_MS[p.pricingType] : null;
+    const terms: RentalTerms = { pricingType: p.pricingType, unitPriceMicros: unitPriceMicros(p.machine, p.pricingType), gpuCount: p.gpuCount, termMs };
     const id = newId('inst');
-    const holdId = termMs === null ? null : await this.holdTerm(principal.accountId, `rental-hold:${id}:0`, dueAtStart(terms, 0n), termMs, now);
-    if (holdId === null) await this.requireRunway(principal.accountId, terms);
-    const placed = await store.place({
+    const holdId = termMs === null ? null : await this.holdTerm(accountId, `rental-hold:${id}:0`, dueAtStart(terms, 0n), termMs, now);
+    if (holdId === null) await this.requireRunway(accountId, terms);
+    const placed = await this.deps.store.place({
       id,
-      accountId: principal.accountId,
-      machineId: machine.id,
-      providerAccountId: machine.providerAccountId,
-      gpuName: machine.gpuName,
-      dockerImage: input.dockerImage,
-      diskGb: input.diskGb,
+      accountId,
+      burstOrderId: p.burstOrderId,
+      machineId: p.machine.id,
+      providerAccountId: p.machine.providerAccountId,
+      gpuName: p.machine.gpuName,
+      dockerImage: p.dockerImage,
+      diskGb: p.diskGb,
       ...terms,
       desiredStatus: 'running',
       status: 'pending',
@@ -110,11 +133,15 @@ export class Rentals {
       createdAtMs: now,
       updatedAtMs: now,
     });
-    if (!placed.ok) {
-      if (holdId !== null) await ledger.release({ holdId, nowMs: now });
-      throw new ApiError('rental_unavailable', `The GPUs of offer ${machine.id} were taken by someone else`);
-    }
-    return placed.instance;
+    if (placed.ok) return placed.instance;
+    if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
+    return null;
+  }
+
+  /** Undoes a placement moments old that nothing has run on (a burst order that could not be placed whole). */
+  async unplace(instance: InstanceRecord): Promise<void> {
+    if (instance.holdId !== null) await this.deps.ledger.release({ holdId: instance.holdId, nowMs: this.deps.now() });
+    await this.deps.store.unplace(instance.id);
   }
 
   /** One of the caller's rentals, settled up to its agent's last heartbeat (SPEC 4.5: every touch settles). */
@@ -182,19 +209,20 @@ export class Rentals {
 
   /**
    * What an agent reports about its containers (SPEC 1.6): a container running starts its rental's clock; one that
-   * exited or failed while it should run stops the rental with reason `error`.
+   * `failed` (stopped on its own) while its rental should run stops the rental with reason `error`, as does one that
+   * `exited` after it was seen running (a container the agent stopped on request is `exited` too, and is not news).
    */
   async reportContainers(machine: MachineRecord, containers: readonly { instanceId: string; state: ContainerState }[]): Promise<void> {
     const now = this.deps.now();
     for (const report of containers) {
-      let current = await this.deps.store.getInstance(report.instanceId);
+      const current = await this.deps.store.getInstance(report.instanceId);
       if (current === null || current.machineId !== machine.id || current.desiredStatus !== 'running') continue;
       if (report.state === 'running') {
         if (current.status === 'running') continue;
-        current = await this.changeWith(current, (i) =>
+        await this.changeWith(current, (i) =>
           i.desiredStatus === 'running' && i.status !== 'running' ? { patch: { status: 'running', statusReason: null, runningSinceMs: now, updatedAtMs: now } } : null,
         );
-      } else if (current.status !== 'stopped') {
+      } else if (report.state === 'failed' || current.status === 'running') {
         await this.halt(current, 'stopped', 'error', now);
       }
     }

@@ -1,10 +1,14 @@
 import { DEFAULT_PRICING_TYPE } from '../../domain/market/plans.js';
+import type { Deps } from '../../container.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 import { instanceView } from '../views/market-views.js';
 
 const DEFAULT_DISK_GB = 40;
+
+/** The SSH proxy's name, shown with each rental's port. */
+export const sshHost = (deps: Deps): string => deps.market.sshProxy.settings.publicHost;
 
 export const createInstance: Handler<'createInstance'> = async ({ deps, principal, body }) => {
   const input = body!;
@@ -15,30 +19,36 @@ export const createInstance: Handler<'createInstance'> = async ({ deps, principa
     dockerImage: input.docker_image,
     diskGb: input.disk_gb ?? DEFAULT_DISK_GB,
   });
-  return { status: 201, body: nativeOk(instanceView(instance, deps.now())) };
+  const withPort = await deps.market.sshProxy.allocateQuietly(instance);
+  return { status: 201, body: nativeOk(instanceView(withPort, deps.now(), sshHost(deps))) };
 };
 
 export const listInstances: Handler<'listInstances'> = async ({ deps, principal, query }) => {
   const billed = await deps.market.rentals.list(requirePrincipal(principal), query.limit ?? 50, query.offset ?? 0);
-  return { status: 200, body: nativeOk({ instances: billed.map(({ instance, untilMs }) => instanceView(instance, untilMs)) }) };
+  return { status: 200, body: nativeOk({ instances: billed.map(({ instance, untilMs }) => instanceView(instance, untilMs, sshHost(deps))) }) };
 };
 
 export const getInstance: Handler<'getInstance'> = async ({ deps, principal, params }) => {
   const { instance, untilMs } = await deps.market.rentals.get(requirePrincipal(principal), params.task_id);
-  return { status: 200, body: nativeOk(instanceView(instance, untilMs, await deps.market.rentals.history(instance.id))) };
+  return { status: 200, body: nativeOk(instanceView(instance, untilMs, sshHost(deps), await deps.market.rentals.history(instance.id))) };
 };
 
 export const startInstance: Handler<'startInstance'> = async ({ deps, principal, params }) => ({
   status: 200,
-  body: nativeOk(instanceView(await deps.market.rentals.start(requirePrincipal(principal), params.task_id), deps.now())),
+  body: nativeOk(instanceView(await deps.market.rentals.start(requirePrincipal(principal), params.task_id), deps.now(), sshHost(deps))),
 });
 
 export const stopInstance: Handler<'stopInstance'> = async ({ deps, principal, params }) => ({
   status: 200,
-  body: nativeOk(instanceView(await deps.market.rentals.stop(requirePrincipal(principal), params.task_id), deps.now())),
+  body: nativeOk(instanceView(await deps.market.rentals.stop(requirePrincipal(principal), params.task_id), deps.now(), sshHost(deps))),
 });
 
 export const deleteInstance: Handler<'deleteInstance'> = async ({ deps, principal, params }) => ({
   status: 200,
-  body: nativeOk(instanceView(await deps.market.rentals.remove(requirePrincipal(principal), params.task_id), deps.now())),
+  body: nativeOk(instanceView(await deps.market.rentals.remove(requirePrincipal(principal), params.task_id), deps.now(), sshHost(deps))),
+});
+
+export const ensureSshProxy: Handler<'ensureSshProxy'> = async ({ deps, principal, params }) => ({
+  status: 200,
+  body: nativeOk(instanceView(await deps.market.sshProxy.ensure(requirePrincipal(principal), params.id), deps.now(), sshHost(deps))),
 });

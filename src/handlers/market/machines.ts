@@ -3,6 +3,7 @@ import type { Discounts } from '../../adapters/market-store/index.js';
 import type { Listing } from '../../domain/market/machines.js';
 import { isOnline } from '../../domain/market/rentals.js';
 import { usdToMicros } from '../../domain/money.js';
+import { abortWhenClientLeaves } from '../../http/client-abort.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
@@ -51,4 +52,12 @@ export const machineHeartbeat: Handler<'machineHeartbeat'> = async ({ deps, prin
       assignments: assignments.map(({ instance: i }) => ({ instance_id: i.id, desired_status: i.desiredStatus, docker_image: i.dockerImage, disk_gb: i.diskGb, gpu_indexes: i.gpuIndexes })),
     }),
   };
+};
+
+/** The agent's long poll for SSH tunnels to open; ends early when the agent hangs up. */
+export const waitForTunnels: Handler<'waitForTunnels'> = async ({ deps, principal, params, query, req, res }) => {
+  const machine = await deps.market.machines.owned(requirePrincipal(principal), params.machine_id);
+  const connections = await deps.market.sshProxy.waitForTunnels(machine.id, (query.wait_seconds ?? 25) * 1000, abortWhenClientLeaves(req, res));
+  const { tunnelHost, tunnelPort } = deps.market.sshProxy.settings;
+  return { status: 200, body: nativeOk({ tunnel: { host: tunnelHost, port: tunnelPort }, connections: connections.map((c) => ({ token: c.token, instance_id: c.instanceId })) }) };
 };

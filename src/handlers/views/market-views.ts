@@ -1,5 +1,7 @@
 import type { components } from '../../../generated/openapi.js';
-import type { Discounts, InstanceEvent, InstanceRecord, MachineRecord, OfferRecord } from '../../adapters/market-store/index.js';
+import type { BurstOrderRecord, Discounts, InstanceEvent, InstanceRecord, InstanceStatus, MachineRecord, OfferRecord } from '../../adapters/market-store/index.js';
+import type { BurstPlan, FanOutFailure } from '../../domain/market/burst-orders.js';
+import { termsOf } from '../../domain/market/burst-orders.js';
 import { microsToUsd } from '../../domain/money.js';
 import { dueAtStart, isTermPlan, PRICING_TYPES, UNIT_MS, unitPriceMicros } from '../../domain/market/plans.js';
 import { runningTime } from '../../domain/market/rentals.js';
@@ -38,8 +40,8 @@ export function offerView(o: OfferRecord): Schemas['Offer'] {
   };
 }
 
-/** A rental as its renter sees it, its running time counted up to `untilMs`. */
-export function instanceView(i: InstanceRecord, untilMs: number, history?: InstanceEvent[]): Schemas['Instance'] {
+/** A rental as its renter sees it, its running time counted up to `untilMs`; `sshHost` is the SSH proxy's name. */
+export function instanceView(i: InstanceRecord, untilMs: number, sshHost: string, history?: InstanceEvent[]): Schemas['Instance'] {
   return {
     task_id: i.id,
     offer_id: i.machineId,
@@ -56,7 +58,7 @@ export function instanceView(i: InstanceRecord, untilMs: number, history?: Insta
     status_reason: i.statusReason,
     running_seconds: runningTime(i, untilMs) / 1000,
     charged_usd: microsToUsd(i.chargedMicros),
-    ssh_host: null,
+    ssh_host: i.sshPort === null ? null : sshHost,
     ssh_port: i.sshPort,
     created_at: seconds(i.createdAtMs),
     updated_at: seconds(i.updatedAtMs),
@@ -84,5 +86,59 @@ export function machineView(m: MachineRecord, online: boolean): Schemas['Machine
     online,
     last_heartbeat_at: secondsOrNull(m.lastHeartbeatMs),
     created_at: seconds(m.createdAtMs),
+  };
+}
+
+const usdOrNull = (micros: bigint | null): number | null => (micros === null ? null : microsToUsd(micros));
+
+/** An order's status from its rentals' (running only when every live one runs). */
+function orderStatus(counts: Record<InstanceStatus, number>): Schemas['BurstOrder']['status'] {
+  const live = counts.pending + counts.running + counts.offline;
+  if (live === 0) return counts.stopped > 0 ? 'stopped' : 'terminated';
+  if (counts.offline > 0) return 'degraded';
+  return counts.pending > 0 ? 'starting' : 'running';
+}
+
+export function burstOrderView(order: BurstOrderRecord, instances: InstanceRecord[], nowMs: number, sshHost: string, failures?: FanOutFailure[]): Schemas['BurstOrder'] {
+  const counts: Record<InstanceStatus, number> = { pending: 0, running: 0, offline: 0, stopped: 0, terminated: 0 };
+  for (const i of instances) counts[i.status]++;
+  const [primary, ...extras] = order.tiers;
+  return {
+    order_id: order.id,
+    status: orderStatus(counts),
+    desired_status: order.desiredStatus,
+    docker_image: order.dockerImage,
+    primary_gpu: primary!.gpuName,
+    primary_max_price: usdOrNull(primary!.maxPricePerGpuHourMicros),
+    gpu_count: order.gpuCount,
+    extra_gpus: extras.map((t) => ({ gpu_name: t.gpuName, max_price: microsToUsd(t.maxPricePerGpuHourMicros!) })),
+    disk_gb: order.diskGb,
+    pricing_type: order.pricingType,
+    placed_gpus: instances.reduce((sum, i) => sum + i.gpuCount, 0),
+    counts,
+    instances: instances.map((i) => instanceView(i, nowMs, sshHost)),
+    ...(failures === undefined ? {} : { failures: failures.map((f) => ({ task_id: f.instanceId, error_code: f.error.code, error: f.error.message })) }),
+    created_at: seconds(order.createdAtMs),
+    updated_at: seconds(order.updatedAtMs),
+  };
+}
+
+export function burstEstimateView(plan: BurstPlan, gpuCount: number, pricingType: BurstOrderRecord['pricingType']): Schemas['BurstEstimate'] {
+  return {
+    gpu_count: gpuCount,
+    planned_gpus: gpuCount - plan.shortfall,
+    shortfall: plan.shortfall,
+    pricing_type: pricingType,
+    slots: plan.slots.map((s) => ({
+      offer_id: s.offer.id,
+      gpu_name: s.offer.gpuName,
+      gpus: s.gpus,
+      price_per_gpu_hour_usd: microsToUsd(s.offer.pricePerGpuHourMicros),
+      unit_price_usd: microsToUsd(termsOf(s, pricingType).unitPriceMicros),
+      location: s.offer.location,
+      verification: s.offer.verification,
+    })),
+    per_hour_usd: microsToUsd(plan.slots.reduce((sum, s) => sum + s.offer.pricePerGpuHourMicros * BigInt(s.gpus), 0n)),
+    due_at_start_usd: microsToUsd(plan.dueAtStartMicros),
   };
 }

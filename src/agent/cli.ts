@@ -1,0 +1,78 @@
+/**
+ * The provider agent: `npm run agent -- --gateway <url> --price-per-gpu-hour <usd> [options]` (README "Providers").
+ * The provider's API key comes from CGW_API_KEY (or --key). The machine is described by `nvidia-smi -q -x` and this
+ * host, or, on a machine without GPUs (demos, tests), by an inventory file (--inventory).
+ */
+import { execFile } from 'node:child_process';
+import { hostname } from 'node:os';
+import { parseArgs, promisify } from 'node:util';
+import type { MachineRegistration } from '../../generated/client/types.gen.js';
+import { Agent } from './agent.js';
+import { DEFAULT_DOCKER_HOST, DockerEngine } from './docker-engine.js';
+import { Gateway } from './gateway.js';
+import { detectHost, diskFreeGb, parseNvidiaSmiXml, readInventoryFile, type MachineInventory } from './inventory.js';
+
+const USAGE = `npm run agent -- --gateway <url> --price-per-gpu-hour <usd> [--inventory <file.json> | --location <CC>]
+  [--key <api key> (or CGW_API_KEY)] [--name <name>] [--min-gpus <n>] [--docker-host ${DEFAULT_DOCKER_HOST}]
+  [--state <file>] [--heartbeat-seconds 5] [--disk-quota]`;
+
+const { values } = parseArgs({
+  options: {
+    gateway: { type: 'string' },
+    key: { type: 'string' },
+    inventory: { type: 'string' },
+    name: { type: 'string' },
+    location: { type: 'string' },
+    'price-per-gpu-hour': { type: 'string' },
+    'min-gpus': { type: 'string' },
+    'docker-host': { type: 'string', default: DEFAULT_DOCKER_HOST },
+    state: { type: 'string', default: 'data/agent-state.json' },
+    'heartbeat-seconds': { type: 'string', default: '5' },
+    'disk-quota': { type: 'boolean', default: false },
+  },
+});
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+const log = (message: string, fields: Record<string, unknown> = {}) => process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), msg: message, ...fields })}\n`);
+
+/** The machine from nvidia-smi and this host, when no inventory file is given. */
+async function detectInventory(): Promise<MachineInventory> {
+  if (values.location === undefined) fail('--location (ISO country code) is required without --inventory');
+  const { stdout } = await promisify(execFile)('nvidia-smi', ['-q', '-x'], { maxBuffer: 16 * 1024 * 1024 });
+  const gpus = parseNvidiaSmiXml(stdout);
+  const host = detectHost();
+  return { name: values.name ?? hostname(), gpuName: gpus.gpuName, gpuCount: gpus.gpuCount, vramGb: gpus.vramGb, ...host, diskGb: await diskFreeGb('/'), location: values.location };
+}
+
+const gatewayUrl = values.gateway ?? fail('--gateway is required');
+const apiKey = values.key ?? process.env.CGW_API_KEY ?? fail('the provider API key is required: CGW_API_KEY or --key');
+const price = Number(values['price-per-gpu-hour']);
+if (!(price > 0)) fail('--price-per-gpu-hour must be a positive number of USD');
+const inventory = values.inventory === undefined ? await detectInventory() : readInventoryFile(values.inventory);
+const registration: MachineRegistration = {
+  name: values.name ?? inventory.name,
+  gpu_name: inventory.gpuName,
+  gpu_count: inventory.gpuCount,
+  vram_gb: inventory.vramGb,
+  cpu_cores: inventory.cpuCores,
+  ram_gb: inventory.ramGb,
+  disk_gb: inventory.diskGb,
+  location: inventory.location,
+  price_per_gpu_hour_usd: price,
+  ...(values['min-gpus'] === undefined ? {} : { min_gpus: Number(values['min-gpus']) }),
+};
+const agent = new Agent({
+  gateway: new Gateway(gatewayUrl, apiKey),
+  docker: new DockerEngine({ host: values['docker-host'], diskQuota: values['disk-quota'] }),
+  registration,
+  statePath: values.state!,
+  heartbeatMs: Number(values['heartbeat-seconds']) * 1000,
+  log,
+});
+const machineId = await agent.start();
+log('agent running', { machine_id: machineId, gateway: gatewayUrl });
+for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void agent.stop().then(() => process.exit(0)));

@@ -1,0 +1,180 @@
+/**
+ * The SSH proxy (SPEC 4.5 `POST /v1/instances/{id}/ssh-proxy/ensure`): every rental gets a port on the proxy host
+ * (`ssh_host`:`ssh_port`), unique across gateway processes through the database and kept for its life. A client
+ * connecting to that port is held while the machine's agent, told through its tunnel wait, dials the tunnel port
+ * back with the client's token and pipes it to the container's SSH daemon; the proxy then joins the two sockets.
+ * Machines need no inbound port: only the agent connects out.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { InstanceRecord, MarketStore } from '../../adapters/market-store/index.js';
+import type { PortRange, TunnelRequest, TunnelStore } from '../../adapters/tunnel-store/index.js';
+import type { CancelSignal } from '../../cancel-signal.js';
+import { ApiError } from '../../errors/api-error.js';
+import type { Principal } from '../authenticator.js';
+
+export interface SshProxySettings {
+  /** The name renters connect to. */
+  publicHost: string;
+  range: PortRange;
+  /** Where agents dial back (told to them with each request); the port is the one the tunnel listener got. */
+  tunnelHost: string;
+  tunnelPort: number;
+  /** How long a client waits for its tunnel. */
+  connectTimeoutMs: number;
+}
+
+/** The proxy's own sockets, as the adapter opens them. */
+export interface ProxySockets {
+  open(port: number): Promise<boolean>;
+  close(port: number): Promise<void>;
+  listening(): number[];
+}
+
+export interface SshProxyDeps {
+  tunnels: TunnelStore;
+  store: MarketStore;
+  now: () => number;
+  settings: SshProxySettings;
+  onUnexpected: (err: unknown) => void;
+}
+
+const CHANGE_ATTEMPTS = 8;
+const WAIT_STEP_MS = 200;
+
+export class SshProxy {
+  private sockets: ProxySockets | null = null;
+  private readonly instanceByPort = new Map<number, string>();
+  private readonly pending = new Map<string, { socket: Socket; timer: NodeJS.Timeout }>();
+
+  constructor(private readonly deps: SshProxyDeps) {}
+
+  /** Mutable: the tunnel port is known once its listener is up (`TUNNEL_PORT=0` takes any free one). */
+  get settings(): SshProxySettings {
+    return this.deps.settings;
+  }
+
+  /** Serves the proxy ports from this process (a process without sockets only allocates and answers agents). */
+  attach(sockets: ProxySockets): void {
+    this.sockets = sockets;
+  }
+
+  /** SPEC 4.5: the rental's port, allocated now if it has none (idempotent); 503 when the range is used up. */
+  async ensure(principal: Principal, instanceId: string): Promise<InstanceRecord> {
+    const instance = await this.deps.store.getInstance(instanceId);
+    if (instance === null || instance.accountId !== principal.accountId) throw new ApiError('instance_not_found', `No instance ${instanceId}`, { notFound: true });
+    if (instance.desiredStatus === 'terminated') throw new ApiError('instance_terminated', `Instance ${instanceId} was deleted`);
+    const allocated = await this.allocate(instance);
+    if (allocated === null) throw new ApiError('provider_unavailable', 'Every SSH proxy port is in use; retry later', { meta: { hint: 'Free ports come back as rentals are deleted' } });
+    return allocated;
+  }
+
+  /** Allocation right after a rental is placed; a failure leaves it to `ensure` (the spec's "older orders whose allocation failed"). */
+  async allocateQuietly(instance: InstanceRecord): Promise<InstanceRecord> {
+    try {
+      return (await this.allocate(instance)) ?? instance;
+    } catch (err) {
+      this.deps.onUnexpected(err);
+      return instance;
+    }
+  }
+
+  private async allocate(instance: InstanceRecord): Promise<InstanceRecord | null> {
+    const port = await this.deps.tunnels.allocate(instance.id, this.deps.settings.range, this.deps.now());
+    if (port === null) return null;
+    let current = instance;
+    for (let attempt = 0; attempt < CHANGE_ATTEMPTS && current.sshPort !== port; attempt++) {
+      const changed = await this.deps.store.change(current.id, current.version, { patch: { sshPort: port } });
+      current = changed.ok ? changed.instance : ((await this.deps.store.getInstance(current.id)) ?? current);
+    }
+    await this.listenOn(port, current.id);
+    return current;
+  }
+
+  private async listenOn(port: number, instanceId: string): Promise<void> {
+    this.instanceByPort.set(port, instanceId);
+    if (this.sockets !== null) await this.sockets.open(port);
+  }
+
+  /**
+   * Brings this process's listeners in line with the database (ports allocated by other processes, rentals
+   * deleted: their ports are released and closed), and drops tunnel requests nobody claimed.
+   */
+  async sync(): Promise<void> {
+    const allocated = await this.deps.tunnels.ports();
+    const live = new Set<number>();
+    for (const { port, instanceId } of allocated) {
+      const instance = await this.deps.store.getInstance(instanceId);
+      if (instance === null || instance.desiredStatus === 'terminated') {
+        await this.deps.tunnels.release(instanceId);
+        continue;
+      }
+      live.add(port);
+      if (this.instanceByPort.get(port) !== instanceId || (this.sockets !== null && !this.sockets.listening().includes(port))) await this.listenOn(port, instanceId);
+    }
+    for (const port of [...this.instanceByPort.keys()]) {
+      if (live.has(port)) continue;
+      this.instanceByPort.delete(port);
+      await this.sockets?.close(port);
+    }
+    await this.deps.tunnels.expire(this.deps.now() - this.deps.settings.connectTimeoutMs);
+  }
+
+  /** A client on a rental's port: held until the agent's tunnel arrives, refused when the rental is not running. */
+  async clientConnected(port: number, socket: Socket): Promise<void> {
+    socket.on('error', () => undefined);
+    const instanceId = this.instanceByPort.get(port);
+    const instance = instanceId === undefined ? null : await this.deps.store.getInstance(instanceId);
+    if (instance === null || instance.status !== 'running') return void socket.destroy();
+    const token = randomBytes(18).toString('base64url');
+    const timer = setTimeout(() => {
+      this.pending.delete(token);
+      socket.destroy();
+    }, this.deps.settings.connectTimeoutMs);
+    this.pending.set(token, { socket, timer });
+    socket.once('close', () => {
+      clearTimeout(timer);
+      this.pending.delete(token);
+    });
+    await this.deps.tunnels.request({ token, machineId: instance.machineId, instanceId: instance.id, createdAtMs: this.deps.now() });
+  }
+
+  /** The agent's tunnel for `token`: joined to the waiting client, bytes both ways until either side closes. */
+  tunnelArrived(token: string, agent: Socket, rest: Buffer): void {
+    agent.on('error', () => undefined);
+    const waiting = this.pending.get(token);
+    if (waiting === undefined) return void agent.destroy();
+    this.pending.delete(token);
+    clearTimeout(waiting.timer);
+    if (rest.length > 0) waiting.socket.write(rest);
+    agent.pipe(waiting.socket).pipe(agent);
+    const end = () => {
+      agent.destroy();
+      waiting.socket.destroy();
+    };
+    agent.once('close', end);
+    waiting.socket.once('close', end);
+  }
+
+  /**
+   * The agent's long poll: the tunnels its machine must open, as soon as one is asked for, or none after `waitMs`.
+   * Requests older than a client waits are not handed out.
+   */
+  async waitForTunnels(machineId: string, waitMs: number, signal: CancelSignal): Promise<TunnelRequest[]> {
+    const until = performance.now() + waitMs; // the wait is wall time, whatever the service's clock says
+    for (;;) {
+      const claimed = await this.deps.tunnels.claim(machineId, this.deps.now() - this.deps.settings.connectTimeoutMs);
+      if (claimed.length > 0 || performance.now() >= until || signal.aborted) return claimed;
+      await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
+    }
+  }
+
+  /** Closes the clients still waiting (shutdown). */
+  close(): void {
+    for (const { socket, timer } of this.pending.values()) {
+      clearTimeout(timer);
+      socket.destroy();
+    }
+    this.pending.clear();
+  }
+}

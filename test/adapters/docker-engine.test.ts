@@ -1,0 +1,257 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ImageRegistryError } from '../../src/adapters/image-registry/index.js';
+import { DockerEngine, DockerError, INSTANCE_LABEL, parseDockerHost } from '../../src/agent/docker-engine.js';
+import { CRASHING_IMAGE, FAILING_IMAGE, MISSING_IMAGE, startFakeDocker, type FakeDocker } from '../fixtures/fake-docker.js';
+
+/** Connects to a loopback port and reads the first line (an SSH daemon's banner), then checks it echoes. */
+function sshExchange(port: number): Promise<{ banner: string; echoed: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      const [banner, rest] = received.split('\r\n');
+      if (rest === undefined) return;
+      if (rest === '') socket.write('hello container\n');
+      else if (rest.endsWith('\n')) {
+        socket.destroy();
+        resolve({ banner: banner!, echoed: rest });
+      }
+    });
+    socket.on('error', reject);
+  });
+}
+
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on('error', () => resolve(true));
+  });
+}
+
+async function dockerError(promise: Promise<unknown>): Promise<DockerError> {
+  const err: unknown = await promise.then(() => null, (e: unknown) => e);
+  expect(err).toBeInstanceOf(DockerError);
+  return err as DockerError;
+}
+
+describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
+  let fake: FakeDocker;
+  let docker: DockerEngine;
+
+  beforeEach(async () => {
+    fake = await startFakeDocker();
+    docker = new DockerEngine({ host: fake.host });
+  });
+  afterEach(() => fake.close());
+
+  const rental = (name: string, image = 'ubuntu:24.04') => ({
+    name,
+    image,
+    env: { JUPYTER_TOKEN: 't0ken' },
+    labels: { [INSTANCE_LABEL]: `ins_${name}` },
+    gpuIndexes: [0, 2],
+    diskGb: 50,
+    sshPublicKeys: ['ssh-ed25519 AAAAC3Nza renter@laptop', 'ssh-rsa AAAAB3Nza renter@desktop'],
+  });
+
+  it('pulls an image under the v1.43 prefix, with a tag (latest when none is named) and reads the progress to the end', async () => {
+    await docker.pullImage('ubuntu:24.04');
+    await docker.pullImage('pytorch/pytorch');
+    const pulls = fake.requests.filter((r) => r.path === '/v1.43/images/create');
+    expect(pulls.map((r) => r.query)).toEqual([
+      { fromImage: 'docker.io/library/ubuntu', tag: '24.04' },
+      { fromImage: 'docker.io/pytorch/pytorch', tag: 'latest' },
+    ]);
+    expect([...fake.images]).toEqual(['docker.io/library/ubuntu:24.04', 'docker.io/pytorch/pytorch:latest']);
+  });
+
+  it('sends a digest as the tag, as the docker CLI does', async () => {
+    const digest = `sha256:${'ab'.repeat(32)}`;
+    await docker.pullImage(`ghcr.io/acme/trainer@${digest}`);
+    expect(fake.requests[0]!.query).toEqual({ fromImage: 'ghcr.io/acme/trainer', tag: digest });
+  });
+
+  it('fails a pull whose progress stream carries an error line, with Docker\'s message', async () => {
+    const err = await dockerError(docker.pullImage(FAILING_IMAGE));
+    expect(err.kind).toBe('pull_failed');
+    expect(err.message).toContain('no space left on device');
+    expect(fake.images.size).toBe(0);
+  });
+
+  it('reports a repository Docker cannot find as not_found with its message', async () => {
+    const err = await dockerError(docker.pullImage(MISSING_IMAGE));
+    expect(err).toMatchObject({ kind: 'not_found', status: 404 });
+    expect(err.message).toContain('repository does not exist');
+  });
+
+  it('refuses a reference Docker would refuse before sending anything', async () => {
+    await expect(docker.pullImage('Ubuntu:24.04')).rejects.toBeInstanceOf(ImageRegistryError);
+    expect(fake.requests).toEqual([]);
+  });
+
+  it('creates a container with its labels, env, SSH keys, a loopback SSH port and the rented GPUs', async () => {
+    await docker.pullImage('ubuntu:24.04');
+    const id = await docker.createContainer(rental('r1'));
+    expect(id).toMatch(/^[0-9a-f]{64}$/);
+    const create = fake.requests.find((r) => r.path === '/v1.43/containers/create')!;
+    expect(create.query).toEqual({ name: 'r1' });
+    expect(create.body).toEqual({
+      Image: 'ubuntu:24.04',
+      Env: ['JUPYTER_TOKEN=t0ken', 'PUBLIC_KEY=ssh-ed25519 AAAAC3Nza renter@laptop\nssh-rsa AAAAB3Nza renter@desktop'],
+      Labels: { 'cgw.instance': 'ins_r1' },
+      ExposedPorts: { '22/tcp': {} },
+      HostConfig: {
+        PortBindings: { '22/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] },
+        DeviceRequests: [{ Driver: 'nvidia', DeviceIDs: ['0', '2'], Capabilities: [['gpu']] }],
+      },
+    });
+  });
+
+  it('asks for no GPUs when none are rented, and caps the disk only when the client is told to', async () => {
+    await docker.pullImage('ubuntu:24.04');
+    await docker.createContainer({ ...rental('cpu'), gpuIndexes: [] });
+    const quota = new DockerEngine({ host: fake.host, diskQuota: true });
+    await quota.createContainer(rental('capped'));
+    const [plain, capped] = fake.requests.filter((r) => r.path.endsWith('/containers/create')).map((r) => r.body as { HostConfig: Record<string, unknown> });
+    expect(plain!.HostConfig).not.toHaveProperty('DeviceRequests');
+    expect(plain!.HostConfig).not.toHaveProperty('StorageOpt');
+    expect(capped!.HostConfig['StorageOpt']).toEqual({ size: '50G' });
+  });
+
+  it('refuses a container name in use (409 conflict) and an image not pulled (404)', async () => {
+    await docker.pullImage('ubuntu:24.04');
+    await docker.createContainer(rental('dup'));
+    expect(await dockerError(docker.createContainer(rental('dup')))).toMatchObject({ kind: 'conflict', status: 409 });
+    const missing = await dockerError(docker.createContainer(rental('other', 'nginx:1')));
+    expect(missing).toMatchObject({ kind: 'not_found', status: 404, message: 'No such image: nginx:1' });
+  });
+
+  it('starts a container whose SSH port answers its banner and echoes; start again is a no-op', async () => {
+    await docker.pullImage('ubuntu:24.04');
+    const id = await docker.createContainer(rental('r1'));
+    expect(await docker.inspectContainer(id)).toMatchObject({ state: 'created', exitCode: null, sshHostPort: null });
+    await docker.startContainer(id);
+    await docker.startContainer(id); // 304: already running
+    const running = await docker.inspectContainer(id);
+    expect(running).toEqual({ id, name: 'r1', state: 'running', exitCode: null, sshHostPort: expect.any(Number), labels: { 'cgw.instance': 'ins_r1' } });
+    const { banner, echoed } = await sshExchange(running.sshHostPort!);
+    expect(banner).toBe(`SSH-2.0-fake-container-${id}`);
+    expect(echoed).toBe('hello container\n');
+  });
+
+  it('reports a container that exits right after start as exited with its code', async () => {
+    await docker.pullImage(CRASHING_IMAGE);
+    const id = await docker.createContainer(rental('crash', CRASHING_IMAGE));
+    await docker.startContainer(id);
+    expect(await docker.inspectContainer(id)).toMatchObject({ state: 'exited', exitCode: 1, sshHostPort: null });
+  });
+
+  it('lists every container with the label, running or not, with its state and SSH port', async () => {
+    await docker.pullImage('ubuntu:24.04');
+    const a = await docker.createContainer(rental('a'));
+    const b = await docker.createContainer({ ...rental('b'), labels: { other: 'x' } });
+    const c = await docker.createContainer(rental('c'));
+    await docker.startContainer(a);
+    const listed = await docker.listContainers({ label: INSTANCE_LABEL });
+    const list = fake.requests.find((r) => r.path === '/v1.43/containers/json')!;
+    expect(list.query).toEqual({ all: '1', filters: '{"label":["cgw.instance"]}' });
+    expect(listed.map((x) => x.id).sort()).toEqual([a, c].sort()); // not b, which lacks the label
+    expect(listed.find((x) => x.id === a)).toEqual({
+      id: a, name: 'a', image: 'ubuntu:24.04', state: 'running', sshHostPort: expect.any(Number), labels: { 'cgw.instance': 'ins_a' },
+    });
+    expect(listed.find((x) => x.id === c)).toMatchObject({ state: 'created', sshHostPort: null });
+    expect(await docker.listContainers({ label: 'cgw.instance=ins_c' })).toEqual([expect.objectContaining({ id: c })]);
+    expect(listed.map((x) => x.id)).not.toContain(b);
+  });
+
+  it('stops a container (its SSH port closes), then removes it with its volumes', async () => {
+    await docker.pullImage('ubuntu:24.04');
+    const id = await docker.createContainer(rental('r1'));
+    await docker.startContainer(id);
+    const port = (await docker.inspectContainer(id)).sshHostPort!;
+    await docker.stopContainer(id, 10);
+    await docker.stopContainer(id, 10); // 304: already stopped
+    expect(fake.requests.filter((r) => r.path.endsWith('/stop')).map((r) => r.query)).toEqual([{ t: '10' }, { t: '10' }]);
+    expect(await docker.inspectContainer(id)).toMatchObject({ state: 'exited', exitCode: 143, sshHostPort: null });
+    expect(await refused(port)).toBe(true);
+    await docker.removeContainer(id, { volumes: true, force: true });
+    expect(fake.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v1.43/containers/${id}`, query: { v: '1', force: '1' } });
+    expect(await docker.listContainers({ label: INSTANCE_LABEL })).toEqual([]);
+  });
+
+  it('force-removes a running container and closes its SSH port; without force it is a conflict', async () => {
+    await docker.pullImage('ubuntu:24.04');
+    const id = await docker.createContainer(rental('r1'));
+    await docker.startContainer(id);
+    const port = (await docker.inspectContainer(id)).sshHostPort!;
+    expect(await dockerError(docker.removeContainer(id))).toMatchObject({ kind: 'conflict', status: 409 });
+    await docker.removeContainer(id, { volumes: true, force: true });
+    expect(await refused(port)).toBe(true);
+  });
+
+  it('answers not_found with Docker\'s message for an unknown container, on every call', async () => {
+    const unknown = 'f00dfeed';
+    for (const call of [
+      () => docker.inspectContainer(unknown),
+      () => docker.startContainer(unknown),
+      () => docker.stopContainer(unknown, 1),
+      () => docker.removeContainer(unknown, { force: true }),
+    ]) {
+      expect(await dockerError(call())).toMatchObject({ kind: 'not_found', status: 404, message: `No such container: ${unknown}` });
+    }
+  });
+});
+
+describe('DockerEngine transport', () => {
+  it('speaks to a tcp address as well', async () => {
+    const fake = await startFakeDocker({ tcp: true });
+    try {
+      const docker = new DockerEngine({ host: fake.tcpUrl! });
+      await docker.pullImage('ubuntu:24.04');
+      expect(fake.images.has('docker.io/library/ubuntu:24.04')).toBe(true);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('is unreachable, not a crash, when no daemon listens', async () => {
+    const docker = new DockerEngine({ host: 'unix:///nonexistent/docker.sock' });
+    expect(await dockerError(docker.listContainers())).toMatchObject({ kind: 'unreachable', status: 0 });
+  });
+
+  it('gives up on a daemon that stays silent past the timeout', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'silent-docker-'));
+    const silent = createServer(() => {}); // accepts, never answers
+    await new Promise<void>((resolve) => silent.listen(join(dir, 'docker.sock'), resolve));
+    try {
+      const docker = new DockerEngine({ host: join(dir, 'docker.sock'), timeoutMs: 100 });
+      const err = await dockerError(docker.inspectContainer('abc'));
+      expect(err).toMatchObject({ kind: 'unreachable', status: 0 });
+      expect(err.message).toContain('within 100 ms');
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads DOCKER_HOST forms and refuses others', () => {
+    expect(parseDockerHost('unix:///var/run/docker.sock')).toEqual({ socketPath: '/var/run/docker.sock' });
+    expect(parseDockerHost('/run/user/1000/docker.sock')).toEqual({ socketPath: '/run/user/1000/docker.sock' });
+    expect(parseDockerHost('tcp://10.0.0.5:2375')).toEqual({ host: '10.0.0.5', port: 2375 });
+    expect(parseDockerHost('http://[::1]:2375')).toEqual({ host: '::1', port: 2375 });
+    expect(() => parseDockerHost('ssh://user@host')).toThrow(/unsupported Docker host/);
+    expect(() => parseDockerHost('tcp://host')).toThrow(/unsupported Docker host/);
+  });
+});
