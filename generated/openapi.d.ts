@@ -621,6 +621,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/settings/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The linked messenger chat and which alerts go to it
+         * @description The caller's alert target (SPEC 6.3: rental status alerts via a linked messenger). An account that never set
+         *     one has no chat linked and rental alerts on, so linking a chat is all it takes.
+         */
+        get: operations["getNotificationSettings"];
+        /**
+         * Link a messenger chat for alerts, or unlink it
+         * @description Links the messenger chat the caller's alerts go to (`null` unlinks) and turns rental status alerts on or off
+         *     (SPEC 6.3). Takes effect for status changes not alerted yet: one that happened a moment ago may still go to
+         *     the chat linked before.
+         */
+        put: operations["setNotificationSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/ssh-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's SSH keys
+         * @description The caller's SSH public keys, oldest first (SPEC 4.5 SSH-key settings).
+         */
+        get: operations["listSshKeys"];
+        put?: never;
+        /**
+         * Add an SSH key
+         * @description Adds an OpenSSH public key (`ssh-ed25519`, `ssh-rsa`, `ecdsa-sha2-*`, security-key types) to the account; every
+         *     rental's container gets the account's keys when its agent creates it (a key added later reaches rentals created
+         *     later). Adding a key the account has answers it as it is. Not an OpenSSH public key (a private key, a fingerprint,
+         *     a key whose data is not of its type): 400 `invalid_request` naming `public_key`. At most 50 keys.
+         */
+        post: operations["addSshKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/ssh-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an SSH key
+         * @description Removes one of the caller's SSH keys; containers created before keep it until they are deleted. Another account's or an unknown id: 404 `ssh_key_not_found`.
+         */
+        delete: operations["deleteSshKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/llm/images/generations": {
         parameters: {
             query?: never;
@@ -1176,7 +1252,8 @@ export interface paths {
         };
         /**
          * Read a rental
-         * @description One of the caller's rentals with its status history, settled up to now (every read settles its running time).
+         * @description One of the caller's rentals with its status history, settled up to now: its running time counts up to its
+         *     agent's last heartbeat (every read settles it).
          *     Another account's or an unknown id: 404 `instance_not_found`.
          */
         get: operations["getInstance"];
@@ -1232,8 +1309,9 @@ export interface paths {
         /**
          * Stop a rental
          * @description SPEC 1.4: settles the running time and stops all of the rental's billing; a term's unused rest goes back to the
-         *     balance (held again at the next start); the GPUs are released, so a later start may find them taken. The disk is
-         *     kept for 7 days. Stopping a stopped rental answers it as it is. No body.
+         *     balance (held again at the next start); the GPUs are released, so a later start may find them taken. The
+         *     container is stopped, not removed: its disk stays until the rental is deleted. Stopping a stopped rental answers
+         *     it as it is. No body.
          */
         post: operations["stopInstance"];
         delete?: never;
@@ -1455,6 +1533,27 @@ export interface paths {
          *     first, at most `limit`.
          */
         get: operations["listBurstOrderHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/provider/earnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A provider's earnings by machine and day
+         * @description SPEC 1.6: what the caller's machines earned, per machine and UTC day: what renters were charged, and the
+         *     provider's share credited to the caller's balance (the charge less `MARKET_FEE_PERCENT`) at each settlement.
+         */
+        get: operations["getProviderEarnings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1905,9 +2004,10 @@ export interface components {
          *     | plan_expired | 409 | invalid_request_error | The day, week or month term of the rental is used up; rent again. |
          *     | insufficient_capacity | 409 | invalid_request_error | A burst order asked for more GPUs than are free under its price caps (`meta.gpus_requested`, `meta.gpus_available`); nothing was placed. |
          *     | burst_order_not_found | 404 | invalid_request_error | The burst order id is not one of the caller's orders. |
+         *     | ssh_key_not_found | 404 | invalid_request_error | The SSH key id is not one of the caller's keys. |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -2623,6 +2723,31 @@ export interface components {
             }[];
         };
         /**
+         * @description Where the caller's alerts go (SPEC 6.3: status alerts for rentals via a linked messenger; their triggers and
+         *     format are the service's own, see the README's "Rental alerts"). Sent by the service's messenger bot, which can
+         *     write only to chats that have started it.
+         */
+        NotificationSettings: {
+            /**
+             * @description The linked messenger chat (a numeric chat id, or `@channel` for a public channel); `null` unlinks (nothing is sent).
+             * @example 123456789
+             */
+            messenger_chat_id: string | null;
+            /** @description Whether rental status changes (running, offline, stopped with the reason, deleted) are sent to the linked chat. */
+            rentals: boolean;
+        };
+        /** @description An SSH public key of the caller, given to every rental's container when it is created. */
+        SshKey: {
+            key_id: string;
+            name: string;
+            /** @description The OpenSSH line (`ssh-ed25519 AAAA… comment`). */
+            public_key: string;
+            /** @description `SHA256:…`, as `ssh-keygen -l` prints it. */
+            fingerprint: string;
+            /** @description Unix seconds. */
+            created_at: number;
+        };
+        /**
          * @description An image request (SPEC 2.11), the body of `POST /v1/llm/images/jobs` and of its estimate. `size` follows each
          *     model's own set of shapes: `WxH` pixels, an aspect ratio `W:H`, or `auto`; a shape the model does not list is
          *     snapped to the closest one it does (the estimate says which). Families with resolution tiers bill the tier the
@@ -3250,6 +3375,8 @@ export interface components {
             docker_image: string;
             disk_gb: number;
             gpu_indexes: number[];
+            /** @description The renter's SSH keys (account settings), for the container's authorized_keys when it is created. */
+            ssh_public_keys: string[];
         };
         /**
          * @description SPEC 2.13: what the renter needs, in their own words.
@@ -3860,6 +3987,17 @@ export interface components {
         };
         /** @description No usage record with this id belongs to the caller, or the account was deleted. */
         NativeUsageRecordNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description No such SSH key for this caller. */
+        NativeSshKeyNotFound: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
@@ -5283,6 +5421,199 @@ export interface operations {
             404: components["responses"]["NativeUserNotFound"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    getNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["NotificationSettings"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    setNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "messenger_chat_id": "123456789",
+                 *       "rentals": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["NotificationSettings"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["NotificationSettings"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    listSshKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            keys: components["schemas"]["SshKey"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    addSshKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    public_key: string;
+                    /** @description Defaults to the key's comment. */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The key. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["SshKey"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    deleteSshKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            /** @constant */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeSshKeyNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
             503: components["responses"]["NativeUnavailable"];
@@ -6988,6 +7319,59 @@ export interface operations {
             401: components["responses"]["NativeUnauthorized"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeBurstOrderNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    getProviderEarnings: {
+        parameters: {
+            query?: {
+                /** @description First UTC day included (YYYY-MM-DD). Defaults to 29 days before `to`. */
+                from?: components["parameters"]["FromDate"];
+                /** @description Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`. */
+                to?: components["parameters"]["ToDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The earnings. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            /** Format: date */
+                            from: string;
+                            /** Format: date */
+                            to: string;
+                            days: {
+                                /** Format: date */
+                                date: string;
+                                machine_id: string;
+                                charged_usd: number;
+                                earned_usd: number;
+                                settlements: number;
+                            }[];
+                            total_charged_usd: number;
+                            total_earned_usd: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
             503: components["responses"]["NativeUnavailable"];

@@ -130,6 +130,11 @@ const schema = z.object({
   MACHINE_OFFLINE_MS: z.coerce.number().int().positive().default(90_000),
   /** How often running rentals are settled and checked against the balance (at least every minute, SPEC 4.5). */
   RENTAL_SWEEP_MS: z.coerce.number().int().positive().max(60_000).default(15_000),
+  /** Rental status alerts (SPEC 6.3) go through this messenger bot (Telegram Bot API wire format); unset: they are logged. */
+  MESSENGER_BOT_TOKEN: z.string().min(1).optional(),
+  MESSENGER_API_BASE: z.string().url().default('https://api.telegram.org'),
+  /** How often each process looks for rental status changes to alert about. */
+  ALERTS_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
   /** The SSH proxy: the name renters connect to, the address its ports listen on, and their range (`first-last`). */
   SSH_PROXY_HOST: z.string().min(1).default('127.0.0.1'),
   SSH_PROXY_BIND: z.string().min(1).default('127.0.0.1'),

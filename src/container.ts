@@ -18,6 +18,8 @@ import { Machines } from './domain/market/machines.js';
 import { Rentals } from './domain/market/rentals.js';
 import { BurstOrders } from './domain/market/burst-orders.js';
 import { SshProxy } from './domain/market/ssh-proxy.js';
+import { SshKeys } from './domain/market/ssh-keys.js';
+import { SqlSshKeyStore } from './adapters/ssh-key-store/sql.js';
 import { OciImageRegistry, type ImageRegistry } from './adapters/image-registry/index.js';
 import { SqlTunnelStore } from './adapters/tunnel-store/sql.js';
 import { PortListeners, TunnelListener } from './adapters/ssh-proxy/tcp-listeners.js';
@@ -37,6 +39,10 @@ import { Idempotency } from './domain/idempotency.js';
 import { KeyUsageRecorder } from './domain/key-usage-recorder.js';
 import { createLossAlert, ledgerBatchObserver } from './domain/money-signals.js';
 import { Periodic } from './domain/periodic.js';
+import type { AlertStore } from './adapters/alert-store/index.js';
+import { SqlAlertStore } from './adapters/alert-store/sql.js';
+import { LogNotifier, MessengerBotNotifier } from './adapters/notifier/index.js';
+import { RentalAlerts } from './domain/market/rental-alerts.js';
 import { UsageReader } from './domain/usage-reader.js';
 import { fxRateToMicro, usdToMicros } from './domain/money.js';
 import { loadCatalogFile } from './domain/catalog/catalog-file.js';
@@ -128,6 +134,8 @@ export interface Deps {
   recommendations: Recommendations;
   /** The GPU marketplace: machines and their listings, offers, rentals and their billing. */
   market: Market;
+  /** Accounts' alert targets (the linked messenger chat) and how far rental status alerts were delivered (SPEC 6.3). */
+  alerts: AlertStore;
   /** Works on this process's jobs and resumes those of processes that died. */
   jobRunner: JobRunner;
   throughput: ThroughputTracker;
@@ -213,6 +221,7 @@ export interface Market {
   sshProxy: SshProxy;
   /** Docker image sizes from their registries (burst orders' image check). */
   registry: ImageRegistry;
+  sshKeys: SshKeys;
 }
 
 function buildMarket(db: Database, ledger: Ledger, now: () => number, config: Config, marketFxRateRubMicro: bigint, onUnexpected: (err: unknown) => void): Market {
@@ -236,7 +245,8 @@ function buildMarket(db: Database, ledger: Ledger, now: () => number, config: Co
   });
   // A Docker image name is user input: its registry, and the token service it names, get the media links' rules.
   const registry = new OciImageRegistry({ policy: AddressPolicy.parse(config.MEDIA_FETCH_ALLOW) });
-  return { store, machines: new Machines(store, rentals, now), rentals, bursts, sshProxy, registry };
+  const sshKeys = new SshKeys(new SqlSshKeyStore(db), now);
+  return { store, machines: new Machines(store, rentals, sshKeys, now), rentals, bursts, sshProxy, registry, sshKeys };
 }
 
 const SSH_CONNECT_TIMEOUT_MS = 15_000;
@@ -348,6 +358,10 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const topazVideoJobs = new MediaJobs(VIDEO_RESTORATION, mediaJobDeps);
   const chatRooms = new ChatRooms({ store: new SqlChatStore(db), catalog, chat, imageJobs, now });
   const market = buildMarket(db, ledger, now, config, marketFxRateRubMicro, (err) => logger.warn({ err }, 'rental upkeep failed'));
+  const alerts = new SqlAlertStore(db);
+  // Without a bot token the embedded default logs each alert instead (README "Configuration").
+  const notifier = config.MESSENGER_BOT_TOKEN === undefined ? new LogNotifier(logger) : new MessengerBotNotifier({ token: config.MESSENGER_BOT_TOKEN, baseUrl: config.MESSENGER_API_BASE });
+  const rentalAlerts = new RentalAlerts({ store: alerts, notifier, now, logger });
   const recommendations = new Recommendations({
     store: market.store,
     chat,
@@ -364,6 +378,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     [new Periodic(() => retryJournaledCharges(journal, billing), (err) => logger.warn({ err }, 'journaled charges still not posted')), config.CHARGE_RETRY_MS],
     [new Periodic(() => billing.tickLeases(), (err) => logger.warn({ err }, 'billing lease upkeep failed')), LEASE_TICK_MS],
     [new Periodic(() => market.rentals.sweep(), (err) => logger.warn({ err }, 'rental sweep failed')), config.RENTAL_SWEEP_MS],
+    [new Periodic(() => rentalAlerts.run(), (err) => logger.warn({ err }, 'rental alerts failed')), config.ALERTS_INTERVAL_MS],
     [new Periodic(() => market.sshProxy.sync(), (err) => logger.warn({ err }, 'SSH proxy sync failed')), SSH_PROXY_SYNC_MS],
     [new Periodic(() => blobs.sweep(now()), (err) => logger.warn({ err }, 'hosted file sweep failed')), config.BLOB_SWEEP_MS],
     [new Periodic(() => jobs.expire(now()), (err) => logger.warn({ err }, 'job record sweep failed')), config.HOLD_SWEEP_MS],
@@ -409,9 +424,11 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     metrics,
     chainHooks,
     market,
+    alerts,
     marketFxRateRubMicro,
     async close() {
       for (const [task] of background) await task.stop();
+      await notifier.close();
       await sshSockets?.close();
       await market.registry.close();
       await jobRunner.close();

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CheckBurstImageData, CheckBurstImageErrors, CheckBurstImageResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAudioJobData, CreateAudioJobErrors, CreateAudioJobResponses, CreateBurstOrderData, CreateBurstOrderErrors, CreateBurstOrderResponses, CreateChatData, CreateChatErrors, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateChatMessageData, CreateChatMessageErrors, CreateChatMessageResponses, CreateChatResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatImageData, CreateCompatImageErrors, CreateCompatImageResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateImageData, CreateImageErrors, CreateImageJobData, CreateImageJobErrors, CreateImageJobResponses, CreateImageResponses, CreateInstanceData, CreateInstanceErrors, CreateInstanceResponses, CreateMusicJobData, CreateMusicJobErrors, CreateMusicJobResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRecommendationData, CreateRecommendationErrors, CreateRecommendationResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateTopazImageJobData, CreateTopazImageJobErrors, CreateTopazImageJobResponses, CreateTopazVideoJobData, CreateTopazVideoJobErrors, CreateTopazVideoJobResponses, CreateVideoJobData, CreateVideoJobErrors, CreateVideoJobResponses, DeleteBurstOrderData, DeleteBurstOrderErrors, DeleteBurstOrderResponses, DeleteInstanceData, DeleteInstanceErrors, DeleteInstanceResponses, EnsureSshProxyData, EnsureSshProxyErrors, EnsureSshProxyResponses, EstimateAudioJobData, EstimateAudioJobErrors, EstimateAudioJobResponses, EstimateBurstOrderData, EstimateBurstOrderErrors, EstimateBurstOrderResponses, EstimateImageJobData, EstimateImageJobErrors, EstimateImageJobResponses, EstimateMusicJobData, EstimateMusicJobErrors, EstimateMusicJobResponses, EstimateVideoJobData, EstimateVideoJobErrors, EstimateVideoJobResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, FinalizeVideoJobData, FinalizeVideoJobErrors, FinalizeVideoJobResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAudioJobData, GetAudioJobErrors, GetAudioJobResponses, GetBurstOrderData, GetBurstOrderErrors, GetBurstOrderResponses, GetChatData, GetChatErrors, GetChatImageJobData, GetChatImageJobErrors, GetChatImageJobResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetChatResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetHostedFileData, GetHostedFileErrors, GetHostedFileResponses, GetImageJobData, GetImageJobErrors, GetImageJobResponses, GetInstanceData, GetInstanceErrors, GetInstanceResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetMusicJobData, GetMusicJobErrors, GetMusicJobResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetTopazImageJobData, GetTopazImageJobErrors, GetTopazImageJobResponses, GetTopazVideoJobData, GetTopazVideoJobErrors, GetTopazVideoJobResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, GetVideoJobData, GetVideoJobErrors, GetVideoJobResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBurstOrderHistoryData, ListBurstOrderHistoryErrors, ListBurstOrderHistoryResponses, ListBurstOrdersData, ListBurstOrdersErrors, ListBurstOrdersResponses, ListBurstOrderTransactionsData, ListBurstOrderTransactionsErrors, ListBurstOrderTransactionsResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListInstancesData, ListInstancesErrors, ListInstancesResponses, ListMachinesData, ListMachinesErrors, ListMachinesResponses, ListOffersData, ListOffersErrors, ListOffersResponses, ListTopazModelsData, ListTopazModelsErrors, ListTopazModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, MachineHeartbeatData, MachineHeartbeatErrors, MachineHeartbeatResponses, RegisterMachineData, RegisterMachineErrors, RegisterMachineResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses, StartBurstOrderData, StartBurstOrderErrors, StartBurstOrderResponses, StartInstanceData, StartInstanceErrors, StartInstanceResponses, StopBurstOrderData, StopBurstOrderErrors, StopBurstOrderResponses, StopInstanceData, StopInstanceErrors, StopInstanceResponses, UpdateMachineListingData, UpdateMachineListingErrors, UpdateMachineListingResponses, WaitForTunnelsData, WaitForTunnelsErrors, WaitForTunnelsResponses } from './types.gen.js';
+import type { AddSshKeyData, AddSshKeyErrors, AddSshKeyResponses, CheckBurstImageData, CheckBurstImageErrors, CheckBurstImageResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAudioJobData, CreateAudioJobErrors, CreateAudioJobResponses, CreateBurstOrderData, CreateBurstOrderErrors, CreateBurstOrderResponses, CreateChatData, CreateChatErrors, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateChatMessageData, CreateChatMessageErrors, CreateChatMessageResponses, CreateChatResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatImageData, CreateCompatImageErrors, CreateCompatImageResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateImageData, CreateImageErrors, CreateImageJobData, CreateImageJobErrors, CreateImageJobResponses, CreateImageResponses, CreateInstanceData, CreateInstanceErrors, CreateInstanceResponses, CreateMusicJobData, CreateMusicJobErrors, CreateMusicJobResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRecommendationData, CreateRecommendationErrors, CreateRecommendationResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateTopazImageJobData, CreateTopazImageJobErrors, CreateTopazImageJobResponses, CreateTopazVideoJobData, CreateTopazVideoJobErrors, CreateTopazVideoJobResponses, CreateVideoJobData, CreateVideoJobErrors, CreateVideoJobResponses, DeleteBurstOrderData, DeleteBurstOrderErrors, DeleteBurstOrderResponses, DeleteInstanceData, DeleteInstanceErrors, DeleteInstanceResponses, DeleteSshKeyData, DeleteSshKeyErrors, DeleteSshKeyResponses, EnsureSshProxyData, EnsureSshProxyErrors, EnsureSshProxyResponses, EstimateAudioJobData, EstimateAudioJobErrors, EstimateAudioJobResponses, EstimateBurstOrderData, EstimateBurstOrderErrors, EstimateBurstOrderResponses, EstimateImageJobData, EstimateImageJobErrors, EstimateImageJobResponses, EstimateMusicJobData, EstimateMusicJobErrors, EstimateMusicJobResponses, EstimateVideoJobData, EstimateVideoJobErrors, EstimateVideoJobResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, FinalizeVideoJobData, FinalizeVideoJobErrors, FinalizeVideoJobResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAudioJobData, GetAudioJobErrors, GetAudioJobResponses, GetBurstOrderData, GetBurstOrderErrors, GetBurstOrderResponses, GetChatData, GetChatErrors, GetChatImageJobData, GetChatImageJobErrors, GetChatImageJobResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetChatResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetHostedFileData, GetHostedFileErrors, GetHostedFileResponses, GetImageJobData, GetImageJobErrors, GetImageJobResponses, GetInstanceData, GetInstanceErrors, GetInstanceResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetMusicJobData, GetMusicJobErrors, GetMusicJobResponses, GetNotificationSettingsData, GetNotificationSettingsErrors, GetNotificationSettingsResponses, GetProviderEarningsData, GetProviderEarningsErrors, GetProviderEarningsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetTopazImageJobData, GetTopazImageJobErrors, GetTopazImageJobResponses, GetTopazVideoJobData, GetTopazVideoJobErrors, GetTopazVideoJobResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, GetVideoJobData, GetVideoJobErrors, GetVideoJobResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBurstOrderHistoryData, ListBurstOrderHistoryErrors, ListBurstOrderHistoryResponses, ListBurstOrdersData, ListBurstOrdersErrors, ListBurstOrdersResponses, ListBurstOrderTransactionsData, ListBurstOrderTransactionsErrors, ListBurstOrderTransactionsResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListInstancesData, ListInstancesErrors, ListInstancesResponses, ListMachinesData, ListMachinesErrors, ListMachinesResponses, ListOffersData, ListOffersErrors, ListOffersResponses, ListSshKeysData, ListSshKeysErrors, ListSshKeysResponses, ListTopazModelsData, ListTopazModelsErrors, ListTopazModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, MachineHeartbeatData, MachineHeartbeatErrors, MachineHeartbeatResponses, RegisterMachineData, RegisterMachineErrors, RegisterMachineResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetNotificationSettingsData, SetNotificationSettingsErrors, SetNotificationSettingsResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses, StartBurstOrderData, StartBurstOrderErrors, StartBurstOrderResponses, StartInstanceData, StartInstanceErrors, StartInstanceResponses, StopBurstOrderData, StopBurstOrderErrors, StopBurstOrderResponses, StopInstanceData, StopInstanceErrors, StopInstanceResponses, UpdateMachineListingData, UpdateMachineListingErrors, UpdateMachineListingResponses, WaitForTunnelsData, WaitForTunnelsErrors, WaitForTunnelsResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -449,6 +449,80 @@ export const setRubBilling = <ThrowOnError extends boolean = false>(options: Opt
 });
 
 /**
+ * The linked messenger chat and which alerts go to it
+ *
+ * The caller's alert target (SPEC 6.3: rental status alerts via a linked messenger). An account that never set
+ * one has no chat linked and rental alerts on, so linking a chat is all it takes.
+ *
+ */
+export const getNotificationSettings = <ThrowOnError extends boolean = false>(options?: Options<GetNotificationSettingsData, ThrowOnError>) => (options?.client ?? client).get<GetNotificationSettingsResponses, GetNotificationSettingsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/settings/notifications',
+    ...options
+});
+
+/**
+ * Link a messenger chat for alerts, or unlink it
+ *
+ * Links the messenger chat the caller's alerts go to (`null` unlinks) and turns rental status alerts on or off
+ * (SPEC 6.3). Takes effect for status changes not alerted yet: one that happened a moment ago may still go to
+ * the chat linked before.
+ *
+ */
+export const setNotificationSettings = <ThrowOnError extends boolean = false>(options: Options<SetNotificationSettingsData, ThrowOnError>) => (options.client ?? client).put<SetNotificationSettingsResponses, SetNotificationSettingsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/settings/notifications',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List the caller's SSH keys
+ *
+ * The caller's SSH public keys, oldest first (SPEC 4.5 SSH-key settings).
+ *
+ */
+export const listSshKeys = <ThrowOnError extends boolean = false>(options?: Options<ListSshKeysData, ThrowOnError>) => (options?.client ?? client).get<ListSshKeysResponses, ListSshKeysErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/settings/ssh-keys',
+    ...options
+});
+
+/**
+ * Add an SSH key
+ *
+ * Adds an OpenSSH public key (`ssh-ed25519`, `ssh-rsa`, `ecdsa-sha2-*`, security-key types) to the account; every
+ * rental's container gets the account's keys when its agent creates it (a key added later reaches rentals created
+ * later). Adding a key the account has answers it as it is. Not an OpenSSH public key (a private key, a fingerprint,
+ * a key whose data is not of its type): 400 `invalid_request` naming `public_key`. At most 50 keys.
+ *
+ */
+export const addSshKey = <ThrowOnError extends boolean = false>(options: Options<AddSshKeyData, ThrowOnError>) => (options.client ?? client).post<AddSshKeyResponses, AddSshKeyErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/settings/ssh-keys',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete an SSH key
+ *
+ * Removes one of the caller's SSH keys; containers created before keep it until they are deleted. Another account's or an unknown id: 404 `ssh_key_not_found`.
+ *
+ */
+export const deleteSshKey = <ThrowOnError extends boolean = false>(options: Options<DeleteSshKeyData, ThrowOnError>) => (options.client ?? client).delete<DeleteSshKeyResponses, DeleteSshKeyErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/settings/ssh-keys/{key_id}',
+    ...options
+});
+
+/**
  * Generate images
  *
  * Renders the images now (SPEC 2.11, 4.4) and answers when they are ready, within 300 seconds (else 504
@@ -878,7 +952,8 @@ export const deleteInstance = <ThrowOnError extends boolean = false>(options: Op
 /**
  * Read a rental
  *
- * One of the caller's rentals with its status history, settled up to now (every read settles its running time).
+ * One of the caller's rentals with its status history, settled up to now: its running time counts up to its
+ * agent's last heartbeat (every read settles it).
  * Another account's or an unknown id: 404 `instance_not_found`.
  *
  */
@@ -907,8 +982,9 @@ export const startInstance = <ThrowOnError extends boolean = false>(options: Opt
  * Stop a rental
  *
  * SPEC 1.4: settles the running time and stops all of the rental's billing; a term's unused rest goes back to the
- * balance (held again at the next start); the GPUs are released, so a later start may find them taken. The disk is
- * kept for 7 days. Stopping a stopped rental answers it as it is. No body.
+ * balance (held again at the next start); the GPUs are released, so a later start may find them taken. The
+ * container is stopped, not removed: its disk stays until the rental is deleted. Stopping a stopped rental answers
+ * it as it is. No body.
  *
  */
 export const stopInstance = <ThrowOnError extends boolean = false>(options: Options<StopInstanceData, ThrowOnError>) => (options.client ?? client).post<StopInstanceResponses, StopInstanceErrors, ThrowOnError>({
@@ -1078,6 +1154,19 @@ export const listBurstOrderTransactions = <ThrowOnError extends boolean = false>
 export const listBurstOrderHistory = <ThrowOnError extends boolean = false>(options: Options<ListBurstOrderHistoryData, ThrowOnError>) => (options.client ?? client).get<ListBurstOrderHistoryResponses, ListBurstOrderHistoryErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
     url: '/v1/burst/orders/{order_id}/history',
+    ...options
+});
+
+/**
+ * A provider's earnings by machine and day
+ *
+ * SPEC 1.6: what the caller's machines earned, per machine and UTC day: what renters were charged, and the
+ * provider's share credited to the caller's balance (the charge less `MARKET_FEE_PERCENT`) at each settlement.
+ *
+ */
+export const getProviderEarnings = <ThrowOnError extends boolean = false>(options?: Options<GetProviderEarningsData, ThrowOnError>) => (options?.client ?? client).get<GetProviderEarningsResponses, GetProviderEarningsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/provider/earnings',
     ...options
 });
 

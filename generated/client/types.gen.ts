@@ -187,9 +187,10 @@ export type Health = {
  * | plan_expired | 409 | invalid_request_error | The day, week or month term of the rental is used up; rent again. |
  * | insufficient_capacity | 409 | invalid_request_error | A burst order asked for more GPUs than are free under its price caps (`meta.gpus_requested`, `meta.gpus_available`); nothing was placed. |
  * | burst_order_not_found | 404 | invalid_request_error | The burst order id is not one of the caller's orders. |
+ * | ssh_key_not_found | 404 | invalid_request_error | The SSH key id is not one of the caller's keys. |
  *
  */
-export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found';
+export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found';
 
 /**
  * One body-validation finding (SPEC 2.7), listed in `meta.fields`.
@@ -1074,6 +1075,43 @@ export type RubBilling = {
 };
 
 /**
+ * Where the caller's alerts go (SPEC 6.3: status alerts for rentals via a linked messenger; their triggers and
+ * format are the service's own, see the README's "Rental alerts"). Sent by the service's messenger bot, which can
+ * write only to chats that have started it.
+ *
+ */
+export type NotificationSettings = {
+    /**
+     * The linked messenger chat (a numeric chat id, or `@channel` for a public channel); `null` unlinks (nothing is sent).
+     */
+    messenger_chat_id: string | null;
+    /**
+     * Whether rental status changes (running, offline, stopped with the reason, deleted) are sent to the linked chat.
+     */
+    rentals: boolean;
+};
+
+/**
+ * An SSH public key of the caller, given to every rental's container when it is created.
+ */
+export type SshKey = {
+    key_id: string;
+    name: string;
+    /**
+     * The OpenSSH line (`ssh-ed25519 AAAA… comment`).
+     */
+    public_key: string;
+    /**
+     * `SHA256:…`, as `ssh-keygen -l` prints it.
+     */
+    fingerprint: string;
+    /**
+     * Unix seconds.
+     */
+    created_at: number;
+};
+
+/**
  * An image request (SPEC 2.11), the body of `POST /v1/llm/images/jobs` and of its estimate. `size` follows each
  * model's own set of shapes: `WxH` pixels, an aspect ratio `W:H`, or `auto`; a shape the model does not list is
  * snapped to the closest one it does (the estimate says which). Families with resolution tiers bill the tier the
@@ -1886,6 +1924,10 @@ export type Assignment = {
     docker_image: string;
     disk_gb: number;
     gpu_indexes: Array<number>;
+    /**
+     * The renter's SSH keys (account settings), for the container's authorized_keys when it is created.
+     */
+    ssh_public_keys: Array<string>;
 };
 
 /**
@@ -4029,6 +4071,295 @@ export type SetRubBillingResponses = {
 };
 
 export type SetRubBillingResponse = SetRubBillingResponses[keyof SetRubBillingResponses];
+
+export type GetNotificationSettingsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/settings/notifications';
+};
+
+export type GetNotificationSettingsErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetNotificationSettingsError = GetNotificationSettingsErrors[keyof GetNotificationSettingsErrors];
+
+export type GetNotificationSettingsResponses = {
+    /**
+     * OK.
+     */
+    200: NativeSuccess & {
+        data: NotificationSettings;
+    };
+};
+
+export type GetNotificationSettingsResponse = GetNotificationSettingsResponses[keyof GetNotificationSettingsResponses];
+
+export type SetNotificationSettingsData = {
+    body: NotificationSettings;
+    path?: never;
+    query?: never;
+    url: '/v1/settings/notifications';
+};
+
+export type SetNotificationSettingsErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type SetNotificationSettingsError = SetNotificationSettingsErrors[keyof SetNotificationSettingsErrors];
+
+export type SetNotificationSettingsResponses = {
+    /**
+     * OK.
+     */
+    200: NativeSuccess & {
+        data: NotificationSettings;
+    };
+};
+
+export type SetNotificationSettingsResponse = SetNotificationSettingsResponses[keyof SetNotificationSettingsResponses];
+
+export type ListSshKeysData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/settings/ssh-keys';
+};
+
+export type ListSshKeysErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ListSshKeysError = ListSshKeysErrors[keyof ListSshKeysErrors];
+
+export type ListSshKeysResponses = {
+    /**
+     * The keys.
+     */
+    200: NativeSuccess & {
+        data: {
+            keys: Array<SshKey>;
+        };
+    };
+};
+
+export type ListSshKeysResponse = ListSshKeysResponses[keyof ListSshKeysResponses];
+
+export type AddSshKeyData = {
+    body: {
+        public_key: string;
+        /**
+         * Defaults to the key's comment.
+         */
+        name?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/settings/ssh-keys';
+};
+
+export type AddSshKeyErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type AddSshKeyError = AddSshKeyErrors[keyof AddSshKeyErrors];
+
+export type AddSshKeyResponses = {
+    /**
+     * The key.
+     */
+    201: NativeSuccess & {
+        data: SshKey;
+    };
+};
+
+export type AddSshKeyResponse = AddSshKeyResponses[keyof AddSshKeyResponses];
+
+export type DeleteSshKeyData = {
+    body?: never;
+    path: {
+        key_id: string;
+    };
+    query?: never;
+    url: '/v1/settings/ssh-keys/{key_id}';
+};
+
+export type DeleteSshKeyErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such SSH key for this caller.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type DeleteSshKeyError = DeleteSshKeyErrors[keyof DeleteSshKeyErrors];
+
+export type DeleteSshKeyResponses = {
+    /**
+     * Deleted.
+     */
+    200: NativeSuccess & {
+        data: {
+            deleted: true;
+        };
+    };
+};
+
+export type DeleteSshKeyResponse = DeleteSshKeyResponses[keyof DeleteSshKeyResponses];
 
 export type CreateImageData = {
     body: ImageRequest;
@@ -6542,6 +6873,80 @@ export type ListBurstOrderHistoryResponses = {
 };
 
 export type ListBurstOrderHistoryResponse = ListBurstOrderHistoryResponses[keyof ListBurstOrderHistoryResponses];
+
+export type GetProviderEarningsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * First UTC day included (YYYY-MM-DD). Defaults to 29 days before `to`.
+         */
+        from?: string;
+        /**
+         * Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`.
+         */
+        to?: string;
+    };
+    url: '/v1/provider/earnings';
+};
+
+export type GetProviderEarningsErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetProviderEarningsError = GetProviderEarningsErrors[keyof GetProviderEarningsErrors];
+
+export type GetProviderEarningsResponses = {
+    /**
+     * The earnings.
+     */
+    200: NativeSuccess & {
+        data: {
+            from: string;
+            to: string;
+            days: Array<{
+                date: string;
+                machine_id: string;
+                charged_usd: number;
+                earned_usd: number;
+                settlements: number;
+            }>;
+            total_charged_usd: number;
+            total_earned_usd: number;
+        };
+    };
+};
+
+export type GetProviderEarningsResponse = GetProviderEarningsResponses[keyof GetProviderEarningsResponses];
 
 export type ListMachinesData = {
     body?: never;

@@ -127,6 +127,7 @@ export class Agent {
         labels: { [INSTANCE_LABEL]: assignment.instance_id },
         gpuIndexes: assignment.gpu_indexes,
         diskGb: assignment.disk_gb,
+        sshPublicKeys: assignment.ssh_public_keys,
       });
       await docker.startContainer(id);
       this.options.log('container started', { instance_id: assignment.instance_id });

@@ -15,6 +15,9 @@ import { migrateToLatest } from '../db/migrate.js';
 import * as accounts from '../domain/accounts.js';
 import { fromMicro, fxRateToMicro, microsToUsd, usdToMicros } from '../domain/money.js';
 import { topUp } from '../domain/top-up.js';
+import type { MarketStore } from '../adapters/market-store/index.js';
+import { SqlMarketStore } from '../adapters/market-store/sql.js';
+import { setVerification } from '../domain/market/machines.js';
 import { DomainError, isDomainError } from '../domain/domain-error.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -24,6 +27,7 @@ type Output = Record<string, unknown>;
 interface Stores {
   store: SqlApiKeyStore;
   ledger: Ledger;
+  market: MarketStore;
   marketRateMicro: bigint;
 }
 
@@ -195,7 +199,24 @@ const commands: Record<string, Command> = {
       };
     },
   },
+  // SPEC 1.6: machines start unverified; an operator verifies them, and takes it back (deverified) after trouble.
+  'machines verify': verification('verified'),
+  'machines deverify': verification('deverified'),
 };
+
+function verification(state: 'verified' | 'deverified'): Command {
+  return {
+    usage: `machines ${state === 'verified' ? 'verify' : 'deverify'} --machine MACHINE_ID`,
+    options: { machine: { type: 'string' } },
+    prepare(values) {
+      const machineId = required(values, 'machine');
+      return async ({ market }) => {
+        const machine = await setVerification(market, machineId, state);
+        return { machine_id: machine.id, verification: machine.verification };
+      };
+    },
+  };
+}
 
 const usageText = () => `usage: admin <command>\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}`;
 
@@ -220,7 +241,7 @@ async function withStore<T>(run: (stores: Stores) => Promise<T>): Promise<T> {
   try {
     await migrateToLatest(db);
     const ledger = openLedger(db);
-    return await run({ store: new SqlApiKeyStore(db), ledger, marketRateMicro: fxRateToMicro(config.MARKET_FX_RATE_RUB) });
+    return await run({ store: new SqlApiKeyStore(db), ledger, market: new SqlMarketStore(db), marketRateMicro: fxRateToMicro(config.MARKET_FX_RATE_RUB) });
   } finally {
     await db.knex.destroy();
   }

@@ -13,6 +13,10 @@ import * as m0010 from './migrations/0010-ledger-payouts.js';
 import * as m0011 from './migrations/0011-marketplace.js';
 import * as m0012 from './migrations/0012-burst-orders.js';
 import * as m0013 from './migrations/0013-ssh-proxy.js';
+import * as m0014 from './migrations/0014-rental-alerts.js';
+import * as m0015 from './migrations/0015-ssh-keys.js';
+import * as m0016 from './migrations/0016-instance-last-gpus.js';
+import * as m0017 from './migrations/0017-rental-settlements.js';
 
 interface NamedMigration {
   name: string;
@@ -37,6 +41,10 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0011-marketplace', migration: m0011 },
   { name: '0012-burst-orders', migration: m0012 },
   { name: '0013-ssh-proxy', migration: m0013 },
+  { name: '0014-rental-alerts', migration: m0014 },
+  { name: '0015-ssh-keys', migration: m0015 },
+  { name: '0016-instance-last-gpus', migration: m0016 },
+  { name: '0017-rental-settlements', migration: m0017 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {

@@ -8,7 +8,8 @@ export type DomainErrorCode =
   | 'invalid_discount'
   | 'account_not_found'
   | 'api_key_not_found'
-  | 'invalid_amount';
+  | 'invalid_amount'
+  | 'machine_not_found';
 
 export class DomainError extends Error {
   override readonly name = 'DomainError';

@@ -75,6 +75,7 @@ export const ERROR_CATALOG = {
   instance_terminated: { status: 409, type: invalid, retryable: false, message: 'This rental was deleted and cannot be started again' },
   plan_expired: { status: 409, type: invalid, retryable: false, message: 'The term of this rental is used up; rent again' },
   insufficient_capacity: { status: 409, type: invalid, retryable: false, message: 'Fewer GPUs are free under the price caps than the order asks for' },
+  ssh_key_not_found: { status: 404, type: invalid, retryable: false, message: 'No SSH key with this id belongs to the caller' },
   burst_order_not_found: { status: 404, type: invalid, retryable: false, message: 'No burst order with this id belongs to the caller' },
   rental_unavailable: { status: 410, type: invalid, retryable: false, message: 'The rental was taken by someone else' },
   resources_unavailable: { status: 409, type: invalid, retryable: false, message: 'The GPU of this rental is no longer available' },

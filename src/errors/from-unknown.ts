@@ -27,6 +27,7 @@ const DOMAIN_CODES: Record<DomainErrorCode, ErrorCode> = {
   account_not_found: 'user_not_found',
   api_key_not_found: 'api_key_not_found',
   invalid_amount: 'invalid_request',
+  machine_not_found: 'machine_not_found',
 };
 
 /** Where a finding was sent, in the words of SPEC 2.7's `loc` (body, query, path, header). */

@@ -11,6 +11,7 @@ import { createRerank } from './retrieval/create-rerank.js';
 import { getMetrics } from './system/get-metrics.js';
 import { getRubBilling } from './settings/get-rub-billing.js';
 import { setRubBilling } from './settings/set-rub-billing.js';
+import { getNotificationSettings, setNotificationSettings } from './settings/notification-settings.js';
 import { exportUsage } from './usage/export-usage.js';
 import { getUsageActivity } from './usage/get-usage-activity.js';
 import { getUsageBreakdown } from './usage/get-usage-breakdown.js';
@@ -38,6 +39,7 @@ import { createChat, createChatMessage, getChat, getChatImageJob, listChats } fr
 import { createTopazImageJob, createTopazVideoJob, getTopazImageJob, getTopazVideoJob, listTopazModels } from './media/topaz-jobs.js';
 
 import { listOffers } from './market/offers.js';
+import { addSshKey, deleteSshKey, listSshKeys } from './settings/ssh-keys.js';
 import { createRecommendation } from './market/recommendation.js';
 import {
   checkBurstImage,
@@ -52,11 +54,14 @@ import {
   stopBurstOrder,
 } from './market/burst-orders.js';
 import { createInstance, deleteInstance, ensureSshProxy, getInstance, listInstances, startInstance, stopInstance } from './market/instances.js';
-import { listMachines, machineHeartbeat, registerMachine, updateMachineListing, waitForTunnels } from './market/machines.js';
+import { getProviderEarnings, listMachines, machineHeartbeat, registerMachine, updateMachineListing, waitForTunnels } from './market/machines.js';
 
 /** operationId → handler; `satisfies` makes the map exhaustive over the contract (DESIGN.md 1). */
 export const handlers = {
   listOffers,
+  listSshKeys,
+  addSshKey,
+  deleteSshKey,
   createRecommendation,
   createBurstOrder,
   estimateBurstOrder,
@@ -76,6 +81,7 @@ export const handlers = {
   deleteInstance,
   ensureSshProxy,
   waitForTunnels,
+  getProviderEarnings,
   registerMachine,
   listMachines,
   updateMachineListing,
@@ -124,6 +130,8 @@ export const handlers = {
   getUsageCalendar,
   getRubBilling,
   setRubBilling,
+  getNotificationSettings,
+  setNotificationSettings,
   createCompatChatCompletion,
   createNativeChatCompletion,
   createResponse,

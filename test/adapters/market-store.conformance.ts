@@ -173,6 +173,23 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       ]);
     });
 
+    it('starts an instance on the very GPUs it had, or refuses: never on others', async () => {
+      const m = machine({ gpuName: `GPU_${newId('g')}`, gpuCount: 3 });
+      await store().addMachine(m);
+      const a = await store().place(instance(m, { gpuCount: 1 }));
+      const b = await store().place(instance(m, { gpuCount: 1 }));
+      if (!a.ok || !b.ok) throw new Error('not placed');
+      expect(b.instance.gpuIndexes).toEqual([1]);
+      await store().change(b.instance.id, 1, { patch: { status: 'stopped' }, gpus: 'release' });
+      const c = await store().place(instance(m, { gpuCount: 1 }));
+      expect(c.ok && c.instance.gpuIndexes).toEqual([1]);
+      // GPU 2 is free, but b's container was made with GPU 1: b cannot start until GPU 1 is free again.
+      expect(await store().change(b.instance.id, 2, { patch: { status: 'pending' }, gpus: 'acquire' })).toEqual({ ok: false, reason: 'gpus_taken' });
+      if (c.ok) await store().change(c.instance.id, 1, { patch: { status: 'stopped' }, gpus: 'release' });
+      const started = await store().change(b.instance.id, 2, { patch: { status: 'pending' }, gpus: 'acquire' });
+      expect(started.ok && started.instance.gpuIndexes).toEqual([1]);
+    });
+
     it('lists an account’s instances newest first, a machine’s live ones, and the ones the sweeper must see', async () => {
       const m = machine({ gpuName: `GPU_${newId('g')}`, gpuCount: 4 });
       await store().addMachine(m);
@@ -188,6 +205,7 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       expect(active).toContain(b.instance.id);
       expect(active).toContain(c.instance.id);
       expect(active).not.toContain(a.instance.id);
+      expect((await store().runningInstances(accountId)).map((i) => i.id)).toEqual([b.instance.id]);
     });
     it('keeps burst orders with their tiers, lists an account’s newest first, finds their rentals, updates and removes them', async () => {
       const m = machine({ gpuName: `GPU_${newId('g')}`, gpuCount: 4 });

@@ -69,7 +69,7 @@ describe('POST /v1/instances', () => {
     expect((await h.deps.ledger.getBalance(second.accountId)).availableMicros).toBe(usdToMicros(200));
   });
 
-  it('404 offer_not_found for an unknown, unlisted or silent offer; 400 naming gpu_count or disk_gb beyond the offer', async () => {
+  it('404 offer_not_found for an unknown, unlisted or silent offer; 400 naming gpu_count or disk_gb beyond the offer, or the caller’s own offer', async () => {
     const renter = await h.newAccount(undefined, { balanceUsd: 500 });
     expectNativeError(await rent(renter.apiKey, { offer_id: newId('mch') }), 404, 'offer_not_found');
     const hidden = await newProvider(h, { gpu_name: newId('g'), listed: false });
@@ -88,6 +88,11 @@ describe('POST /v1/instances', () => {
       expect(JSON.stringify(response.body.data)).toContain(field);
     }
     expect(await h.deps.market.store.freeGpus(provider.machineId)).toBe(4);
+    // A provider renting its own machine would pay itself: refused, naming the offer.
+    await h.topUp(provider.accountId, 500);
+    const own = await rent(provider.apiKey, { offer_id: provider.machineId, gpu_count: 2 });
+    expectNativeError(own, 400, 'invalid_request');
+    expect(JSON.stringify(own.body.data)).toContain('offer_id');
     expectNativeError(await call(h.baseUrl, 'POST', '/v1/instances', { body: { offer_id: provider.machineId, docker_image: 'x' } }), 401, 'authentication_required');
   });
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
-import { heartbeat, newProvider } from '../setup/market.js';
+import { heartbeat, newProvider, sshPublicKey } from '../setup/market.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -12,14 +12,16 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 describe('POST /v1/provider/machines/{machine_id}/heartbeat', () => {
-  it('assigns new rentals; a container reported running starts billing, one that failed stops its rental with reason error', async () => {
+  it('assigns new rentals with their renter’s SSH keys; a container reported running starts billing, one that failed stops its rental with reason error', async () => {
     const provider = await newProvider(h, { gpu_name: newId('g') });
     const renter = await h.newAccount(undefined, { balanceUsd: 20 });
     const rent = async () => expectNativeOk(await call(h.baseUrl, 'POST', '/v1/instances', { key: renter.apiKey, body: { offer_id: provider.machineId, docker_image: 'ubuntu:24.04', pricing_type: 'hour', disk_gb: 60 } }), 201);
+    const key = sshPublicKey();
+    expectNativeOk(await call(h.baseUrl, 'POST', '/v1/settings/ssh-keys', { key: renter.apiKey, body: { public_key: key } }), 201);
     const [a, b] = [await rent(), await rent()];
     expect(await heartbeat(h, provider)).toEqual([
-      { instance_id: a.task_id, desired_status: 'running', docker_image: 'ubuntu:24.04', disk_gb: 60, gpu_indexes: [0] },
-      { instance_id: b.task_id, desired_status: 'running', docker_image: 'ubuntu:24.04', disk_gb: 60, gpu_indexes: [1] },
+      { instance_id: a.task_id, desired_status: 'running', docker_image: 'ubuntu:24.04', disk_gb: 60, gpu_indexes: [0], ssh_public_keys: [key] },
+      { instance_id: b.task_id, desired_status: 'running', docker_image: 'ubuntu:24.04', disk_gb: 60, gpu_indexes: [1], ssh_public_keys: [key] },
     ]);
     await heartbeat(h, provider, [
       { instance_id: a.task_id, state: 'running' },

@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlApiKeyStore } from '../../src/adapters/api-keys/sql.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { hashApiKey } from '../../src/domain/api-key-secret.js';
+import { SqlMarketStore } from '../../src/adapters/market-store/sql.js';
+import { newId } from '../../src/domain/ids.js';
 
 const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
 const CLI = join(process.cwd(), 'src/cli/admin.ts');
@@ -151,5 +153,41 @@ describe('money and limits commands', () => {
     expect(key?.rateLimitPerMinute).toBe(30);
     expect(failed(await admin('keys', 'limit', '--key-id', 'key_nope', '--per-minute', '5'), 1).error).toBe('api_key_not_found');
     expect(failed(await admin('keys', 'limit', '--key-id', 'key_nope', '--per-minute', '0'), 2).error).toBe('usage');
+  });
+});
+
+describe('marketplace commands', () => {
+  it('verifies a machine and takes it back; an unknown machine is machine_not_found (exit 1)', async () => {
+    const db: Database = connectDatabase(databaseUrl);
+    const market = new SqlMarketStore(db);
+    const machineId = newId('mch');
+    try {
+      await market.addMachine({
+        id: machineId,
+        providerAccountId: newId('acc'),
+        name: 'rig',
+        gpuName: 'RTX_4090',
+        gpuCount: 1,
+        vramGb: 24,
+        cpuCores: 8,
+        ramGb: 32,
+        diskGb: 200,
+        location: 'DE',
+        pricePerGpuHourMicros: 500_000n,
+        minGpus: 1,
+        discountsBp: { day: 1000, week: 2000, month: 3000 },
+        availableUntilMs: null,
+        listed: true,
+        verification: 'unverified',
+        lastHeartbeatMs: Date.now(),
+        createdAtMs: Date.now(),
+      });
+    } finally {
+      await db.knex.destroy();
+    }
+    expect(ok(await admin('machines', 'verify', '--machine', machineId))).toEqual({ machine_id: machineId, verification: 'verified' });
+    expect(ok(await admin('machines', 'deverify', '--machine', machineId))).toEqual({ machine_id: machineId, verification: 'deverified' });
+    expect(failed(await admin('machines', 'verify', '--machine', 'mch_nope'), 1).error).toBe('machine_not_found');
+    expect(failed(await admin('machines', 'verify'), 2).error).toBe('usage');
   });
 });

@@ -15,6 +15,7 @@ import { startFakeDocker, type FakeDocker } from '../fixtures/fake-docker.js';
 import { eventually } from './gateway-helpers.js';
 import { expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
+import { sshPublicKey } from '../setup/market.js';
 
 let h: Harness;
 let docker: FakeDocker;
@@ -47,7 +48,7 @@ async function converse(port: number, line: string, until: string): Promise<stri
 }
 
 describe('the agent against a fake Docker daemon', () => {
-  it('registers, runs the rental’s container, reports it running, and carries SSH through its tunnel', async () => {
+  it('registers, runs the rental’s container with its renter’s SSH key, reports it running, and carries SSH through its tunnel', async () => {
     const provider = await h.newAccount();
     const inventory = join(dir, 'inventory.json');
     writeFileSync(inventory, JSON.stringify({ name: 'e2e-rig', gpu_name: 'RTX_4090', gpu_count: 2, vram_gb: 24, cpu_cores: 16, ram_gb: 64, disk_gb: 500, location: 'NL' }));
@@ -63,12 +64,15 @@ describe('the agent against a fake Docker daemon', () => {
     expect(machines[0]).toMatchObject({ name: 'e2e-rig', gpu_name: 'RTX_4090', gpu_count: 2, location: 'NL', price_per_gpu_hour_usd: 0.8, online: true });
 
     const renter = await h.newAccount(undefined, { balanceUsd: 10 });
+    const key = sshPublicKey();
+    expectNativeOk(await call(h.baseUrl, 'POST', '/v1/settings/ssh-keys', { key: renter.apiKey, body: { public_key: key } }), 201);
     const rental = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/instances', { key: renter.apiKey, body: { offer_id: machines[0].machine_id, docker_image: 'ubuntu:24.04', pricing_type: 'minute' } }), 201);
     expect(rental.ssh_port).toEqual(expect.any(Number));
     const read = () => call(h.baseUrl, 'GET', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }).then((r) => expectNativeOk(r));
     await eventually(async () => ((await read()).status === 'running' ? true : undefined), 20_000, 'the rental running');
     const container = [...docker.containers.values()].find((c) => c.labels['cgw.instance'] === rental.task_id)!;
     expect(container).toMatchObject({ image: 'ubuntu:24.04', state: 'running' });
+    expect(container.env).toContain(`PUBLIC_KEY=${key}`);
 
     const answer = await converse(rental.ssh_port, 'hello from the renter\n', 'hello from the renter');
     expect(answer).toContain(`SSH-2.0-fake-container-${container.id}`);

@@ -1,4 +1,5 @@
 /** A provider's machine and its agent's heartbeats, over HTTP as the agent makes them (contract and integration tests). */
+import { generateKeyPairSync } from 'node:crypto';
 import { expectNativeOk } from './envelopes.js';
 import { call, type Harness } from './harness.js';
 
@@ -49,4 +50,11 @@ export async function keepRunning(h: Harness, clock: { now: number }, provider: 
 /** A burst order of `gpu_count` GPUs of the given type (an hour plan unless said), answered as placed. */
 export async function placeBurst(h: Harness, renterKey: string, body: Record<string, unknown>): Promise<any> {
   return expectNativeOk(await call(h.baseUrl, 'POST', '/v1/burst/orders', { key: renterKey, body: { docker_image: 'ubuntu:24.04', pricing_type: 'hour', ...body } }), 201);
+}
+
+/** A fresh ed25519 public key as an OpenSSH line, built from its SSH wire encoding (string type, string key). */
+export function sshPublicKey(comment = 'renter@laptop'): string {
+  const raw = Buffer.from(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x!, 'base64url');
+  const field = (b: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, b.length]), b]);
+  return `ssh-ed25519 ${Buffer.concat([field(Buffer.from('ssh-ed25519')), field(raw)]).toString('base64')} ${comment}`;
 }

@@ -134,10 +134,26 @@ export interface InstanceEvent {
   reason: StatusReason | null;
 }
 
-/** What a compare-and-set writes, with what it does to the instance's GPUs in the same transaction. */
+/** One settlement of a rental: what it charged, and the provider's share once the ledger posted it. */
+export interface SettlementRecord {
+  instanceId: string;
+  seq: number;
+  machineId: string;
+  providerAccountId: string;
+  chargedMicros: bigint;
+  providerMicros: bigint | null;
+  atMs: number;
+}
+
+/** What a compare-and-set writes, with what it does to the instance's GPUs and settlements in the same transaction. */
 export interface InstanceChange {
   patch: Partial<Omit<InstanceRecord, 'id' | 'accountId' | 'machineId' | 'version' | 'gpuIndexes'>>;
-  /** `acquire`: take `gpuCount` free GPUs of the machine again; `release`: free the ones held. */
+  /** A settlement recorded (before it is posted), or the provider's share of one posted. */
+  settlement?: { recorded: SettlementRecord } | { posted: { seq: number; providerMicros: bigint } };
+  /**
+   * `acquire`: take again the GPUs the instance held before its release (its container was made with them), all
+   * or none; `release`: free the ones held, remembering them.
+   */
   gpus?: 'acquire' | 'release';
 }
 
@@ -160,13 +176,20 @@ export interface MarketStore {
   listInstances(accountId: string, limit: number, offset: number): Promise<InstanceRecord[]>;
   /** Instances of a machine that are not terminated (what its agent must run or stop). */
   machineInstances(machineId: string): Promise<InstanceRecord[]>;
-  /** Instances the sweeper must look at: running, offline, or with a settlement left to post. */
+  /** Instances the sweeper must look at: running, or with a settlement left to post (least recently changed first). */
   activeInstances(limit: number): Promise<InstanceRecord[]>;
+  /** An account's running instances (what its balance must keep running). */
+  runningInstances(accountId: string): Promise<InstanceRecord[]>;
   /** Compare-and-set on `version`; a status change is added to the history. */
   change(id: string, version: number, change: InstanceChange): Promise<ChangeOutcome>;
   /** Removes an instance placed moments ago whose payment failed, freeing its GPUs. */
   unplace(id: string): Promise<void>;
   history(id: string): Promise<InstanceEvent[]>;
+
+  /** Settlements of these instances, newest first, at most `limit`. */
+  settlements(instanceIds: string[], limit: number): Promise<SettlementRecord[]>;
+  /** A provider's posted settlements made in [fromMs, toMs), oldest first. */
+  providerSettlements(providerAccountId: string, fromMs: number, toMs: number): Promise<SettlementRecord[]>;
 
   addBurstOrder(order: BurstOrderRecord): Promise<void>;
   getBurstOrder(id: string): Promise<BurstOrderRecord | null>;

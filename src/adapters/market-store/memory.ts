@@ -1,4 +1,5 @@
 import type {
+  SettlementRecord,
   BurstOrderRecord,
   ChangeOutcome,
   InstanceChange,
@@ -26,6 +27,9 @@ export class MemoryMarketStore implements MarketStore {
   private readonly instances = new Map<string, Omit<InstanceRecord, 'gpuIndexes'>>();
   private readonly events = new Map<string, InstanceEvent[]>();
   private readonly orders = new Map<string, BurstOrderRecord>();
+  private readonly settled: SettlementRecord[] = [];
+  /** What each instance held before its last release. */
+  private readonly lastGpus = new Map<string, number[]>();
 
   async addMachine(machine: MachineRecord): Promise<void> {
     if (this.machines.has(machine.id)) throw new Error(`machine ${machine.id} exists`);
@@ -90,9 +94,9 @@ export class MemoryMarketStore implements MarketStore {
     return { ok: true, instance: this.view(record) };
   }
 
-  private take(machineId: string, instanceId: string, count: number): boolean {
+  private take(machineId: string, instanceId: string, count: number, exactly?: number[]): boolean {
     const slots = this.gpus.get(machineId) ?? [];
-    const free = slots.flatMap((holder, idx) => (holder === null ? [idx] : [])).slice(0, count);
+    const free = slots.flatMap((holder, idx) => (holder === null && (exactly === undefined || exactly.includes(idx)) ? [idx] : [])).slice(0, count);
     if (free.length < count) return false;
     for (const idx of free) slots[idx] = instanceId;
     return true;
@@ -125,19 +129,46 @@ export class MemoryMarketStore implements MarketStore {
 
   async activeInstances(limit: number): Promise<InstanceRecord[]> {
     return [...this.instances.values()]
-      .filter((i) => i.status === 'running' || i.status === 'offline' || i.pendingChargeMicros > 0n)
+      .filter((i) => i.status === 'running' || i.pendingChargeMicros > 0n)
       .sort((a, b) => a.updatedAtMs - b.updatedAtMs)
       .slice(0, limit)
       .map((i) => this.view(i));
   }
 
+  async settlements(instanceIds: string[], limit: number): Promise<SettlementRecord[]> {
+    return this.settled
+      .filter((r) => instanceIds.includes(r.instanceId))
+      .sort((a, b) => b.atMs - a.atMs || b.seq - a.seq)
+      .slice(0, limit)
+      .map((r) => ({ ...r }));
+  }
+
+  async providerSettlements(providerAccountId: string, fromMs: number, toMs: number): Promise<SettlementRecord[]> {
+    return this.settled
+      .filter((r) => r.providerAccountId === providerAccountId && r.providerMicros !== null && r.atMs >= fromMs && r.atMs < toMs)
+      .sort((a, b) => a.atMs - b.atMs || a.seq - b.seq)
+      .map((r) => ({ ...r }));
+  }
+
+  async runningInstances(accountId: string): Promise<InstanceRecord[]> {
+    return [...this.instances.values()].filter((i) => i.accountId === accountId && i.status === 'running').map((i) => this.view(i));
+  }
+
   async change(id: string, version: number, change: InstanceChange): Promise<ChangeOutcome> {
     const current = this.instances.get(id);
     if (current === undefined || current.version !== version) return { ok: false, reason: 'stale' };
-    if (change.gpus === 'acquire' && !this.take(current.machineId, id, current.gpuCount)) return { ok: false, reason: 'gpus_taken' };
+    const last = this.lastGpus.get(id);
+    if (change.gpus === 'acquire' && !this.take(current.machineId, id, current.gpuCount, last !== undefined && last.length > 0 ? last : undefined)) return { ok: false, reason: 'gpus_taken' };
     if (change.gpus === 'release') {
+      this.lastGpus.set(id, this.view(current).gpuIndexes);
       const slots = this.gpus.get(current.machineId) ?? [];
       slots.forEach((holder, idx) => holder === id && (slots[idx] = null));
+    }
+    if (change.settlement !== undefined && 'recorded' in change.settlement) this.settled.push({ ...change.settlement.recorded });
+    if (change.settlement !== undefined && 'posted' in change.settlement) {
+      const { seq, providerMicros } = change.settlement.posted;
+      const row = this.settled.find((r) => r.instanceId === id && r.seq === seq);
+      if (row !== undefined) row.providerMicros = providerMicros;
     }
     const next = { ...current, ...change.patch, version: version + 1 };
     this.instances.set(id, next);

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
 import type {
+  SettlementRecord,
   BurstOrderRecord,
   ChangeOutcome,
   InstanceChange,
@@ -157,6 +158,16 @@ const burstOrderOf = (r: Row): BurstOrderRecord => ({
   updatedAtMs: num(r.updated_at_ms),
 });
 
+const settlementOf = (r: Row): SettlementRecord => ({
+  instanceId: r.instance_id as string,
+  seq: num(r.seq),
+  machineId: r.machine_id as string,
+  providerAccountId: r.provider_account_id as string,
+  chargedMicros: big(r.charged_micros),
+  providerMicros: priceOrNull(r.provider_micros),
+  atMs: num(r.at_ms),
+});
+
 const SORTS: Record<OfferQuery['sort'], [string, 'asc' | 'desc']> = {
   price: ['price_per_gpu_hour_micros', 'asc'],
   '-price': ['price_per_gpu_hour_micros', 'desc'],
@@ -241,13 +252,14 @@ export class SqlMarketStore implements MarketStore {
    * Takes `count` free GPUs of a machine for an instance, or none. On PostgreSQL rows another transaction is
    * placing are skipped rather than waited for (`SKIP LOCKED`): a busy GPU counts as taken, as it soon will be.
    */
-  private async takeGpus(trx: Knex.Transaction, machineId: string, instanceId: string, count: number): Promise<number[] | null> {
+  private async takeGpus(trx: Knex.Transaction, machineId: string, instanceId: string, count: number, exactly?: number[]): Promise<number[] | null> {
     const query = trx('machine_gpus').select('idx').where({ machine_id: machineId }).whereNull('instance_id').orderBy('idx').limit(count);
+    if (exactly !== undefined) query.whereIn('idx', exactly);
     if (this.postgres) query.forUpdate().skipLocked();
     const free = ((await query) as Row[]).map((r) => num(r.idx));
     if (free.length < count) return null;
-    await trx('machine_gpus').where({ machine_id: machineId }).whereIn('idx', free).update({ instance_id: instanceId });
-    return free;
+    const taken = await trx('machine_gpus').where({ machine_id: machineId }).whereIn('idx', free).whereNull('instance_id').update({ instance_id: instanceId });
+    return taken === count ? free : null;
   }
 
   async getInstance(id: string): Promise<InstanceRecord | null> {
@@ -284,12 +296,12 @@ export class SqlMarketStore implements MarketStore {
   }
 
   async activeInstances(limit: number): Promise<InstanceRecord[]> {
-    const rows = (await this.knex('instances')
-      .whereIn('status', ['running', 'offline'])
-      .orWhere('pending_charge_micros', '>', 0)
-      .orderBy('updated_at_ms')
-      .limit(limit)) as Row[];
+    const rows = (await this.knex('instances').where({ status: 'running' }).orWhere('pending_charge_micros', '>', 0).orderBy('updated_at_ms').limit(limit)) as Row[];
     return this.withGpus(rows);
+  }
+
+  async runningInstances(accountId: string): Promise<InstanceRecord[]> {
+    return this.withGpus((await this.knex('instances').where({ account_id: accountId, status: 'running' })) as Row[]);
   }
 
   async change(id: string, version: number, change: InstanceChange): Promise<ChangeOutcome> {
@@ -300,8 +312,15 @@ export class SqlMarketStore implements MarketStore {
         // The versioned update first: on PostgreSQL it locks the row, so the GPUs below are taken for this change only.
         const updated = await trx('instances').where({ id, version }).update({ ...instanceRow(change.patch), version: version + 1 });
         if (updated === 0) return { ok: false, reason: 'stale' } as const;
-        if (change.gpus === 'acquire' && (await this.takeGpus(trx, current.machineId, id, current.gpuCount)) === null) throw GPUS_TAKEN;
-        if (change.gpus === 'release') await trx('machine_gpus').where({ instance_id: id }).update({ instance_id: null });
+        if (change.gpus === 'acquire') {
+          const last = JSON.parse(((await trx('instances').select('last_gpu_indexes').where({ id }).first()) as Row).last_gpu_indexes as string) as number[];
+          if ((await this.takeGpus(trx, current.machineId, id, current.gpuCount, last.length > 0 ? last : undefined)) === null) throw GPUS_TAKEN;
+        }
+        await this.writeSettlement(trx, id, change.settlement);
+        if (change.gpus === 'release') {
+          await trx('instances').where({ id }).update({ last_gpu_indexes: JSON.stringify(current.gpuIndexes) });
+          await trx('machine_gpus').where({ instance_id: id }).update({ instance_id: null });
+        }
         const next = (await this.readInstance(trx, id))!;
         if (next.status !== current.status || next.desiredStatus !== current.desiredStatus || next.statusReason !== current.statusReason) await this.addEvent(trx, next);
         return { ok: true, instance: next } as const;
@@ -310,6 +329,40 @@ export class SqlMarketStore implements MarketStore {
       if (err === GPUS_TAKEN) return { ok: false, reason: 'gpus_taken' };
       throw err;
     }
+  }
+
+  private async writeSettlement(trx: Knex.Transaction, instanceId: string, settlement: InstanceChange['settlement']): Promise<void> {
+    if (settlement === undefined) return;
+    if ('posted' in settlement) {
+      await trx('rental_settlements').where({ instance_id: instanceId, seq: settlement.posted.seq }).update({ provider_micros: settlement.posted.providerMicros.toString() });
+      return;
+    }
+    const r = settlement.recorded;
+    await trx('rental_settlements').insert({
+      instance_id: r.instanceId,
+      seq: r.seq,
+      machine_id: r.machineId,
+      provider_account_id: r.providerAccountId,
+      charged_micros: r.chargedMicros.toString(),
+      provider_micros: r.providerMicros?.toString() ?? null,
+      at_ms: r.atMs,
+    });
+  }
+
+  async settlements(instanceIds: string[], limit: number): Promise<SettlementRecord[]> {
+    if (instanceIds.length === 0) return [];
+    const rows = (await this.knex('rental_settlements').whereIn('instance_id', instanceIds).orderBy([{ column: 'at_ms', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(limit)) as Row[];
+    return rows.map(settlementOf);
+  }
+
+  async providerSettlements(providerAccountId: string, fromMs: number, toMs: number): Promise<SettlementRecord[]> {
+    const rows = (await this.knex('rental_settlements')
+      .where({ provider_account_id: providerAccountId })
+      .whereNotNull('provider_micros')
+      .where('at_ms', '>=', fromMs)
+      .where('at_ms', '<', toMs)
+      .orderBy([{ column: 'at_ms' }, { column: 'seq' }])) as Row[];
+    return rows.map(settlementOf);
   }
 
   async unplace(id: string): Promise<void> {

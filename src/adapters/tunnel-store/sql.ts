@@ -26,8 +26,9 @@ export class SqlTunnelStore implements TunnelStore {
       let port = range.first;
       while (port <= range.last && used.has(port)) port++;
       if (port > range.last) return null;
-      const inserted = await this.knex('ssh_ports').insert({ port, instance_id: instanceId, allocated_at_ms: nowMs }).onConflict().ignore();
-      if (rowCount(inserted) > 0) return port;
+      // RETURNING lists only rows written: an insert that lost the port (or the instance's row) to another returns none.
+      const inserted = (await this.knex('ssh_ports').insert({ port, instance_id: instanceId, allocated_at_ms: nowMs }).onConflict().ignore().returning('port')) as unknown[];
+      if (inserted.length > 0) return port;
     }
     return this.portOf(instanceId);
   }
@@ -66,10 +67,4 @@ export class SqlTunnelStore implements TunnelStore {
   async expire(beforeMs: number): Promise<number> {
     return this.knex('tunnel_requests').where('created_at_ms', '<', beforeMs).delete();
   }
-}
-
-/** Rows an INSERT … ON CONFLICT DO NOTHING wrote: pg answers a result with rowCount, better-sqlite3 the ids written. */
-function rowCount(result: unknown): number {
-  if (Array.isArray(result)) return result.length > 0 && result[0] !== 0 ? result.length : 0;
-  return Number((result as { rowCount?: number }).rowCount ?? 0);
 }

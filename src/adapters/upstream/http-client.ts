@@ -266,7 +266,7 @@ type HttpFailure = Extract<UpstreamFailure, { kind: 'http' }>;
 export function httpFailure(status: number, headers: Headers, text: string): HttpFailure {
   const json = tryParse(text);
   const failure: HttpFailure = { kind: 'http', status, message: errorMessageOf(json) ?? (excerpt(text) || `HTTP ${status}`) };
-  const retryAfterSec = retryAfterSeconds(headers);
+  const retryAfterSec = retryAfterSeconds(headers) ?? retryAfterInBody(json);
   if (retryAfterSec !== undefined) failure.retryAfterSec = retryAfterSec;
   if (saysContentFilter(json)) failure.contentFilter = true;
   return failure;
@@ -280,6 +280,7 @@ function errorMessageOf(json: unknown): string | undefined {
   if (typeof error === 'string') return error;
   if (typeof json.message === 'string') return json.message;
   if (typeof json.detail === 'string') return json.detail;
+  if (typeof json.description === 'string') return json.description; // the Telegram Bot API (src/adapters/notifier)
   // fal's model errors: `detail: [{loc, msg, type}]`.
   const first = Array.isArray(json.detail) ? json.detail[0] : undefined;
   return isRecord(first) && typeof first.msg === 'string' ? first.msg : undefined;
@@ -302,6 +303,12 @@ function retryAfterSeconds(headers: Headers): number | undefined {
   if (Number.isFinite(date)) return Math.max(0, Math.ceil((date - Date.now()) / 1000));
   const ms = firstHeader(headers['retry-after-ms']);
   return ms !== undefined && /^\d+(?:\.\d+)?$/.test(ms) ? Math.ceil(Number(ms) / 1000) : undefined;
+}
+
+/** The Telegram Bot API says when to retry in the body (`parameters.retry_after`, seconds), not in a header. */
+function retryAfterInBody(json: unknown): number | undefined {
+  const seconds = isRecord(json) && isRecord(json.parameters) ? json.parameters.retry_after : undefined;
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds) : undefined;
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {

@@ -8,7 +8,7 @@
  * than asked can be placed, everything placed is released and nothing is charged.
  */
 import type { Ledger } from '../../adapters/ledger/index.js';
-import type { BurstOrderRecord, GpuTier, InstanceEvent, InstanceRecord, MarketStore, OfferRecord, PricingType } from '../../adapters/market-store/index.js';
+import type { BurstOrderRecord, GpuTier, InstanceEvent, InstanceRecord, MarketStore, OfferRecord, PricingType, SettlementRecord } from '../../adapters/market-store/index.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import { newId } from '../ids.js';
@@ -62,8 +62,8 @@ export class BurstOrders {
   constructor(private readonly deps: BurstDeps) {}
 
   /** The cost estimate (a dry run of the allocator: nothing is taken). */
-  async estimate(request: BurstRequest): Promise<BurstPlan> {
-    return this.plan(request, request.gpuCount, this.deps.now());
+  async estimate(principal: Principal, request: BurstRequest): Promise<BurstPlan> {
+    return this.plan(principal.accountId, request, request.gpuCount, this.deps.now());
   }
 
   /**
@@ -72,7 +72,7 @@ export class BurstOrders {
    */
   async create(principal: Principal, request: BurstRequest): Promise<BurstOrderRecord> {
     const now = this.deps.now();
-    const first = await this.plan(request, request.gpuCount, now);
+    const first = await this.plan(principal.accountId, request, request.gpuCount, now);
     if (first.shortfall > 0 && (request.allOrNothing || first.slots.length === 0)) throw noCapacity(request.gpuCount, request.gpuCount - first.shortfall);
     const { availableMicros } = await this.deps.ledger.getBalance(principal.accountId);
     if (availableMicros < first.dueAtStartMicros) {
@@ -91,7 +91,7 @@ export class BurstOrders {
           placed.push(rental);
           need -= slot.gpus;
         }
-        if (need > 0) plan = await this.plan(request, need, now);
+        if (need > 0) plan = await this.plan(principal.accountId, request, need, now);
       }
       if (need > 0 && (request.allOrNothing || placed.length === 0)) throw noCapacity(request.gpuCount, request.gpuCount - need);
     } catch (err) {
@@ -106,8 +106,8 @@ export class BurstOrders {
     await this.deps.store.removeBurstOrder(orderId);
   }
 
-  /** The allocator itself: `need` GPUs over the tiers in order, under each cap. */
-  private async plan(request: BurstRequest, need: number, now: number): Promise<BurstPlan> {
+  /** The allocator itself: `need` GPUs over the tiers in order, under each cap (never the renter's own machines). */
+  private async plan(accountId: string, request: BurstRequest, need: number, now: number): Promise<BurstPlan> {
     const slots: Slot[] = [];
     let left = need;
     for (const tier of request.tiers) {
@@ -126,12 +126,12 @@ export class BurstOrders {
       for (const offer of offers.sort(preference)) {
         if (left === 0) break;
         const gpus = Math.min(offer.freeGpus, left);
-        if (offer.diskGb < request.diskGb || gpus < offer.minGpus) continue;
+        if (offer.diskGb < request.diskGb || gpus < offer.minGpus || offer.providerAccountId === accountId) continue;
         slots.push({ tier, offer, gpus });
         left -= gpus;
       }
     }
-    const dueAtStartMicros = slots.reduce((sum, s) => sum + dueAtStart(termsOf(s, request.pricingType), 0n), 0n);
+    const dueAtStartMicros = slots.reduce((sum, s) => sum + dueAtStart(slotTerms(s, request.pricingType), 0n), 0n);
     return { slots, shortfall: left, dueAtStartMicros };
   }
 
@@ -149,7 +149,10 @@ export class BurstOrders {
   async fanOut(principal: Principal, orderId: string, action: 'start' | 'stop' | 'remove'): Promise<{ order: BurstOrderRecord; instances: InstanceRecord[]; failures: FanOutFailure[] }> {
     const order = await this.owned(principal, orderId);
     const failures: FanOutFailure[] = [];
-    for (const instance of await this.deps.store.orderInstances(order.id)) {
+    const instances = await this.deps.store.orderInstances(order.id);
+    // A deleted order stays deleted: there is nothing to start or stop.
+    if (instances.every((i) => i.desiredStatus === 'terminated')) return { order, instances, failures };
+    for (const instance of instances) {
       if (instance.desiredStatus === 'terminated') continue;
       try {
         await this.deps.rentals[action](principal, instance.id);
@@ -165,16 +168,10 @@ export class BurstOrders {
   }
 
   /** The order's billing transactions (SPEC 4.5): every settlement of its rentals, newest first. */
-  async transactions(principal: Principal, orderId: string, limit: number): Promise<{ id: string; instanceId: string; amountMicros: bigint; atMs: number }[]> {
+  async transactions(principal: Principal, orderId: string, limit: number): Promise<SettlementRecord[]> {
     const order = await this.owned(principal, orderId);
-    const found = [];
-    for (const instance of await this.deps.store.orderInstances(order.id)) {
-      for (let seq = instance.settleSeq; seq >= 1; seq--) {
-        const transfer = await this.deps.ledger.getTransfer(`rental:${instance.id}:${seq}`);
-        if (transfer !== null) found.push({ id: transfer.id, instanceId: instance.id, amountMicros: transfer.postedMicros, atMs: transfer.createdAtMs });
-      }
-    }
-    return found.sort((a, b) => b.atMs - a.atMs || b.id.localeCompare(a.id)).slice(0, limit);
+    const instances = await this.deps.store.orderInstances(order.id);
+    return this.deps.store.settlements(instances.map((i) => i.id), limit);
   }
 
   /** The order's GPU run history (SPEC 4.5): every status change of its rentals, newest first. */
@@ -201,7 +198,8 @@ function preference(a: OfferRecord, b: OfferRecord): number {
   return verified !== 0 ? verified : b.freeGpus - a.freeGpus;
 }
 
-export function termsOf(slot: Slot, pricingType: PricingType) {
+/** A slot's rental terms at the offer's price now. */
+export function slotTerms(slot: Slot, pricingType: PricingType) {
   return { pricingType, unitPriceMicros: unitPriceMicros(slot.offer, pricingType), gpuCount: slot.gpus, termMs: isTermPlan(pricingType) ? UNIT_MS[pricingType] : null };
 }
 

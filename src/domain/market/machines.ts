@@ -4,12 +4,14 @@
  * heartbeats with the state of the containers it runs, answered with what it must run. A new machine is
  * `unverified`; only an operator verifies it (admin CLI).
  */
-import type { Discounts, InstanceRecord, MachineRecord, MarketStore } from '../../adapters/market-store/index.js';
+import type { Discounts, InstanceRecord, MachineRecord, MarketStore, Verification } from '../../adapters/market-store/index.js';
+import { DomainError } from '../domain-error.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import { newId } from '../ids.js';
 import { DEFAULT_DISCOUNTS_BP, MAX_DISCOUNT_BP } from './plans.js';
 import type { ContainerState, Rentals } from './rentals.js';
+import type { SshKeys } from './ssh-keys.js';
 
 export interface Listing {
   pricePerGpuHourMicros: bigint;
@@ -22,15 +24,17 @@ export interface Listing {
 /** What the agent reports of the machine. */
 export type Inventory = Pick<MachineRecord, 'name' | 'gpuName' | 'gpuCount' | 'vramGb' | 'cpuCores' | 'ramGb' | 'diskGb' | 'location'>;
 
-/** What an agent must do with one rental's container. */
+/** What an agent must do with one rental's container, and the renter's SSH keys for a container it creates. */
 export interface Assignment {
   instance: Pick<InstanceRecord, 'id' | 'desiredStatus' | 'dockerImage' | 'diskGb' | 'gpuIndexes'>;
+  sshPublicKeys: string[];
 }
 
 export class Machines {
   constructor(
     private readonly store: MarketStore,
     private readonly rentals: Rentals,
+    private readonly sshKeys: SshKeys,
     private readonly now: () => number,
   ) {}
 
@@ -75,7 +79,9 @@ export class Machines {
     const known = new Set(live.map((i) => i.id));
     // A container of a rental deleted meanwhile is to be removed (and its disk wiped).
     const gone = containers.filter((c) => !known.has(c.instanceId)).map((c) => ({ id: c.instanceId, desiredStatus: 'terminated' as const, dockerImage: '', diskGb: 0, gpuIndexes: [] }));
-    return [...live, ...gone].map((instance) => ({ instance }));
+    const keysOf = new Map<string, string[]>();
+    for (const i of live) if (i.desiredStatus === 'running' && !keysOf.has(i.accountId)) keysOf.set(i.accountId, await this.sshKeys.authorizedKeys(i.accountId));
+    return [...live.map((instance) => ({ instance, sshPublicKeys: keysOf.get(instance.accountId) ?? [] })), ...gone.map((instance) => ({ instance, sshPublicKeys: [] }))];
   }
 
   /** One of the caller's machines; another provider's or an unknown one is 404 `machine_not_found`. */
@@ -84,6 +90,13 @@ export class Machines {
     if (machine === null || machine.providerAccountId !== principal.accountId) throw new ApiError('machine_not_found', `No machine ${machineId}`, { notFound: true });
     return machine;
   }
+}
+
+/** The operator's verdict on a machine (admin CLI): verified machines are what `verified=true` offers show. */
+export async function setVerification(store: MarketStore, machineId: string, verification: Verification): Promise<MachineRecord> {
+  const machine = await store.updateMachine(machineId, { verification });
+  if (machine === null) throw new DomainError('machine_not_found', `No machine ${machineId}`);
+  return machine;
 }
 
 /** The listing rules the contract cannot state: min GPUs within the machine, discounts rising with the term, capped. */

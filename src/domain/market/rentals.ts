@@ -89,6 +89,7 @@ export class Rentals {
       throw invalidField(['body', 'gpu_count'], `this offer rents ${machine.minGpus} to ${machine.gpuCount} GPUs`);
     }
     if (input.diskGb > machine.diskGb) throw invalidField(['body', 'disk_gb'], `this offer has ${machine.diskGb} GB of disk`);
+    if (machine.providerAccountId === principal.accountId) throw invalidField(['body', 'offer_id'], 'this is your own machine: a provider cannot rent it (the charge would pay itself)');
     const placed = await this.place(principal.accountId, { machine, gpuCount, pricingType: input.pricingType, dockerImage: input.dockerImage, diskGb: input.diskGb, burstOrderId: null }, now);
     if (placed === null) throw new ApiError('rental_unavailable', `The GPUs of offer ${machine.id} were taken by someone else`);
     return placed;
@@ -107,7 +108,7 @@ export class Rentals {
     const termMs = isTermPlan(p.pricingType) ? UNIT_MS[p.pricingType] : null;
     const terms: RentalTerms = { pricingType: p.pricingType, unitPriceMicros: unitPriceMicros(p.machine, p.pricingType), gpuCount: p.gpuCount, termMs };
     const id = newId('inst');
-    const holdId = termMs === null ? null : await this.holdTerm(accountId, `rental-hold:${id}:0`, dueAtStart(terms, 0n), termMs, now);
+    const holdId = termMs === null ? null : await this.holdTerm(accountId, dueAtStart(terms, 0n), termMs, now);
     if (holdId === null) await this.requireRunway(accountId, terms);
     const placed = await this.deps.store.place({
       id,
@@ -132,6 +133,9 @@ export class Rentals {
       sshPort: null,
       createdAtMs: now,
       updatedAtMs: now,
+    }).catch(async (err: unknown) => {
+      if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
+      throw err;
     });
     if (placed.ok) return placed.instance;
     if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
@@ -181,7 +185,7 @@ export class Rentals {
     const terms = termsOf(current);
     const due = dueAtStart(terms, current.chargedMicros);
     if (current.termMs !== null && due <= 0n) throw new ApiError('plan_expired', `The ${current.pricingType} term of instance ${id} is used up; rent again`);
-    const holdId = current.termMs === null ? null : await this.holdTerm(principal.accountId, `rental-hold:${id}:${current.version}`, due, current.termMs - current.settledRunningMs, now);
+    const holdId = current.termMs === null ? null : await this.holdTerm(principal.accountId, due, current.termMs - current.settledRunningMs, now);
     if (holdId === null) await this.requireRunway(principal.accountId, terms);
     const started = await this.deps.store.change(id, current.version, {
       patch: { desiredStatus: 'running', status: 'pending', statusReason: null, holdId, updatedAtMs: now },
@@ -261,19 +265,35 @@ export class Rentals {
       if (runningTime(settled, untilMs) >= settled.termMs) await this.halt(settled, 'stopped', 'plan_expired', now);
       return;
     }
+    // Every metered rental of the account draws on one balance: it must cover all of them until the next sweep.
     const { availableMicros } = await this.deps.ledger.getBalance(settled.accountId);
-    if (availableMicros < costOfRunning(termsOf(settled), this.deps.settings.sweepMs)) await this.halt(settled, 'stopped', 'insufficient_balance', now);
+    const running = (await this.deps.store.runningInstances(settled.accountId)).filter((i) => i.termMs === null);
+    const needed = running.reduce((sum, i) => sum + costOfRunning(termsOf(i), this.deps.settings.sweepMs), 0n);
+    if (availableMicros < needed) await this.halt(settled, 'stopped', 'insufficient_balance', now);
   }
 
-  /** Settles, gives back what is left of a term's hold, and stops or terminates the rental, releasing its GPUs. */
+  /**
+   * Settles, stops or terminates the rental (its GPUs released), then gives back what is left of the hold it ran on.
+   * The change comes first: a crash after it leaves the hold to expire, never a running rental without its hold.
+   */
   private async halt(current: InstanceRecord, to: 'stopped' | 'terminated', reason: StatusReason, now: number): Promise<InstanceRecord> {
     const untilMs = await this.confirmedUntil(current, now);
-    const settled = await this.settle(current, untilMs);
-    if (settled.holdId !== null) await this.deps.ledger.release({ holdId: settled.holdId, nowMs: now });
-    return this.changeWith(settled, (i) => ({
-      patch: { desiredStatus: to, status: to, statusReason: reason, runningMs: runningTime(i, untilMs), runningSinceMs: null, holdId: null, updatedAtMs: now },
-      gpus: 'release',
-    }));
+    let released: string | null = null;
+    let instance = await this.settle(current, untilMs);
+    for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
+      if (instance.desiredStatus === to || instance.desiredStatus === 'terminated') return instance;
+      released = instance.holdId;
+      const outcome = await this.deps.store.change(instance.id, instance.version, {
+        patch: { desiredStatus: to, status: to, statusReason: reason, runningMs: runningTime(instance, untilMs), runningSinceMs: null, holdId: null, updatedAtMs: now },
+        gpus: 'release',
+      });
+      if (outcome.ok) {
+        if (released !== null) await this.deps.ledger.release({ holdId: released, nowMs: now });
+        return outcome.instance;
+      }
+      instance = await this.settle(await this.reread(instance.id), untilMs);
+    }
+    throw new Error(`instance ${current.id}: change kept losing to concurrent changes`);
   }
 
   /**
@@ -286,8 +306,11 @@ export class Rentals {
       const running = runningTime(instance, atMs);
       const owed = owedFor(termsOf(instance), running);
       if (owed <= instance.chargedMicros) return instance;
+      const seq = instance.settleSeq + 1;
+      const charge = owed - instance.chargedMicros;
       const recorded = await this.deps.store.change(instance.id, instance.version, {
-        patch: { settleSeq: instance.settleSeq + 1, settledRunningMs: running, chargedMicros: owed, pendingChargeMicros: owed - instance.chargedMicros, updatedAtMs: atMs },
+        patch: { settleSeq: seq, settledRunningMs: running, chargedMicros: owed, pendingChargeMicros: charge, updatedAtMs: atMs },
+        settlement: { recorded: { instanceId: instance.id, seq, machineId: instance.machineId, providerAccountId: instance.providerAccountId, chargedMicros: charge, providerMicros: null, atMs } },
       });
       if (recorded.ok) return this.postRecorded(recorded.instance, atMs);
       instance = await this.postRecorded(await this.reread(instance.id), atMs);
@@ -297,25 +320,28 @@ export class Rentals {
 
   private async postRecorded(instance: InstanceRecord, nowMs: number): Promise<InstanceRecord> {
     if (instance.pendingChargeMicros === 0n) return instance;
-    await this.post(instance, nowMs);
-    const cleared = await this.deps.store.change(instance.id, instance.version, { patch: { pendingChargeMicros: 0n } });
+    const providerMicros = await this.post(instance, nowMs);
+    const cleared = await this.deps.store.change(instance.id, instance.version, { patch: { pendingChargeMicros: 0n }, settlement: { posted: { seq: instance.settleSeq, providerMicros } } });
     return cleared.ok ? cleared.instance : this.reread(instance.id);
   }
 
-  /** Posts the recorded settlement; the provider's share rides in the same ledger transaction. */
-  private async post(instance: InstanceRecord, nowMs: number): Promise<void> {
+  /** Posts the recorded settlement, the provider's share in the same ledger transaction; answers that share. */
+  private async post(instance: InstanceRecord, nowMs: number): Promise<bigint> {
     const { ledger, settings } = this.deps;
     const id = `rental:${instance.id}:${instance.settleSeq}`;
     const amountMicros = instance.pendingChargeMicros;
     const payee = { accountId: instance.providerAccountId, amountMicros: amountMicros - (amountMicros * BigInt(settings.feeBp)) / 10_000n, lot: this.deps.earningsLot() };
     const memo = `GPU rental ${instance.id}`;
+    // The payee gets its share of what was taken, which is less than asked only after a shortfall.
+    const share = (taken: bigint) => (payee.amountMicros < taken ? payee.amountMicros : taken);
     if (instance.holdId !== null) {
       const captured = await ledger.capture({ id, holdId: instance.holdId, amountMicros, capMicros: amountMicros, nowMs, payee });
-      if (captured.ok) return;
+      if (captured.ok) return share(captured.transfer.postedMicros);
     }
     // Metered plans, and a term whose hold is gone: what the balance has, the rest the platform's loss (never negative).
     const debited = await ledger.debit({ id, accountId: instance.accountId, amountMicros, nowMs, memo, allowShortfall: true, payee });
     if (!debited.ok) throw new Error(`rental settlement ${id} refused: ${debited.reason}`);
+    return share(debited.transfer.postedMicros);
   }
 
   /** A compare-and-set that re-reads and re-decides on a concurrent change; `decide` answers null when nothing is left to do. */
@@ -350,8 +376,12 @@ export class Rentals {
     if (availableMicros < need) throw insufficient(need, availableMicros);
   }
 
-  /** Holds a term's remaining price until the term could end, plus a day. */
-  private async holdTerm(accountId: string, holdId: string, amountMicros: Micros, remainingMs: number, nowMs: number): Promise<string> {
+  /**
+   * Holds a term's remaining price until the term could end, plus a day. Every hold is new (never a replay of one a
+   * failed start released), so a rental never runs on a hold that is gone.
+   */
+  private async holdTerm(accountId: string, amountMicros: Micros, remainingMs: number, nowMs: number): Promise<string> {
+    const holdId = newId('rhold');
     const held = await this.deps.ledger.hold({ id: holdId, accountId, amountMicros, nowMs, ttlMs: remainingMs + HOLD_SLACK_MS });
     if (!held.ok) throw insufficient(amountMicros, held.reason === 'insufficient_balance' ? held.availableMicros : 0n);
     return holdId;

@@ -7,11 +7,10 @@ import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 import { burstEstimateView, burstOrderView } from '../views/market-views.js';
-import { sshHost } from './instances.js';
+import { DEFAULT_DISK_GB, sshHost } from './instances.js';
 
 type WireOrder = components['schemas']['BurstOrderRequest'];
 
-const DEFAULT_DISK_GB = 40;
 
 /** SPEC 2.10 in the domain's units: the primary type, then each fallback with its cap. */
 function burstRequest(body: WireOrder): BurstRequest {
@@ -38,9 +37,8 @@ export const createBurstOrder: Handler<'createBurstOrder'> = async ({ deps, prin
 };
 
 export const estimateBurstOrder: Handler<'estimateBurstOrder'> = async ({ deps, principal, body }) => {
-  requirePrincipal(principal);
   const request = burstRequest({ ...body!, extra_gpus: body!.extra_gpus ?? [] });
-  return { status: 200, body: nativeOk(burstEstimateView(await deps.market.bursts.estimate(request), request.gpuCount, request.pricingType)) };
+  return { status: 200, body: nativeOk(burstEstimateView(await deps.market.bursts.estimate(requirePrincipal(principal), request), request.gpuCount, request.pricingType)) };
 };
 
 export const listBurstOrders: Handler<'listBurstOrders'> = async ({ deps, principal, query }) => {
@@ -69,7 +67,7 @@ export const listBurstOrderTransactions: Handler<'listBurstOrderTransactions'> =
   const found = await deps.market.bursts.transactions(requirePrincipal(principal), params.order_id, query.limit ?? 50);
   return {
     status: 200,
-    body: nativeOk({ transactions: found.map((t) => ({ transaction_id: t.id, task_id: t.instanceId, amount_usd: microsToUsd(t.amountMicros), created_at: t.atMs })) }),
+    body: nativeOk({ transactions: found.map((t) => ({ transaction_id: `rental:${t.instanceId}:${t.seq}`, task_id: t.instanceId, amount_usd: microsToUsd(t.chargedMicros), created_at: t.atMs })) }),
   };
 };
 

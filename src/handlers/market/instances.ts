@@ -5,7 +5,8 @@ import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 import { instanceView } from '../views/market-views.js';
 
-const DEFAULT_DISK_GB = 40;
+/** SPEC 2.10 leaves the default disk open: 40 GB, enough for the common CUDA images. */
+export const DEFAULT_DISK_GB = 40;
 
 /** The SSH proxy's name, shown with each rental's port. */
 export const sshHost = (deps: Deps): string => deps.market.sshProxy.settings.publicHost;

@@ -2,7 +2,9 @@ import type { components } from '../../../generated/openapi.js';
 import type { Discounts } from '../../adapters/market-store/index.js';
 import type { Listing } from '../../domain/market/machines.js';
 import { isOnline } from '../../domain/market/rentals.js';
-import { usdToMicros } from '../../domain/money.js';
+import { microsToUsd, usdToMicros } from '../../domain/money.js';
+import { earningsByMachineAndDay } from '../../domain/market/earnings.js';
+import { dayRange } from '../../domain/usage-aggregates.js';
 import { abortWhenClientLeaves } from '../../http/client-abort.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
@@ -49,7 +51,14 @@ export const machineHeartbeat: Handler<'machineHeartbeat'> = async ({ deps, prin
   return {
     status: 200,
     body: nativeOk({
-      assignments: assignments.map(({ instance: i }) => ({ instance_id: i.id, desired_status: i.desiredStatus, docker_image: i.dockerImage, disk_gb: i.diskGb, gpu_indexes: i.gpuIndexes })),
+      assignments: assignments.map(({ instance: i, sshPublicKeys }) => ({
+        instance_id: i.id,
+        desired_status: i.desiredStatus,
+        docker_image: i.dockerImage,
+        disk_gb: i.diskGb,
+        gpu_indexes: i.gpuIndexes,
+        ssh_public_keys: sshPublicKeys,
+      })),
     }),
   };
 };
@@ -60,4 +69,19 @@ export const waitForTunnels: Handler<'waitForTunnels'> = async ({ deps, principa
   const connections = await deps.market.sshProxy.waitForTunnels(machine.id, (query.wait_seconds ?? 25) * 1000, abortWhenClientLeaves(req, res));
   const { tunnelHost, tunnelPort } = deps.market.sshProxy.settings;
   return { status: 200, body: nativeOk({ tunnel: { host: tunnelHost, port: tunnelPort }, connections: connections.map((c) => ({ token: c.token, instance_id: c.instanceId })) }) };
+};
+
+export const getProviderEarnings: Handler<'getProviderEarnings'> = async ({ deps, principal, query }) => {
+  const range = dayRange(deps.now(), query.from, query.to);
+  const rows = await earningsByMachineAndDay(deps.market.store, requirePrincipal(principal), range);
+  const total = (pick: (r: (typeof rows)[number]) => bigint) => microsToUsd(rows.reduce((sum, r) => sum + pick(r), 0n));
+  return {
+    status: 200,
+    body: nativeOk({
+      ...range,
+      days: rows.map((r) => ({ date: r.date, machine_id: r.machineId, charged_usd: microsToUsd(r.chargedMicros), earned_usd: microsToUsd(r.earnedMicros), settlements: r.settlements })),
+      total_charged_usd: total((r) => r.chargedMicros),
+      total_earned_usd: total((r) => r.earnedMicros),
+    }),
+  };
 };

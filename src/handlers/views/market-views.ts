@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/openapi.js';
 import type { BurstOrderRecord, Discounts, InstanceEvent, InstanceRecord, InstanceStatus, MachineRecord, OfferRecord } from '../../adapters/market-store/index.js';
 import type { BurstPlan, FanOutFailure } from '../../domain/market/burst-orders.js';
-import { termsOf } from '../../domain/market/burst-orders.js';
+import { slotTerms } from '../../domain/market/burst-orders.js';
 import { microsToUsd } from '../../domain/money.js';
 import { dueAtStart, isTermPlan, PRICING_TYPES, UNIT_MS, unitPriceMicros } from '../../domain/market/plans.js';
 import { runningTime } from '../../domain/market/rentals.js';
@@ -134,7 +134,7 @@ export function burstEstimateView(plan: BurstPlan, gpuCount: number, pricingType
       gpu_name: s.offer.gpuName,
       gpus: s.gpus,
       price_per_gpu_hour_usd: microsToUsd(s.offer.pricePerGpuHourMicros),
-      unit_price_usd: microsToUsd(termsOf(s, pricingType).unitPriceMicros),
+      unit_price_usd: microsToUsd(slotTerms(s, pricingType).unitPriceMicros),
       location: s.offer.location,
       verification: s.offer.verification,
     })),
