@@ -3116,6 +3116,8 @@ export interface components {
             /** @description ISO 3166-1 alpha-2 country code. */
             location: string;
             verification: components["schemas"]["Verification"];
+            /** @description 30-day rolling uptime of the machine's agent, RunPod's way ((minutes heard + 10) / minutes in the window, at most 1); a new machine starts at 1. */
+            reliability: number;
             price_per_gpu_hour_usd: number;
             discounts: components["schemas"]["Discounts"];
             /** @description Unix seconds the provider offers the machine until; null for open-ended. */
@@ -3329,6 +3331,8 @@ export interface components {
             available_until: number | null;
             listed: boolean;
             verification: components["schemas"]["Verification"];
+            /** @description 30-day rolling uptime of the machine's agent, RunPod's way ((minutes heard + 10) / minutes in the window, at most 1); a new machine starts at 1. */
+            reliability: number;
             /** @description Its agent heartbeated recently (`MACHINE_OFFLINE_MS`). */
             online: boolean;
             /** @description Unix seconds. */
@@ -6601,8 +6605,8 @@ export interface operations {
                 verified?: boolean;
                 /** @description At least this many free GPUs. */
                 min_gpus?: number;
-                /** @description Order: by hourly price or GPU memory, ascending (or descending with `-`). */
-                sort?: "price" | "-price" | "vram" | "-vram";
+                /** @description Order: by hourly price, GPU memory or reliability, ascending (or descending with `-`). */
+                sort?: "price" | "-price" | "vram" | "-vram" | "reliability" | "-reliability";
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
                 /** @description Records to skip (newest first). */

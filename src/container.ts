@@ -251,6 +251,8 @@ function buildMarket(db: Database, ledger: Ledger, now: () => number, config: Co
 
 const SSH_CONNECT_TIMEOUT_MS = 15_000;
 const SSH_PROXY_SYNC_MS = 2_000;
+/** Reliability moves by the minute over a 30-day window: every few minutes is plenty. */
+const RELIABILITY_REFRESH_MS = 5 * 60_000;
 
 /**
  * The SSH proxy's sockets in this process: the tunnel port agents dial back to, then a listener per rental port.
@@ -379,6 +381,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     [new Periodic(() => billing.tickLeases(), (err) => logger.warn({ err }, 'billing lease upkeep failed')), LEASE_TICK_MS],
     [new Periodic(() => market.rentals.sweep(), (err) => logger.warn({ err }, 'rental sweep failed')), config.RENTAL_SWEEP_MS],
     [new Periodic(() => rentalAlerts.run(), (err) => logger.warn({ err }, 'rental alerts failed')), config.ALERTS_INTERVAL_MS],
+    [new Periodic(() => market.store.refreshReliability(now()), (err) => logger.warn({ err }, 'machine reliability refresh failed')), RELIABILITY_REFRESH_MS],
     [new Periodic(() => market.sshProxy.sync(), (err) => logger.warn({ err }, 'SSH proxy sync failed')), SSH_PROXY_SYNC_MS],
     [new Periodic(() => blobs.sweep(now()), (err) => logger.warn({ err }, 'hosted file sweep failed')), config.BLOB_SWEEP_MS],
     [new Periodic(() => jobs.expire(now()), (err) => logger.warn({ err }, 'job record sweep failed')), config.HOLD_SWEEP_MS],

@@ -1565,6 +1565,10 @@ export type Offer = {
      */
     location: string;
     verification: Verification;
+    /**
+     * 30-day rolling uptime of the machine's agent, RunPod's way ((minutes heard + 10) / minutes in the window, at most 1); a new machine starts at 1.
+     */
+    reliability: number;
     price_per_gpu_hour_usd: number;
     discounts: Discounts;
     /**
@@ -1852,6 +1856,10 @@ export type Machine = {
     available_until: number | null;
     listed: boolean;
     verification: Verification;
+    /**
+     * 30-day rolling uptime of the machine's agent, RunPod's way ((minutes heard + 10) / minutes in the window, at most 1); a new machine starts at 1.
+     */
+    reliability: number;
     /**
      * Its agent heartbeated recently (`MACHINE_OFFLINE_MS`).
      */
@@ -5748,9 +5756,9 @@ export type ListOffersData = {
          */
         min_gpus?: number;
         /**
-         * Order: by hourly price or GPU memory, ascending (or descending with `-`).
+         * Order: by hourly price, GPU memory or reliability, ascending (or descending with `-`).
          */
-        sort?: 'price' | '-price' | 'vram' | '-vram';
+        sort?: 'price' | '-price' | 'vram' | '-vram' | 'reliability' | '-reliability';
         /**
          * Page size.
          */

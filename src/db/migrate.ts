@@ -17,6 +17,7 @@ import * as m0014 from './migrations/0014-rental-alerts.js';
 import * as m0015 from './migrations/0015-ssh-keys.js';
 import * as m0016 from './migrations/0016-instance-last-gpus.js';
 import * as m0017 from './migrations/0017-rental-settlements.js';
+import * as m0018 from './migrations/0018-machine-reliability.js';
 
 interface NamedMigration {
   name: string;
@@ -45,6 +46,7 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0015-ssh-keys', migration: m0015 },
   { name: '0016-instance-last-gpus', migration: m0016 },
   { name: '0017-rental-settlements', migration: m0017 },
+  { name: '0018-machine-reliability', migration: m0018 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {

@@ -29,6 +29,7 @@ export function machine(overrides: Partial<MachineRecord> = {}): MachineRecord {
     listed: true,
     verification: 'verified',
     lastHeartbeatMs: T0,
+    reliabilityBp: 10_000,
     createdAtMs: T0,
     ...overrides,
   };
@@ -112,6 +113,24 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       expect(page.offers.map((o) => o.id)).toEqual([unverified.id]);
       expect(page.total).toBe(3);
       expect(page.offers[0]!.freeGpus).toBe(4);
+    });
+
+    it('computes reliability from the minutes heard over the window, and sorts offers by it', async () => {
+      const gpu = `GPU_${newId('g')}`;
+      const steady = machine({ gpuName: gpu, createdAtMs: T0 - 100 * 60_000 });
+      const flaky = machine({ gpuName: gpu, createdAtMs: T0 - 100 * 60_000 });
+      await store().addMachine(steady);
+      await store().addMachine(flaky);
+      const nowMinute = Math.floor(T0 / 60_000);
+      for (let m = 0; m < 100; m++) await store().recordUptime(steady.id, nowMinute - m);
+      for (let m = 0; m < 40; m++) await store().recordUptime(flaky.id, nowMinute - m);
+      await store().recordUptime(flaky.id, nowMinute); // the same minute again changes nothing
+      await store().refreshReliability(T0);
+      expect((await store().getMachine(steady.id))!.reliabilityBp).toBe(10_000);
+      expect((await store().getMachine(flaky.id))!.reliabilityBp).toBe(5_000);
+      const ids = async (sort: OfferQuery['sort']) => (await store().searchOffers(query({ gpuNames: [gpu], sort }))).offers.map((o) => o.id);
+      expect(await ids('-reliability')).toEqual([steady.id, flaky.id]);
+      expect(await ids('reliability')).toEqual([flaky.id, steady.id]);
     });
 
     it('places an instance on free GPUs and refuses one that needs more than are free', async () => {

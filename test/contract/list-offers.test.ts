@@ -33,6 +33,7 @@ describe('GET /v1/marketplace/offers', () => {
       disk_gb: 1000,
       location: 'DE',
       verification: 'unverified',
+      reliability: 1,
       price_per_gpu_hour_usd: 0.6,
       discounts: { day: 10, week: 20, month: 30 },
       available_until: null,

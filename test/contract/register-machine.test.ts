@@ -34,6 +34,7 @@ describe('POST /v1/provider/machines', () => {
       available_until: until,
       listed: true,
       verification: 'unverified',
+      reliability: 1,
       online: true,
       last_heartbeat_at: expect.any(Number),
       created_at: expect.any(Number),

@@ -180,6 +180,7 @@ describe('marketplace commands', () => {
         listed: true,
         verification: 'unverified',
         lastHeartbeatMs: Date.now(),
+        reliabilityBp: 10_000,
         createdAtMs: Date.now(),
       });
     } finally {

@@ -27,6 +27,7 @@ function offer(fields: Partial<OfferRecord> & { price?: number }): OfferRecord {
     listed: true,
     verification: 'unverified',
     lastHeartbeatMs: 0,
+    reliabilityBp: 10_000,
     createdAtMs: 0,
     freeGpus: 8,
     ...rest,

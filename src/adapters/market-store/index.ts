@@ -37,6 +37,8 @@ export interface MachineRecord {
   listed: boolean;
   verification: Verification;
   lastHeartbeatMs: number | null;
+  /** 30-day rolling uptime in basis points (10,000: always heard), refreshed from the heartbeats. */
+  reliabilityBp: number;
   createdAtMs: number;
 }
 
@@ -45,7 +47,7 @@ export interface OfferRecord extends MachineRecord {
   freeGpus: number;
 }
 
-export type OfferSort = 'price' | '-price' | 'vram' | '-vram';
+export type OfferSort = 'price' | '-price' | 'vram' | '-vram' | 'reliability' | '-reliability';
 
 export interface OfferQuery {
   gpuNames?: string[];
@@ -169,6 +171,13 @@ export interface MarketStore {
   /** Listed, online, available machines with at least `minFreeGpus` free GPUs matching the query, cheapest first. */
   searchOffers(query: OfferQuery): Promise<{ offers: OfferRecord[]; total: number }>;
   freeGpus(machineId: string): Promise<number>;
+  /** The agent was heard in this minute (epoch minutes; repeating one is a no-op). */
+  recordUptime(machineId: string, minute: number): Promise<void>;
+  /**
+   * Recomputes every machine's reliability at `nowMs`: (minutes heard + a 10-minute grace) / minutes in the window,
+   * the window being the last 30 days or the machine's life if shorter, at most 100 % (RunPod's hosting formula).
+   */
+  refreshReliability(nowMs: number): Promise<void>;
 
   /** Inserts the instance holding `gpuCount` free GPUs of its machine, or nothing when fewer are free. */
   place(instance: Omit<InstanceRecord, 'gpuIndexes' | 'version'>): Promise<PlaceOutcome>;

@@ -11,12 +11,15 @@ import type {
   OfferRecord,
   PlaceOutcome,
 } from './index.js';
+import { MINUTE_MS, RELIABILITY_WINDOW_MINUTES, reliabilityBp } from './reliability.js';
 
 const SORT_KEYS: Record<OfferQuery['sort'], (o: OfferRecord) => number | bigint> = {
   price: (o) => o.pricePerGpuHourMicros,
   '-price': (o) => -o.pricePerGpuHourMicros,
   vram: (o) => o.vramGb,
   '-vram': (o) => -o.vramGb,
+  reliability: (o) => o.reliabilityBp,
+  '-reliability': (o) => -o.reliabilityBp,
 };
 
 /** The in-memory twin of the market store (tests, and the conformance suite's reference). */
@@ -28,6 +31,7 @@ export class MemoryMarketStore implements MarketStore {
   private readonly events = new Map<string, InstanceEvent[]>();
   private readonly orders = new Map<string, BurstOrderRecord>();
   private readonly settled: SettlementRecord[] = [];
+  private readonly uptime = new Map<string, Set<number>>();
   /** What each instance held before its last release. */
   private readonly lastGpus = new Map<string, number[]>();
 
@@ -84,6 +88,18 @@ export class MemoryMarketStore implements MarketStore {
 
   private freeCount(machineId: string): number {
     return (this.gpus.get(machineId) ?? []).filter((holder) => holder === null).length;
+  }
+
+  async recordUptime(machineId: string, minute: number): Promise<void> {
+    this.uptime.set(machineId, (this.uptime.get(machineId) ?? new Set()).add(minute));
+  }
+
+  async refreshReliability(nowMs: number): Promise<void> {
+    const nowMinute = Math.floor(nowMs / MINUTE_MS);
+    for (const [id, m] of this.machines) {
+      const heard = [...(this.uptime.get(id) ?? [])].filter((minute) => minute >= nowMinute - RELIABILITY_WINDOW_MINUTES).length;
+      this.machines.set(id, { ...m, reliabilityBp: reliabilityBp(heard, nowMinute - Math.floor(m.createdAtMs / MINUTE_MS)) });
+    }
   }
 
   async place(instance: Omit<InstanceRecord, 'gpuIndexes' | 'version'>): Promise<PlaceOutcome> {

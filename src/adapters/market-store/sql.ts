@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
+import { MINUTE_MS, RELIABILITY_WINDOW_MINUTES, reliabilityBp } from './reliability.js';
 import type {
   SettlementRecord,
   BurstOrderRecord,
@@ -37,6 +38,7 @@ const machineOf = (r: Row): MachineRecord => ({
   listed: Boolean(r.listed),
   verification: r.verification as MachineRecord['verification'],
   lastHeartbeatMs: numOrNull(r.last_heartbeat_ms),
+  reliabilityBp: num(r.reliability_bp),
   createdAtMs: num(r.created_at_ms),
 });
 
@@ -57,6 +59,7 @@ const MACHINE_COLUMNS: Record<keyof Omit<MachineRecord, 'discountsBp'>, string> 
   listed: 'listed',
   verification: 'verification',
   lastHeartbeatMs: 'last_heartbeat_ms',
+  reliabilityBp: 'reliability_bp',
   createdAtMs: 'created_at_ms',
 };
 
@@ -173,6 +176,8 @@ const SORTS: Record<OfferQuery['sort'], [string, 'asc' | 'desc']> = {
   '-price': ['price_per_gpu_hour_micros', 'desc'],
   vram: ['vram_gb', 'asc'],
   '-vram': ['vram_gb', 'desc'],
+  reliability: ['reliability_bp', 'asc'],
+  '-reliability': ['reliability_bp', 'desc'],
 };
 
 /** Thrown inside a change's transaction to undo it when its GPUs are gone. */
@@ -235,6 +240,22 @@ export class SqlMarketStore implements MarketStore {
   async freeGpus(machineId: string): Promise<number> {
     const row = (await this.knex('machine_gpus').where({ machine_id: machineId }).whereNull('instance_id').count({ n: '*' }).first()) as { n: number | string | bigint };
     return num(row.n);
+  }
+
+  async recordUptime(machineId: string, minute: number): Promise<void> {
+    await this.knex('machine_uptime').insert({ machine_id: machineId, minute }).onConflict(['machine_id', 'minute']).ignore();
+  }
+
+  async refreshReliability(nowMs: number): Promise<void> {
+    const nowMinute = Math.floor(nowMs / MINUTE_MS);
+    await this.knex.transaction(async (trx) => {
+      await trx('machine_uptime').where('minute', '<', nowMinute - RELIABILITY_WINDOW_MINUTES).delete();
+      const heard = new Map(((await trx('machine_uptime').select('machine_id').count({ n: '*' }).groupBy('machine_id')) as Row[]).map((r) => [r.machine_id as string, num(r.n)]));
+      for (const m of (await trx('machines').select('id', 'created_at_ms')) as Row[]) {
+        const bp = reliabilityBp(heard.get(m.id as string) ?? 0, nowMinute - Math.floor(num(m.created_at_ms) / MINUTE_MS));
+        await trx('machines').where({ id: m.id as string }).update({ reliability_bp: bp });
+      }
+    });
   }
 
   async place(instance: Omit<InstanceRecord, 'gpuIndexes' | 'version'>): Promise<PlaceOutcome> {

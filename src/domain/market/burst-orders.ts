@@ -2,7 +2,7 @@
  * Burst orders (SPEC 1.7, 2.10): up to 100 GPUs placed in one call across providers' machines, as rentals of one
  * order. The allocator takes strict tiers (research/marketplace.md §4.2): the primary GPU type first, then each
  * `extra_gpus` type in the order given, only on offers at or under the tier's price cap; within a tier the cheapest
- * machines first, verified before unverified, the most free GPUs first (fewer machines, fewer failure points). GPUs
+ * machines first, then the most reliable, verified before unverified, the most free GPUs first (fewer machines, fewer failure points). GPUs
  * are taken per machine in one transaction each (SKIP LOCKED on PostgreSQL), so concurrent orders never share one; a
  * machine taken meanwhile is skipped and the rest re-planned. By default an order is all or nothing: when fewer GPUs
  * than asked can be placed, everything placed is released and nothing is charged.
@@ -191,9 +191,10 @@ export class BurstOrders {
   }
 }
 
-/** Within a tier: cheapest, then verified, then the most free GPUs. */
+/** Within a tier: cheapest, then the most reliable, then verified, then the most free GPUs. */
 function preference(a: OfferRecord, b: OfferRecord): number {
   if (a.pricePerGpuHourMicros !== b.pricePerGpuHourMicros) return a.pricePerGpuHourMicros < b.pricePerGpuHourMicros ? -1 : 1;
+  if (a.reliabilityBp !== b.reliabilityBp) return b.reliabilityBp - a.reliabilityBp;
   const verified = Number(b.verification === 'verified') - Number(a.verification === 'verified');
   return verified !== 0 ? verified : b.freeGpus - a.freeGpus;
 }

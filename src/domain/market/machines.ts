@@ -51,6 +51,7 @@ export class Machines {
       listed: listing.listed ?? true,
       verification: 'unverified',
       lastHeartbeatMs: now,
+      reliabilityBp: 10_000,
       createdAtMs: now,
     };
     checkListing(machine);
@@ -73,7 +74,9 @@ export class Machines {
   /** The agent's heartbeat: the machine is online, its containers' states are applied, and it learns what to run. */
   async heartbeat(principal: Principal, machineId: string, containers: readonly { instanceId: string; state: ContainerState }[]): Promise<Assignment[]> {
     const machine = await this.owned(principal, machineId);
-    const heard = (await this.store.updateMachine(machineId, { lastHeartbeatMs: this.now() }))!;
+    const now = this.now();
+    const heard = (await this.store.updateMachine(machineId, { lastHeartbeatMs: now }))!;
+    await this.store.recordUptime(machineId, Math.floor(now / 60_000));
     await this.rentals.reportContainers(heard, containers);
     const live = await this.store.machineInstances(machine.id);
     const known = new Set(live.map((i) => i.id));
