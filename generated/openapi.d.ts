@@ -1653,8 +1653,9 @@ export interface paths {
          * Wait for SSH tunnels to open
          * @description The machine's agent long-polls this: it answers as soon as a client connected to the SSH proxy port of one of the
          *     machine's rentals, or with no connections after `wait_seconds` (default 25). For each connection the agent dials
-         *     `tunnel.host`:`tunnel.port`, sends the line `CGW-TUNNEL <token>` and then pipes the connection to the rental's
-         *     container SSH port. Each connection is handed out once.
+         *     its `tunnel.host`:`tunnel.port` (the proxy process holding the client, whichever process answered this call),
+         *     sends the line `CGW-TUNNEL <token>` and then pipes the connection to the rental's container SSH port. Each
+         *     connection is handed out once.
          */
         post: operations["waitForTunnels"];
         delete?: never;
@@ -7561,13 +7562,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["NativeSuccess"] & {
                         data: {
-                            tunnel: {
-                                host: string;
-                                port: number;
-                            };
                             connections: {
                                 token: string;
                                 instance_id: string;
+                                tunnel: {
+                                    host: string;
+                                    port: number;
+                                };
                             }[];
                         };
                     };

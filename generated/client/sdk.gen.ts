@@ -1243,8 +1243,9 @@ export const machineHeartbeat = <ThrowOnError extends boolean = false>(options: 
  *
  * The machine's agent long-polls this: it answers as soon as a client connected to the SSH proxy port of one of the
  * machine's rentals, or with no connections after `wait_seconds` (default 25). For each connection the agent dials
- * `tunnel.host`:`tunnel.port`, sends the line `CGW-TUNNEL <token>` and then pipes the connection to the rental's
- * container SSH port. Each connection is handed out once.
+ * its `tunnel.host`:`tunnel.port` (the proxy process holding the client, whichever process answered this call),
+ * sends the line `CGW-TUNNEL <token>` and then pipes the connection to the rental's container SSH port. Each
+ * connection is handed out once.
  *
  */
 export const waitForTunnels = <ThrowOnError extends boolean = false>(options: Options<WaitForTunnelsData, ThrowOnError>) => (options.client ?? client).post<WaitForTunnelsResponses, WaitForTunnelsErrors, ThrowOnError>({

@@ -7240,13 +7240,13 @@ export type WaitForTunnelsResponses = {
      */
     200: NativeSuccess & {
         data: {
-            tunnel: {
-                host: string;
-                port: number;
-            };
             connections: Array<{
                 token: string;
                 instance_id: string;
+                tunnel: {
+                    host: string;
+                    port: number;
+                };
             }>;
         };
     };

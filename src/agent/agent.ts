@@ -35,6 +35,8 @@ export class Agent {
   /** Containers this agent stopped because their rental was stopped (kept in the state file): started again, not failures. */
   private stoppedOnRequest = new Set<string>();
   private loops: Promise<void>[] = [];
+  /** Said once when Docker stops answering, and once when it is back, not at every heartbeat. */
+  private dockerReachable = true;
 
   constructor(private readonly options: AgentOptions) {}
 
@@ -76,9 +78,11 @@ export class Agent {
   /** One heartbeat: report every rental container, then carry out the answer. */
   async beat(): Promise<void> {
     const containers = await this.options.docker.listContainers({ label: INSTANCE_LABEL }).catch((err: unknown) => {
-      this.options.log('docker unreachable', { error: String(err) });
+      if (this.dockerReachable) this.options.log('docker unreachable', { error: String(err) });
       return null;
     });
+    if (containers !== null && !this.dockerReachable) this.options.log('docker reachable');
+    this.dockerReachable = containers !== null;
     // Docker down does not take the machine offline, nor fail its rentals: it heartbeats and does nothing until back.
     if (containers === null) {
       await this.options.gateway.heartbeat(this.machineId!, []);
@@ -153,7 +157,7 @@ export class Agent {
         for (const connection of order.connections) {
           const port = containers.find((c) => c.labels[INSTANCE_LABEL] === connection.instance_id)?.sshHostPort ?? null;
           if (port === null) continue; // the client is dropped when its wait ends
-          openTunnel(order.tunnel, connection.token, port).catch((err: unknown) => this.options.log('tunnel failed', { instance_id: connection.instance_id, error: String(err) }));
+          openTunnel(connection.tunnel, connection.token, port).catch((err: unknown) => this.options.log('tunnel failed', { instance_id: connection.instance_id, error: String(err) }));
         }
       } catch (err) {
         if (this.abort.signal.aborted) return;

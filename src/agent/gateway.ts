@@ -18,8 +18,7 @@ export class GatewayError extends Error {
 }
 
 export interface TunnelOrder {
-  tunnel: { host: string; port: number };
-  connections: { token: string; instance_id: string }[];
+  connections: { token: string; instance_id: string; tunnel: { host: string; port: number } }[];
 }
 
 /** The answer of a call, or a GatewayError with the native envelope's code (SPEC 2.7). */

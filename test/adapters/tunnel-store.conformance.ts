@@ -43,12 +43,14 @@ export function tunnelStoreConformance(name: string, make: () => Promise<{ store
 
     it('hands each tunnel request to one claim, oldest first, not those made before `since`, and expires old ones', async () => {
       const machineId = newId('mch');
-      const request = (token: string, createdAtMs: number) => ({ token, machineId, instanceId: newId('inst'), createdAtMs });
+      const request = (token: string, createdAtMs: number) => ({ token, machineId, instanceId: newId('inst'), tunnel: { host: 'proxy-1.example', port: 7022 }, createdAtMs });
       await store().request(request('old', 100));
       await store().request(request('t2', 300));
       await store().request(request('t1', 200));
       await store().request({ ...request('other', 250), machineId: newId('mch') });
-      expect((await store().claim(machineId, 150)).map((r) => r.token)).toEqual(['t1', 't2']);
+      const claimed = await store().claim(machineId, 150);
+      expect(claimed.map((r) => r.token)).toEqual(['t1', 't2']);
+      expect(claimed[0]!.tunnel).toEqual({ host: 'proxy-1.example', port: 7022 });
       expect(await store().claim(machineId, 150)).toEqual([]);
       expect(await store().expire(150)).toBe(1);
       expect(await store().claim(machineId, 0)).toEqual([]);

@@ -13,6 +13,8 @@ export interface TunnelRequest {
   token: string;
   machineId: string;
   instanceId: string;
+  /** The tunnel port of the proxy process holding the client: the agent dials there, whichever process it asked. */
+  tunnel: { host: string; port: number };
   createdAtMs: number;
 }
 

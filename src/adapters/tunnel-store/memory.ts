@@ -31,7 +31,7 @@ export class MemoryTunnelStore implements TunnelStore {
   }
 
   async request(request: TunnelRequest): Promise<void> {
-    this.requests.set(request.token, { ...request });
+    this.requests.set(request.token, { ...request, tunnel: { ...request.tunnel } });
   }
 
   async claim(machineId: string, sinceMs: number): Promise<TunnelRequest[]> {

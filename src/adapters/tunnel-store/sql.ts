@@ -5,7 +5,13 @@ import type { PortRange, TunnelRequest, TunnelStore } from './index.js';
 type Row = Record<string, unknown>;
 const ATTEMPTS = 8;
 
-const requestOf = (r: Row): TunnelRequest => ({ token: r.token as string, machineId: r.machine_id as string, instanceId: r.instance_id as string, createdAtMs: Number(r.created_at_ms) });
+const requestOf = (r: Row): TunnelRequest => ({
+  token: r.token as string,
+  machineId: r.machine_id as string,
+  instanceId: r.instance_id as string,
+  tunnel: { host: r.tunnel_host as string, port: Number(r.tunnel_port) },
+  createdAtMs: Number(r.created_at_ms),
+});
 
 /** The tunnel-store port over knex (migration 0013): a port's uniqueness is the primary key's, across processes. */
 export class SqlTunnelStore implements TunnelStore {
@@ -48,7 +54,14 @@ export class SqlTunnelStore implements TunnelStore {
   }
 
   async request(request: TunnelRequest): Promise<void> {
-    await this.knex('tunnel_requests').insert({ token: request.token, machine_id: request.machineId, instance_id: request.instanceId, created_at_ms: request.createdAtMs });
+    await this.knex('tunnel_requests').insert({
+      token: request.token,
+      machine_id: request.machineId,
+      instance_id: request.instanceId,
+      tunnel_host: request.tunnel.host,
+      tunnel_port: request.tunnel.port,
+      created_at_ms: request.createdAtMs,
+    });
   }
 
   /** Deleting what it returns makes each request go to one caller, even with two agents' calls at once. */

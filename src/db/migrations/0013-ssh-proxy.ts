@@ -14,6 +14,8 @@ export async function up(knex: Knex): Promise<void> {
     t.text('token').primary();
     t.text('machine_id').notNullable();
     t.text('instance_id').notNullable();
+    t.text('tunnel_host').notNullable(); // the proxy process holding the client: where the agent dials back
+    t.integer('tunnel_port').notNullable();
     t.bigInteger('created_at_ms').notNullable();
     t.index(['machine_id', 'created_at_ms'], 'tunnel_requests_machine_index');
   });

@@ -136,7 +136,8 @@ export class SshProxy {
       clearTimeout(timer);
       this.pending.delete(token);
     });
-    await this.deps.tunnels.request({ token, machineId: instance.machineId, instanceId: instance.id, createdAtMs: this.deps.now() });
+    const { tunnelHost, tunnelPort } = this.deps.settings;
+    await this.deps.tunnels.request({ token, machineId: instance.machineId, instanceId: instance.id, tunnel: { host: tunnelHost, port: tunnelPort }, createdAtMs: this.deps.now() });
   }
 
   /** The agent's tunnel for `token`: joined to the waiting client, bytes both ways until either side closes. */

@@ -67,8 +67,7 @@ export const machineHeartbeat: Handler<'machineHeartbeat'> = async ({ deps, prin
 export const waitForTunnels: Handler<'waitForTunnels'> = async ({ deps, principal, params, query, req, res }) => {
   const machine = await deps.market.machines.owned(requirePrincipal(principal), params.machine_id);
   const connections = await deps.market.sshProxy.waitForTunnels(machine.id, (query.wait_seconds ?? 25) * 1000, abortWhenClientLeaves(req, res));
-  const { tunnelHost, tunnelPort } = deps.market.sshProxy.settings;
-  return { status: 200, body: nativeOk({ tunnel: { host: tunnelHost, port: tunnelPort }, connections: connections.map((c) => ({ token: c.token, instance_id: c.instanceId })) }) };
+  return { status: 200, body: nativeOk({ connections: connections.map((c) => ({ token: c.token, instance_id: c.instanceId, tunnel: c.tunnel })) }) };
 };
 
 export const getProviderEarnings: Handler<'getProviderEarnings'> = async ({ deps, principal, query }) => {
