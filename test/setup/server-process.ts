@@ -20,17 +20,33 @@ export function startServerProcess(databaseUrl: string, env: Record<string, stri
   return spawnGateway({ ...process.env, DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'info', ...env });
 }
 
+/** A gateway that has not said it listens by then is killed (within the 30 s a suite's setup may take). */
+const STARTUP_LIMIT_MS = 25_000;
+
 /** `src/main.ts` with exactly this environment, answered once it logs that it listens (with its port). */
 export function spawnGateway(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  // Whatever a suite's teardown missed (a setup that gave up before it held the child) dies with the test worker.
+  const orphanGuard = () => child.kill('SIGKILL');
+  process.once('exit', orphanGuard);
+  child.once('exit', () => process.off('exit', orphanGuard));
   return new Promise((resolve, reject) => {
     let buffered = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not listen within ${STARTUP_LIMIT_MS} ms: ${buffered.slice(-500)}`));
+    }, STARTUP_LIMIT_MS);
     child.stdout!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
       const port = listeningPort(buffered);
-      if (port !== null) resolve({ child, baseUrl: `http://127.0.0.1:${port}` });
+      if (port === null) return;
+      clearTimeout(timer);
+      resolve({ child, baseUrl: `http://127.0.0.1:${port}` });
     });
-    child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal}) before listening: ${buffered.slice(-500)}`)));
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code ?? signal}) before listening: ${buffered.slice(-500)}`));
+    });
   });
 }
 
