@@ -1347,6 +1347,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/volumes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's volumes
+         * @description The caller's volumes, newest first, deleted ones included; page with `limit` and `offset`. Charges shown as of
+         *     the last settlement (the sweeper's, at least every minute); read one volume to settle it up to now.
+         */
+        get: operations["listVolumes"];
+        put?: never;
+        /**
+         * Create a persistent volume
+         * @description A new volume on no machine yet (SPEC 1.8): attach it with `volume_id` when renting (`createInstance`, or a burst
+         *     order), and the first rental placed with it pins it to that rental's machine, where the agent mounts it at
+         *     `/workspace`. Billed per millisecond from now until it is deleted, at the configured price per GB-month; creating
+         *     it needs its first day available (402 `insufficient_balance` otherwise, nothing created).
+         */
+        post: operations["createVolume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/volumes/{volume_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                volume_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a volume
+         * @description One of the caller's volumes, charged up to now (or up to its deletion). Another account's or an unknown id: 404
+         *     `volume_not_found`.
+         */
+        get: operations["getVolume"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a volume
+         * @description Deletes one of the caller's volumes: billing stops now, it is charged up to now, and its machine's agent removes
+         *     the disk and its data. A volume attached to a rental that is not deleted (stopped ones included: they may start
+         *     again with it) cannot be deleted: 409 `volume_in_use`. Deleting a deleted volume answers it as it is.
+         */
+        delete: operations["deleteVolume"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/burst/orders": {
         parameters: {
             query?: never;
@@ -1628,7 +1685,8 @@ export interface paths {
          *     `running` starts its rental's billing; one that `failed` (stopped on its own) while its rental should run stops
          *     the rental (reason `error`); `exited` is a container the agent stopped on request, news only if its rental was
          *     running. The answer lists every rental the machine must run, keep stopped or remove (`terminated`: remove the
-         *     container and wipe its disk). A machine not heard from for `MACHINE_OFFLINE_MS` is offline: its rentals stop
+         *     container and wipe its disk), and the Docker volumes of the persistent volumes the machine keeps: any other
+         *     `cgw-vol-*` volume on the machine was deleted by its renter and must be removed. A machine not heard from for `MACHINE_OFFLINE_MS` is offline: its rentals stop
          *     accruing and say `host_offline`.
          */
         post: operations["machineHeartbeat"];
@@ -2006,9 +2064,11 @@ export interface components {
          *     | insufficient_capacity | 409 | invalid_request_error | A burst order asked for more GPUs than are free under its price caps (`meta.gpus_requested`, `meta.gpus_available`); nothing was placed. |
          *     | burst_order_not_found | 404 | invalid_request_error | The burst order id is not one of the caller's orders. |
          *     | ssh_key_not_found | 404 | invalid_request_error | The SSH key id is not one of the caller's keys. |
+         *     | volume_not_found | 404 | invalid_request_error | The volume id is not one of the caller's volumes, or the volume was deleted (attaching it). |
+         *     | volume_in_use | 409 | invalid_request_error | The volume is attached to a rental that is not deleted (deleting it), or another rental pinned it to another machine meanwhile (attaching it). |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -3189,6 +3249,8 @@ export interface components {
             charged_usd: number;
             ssh_host: string | null;
             ssh_port: number | null;
+            /** @description The persistent volume mounted at `/workspace`, or null. */
+            volume_id: number | null;
             /** @description Unix seconds. */
             created_at: number;
             /** @description Unix seconds. */
@@ -3209,6 +3271,40 @@ export interface components {
              * @default 40
              */
             disk_gb?: number;
+            /** @description A persistent volume of yours, mounted at `/workspace`. It must be on this offer's machine or on none yet (then this rental pins it there); on another machine: 400 naming `volume_id`. */
+            volume_id?: number;
+        };
+        /**
+         * @description A persistent volume (SPEC 1.8, 2.10 `volume_id`): a disk on one provider's machine, mounted at `/workspace` by the
+         *     rentals that attach it. `machine_id` is null until the first rental that attaches it is placed; from then on it is
+         *     on that machine only. It is billed per millisecond from `created_at` until `deleted_at` at `price_per_gb_month_usd`
+         *     (locked at creation; a month is 30 days), whether or not a rental runs: delete what you no longer need.
+         */
+        Volume: {
+            volume_id: number;
+            name: string;
+            size_gb: number;
+            /** @description The machine (offer id) the volume is on; null until a rental first attaches it. */
+            machine_id: string | null;
+            /** @enum {string} */
+            status: "active" | "deleted";
+            price_per_gb_month_usd: number;
+            /** @description What the volume costs per hour while it exists. */
+            cost_per_hour_usd: number;
+            /** @description Charged so far, up to `settled_until`. */
+            charged_usd: number;
+            /** @description Unix seconds up to which the volume was charged (this answer's moment on a read). */
+            settled_until: number;
+            /** @description Unix seconds. */
+            created_at: number;
+            /** @description Unix seconds; null while the volume exists. */
+            deleted_at: number | null;
+        };
+        /** @description A new persistent volume. Creating one needs its first day of storage available in the balance (402 otherwise). */
+        VolumeRequest: {
+            size_gb: number;
+            /** @description A label of your own; `volume` by default. */
+            name?: string;
         };
         /** @description A burst order (SPEC 1.7) and its rentals. */
         BurstOrder: {
@@ -3230,6 +3326,8 @@ export interface components {
             }[];
             disk_gb: number;
             pricing_type: components["schemas"]["PricingType"];
+            /** @description The persistent volume every rental of the order mounts, or null. */
+            volume_id: number | null;
             placed_gpus: number;
             /** @description Rentals by status. */
             counts: {
@@ -3270,6 +3368,8 @@ export interface components {
              */
             disk_gb?: number;
             pricing_type?: components["schemas"]["PricingType"];
+            /** @description SPEC 2.10: a persistent volume of yours attached to every instance, mounted at `/workspace`. A volume is a disk on one machine, so such an order is placed whole on one machine: the volume's own, or, for a volume on none yet, the first machine (in the order of the tiers) with all the GPUs free. */
+            volume_id?: number;
             /**
              * @description With false, an order is placed with the GPUs that are free when fewer than asked are (at least one).
              * @default true
@@ -3292,6 +3392,8 @@ export interface components {
             /** @default 40 */
             disk_gb?: number;
             pricing_type?: components["schemas"]["PricingType"];
+            /** @description As on the order: the estimate places the order whole on the volume's machine. */
+            volume_id?: number;
         };
         /** @description The allocator's plan for a burst order now, priced. */
         BurstEstimate: {
@@ -3382,6 +3484,8 @@ export interface components {
             gpu_indexes: number[];
             /** @description The renter's SSH keys (account settings), for the container's authorized_keys when it is created. */
             ssh_public_keys: string[];
+            /** @description The Docker volume to mount at `/workspace` (`cgw-vol-<volume id>`, created on first use), or null. */
+            volume: string | null;
         };
         /**
          * @description SPEC 2.13: what the renter needs, in their own words.
@@ -4012,11 +4116,23 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
-        /** @description No such offer is available, or the caller’s account is gone. */
+        /** @description No such offer is available, the `volume_id` is not one of the caller’s volumes (or it was deleted), or the caller’s account is gone. */
         NativeOfferNotFound: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The volume was pinned to another machine, or deleted, while the rental was placed (volume_in_use; nothing taken or charged), or the Idempotency-Key was used with another request (idempotency_conflict). */
+        NativeRentalConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -4056,7 +4172,29 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
-        /** @description Fewer GPUs are free under the price caps than the order asks for (insufficient_capacity; nothing placed or charged), or the Idempotency-Key was used with another request (idempotency_conflict). */
+        /** @description No such volume for this caller (or, attaching it, it was deleted), or the caller’s account is gone. */
+        NativeVolumeNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The volume is attached to a rental that is not deleted (volume_in_use): delete that rental first. */
+        NativeVolumeInUse: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description Fewer GPUs are free under the price caps than the order asks for (insufficient_capacity; nothing placed or charged), the order’s volume was pinned to another machine or deleted meanwhile (volume_in_use; nothing placed or charged), or the Idempotency-Key was used with another request (idempotency_conflict). */
         NativeBurstConflict: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
@@ -6732,7 +6870,7 @@ export interface operations {
             402: components["responses"]["NativeInsufficientBalance"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeOfferNotFound"];
-            409: components["responses"]["NativeIdempotencyConflict"];
+            409: components["responses"]["NativeRentalConflict"];
             410: components["responses"]["NativeRentalUnavailable"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -6919,6 +7057,170 @@ export interface operations {
             503: components["responses"]["NativeUnavailable"];
         };
     };
+    listVolumes: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Records to skip (newest first). */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The volumes. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            volumes: components["schemas"]["Volume"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    createVolume: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VolumeRequest"];
+            };
+        };
+        responses: {
+            /** @description The volume. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Volume"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            402: components["responses"]["NativeInsufficientBalance"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            409: components["responses"]["NativeIdempotencyConflict"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    getVolume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                volume_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The volume. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Volume"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeVolumeNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    deleteVolume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                volume_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted volume. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Volume"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["EdgeBlocked"];
+            404: components["responses"]["NativeVolumeNotFound"];
+            409: components["responses"]["NativeVolumeInUse"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
     listBurstOrders: {
         parameters: {
             query?: {
@@ -7004,7 +7306,7 @@ export interface operations {
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
             403: components["responses"]["EdgeBlocked"];
-            404: components["responses"]["NativeUserNotFound"];
+            404: components["responses"]["NativeVolumeNotFound"];
             409: components["responses"]["NativeBurstConflict"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -7043,7 +7345,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             403: components["responses"]["EdgeBlocked"];
-            404: components["responses"]["NativeUserNotFound"];
+            404: components["responses"]["NativeVolumeNotFound"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7523,6 +7825,8 @@ export interface operations {
                     "application/json": components["schemas"]["NativeSuccess"] & {
                         data: {
                             assignments: components["schemas"]["Assignment"][];
+                            /** @description The Docker volume names (`cgw-vol-<id>`) of the persistent volumes on this machine. */
+                            volumes: string[];
                         };
                     };
                 };

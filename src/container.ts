@@ -16,6 +16,7 @@ import type { MarketStore } from './adapters/market-store/index.js';
 import { SqlMarketStore } from './adapters/market-store/sql.js';
 import { Machines } from './domain/market/machines.js';
 import { Rentals } from './domain/market/rentals.js';
+import { Volumes } from './domain/market/volumes.js';
 import { BurstOrders } from './domain/market/burst-orders.js';
 import { SshProxy } from './domain/market/ssh-proxy.js';
 import { SshKeys } from './domain/market/ssh-keys.js';
@@ -217,6 +218,7 @@ export interface Market {
   store: MarketStore;
   machines: Machines;
   rentals: Rentals;
+  volumes: Volumes;
   bursts: BurstOrders;
   sshProxy: SshProxy;
   /** Docker image sizes from their registries (burst orders' image check). */
@@ -226,16 +228,20 @@ export interface Market {
 
 function buildMarket(db: Database, ledger: Ledger, now: () => number, config: Config, marketFxRateRubMicro: bigint, onUnexpected: (err: unknown) => void): Market {
   const store = new SqlMarketStore(db);
+  const feeBp = Math.round(config.MARKET_FEE_PERCENT * 100);
+  // A provider's earnings are dollars, priced in rubles at the market rate like a dollar top-up.
+  const earningsLot = () => ({ currency: 'USD', fxRateRubMicro: marketFxRateRubMicro }) as const;
+  const volumes = new Volumes({ store, ledger, now, settings: { feeBp, priceMicrosPerGbMonth: usdToMicros(config.VOLUME_USD_PER_GB_MONTH) }, earningsLot, onUnexpected });
   const rentals = new Rentals({
     store,
     ledger,
     now,
-    settings: { feeBp: Math.round(config.MARKET_FEE_PERCENT * 100), offlineAfterMs: config.MACHINE_OFFLINE_MS, sweepMs: config.RENTAL_SWEEP_MS },
-    // A provider's earnings are dollars, priced in rubles at the market rate like a dollar top-up.
-    earningsLot: () => ({ currency: 'USD', fxRateRubMicro: marketFxRateRubMicro }),
+    settings: { feeBp, offlineAfterMs: config.MACHINE_OFFLINE_MS, sweepMs: config.RENTAL_SWEEP_MS },
+    earningsLot,
+    volumes,
     onUnexpected,
   });
-  const bursts = new BurstOrders({ store, rentals, ledger, now, offlineAfterMs: config.MACHINE_OFFLINE_MS });
+  const bursts = new BurstOrders({ store, rentals, volumes, ledger, now, offlineAfterMs: config.MACHINE_OFFLINE_MS });
   const sshProxy = new SshProxy({
     tunnels: new SqlTunnelStore(db),
     store,
@@ -246,7 +252,7 @@ function buildMarket(db: Database, ledger: Ledger, now: () => number, config: Co
   // A Docker image name is user input: its registry, and the token service it names, get the media links' rules.
   const registry = new OciImageRegistry({ policy: AddressPolicy.parse(config.MEDIA_FETCH_ALLOW) });
   const sshKeys = new SshKeys(new SqlSshKeyStore(db), now);
-  return { store, machines: new Machines(store, rentals, sshKeys, now), rentals, bursts, sshProxy, registry, sshKeys };
+  return { store, machines: new Machines(store, rentals, sshKeys, now), rentals, volumes, bursts, sshProxy, registry, sshKeys };
 }
 
 const SSH_CONNECT_TIMEOUT_MS = 15_000;
@@ -380,6 +386,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     [new Periodic(() => retryJournaledCharges(journal, billing), (err) => logger.warn({ err }, 'journaled charges still not posted')), config.CHARGE_RETRY_MS],
     [new Periodic(() => billing.tickLeases(), (err) => logger.warn({ err }, 'billing lease upkeep failed')), LEASE_TICK_MS],
     [new Periodic(() => market.rentals.sweep(), (err) => logger.warn({ err }, 'rental sweep failed')), config.RENTAL_SWEEP_MS],
+    [new Periodic(() => market.volumes.sweep(), (err) => logger.warn({ err }, 'volume sweep failed')), config.RENTAL_SWEEP_MS],
     [new Periodic(() => rentalAlerts.run(), (err) => logger.warn({ err }, 'rental alerts failed')), config.ALERTS_INTERVAL_MS],
     [new Periodic(() => market.store.refreshReliability(now()), (err) => logger.warn({ err }, 'machine reliability refresh failed')), RELIABILITY_REFRESH_MS],
     [new Periodic(() => market.sshProxy.sync(), (err) => logger.warn({ err }, 'SSH proxy sync failed')), SSH_PROXY_SYNC_MS],

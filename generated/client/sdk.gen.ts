@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AddSshKeyData, AddSshKeyErrors, AddSshKeyResponses, CheckBurstImageData, CheckBurstImageErrors, CheckBurstImageResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAudioJobData, CreateAudioJobErrors, CreateAudioJobResponses, CreateBurstOrderData, CreateBurstOrderErrors, CreateBurstOrderResponses, CreateChatData, CreateChatErrors, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateChatMessageData, CreateChatMessageErrors, CreateChatMessageResponses, CreateChatResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatImageData, CreateCompatImageErrors, CreateCompatImageResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateImageData, CreateImageErrors, CreateImageJobData, CreateImageJobErrors, CreateImageJobResponses, CreateImageResponses, CreateInstanceData, CreateInstanceErrors, CreateInstanceResponses, CreateMusicJobData, CreateMusicJobErrors, CreateMusicJobResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRecommendationData, CreateRecommendationErrors, CreateRecommendationResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateTopazImageJobData, CreateTopazImageJobErrors, CreateTopazImageJobResponses, CreateTopazVideoJobData, CreateTopazVideoJobErrors, CreateTopazVideoJobResponses, CreateVideoJobData, CreateVideoJobErrors, CreateVideoJobResponses, DeleteBurstOrderData, DeleteBurstOrderErrors, DeleteBurstOrderResponses, DeleteInstanceData, DeleteInstanceErrors, DeleteInstanceResponses, DeleteSshKeyData, DeleteSshKeyErrors, DeleteSshKeyResponses, EnsureSshProxyData, EnsureSshProxyErrors, EnsureSshProxyResponses, EstimateAudioJobData, EstimateAudioJobErrors, EstimateAudioJobResponses, EstimateBurstOrderData, EstimateBurstOrderErrors, EstimateBurstOrderResponses, EstimateImageJobData, EstimateImageJobErrors, EstimateImageJobResponses, EstimateMusicJobData, EstimateMusicJobErrors, EstimateMusicJobResponses, EstimateVideoJobData, EstimateVideoJobErrors, EstimateVideoJobResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, FinalizeVideoJobData, FinalizeVideoJobErrors, FinalizeVideoJobResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAudioJobData, GetAudioJobErrors, GetAudioJobResponses, GetBurstOrderData, GetBurstOrderErrors, GetBurstOrderResponses, GetChatData, GetChatErrors, GetChatImageJobData, GetChatImageJobErrors, GetChatImageJobResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetChatResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetHostedFileData, GetHostedFileErrors, GetHostedFileResponses, GetImageJobData, GetImageJobErrors, GetImageJobResponses, GetInstanceData, GetInstanceErrors, GetInstanceResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetMusicJobData, GetMusicJobErrors, GetMusicJobResponses, GetNotificationSettingsData, GetNotificationSettingsErrors, GetNotificationSettingsResponses, GetProviderEarningsData, GetProviderEarningsErrors, GetProviderEarningsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetTopazImageJobData, GetTopazImageJobErrors, GetTopazImageJobResponses, GetTopazVideoJobData, GetTopazVideoJobErrors, GetTopazVideoJobResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, GetVideoJobData, GetVideoJobErrors, GetVideoJobResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBurstOrderHistoryData, ListBurstOrderHistoryErrors, ListBurstOrderHistoryResponses, ListBurstOrdersData, ListBurstOrdersErrors, ListBurstOrdersResponses, ListBurstOrderTransactionsData, ListBurstOrderTransactionsErrors, ListBurstOrderTransactionsResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListInstancesData, ListInstancesErrors, ListInstancesResponses, ListMachinesData, ListMachinesErrors, ListMachinesResponses, ListOffersData, ListOffersErrors, ListOffersResponses, ListSshKeysData, ListSshKeysErrors, ListSshKeysResponses, ListTopazModelsData, ListTopazModelsErrors, ListTopazModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, MachineHeartbeatData, MachineHeartbeatErrors, MachineHeartbeatResponses, RegisterMachineData, RegisterMachineErrors, RegisterMachineResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetNotificationSettingsData, SetNotificationSettingsErrors, SetNotificationSettingsResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses, StartBurstOrderData, StartBurstOrderErrors, StartBurstOrderResponses, StartInstanceData, StartInstanceErrors, StartInstanceResponses, StopBurstOrderData, StopBurstOrderErrors, StopBurstOrderResponses, StopInstanceData, StopInstanceErrors, StopInstanceResponses, UpdateMachineListingData, UpdateMachineListingErrors, UpdateMachineListingResponses, WaitForTunnelsData, WaitForTunnelsErrors, WaitForTunnelsResponses } from './types.gen.js';
+import type { AddSshKeyData, AddSshKeyErrors, AddSshKeyResponses, CheckBurstImageData, CheckBurstImageErrors, CheckBurstImageResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAudioJobData, CreateAudioJobErrors, CreateAudioJobResponses, CreateBurstOrderData, CreateBurstOrderErrors, CreateBurstOrderResponses, CreateChatData, CreateChatErrors, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateChatMessageData, CreateChatMessageErrors, CreateChatMessageResponses, CreateChatResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatImageData, CreateCompatImageErrors, CreateCompatImageResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateImageData, CreateImageErrors, CreateImageJobData, CreateImageJobErrors, CreateImageJobResponses, CreateImageResponses, CreateInstanceData, CreateInstanceErrors, CreateInstanceResponses, CreateMusicJobData, CreateMusicJobErrors, CreateMusicJobResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRecommendationData, CreateRecommendationErrors, CreateRecommendationResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateTopazImageJobData, CreateTopazImageJobErrors, CreateTopazImageJobResponses, CreateTopazVideoJobData, CreateTopazVideoJobErrors, CreateTopazVideoJobResponses, CreateVideoJobData, CreateVideoJobErrors, CreateVideoJobResponses, CreateVolumeData, CreateVolumeErrors, CreateVolumeResponses, DeleteBurstOrderData, DeleteBurstOrderErrors, DeleteBurstOrderResponses, DeleteInstanceData, DeleteInstanceErrors, DeleteInstanceResponses, DeleteSshKeyData, DeleteSshKeyErrors, DeleteSshKeyResponses, DeleteVolumeData, DeleteVolumeErrors, DeleteVolumeResponses, EnsureSshProxyData, EnsureSshProxyErrors, EnsureSshProxyResponses, EstimateAudioJobData, EstimateAudioJobErrors, EstimateAudioJobResponses, EstimateBurstOrderData, EstimateBurstOrderErrors, EstimateBurstOrderResponses, EstimateImageJobData, EstimateImageJobErrors, EstimateImageJobResponses, EstimateMusicJobData, EstimateMusicJobErrors, EstimateMusicJobResponses, EstimateVideoJobData, EstimateVideoJobErrors, EstimateVideoJobResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, FinalizeVideoJobData, FinalizeVideoJobErrors, FinalizeVideoJobResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAudioJobData, GetAudioJobErrors, GetAudioJobResponses, GetBurstOrderData, GetBurstOrderErrors, GetBurstOrderResponses, GetChatData, GetChatErrors, GetChatImageJobData, GetChatImageJobErrors, GetChatImageJobResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetChatResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetHostedFileData, GetHostedFileErrors, GetHostedFileResponses, GetImageJobData, GetImageJobErrors, GetImageJobResponses, GetInstanceData, GetInstanceErrors, GetInstanceResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetMusicJobData, GetMusicJobErrors, GetMusicJobResponses, GetNotificationSettingsData, GetNotificationSettingsErrors, GetNotificationSettingsResponses, GetProviderEarningsData, GetProviderEarningsErrors, GetProviderEarningsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetTopazImageJobData, GetTopazImageJobErrors, GetTopazImageJobResponses, GetTopazVideoJobData, GetTopazVideoJobErrors, GetTopazVideoJobResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, GetVideoJobData, GetVideoJobErrors, GetVideoJobResponses, GetVolumeData, GetVolumeErrors, GetVolumeResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBurstOrderHistoryData, ListBurstOrderHistoryErrors, ListBurstOrderHistoryResponses, ListBurstOrdersData, ListBurstOrdersErrors, ListBurstOrdersResponses, ListBurstOrderTransactionsData, ListBurstOrderTransactionsErrors, ListBurstOrderTransactionsResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListInstancesData, ListInstancesErrors, ListInstancesResponses, ListMachinesData, ListMachinesErrors, ListMachinesResponses, ListOffersData, ListOffersErrors, ListOffersResponses, ListSshKeysData, ListSshKeysErrors, ListSshKeysResponses, ListTopazModelsData, ListTopazModelsErrors, ListTopazModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, ListVolumesData, ListVolumesErrors, ListVolumesResponses, MachineHeartbeatData, MachineHeartbeatErrors, MachineHeartbeatResponses, RegisterMachineData, RegisterMachineErrors, RegisterMachineResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetNotificationSettingsData, SetNotificationSettingsErrors, SetNotificationSettingsResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses, StartBurstOrderData, StartBurstOrderErrors, StartBurstOrderResponses, StartInstanceData, StartInstanceErrors, StartInstanceResponses, StopBurstOrderData, StopBurstOrderErrors, StopBurstOrderResponses, StopInstanceData, StopInstanceErrors, StopInstanceResponses, UpdateMachineListingData, UpdateMachineListingErrors, UpdateMachineListingResponses, WaitForTunnelsData, WaitForTunnelsErrors, WaitForTunnelsResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -1010,6 +1010,65 @@ export const ensureSshProxy = <ThrowOnError extends boolean = false>(options: Op
 });
 
 /**
+ * List the caller's volumes
+ *
+ * The caller's volumes, newest first, deleted ones included; page with `limit` and `offset`. Charges shown as of
+ * the last settlement (the sweeper's, at least every minute); read one volume to settle it up to now.
+ *
+ */
+export const listVolumes = <ThrowOnError extends boolean = false>(options?: Options<ListVolumesData, ThrowOnError>) => (options?.client ?? client).get<ListVolumesResponses, ListVolumesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/volumes',
+    ...options
+});
+
+/**
+ * Create a persistent volume
+ *
+ * A new volume on no machine yet (SPEC 1.8): attach it with `volume_id` when renting (`createInstance`, or a burst
+ * order), and the first rental placed with it pins it to that rental's machine, where the agent mounts it at
+ * `/workspace`. Billed per millisecond from now until it is deleted, at the configured price per GB-month; creating
+ * it needs its first day available (402 `insufficient_balance` otherwise, nothing created).
+ *
+ */
+export const createVolume = <ThrowOnError extends boolean = false>(options: Options<CreateVolumeData, ThrowOnError>) => (options.client ?? client).post<CreateVolumeResponses, CreateVolumeErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/volumes',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete a volume
+ *
+ * Deletes one of the caller's volumes: billing stops now, it is charged up to now, and its machine's agent removes
+ * the disk and its data. A volume attached to a rental that is not deleted (stopped ones included: they may start
+ * again with it) cannot be deleted: 409 `volume_in_use`. Deleting a deleted volume answers it as it is.
+ *
+ */
+export const deleteVolume = <ThrowOnError extends boolean = false>(options: Options<DeleteVolumeData, ThrowOnError>) => (options.client ?? client).delete<DeleteVolumeResponses, DeleteVolumeErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/volumes/{volume_id}',
+    ...options
+});
+
+/**
+ * Read a volume
+ *
+ * One of the caller's volumes, charged up to now (or up to its deletion). Another account's or an unknown id: 404
+ * `volume_not_found`.
+ *
+ */
+export const getVolume = <ThrowOnError extends boolean = false>(options: Options<GetVolumeData, ThrowOnError>) => (options.client ?? client).get<GetVolumeResponses, GetVolumeErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/v1/volumes/{volume_id}',
+    ...options
+});
+
+/**
  * List the caller's burst orders
  *
  * The caller's burst orders with their rentals, newest first; page with `limit` and `offset`.
@@ -1224,7 +1283,8 @@ export const updateMachineListing = <ThrowOnError extends boolean = false>(optio
  * `running` starts its rental's billing; one that `failed` (stopped on its own) while its rental should run stops
  * the rental (reason `error`); `exited` is a container the agent stopped on request, news only if its rental was
  * running. The answer lists every rental the machine must run, keep stopped or remove (`terminated`: remove the
- * container and wipe its disk). A machine not heard from for `MACHINE_OFFLINE_MS` is offline: its rentals stop
+ * container and wipe its disk), and the Docker volumes of the persistent volumes the machine keeps: any other
+ * `cgw-vol-*` volume on the machine was deleted by its renter and must be removed. A machine not heard from for `MACHINE_OFFLINE_MS` is offline: its rentals stop
  * accruing and say `host_offline`.
  *
  */

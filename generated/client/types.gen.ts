@@ -188,9 +188,11 @@ export type Health = {
  * | insufficient_capacity | 409 | invalid_request_error | A burst order asked for more GPUs than are free under its price caps (`meta.gpus_requested`, `meta.gpus_available`); nothing was placed. |
  * | burst_order_not_found | 404 | invalid_request_error | The burst order id is not one of the caller's orders. |
  * | ssh_key_not_found | 404 | invalid_request_error | The SSH key id is not one of the caller's keys. |
+ * | volume_not_found | 404 | invalid_request_error | The volume id is not one of the caller's volumes, or the volume was deleted (attaching it). |
+ * | volume_in_use | 409 | invalid_request_error | The volume is attached to a rental that is not deleted (deleting it), or another rental pinned it to another machine meanwhile (attaching it). |
  *
  */
-export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found';
+export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use';
 
 /**
  * One body-validation finding (SPEC 2.7), listed in `meta.fields`.
@@ -1663,6 +1665,10 @@ export type Instance = {
     ssh_host: string | null;
     ssh_port: number | null;
     /**
+     * The persistent volume mounted at `/workspace`, or null.
+     */
+    volume_id: number | null;
+    /**
      * Unix seconds.
      */
     created_at: number;
@@ -1694,6 +1700,60 @@ export type InstanceRequest = {
      * Disk for the container, wiped when the rental is deleted (SPEC 8 bounds).
      */
     disk_gb?: number;
+    /**
+     * A persistent volume of yours, mounted at `/workspace`. It must be on this offer's machine or on none yet (then this rental pins it there); on another machine: 400 naming `volume_id`.
+     */
+    volume_id?: number;
+};
+
+/**
+ * A persistent volume (SPEC 1.8, 2.10 `volume_id`): a disk on one provider's machine, mounted at `/workspace` by the
+ * rentals that attach it. `machine_id` is null until the first rental that attaches it is placed; from then on it is
+ * on that machine only. It is billed per millisecond from `created_at` until `deleted_at` at `price_per_gb_month_usd`
+ * (locked at creation; a month is 30 days), whether or not a rental runs: delete what you no longer need.
+ *
+ */
+export type Volume = {
+    volume_id: number;
+    name: string;
+    size_gb: number;
+    /**
+     * The machine (offer id) the volume is on; null until a rental first attaches it.
+     */
+    machine_id: string | null;
+    status: 'active' | 'deleted';
+    price_per_gb_month_usd: number;
+    /**
+     * What the volume costs per hour while it exists.
+     */
+    cost_per_hour_usd: number;
+    /**
+     * Charged so far, up to `settled_until`.
+     */
+    charged_usd: number;
+    /**
+     * Unix seconds up to which the volume was charged (this answer's moment on a read).
+     */
+    settled_until: number;
+    /**
+     * Unix seconds.
+     */
+    created_at: number;
+    /**
+     * Unix seconds; null while the volume exists.
+     */
+    deleted_at: number | null;
+};
+
+/**
+ * A new persistent volume. Creating one needs its first day of storage available in the balance (402 otherwise).
+ */
+export type VolumeRequest = {
+    size_gb: number;
+    /**
+     * A label of your own; `volume` by default.
+     */
+    name?: string;
 };
 
 /**
@@ -1718,6 +1778,10 @@ export type BurstOrder = {
     }>;
     disk_gb: number;
     pricing_type: PricingType;
+    /**
+     * The persistent volume every rental of the order mounts, or null.
+     */
+    volume_id: number | null;
     placed_gpus: number;
     /**
      * Rentals by status.
@@ -1775,6 +1839,10 @@ export type BurstOrderRequest = {
     disk_gb?: number;
     pricing_type?: PricingType;
     /**
+     * SPEC 2.10: a persistent volume of yours attached to every instance, mounted at `/workspace`. A volume is a disk on one machine, so such an order is placed whole on one machine: the volume's own, or, for a volume on none yet, the first machine (in the order of the tiers) with all the GPUs free.
+     */
+    volume_id?: number;
+    /**
      * With false, an order is placed with the GPUs that are free when fewer than asked are (at least one).
      */
     all_or_nothing?: boolean;
@@ -1802,6 +1870,10 @@ export type BurstEstimateRequest = {
     extra_gpus?: ExtraGpus;
     disk_gb?: number;
     pricing_type?: PricingType;
+    /**
+     * As on the order: the estimate places the order whole on the volume's machine.
+     */
+    volume_id?: number;
 };
 
 /**
@@ -1936,6 +2008,10 @@ export type Assignment = {
      * The renter's SSH keys (account settings), for the container's authorized_keys when it is created.
      */
     ssh_public_keys: Array<string>;
+    /**
+     * The Docker volume to mount at `/workspace` (`cgw-vol-<volume id>`, created on first use), or null.
+     */
+    volume: string | null;
 };
 
 /**
@@ -5925,11 +6001,11 @@ export type CreateInstanceErrors = {
      */
     403: string;
     /**
-     * No such offer is available, or the caller’s account is gone.
+     * No such offer is available, the `volume_id` is not one of the caller’s volumes (or it was deleted), or the caller’s account is gone.
      */
     404: NativeError;
     /**
-     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     * The volume was pinned to another machine, or deleted, while the rental was placed (volume_in_use; nothing taken or charged), or the Idempotency-Key was used with another request (idempotency_conflict).
      */
     409: NativeError;
     /**
@@ -6257,6 +6333,263 @@ export type EnsureSshProxyResponses = {
 
 export type EnsureSshProxyResponse = EnsureSshProxyResponses[keyof EnsureSshProxyResponses];
 
+export type ListVolumesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size.
+         */
+        limit?: number;
+        /**
+         * Records to skip (newest first).
+         */
+        offset?: number;
+    };
+    url: '/v1/volumes';
+};
+
+export type ListVolumesErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ListVolumesError = ListVolumesErrors[keyof ListVolumesErrors];
+
+export type ListVolumesResponses = {
+    /**
+     * The volumes.
+     */
+    200: NativeSuccess & {
+        data: {
+            volumes: Array<Volume>;
+        };
+    };
+};
+
+export type ListVolumesResponse = ListVolumesResponses[keyof ListVolumesResponses];
+
+export type CreateVolumeData = {
+    body: VolumeRequest;
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/volumes';
+};
+
+export type CreateVolumeErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     */
+    402: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type CreateVolumeError = CreateVolumeErrors[keyof CreateVolumeErrors];
+
+export type CreateVolumeResponses = {
+    /**
+     * The volume.
+     */
+    201: NativeSuccess & {
+        data: Volume;
+    };
+};
+
+export type CreateVolumeResponse = CreateVolumeResponses[keyof CreateVolumeResponses];
+
+export type DeleteVolumeData = {
+    body?: never;
+    path: {
+        volume_id: number;
+    };
+    query?: never;
+    url: '/v1/volumes/{volume_id}';
+};
+
+export type DeleteVolumeErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such volume for this caller (or, attaching it, it was deleted), or the caller’s account is gone.
+     */
+    404: NativeError;
+    /**
+     * The volume is attached to a rental that is not deleted (volume_in_use): delete that rental first.
+     */
+    409: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type DeleteVolumeError = DeleteVolumeErrors[keyof DeleteVolumeErrors];
+
+export type DeleteVolumeResponses = {
+    /**
+     * The deleted volume.
+     */
+    200: NativeSuccess & {
+        data: Volume;
+    };
+};
+
+export type DeleteVolumeResponse = DeleteVolumeResponses[keyof DeleteVolumeResponses];
+
+export type GetVolumeData = {
+    body?: never;
+    path: {
+        volume_id: number;
+    };
+    query?: never;
+    url: '/v1/volumes/{volume_id}';
+};
+
+export type GetVolumeErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * No such volume for this caller (or, attaching it, it was deleted), or the caller’s account is gone.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetVolumeError = GetVolumeErrors[keyof GetVolumeErrors];
+
+export type GetVolumeResponses = {
+    /**
+     * The volume.
+     */
+    200: NativeSuccess & {
+        data: Volume;
+    };
+};
+
+export type GetVolumeResponse = GetVolumeResponses[keyof GetVolumeResponses];
+
 export type ListBurstOrdersData = {
     body?: never;
     path?: never;
@@ -6362,11 +6695,11 @@ export type CreateBurstOrderErrors = {
      */
     403: string;
     /**
-     * The account behind the credential was deleted (SPEC 5.4).
+     * No such volume for this caller (or, attaching it, it was deleted), or the caller’s account is gone.
      */
     404: NativeError;
     /**
-     * Fewer GPUs are free under the price caps than the order asks for (insufficient_capacity; nothing placed or charged), or the Idempotency-Key was used with another request (idempotency_conflict).
+     * Fewer GPUs are free under the price caps than the order asks for (insufficient_capacity; nothing placed or charged), the order’s volume was pinned to another machine or deleted meanwhile (volume_in_use; nothing placed or charged), or the Idempotency-Key was used with another request (idempotency_conflict).
      */
     409: NativeError;
     /**
@@ -6423,7 +6756,7 @@ export type EstimateBurstOrderErrors = {
      */
     403: string;
     /**
-     * The account behind the credential was deleted (SPEC 5.4).
+     * No such volume for this caller (or, attaching it, it was deleted), or the caller’s account is gone.
      */
     404: NativeError;
     /**
@@ -7182,6 +7515,10 @@ export type MachineHeartbeatResponses = {
     200: NativeSuccess & {
         data: {
             assignments: Array<Assignment>;
+            /**
+             * The Docker volume names (`cgw-vol-<id>`) of the persistent volumes on this machine.
+             */
+            volumes: Array<string>;
         };
     };
 };

@@ -2,12 +2,14 @@
  * The provider agent (SPEC 1.6): registers its machine once (the id is kept in a state file), then heartbeats with
  * the state of the rental containers it runs and does what each answer assigns (pull, create and start; stop;
  * remove with its disk), and long-polls for SSH tunnels to open. Docker is the source of truth for what runs: every
- * rental container carries the `cgw.instance` label, so a restarted agent picks up where it was.
+ * rental container carries the `cgw.instance` label, so a restarted agent picks up where it was. Renters' persistent
+ * volumes are named Docker volumes labelled `cgw.volume`, created on first use and removed once the gateway no longer
+ * lists them (their renter deleted them).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Assignment, MachineRegistration } from '../../generated/client/types.gen.js';
-import { INSTANCE_LABEL, type ContainerSummary, type DockerEngine } from './docker-engine.js';
+import { INSTANCE_LABEL, VOLUME_LABEL, type ContainerSummary, type DockerEngine } from './docker-engine.js';
 import type { Gateway } from './gateway.js';
 import { openTunnel } from './tunnel.js';
 
@@ -95,13 +97,26 @@ export class Agent {
     });
     for (const instanceId of this.failed) report.push({ instance_id: instanceId, state: 'failed' });
     this.failed.clear();
-    const assignments = await this.options.gateway.heartbeat(this.machineId!, report);
+    const { assignments, volumes } = await this.options.gateway.heartbeat(this.machineId!, report);
     for (const assignment of assignments) {
       const container = containers.find((c) => c.labels[INSTANCE_LABEL] === assignment.instance_id);
       await this.carryOut(assignment, container).catch((err: unknown) => {
         this.options.log('assignment failed', { instance_id: assignment.instance_id, error: String(err) });
         if (assignment.desired_status === 'running') this.failed.add(assignment.instance_id);
       });
+    }
+    await this.removeDeletedVolumes(new Set(volumes));
+  }
+
+  /** Removes the persistent volumes the gateway no longer lists; one still in use is tried again next heartbeat. */
+  private async removeDeletedVolumes(kept: ReadonlySet<string>): Promise<void> {
+    const { docker, log } = this.options;
+    for (const name of await docker.listVolumes(VOLUME_LABEL)) {
+      if (kept.has(name)) continue;
+      await docker.removeVolume(name).then(
+        () => log('volume removed', { volume: name }),
+        (err: unknown) => log('volume removal failed', { volume: name, error: String(err) }),
+      );
     }
   }
 
@@ -125,6 +140,7 @@ export class Agent {
       this.remember(instanceId, false);
     } else if (container === undefined) {
       await docker.pullImage(assignment.docker_image);
+      if (assignment.volume !== null) await docker.createVolume(assignment.volume, { [VOLUME_LABEL]: '1' });
       const id = await docker.createContainer({
         name: `cgw-${assignment.instance_id}`,
         image: assignment.docker_image,
@@ -132,6 +148,7 @@ export class Agent {
         gpuIndexes: assignment.gpu_indexes,
         diskGb: assignment.disk_gb,
         sshPublicKeys: assignment.ssh_public_keys,
+        ...(assignment.volume === null ? {} : { volume: assignment.volume }),
       });
       await docker.startContainer(id);
       this.options.log('container started', { instance_id: assignment.instance_id });

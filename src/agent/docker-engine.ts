@@ -1,7 +1,8 @@
 /**
  * The provider agent's client for the Docker Engine API (v1.43 wire format), over the daemon's unix socket or a
- * tcp address: pull an image, create a renter's container with its GPUs and a loopback-only SSH port, start,
- * stop, inspect, list and remove it. Only what the agent needs, so no SDK: node:http speaks to the socket.
+ * tcp address: pull an image, create a renter's container with its GPUs, a loopback-only SSH port and its persistent
+ * volume, start, stop, inspect, list and remove it; create, list and remove named volumes. Only what the agent needs,
+ * so no SDK: node:http speaks to the socket.
  *
  * Start and stop are idempotent (Docker answers 304 when there is nothing to do), so a reconciling loop can
  * repeat them. Every failure is a DockerError; a reference Docker would refuse throws ImageRegistryError
@@ -16,6 +17,10 @@ export { DOCKER_API_VERSION, DockerError, parseDockerHost, type DockerEndpoint, 
 export const DEFAULT_DOCKER_HOST = 'unix:///var/run/docker.sock';
 /** The label that ties a container to its rental: what the agent lists to find its own containers. */
 export const INSTANCE_LABEL = 'cgw.instance';
+/** The label on the named volumes that hold renters' persistent volumes: what the agent lists to find its own. */
+export const VOLUME_LABEL = 'cgw.volume';
+/** Where a rental's persistent volume is mounted in its container (RunPod's convention). */
+export const VOLUME_MOUNT_PATH = '/workspace';
 /** The port of the SSH daemon inside a renter's container, reached through the gateway's SSH proxy (SPEC 4.5). */
 export const SSH_CONTAINER_PORT = 22;
 
@@ -47,6 +52,8 @@ export interface CreateContainerInput {
   sshPublicKeys?: string[];
   /** The container port of the SSH daemon, published on a random loopback port. Default 22. */
   exposedPort?: number;
+  /** A named volume mounted at VOLUME_MOUNT_PATH. */
+  volume?: string;
 }
 
 export interface ContainerInspection {
@@ -109,6 +116,7 @@ export class DockerEngine {
         PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] },
         ...(gpus.length === 0 ? {} : { DeviceRequests: [{ Driver: 'nvidia', DeviceIDs: gpus.map(String), Capabilities: [['gpu']] }] }),
         ...(this.diskQuota ? { StorageOpt: { size: `${input.diskGb}G` } } : {}),
+        ...(input.volume === undefined ? {} : { Mounts: [{ Type: 'volume', Source: input.volume, Target: VOLUME_MOUNT_PATH }] }),
       },
     };
     const res = await this.send({ method: 'POST', path: '/containers/create', query: { name: input.name }, body });
@@ -169,6 +177,25 @@ export class DockerEngine {
         labels: labelsOf(c['Labels']),
       };
     });
+  }
+
+  /** Creates a named volume with labels; Docker answers an existing one of that name as it is. */
+  async createVolume(name: string, labels: Record<string, string>): Promise<void> {
+    const created = await jsonOf(await this.send({ method: 'POST', path: '/volumes/create', body: { Name: name, Labels: labels } }), 201);
+    if (!isRecord(created) || created['Name'] !== name) throw unexpected('/volumes/create', created);
+  }
+
+  /** The names of the named volumes that carry `label` (`key` or `key=value`). */
+  async listVolumes(label: string): Promise<string[]> {
+    const listed = await jsonOf(await this.send({ method: 'GET', path: '/volumes', query: { filters: JSON.stringify({ label: [label] }) } }), 200);
+    if (!isRecord(listed)) throw unexpected('/volumes', listed);
+    const volumes = Array.isArray(listed['Volumes']) ? (listed['Volumes'] as unknown[]) : [];
+    return volumes.flatMap((v) => (isRecord(v) && typeof v['Name'] === 'string' ? [v['Name']] : []));
+  }
+
+  /** Removes a named volume and its data; Docker refuses (409) while a container uses it. */
+  async removeVolume(name: string): Promise<void> {
+    await this.expectEmpty({ method: 'DELETE', path: `/volumes/${encodeURIComponent(name)}` });
   }
 
   /** 204, or 304 when it was already so. */

@@ -4,7 +4,7 @@
  */
 import { createClient, type Client } from '../../generated/client/client/index.js';
 import { machineHeartbeat, registerMachine, waitForTunnels } from '../../generated/client/sdk.gen.js';
-import type { Assignment, Heartbeat, MachineRegistration } from '../../generated/client/types.gen.js';
+import type { Heartbeat, MachineHeartbeatResponse, MachineRegistration } from '../../generated/client/types.gen.js';
 
 export class GatewayError extends Error {
   constructor(
@@ -39,8 +39,9 @@ export class Gateway {
     return unwrap(await registerMachine({ client: this.client, body: machine })).machine_id;
   }
 
-  async heartbeat(machineId: string, containers: NonNullable<Heartbeat['containers']>): Promise<Assignment[]> {
-    return unwrap(await machineHeartbeat({ client: this.client, path: { machine_id: machineId }, body: { containers } })).assignments;
+  /** What to do with each container, and the Docker volumes the machine keeps. */
+  async heartbeat(machineId: string, containers: NonNullable<Heartbeat['containers']>): Promise<MachineHeartbeatResponse['data']> {
+    return unwrap(await machineHeartbeat({ client: this.client, path: { machine_id: machineId }, body: { containers } }));
   }
 
   async waitForTunnels(machineId: string, waitSeconds: number, signal: AbortSignal): Promise<TunnelOrder> {

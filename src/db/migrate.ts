@@ -18,6 +18,7 @@ import * as m0015 from './migrations/0015-ssh-keys.js';
 import * as m0016 from './migrations/0016-instance-last-gpus.js';
 import * as m0017 from './migrations/0017-rental-settlements.js';
 import * as m0018 from './migrations/0018-machine-reliability.js';
+import * as m0019 from './migrations/0019-volumes.js';
 
 interface NamedMigration {
   name: string;
@@ -47,6 +48,7 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0016-instance-last-gpus', migration: m0016 },
   { name: '0017-rental-settlements', migration: m0017 },
   { name: '0018-machine-reliability', migration: m0018 },
+  { name: '0019-volumes', migration: m0019 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {

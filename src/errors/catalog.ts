@@ -77,6 +77,8 @@ export const ERROR_CATALOG = {
   insufficient_capacity: { status: 409, type: invalid, retryable: false, message: 'Fewer GPUs are free under the price caps than the order asks for' },
   ssh_key_not_found: { status: 404, type: invalid, retryable: false, message: 'No SSH key with this id belongs to the caller' },
   burst_order_not_found: { status: 404, type: invalid, retryable: false, message: 'No burst order with this id belongs to the caller' },
+  volume_not_found: { status: 404, type: invalid, retryable: false, message: 'No volume with this id belongs to the caller, or it was deleted' },
+  volume_in_use: { status: 409, type: invalid, retryable: false, message: 'The volume is attached to a rental that is not deleted, or was pinned to another machine' },
   rental_unavailable: { status: 410, type: invalid, retryable: false, message: 'The rental was taken by someone else' },
   resources_unavailable: { status: 409, type: invalid, retryable: false, message: 'The GPU of this rental is no longer available' },
   idempotency_conflict: { status: 409, type: invalid, retryable: false, message: 'This idempotency key was used with a different request' },

@@ -54,6 +54,7 @@ import {
   stopBurstOrder,
 } from './market/burst-orders.js';
 import { createInstance, deleteInstance, ensureSshProxy, getInstance, listInstances, startInstance, stopInstance } from './market/instances.js';
+import { createVolume, deleteVolume, getVolume, listVolumes } from './market/volumes.js';
 import { getProviderEarnings, listMachines, machineHeartbeat, registerMachine, updateMachineListing, waitForTunnels } from './market/machines.js';
 
 /** operationId → handler; `satisfies` makes the map exhaustive over the contract (DESIGN.md 1). */
@@ -80,6 +81,10 @@ export const handlers = {
   stopInstance,
   deleteInstance,
   ensureSshProxy,
+  createVolume,
+  listVolumes,
+  getVolume,
+  deleteVolume,
   waitForTunnels,
   getProviderEarnings,
   registerMachine,

@@ -1,19 +1,19 @@
 import { MemoryAlertStore } from '../../src/adapters/alert-store/memory.js';
 import { SqlAlertStore } from '../../src/adapters/alert-store/sql.js';
-import type { InstanceRecord } from '../../src/adapters/market-store/index.js';
 import { SqlMarketStore } from '../../src/adapters/market-store/sql.js';
 import type { Database } from '../../src/db/connect.js';
 import { postgresSchema, sqliteMemory } from '../setup/databases.js';
 import { alertStoreConformance, type EventSource, type Rental } from './alert-store.conformance.js';
-import { machine } from './market-store.conformance.js';
+import { instance, machine } from './market-store.conformance.js';
 
 /** The market store itself writes the events, as in production: the alert store only reads them. */
 function marketEvents(db: Database): EventSource {
   const market = new SqlMarketStore(db);
   return {
     async place(r: Rental, atMs: number) {
-      await market.addMachine(machine({ id: r.machineId, gpuName: r.gpuName, gpuCount: r.gpuCount }));
-      const placed = await market.place({ ...instanceOf(r), createdAtMs: atMs, updatedAtMs: atMs });
+      const m = machine({ id: r.machineId, gpuName: r.gpuName, gpuCount: r.gpuCount });
+      await market.addMachine(m);
+      const placed = await market.place(instance(m, { id: r.id, accountId: r.accountId, gpuCount: r.gpuCount, createdAtMs: atMs, updatedAtMs: atMs }));
       if (!placed.ok) throw new Error('GPUs taken');
     },
     async change(id, status, reason, atMs) {
@@ -23,36 +23,6 @@ function marketEvents(db: Database): EventSource {
       if (!changed.ok) throw new Error(changed.reason);
     },
     unplace: (id) => market.unplace(id),
-  };
-}
-
-function instanceOf(r: Rental): Omit<InstanceRecord, 'gpuIndexes' | 'version'> {
-  return {
-    id: r.id,
-    accountId: r.accountId,
-    burstOrderId: null,
-    machineId: r.machineId,
-    providerAccountId: 'acc_provider',
-    gpuName: r.gpuName,
-    gpuCount: r.gpuCount,
-    dockerImage: 'ubuntu:24.04',
-    diskGb: 40,
-    pricingType: 'hour',
-    unitPriceMicros: 400_000n,
-    termMs: null,
-    desiredStatus: 'running',
-    status: 'pending',
-    statusReason: null,
-    runningSinceMs: null,
-    runningMs: 0,
-    settledRunningMs: 0,
-    chargedMicros: 0n,
-    settleSeq: 0,
-    pendingChargeMicros: 0n,
-    holdId: null,
-    sshPort: null,
-    createdAtMs: 0,
-    updatedAtMs: 0,
   };
 }
 

@@ -129,6 +129,22 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
     expect(capped!.HostConfig['StorageOpt']).toEqual({ size: '50G' });
   });
 
+  it('mounts a named volume at /workspace; creates, lists by label and removes volumes, refusing one a container uses', async () => {
+    await docker.pullImage('ubuntu:24.04');
+    await docker.createVolume('cgw-vol-7', { 'cgw.volume': '1' });
+    await docker.createVolume('cgw-vol-7', { 'cgw.volume': '1' }); // an existing name is answered as it is
+    await docker.createVolume('scratch', {});
+    const id = await docker.createContainer({ ...rental('with-volume'), volume: 'cgw-vol-7' });
+    const create = fake.requests.filter((r) => r.path.endsWith('/containers/create')).at(-1)!.body as { HostConfig: Record<string, unknown> };
+    expect(create.HostConfig['Mounts']).toEqual([{ Type: 'volume', Source: 'cgw-vol-7', Target: '/workspace' }]);
+    expect(await docker.listVolumes('cgw.volume')).toEqual(['cgw-vol-7']);
+    expect(await dockerError(docker.removeVolume('cgw-vol-7'))).toMatchObject({ status: 409 });
+    await docker.removeContainer(id, { force: true });
+    await docker.removeVolume('cgw-vol-7');
+    expect(await docker.listVolumes('cgw.volume')).toEqual([]);
+    expect(await dockerError(docker.removeVolume('cgw-vol-7'))).toMatchObject({ kind: 'not_found', status: 404 });
+  });
+
   it('refuses a container name in use (409 conflict) and an image not pulled (404)', async () => {
     await docker.pullImage('ubuntu:24.04');
     await docker.createContainer(rental('dup'));

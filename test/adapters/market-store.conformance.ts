@@ -35,7 +35,8 @@ export function machine(overrides: Partial<MachineRecord> = {}): MachineRecord {
   };
 }
 
-function instance(m: MachineRecord, overrides: Partial<InstanceRecord> = {}): Omit<InstanceRecord, 'gpuIndexes' | 'version'> {
+/** An instance of `m` as a placement would make it (one GPU, minute plan, pending). */
+export function instance(m: MachineRecord, overrides: Partial<InstanceRecord> = {}): Omit<InstanceRecord, 'gpuIndexes' | 'version'> {
   return {
     id: newId('inst'),
     accountId: newId('acc'),
@@ -60,6 +61,7 @@ function instance(m: MachineRecord, overrides: Partial<InstanceRecord> = {}): Om
     pendingChargeMicros: 0n,
     holdId: null,
     sshPort: null,
+    volumeId: null,
     createdAtMs: T0,
     updatedAtMs: T0,
     ...overrides,
@@ -241,6 +243,7 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
         gpuCount: 3,
         diskGb: 80,
         pricingType: 'hour' as const,
+        volumeId: null,
         desiredStatus: 'running' as const,
         createdAtMs: T0,
         updatedAtMs: T0,
@@ -259,6 +262,95 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       expect(await store().getBurstOrder(order.id)).toEqual({ ...order, desiredStatus: 'stopped', updatedAtMs: T0 + 5 });
       await store().removeBurstOrder(later.id);
       expect(await store().getBurstOrder(later.id)).toBeNull();
+    });
+
+    const newVolume = (accountId: string, sizeGb = 50) => store().volumes.create({ accountId, name: 'data', sizeGb, priceMicrosPerGbMonth: 100_000n, createdAtMs: T0 });
+
+    it('keeps volumes: created unpinned, pinned by the first placement, refused on another machine, listed newest first', async () => {
+      const [a, b] = [machine(), machine()];
+      await store().addMachine(a);
+      await store().addMachine(b);
+      const accountId = newId('acc');
+      const volume = await newVolume(accountId);
+      expect(volume).toMatchObject({ accountId, sizeGb: 50, machineId: null, deletedAtMs: null, settledUntilMs: T0, chargedMicros: 0n, settleSeq: 0, version: 1 });
+      const second = await newVolume(accountId, 10);
+      expect((await store().volumes.list(accountId, 10, 0)).map((v) => v.id)).toEqual([second.id, volume.id]);
+      expect((await store().volumes.list(accountId, 1, 1)).map((v) => v.id)).toEqual([volume.id]);
+
+      const placed = await store().place(instance(a, { accountId, volumeId: volume.id }));
+      expect(placed.ok && placed.instance.volumeId).toBe(volume.id);
+      expect(await store().volumes.get(volume.id)).toMatchObject({ machineId: a.id, providerAccountId: a.providerAccountId });
+      expect((await store().volumes.onMachine(a.id)).map((v) => v.id)).toEqual([volume.id]);
+      expect(await store().place(instance(a, { accountId, volumeId: volume.id }))).toMatchObject({ ok: true });
+      expect(await store().place(instance(b, { accountId, volumeId: volume.id, gpuCount: 4 }))).toEqual({ ok: false, reason: 'volume_elsewhere' });
+      expect(await store().freeGpus(b.id)).toBe(4);
+      expect(await store().place(instance(b, { accountId, volumeId: 999_999 }))).toEqual({ ok: false, reason: 'volume_elsewhere' });
+    });
+
+    it('deletes a volume only when no live instance has it, once; a deleted volume is never attached again', async () => {
+      const m = machine();
+      await store().addMachine(m);
+      const accountId = newId('acc');
+      const volume = await newVolume(accountId);
+      const placed = await store().place(instance(m, { accountId, volumeId: volume.id }));
+      if (!placed.ok) throw new Error('not placed');
+      expect(await store().volumes.remove(volume.id, T0 + 10)).toEqual({ ok: false, reason: 'in_use' });
+      const stopped = await store().change(placed.instance.id, placed.instance.version, { patch: { desiredStatus: 'stopped', status: 'stopped' }, gpus: 'release' });
+      expect(await store().volumes.remove(volume.id, T0 + 10)).toEqual({ ok: false, reason: 'in_use' });
+      if (!stopped.ok) throw new Error('not stopped');
+      await store().change(placed.instance.id, stopped.instance.version, { patch: { desiredStatus: 'terminated', status: 'terminated' } });
+      const removed = await store().volumes.remove(volume.id, T0 + 20);
+      expect(removed).toMatchObject({ ok: true, volume: { id: volume.id, deletedAtMs: T0 + 20 } });
+      expect(await store().volumes.remove(volume.id, T0 + 30)).toMatchObject({ ok: true, volume: { deletedAtMs: T0 + 20 } });
+      expect(await store().volumes.onMachine(m.id)).toEqual([]);
+      expect(await store().place(instance(m, { accountId, volumeId: volume.id }))).toEqual({ ok: false, reason: 'volume_elsewhere' });
+      expect(await store().volumes.remove(999_999, T0)).toEqual({ ok: false, reason: 'not_found' });
+    });
+
+    it('pins a volume to one machine however many placements race for it, and a racing delete never strands one', async () => {
+      const machines = [machine({ gpuCount: 8 }), machine({ gpuCount: 8 })];
+      for (const m of machines) await store().addMachine(m);
+      const accountId = newId('acc');
+      const volume = await newVolume(accountId);
+      const outcomes = await Promise.all([
+        ...Array.from({ length: 12 }, (_, i) => store().place(instance(machines[i % 2]!, { accountId, volumeId: volume.id }))),
+        store().volumes.remove(volume.id, T0 + 1),
+      ]);
+      const placed = outcomes.slice(0, 12).flatMap((o) => ('instance' in o && o.ok ? [o.instance] : []));
+      const removed = outcomes[12]!;
+      if (removed.ok) expect(placed).toEqual([]);
+      else expect(new Set(placed.map((i) => i.machineId)).size).toBe(1);
+      const after = (await store().volumes.get(volume.id))!;
+      for (const i of placed) expect(i.machineId).toBe(after.machineId);
+    });
+
+    it('settles a volume by compare-and-set, keeps its settlements, and lists the ones left to bill', async () => {
+      const m = machine();
+      await store().addMachine(m);
+      const accountId = newId('acc');
+      const volume = await newVolume(accountId);
+      await store().place(instance(m, { accountId, volumeId: volume.id }));
+      const pinned = (await store().volumes.get(volume.id))!;
+      const recorded = await store().volumes.change(volume.id, pinned.version, {
+        patch: { settleSeq: 1, settledUntilMs: T0 + 60_000, chargedMicros: 7n, pendingChargeMicros: 7n },
+        settlement: { recorded: { volumeId: volume.id, seq: 1, machineId: m.id, providerAccountId: m.providerAccountId, chargedMicros: 7n, providerMicros: null, atMs: T0 + 60_000 } },
+      });
+      expect(recorded).toMatchObject({ settleSeq: 1, settledUntilMs: T0 + 60_000, chargedMicros: 7n, pendingChargeMicros: 7n, version: pinned.version + 1 });
+      expect(await store().volumes.change(volume.id, pinned.version, { patch: { chargedMicros: 1n } })).toBeNull();
+      const billable = async (settledBeforeMs: number) => (await store().volumes.billable(settledBeforeMs, 10_000)).map((v) => v.id);
+      expect(await billable(T0 + 60_000)).toContain(volume.id); // a settlement left to post
+      expect(await store().providerSettlements(m.providerAccountId, T0, T0 + 120_000)).toEqual([]);
+      await store().volumes.change(volume.id, recorded!.version, { patch: { pendingChargeMicros: 0n }, settlement: { posted: { seq: 1, providerMicros: 6n } } });
+      expect(await store().providerSettlements(m.providerAccountId, T0, T0 + 120_000)).toEqual([{ machineId: m.id, chargedMicros: 7n, providerMicros: 6n, atMs: T0 + 60_000 }]);
+      expect(await billable(T0 + 60_000)).not.toContain(volume.id); // settled up to then
+      expect(await billable(T0 + 120_000)).toContain(volume.id);
+      const [attached] = await store().machineInstances(m.id);
+      await store().change(attached!.id, attached!.version, { patch: { desiredStatus: 'terminated', status: 'terminated' } });
+      await store().volumes.remove(volume.id, T0 + 90_000);
+      expect(await billable(T0)).toContain(volume.id); // deleted, not yet charged up to its deletion
+      const last = (await store().volumes.get(volume.id))!;
+      await store().volumes.change(volume.id, last.version, { patch: { settledUntilMs: T0 + 90_000 } });
+      expect(await billable(T0 + 10 ** 9)).not.toContain(volume.id);
     });
   });
 }

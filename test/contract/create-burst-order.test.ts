@@ -48,6 +48,24 @@ describe('POST /v1/burst/orders', () => {
     expect(partial.placed_gpus).toBe(4);
   });
 
+  it('with a volume_id, the whole order on one machine: the first that has every GPU, then always the volume’s own', async () => {
+    const gpu = newId('g');
+    await newProvider(h, { gpu_name: gpu, gpu_count: 2, price_per_gpu_hour_usd: 1 });
+    const big = await newProvider(h, { gpu_name: gpu, gpu_count: 8, price_per_gpu_hour_usd: 2 });
+    const other = await newProvider(h, { gpu_name: gpu, gpu_count: 8, price_per_gpu_hour_usd: 1.5 });
+    const renter = await h.newAccount(undefined, { balanceUsd: 200 });
+    const volume = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/volumes', { key: renter.apiKey, body: { size_gb: 100 } }), 201);
+    const first = await placeBurst(h, renter.apiKey, { primary_gpu: gpu, gpu_count: 4, volume_id: volume.volume_id });
+    expect(first.volume_id).toBe(volume.volume_id);
+    expect(first.instances.map((i: any) => [i.offer_id, i.gpu_count, i.volume_id])).toEqual([[other.machineId, 4, volume.volume_id]]);
+    // Pinned now: the next order goes to the volume's machine even though a cheaper one is free.
+    const second = await placeBurst(h, renter.apiKey, { primary_gpu: gpu, gpu_count: 4, volume_id: volume.volume_id });
+    expect(second.instances.map((i: any) => i.offer_id)).toEqual([other.machineId]);
+    expectNativeError(await order(renter.apiKey, { primary_gpu: gpu, gpu_count: 1, volume_id: volume.volume_id }), 409, 'insufficient_capacity');
+    expect(await h.deps.market.store.freeGpus(big.machineId)).toBe(8);
+    expectNativeError(await order(renter.apiKey, { primary_gpu: gpu, gpu_count: 1, volume_id: 99_999_999 }), 404, 'volume_not_found');
+  });
+
   it('402 insufficient_balance when starting them all needs more than the balance; nothing placed', async () => {
     const gpu = newId('g');
     const provider = await newProvider(h, { gpu_name: gpu, gpu_count: 8, price_per_gpu_hour_usd: 1 });

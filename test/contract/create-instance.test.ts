@@ -7,7 +7,7 @@ import { newId } from '../../src/domain/ids.js';
 import { usdToMicros } from '../../src/domain/money.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
-import { newProvider } from '../setup/market.js';
+import { heartbeat, newProvider } from '../setup/market.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -41,6 +41,7 @@ describe('POST /v1/instances', () => {
       charged_usd: 0,
       ssh_host: '127.0.0.1',
       ssh_port: expect.any(Number),
+      volume_id: null,
       created_at: expect.any(Number),
       updated_at: expect.any(Number),
     });
@@ -94,6 +95,28 @@ describe('POST /v1/instances', () => {
     expectNativeError(own, 400, 'invalid_request');
     expect(JSON.stringify(own.body.data)).toContain('offer_id');
     expectNativeError(await call(h.baseUrl, 'POST', '/v1/instances', { body: { offer_id: provider.machineId, docker_image: 'x' } }), 401, 'authentication_required');
+  });
+
+  it('attaches a volume: the first rental pins it to its machine, its agent is told to mount it; another machine is 400 naming volume_id', async () => {
+    const [here, there] = [await newProvider(h, { gpu_name: newId('g') }), await newProvider(h, { gpu_name: newId('g') })];
+    const renter = await h.newAccount(undefined, { balanceUsd: 500 });
+    const volume = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/volumes', { key: renter.apiKey, body: { size_gb: 50 } }), 201);
+    const rental = expectNativeOk(await rent(renter.apiKey, { offer_id: here.machineId, pricing_type: 'hour', volume_id: volume.volume_id }), 201);
+    expect(rental.volume_id).toBe(volume.volume_id);
+    expect(expectNativeOk(await call(h.baseUrl, 'GET', `/v1/volumes/${volume.volume_id}`, { key: renter.apiKey })).machine_id).toBe(here.machineId);
+    const [assignment] = await heartbeat(h, here);
+    expect(assignment).toMatchObject({ instance_id: rental.task_id, volume: `cgw-vol-${volume.volume_id}` });
+    // A second rental on the same machine shares it.
+    expectNativeOk(await rent(renter.apiKey, { offer_id: here.machineId, pricing_type: 'hour', volume_id: volume.volume_id }), 201);
+    const elsewhere = await rent(renter.apiKey, { offer_id: there.machineId, pricing_type: 'hour', volume_id: volume.volume_id });
+    expectNativeError(elsewhere, 400, 'invalid_request');
+    expect(JSON.stringify(elsewhere.body.data)).toContain('volume_id');
+    expect(await h.deps.market.store.freeGpus(there.machineId)).toBe(4);
+    // Somebody else's volume, or none such: 404, nothing taken or held.
+    const stranger = await h.newAccount(undefined, { balanceUsd: 500 });
+    expectNativeError(await rent(stranger.apiKey, { offer_id: there.machineId, volume_id: volume.volume_id }), 404, 'volume_not_found');
+    expectNativeError(await rent(stranger.apiKey, { offer_id: there.machineId, volume_id: 99_999_999 }), 404, 'volume_not_found');
+    expect((await h.deps.ledger.getBalance(stranger.accountId)).heldMicros).toBe(0n);
   });
 
   it('an Idempotency-Key replays the first rental instead of renting twice; another body with it is 409', async () => {

@@ -26,7 +26,7 @@ describe('DELETE /v1/instances/{task_id}', () => {
     expect((await h.deps.ledger.getBalance(provider.accountId)).availableMicros).toBe(usdToMicros(16.8 * 0.85));
     expect(await h.deps.market.store.freeGpus(provider.machineId)).toBe(4);
     const assignments = await heartbeat(h, provider, [{ instance_id: rental.task_id, state: 'running' }]);
-    expect(assignments).toContainEqual({ instance_id: rental.task_id, desired_status: 'terminated', docker_image: '', disk_gb: 0, gpu_indexes: [], ssh_public_keys: [] });
+    expect(assignments).toContainEqual({ instance_id: rental.task_id, desired_status: 'terminated', docker_image: '', disk_gb: 0, gpu_indexes: [], ssh_public_keys: [], volume: null });
     expect(expectNativeOk(await call(h.baseUrl, 'DELETE', `/v1/instances/${rental.task_id}`, { key: renter.apiKey })).updated_at).toBe(deleted.updated_at);
     expectNativeError(await call(h.baseUrl, 'DELETE', `/v1/instances/${rental.task_id}`, { key: provider.apiKey }), 404, 'instance_not_found');
   });

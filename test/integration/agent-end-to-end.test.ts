@@ -2,7 +2,8 @@
  * Issue 10 acceptance, end to end: the agent process (`src/agent/cli.ts`) registers its machine from an inventory
  * file against a fake Docker daemon, receives a rental, runs its container and reports it running (billing
  * starts), and a TCP client connected to the rental's SSH proxy port talks to the server inside the "container"
- * through the agent's tunnel. Stopping the rental stops the container; deleting it removes it.
+ * through the agent's tunnel. Stopping the rental stops the container; deleting it removes it. The rental's
+ * persistent volume is mounted at /workspace, and removed from Docker once its renter deletes it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -66,13 +67,18 @@ describe('the agent against a fake Docker daemon', () => {
     const renter = await h.newAccount(undefined, { balanceUsd: 10 });
     const key = sshPublicKey();
     expectNativeOk(await call(h.baseUrl, 'POST', '/v1/settings/ssh-keys', { key: renter.apiKey, body: { public_key: key } }), 201);
-    const rental = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/instances', { key: renter.apiKey, body: { offer_id: machines[0].machine_id, docker_image: 'ubuntu:24.04', pricing_type: 'minute' } }), 201);
+    const volume = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/volumes', { key: renter.apiKey, body: { size_gb: 20 } }), 201);
+    const dockerVolume = `cgw-vol-${volume.volume_id}`;
+    const body = { offer_id: machines[0].machine_id, docker_image: 'ubuntu:24.04', pricing_type: 'minute', volume_id: volume.volume_id };
+    const rental = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/instances', { key: renter.apiKey, body }), 201);
     expect(rental.ssh_port).toEqual(expect.any(Number));
     const read = () => call(h.baseUrl, 'GET', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }).then((r) => expectNativeOk(r));
     await eventually(async () => ((await read()).status === 'running' ? true : undefined), 20_000, 'the rental running');
     const container = [...docker.containers.values()].find((c) => c.labels['cgw.instance'] === rental.task_id)!;
     expect(container).toMatchObject({ image: 'ubuntu:24.04', state: 'running' });
     expect(container.env).toContain(`PUBLIC_KEY=${key}`);
+    expect(container.hostConfig['Mounts']).toEqual([{ Type: 'volume', Source: dockerVolume, Target: '/workspace' }]);
+    expect(docker.volumes.get(dockerVolume)).toEqual({ 'cgw.volume': '1' });
 
     const answer = await converse(rental.ssh_port, 'hello from the renter\n', 'hello from the renter');
     expect(answer).toContain(`SSH-2.0-fake-container-${container.id}`);
@@ -81,5 +87,8 @@ describe('the agent against a fake Docker daemon', () => {
     await eventually(async () => (docker.containers.get(container.id)?.state === 'exited' ? true : undefined), 10_000, 'the container stopped');
     expectNativeOk(await call(h.baseUrl, 'DELETE', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
     await eventually(async () => (docker.containers.has(container.id) ? undefined : true), 10_000, 'the container removed');
+    expect(docker.volumes.has(dockerVolume)).toBe(true); // the renter's data outlives the rental
+    expectNativeOk(await call(h.baseUrl, 'DELETE', `/v1/volumes/${volume.volume_id}`, { key: renter.apiKey }));
+    await eventually(async () => (docker.volumes.has(dockerVolume) ? undefined : true), 10_000, 'the volume removed');
   });
 });

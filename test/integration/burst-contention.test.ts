@@ -3,27 +3,19 @@
  * rentals, never take a GPU above its tier's price cap, and leave nothing behind for the orders that could not be
  * placed (no GPU held, no money held), on the embedded SQLite default and on PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { usdToMicros } from '../../src/domain/money.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness } from '../setup/harness.js';
+import { harnessOn } from '../setup/suite-harness.js';
 import { newProvider } from '../setup/market.js';
 
-describe.each(HARNESS_DATABASES)('ten burst orders at once on $name', ({ open }) => {
+describe.each(HARNESS_DATABASES)('ten burst orders at once on $name', (database) => {
+  const harness = harnessOn(database);
   let h: Harness;
-  let drop: () => Promise<void> = async () => undefined;
-
-  beforeAll(async () => {
-    const database = await open();
-    drop = database.drop;
-    h = await startHarness(database.env);
-  });
-  afterAll(async () => {
-    await h.close();
-    await drop();
-  });
+  beforeAll(() => void (h = harness()));
 
   it('60 GPUs asked, 50 free: no GPU rented twice, no cap exceeded, nothing left behind by the orders refused', async () => {
     const [primary, fallback] = [newId('g'), newId('g')];

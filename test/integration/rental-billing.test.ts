@@ -5,31 +5,23 @@
  * renter's charge less the fee; a stopped rental accrues nothing. A machine that falls silent is billed up to its last
  * heartbeat and marked offline; its agent coming back resumes the rental.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { usdToMicros } from '../../src/domain/money.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness } from '../setup/harness.js';
+import { harnessOn } from '../setup/suite-harness.js';
 import { heartbeat, newProvider, runningRental } from '../setup/market.js';
 
 const SWEEP_MS = 15_000;
 
-describe.each(HARNESS_DATABASES)('rental billing on $name', ({ open }) => {
+describe.each(HARNESS_DATABASES)('rental billing on $name', (database) => {
   const clock = { now: Date.now() };
+  // The test runs the sweeps itself, one per RENTAL_SWEEP_MS of its clock.
+  const harness = harnessOn(database, { RENTAL_SWEEP_MS: String(SWEEP_MS), MACHINE_OFFLINE_MS: '90000' }, { now: () => clock.now });
   let h: Harness;
-  let drop: () => Promise<void> = async () => undefined;
-
-  beforeAll(async () => {
-    const database = await open();
-    drop = database.drop;
-    // The test runs the sweeps itself, one per RENTAL_SWEEP_MS of its clock.
-    h = await startHarness({ ...database.env, RENTAL_SWEEP_MS: String(SWEEP_MS), MACHINE_OFFLINE_MS: '90000' }, { now: () => clock.now });
-  });
-  afterAll(async () => {
-    await h.close();
-    await drop();
-  });
+  beforeAll(() => void (h = harness()));
 
   /** Moves the clock in sweeper steps, the agent heartbeating at each, and sweeps; answers the balances seen. */
   async function run(ms: number, beat: () => Promise<unknown>, accountId: string): Promise<bigint[]> {

@@ -103,6 +103,8 @@ export interface InstanceRecord {
   /** GPU indexes on the machine this instance holds (none once stopped or terminated). */
   gpuIndexes: number[];
   sshPort: number | null;
+  /** The persistent volume mounted in its container, on the same machine (null: none). */
+  volumeId: number | null;
   createdAtMs: number;
   updatedAtMs: number;
   version: number;
@@ -124,6 +126,8 @@ export interface BurstOrderRecord {
   gpuCount: number;
   diskGb: number;
   pricingType: PricingType;
+  /** The volume every rental of the order mounts (SPEC 2.10 `volume_id`), or null. */
+  volumeId: number | null;
   desiredStatus: DesiredStatus;
   createdAtMs: number;
   updatedAtMs: number;
@@ -136,22 +140,20 @@ export interface InstanceEvent {
   reason: StatusReason | null;
 }
 
+/** A posted settlement as a provider's earnings see it (rentals and volumes alike). */
+export type ProviderSettlement = Pick<SettlementRecord, 'machineId' | 'chargedMicros' | 'providerMicros' | 'atMs'>;
+
 /** One settlement of a rental: what it charged, and the provider's share once the ledger posted it. */
-export interface SettlementRecord {
+export interface SettlementRecord extends SettlementFields {
   instanceId: string;
-  seq: number;
   machineId: string;
   providerAccountId: string;
-  chargedMicros: bigint;
-  providerMicros: bigint | null;
-  atMs: number;
 }
 
 /** What a compare-and-set writes, with what it does to the instance's GPUs and settlements in the same transaction. */
 export interface InstanceChange {
   patch: Partial<Omit<InstanceRecord, 'id' | 'accountId' | 'machineId' | 'version' | 'gpuIndexes'>>;
-  /** A settlement recorded (before it is posted), or the provider's share of one posted. */
-  settlement?: { recorded: SettlementRecord } | { posted: { seq: number; providerMicros: bigint } };
+  settlement?: SettlementWrite<SettlementRecord>;
   /**
    * `acquire`: take again the GPUs the instance held before its release (its container was made with them), all
    * or none; `release`: free the ones held, remembering them.
@@ -159,10 +161,13 @@ export interface InstanceChange {
   gpus?: 'acquire' | 'release';
 }
 
-export type PlaceOutcome = { ok: true; instance: InstanceRecord } | { ok: false; reason: 'gpus_taken' };
+/** `volume_elsewhere`: the instance's volume is gone, or pinned to another machine (by a concurrent placement). */
+export type PlaceOutcome = { ok: true; instance: InstanceRecord } | { ok: false; reason: 'gpus_taken' | 'volume_elsewhere' };
 export type ChangeOutcome = { ok: true; instance: InstanceRecord } | { ok: false; reason: 'stale' | 'gpus_taken' };
 
 export interface MarketStore {
+  /** Persistent volumes; `place` pins an instance's volume to its machine in the placement's own transaction. */
+  readonly volumes: VolumeStore;
   /** A machine and its GPU rows (all free). */
   addMachine(machine: MachineRecord): Promise<void>;
   getMachine(id: string): Promise<MachineRecord | null>;
@@ -179,7 +184,11 @@ export interface MarketStore {
    */
   refreshReliability(nowMs: number): Promise<void>;
 
-  /** Inserts the instance holding `gpuCount` free GPUs of its machine, or nothing when fewer are free. */
+  /**
+   * Inserts the instance holding `gpuCount` free GPUs of its machine, or nothing when fewer are free. An instance
+   * with a volume pins the volume to its machine in the same transaction, or is not placed when the volume is
+   * deleted or on another machine.
+   */
   place(instance: Omit<InstanceRecord, 'gpuIndexes' | 'version'>): Promise<PlaceOutcome>;
   getInstance(id: string): Promise<InstanceRecord | null>;
   listInstances(accountId: string, limit: number, offset: number): Promise<InstanceRecord[]>;
@@ -197,8 +206,8 @@ export interface MarketStore {
 
   /** Settlements of these instances, newest first, at most `limit`. */
   settlements(instanceIds: string[], limit: number): Promise<SettlementRecord[]>;
-  /** A provider's posted settlements made in [fromMs, toMs), oldest first. */
-  providerSettlements(providerAccountId: string, fromMs: number, toMs: number): Promise<SettlementRecord[]>;
+  /** A provider's posted settlements of rentals and volumes made in [fromMs, toMs), oldest first. */
+  providerSettlements(providerAccountId: string, fromMs: number, toMs: number): Promise<ProviderSettlement[]>;
 
   addBurstOrder(order: BurstOrderRecord): Promise<void>;
   getBurstOrder(id: string): Promise<BurstOrderRecord | null>;
@@ -208,4 +217,70 @@ export interface MarketStore {
   orderInstances(orderId: string): Promise<InstanceRecord[]>;
   /** Removes an order whose placement was undone (with its rentals already unplaced). */
   removeBurstOrder(id: string): Promise<void>;
+}
+
+/**
+ * A persistent volume (SPEC 1.8, 2.10 `volume_id`): a disk on one machine, mounted at `/workspace` by the rentals
+ * that attach it. Unpinned until the first rental that attaches it is placed. Billed per millisecond from creation to
+ * deletion at the price locked at creation; `settledUntilMs` is how far it was charged.
+ */
+export interface VolumeRecord {
+  id: number;
+  accountId: string;
+  name: string;
+  sizeGb: number;
+  priceMicrosPerGbMonth: bigint;
+  machineId: string | null;
+  providerAccountId: string | null;
+  createdAtMs: number;
+  deletedAtMs: number | null;
+  settledUntilMs: number;
+  chargedMicros: bigint;
+  /** Settlements made so far: the next one's transfer is `volume:<id>:<settleSeq + 1>`. */
+  settleSeq: number;
+  /** A settlement recorded but not yet posted (its amount), replayed until the ledger has it. */
+  pendingChargeMicros: bigint;
+  version: number;
+}
+
+/** What a settlement of anything (a rental, a volume) keeps: null machine and provider for a volume on no machine. */
+export interface SettlementFields {
+  seq: number;
+  machineId: string | null;
+  providerAccountId: string | null;
+  chargedMicros: bigint;
+  providerMicros: bigint | null;
+  atMs: number;
+}
+
+/** A settlement recorded (before it is posted), or the provider's share of one posted. */
+export type SettlementWrite<R extends SettlementFields = SettlementFields> = { recorded: R } | { posted: { seq: number; providerMicros: bigint } };
+
+export interface VolumeSettlementRecord extends SettlementFields {
+  volumeId: number;
+}
+
+export interface VolumeChange {
+  patch: Partial<Pick<VolumeRecord, 'settledUntilMs' | 'chargedMicros' | 'settleSeq' | 'pendingChargeMicros'>>;
+  settlement?: SettlementWrite<VolumeSettlementRecord>;
+}
+
+export type RemoveVolumeOutcome = { ok: true; volume: VolumeRecord } | { ok: false; reason: 'in_use' | 'not_found' };
+
+export interface VolumeStore {
+  create(volume: Pick<VolumeRecord, 'accountId' | 'name' | 'sizeGb' | 'priceMicrosPerGbMonth' | 'createdAtMs'>): Promise<VolumeRecord>;
+  get(id: number): Promise<VolumeRecord | null>;
+  /** An account's volumes, deleted ones included, newest first. */
+  list(accountId: string, limit: number, offset: number): Promise<VolumeRecord[]>;
+  /** The volumes a machine keeps: pinned to it and not deleted. */
+  onMachine(machineId: string): Promise<VolumeRecord[]>;
+  /**
+   * Volumes the sweeper must settle, least recently settled first: existing ones settled before `settledBeforeMs`,
+   * deleted ones with time left to charge, and any with a settlement left to post.
+   */
+  billable(settledBeforeMs: number, limit: number): Promise<VolumeRecord[]>;
+  /** Compare-and-set on `version`; null when it changed meanwhile. */
+  change(id: number, version: number, change: VolumeChange): Promise<VolumeRecord | null>;
+  /** Marks the volume deleted at `atMs`, unless an instance that is not terminated has it attached (or it is deleted). */
+  remove(id: number, atMs: number): Promise<RemoveVolumeOutcome>;
 }

@@ -10,7 +10,9 @@ import type {
   OfferQuery,
   OfferRecord,
   PlaceOutcome,
+  ProviderSettlement,
 } from './index.js';
+import { MemoryVolumeStore } from './memory-volumes.js';
 import { MINUTE_MS, RELIABILITY_WINDOW_MINUTES, reliabilityBp } from './reliability.js';
 
 const SORT_KEYS: Record<OfferQuery['sort'], (o: OfferRecord) => number | bigint> = {
@@ -34,6 +36,7 @@ export class MemoryMarketStore implements MarketStore {
   private readonly uptime = new Map<string, Set<number>>();
   /** What each instance held before its last release. */
   private readonly lastGpus = new Map<string, number[]>();
+  readonly volumes = new MemoryVolumeStore((volumeId) => [...this.instances.values()].some((i) => i.volumeId === volumeId && i.desiredStatus !== 'terminated'));
 
   async addMachine(machine: MachineRecord): Promise<void> {
     if (this.machines.has(machine.id)) throw new Error(`machine ${machine.id} exists`);
@@ -104,6 +107,10 @@ export class MemoryMarketStore implements MarketStore {
 
   async place(instance: Omit<InstanceRecord, 'gpuIndexes' | 'version'>): Promise<PlaceOutcome> {
     if (!this.take(instance.machineId, instance.id, instance.gpuCount)) return { ok: false, reason: 'gpus_taken' };
+    if (instance.volumeId !== null && !this.volumes.pin(instance.volumeId, instance.machineId, instance.providerAccountId)) {
+      this.free(instance.machineId, instance.id);
+      return { ok: false, reason: 'volume_elsewhere' };
+    }
     const record = { ...instance, version: 1 };
     this.instances.set(instance.id, record);
     this.addEvent(record);
@@ -116,6 +123,11 @@ export class MemoryMarketStore implements MarketStore {
     if (free.length < count) return false;
     for (const idx of free) slots[idx] = instanceId;
     return true;
+  }
+
+  private free(machineId: string, instanceId: string): void {
+    const slots = this.gpus.get(machineId) ?? [];
+    slots.forEach((holder, idx) => holder === instanceId && (slots[idx] = null));
   }
 
   private view(i: Omit<InstanceRecord, 'gpuIndexes'>): InstanceRecord {
@@ -159,11 +171,11 @@ export class MemoryMarketStore implements MarketStore {
       .map((r) => ({ ...r }));
   }
 
-  async providerSettlements(providerAccountId: string, fromMs: number, toMs: number): Promise<SettlementRecord[]> {
-    return this.settled
+  async providerSettlements(providerAccountId: string, fromMs: number, toMs: number): Promise<ProviderSettlement[]> {
+    return [...this.settled, ...this.volumes.settled]
       .filter((r) => r.providerAccountId === providerAccountId && r.providerMicros !== null && r.atMs >= fromMs && r.atMs < toMs)
-      .sort((a, b) => a.atMs - b.atMs || a.seq - b.seq)
-      .map((r) => ({ ...r }));
+      .sort((a, b) => a.atMs - b.atMs)
+      .map((r) => ({ machineId: r.machineId!, chargedMicros: r.chargedMicros, providerMicros: r.providerMicros, atMs: r.atMs }));
   }
 
   async runningInstances(accountId: string): Promise<InstanceRecord[]> {
@@ -177,8 +189,7 @@ export class MemoryMarketStore implements MarketStore {
     if (change.gpus === 'acquire' && !this.take(current.machineId, id, current.gpuCount, last !== undefined && last.length > 0 ? last : undefined)) return { ok: false, reason: 'gpus_taken' };
     if (change.gpus === 'release') {
       this.lastGpus.set(id, this.view(current).gpuIndexes);
-      const slots = this.gpus.get(current.machineId) ?? [];
-      slots.forEach((holder, idx) => holder === id && (slots[idx] = null));
+      this.free(current.machineId, id);
     }
     if (change.settlement !== undefined && 'recorded' in change.settlement) this.settled.push({ ...change.settlement.recorded });
     if (change.settlement !== undefined && 'posted' in change.settlement) {
@@ -195,8 +206,7 @@ export class MemoryMarketStore implements MarketStore {
   async unplace(id: string): Promise<void> {
     const current = this.instances.get(id);
     if (current === undefined) return;
-    const slots = this.gpus.get(current.machineId) ?? [];
-    slots.forEach((holder, idx) => holder === id && (slots[idx] = null));
+    this.free(current.machineId, id);
     this.instances.delete(id);
     this.events.delete(id);
   }

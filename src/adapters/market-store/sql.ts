@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
 import { MINUTE_MS, RELIABILITY_WINDOW_MINUTES, reliabilityBp } from './reliability.js';
+import { writeSettlement } from './sql-settlements.js';
+import { pinVolume, SqlVolumeStore } from './sql-volumes.js';
 import type {
   SettlementRecord,
   BurstOrderRecord,
@@ -13,6 +15,7 @@ import type {
   OfferQuery,
   OfferRecord,
   PlaceOutcome,
+  ProviderSettlement,
 } from './index.js';
 
 type Row = Record<string, unknown>;
@@ -103,6 +106,7 @@ const INSTANCE_COLUMNS: Record<keyof Omit<InstanceRecord, 'gpuIndexes'>, string>
   pendingChargeMicros: 'pending_charge_micros',
   holdId: 'hold_id',
   sshPort: 'ssh_port',
+  volumeId: 'volume_id',
   createdAtMs: 'created_at_ms',
   updatedAtMs: 'updated_at_ms',
   version: 'version',
@@ -135,6 +139,7 @@ const instanceOf = (r: Row, gpuIndexes: number[]): InstanceRecord => ({
   holdId: (r.hold_id ?? null) as string | null,
   gpuIndexes,
   sshPort: numOrNull(r.ssh_port),
+  volumeId: numOrNull(r.volume_id),
   createdAtMs: num(r.created_at_ms),
   updatedAtMs: num(r.updated_at_ms),
   version: num(r.version),
@@ -156,6 +161,7 @@ const burstOrderOf = (r: Row): BurstOrderRecord => ({
   gpuCount: num(r.gpu_count),
   diskGb: num(r.disk_gb),
   pricingType: r.pricing_type as BurstOrderRecord['pricingType'],
+  volumeId: numOrNull(r.volume_id),
   desiredStatus: r.desired_status as BurstOrderRecord['desiredStatus'],
   createdAtMs: num(r.created_at_ms),
   updatedAtMs: num(r.updated_at_ms),
@@ -180,17 +186,20 @@ const SORTS: Record<OfferQuery['sort'], [string, 'asc' | 'desc']> = {
   '-reliability': ['reliability_bp', 'desc'],
 };
 
-/** Thrown inside a change's transaction to undo it when its GPUs are gone. */
+/** Thrown inside a transaction to undo it when its GPUs, or its volume, are gone. */
 const GPUS_TAKEN = new Error('gpus taken');
+const VOLUME_ELSEWHERE = new Error('volume elsewhere');
 
 /** The market-store port over knex, on SQLite and PostgreSQL alike (migration 0011). */
 export class SqlMarketStore implements MarketStore {
   private readonly knex: Knex;
   private readonly postgres: boolean;
+  readonly volumes: SqlVolumeStore;
 
   constructor(db: Database) {
     this.knex = db.knex;
     this.postgres = db.kind === 'postgres';
+    this.volumes = new SqlVolumeStore(db.knex, this.postgres);
   }
 
   async addMachine(machine: MachineRecord): Promise<void> {
@@ -259,14 +268,20 @@ export class SqlMarketStore implements MarketStore {
   }
 
   async place(instance: Omit<InstanceRecord, 'gpuIndexes' | 'version'>): Promise<PlaceOutcome> {
-    return this.knex.transaction(async (trx) => {
-      const taken = await this.takeGpus(trx, instance.machineId, instance.id, instance.gpuCount);
-      if (taken === null) return { ok: false, reason: 'gpus_taken' } as const;
-      const record: InstanceRecord = { ...instance, gpuIndexes: taken, version: 1 };
-      await trx('instances').insert(instanceRow(record));
-      await this.addEvent(trx, record);
-      return { ok: true, instance: record } as const;
-    });
+    try {
+      return await this.knex.transaction(async (trx) => {
+        const taken = await this.takeGpus(trx, instance.machineId, instance.id, instance.gpuCount);
+        if (taken === null) return { ok: false, reason: 'gpus_taken' } as const;
+        if (instance.volumeId !== null && !(await pinVolume(trx, instance.volumeId, instance.machineId, instance.providerAccountId))) throw VOLUME_ELSEWHERE;
+        const record: InstanceRecord = { ...instance, gpuIndexes: taken, version: 1 };
+        await trx('instances').insert(instanceRow(record));
+        await this.addEvent(trx, record);
+        return { ok: true, instance: record } as const;
+      });
+    } catch (err) {
+      if (err === VOLUME_ELSEWHERE) return { ok: false, reason: 'volume_elsewhere' };
+      throw err;
+    }
   }
 
   /**
@@ -337,7 +352,7 @@ export class SqlMarketStore implements MarketStore {
           const last = JSON.parse(((await trx('instances').select('last_gpu_indexes').where({ id }).first()) as Row).last_gpu_indexes as string) as number[];
           if ((await this.takeGpus(trx, current.machineId, id, current.gpuCount, last.length > 0 ? last : undefined)) === null) throw GPUS_TAKEN;
         }
-        await this.writeSettlement(trx, id, change.settlement);
+        await writeSettlement(trx, 'rental_settlements', { instance_id: id }, change.settlement);
         if (change.gpus === 'release') {
           await trx('instances').where({ id }).update({ last_gpu_indexes: JSON.stringify(current.gpuIndexes) });
           await trx('machine_gpus').where({ instance_id: id }).update({ instance_id: null });
@@ -352,38 +367,17 @@ export class SqlMarketStore implements MarketStore {
     }
   }
 
-  private async writeSettlement(trx: Knex.Transaction, instanceId: string, settlement: InstanceChange['settlement']): Promise<void> {
-    if (settlement === undefined) return;
-    if ('posted' in settlement) {
-      await trx('rental_settlements').where({ instance_id: instanceId, seq: settlement.posted.seq }).update({ provider_micros: settlement.posted.providerMicros.toString() });
-      return;
-    }
-    const r = settlement.recorded;
-    await trx('rental_settlements').insert({
-      instance_id: r.instanceId,
-      seq: r.seq,
-      machine_id: r.machineId,
-      provider_account_id: r.providerAccountId,
-      charged_micros: r.chargedMicros.toString(),
-      provider_micros: r.providerMicros?.toString() ?? null,
-      at_ms: r.atMs,
-    });
-  }
-
   async settlements(instanceIds: string[], limit: number): Promise<SettlementRecord[]> {
     if (instanceIds.length === 0) return [];
     const rows = (await this.knex('rental_settlements').whereIn('instance_id', instanceIds).orderBy([{ column: 'at_ms', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(limit)) as Row[];
     return rows.map(settlementOf);
   }
 
-  async providerSettlements(providerAccountId: string, fromMs: number, toMs: number): Promise<SettlementRecord[]> {
-    const rows = (await this.knex('rental_settlements')
-      .where({ provider_account_id: providerAccountId })
-      .whereNotNull('provider_micros')
-      .where('at_ms', '>=', fromMs)
-      .where('at_ms', '<', toMs)
-      .orderBy([{ column: 'at_ms' }, { column: 'seq' }])) as Row[];
-    return rows.map(settlementOf);
+  async providerSettlements(providerAccountId: string, fromMs: number, toMs: number): Promise<ProviderSettlement[]> {
+    const posted = (table: string) =>
+      this.knex(table).select('machine_id', 'charged_micros', 'provider_micros', 'at_ms').where({ provider_account_id: providerAccountId }).whereNotNull('provider_micros').where('at_ms', '>=', fromMs).where('at_ms', '<', toMs);
+    const rows = (await posted('rental_settlements').unionAll(posted('volume_settlements')).orderBy('at_ms')) as Row[];
+    return rows.map((r) => ({ machineId: r.machine_id as string, chargedMicros: big(r.charged_micros), providerMicros: big(r.provider_micros), atMs: num(r.at_ms) }));
   }
 
   async unplace(id: string): Promise<void> {
@@ -416,6 +410,7 @@ export class SqlMarketStore implements MarketStore {
       extra_gpus: JSON.stringify(extras.map((t) => ({ gpuName: t.gpuName, maxPricePerGpuHourMicros: t.maxPricePerGpuHourMicros?.toString() ?? null }))),
       disk_gb: order.diskGb,
       pricing_type: order.pricingType,
+      volume_id: order.volumeId,
       desired_status: order.desiredStatus,
       created_at_ms: order.createdAtMs,
       updated_at_ms: order.updatedAtMs,

@@ -15,6 +15,7 @@ import { newId } from '../ids.js';
 import { microsToUsd } from '../money.js';
 import { dueAtStart, isTermPlan, UNIT_MS, unitPriceMicros } from './plans.js';
 import type { Rentals } from './rentals.js';
+import type { Volumes } from './volumes.js';
 
 export interface BurstRequest {
   dockerImage: string;
@@ -24,6 +25,11 @@ export interface BurstRequest {
   pricingType: PricingType;
   /** false: keep what could be placed when fewer GPUs are free than asked. */
   allOrNothing: boolean;
+  /**
+   * SPEC 2.10 `volume_id`: the volume every rental mounts. A volume is a disk on one machine (./volumes.ts), so such
+   * an order is placed whole on one machine: the volume's own once it has one, else the first that can take it all.
+   */
+  volumeId: number | null;
 }
 
 /** GPUs of one machine the allocator would take, at the machine's price now. */
@@ -49,6 +55,7 @@ export interface FanOutFailure {
 export interface BurstDeps {
   store: MarketStore;
   rentals: Rentals;
+  volumes: Volumes;
   ledger: Ledger;
   now: () => number;
   offlineAfterMs: number;
@@ -63,7 +70,12 @@ export class BurstOrders {
 
   /** The cost estimate (a dry run of the allocator: nothing is taken). */
   async estimate(principal: Principal, request: BurstRequest): Promise<BurstPlan> {
-    return this.plan(principal.accountId, request, request.gpuCount, this.deps.now());
+    return this.plan(principal.accountId, request, request.gpuCount, this.deps.now(), await this.volumeMachine(principal, request));
+  }
+
+  /** The machine an order's volume pins it to: undefined without a volume, null for a volume on no machine yet. */
+  private async volumeMachine(principal: Principal, request: BurstRequest): Promise<string | null | undefined> {
+    return request.volumeId === null ? undefined : (await this.deps.volumes.checkAttachable(principal, request.volumeId, null)).machineId;
   }
 
   /**
@@ -72,13 +84,14 @@ export class BurstOrders {
    */
   async create(principal: Principal, request: BurstRequest): Promise<BurstOrderRecord> {
     const now = this.deps.now();
-    const first = await this.plan(principal.accountId, request, request.gpuCount, now);
+    const onMachine = await this.volumeMachine(principal, request);
+    const first = await this.plan(principal.accountId, request, request.gpuCount, now, onMachine);
     if (first.shortfall > 0 && (request.allOrNothing || first.slots.length === 0)) throw noCapacity(request.gpuCount, request.gpuCount - first.shortfall);
     const { availableMicros } = await this.deps.ledger.getBalance(principal.accountId);
     if (availableMicros < first.dueAtStartMicros) {
       throw new ApiError('insufficient_balance', `Starting ${request.gpuCount} GPUs needs $${microsToUsd(first.dueAtStartMicros)} available; the balance has $${microsToUsd(availableMicros)}`);
     }
-    const order: BurstOrderRecord = { id: newId('burst'), accountId: principal.accountId, dockerImage: request.dockerImage, tiers: request.tiers, gpuCount: request.gpuCount, diskGb: request.diskGb, pricingType: request.pricingType, desiredStatus: 'running', createdAtMs: now, updatedAtMs: now };
+    const order: BurstOrderRecord = { id: newId('burst'), accountId: principal.accountId, dockerImage: request.dockerImage, tiers: request.tiers, gpuCount: request.gpuCount, diskGb: request.diskGb, pricingType: request.pricingType, volumeId: request.volumeId, desiredStatus: 'running', createdAtMs: now, updatedAtMs: now };
     await this.deps.store.addBurstOrder(order);
     const placed: InstanceRecord[] = [];
     try {
@@ -86,12 +99,12 @@ export class BurstOrders {
       let plan = first;
       for (let round = 0; round < PLACEMENT_ROUNDS && need > 0 && plan.slots.length > 0; round++) {
         for (const slot of plan.slots) {
-          const rental = await this.deps.rentals.place(principal.accountId, { machine: slot.offer, gpuCount: slot.gpus, pricingType: request.pricingType, dockerImage: request.dockerImage, diskGb: request.diskGb, burstOrderId: order.id }, now);
+          const rental = await this.deps.rentals.place(principal.accountId, { machine: slot.offer, gpuCount: slot.gpus, pricingType: request.pricingType, dockerImage: request.dockerImage, diskGb: request.diskGb, burstOrderId: order.id, volumeId: request.volumeId }, now);
           if (rental === null) continue; // taken by a concurrent order: re-planned below
           placed.push(rental);
           need -= slot.gpus;
         }
-        if (need > 0) plan = await this.plan(principal.accountId, request, need, now);
+        if (need > 0) plan = await this.plan(principal.accountId, request, need, now, onMachine);
       }
       if (need > 0 && (request.allOrNothing || placed.length === 0)) throw noCapacity(request.gpuCount, request.gpuCount - need);
     } catch (err) {
@@ -106,8 +119,11 @@ export class BurstOrders {
     await this.deps.store.removeBurstOrder(orderId);
   }
 
-  /** The allocator itself: `need` GPUs over the tiers in order, under each cap (never the renter's own machines). */
-  private async plan(accountId: string, request: BurstRequest, need: number, now: number): Promise<BurstPlan> {
+  /**
+   * The allocator itself: `need` GPUs over the tiers in order, under each cap (never the renter's own machines). With
+   * a volume (`onMachine` defined), all of them on one machine: `onMachine` itself, or any when it is null.
+   */
+  private async plan(accountId: string, request: BurstRequest, need: number, now: number, onMachine?: string | null): Promise<BurstPlan> {
     const slots: Slot[] = [];
     let left = need;
     for (const tier of request.tiers) {
@@ -127,6 +143,7 @@ export class BurstOrders {
         if (left === 0) break;
         const gpus = Math.min(offer.freeGpus, left);
         if (offer.diskGb < request.diskGb || gpus < offer.minGpus || offer.providerAccountId === accountId) continue;
+        if (onMachine !== undefined && (gpus < left || (onMachine !== null && offer.id !== onMachine))) continue;
         slots.push({ tier, offer, gpus });
         left -= gpus;
       }

@@ -12,6 +12,7 @@ import { newId } from '../ids.js';
 import { DEFAULT_DISCOUNTS_BP, MAX_DISCOUNT_BP } from './plans.js';
 import type { ContainerState, Rentals } from './rentals.js';
 import type { SshKeys } from './ssh-keys.js';
+import { dockerVolumeName } from './volumes.js';
 
 export interface Listing {
   pricePerGpuHourMicros: bigint;
@@ -26,8 +27,14 @@ export type Inventory = Pick<MachineRecord, 'name' | 'gpuName' | 'gpuCount' | 'v
 
 /** What an agent must do with one rental's container, and the renter's SSH keys for a container it creates. */
 export interface Assignment {
-  instance: Pick<InstanceRecord, 'id' | 'desiredStatus' | 'dockerImage' | 'diskGb' | 'gpuIndexes'>;
+  instance: Pick<InstanceRecord, 'id' | 'desiredStatus' | 'dockerImage' | 'diskGb' | 'gpuIndexes' | 'volumeId'>;
   sshPublicKeys: string[];
+}
+
+/** The answer to a heartbeat: what to do with each container, and the Docker volumes the machine keeps. */
+export interface AgentOrders {
+  assignments: Assignment[];
+  volumes: string[];
 }
 
 export class Machines {
@@ -71,8 +78,8 @@ export class Machines {
     return (await this.store.updateMachine(machineId, patch))!;
   }
 
-  /** The agent's heartbeat: the machine is online, its containers' states are applied, and it learns what to run. */
-  async heartbeat(principal: Principal, machineId: string, containers: readonly { instanceId: string; state: ContainerState }[]): Promise<Assignment[]> {
+  /** The agent's heartbeat: the machine is online, its containers' states are applied, and it learns what to run and keep. */
+  async heartbeat(principal: Principal, machineId: string, containers: readonly { instanceId: string; state: ContainerState }[]): Promise<AgentOrders> {
     const machine = await this.owned(principal, machineId);
     const now = this.now();
     const heard = (await this.store.updateMachine(machineId, { lastHeartbeatMs: now }))!;
@@ -81,10 +88,13 @@ export class Machines {
     const live = await this.store.machineInstances(machine.id);
     const known = new Set(live.map((i) => i.id));
     // A container of a rental deleted meanwhile is to be removed (and its disk wiped).
-    const gone = containers.filter((c) => !known.has(c.instanceId)).map((c) => ({ id: c.instanceId, desiredStatus: 'terminated' as const, dockerImage: '', diskGb: 0, gpuIndexes: [] }));
+    const gone = containers.filter((c) => !known.has(c.instanceId)).map((c) => ({ id: c.instanceId, desiredStatus: 'terminated' as const, dockerImage: '', diskGb: 0, gpuIndexes: [], volumeId: null }));
     const keysOf = new Map<string, string[]>();
     for (const i of live) if (i.desiredStatus === 'running' && !keysOf.has(i.accountId)) keysOf.set(i.accountId, await this.sshKeys.authorizedKeys(i.accountId));
-    return [...live.map((instance) => ({ instance, sshPublicKeys: keysOf.get(instance.accountId) ?? [] })), ...gone.map((instance) => ({ instance, sshPublicKeys: [] }))];
+    return {
+      assignments: [...live.map((instance) => ({ instance, sshPublicKeys: keysOf.get(instance.accountId) ?? [] })), ...gone.map((instance) => ({ instance, sshPublicKeys: [] }))],
+      volumes: (await this.store.volumes.onMachine(machine.id)).map((v) => dockerVolumeName(v.id)),
+    };
   }
 
   /** One of the caller's machines; another provider's or an unknown one is 404 `machine_not_found`. */

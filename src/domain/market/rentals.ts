@@ -12,6 +12,8 @@ import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import { newId } from '../ids.js';
 import { microsToUsd } from '../money.js';
+import { postCharge, settleRecorded } from './settlements.js';
+import type { Volumes } from './volumes.js';
 import { costOfRunning, dueAtStart, isTermPlan, owedFor, UNIT_MS, unitPriceMicros, type RentalTerms } from './plans.js';
 
 export interface RentalSettings {
@@ -30,6 +32,7 @@ export interface RentalDeps {
   settings: RentalSettings;
   /** The lot a provider's earnings are credited as (USD at the market rate, like a dollar top-up). */
   earningsLot: () => LotSpec;
+  volumes: Volumes;
   onUnexpected: (err: unknown) => void;
 }
 
@@ -41,6 +44,8 @@ export interface Placement {
   dockerImage: string;
   diskGb: number;
   burstOrderId: string | null;
+  /** The volume mounted at `/workspace`, pinned to this machine by the placement (null: none). */
+  volumeId: number | null;
 }
 
 export interface CreateRental {
@@ -49,6 +54,7 @@ export interface CreateRental {
   gpuCount?: number;
   dockerImage: string;
   diskGb: number;
+  volumeId?: number;
 }
 
 export type ContainerState = 'running' | 'exited' | 'failed';
@@ -90,7 +96,9 @@ export class Rentals {
     }
     if (input.diskGb > machine.diskGb) throw invalidField(['body', 'disk_gb'], `this offer has ${machine.diskGb} GB of disk`);
     if (machine.providerAccountId === principal.accountId) throw invalidField(['body', 'offer_id'], 'this is your own machine: a provider cannot rent it (the charge would pay itself)');
-    const placed = await this.place(principal.accountId, { machine, gpuCount, pricingType: input.pricingType, dockerImage: input.dockerImage, diskGb: input.diskGb, burstOrderId: null }, now);
+    const volumeId = input.volumeId ?? null;
+    if (volumeId !== null) await this.deps.volumes.checkAttachable(principal, volumeId, machine.id);
+    const placed = await this.place(principal.accountId, { machine, gpuCount, pricingType: input.pricingType, dockerImage: input.dockerImage, diskGb: input.diskGb, burstOrderId: null, volumeId }, now);
     if (placed === null) throw new ApiError('rental_unavailable', `The GPUs of offer ${machine.id} were taken by someone else`);
     return placed;
   }
@@ -102,7 +110,8 @@ export class Rentals {
 
   /**
    * Places one rental on a machine at its listed price: a term plan's price is held first (402 when short), a
-   * metered plan needs its hour of runtime. Null when the GPUs were taken meanwhile; then nothing is kept.
+   * metered plan needs its hour of runtime. Null when the GPUs were taken meanwhile; 409 `volume_in_use` when its
+   * volume was pinned to another machine (or deleted) meanwhile. Either way nothing is kept.
    */
   async place(accountId: string, p: Placement, now: number): Promise<InstanceRecord | null> {
     const termMs = isTermPlan(p.pricingType) ? UNIT_MS[p.pricingType] : null;
@@ -131,6 +140,7 @@ export class Rentals {
       pendingChargeMicros: 0n,
       holdId,
       sshPort: null,
+      volumeId: p.volumeId,
       createdAtMs: now,
       updatedAtMs: now,
     }).catch(async (err: unknown) => {
@@ -139,6 +149,7 @@ export class Rentals {
     });
     if (placed.ok) return placed.instance;
     if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
+    if (placed.reason === 'volume_elsewhere') throw new ApiError('volume_in_use', `Volume ${p.volumeId} was attached on another machine, or deleted, meanwhile`);
     return null;
   }
 
@@ -296,52 +307,35 @@ export class Rentals {
     throw new Error(`instance ${current.id}: change kept losing to concurrent changes`);
   }
 
-  /**
-   * Charges what the rental owes up to `atMs` beyond what it was charged. The settlement is first recorded on the
-   * instance (its number and amount), then posted; a recorded one still unposted is posted first, under its own id.
-   */
+  /** Charges what the rental owes up to `atMs` beyond what it was charged (record, then post: ./settlements.ts). */
   async settle(current: InstanceRecord, atMs: number): Promise<InstanceRecord> {
-    let instance = await this.postRecorded(current, atMs);
-    for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
-      const running = runningTime(instance, atMs);
-      const owed = owedFor(termsOf(instance), running);
-      if (owed <= instance.chargedMicros) return instance;
-      const seq = instance.settleSeq + 1;
-      const charge = owed - instance.chargedMicros;
-      const recorded = await this.deps.store.change(instance.id, instance.version, {
-        patch: { settleSeq: seq, settledRunningMs: running, chargedMicros: owed, pendingChargeMicros: charge, updatedAtMs: atMs },
-        settlement: { recorded: { instanceId: instance.id, seq, machineId: instance.machineId, providerAccountId: instance.providerAccountId, chargedMicros: charge, providerMicros: null, atMs } },
-      });
-      if (recorded.ok) return this.postRecorded(recorded.instance, atMs);
-      instance = await this.postRecorded(await this.reread(instance.id), atMs);
-    }
-    throw new Error(`instance ${current.id}: settlement kept losing to concurrent changes`);
-  }
-
-  private async postRecorded(instance: InstanceRecord, nowMs: number): Promise<InstanceRecord> {
-    if (instance.pendingChargeMicros === 0n) return instance;
-    const providerMicros = await this.post(instance, nowMs);
-    const cleared = await this.deps.store.change(instance.id, instance.version, { patch: { pendingChargeMicros: 0n }, settlement: { posted: { seq: instance.settleSeq, providerMicros } } });
-    return cleared.ok ? cleared.instance : this.reread(instance.id);
-  }
-
-  /** Posts the recorded settlement, the provider's share in the same ledger transaction; answers that share. */
-  private async post(instance: InstanceRecord, nowMs: number): Promise<bigint> {
-    const { ledger, settings } = this.deps;
-    const id = `rental:${instance.id}:${instance.settleSeq}`;
-    const amountMicros = instance.pendingChargeMicros;
-    const payee = { accountId: instance.providerAccountId, amountMicros: amountMicros - (amountMicros * BigInt(settings.feeBp)) / 10_000n, lot: this.deps.earningsLot() };
-    const memo = `GPU rental ${instance.id}`;
-    // The payee gets its share of what was taken, which is less than asked only after a shortfall.
-    const share = (taken: bigint) => (payee.amountMicros < taken ? payee.amountMicros : taken);
-    if (instance.holdId !== null) {
-      const captured = await ledger.capture({ id, holdId: instance.holdId, amountMicros, capMicros: amountMicros, nowMs, payee });
-      if (captured.ok) return share(captured.transfer.postedMicros);
-    }
-    // Metered plans, and a term whose hold is gone: what the balance has, the rest the platform's loss (never negative).
-    const debited = await ledger.debit({ id, accountId: instance.accountId, amountMicros, nowMs, memo, allowShortfall: true, payee });
-    if (!debited.ok) throw new Error(`rental settlement ${id} refused: ${debited.reason}`);
-    return share(debited.transfer.postedMicros);
+    const { store, ledger, settings } = this.deps;
+    return settleRecorded(current, {
+      what: `instance ${current.id}`,
+      owed: (i) => owedFor(termsOf(i), runningTime(i, atMs)),
+      record: async (i, seq, owed, charge) => {
+        const recorded = await store.change(i.id, i.version, {
+          patch: { settleSeq: seq, settledRunningMs: runningTime(i, atMs), chargedMicros: owed, pendingChargeMicros: charge, updatedAtMs: atMs },
+          settlement: { recorded: { instanceId: i.id, seq, machineId: i.machineId, providerAccountId: i.providerAccountId, chargedMicros: charge, providerMicros: null, atMs } },
+        });
+        return recorded.ok ? recorded.instance : null;
+      },
+      post: (i) =>
+        postCharge(ledger, {
+          id: `rental:${i.id}:${i.settleSeq}`,
+          accountId: i.accountId,
+          holdId: i.holdId,
+          amountMicros: i.pendingChargeMicros,
+          nowMs: atMs,
+          memo: `GPU rental ${i.id}`,
+          provider: { accountId: i.providerAccountId, feeBp: settings.feeBp, lot: this.deps.earningsLot() },
+        }),
+      clear: async (i, providerMicros) => {
+        const cleared = await store.change(i.id, i.version, { patch: { pendingChargeMicros: 0n }, settlement: { posted: { seq: i.settleSeq, providerMicros } } });
+        return cleared.ok ? cleared.instance : null;
+      },
+      reread: (i) => this.reread(i.id),
+    });
   }
 
   /** A compare-and-set that re-reads and re-decides on a concurrent change; `decide` answers null when nothing is left to do. */

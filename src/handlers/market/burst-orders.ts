@@ -24,6 +24,7 @@ function burstRequest(body: WireOrder): BurstRequest {
     diskGb: body.disk_gb ?? DEFAULT_DISK_GB,
     pricingType: body.pricing_type ?? DEFAULT_PRICING_TYPE,
     allOrNothing: body.all_or_nothing ?? true,
+    volumeId: body.volume_id ?? null,
   };
 }
 

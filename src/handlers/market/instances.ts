@@ -19,6 +19,7 @@ export const createInstance: Handler<'createInstance'> = async ({ deps, principa
     ...(input.gpu_count === undefined ? {} : { gpuCount: input.gpu_count }),
     dockerImage: input.docker_image,
     diskGb: input.disk_gb ?? DEFAULT_DISK_GB,
+    ...(input.volume_id === undefined ? {} : { volumeId: input.volume_id }),
   });
   const withPort = await deps.market.sshProxy.allocateQuietly(instance);
   return { status: 201, body: nativeOk(instanceView(withPort, deps.now(), sshHost(deps))) };

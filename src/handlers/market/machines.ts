@@ -4,6 +4,7 @@ import type { Listing } from '../../domain/market/machines.js';
 import { isOnline } from '../../domain/market/rentals.js';
 import { microsToUsd, usdToMicros } from '../../domain/money.js';
 import { earningsByMachineAndDay } from '../../domain/market/earnings.js';
+import { dockerVolumeName } from '../../domain/market/volumes.js';
 import { dayRange } from '../../domain/usage-aggregates.js';
 import { abortWhenClientLeaves } from '../../http/client-abort.js';
 import { nativeOk } from '../../http/native-ok.js';
@@ -47,7 +48,7 @@ export const updateMachineListing: Handler<'updateMachineListing'> = async ({ de
 
 export const machineHeartbeat: Handler<'machineHeartbeat'> = async ({ deps, principal, params, body }) => {
   const containers = (body?.containers ?? []).map((c) => ({ instanceId: c.instance_id, state: c.state }));
-  const assignments = await deps.market.machines.heartbeat(requirePrincipal(principal), params.machine_id, containers);
+  const { assignments, volumes } = await deps.market.machines.heartbeat(requirePrincipal(principal), params.machine_id, containers);
   return {
     status: 200,
     body: nativeOk({
@@ -58,7 +59,9 @@ export const machineHeartbeat: Handler<'machineHeartbeat'> = async ({ deps, prin
         disk_gb: i.diskGb,
         gpu_indexes: i.gpuIndexes,
         ssh_public_keys: sshPublicKeys,
+        volume: i.volumeId === null ? null : dockerVolumeName(i.volumeId),
       })),
+      volumes,
     }),
   };
 };

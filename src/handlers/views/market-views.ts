@@ -1,10 +1,11 @@
 import type { components } from '../../../generated/openapi.js';
-import type { BurstOrderRecord, Discounts, InstanceEvent, InstanceRecord, InstanceStatus, MachineRecord, OfferRecord } from '../../adapters/market-store/index.js';
+import type { BurstOrderRecord, Discounts, InstanceEvent, InstanceRecord, InstanceStatus, MachineRecord, OfferRecord, VolumeRecord } from '../../adapters/market-store/index.js';
 import type { BurstPlan, FanOutFailure } from '../../domain/market/burst-orders.js';
 import { slotTerms } from '../../domain/market/burst-orders.js';
 import { microsToUsd } from '../../domain/money.js';
 import { dueAtStart, isTermPlan, PRICING_TYPES, UNIT_MS, unitPriceMicros } from '../../domain/market/plans.js';
 import { runningTime } from '../../domain/market/rentals.js';
+import { storageCost } from '../../domain/market/volumes.js';
 
 type Schemas = components['schemas'];
 
@@ -61,6 +62,7 @@ export function instanceView(i: InstanceRecord, untilMs: number, sshHost: string
     charged_usd: microsToUsd(i.chargedMicros),
     ssh_host: i.sshPort === null ? null : sshHost,
     ssh_port: i.sshPort,
+    volume_id: i.volumeId,
     created_at: seconds(i.createdAtMs),
     updated_at: seconds(i.updatedAtMs),
     ...(history === undefined ? {} : { history: history.map((e) => ({ at: e.atMs, status: e.status, desired_status: e.desiredStatus, reason: e.reason })) }),
@@ -116,6 +118,7 @@ export function burstOrderView(order: BurstOrderRecord, instances: InstanceRecor
     extra_gpus: extras.map((t) => ({ gpu_name: t.gpuName, max_price: microsToUsd(t.maxPricePerGpuHourMicros!) })),
     disk_gb: order.diskGb,
     pricing_type: order.pricingType,
+    volume_id: order.volumeId,
     placed_gpus: instances.reduce((sum, i) => sum + i.gpuCount, 0),
     counts,
     instances: instances.map((i) => instanceView(i, nowMs, sshHost)),
@@ -142,5 +145,24 @@ export function burstEstimateView(plan: BurstPlan, gpuCount: number, pricingType
     })),
     per_hour_usd: microsToUsd(plan.slots.reduce((sum, s) => sum + s.offer.pricePerGpuHourMicros * BigInt(s.gpus), 0n)),
     due_at_start_usd: microsToUsd(plan.dueAtStartMicros),
+  };
+}
+
+const HOUR_MS = 3_600_000;
+
+/** A volume as its owner sees it (SPEC 1.8), charged up to `settledUntilMs`. */
+export function volumeView(v: VolumeRecord): Schemas['Volume'] {
+  return {
+    volume_id: v.id,
+    name: v.name,
+    size_gb: v.sizeGb,
+    machine_id: v.machineId,
+    status: v.deletedAtMs === null ? 'active' : 'deleted',
+    price_per_gb_month_usd: microsToUsd(v.priceMicrosPerGbMonth),
+    cost_per_hour_usd: microsToUsd(storageCost(v.sizeGb, v.priceMicrosPerGbMonth, HOUR_MS)),
+    charged_usd: microsToUsd(v.chargedMicros),
+    settled_until: seconds(v.settledUntilMs),
+    created_at: seconds(v.createdAtMs),
+    deleted_at: secondsOrNull(v.deletedAtMs),
   };
 }
