@@ -15,8 +15,9 @@ import { openLedger } from './adapters/ledger/open.js';
 import type { MarketStore } from './adapters/market-store/index.js';
 import { SqlMarketStore } from './adapters/market-store/sql.js';
 import { Machines } from './domain/market/machines.js';
-import { Rentals } from './domain/market/rentals.js';
-import { Volumes } from './domain/market/volumes.js';
+import type { Rentals } from './domain/market/rentals.js';
+import type { Volumes } from './domain/market/volumes.js';
+import { buildRentalBilling } from './rental-billing.js';
 import { BurstOrders } from './domain/market/burst-orders.js';
 import { SshProxy } from './domain/market/ssh-proxy.js';
 import { SshKeys } from './domain/market/ssh-keys.js';
@@ -228,19 +229,7 @@ export interface Market {
 
 function buildMarket(db: Database, ledger: Ledger, now: () => number, config: Config, marketFxRateRubMicro: bigint, onUnexpected: (err: unknown) => void): Market {
   const store = new SqlMarketStore(db);
-  const feeBp = Math.round(config.MARKET_FEE_PERCENT * 100);
-  // A provider's earnings are dollars, priced in rubles at the market rate like a dollar top-up.
-  const earningsLot = () => ({ currency: 'USD', fxRateRubMicro: marketFxRateRubMicro }) as const;
-  const volumes = new Volumes({ store, ledger, now, settings: { feeBp, priceMicrosPerGbMonth: usdToMicros(config.VOLUME_USD_PER_GB_MONTH) }, earningsLot, onUnexpected });
-  const rentals = new Rentals({
-    store,
-    ledger,
-    now,
-    settings: { feeBp, offlineAfterMs: config.MACHINE_OFFLINE_MS, sweepMs: config.RENTAL_SWEEP_MS },
-    earningsLot,
-    volumes,
-    onUnexpected,
-  });
+  const { rentals, volumes } = buildRentalBilling(store, ledger, now, config, marketFxRateRubMicro, onUnexpected);
   const bursts = new BurstOrders({ store, rentals, volumes, ledger, now, offlineAfterMs: config.MACHINE_OFFLINE_MS });
   const sshProxy = new SshProxy({
     tunnels: new SqlTunnelStore(db),

@@ -17,6 +17,7 @@ import { fromMicro, fxRateToMicro, microsToUsd, usdToMicros } from '../domain/mo
 import { topUp } from '../domain/top-up.js';
 import type { MarketStore } from '../adapters/market-store/index.js';
 import { SqlMarketStore } from '../adapters/market-store/sql.js';
+import { buildRentalBilling } from '../rental-billing.js';
 import { setVerification } from '../domain/market/machines.js';
 import { DomainError, isDomainError } from '../domain/domain-error.js';
 
@@ -29,6 +30,8 @@ interface Stores {
   ledger: Ledger;
   market: MarketStore;
   marketRateMicro: bigint;
+  /** Settles an account's rentals and volumes up to now. */
+  settleRentals: (accountId: string) => Promise<void>;
 }
 
 /** `prepare` checks the arguments before any database work, then returns the step that needs the stores. */
@@ -113,7 +116,9 @@ const commands: Record<string, Command> = {
       const fxRateRubMicro = typeof values['fx-rate'] === 'string' ? parseAmount('--fx-rate', values['fx-rate']) : undefined;
       const rub = rubMicro === undefined && fxRateRubMicro === undefined ? undefined : { rubMicro, fxRateRubMicro };
       const id = typeof values.id === 'string' ? `topup:${values.id}` : undefined;
-      return async ({ store, ledger, marketRateMicro }) => {
+      return async ({ store, ledger, marketRateMicro, settleRentals }) => {
+        // SPEC 4.5: a top-up settles the account's rentals first, so what they ran before it is charged before it.
+        await settleRentals(accountId);
         const { transfer, lot } = await topUp(ledger, store, { accountId, usdMicros, rub, marketRateMicro, id, nowMs: Date.now() });
         const balance = await ledger.getBalance(accountId);
         return {
@@ -241,7 +246,16 @@ async function withStore<T>(run: (stores: Stores) => Promise<T>): Promise<T> {
   try {
     await migrateToLatest(db);
     const ledger = openLedger(db);
-    return await run({ store: new SqlApiKeyStore(db), ledger, market: new SqlMarketStore(db), marketRateMicro: fxRateToMicro(config.MARKET_FX_RATE_RUB) });
+    const market = new SqlMarketStore(db);
+    const marketRateMicro = fxRateToMicro(config.MARKET_FX_RATE_RUB);
+    const billing = buildRentalBilling(market, ledger, Date.now, config, marketRateMicro, (err) => {
+      throw err;
+    });
+    const settleRentals = async (accountId: string) => {
+      await billing.rentals.settleAccount(accountId);
+      await billing.volumes.settleAccount(accountId);
+    };
+    return await run({ store: new SqlApiKeyStore(db), ledger, market, marketRateMicro, settleRentals });
   } finally {
     await db.knex.destroy();
   }

@@ -211,6 +211,16 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       expect(started.ok && started.instance.gpuIndexes).toEqual([1]);
     });
 
+    it('tells which of some instance ids are live (placed and not terminated)', async () => {
+      const m = machine();
+      await store().addMachine(m);
+      const [a, b] = [await store().place(instance(m)), await store().place(instance(m))];
+      if (!a.ok || !b.ok) throw new Error('not placed');
+      await store().change(b.instance.id, b.instance.version, { patch: { desiredStatus: 'terminated', status: 'terminated' }, gpus: 'release' });
+      expect(await store().liveInstanceIds([a.instance.id, b.instance.id, newId('inst')])).toEqual(new Set([a.instance.id]));
+      expect(await store().liveInstanceIds([])).toEqual(new Set());
+    });
+
     it('lists an account’s instances newest first, a machine’s live ones, and the ones the sweeper must see', async () => {
       const m = machine({ gpuName: `GPU_${newId('g')}`, gpuCount: 4 });
       await store().addMachine(m);

@@ -12,6 +12,7 @@ import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { hashApiKey } from '../../src/domain/api-key-secret.js';
 import { SqlMarketStore } from '../../src/adapters/market-store/sql.js';
 import { newId } from '../../src/domain/ids.js';
+import { instance, machine } from '../adapters/market-store.conformance.js';
 
 const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
 const CLI = join(process.cwd(), 'src/cli/admin.ts');
@@ -134,6 +135,31 @@ describe('money and limits commands', () => {
     expect(byRate).toMatchObject({ fx_rate_rub: 101.25, balance_usd: 23.5, topup_id: 'topup:pay_1' });
     // Same idempotency key again: the original top-up, not a second one.
     expect(ok(await admin('topup', '--account', accountId, '--usd', '1', '--fx-rate', '101.25', '--id', 'pay_1')).balance_usd).toBe(23.5);
+  });
+
+  it('topup settles the account’s running rentals first: what they ran before it is charged, the provider paid', async () => {
+    const created = ok(await admin('accounts', 'create', '--email', `renter-${Date.now()}@example.com`, '--balance-usd', '10'));
+    const accountId = String(created.account_id);
+    const now = Date.now();
+    const rig = machine({ lastHeartbeatMs: now });
+    const db: Database = connectDatabase(databaseUrl);
+    const market = new SqlMarketStore(db);
+    try {
+      await market.addMachine(rig);
+      // A minute-plan rental running for the last hour, confirmed by its agent's heartbeat now: 60 × $0.006666.
+      const placed = await market.place(instance(rig, { accountId, status: 'running', runningSinceMs: now - 3_600_000, createdAtMs: now - 3_600_000 }));
+      if (!placed.ok) throw new Error('not placed');
+    } finally {
+      await db.knex.destroy();
+    }
+    expect(ok(await admin('topup', '--account', accountId, '--usd', '5')).balance_usd).toBe(14.60004);
+    const check: Database = connectDatabase(databaseUrl);
+    try {
+      const [rental] = await new SqlMarketStore(check).machineInstances(rig.id);
+      expect(rental).toMatchObject({ chargedMicros: 399_960n, pendingChargeMicros: 0n, settleSeq: 1 });
+    } finally {
+      await check.knex.destroy();
+    }
   });
 
   it('refuses bad amounts (exit 2) and unknown accounts (exit 1)', async () => {

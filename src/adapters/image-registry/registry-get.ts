@@ -10,6 +10,7 @@ import type { AddressPolicy } from '../media-fetch/address-policy.js';
 import { excerpt } from '../upstream/http-client.js';
 import { assertPermittedHost, isBlocked } from '../media-fetch/guarded-agent.js';
 import { ImageRegistryError } from './index.js';
+import { readUpTo } from '../read-up-to.js';
 
 /** Error bodies are read only this far: enough for the registry's error JSON, bounded against a hostile one. */
 const ERROR_BODY_MAX_BYTES = 64 * 1024;
@@ -37,7 +38,7 @@ export async function registryGet(call: CheckCall, url: URL, headers: Record<str
     assertPermittedHost(url, call.policy);
     const response = await request(url, { dispatcher: call.dispatcher, method: 'GET', headers, signal: call.signal });
     const ok = response.statusCode >= 200 && response.statusCode < 300;
-    const { bytes, cut } = await readUpTo(response, ok ? maxBytes : ERROR_BODY_MAX_BYTES);
+    const { bytes, cut } = await bodyUpTo(response, ok ? maxBytes : ERROR_BODY_MAX_BYTES);
     return { status: response.statusCode, headers: response.headers as IncomingHttpHeaders, body: ok && cut ? null : bytes };
   } catch (error) {
     throw failureOf(error, call, url);
@@ -45,7 +46,7 @@ export async function registryGet(call: CheckCall, url: URL, headers: Record<str
 }
 
 /** The body up to `limit` bytes, and whether more was there (refused from Content-Length before reading, if it says so). */
-async function readUpTo(response: Dispatcher.ResponseData, limit: number): Promise<{ bytes: Buffer; cut: boolean }> {
+async function bodyUpTo(response: Dispatcher.ResponseData, limit: number): Promise<{ bytes: Buffer; cut: boolean }> {
   const declared = Number(response.headers['content-length'] ?? Number.NaN);
   if (declared > limit) {
     // undici reports a body destroyed unread as an 'error' (RequestAbortedError); here that is the intent.
@@ -53,15 +54,8 @@ async function readUpTo(response: Dispatcher.ResponseData, limit: number): Promi
     response.body.destroy();
     return { bytes: Buffer.alloc(0), cut: true };
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  // Leaving the loop early destroys the rest of the body unread.
-  for await (const chunk of response.body as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size > limit) return { bytes: Buffer.concat(chunks).subarray(0, limit), cut: true };
-  }
-  return { bytes: Buffer.concat(chunks), cut: false };
+  const { bytes, cut } = await readUpTo(response.body as AsyncIterable<Buffer>, limit);
+  return { bytes: cut ? bytes.subarray(0, limit) : bytes, cut };
 }
 
 /** What a thrown transport error stands for. The caller's abort outranks everything: it is not a verdict on the image. */

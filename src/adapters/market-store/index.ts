@@ -191,6 +191,8 @@ export interface MarketStore {
    */
   place(instance: Omit<InstanceRecord, 'gpuIndexes' | 'version'>): Promise<PlaceOutcome>;
   getInstance(id: string): Promise<InstanceRecord | null>;
+  /** Those of `ids` whose instance exists and is not terminated, in one read (the SSH proxy's upkeep). */
+  liveInstanceIds(ids: readonly string[]): Promise<Set<string>>;
   listInstances(accountId: string, limit: number, offset: number): Promise<InstanceRecord[]>;
   /** Instances of a machine that are not terminated (what its agent must run or stop). */
   machineInstances(machineId: string): Promise<InstanceRecord[]>;

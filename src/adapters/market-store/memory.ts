@@ -140,6 +140,13 @@ export class MemoryMarketStore implements MarketStore {
     return i === undefined ? null : this.view(i);
   }
 
+  async liveInstanceIds(ids: readonly string[]): Promise<Set<string>> {
+    return new Set(ids.filter((id) => {
+      const i = this.instances.get(id);
+      return i !== undefined && i.desiredStatus !== 'terminated';
+    }));
+  }
+
   async listInstances(accountId: string, limit: number, offset: number): Promise<InstanceRecord[]> {
     return [...this.instances.values()]
       .filter((i) => i.accountId === accountId)

@@ -302,6 +302,12 @@ export class SqlMarketStore implements MarketStore {
     return this.readInstance(this.knex, id);
   }
 
+  async liveInstanceIds(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = (await this.knex('instances').select('id').whereIn('id', [...ids]).whereNot({ desired_status: 'terminated' })) as Row[];
+    return new Set(rows.map((r) => r.id as string));
+  }
+
   private async readInstance(db: Knex | Knex.Transaction, id: string): Promise<InstanceRecord | null> {
     const row = (await db('instances').where({ id }).first()) as Row | undefined;
     if (row === undefined) return null;

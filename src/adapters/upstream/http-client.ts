@@ -11,6 +11,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { UpstreamError, type UpstreamFailure } from './index.js';
 import { isRecord } from '../../is-record.js';
 import { Canceller, type CancelSignal } from '../../cancel-signal.js';
+import { readUpTo } from '../read-up-to.js';
 
 /** SPEC 8: a connect failure fast-fails at 10 s instead of eating the 5-minute budget. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -216,32 +217,15 @@ async function send(post: UpstreamPost, scope: CallScope, accept: string): Promi
   throw new UpstreamError(httpFailure(response.statusCode, response.headers, text));
 }
 
-/**
- * The body as text, read until it passes `limit` bytes at most (leaving the loop destroys the rest, unread), and
- * whether anything was left. A body that breaks midway throws, or with `keepOnBreak` gives what had arrived.
- */
-async function readUpTo(body: ResponseBody, limit: number, keepOnBreak = false): Promise<{ text: string; cut: boolean }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let cut = false;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size > limit) {
-        cut = true;
-        break;
-      }
-    }
-  } catch (error) {
-    if (!keepOnBreak) throw error;
-  }
-  return { text: Buffer.concat(chunks).toString('utf8'), cut };
+/** The body as text, up to `limit` bytes (see ../read-up-to.ts). */
+async function textUpTo(body: ResponseBody, limit: number, keepOnBreak = false): Promise<{ text: string; cut: boolean }> {
+  const { bytes, cut } = await readUpTo(body as AsyncIterable<Buffer>, limit, keepOnBreak);
+  return { text: bytes.toString('utf8'), cut };
 }
 
 /** A 2xx body whole, or a `bad_response` as soon as it passes `limit` bytes. */
 async function readBounded(body: ResponseBody, limit: number): Promise<string> {
-  const { text, cut } = await readUpTo(body, limit);
+  const { text, cut } = await textUpTo(body, limit);
   if (cut) throw new UpstreamError({ kind: 'bad_response', message: `the upstream's answer is larger than ${limit} bytes` });
   return text;
 }
@@ -249,7 +233,7 @@ async function readBounded(body: ResponseBody, limit: number): Promise<string> {
 /** An error body's first ERROR_BODY_LIMIT_BYTES or so, the rest destroyed. A caller abort or timeout meanwhile wins. */
 async function readCapped(body: ResponseBody, scope: CallScope): Promise<string> {
   // A broken error body still leaves the status (and what had arrived) to report; only a caller abort or timeout outranks it.
-  const { text } = await readUpTo(body, ERROR_BODY_LIMIT_BYTES, true);
+  const { text } = await textUpTo(body, ERROR_BODY_LIMIT_BYTES, true);
   if (scope.failure !== null) throw new UpstreamError(scope.failure);
   return text;
 }

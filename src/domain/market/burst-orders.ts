@@ -82,7 +82,7 @@ export class BurstOrders {
    * Places the order: 409 `insufficient_capacity` when fewer GPUs than asked are free under the caps (all or
    * nothing), 402 when the balance cannot start them all; either way nothing stays taken or held.
    */
-  async create(principal: Principal, request: BurstRequest): Promise<BurstOrderRecord> {
+  async create(principal: Principal, request: BurstRequest): Promise<{ order: BurstOrderRecord; instances: InstanceRecord[] }> {
     const now = this.deps.now();
     const onMachine = await this.volumeMachine(principal, request);
     const first = await this.plan(principal.accountId, request, request.gpuCount, now, onMachine);
@@ -111,7 +111,7 @@ export class BurstOrders {
       await this.undo(order.id, placed);
       throw err;
     }
-    return order;
+    return { order, instances: placed };
   }
 
   private async undo(orderId: string, placed: InstanceRecord[]): Promise<void> {

@@ -166,20 +166,29 @@ export class Rentals {
     return { instance: await this.settle(current, untilMs), untilMs };
   }
 
+  /** Settles every running rental of an account up to its agent's last heartbeat (a top-up touches them, SPEC 4.5). */
+  async settleAccount(accountId: string): Promise<void> {
+    const now = this.deps.now();
+    for (const instance of await this.deps.store.runningInstances(accountId)) await this.settle(instance, await this.confirmedUntil(instance, now));
+  }
+
   /** The caller's rentals, newest first, each with the running time its agent confirmed. */
   async list(principal: Principal, limit: number, offset: number): Promise<Billed[]> {
     const now = this.deps.now();
     const instances = await this.deps.store.listInstances(principal.accountId, limit, offset);
-    return Promise.all(instances.map(async (instance) => ({ instance, untilMs: await this.confirmedUntil(instance, now) })));
+    // One read per machine, however many of the page's rentals it runs.
+    const machines = new Map<string, Promise<MachineRecord | null>>();
+    const machineOf = (id: string) => machines.get(id) ?? machines.set(id, this.deps.store.getMachine(id)).get(id)!;
+    return Promise.all(instances.map(async (instance) => ({ instance, untilMs: await this.confirmedUntil(instance, now, machineOf) })));
   }
 
   /**
    * Running time counts up to the last heartbeat of the machine's agent: billing is for what the agent confirmed,
    * so a machine that dies between two sweeps is never billed for its silence.
    */
-  private async confirmedUntil(instance: InstanceRecord, now: number): Promise<number> {
+  private async confirmedUntil(instance: InstanceRecord, now: number, machineOf = (id: string) => this.deps.store.getMachine(id)): Promise<number> {
     if (instance.runningSinceMs === null) return now;
-    const machine = await this.deps.store.getMachine(instance.machineId);
+    const machine = await machineOf(instance.machineId);
     return Math.min(now, machine?.lastHeartbeatMs ?? now);
   }
 

@@ -102,10 +102,10 @@ export class SshProxy {
    */
   async sync(): Promise<void> {
     const allocated = await this.deps.tunnels.ports();
+    const rentals = await this.deps.store.liveInstanceIds(allocated.map((a) => a.instanceId));
     const live = new Set<number>();
     for (const { port, instanceId } of allocated) {
-      const instance = await this.deps.store.getInstance(instanceId);
-      if (instance === null || instance.desiredStatus === 'terminated') {
+      if (!rentals.has(instanceId)) {
         await this.deps.tunnels.release(instanceId);
         continue;
       }

@@ -97,6 +97,16 @@ export class Volumes {
     return volume;
   }
 
+  /** Settles every volume of an account up to now (a top-up touches them, SPEC 4.5). */
+  async settleAccount(accountId: string): Promise<void> {
+    const now = this.deps.now();
+    for (let offset = 0; ; offset += SWEEP_BATCH) {
+      const page = await this.deps.store.volumes.list(accountId, SWEEP_BATCH, offset);
+      for (const volume of page) if (volume.deletedAtMs === null) await this.settle(volume, now);
+      if (page.length < SWEEP_BATCH) return;
+    }
+  }
+
   /** The sweeper: charges every volume not charged for an hour up to now (or its deletion). */
   async sweep(): Promise<void> {
     const now = this.deps.now();

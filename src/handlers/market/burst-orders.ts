@@ -29,9 +29,7 @@ function burstRequest(body: WireOrder): BurstRequest {
 }
 
 export const createBurstOrder: Handler<'createBurstOrder'> = async ({ deps, principal, body }) => {
-  const caller = requirePrincipal(principal);
-  const order = await deps.market.bursts.create(caller, burstRequest(body!));
-  const { instances } = await deps.market.bursts.get(caller, order.id);
+  const { order, instances } = await deps.market.bursts.create(requirePrincipal(principal), burstRequest(body!));
   const withPorts = [];
   for (const instance of instances) withPorts.push(await deps.market.sshProxy.allocateQuietly(instance));
   return { status: 201, body: nativeOk(burstOrderView(order, withPorts, deps.now(), sshHost(deps))) };
