@@ -1357,7 +1357,8 @@ export interface paths {
         /**
          * List the caller's volumes
          * @description The caller's volumes, newest first, deleted ones included; page with `limit` and `offset`. Charges shown as of
-         *     the last settlement (the sweeper's, at least every minute); read one volume to settle it up to now.
+         *     the last settlement (`settled_until`: the sweeper settles every volume at least hourly); read one volume to
+         *     settle it up to now.
          */
         get: operations["listVolumes"];
         put?: never;
@@ -1366,7 +1367,8 @@ export interface paths {
          * @description A new volume on no machine yet (SPEC 1.8): attach it with `volume_id` when renting (`createInstance`, or a burst
          *     order), and the first rental placed with it pins it to that rental's machine, where the agent mounts it at
          *     `/workspace`. Billed per millisecond from now until it is deleted, at the configured price per GB-month; creating
-         *     it needs its first day available (402 `insufficient_balance` otherwise, nothing created).
+         *     it needs a day of it and of the account's other volumes available (402 `insufficient_balance` otherwise, nothing
+         *     created).
          */
         post: operations["createVolume"];
         delete?: never;
@@ -3300,7 +3302,7 @@ export interface components {
             /** @description Unix seconds; null while the volume exists. */
             deleted_at: number | null;
         };
-        /** @description A new persistent volume. Creating one needs its first day of storage available in the balance (402 otherwise). */
+        /** @description A new persistent volume. Creating one needs a day of its storage and of the account's other volumes available in the balance (402 otherwise). */
         VolumeRequest: {
             size_gb: number;
             /** @description A label of your own; `volume` by default. */

@@ -130,7 +130,7 @@ const schema = z.object({
   MACHINE_OFFLINE_MS: z.coerce.number().int().positive().default(90_000),
   /** What a persistent volume costs per GB and 30-day month (RunPod's running rate), billed per millisecond while it exists. */
   VOLUME_USD_PER_GB_MONTH: z.coerce.number().min(0).max(100).default(0.1),
-  /** How often running rentals and volumes are settled and checked against the balance (at least every minute, SPEC 4.5). */
+  /** How often running rentals are settled and checked against the balance (at least every minute, SPEC 4.5); volumes are swept as often and settled when an hour is due. */
   RENTAL_SWEEP_MS: z.coerce.number().int().positive().max(60_000).default(15_000),
   /** Rental status alerts (SPEC 6.3) go through this messenger bot (Telegram Bot API wire format); unset: they are logged. */
   MESSENGER_BOT_TOKEN: z.string().min(1).optional(),

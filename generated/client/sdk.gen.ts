@@ -1013,7 +1013,8 @@ export const ensureSshProxy = <ThrowOnError extends boolean = false>(options: Op
  * List the caller's volumes
  *
  * The caller's volumes, newest first, deleted ones included; page with `limit` and `offset`. Charges shown as of
- * the last settlement (the sweeper's, at least every minute); read one volume to settle it up to now.
+ * the last settlement (`settled_until`: the sweeper settles every volume at least hourly); read one volume to
+ * settle it up to now.
  *
  */
 export const listVolumes = <ThrowOnError extends boolean = false>(options?: Options<ListVolumesData, ThrowOnError>) => (options?.client ?? client).get<ListVolumesResponses, ListVolumesErrors, ThrowOnError>({
@@ -1028,7 +1029,8 @@ export const listVolumes = <ThrowOnError extends boolean = false>(options?: Opti
  * A new volume on no machine yet (SPEC 1.8): attach it with `volume_id` when renting (`createInstance`, or a burst
  * order), and the first rental placed with it pins it to that rental's machine, where the agent mounts it at
  * `/workspace`. Billed per millisecond from now until it is deleted, at the configured price per GB-month; creating
- * it needs its first day available (402 `insufficient_balance` otherwise, nothing created).
+ * it needs a day of it and of the account's other volumes available (402 `insufficient_balance` otherwise, nothing
+ * created).
  *
  */
 export const createVolume = <ThrowOnError extends boolean = false>(options: Options<CreateVolumeData, ThrowOnError>) => (options.client ?? client).post<CreateVolumeResponses, CreateVolumeErrors, ThrowOnError>({

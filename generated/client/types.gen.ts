@@ -1746,7 +1746,7 @@ export type Volume = {
 };
 
 /**
- * A new persistent volume. Creating one needs its first day of storage available in the balance (402 otherwise).
+ * A new persistent volume. Creating one needs a day of its storage and of the account's other volumes available in the balance (402 otherwise).
  */
 export type VolumeRequest = {
     size_gb: number;

@@ -105,7 +105,8 @@ export class Agent {
         if (assignment.desired_status === 'running') this.failed.add(assignment.instance_id);
       });
     }
-    await this.removeDeletedVolumes(new Set(volumes));
+    // Only an answer that lists the volumes to keep can say which to remove (an older gateway sends none).
+    if (Array.isArray(volumes)) await this.removeDeletedVolumes(new Set(volumes));
   }
 
   /** Removes the persistent volumes the gateway no longer lists; one still in use is tried again next heartbeat. */

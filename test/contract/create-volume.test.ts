@@ -31,11 +31,14 @@ describe('POST /v1/volumes', () => {
     expect((await h.deps.ledger.getBalance(renter.accountId)).availableMicros).toBe(usdToMicros(5));
   });
 
-  it('402 insufficient_balance when the balance cannot pay the first day; nothing created', async () => {
+  it('402 insufficient_balance when the balance cannot pay a day of it and of the account’s other volumes; nothing created', async () => {
     const poor = await h.newAccount(undefined, { balanceUsd: 4.7 });
     // 720 GB for a day: $4.80.
     expectNativeError(await call(h.baseUrl, 'POST', '/v1/volumes', { key: poor.apiKey, body: { size_gb: 720 } }), 402, 'insufficient_balance');
     expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/volumes', { key: poor.apiKey })).volumes).toEqual([]);
+    // A day of every volume of the account: $4.7 pays a day of 700 GB ($4.67), not a day of 700 GB and 10 GB more.
+    expectNativeOk(await call(h.baseUrl, 'POST', '/v1/volumes', { key: poor.apiKey, body: { size_gb: 700 } }), 201);
+    expectNativeError(await call(h.baseUrl, 'POST', '/v1/volumes', { key: poor.apiKey, body: { size_gb: 10 } }), 402, 'insufficient_balance');
   });
 
   it('400 naming size_gb when it is missing, not an integer or out of 1..8192, and for unknown fields', async () => {

@@ -117,6 +117,7 @@ export class Rentals {
     const termMs = isTermPlan(p.pricingType) ? UNIT_MS[p.pricingType] : null;
     const terms: RentalTerms = { pricingType: p.pricingType, unitPriceMicros: unitPriceMicros(p.machine, p.pricingType), gpuCount: p.gpuCount, termMs };
     const id = newId('inst');
+    if (p.volumeId !== null) await this.deps.volumes.settleBeforePin(p.volumeId);
     const holdId = termMs === null ? null : await this.holdTerm(accountId, dueAtStart(terms, 0n), termMs, now);
     if (holdId === null) await this.requireRunway(accountId, terms);
     const placed = await this.deps.store.place({

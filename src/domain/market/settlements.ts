@@ -27,24 +27,26 @@ export interface SettlementSteps<T extends Settleable> {
   reread(current: T): Promise<T>;
 }
 
-const ATTEMPTS = 8;
+/** Each settlement takes a few steps (record, post, clear), each of which may lose to a concurrent one. */
+const ATTEMPTS = 24;
 
+/**
+ * Never records a settlement while one is pending: whoever sees a pending one posts it (under its own id, so
+ * posting it twice is a no-op) and clears it first, so a settlement recorded by another process is never overwritten.
+ */
 export async function settleRecorded<T extends Settleable>(current: T, steps: SettlementSteps<T>): Promise<T> {
-  let record = await postPending(current, steps);
+  let record = current;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    if (record.pendingChargeMicros !== 0n) {
+      const providerMicros = await steps.post(record);
+      record = (await steps.clear(record, providerMicros)) ?? (await steps.reread(record));
+      continue;
+    }
     const owed = steps.owed(record);
     if (owed <= record.chargedMicros) return record;
-    const recorded = await steps.record(record, record.settleSeq + 1, owed, owed - record.chargedMicros);
-    if (recorded !== null) return postPending(recorded, steps);
-    record = await postPending(await steps.reread(record), steps);
+    record = (await steps.record(record, record.settleSeq + 1, owed, owed - record.chargedMicros)) ?? (await steps.reread(record));
   }
   throw new Error(`${steps.what}: settlement kept losing to concurrent changes`);
-}
-
-async function postPending<T extends Settleable>(record: T, steps: SettlementSteps<T>): Promise<T> {
-  if (record.pendingChargeMicros === 0n) return record;
-  const providerMicros = await steps.post(record);
-  return (await steps.clear(record, providerMicros)) ?? steps.reread(record);
 }
 
 export interface Charge {

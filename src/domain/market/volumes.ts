@@ -31,7 +31,7 @@ export interface VolumeDeps {
 }
 
 const MONTH_MS = BigInt(UNIT_MS.month);
-/** Creating a volume needs its first day of storage available. */
+/** Creating a volume needs a day of storage of it and of every other volume of the account available. */
 const RUNWAY_MS = 24 * 60 * 60 * 1000;
 const SWEEP_BATCH = 500;
 /**
@@ -51,17 +51,21 @@ export function storageCost(sizeGb: number, priceMicrosPerGbMonth: bigint, ms: n
 export class Volumes {
   constructor(private readonly deps: VolumeDeps) {}
 
-  get priceMicrosPerGbMonth(): bigint {
-    return this.deps.settings.priceMicrosPerGbMonth;
-  }
-
-  /** A new volume, on no machine yet: 402 when the balance cannot pay its first day. */
+  /**
+   * A new volume, on no machine yet: 402 unless the balance pays a day of it and of every other volume of the
+   * account (one balance cannot be shown again and again for volume after volume).
+   */
   async create(principal: Principal, input: { name: string; sizeGb: number }): Promise<VolumeRecord> {
     const price = this.deps.settings.priceMicrosPerGbMonth;
-    const need = storageCost(input.sizeGb, price, RUNWAY_MS);
+    let need = storageCost(input.sizeGb, price, RUNWAY_MS);
+    for (let offset = 0; ; offset += SWEEP_BATCH) {
+      const page = await this.deps.store.volumes.list(principal.accountId, SWEEP_BATCH, offset);
+      for (const v of page) if (v.deletedAtMs === null) need += storageCost(v.sizeGb, v.priceMicrosPerGbMonth, RUNWAY_MS);
+      if (page.length < SWEEP_BATCH) break;
+    }
     const { availableMicros } = await this.deps.ledger.getBalance(principal.accountId);
     if (availableMicros < need) {
-      throw new ApiError('insufficient_balance', `A ${input.sizeGb} GB volume needs its first day ($${microsToUsd(need)}) available; the balance has $${microsToUsd(availableMicros)}`);
+      throw new ApiError('insufficient_balance', `A ${input.sizeGb} GB volume needs a day of all the account's volumes ($${microsToUsd(need)}) available; the balance has $${microsToUsd(availableMicros)}`);
     }
     return this.deps.store.volumes.create({ accountId: principal.accountId, name: input.name, sizeGb: input.sizeGb, priceMicrosPerGbMonth: price, createdAtMs: this.deps.now() });
   }
@@ -82,6 +86,15 @@ export class Volumes {
     if (!removed.ok && removed.reason === 'in_use') throw new ApiError('volume_in_use', `Volume ${id} is attached to a rental that is not deleted; delete the rental first`);
     if (!removed.ok) throw notFound(id);
     return this.settle(removed.volume, this.deps.now());
+  }
+
+  /**
+   * Settles a volume on no machine yet up to now, just before a placement pins it: what it cost until then is not the
+   * provider's (it was on no disk of theirs).
+   */
+  async settleBeforePin(id: number): Promise<void> {
+    const volume = await this.deps.store.volumes.get(id);
+    if (volume !== null && volume.machineId === null) await this.settle(volume, this.deps.now());
   }
 
   /**
