@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usdToMicros } from '../../src/domain/money.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
+import { expectIdempotencyContract } from '../setup/idempotency.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -49,6 +50,13 @@ describe('POST /v1/volumes', () => {
       expect(JSON.stringify(response.body.data)).toContain('size_gb');
     }
     expectNativeError(await call(h.baseUrl, 'POST', '/v1/volumes', { key: renter.apiKey, body: { size_gb: 10, region: 'eu' } }), 400, 'invalid_request');
+  });
+
+  it('an Idempotency-Key replays the first volume instead of creating two; another body with it is 409', async () => {
+    const renter = await h.newAccount(undefined, { balanceUsd: 5 });
+    const send = (body: unknown, key: string) => call(h.baseUrl, 'POST', '/v1/volumes', { key: renter.apiKey, body, headers: { 'Idempotency-Key': key } });
+    await expectIdempotencyContract(send, { first: { size_gb: 10 }, other: { size_gb: 11 } }, 'native', 201);
+    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/volumes', { key: renter.apiKey })).volumes).toHaveLength(1);
   });
 
   it('401 without a key', async () => {
