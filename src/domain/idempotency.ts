@@ -23,7 +23,9 @@ export interface IdempotentRequest {
   accountId: string;
   key: string;
   operationId: string;
-  /** The validated body: the same request is the same operation and the same body, key order aside. */
+  /** The path's parameters (the chat, the draft): the same key on another resource is another request. */
+  params: Record<string, string>;
+  /** The validated body: the same request is the same operation, path and body, key order aside. */
   body: unknown;
   requestId: string;
   stream: boolean;
@@ -51,7 +53,7 @@ export class Idempotency {
     const record: IdempotencyRecord = {
       accountId: request.accountId,
       key: request.key,
-      fingerprint: fingerprintOf(request.operationId, request.body),
+      fingerprint: fingerprintOf(request.operationId, request.params, request.body),
       requestId: request.requestId,
       state: 'in_flight',
       statusCode: null,
@@ -103,8 +105,10 @@ export class Idempotency {
 }
 
 /** SHA-256 of the operation and the body with its keys sorted: whitespace and key order do not make a request new. */
-export function fingerprintOf(operationId: string, body: unknown): string {
-  return createHash('sha256').update(`${operationId}\n${stringify(body) ?? ''}`).digest('hex');
+export function fingerprintOf(operationId: string, params: Record<string, string>, body: unknown): string {
+  // Operations without path parameters keep the fingerprint they had before parameters counted (keys live 24 h).
+  const path = Object.keys(params).length === 0 ? '' : `${stringify(params)}\n`;
+  return createHash('sha256').update(`${operationId}\n${path}${stringify(body) ?? ''}`).digest('hex');
 }
 
 /** 409 naming the first request; one still in flight is worth retrying (Retry-After, and x-should-retry for the SDKs). */

@@ -153,7 +153,7 @@ function runHandler(operation: OperationObject, handlers: HandlerMap, deps: Deps
     const key = idempotent ? req.get('idempotency-key') : undefined;
     if (key === undefined || ctx.principal === null) return send(res, await handler(ctx));
     const stream = isRecord(req.body) && req.body.stream === true;
-    const begun = await deps.idempotency.begin({ accountId: ctx.principal.accountId, key, operationId, body: req.body, requestId: ctx.requestId, stream });
+    const begun = await deps.idempotency.begin({ accountId: ctx.principal.accountId, key, operationId, params: req.params as Record<string, string>, body: req.body, requestId: ctx.requestId, stream });
     if (!begun.run) {
       res.status(begun.statusCode).set('Idempotent-Replayed', 'true').type('application/json').send(begun.body);
       return;

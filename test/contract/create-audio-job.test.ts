@@ -4,8 +4,10 @@
  */
 import { parseBuffer } from 'music-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usdToMicros } from '../../src/domain/money.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
+import { expectIdempotencyContract } from '../setup/idempotency.js';
 import { fetchHosted } from '../setup/hosted-files.js';
 import { untilTerminal } from '../setup/jobs.js';
 
@@ -27,6 +29,17 @@ describe('POST /v1/llm/audio/jobs', () => {
     const hosted = await fetchHosted(h, done.outputs[0].url);
     const { format } = await parseBuffer(hosted.bytes, { mimeType: 'audio/mpeg' });
     expect([hosted.type, format.codec, done.outputs[0].format]).toEqual(['audio/mpeg', expect.stringMatching(/Layer 3$/), 'mp3']);
+  });
+
+  it('an Idempotency-Key replays the first answer without charging again; another body with it is 409', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const send = (body: unknown, key: string) => call(h.baseUrl, 'POST', JOBS, { key: apiKey, body, headers: { 'Idempotency-Key': key } });
+    const first = { model: 'kokoro-82m', input: 'Hello there.', voice: 'bm_george' };
+    const firstAnswer = await expectIdempotencyContract(send, { first, other: { ...first, input: 'Goodbye for now.' } }, 'native', 202);
+    const done = await untilTerminal(h, JOBS, apiKey, expectNativeOk(firstAnswer, 202).job_id);
+    expect(done.status).toBe('completed');
+    // One job, charged once: nothing else held, and the balance down by its cost alone.
+    expect(await h.deps.ledger.getBalance(accountId)).toMatchObject({ heldMicros: 0n, availableMicros: 1_000_000n - usdToMicros(done.cost_usd) });
   });
 
   it('400 invalid_request naming the field, nothing held: an unknown voice, a container the model lacks, one no route delivers, input over max_characters', async () => {

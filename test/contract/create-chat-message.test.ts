@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
+import { expectIdempotencyContract } from '../setup/idempotency.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -46,6 +47,32 @@ describe('POST /v1/llm/chats/{chat_id}/messages', () => {
     expect(reply).toEqual({ chat_id: chatId, type: 'image_pending', dialogue_id: expect.stringMatching(/^dlg_/), job_id: expect.stringMatching(/^job_/), model: 'imgG-4o', estimated_cost_usd: expect.any(Number) });
     const { dialogues } = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/chats/${chatId}`, { key: apiKey }));
     expect(dialogues[1]).toMatchObject({ dialogue_id: reply.dialogue_id, role: 'assistant', type: expect.stringMatching(/^image/), job_id: reply.job_id, model: 'imgG-4o' });
+  });
+
+  it('an Idempotency-Key replays the first answer without charging again; another body with it is 409', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const chatId = await newChat(apiKey);
+    const send = (body: unknown, key: string) => call(h.baseUrl, 'POST', `/v1/llm/chats/${chatId}/messages`, { key: apiKey, body, headers: { 'Idempotency-Key': key } });
+    const firstAnswer = await expectIdempotencyContract(send, { first: { model: 'gpt-5-mini', content: 'Name a colour.' }, other: { model: 'gpt-5-mini', content: 'Another one.' } }, 'native', 200);
+    // Answered once: one turn in the history, charged once.
+    const reply = expectNativeOk(firstAnswer);
+    const { dialogues } = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/chats/${chatId}`, { key: apiKey }));
+    expect(dialogues.map((d: { role: string; content: string }) => [d.role, d.content])).toEqual([
+      ['user', 'Name a colour.'],
+      ['assistant', reply.content],
+    ]);
+    await h.deps.billing.settled(accountId);
+    expect(await h.deps.ledger.postedSpend(accountId)).toBe(micros(reply.cost_usd));
+  });
+
+  it('the same Idempotency-Key and body on another chat is another request: 409, not the first chat’s answer', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const [a, b] = [await newChat(apiKey), await newChat(apiKey)];
+    const body = { model: 'gpt-5-mini', content: 'Name a colour.' };
+    const headers = { 'Idempotency-Key': 'one-key-two-chats' };
+    expectNativeOk(await call(h.baseUrl, 'POST', `/v1/llm/chats/${a}/messages`, { key: apiKey, body, headers }));
+    expectNativeError(await call(h.baseUrl, 'POST', `/v1/llm/chats/${b}/messages`, { key: apiKey, body, headers }), 409, 'idempotency_conflict');
+    expect(expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/chats/${b}`, { key: apiKey })).dialogues).toEqual([]);
   });
 
   it('404 chat_not_found for another account’s or an unknown chat; 402 when the message cannot be paid; 400 for a model of neither kind', async () => {

@@ -4,7 +4,9 @@
  * `/v1/responses` (create-response.test.ts covers it whole); here, that it is served and answers in the compat envelope.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usdToMicros } from '../../src/domain/money.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
+import { expectIdempotencyContract } from '../setup/idempotency.js';
 import { expectCompatError } from '../setup/envelopes.js';
 
 let h: Harness;
@@ -23,6 +25,15 @@ describe('POST /v1/compat/responses', () => {
     expect(response.body).toMatchObject({ object: 'response', status: 'completed', model: 'gpt-5-mini' });
     expect(response.body.output_text.length).toBeGreaterThan(0);
     expect(BigInt(Math.round(response.body.usage.cost * 1e6))).toBe(await h.deps.ledger.postedSpend(accountId));
+  });
+
+  it('an Idempotency-Key replays the first answer without charging again; another body with it is 409', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const send = (body: unknown, key: string) => call(h.baseUrl, 'POST', '/v1/compat/responses', { key: apiKey, body, headers: { 'Idempotency-Key': key } });
+    const first = { model: 'gpt-5-mini', input: 'Say hello', store: false, include: ['reasoning.encrypted_content'] };
+    const firstAnswer = await expectIdempotencyContract(send, { first, other: { ...first, input: 'Say goodbye' } }, 'compat', 200);
+    // Answered and charged once: the replay cost nothing.
+    expect(await h.deps.ledger.postedSpend(accountId)).toBe(usdToMicros(firstAnswer.body.usage.cost));
   });
 
   it('errors in the compat envelope: 401 without a key, 400 for a bad body, 402 with $0', async () => {

@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
+import { expectIdempotencyContract } from '../setup/idempotency.js';
 import { fetchHosted } from '../setup/hosted-files.js';
 
 let h: Harness;
@@ -62,6 +63,15 @@ describe('POST /v1/llm/images/generations', () => {
     expect(result.usage).toMatchObject({ model: 'flux-2-pro', size: '2048x1024', aspect_ratio: '16:9' });
     const meta = await sharp(Buffer.from(result.data[0].b64_json, 'base64')).metadata();
     expect([meta.width, meta.height]).toEqual([2048, 1024]);
+  });
+
+  it('an Idempotency-Key replays the first answer without charging again; another body with it is 409', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const send = (body: unknown, key: string) => call(h.baseUrl, 'POST', NATIVE, { key: apiKey, body, headers: { 'Idempotency-Key': key } });
+    const first = { model: 'imgG-4o', prompt: 'Fog', response_format: 'url' };
+    const firstAnswer = await expectIdempotencyContract(send, { first, other: { ...first, prompt: 'Rain' } }, 'native', 200);
+    // Rendered and charged once: the replay cost nothing.
+    expect(await h.deps.ledger.postedSpend(accountId)).toBe(micros(expectNativeOk(firstAnswer).usage.cost));
   });
 
   it('402 insufficient_balance from a $0 key, nothing charged; an edit-only model without a reference: upstream_validation_error', async () => {

@@ -6,6 +6,7 @@ import { parseBuffer } from 'music-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
+import { expectIdempotencyContract } from '../setup/idempotency.js';
 import { fetchHosted } from '../setup/hosted-files.js';
 import { untilTerminal } from '../setup/jobs.js';
 
@@ -34,6 +35,17 @@ describe('POST /v1/llm/music/jobs', () => {
     expect(file.duration).toBeGreaterThan(3);
     expect(done.usage).toMatchObject({ units: 3, cost: job.estimated_cost_usd });
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(micros(job.estimated_cost_usd));
+  });
+
+  it('an Idempotency-Key replays the first answer without charging again; another body with it is 409', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const send = (body: unknown, key: string) => call(h.baseUrl, 'POST', JOBS, { key: apiKey, body, headers: { 'Idempotency-Key': key } });
+    const first = { model: 'stable-audio-2-5', prompt: 'Calm piano', duration: 3 };
+    const firstAnswer = await expectIdempotencyContract(send, { first, other: { ...first, prompt: 'Upbeat drums' } }, 'native', 202);
+    const done = await untilTerminal(h, JOBS, apiKey, expectNativeOk(firstAnswer, 202).job_id);
+    expect(done.status).toBe('completed');
+    // One job, charged once: nothing else held, and the balance down by its cost alone.
+    expect(await h.deps.ledger.getBalance(accountId)).toMatchObject({ heldMicros: 0n, availableMicros: 1_000_000n - micros(done.cost_usd) });
   });
 
   it('400 invalid_request naming the field, nothing held: a duration outside the range, a container the model lacks', async () => {

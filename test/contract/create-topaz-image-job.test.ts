@@ -5,8 +5,10 @@
  */
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usdToMicros } from '../../src/domain/money.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
+import { expectIdempotencyContract } from '../setup/idempotency.js';
 import { fetchHosted } from '../setup/hosted-files.js';
 import { untilTerminal } from '../setup/jobs.js';
 
@@ -38,6 +40,17 @@ describe('POST /v1/llm/topaz/image/jobs', () => {
     expect(job).toMatchObject({ status: 'failed', error_code: 'input_rejected', error: expect.stringMatching(/image_url/) });
     expect(await h.deps.ledger.getBalance(accountId)).toMatchObject({ heldMicros: 0n, availableMicros: 1_000_000n });
   });
+
+  it('an Idempotency-Key replays the first answer without charging again; another body with it is 409', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const send = (body: unknown, key: string) => call(h.baseUrl, 'POST', JOBS, { key: apiKey, body, headers: { 'Idempotency-Key': key } });
+    const first = { model: 'topaz-gigapixel-standard', image_url: (await photo(150, 100)).toString('base64'), scale: 2, output_format: 'jpeg' };
+    const firstAnswer = await expectIdempotencyContract(send, { first, other: { ...first, scale: 3 } }, 'native', 202);
+    const done = await untilTerminal(h, JOBS, apiKey, expectNativeOk(firstAnswer, 202).job_id, 20_000);
+    expect(done.status).toBe('completed');
+    // One job, charged once: nothing else held, and the balance down by its cost alone.
+    expect(await h.deps.ledger.getBalance(accountId)).toMatchObject({ heldMicros: 0n, availableMicros: 1_000_000n - usdToMicros(done.cost_usd) });
+  }, 30_000);
 
   it('400s before anything is fetched: not a restoration model, a scale above 6, a container the model lacks; an output above 200 MP', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });

@@ -4,9 +4,11 @@
  */
 import { ALL_FORMATS, BufferSource, Input } from 'mediabunny';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usdToMicros } from '../../src/domain/money.js';
 import { renderClip } from '../../src/adapters/video-codec/clip-jobs.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
+import { expectIdempotencyContract } from '../setup/idempotency.js';
 import { fetchHosted } from '../setup/hosted-files.js';
 import { untilTerminal } from '../setup/jobs.js';
 
@@ -30,6 +32,18 @@ describe('POST /v1/llm/topaz/video/jobs', () => {
     const track = await input.getPrimaryVideoTrack();
     expect([await input.computeDuration(), track?.codec, track?.displayWidth, track?.displayHeight]).toEqual([3, 'avc', 1920, 1080]);
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(1_120_000n);
+  }, 30_000);
+
+  it('an Idempotency-Key replays the first answer without charging again; another body with it is 409', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
+    const send = (body: unknown, key: string) => call(h.baseUrl, 'POST', JOBS, { key: apiKey, body, headers: { 'Idempotency-Key': key } });
+    const source = Buffer.from(await renderClip({ width: 160, height: 90, frames: 18, fps: 6, rgb: [50, 60, 70] }));
+    const first = { model: 'topaz-video-proteus', video_url: `data:video/mp4;base64,${source.toString('base64')}` };
+    const firstAnswer = await expectIdempotencyContract(send, { first, other: { ...first, model: 'topaz-video-iris' } }, 'native', 202);
+    const done = await untilTerminal(h, JOBS, apiKey, expectNativeOk(firstAnswer, 202).job_id, 20_000);
+    expect(done.status).toBe('completed');
+    // One job, charged once: nothing else held, and the balance down by its cost alone.
+    expect(await h.deps.ledger.getBalance(accountId)).toMatchObject({ heldMicros: 0n, availableMicros: 5_000_000n - usdToMicros(done.cost_usd) });
   }, 30_000);
 
   it('400 before anything is fetched: not a video restoration model, an unknown resolution; 402 when a credit cannot be paid', async () => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
+import { expectIdempotencyContract } from '../setup/idempotency.js';
 import { untilTerminal } from '../setup/jobs.js';
 import { renderClip } from '../../src/adapters/video-codec/clip-jobs.js';
 
@@ -101,4 +102,16 @@ describe('POST /v1/llm/videos/jobs', () => {
     expect(job).toMatchObject({ status: 'failed', error_code: 'input_rejected', error: expect.stringMatching(/longer than the 12 s/) });
     expect(await h.deps.ledger.getBalance(accountId)).toMatchObject({ heldMicros: 0n, availableMicros: 10_000_000n });
   });
+
+  it('an Idempotency-Key replays the first answer without charging again; another body with it is 409', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const send = (body: unknown, key: string) => call(h.baseUrl, 'POST', JOBS, { key: apiKey, body, headers: { 'Idempotency-Key': key } });
+    const first = { model: 'vidA-2-5', duration: 5, prompt: 'A paper boat on a rainy street' };
+    const firstAnswer = await expectIdempotencyContract(send, { first, other: { ...first, prompt: 'A kite over a windy beach' } }, 'native', 202);
+    const job = expectNativeOk(firstAnswer, 202);
+    const done = await untilTerminal(h, JOBS, apiKey, job.job_id, RENDER_MS);
+    expect(done.status).toBe('completed');
+    // One job, charged once: nothing else held, and the balance down by its cost alone.
+    expect(await h.deps.ledger.getBalance(accountId)).toMatchObject({ heldMicros: 0n, availableMicros: 10_000_000n - micros(done.cost_usd) });
+  }, 30_000);
 });

@@ -5,6 +5,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
+import { usdToMicros } from '../../src/domain/money.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
 import { untilTerminal } from '../setup/jobs.js';
@@ -33,6 +34,25 @@ describe('POST /v1/llm/videos/jobs/{job_id}/final', () => {
     expectNativeError(await call(h.baseUrl, 'POST', `${JOBS}/${newId('job')}/final`, { key: owner.apiKey }), 404, 'job_not_found');
     await untilTerminal(h, JOBS, owner.apiKey, draft.job_id, RENDER_MS);
     await untilTerminal(h, JOBS, owner.apiKey, direct.job_id, RENDER_MS);
+  }, 30_000);
+
+  it('an Idempotency-Key replays the first answer without charging again', async () => {
+    // The operation takes no body and names its draft in the path, so there is no "other body" to send with the key:
+    // only the replay half of the contract applies here.
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const draft = await untilTerminal(h, JOBS, apiKey, expectNativeOk(await kickoff(apiKey, { model: 'vidA-2-5', duration: 4, resolution: '480p' }), 202).job_id, RENDER_MS);
+    expect(draft.status).toBe('completed');
+    const finalize = () => call(h.baseUrl, 'POST', `${JOBS}/${draft.job_id}/final`, { key: apiKey, headers: { 'Idempotency-Key': 'finalize-once' } });
+    const first = await finalize();
+    const final = expectNativeOk(first, 202);
+    const replay = await finalize();
+    expect(replay.status).toBe(202);
+    expect(replay.text).toBe(first.text);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    const done = await untilTerminal(h, JOBS, apiKey, final.job_id, RENDER_MS);
+    expect(done.status).toBe('completed');
+    // One final, charged once: nothing else held, and the balance down by the draft and that final alone.
+    expect(await h.deps.ledger.getBalance(accountId)).toMatchObject({ heldMicros: 0n, availableMicros: 10_000_000n - usdToMicros(draft.cost_usd) - usdToMicros(done.cost_usd) });
   }, 30_000);
 
   it('works after the draft’s record and files expired (2 h), with the draft’s start frame, within 7 days, and not after', async () => {

@@ -166,7 +166,7 @@ describe('what a key keeps', () => {
   it('a claim whose owner died: taken over when its request was never charged, 409 when it was', async () => {
     const body = { model: 'text-embedding-3-small', input: ['orphan'], encoding_format: 'float' };
     const begin = (key: string, requestId: string) =>
-      h.deps.idempotency.begin({ accountId: account.accountId, key, operationId: 'createEmbeddings', body, requestId, stream: false });
+      h.deps.idempotency.begin({ accountId: account.accountId, key, operationId: 'createEmbeddings', params: {}, body, requestId, stream: false });
     const uncharged = newId('idem');
     await begin(uncharged, newId('req')); // a process claimed it, then died before charging
     const charged = newId('idem');

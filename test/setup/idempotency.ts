@@ -1,7 +1,8 @@
 /**
  * The Idempotency-Key behaviour every paid operation's contract test checks (the IdempotencyKey parameter):
  * the same key and body replays the first answer (`Idempotent-Replayed: true`), the key with another body is
- * 409 idempotency_conflict in the operation's envelope, and a malformed key is 400 invalid_request.
+ * 409 idempotency_conflict in the operation's envelope, and a malformed key is 400 invalid_request. Answers the
+ * first response.
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
@@ -13,7 +14,7 @@ export async function expectIdempotencyContract(
   bodies: { first: unknown; other: unknown },
   envelope: 'compat' | 'native',
   okStatus = 200,
-): Promise<void> {
+): Promise<JsonResponse> {
   const expectError = envelope === 'compat' ? expectCompatError : expectNativeError;
   const key = randomUUID();
   const first = await send(bodies.first, key);
@@ -25,4 +26,5 @@ export async function expectIdempotencyContract(
   const conflict = await send(bodies.other, key);
   expectError(conflict, 409, 'idempotency_conflict');
   expectError(await send(bodies.first, 'a key with spaces'), 400, 'invalid_request');
+  return first;
 }
