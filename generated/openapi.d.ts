@@ -4272,9 +4272,10 @@ export interface components {
     parameters: {
         /**
          * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         *     cannot be replayed) answers 409
          *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -4537,9 +4538,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -4603,9 +4605,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -4671,9 +4674,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -4732,9 +4736,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -4793,9 +4798,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -4882,9 +4888,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -4936,9 +4943,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -5770,9 +5778,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -5834,9 +5843,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -5896,9 +5906,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -6039,9 +6050,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -6179,9 +6191,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -6321,9 +6334,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -6418,9 +6432,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -6545,9 +6560,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -6641,9 +6657,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -6832,9 +6849,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -7105,9 +7123,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -7269,9 +7288,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -7895,9 +7915,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -8061,9 +8082,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-                 *     body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
                  *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-                 *     running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
                  *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for

@@ -2282,9 +2282,10 @@ export type ResponsesInProgress = {
 
 /**
  * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
- * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+ * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
  * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
- * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+ * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+ * cannot be replayed) answers 409
  * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
  * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
  * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -2604,9 +2605,10 @@ export type CreateCompatChatCompletionData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -2693,9 +2695,10 @@ export type CreateNativeChatCompletionData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -2784,9 +2787,10 @@ export type CreateResponseData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -2873,9 +2877,10 @@ export type CreateCompatResponseData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -2962,9 +2967,10 @@ export type CreateChatJobData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -3100,9 +3106,10 @@ export type CreateEmbeddingsData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -3189,9 +3196,10 @@ export type CreateRerankData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -4450,9 +4458,10 @@ export type CreateImageData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -4541,9 +4550,10 @@ export type CreateCompatImageData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -4630,9 +4640,10 @@ export type CreateImageJobData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -4825,9 +4836,10 @@ export type CreateAudioJobData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -5020,9 +5032,10 @@ export type CreateMusicJobData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -5215,9 +5228,10 @@ export type CreateVideoJobData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -5353,9 +5367,10 @@ export type FinalizeVideoJobData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -5532,9 +5547,10 @@ export type CreateTopazImageJobData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -5670,9 +5686,10 @@ export type CreateTopazVideoJobData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -5965,9 +5982,10 @@ export type CreateInstanceData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -6402,9 +6420,10 @@ export type CreateVolumeData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -6659,9 +6678,10 @@ export type CreateBurstOrderData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -7596,9 +7616,10 @@ export type CreateRecommendationData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
@@ -7845,9 +7866,10 @@ export type CreateChatMessageData = {
     headers?: {
         /**
          * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
-         * body are kept for 24 hours: a retry with the same key and the same body, from the same account, gets that
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
          * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
-         * running, with a different body, or of a `stream: true` request (a stream cannot be replayed) answers 409
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
          * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
