@@ -58,11 +58,7 @@ export class Volumes {
   async create(principal: Principal, input: { name: string; sizeGb: number }): Promise<VolumeRecord> {
     const price = this.deps.settings.priceMicrosPerGbMonth;
     let need = storageCost(input.sizeGb, price, RUNWAY_MS);
-    for (let offset = 0; ; offset += SWEEP_BATCH) {
-      const page = await this.deps.store.volumes.list(principal.accountId, SWEEP_BATCH, offset);
-      for (const v of page) if (v.deletedAtMs === null) need += storageCost(v.sizeGb, v.priceMicrosPerGbMonth, RUNWAY_MS);
-      if (page.length < SWEEP_BATCH) break;
-    }
+    for (const v of await this.existing(principal.accountId)) need += storageCost(v.sizeGb, v.priceMicrosPerGbMonth, RUNWAY_MS);
     const { availableMicros } = await this.deps.ledger.getBalance(principal.accountId);
     if (availableMicros < need) {
       throw new ApiError('insufficient_balance', `A ${input.sizeGb} GB volume needs a day of all the account's volumes ($${microsToUsd(need)}) available; the balance has $${microsToUsd(availableMicros)}`);
@@ -113,10 +109,16 @@ export class Volumes {
   /** Settles every volume of an account up to now (a top-up touches them, SPEC 4.5). */
   async settleAccount(accountId: string): Promise<void> {
     const now = this.deps.now();
+    for (const volume of await this.existing(accountId)) await this.settle(volume, now);
+  }
+
+  /** Every volume of the account that is not deleted. */
+  private async existing(accountId: string): Promise<VolumeRecord[]> {
+    const found: VolumeRecord[] = [];
     for (let offset = 0; ; offset += SWEEP_BATCH) {
       const page = await this.deps.store.volumes.list(accountId, SWEEP_BATCH, offset);
-      for (const volume of page) if (volume.deletedAtMs === null) await this.settle(volume, now);
-      if (page.length < SWEEP_BATCH) return;
+      found.push(...page.filter((v) => v.deletedAtMs === null));
+      if (page.length < SWEEP_BATCH) return found;
     }
   }
 
