@@ -1,10 +1,15 @@
 import type { Knex } from 'knex';
 import type { RemoveVolumeOutcome, VolumeChange, VolumeRecord, VolumeStore } from './index.js';
+import { big, num, numOrNull, rowOf, type Row } from './sql-rows.js';
 import { writeSettlement } from './sql-settlements.js';
 
-type Row = Record<string, unknown>;
-const num = (v: unknown): number => Number(v);
-const big = (v: unknown): bigint => BigInt(v as number | string | bigint);
+/** The columns a volume's settlement changes. */
+const CHANGE_COLUMNS: Record<keyof VolumeChange['patch'], string> = {
+  settledUntilMs: 'settled_until_ms',
+  chargedMicros: 'charged_micros',
+  settleSeq: 'settle_seq',
+  pendingChargeMicros: 'pending_charge_micros',
+};
 
 const volumeOf = (r: Row): VolumeRecord => ({
   id: num(r.id),
@@ -15,7 +20,7 @@ const volumeOf = (r: Row): VolumeRecord => ({
   machineId: (r.machine_id ?? null) as string | null,
   providerAccountId: (r.provider_account_id ?? null) as string | null,
   createdAtMs: num(r.created_at_ms),
-  deletedAtMs: r.deleted_at_ms === null || r.deleted_at_ms === undefined ? null : num(r.deleted_at_ms),
+  deletedAtMs: numOrNull(r.deleted_at_ms),
   settledUntilMs: num(r.settled_until_ms),
   chargedMicros: big(r.charged_micros),
   settleSeq: num(r.settle_seq),
@@ -93,12 +98,7 @@ export class SqlVolumeStore implements VolumeStore {
 
   async change(id: number, version: number, change: VolumeChange): Promise<VolumeRecord | null> {
     return this.knex.transaction(async (trx) => {
-      const p = change.patch;
-      const patch: Row = { version: version + 1 };
-      if (p.settledUntilMs !== undefined) patch.settled_until_ms = p.settledUntilMs;
-      if (p.chargedMicros !== undefined) patch.charged_micros = p.chargedMicros.toString();
-      if (p.settleSeq !== undefined) patch.settle_seq = p.settleSeq;
-      if (p.pendingChargeMicros !== undefined) patch.pending_charge_micros = p.pendingChargeMicros.toString();
+      const patch = { ...rowOf(change.patch, CHANGE_COLUMNS), version: version + 1 };
       if ((await trx('volumes').where({ id, version }).update(patch)) === 0) return null;
       await writeSettlement(trx, 'volume_settlements', { volume_id: id }, change.settlement);
       return this.read(trx, id);

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
 import { MINUTE_MS, RELIABILITY_WINDOW_MINUTES, reliabilityBp } from './reliability.js';
+import { big, num, numOrNull, rowOf, type Row } from './sql-rows.js';
 import { writeSettlement } from './sql-settlements.js';
 import { pinVolume, SqlVolumeStore } from './sql-volumes.js';
 import type {
@@ -18,10 +19,6 @@ import type {
   ProviderSettlement,
 } from './index.js';
 
-type Row = Record<string, unknown>;
-const num = (v: unknown): number => Number(v);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const big = (v: unknown): bigint => BigInt(v as number | string | bigint);
 
 const machineOf = (r: Row): MachineRecord => ({
   id: r.id as string,
@@ -65,16 +62,6 @@ const MACHINE_COLUMNS: Record<keyof Omit<MachineRecord, 'discountsBp'>, string> 
   reliabilityBp: 'reliability_bp',
   createdAtMs: 'created_at_ms',
 };
-
-/** The columns of the fields given (bigints as text, which both drivers take for int8). */
-function rowOf<T extends object>(record: Partial<T>, columns: Partial<Record<keyof T, string>>): Row {
-  const row: Row = {};
-  for (const [key, column] of Object.entries(columns) as [keyof T, string][]) {
-    const value = record[key];
-    if (value !== undefined) row[column] = typeof value === 'bigint' ? value.toString() : value;
-  }
-  return row;
-}
 
 function machineRow(m: Partial<MachineRecord>): Row {
   const row = rowOf(m, MACHINE_COLUMNS);

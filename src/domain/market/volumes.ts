@@ -32,13 +32,13 @@ export interface VolumeDeps {
 
 const MONTH_MS = BigInt(UNIT_MS.month);
 /** Creating a volume needs a day of storage of it and of every other volume of the account available. */
-const RUNWAY_MS = 24 * 60 * 60 * 1000;
+const RUNWAY_MS = UNIT_MS.day;
 const SWEEP_BATCH = 500;
 /**
  * The sweeper settles a volume at most this often (reads and deletes settle at once): storage costs cents a day, and
  * a settlement row every sweep for every volume would be churn for nothing.
  */
-const SETTLE_EVERY_MS = 60 * 60 * 1000;
+const SETTLE_EVERY_MS = UNIT_MS.hour;
 
 /** The Docker volume an agent keeps a persistent volume in (README "Providers"). */
 export const dockerVolumeName = (id: number): string => `cgw-vol-${id}`;

@@ -148,8 +148,6 @@ export function burstEstimateView(plan: BurstPlan, gpuCount: number, pricingType
   };
 }
 
-const HOUR_MS = 3_600_000;
-
 /** A volume as its owner sees it (SPEC 1.8), charged up to `settledUntilMs`. */
 export function volumeView(v: VolumeRecord): Schemas['Volume'] {
   return {
@@ -159,7 +157,7 @@ export function volumeView(v: VolumeRecord): Schemas['Volume'] {
     machine_id: v.machineId,
     status: v.deletedAtMs === null ? 'active' : 'deleted',
     price_per_gb_month_usd: microsToUsd(v.priceMicrosPerGbMonth),
-    cost_per_hour_usd: microsToUsd(storageCost(v.sizeGb, v.priceMicrosPerGbMonth, HOUR_MS)),
+    cost_per_hour_usd: microsToUsd(storageCost(v.sizeGb, v.priceMicrosPerGbMonth, UNIT_MS.hour)),
     charged_usd: microsToUsd(v.chargedMicros),
     settled_until: seconds(v.settledUntilMs),
     created_at: seconds(v.createdAtMs),
