@@ -13,7 +13,7 @@ const schema = z.object({
    */
   SQLITE_SYNCHRONOUS: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
   /** How often the WAL is checkpointed into the SQLite file, on a worker thread off the request path. */
-  SQLITE_CHECKPOINT_MS: z.coerce.number().int().positive().default(1000),
+  SQLITE_CHECKPOINT_MS: z.coerce.number().int().positive().default(100),
   CATALOG_FILE: z.string().min(1).default('config/catalog.json'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Request bodies above this answer 413 request_too_large (SPEC 7.2; the cap itself is ours). */

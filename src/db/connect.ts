@@ -85,7 +85,7 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
           cachePreparedStatements(conn);
           conn.pragma('journal_mode = WAL');
           // WAL + NORMAL: a commit is durable once written to the WAL, without an fsync per commit; a killed process
-          // loses nothing, an OS crash or power cut at most the last commits, whole (README "Durability").
+          // loses nothing, an OS crash or power cut at most the last commits, whole (README, SQLITE_SYNCHRONOUS).
           conn.pragma(`synchronous = ${options.sqliteSynchronous ?? 'NORMAL'}`);
           // Checkpoints run on the checkpoint worker (sqlite-checkpointer.ts); this is only its backstop, and the
           // WAL file is cut back to 64 MB whenever it restarts.

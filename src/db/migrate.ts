@@ -19,6 +19,7 @@ import * as m0016 from './migrations/0016-instance-last-gpus.js';
 import * as m0017 from './migrations/0017-rental-settlements.js';
 import * as m0018 from './migrations/0018-machine-reliability.js';
 import * as m0019 from './migrations/0019-volumes.js';
+import * as m0020 from './migrations/0020-ledger-refund-index.js';
 
 interface NamedMigration {
   name: string;
@@ -49,6 +50,7 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0017-rental-settlements', migration: m0017 },
   { name: '0018-machine-reliability', migration: m0018 },
   { name: '0019-volumes', migration: m0019 },
+  { name: '0020-ledger-refund-index', migration: m0020 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {

@@ -6,11 +6,24 @@ export type Micros = bigint;
 
 const MICROS_PER_USD = 1_000_000;
 
+/** Conversions kept: catalog prices are few; amounts from requests beyond the cap are parsed each time. */
+const CONVERTED_CAP = 4096;
+const converted = new Map<number, Micros>();
+
 /**
  * A decimal USD amount from a data file or the wire → micros, half-up. Works on the number's shortest decimal
  * form (what JSON carried), so 0.0464 → 46400 exactly and half a micro rounds up, with no binary-float drift.
  */
 export function usdToMicros(usd: number): Micros {
+  // Every paid request converts its catalog prices several times; parsing the decimal form each time showed in profiles.
+  const known = converted.get(usd);
+  if (known !== undefined) return known;
+  const micros = parseUsd(usd);
+  if (converted.size < CONVERTED_CAP) converted.set(usd, micros);
+  return micros;
+}
+
+function parseUsd(usd: number): Micros {
   if (!Number.isFinite(usd) || usd < 0) throw new RangeError(`not a non-negative USD amount: ${usd}`);
   const match = /^(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/.exec(String(usd));
   if (match === null) throw new RangeError(`not a decimal USD amount: ${usd}`);

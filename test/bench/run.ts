@@ -12,8 +12,8 @@
  * First, per gateway, on the fresh process after a warm-up: 1,000 streams held open against a stalled upstream
  * while the gateway's VmRSS is sampled. Then per kind: a warm-up of every target, then each phase (sequential
  * requests, an open-loop fixed rate, a closed loop at fixed concurrency for peak throughput) run for every target
- * in turn, so a drift in the machine's load falls on all of them alike. Results go to bench/results.json and
- * bench/results.md.
+ * in turn (the sequential phase in ten rounds), so a drift in the machine's load falls on all of them alike.
+ * Results go to bench/results.json and bench/results.md.
  *
  * Usage: `node --import tsx test/bench/run.ts [--quick] [--no-build] [--embedded-only]`. --quick shortens
  * every phase but the 1,000 streams (to check the harness, not to read figures). BENCH_GATEWAY_NODE_FLAGS adds
@@ -47,6 +47,7 @@ const PLAN = {
   warmupRequests: QUICK ? 50 : 300,
   warmupLoadMs: QUICK ? 300 : 1_000,
   sequentialRequests: QUICK ? 200 : 2_000,
+  sequentialRounds: 10,
   ratePerSec: 200,
   rateMs: QUICK ? 1_000 : 8_000,
   concurrency: 32,
@@ -316,8 +317,12 @@ async function measureKind(targets: Target[], kind: Kind): Promise<Cell[]> {
     await sequential(t, kind, PLAN.warmupRequests);
     await peak(t, kind, PLAN.concurrency, PLAN.warmupLoadMs);
   }
-  const seqs: Latencies[] = [];
-  for (const t of targets) seqs.push(summarise(await sequential(t, kind, PLAN.sequentialRequests)));
+  // Sequential requests in rounds, every target in turn in each, so a minute of a busier machine falls on all alike.
+  const seqSamples: (number | null)[][] = targets.map(() => []);
+  for (let round = 0; round < PLAN.sequentialRounds; round++) {
+    for (const [i, t] of targets.entries()) seqSamples[i]!.push(...(await sequential(t, kind, PLAN.sequentialRequests / PLAN.sequentialRounds)));
+  }
+  const seqs = seqSamples.map(summarise);
   const rates: Cell['fixedRate'][] = [];
   for (const t of targets) rates.push({ ...summarise(await fixedRate(t, kind, PLAN.ratePerSec, PLAN.rateMs)), perSec: PLAN.ratePerSec });
   const peaks: Cell['peak'][] = [];
@@ -494,7 +499,7 @@ function markdown(meta: Record<string, unknown>, baselines: Baselines, configs: 
       `${GATEWAY_NODE_FLAGS.length > 0 ? `, gateway node flags \`${GATEWAY_NODE_FLAGS.join(' ')}\`` : ''}${QUICK ? ' (--quick run: figures not meaningful)' : ''}.`,
     '',
     `Latencies in ms, as the client sees them: from sending the request to the last byte of the answer (the whole stream, ${PLAN.streamChunks} content chunks, for streaming chat). ` +
-      `Sequential: ${PLAN.sequentialRequests} requests one at a time after a warm-up. Fixed rate: ${PLAN.ratePerSec} req/s for ${PLAN.rateMs / 1000} s, open loop. ` +
+      `Sequential: ${PLAN.sequentialRequests} requests one at a time after a warm-up, in ${PLAN.sequentialRounds} rounds that take the targets in turn. Fixed rate: ${PLAN.ratePerSec} req/s for ${PLAN.rateMs / 1000} s, open loop. ` +
       `Peak: completed req/s with ${PLAN.concurrency} requests in flight for ${PLAN.peakMs / 1000} s. Embeddings: one input, ${PLAN.embeddingDimensions} dimensions, float. ` +
       '"Added" is the target\'s percentile minus the direct percentile of the same phase. The fake upstream, each proxy and each gateway run in their own processes; ' +
       'the client, the upstream and the server under test share the machine\'s cores, so peak figures are relative, not capacities. ' +

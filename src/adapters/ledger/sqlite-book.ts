@@ -46,9 +46,14 @@ const named = (columns: string) => columns.split(', ').map((c) => `@${c}`).join(
 
 const WRITES = {
   insertEntry: `INSERT INTO ledger_transfers (${ENTRY_COLUMNS}) VALUES (${named(ENTRY_COLUMNS)})`,
-  updateEntry:
-    'UPDATE ledger_transfers SET status = @status, amount_micros = @amount_micros, posted_micros = @posted_micros, refunded_micros = @refunded_micros, ' +
-    'spend_micros = @spend_micros, expires_at_ms = @expires_at_ms, resolved_at_ms = @resolved_at_ms, posted_at_ms = @posted_at_ms WHERE id = @id',
+  // Two statements, because SQLite rewrites the entries of every index whose columns an UPDATE names, changed or not:
+  // a capture, which only draws a hold's amount down, then dirties no index page (two WAL pages fewer per charge).
+  updateAmounts:
+    'UPDATE ledger_transfers SET amount_micros = @amount_micros, posted_micros = @posted_micros, refunded_micros = @refunded_micros, ' +
+    'spend_micros = @spend_micros WHERE id = @id',
+  updateState:
+    'UPDATE ledger_transfers SET status = @status, expires_at_ms = @expires_at_ms, resolved_at_ms = @resolved_at_ms, posted_at_ms = @posted_at_ms ' +
+    'WHERE id = @id AND (status IS NOT @status OR expires_at_ms IS NOT @expires_at_ms OR resolved_at_ms IS NOT @resolved_at_ms OR posted_at_ms IS NOT @posted_at_ms)',
   // An update, and an insert only for a new account: an upsert would check the CHECK constraints against the
   // delta as if it were the new row, refusing a debit of an existing balance.
   moveBalance: 'UPDATE ledger_balances SET available_micros = available_micros + @available, held_micros = held_micros + @held WHERE account_id = @account',
@@ -108,7 +113,9 @@ export class SqliteBook implements Book {
   }
 
   updateEntry(e: Entry): void {
-    this.s.updateEntry.run(toRow(e));
+    const row = toRow(e);
+    this.s.updateAmounts.run(row);
+    this.s.updateState.run(row);
   }
 
   balance(accountId: string): { available: Micros; held: Micros } | null {
