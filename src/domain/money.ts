@@ -6,7 +6,7 @@ export type Micros = bigint;
 
 const MICROS_PER_USD = 1_000_000;
 
-/** Conversions kept: catalog prices are few; amounts from requests beyond the cap are parsed each time. */
+/** Conversions kept: catalog prices are few; once the cap is reached, an amount not kept is parsed each time. */
 const CONVERTED_CAP = 4096;
 const converted = new Map<number, Micros>();
 

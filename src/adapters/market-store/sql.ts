@@ -19,7 +19,6 @@ import type {
   ProviderSettlement,
 } from './index.js';
 
-
 const machineOf = (r: Row): MachineRecord => ({
   id: r.id as string,
   providerAccountId: r.provider_account_id as string,
