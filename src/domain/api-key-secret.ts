@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { randomBase62 } from './ids.js';
 
 /** SPEC 5.1: keys begin with a fixed service-specific prefix. */
@@ -14,9 +14,9 @@ export function generateApiKey(): string {
   return API_KEY_PREFIX + randomBase62(API_KEY_RANDOM_LENGTH);
 }
 
-/** SHA-256 hex of the whole key, the lookup column of the api-keys store. */
+/** SHA-256 hex of the whole key, the lookup column of the api-keys store (one-shot: no Hash object per request). */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /**

@@ -4,9 +4,18 @@ import { fromMicro, microsToUsd, usdMicrosToRubMicro } from './money.js';
 
 const DAY_MS = 86_400_000;
 
+/** The last day utcDay formatted: every charge asks for today's, and formatting a Date is most of the call. */
+const lastDay = { startMs: 0, endMs: 0, text: '' };
+
 /** `YYYY-MM-DD` of a time, in UTC (usage days are UTC days). */
 export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  if (ms >= lastDay.startMs && ms < lastDay.endMs) return lastDay.text;
+  const text = new Date(ms).toISOString().slice(0, 10);
+  // A time outside the Date range throws above, so only real days are kept.
+  lastDay.startMs = Math.floor(ms / DAY_MS) * DAY_MS;
+  lastDay.endMs = lastDay.startMs + DAY_MS;
+  lastDay.text = text;
+  return text;
 }
 
 export function dayStartMs(day: string): number {

@@ -45,7 +45,14 @@ type Kind = (typeof KINDS)[number];
 
 const PLAN = {
   warmupRequests: QUICK ? 50 : 300,
-  warmupLoadMs: QUICK ? 300 : 1_000,
+  /**
+   * Then a closed loop until this many requests (or warmupLoadMs) per target and kind: V8 tiers code up by how
+   * often it runs, and a gateway process fresh from startup spends its first ~10,000 requests compiling on its
+   * background threads, which take the client's and the upstream's share of the two cores (measured: 0.1-0.4 ms of
+   * V8 worker CPU per request before, ~0.01 after). Without it the sequential phase measured startup, not the path.
+   */
+  warmupLoopRequests: QUICK ? 500 : 15_000,
+  warmupLoadMs: QUICK ? 300 : 20_000,
   sequentialRequests: QUICK ? 200 : 2_000,
   sequentialRounds: 10,
   ratePerSec: 200,
@@ -60,7 +67,7 @@ const PLAN = {
 /** Extra node flags for the gateway processes only (e.g. V8 heap sizing), to try a tuning; recorded in the results. */
 const GATEWAY_NODE_FLAGS = (process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(/\s+/).filter((flag) => flag !== '');
 /** The whole run is bounded: past this, everything is stopped and the run fails. */
-const WATCHDOG_MS = 15 * 60_000;
+const WATCHDOG_MS = 25 * 60_000;
 
 const BODIES: Record<Kind, string> = {
   chat: JSON.stringify({ model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Benchmark: one sentence about gateways.' }], max_tokens: 64 }),
@@ -290,13 +297,14 @@ async function fixedRate(t: Target, kind: Kind, perSec: number, ms: number): Pro
   return Promise.all(pending);
 }
 
-/** Closed loop at fixed concurrency: completed requests per second over the phase. */
-async function peak(t: Target, kind: Kind, concurrency: number, ms: number): Promise<{ rps: number; requests: number; errors: number; p50: number; p99: number }> {
+/** Closed loop at fixed concurrency for `ms` (or until `maxRequests` were sent): completed requests per second. */
+async function peak(t: Target, kind: Kind, concurrency: number, ms: number, maxRequests = Infinity): Promise<{ rps: number; requests: number; errors: number; p50: number; p99: number }> {
   const samples: (number | null)[] = [];
   const start = performance.now();
   const deadline = start + ms;
+  let sent = 0;
   const worker = async () => {
-    while (performance.now() < deadline) samples.push(await send(t, kind));
+    while (performance.now() < deadline && sent++ < maxRequests) samples.push(await send(t, kind));
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const seconds = (performance.now() - start) / 1000;
@@ -315,7 +323,7 @@ async function measureKind(targets: Target[], kind: Kind): Promise<Cell[]> {
   for (const t of targets) {
     await probe(t, kind);
     await sequential(t, kind, PLAN.warmupRequests);
-    await peak(t, kind, PLAN.concurrency, PLAN.warmupLoadMs);
+    await peak(t, kind, PLAN.concurrency, PLAN.warmupLoadMs, PLAN.warmupLoopRequests);
   }
   // Sequential requests in rounds, every target in turn in each, so a minute of a busier machine falls on all alike.
   const seqSamples: (number | null)[][] = targets.map(() => []);
@@ -499,7 +507,8 @@ function markdown(meta: Record<string, unknown>, baselines: Baselines, configs: 
       `${GATEWAY_NODE_FLAGS.length > 0 ? `, gateway node flags \`${GATEWAY_NODE_FLAGS.join(' ')}\`` : ''}${QUICK ? ' (--quick run: figures not meaningful)' : ''}.`,
     '',
     `Latencies in ms, as the client sees them: from sending the request to the last byte of the answer (the whole stream, ${PLAN.streamChunks} content chunks, for streaming chat). ` +
-      `Sequential: ${PLAN.sequentialRequests} requests one at a time after a warm-up, in ${PLAN.sequentialRounds} rounds that take the targets in turn. Fixed rate: ${PLAN.ratePerSec} req/s for ${PLAN.rateMs / 1000} s, open loop. ` +
+      `Each target is first warmed up with ${PLAN.warmupRequests} sequential requests and a closed loop of ${PLAN.warmupLoopRequests} (or ${PLAN.warmupLoadMs / 1000} s) per kind, so that V8 has compiled its hot code. ` +
+      `Sequential: ${PLAN.sequentialRequests} requests one at a time, in ${PLAN.sequentialRounds} rounds that take the targets in turn. Fixed rate: ${PLAN.ratePerSec} req/s for ${PLAN.rateMs / 1000} s, open loop. ` +
       `Peak: completed req/s with ${PLAN.concurrency} requests in flight for ${PLAN.peakMs / 1000} s. Embeddings: one input, ${PLAN.embeddingDimensions} dimensions, float. ` +
       '"Added" is the target\'s percentile minus the direct percentile of the same phase. The fake upstream, each proxy and each gateway run in their own processes; ' +
       'the client, the upstream and the server under test share the machine\'s cores, so peak figures are relative, not capacities. ' +

@@ -1,9 +1,5 @@
+import { addTotals, NO_USAGE, utcDay } from '../../domain/usage-aggregates.js';
 import type { DailyUsage, UsageFilter, UsageKind, UsageLogStore, UsageRecord, UsageTotals } from './index.js';
-
-/** The UTC calendar day of an epoch-ms instant, 'YYYY-MM-DD': the roll-up bucket (index.ts DailyUsage). */
-export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
 
 /** What one record adds to its totals. Shared with the SQL store so both twins fold records identically. */
 export function contribution(r: UsageRecord): UsageTotals {
@@ -17,21 +13,6 @@ export function contribution(r: UsageRecord): UsageTotals {
     billedRubMicro: r.billedInRub ? (r.costRubMicro ?? 0n) : 0n,
     unbilledCostMicros: r.billedInRub ? 0n : r.costMicros,
   };
-}
-
-export function emptyTotals(): UsageTotals {
-  return { requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, costMicros: 0n, billedRubMicro: 0n, unbilledCostMicros: 0n };
-}
-
-/** Adds `b` into `a` in place. */
-export function addTotals(a: UsageTotals, b: UsageTotals): void {
-  a.requests += b.requests;
-  a.promptTokens += b.promptTokens;
-  a.completionTokens += b.completionTokens;
-  a.totalTokens += b.totalTokens;
-  a.costMicros += b.costMicros;
-  a.billedRubMicro += b.billedRubMicro;
-  a.unbilledCostMicros += b.unbilledCostMicros;
 }
 
 /** A roll-up increment with the token counts the port does not expose yet (kept for breakdowns). */
@@ -49,10 +30,10 @@ export function rollUp(records: readonly UsageRecord[]): DailyIncrement[] {
     const key = JSON.stringify([r.accountId, day, r.model, r.kind]);
     let row = byKey.get(key);
     if (!row) {
-      row = { accountId: r.accountId, day, model: r.model, kind: r.kind, cachedTokens: 0, reasoningTokens: 0, ...emptyTotals() };
+      row = { accountId: r.accountId, day, model: r.model, kind: r.kind, cachedTokens: 0, reasoningTokens: 0, ...NO_USAGE };
       byKey.set(key, row);
     }
-    addTotals(row, contribution(r));
+    Object.assign(row, addTotals(row, contribution(r)));
     row.cachedTokens += r.cachedTokens;
     row.reasoningTokens += r.reasoningTokens;
   }
@@ -123,7 +104,7 @@ export class MemoryUsageLogStore implements UsageLogStore {
         this.rollups.set(key, { ...inc });
         continue;
       }
-      addTotals(row, inc);
+      Object.assign(row, addTotals(row, inc));
       row.cachedTokens += inc.cachedTokens;
       row.reasoningTokens += inc.reasoningTokens;
     }
@@ -141,9 +122,7 @@ export class MemoryUsageLogStore implements UsageLogStore {
   }
 
   async totals(accountId: string, filter: UsageFilter): Promise<UsageTotals> {
-    const totals = emptyTotals();
-    for (const r of this.records(accountId, filter)) addTotals(totals, contribution(r));
-    return totals;
+    return this.records(accountId, filter).reduce((totals, r) => addTotals(totals, contribution(r)), NO_USAGE);
   }
 
   async daily(accountId: string, range: { fromDay: string; toDay: string }): Promise<DailyUsage[]> {
