@@ -53,7 +53,8 @@ export interface WireAggregate {
   cost_rub?: number;
 }
 
-const EMPTY: UsageTotals = {
+/** Frozen: it is handed out as the totals of nothing (a reduce's start, an empty store). */
+const EMPTY: UsageTotals = Object.freeze({
   requests: 0,
   promptTokens: 0,
   completionTokens: 0,
@@ -61,7 +62,7 @@ const EMPTY: UsageTotals = {
   costMicros: 0n,
   billedRubMicro: 0n,
   unbilledCostMicros: 0n,
-};
+});
 
 export function addTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
   return {
