@@ -5,7 +5,7 @@ import type { UsageKind } from '../adapters/usage-log/index.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Principal } from './authenticator.js';
 import { BillingLeases, type Lease, type LeaseSettings } from './billing-leases.js';
-import { newId } from './ids.js';
+import { newSortableId } from './ids.js';
 import { microsToUsd } from './money.js';
 
 /** Money reserved for one request in flight (SPEC 4.2 pre-flight). */
@@ -279,7 +279,7 @@ export class Billing {
     const prompt = details.promptTokens ?? 0;
     const completion = details.completionTokens ?? 0;
     const usage: UsageLine = {
-      id: newId('log'),
+      id: newSortableId('log'),
       keyId: principal.keyId,
       requestId,
       model: details.model,

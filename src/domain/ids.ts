@@ -37,6 +37,36 @@ export const ID_RANDOM_LENGTH = 20;
 
 /** A prefixed id such as `acc_…`, `key_…`, `req_…` (DESIGN 6: ids carry a prefix). */
 export function newId(prefix: string): string {
+  return `${checkedPrefix(prefix)}_${randomBase62(ID_RANDOM_LENGTH)}`;
+}
+
+/** Leading characters of a sortable id that are its time: 62^8 ms last until the year 8900. */
+const TIME_LENGTH = 8;
+let lastMs = Number.NaN;
+let lastTime = '';
+
+/** `ms` as TIME_LENGTH base-62 digits, most significant first (kept for the millisecond it was made for). */
+function base62Time(ms: number): string {
+  if (ms !== lastMs) {
+    let digits = '';
+    for (let rest = ms, i = 0; i < TIME_LENGTH; i++, rest = Math.floor(rest / 62)) digits = BASE62_ALPHABET[rest % 62]! + digits;
+    lastMs = ms;
+    lastTime = digits;
+  }
+  return lastTime;
+}
+
+/**
+ * An id of newId's shape whose first 8 characters are the time it was made (ms), the other 12 random (71 bits). The
+ * alphabet is in ASCII order, so string order is time order: for the ids of rows written at request rate (requests,
+ * whose ids the ledger's transfers carry, and usage lines), each new key lands at the end of its index instead of on
+ * a random page, and a batch of inserts dirties one page per index, not one each (ledger README "Group commit").
+ */
+export function newSortableId(prefix: string): string {
+  return `${checkedPrefix(prefix)}_${base62Time(Date.now())}${randomBase62(ID_RANDOM_LENGTH - TIME_LENGTH)}`;
+}
+
+function checkedPrefix(prefix: string): string {
   if (!/^[a-z][a-z0-9]*$/.test(prefix)) throw new RangeError(`id prefix must be lower-case alphanumeric (got ${JSON.stringify(prefix)})`);
-  return `${prefix}_${randomBase62(ID_RANDOM_LENGTH)}`;
+  return prefix;
 }

@@ -4,7 +4,7 @@
  * engine's suite by ledger.conformance.ts, which owns the subject, the accounts and the after-each invariants.
  */
 import { describe, expect, it } from 'vitest';
-import type { HoldOutcome, Micros } from '../../src/adapters/ledger/index.js';
+import type { HoldOutcome, Micros, Payee } from '../../src/adapters/ledger/index.js';
 import { SYSTEM_ACCOUNTS } from '../../src/adapters/ledger/index.js';
 import type { OpOutcome } from '../../src/adapters/ledger/operations.js';
 import { newId } from '../../src/domain/ids.js';
@@ -133,6 +133,36 @@ export function ledgerBatchCases({ subject, account, batches }: LedgerSuite): vo
       expect(batches.reduce((n, size) => n + size, 0)).toBe(200);
       expect(batches.length).toBeLessThanOrEqual(4);
       await Promise.all(outcomes.flatMap((o) => (o.ok ? [ledger().release({ holdId: o.hold.id, nowMs: T0 + 1 })] : [])));
+    });
+
+    it('applies a turn of captures, a refund, a credit and a payout on one account as one at a time would', async () => {
+      const { accountId, lotIds } = await account([10_000n, RUB_90], [10_000n, RUB_100]);
+      const { accountId: payeeId } = await account([1n, RUB_90]);
+      const earlier = ok(await ledger().debit({ id: newId('chg'), accountId, amountMicros: 3_000n, nowMs: T0 + 5 })).transfer;
+      const lease = ok(await hold(accountId, 15_000n)).hold;
+      const capture = (amountMicros: Micros, payee?: Payee) =>
+        ledger().capture({ id: newId('cap'), holdId: lease.id, amountMicros, capMicros: 15_000n, nowMs: T0 + 10, usage: line(), ...(payee === undefined ? {} : { payee }) });
+      const topUp = newId('top');
+      batches.length = 0;
+      const outcomes = await Promise.all([
+        capture(4_000n), // lot 1: 7,000 → 3,000
+        capture(5_000n), // lot 1 emptied, lot 2: 10,000 → 8,000
+        ledger().refund({ id: newId('rf'), refundOf: earlier.id, amountMicros: 3_000n, nowMs: T0 + 10 }), // lot 1: 0 → 3,000
+        ledger().credit({ id: topUp, accountId, amountMicros: 1_000n, nowMs: T0 + 10, lot: { currency: 'USD', fxRateRubMicro: RUB_90 } }),
+        capture(2_000n), // lot 1 again, spendable after the refund: 3,000 → 1,000
+        capture(1_000n, { accountId: payeeId, amountMicros: 600n, lot: { currency: 'USD', fxRateRubMicro: RUB_90 } }), // lot 1: 1,000 → 0
+        capture(20_000n), // more than the 3,000 left in the lease: capped at it, the rest a loss; lot 2: 8,000 → 5,000
+      ]);
+      expect(batches).toEqual([7]);
+      expect(outcomes.every((o) => o.ok)).toBe(true);
+      expect(outcomes.at(-1)).toMatchObject({ transfer: { postedMicros: 3_000n }, lossMicros: 17_000n });
+      expect(await ledger().getHold(lease.id)).toMatchObject({ status: 'pending', amountMicros: 0n });
+      expect(await ledger().getBalance(accountId)).toEqual({ accountId, availableMicros: 20_000n - 3_000n - 15_000n + 3_000n + 1_000n, heldMicros: 0n });
+      expect(await ledger().getBalance(payeeId)).toEqual({ accountId: payeeId, availableMicros: 601n, heldMicros: 0n });
+      const lots = new Map((await ledger().listLots(accountId)).map((lot) => [lot.id, lot.remainingMicros]));
+      expect(lots).toEqual(new Map([[lotIds[1]!, 5_000n], [topUp, 1_000n]]));
+      expect((await usageOf(accountId)).map((u) => u.costMicros).sort((a, b) => Number(a - b))).toEqual([1_000n, 2_000n, 3_000n, 4_000n, 5_000n]);
+      ok(await ledger().release({ holdId: lease.id, nowMs: T0 + 20 }));
     });
 
     it('lands the rest of a batch one by one when one write fails, and the failed charge once it can', async () => {

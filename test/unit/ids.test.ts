@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { BASE62_ALPHABET, newId, randomBase62 } from '../../src/domain/ids.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BASE62_ALPHABET, newId, newSortableId, randomBase62 } from '../../src/domain/ids.js';
 
 describe('newId', () => {
   it('is the prefix, an underscore and 20 base62 characters', () => {
@@ -13,6 +13,34 @@ describe('newId', () => {
 
   it('rejects prefixes that would make ambiguous ids', () => {
     for (const prefix of ['', 'Acc', 'a_b', '1x', 'acc ']) expect(() => newId(prefix)).toThrow(RangeError);
+  });
+});
+
+describe('newSortableId', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('has the shape of newId', () => {
+    expect(newSortableId('req')).toMatch(/^req_[0-9A-Za-z]{20}$/);
+    expect(() => newSortableId('Req')).toThrow(RangeError);
+  });
+
+  it('sorts as strings in the order of the milliseconds it was made in, across digit carries', () => {
+    vi.useFakeTimers();
+    const times = [0, 1, 61, 62, 3_843, 3_844, 1_795_430_683_213, 1_795_430_683_214, 62 ** 8 - 1];
+    const ids = times.map((ms) => {
+      vi.setSystemTime(ms);
+      return newSortableId('log');
+    });
+    expect([...ids].sort()).toEqual(ids);
+    expect(ids[0]!.slice(4, 12)).toBe('00000000');
+    expect(ids.at(-1)!.slice(4, 12)).toBe('zzzzzzzz');
+  });
+
+  it('does not repeat within one millisecond', () => {
+    vi.useFakeTimers({ now: 1_795_430_683_213 });
+    const ids = Array.from({ length: 10_000 }, () => newSortableId('req'));
+    expect(new Set(ids).size).toBe(10_000);
+    expect(new Set(ids.map((id) => id.slice(0, 12))).size).toBe(1);
   });
 });
 

@@ -145,7 +145,17 @@ export class SqliteBook implements Book {
   }
 
   applyPlan(transferId: string, plan: readonly Allocation[]): void {
-    for (const [id, delta] of lotDeltas(plan)) this.s.moveLot.run({ id, delta });
+    this.moveLots(lotDeltas(plan));
+    this.insertAllocations(transferId, plan);
+  }
+
+  /** Adds each delta to its lot's remaining. */
+  moveLots(deltas: ReadonlyMap<string, Micros>): void {
+    for (const [id, delta] of deltas) if (delta !== 0n) this.s.moveLot.run({ id, delta });
+  }
+
+  /** Records a plan as the transfer's allocations, in order. */
+  insertAllocations(transferId: string, plan: readonly Allocation[]): void {
     plan.forEach((a, seq) => this.s.insertAllocation.run({ transfer: transferId, seq, lot: a.lotId, amount: a.amountMicros, rate: a.fxRateRubMicro }));
   }
 

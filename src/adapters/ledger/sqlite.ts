@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
+import { BatchBook } from './batch-book.js';
 import { BatchingLedger, type BatchingOptions, type LedgerEngine, type OpResult } from './batching-ledger.js';
 import type { Entry } from './entries.js';
 import type { Balance, Lot, Micros } from './index.js';
@@ -9,7 +10,7 @@ import { preparedFor, type SqliteBook } from './sqlite-book.js';
 import { toLot, type LotRow } from './sql-rows.js';
 
 /** The part of knex's client that lends out its pooled connection (typed `any` by knex). */
-interface PoolClient {
+export interface PoolClient {
   acquireConnection(): Promise<BetterSqlite3.Database>;
   releaseConnection(conn: BetterSqlite3.Database): Promise<void>;
 }
@@ -34,11 +35,13 @@ class SqliteEngine implements LedgerEngine {
   }
 
   apply(ops: readonly LedgerOp[]): Promise<OpResult[]> {
-    return this.run('immediate', (book) => {
+    return this.run('immediate', (stored) => {
+      const book = new BatchBook(stored);
       const totals = new BatchTotals();
       // Any throw rolls the whole batch back; BatchingLedger then retries its operations one by one.
       const results = ops.map((op): OpResult => ({ ok: true, outcome: applyOp(book, op, totals) }));
       totals.writeTo(book);
+      book.flush();
       return results;
     });
   }
