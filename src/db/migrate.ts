@@ -20,6 +20,7 @@ import * as m0017 from './migrations/0017-rental-settlements.js';
 import * as m0018 from './migrations/0018-machine-reliability.js';
 import * as m0019 from './migrations/0019-volumes.js';
 import * as m0020 from './migrations/0020-ledger-refund-index.js';
+import * as m0021 from './migrations/0021-ledger-without-rowid.js';
 
 interface NamedMigration {
   name: string;
@@ -51,6 +52,7 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0018-machine-reliability', migration: m0018 },
   { name: '0019-volumes', migration: m0019 },
   { name: '0020-ledger-refund-index', migration: m0020 },
+  { name: '0021-ledger-without-rowid', migration: m0021 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {
