@@ -12,7 +12,8 @@
  * First, per gateway, on the fresh process after a warm-up: 1,000 streams held open against a stalled upstream
  * while the gateway's VmRSS is sampled. Then per kind: a warm-up of every target, then each phase (sequential
  * requests, an open-loop fixed rate, a closed loop at fixed concurrency for peak throughput) run for every target
- * in turn (the sequential phase in ten rounds), so a drift in the machine's load falls on all of them alike.
+ * in turn (the sequential phase in ten rounds, the peak in four), so a drift in the machine's load falls on all
+ * of them alike.
  * Results go to bench/results.json and bench/results.md.
  *
  * Usage: `node --import tsx test/bench/run.ts [--quick] [--no-build] [--embedded-only]`. --quick shortens
@@ -59,6 +60,8 @@ const PLAN = {
   rateMs: QUICK ? 1_000 : 8_000,
   concurrency: 32,
   peakMs: QUICK ? 1_000 : 8_000,
+  /** The peak phase in rounds that take the targets in turn, as the sequential phase does (peakMs in all per target). */
+  peakRounds: 4,
   openStreams: 1_000,
   streamHoldMs: QUICK ? 1_000 : 5_000,
   streamChunks: 16,
@@ -297,25 +300,43 @@ async function fixedRate(t: Target, kind: Kind, perSec: number, ms: number): Pro
   return Promise.all(pending);
 }
 
-/** Closed loop at fixed concurrency for `ms` (or until `maxRequests` were sent): completed requests per second. */
-async function peak(t: Target, kind: Kind, concurrency: number, ms: number, maxRequests = Infinity): Promise<{ rps: number; requests: number; errors: number; p50: number; p99: number }> {
+interface PeakRun {
+  samples: (number | null)[];
+  /** Requests answered before the deadline, and the time they had: the answers still in flight then are not counted. */
+  completed: number;
+  seconds: number;
+}
+
+/** Closed loop at fixed concurrency for `ms` (or until `maxRequests` were sent). */
+async function closedLoop(t: Target, kind: Kind, concurrency: number, ms: number, maxRequests = Infinity): Promise<PeakRun> {
   const samples: (number | null)[] = [];
   const start = performance.now();
   const deadline = start + ms;
   let sent = 0;
+  let completed = 0;
   const worker = async () => {
-    while (performance.now() < deadline && sent++ < maxRequests) samples.push(await send(t, kind));
+    while (performance.now() < deadline && sent++ < maxRequests) {
+      const sample = await send(t, kind);
+      samples.push(sample);
+      if (sample !== null && performance.now() <= deadline) completed++;
+    }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  const seconds = (performance.now() - start) / 1000;
-  const { n, errors, p50, p99 } = summarise(samples);
-  return { rps: n / seconds, requests: n, errors, p50, p99 };
+  return { samples, completed, seconds: (Math.min(performance.now(), deadline) - start) / 1000 };
+}
+
+/** Completed requests per second over one or more closed-loop runs of a target, with the latencies of all of them. */
+function peakOf(runs: PeakRun[]): Cell['peak'] {
+  const { n, errors, p50, p99 } = summarise(runs.flatMap((run) => run.samples));
+  const completed = runs.reduce((sum, run) => sum + run.completed, 0);
+  const seconds = runs.reduce((sum, run) => sum + run.seconds, 0);
+  return { rps: completed / seconds, requests: n, errors, p50, p99 };
 }
 
 interface Cell {
   sequential: Latencies;
   fixedRate: Latencies & { perSec: number };
-  peak: Awaited<ReturnType<typeof peak>>;
+  peak: { rps: number; requests: number; errors: number; p50: number; p99: number };
 }
 
 /** One kind, every target: warm-ups first, then each phase for every target in turn (interleaved, see above). */
@@ -323,7 +344,7 @@ async function measureKind(targets: Target[], kind: Kind): Promise<Cell[]> {
   for (const t of targets) {
     await probe(t, kind);
     await sequential(t, kind, PLAN.warmupRequests);
-    await peak(t, kind, PLAN.concurrency, PLAN.warmupLoadMs, PLAN.warmupLoopRequests);
+    await closedLoop(t, kind, PLAN.concurrency, PLAN.warmupLoadMs, PLAN.warmupLoopRequests);
   }
   // Sequential requests in rounds, every target in turn in each, so a minute of a busier machine falls on all alike.
   const seqSamples: (number | null)[][] = targets.map(() => []);
@@ -333,8 +354,13 @@ async function measureKind(targets: Target[], kind: Kind): Promise<Cell[]> {
   const seqs = seqSamples.map(summarise);
   const rates: Cell['fixedRate'][] = [];
   for (const t of targets) rates.push({ ...summarise(await fixedRate(t, kind, PLAN.ratePerSec, PLAN.rateMs)), perSec: PLAN.ratePerSec });
-  const peaks: Cell['peak'][] = [];
-  for (const t of targets) peaks.push(await peak(t, kind, PLAN.concurrency, PLAN.peakMs));
+  // Peak in rounds too, every other round in reverse order, so that no target always follows the same neighbour.
+  const peakRuns: PeakRun[][] = targets.map(() => []);
+  for (let round = 0; round < PLAN.peakRounds; round++) {
+    const order = round % 2 === 0 ? [...targets.keys()] : [...targets.keys()].reverse();
+    for (const i of order) peakRuns[i]!.push(await closedLoop(targets[i]!, kind, PLAN.concurrency, PLAN.peakMs / PLAN.peakRounds));
+  }
+  const peaks = peakRuns.map(peakOf);
   const f = (x: number) => x.toFixed(2);
   return targets.map((t, i) => {
     const [seq, rate, top] = [seqs[i]!, rates[i]!, peaks[i]!];
@@ -509,7 +535,7 @@ function markdown(meta: Record<string, unknown>, baselines: Baselines, configs: 
     `Latencies in ms, as the client sees them: from sending the request to the last byte of the answer (the whole stream, ${PLAN.streamChunks} content chunks, for streaming chat). ` +
       `Each target is first warmed up with ${PLAN.warmupRequests} sequential requests and a closed loop of ${PLAN.warmupLoopRequests} (or ${PLAN.warmupLoadMs / 1000} s) per kind, so that V8 has compiled its hot code. ` +
       `Sequential: ${PLAN.sequentialRequests} requests one at a time, in ${PLAN.sequentialRounds} rounds that take the targets in turn. Fixed rate: ${PLAN.ratePerSec} req/s for ${PLAN.rateMs / 1000} s, open loop. ` +
-      `Peak: completed req/s with ${PLAN.concurrency} requests in flight for ${PLAN.peakMs / 1000} s. Embeddings: one input, ${PLAN.embeddingDimensions} dimensions, float. ` +
+      `Peak: completed req/s with ${PLAN.concurrency} requests in flight for ${PLAN.peakMs / 1000} s, in ${PLAN.peakRounds} rounds that take the targets in turn (answers still in flight at the end of a round are not counted). Embeddings: one input, ${PLAN.embeddingDimensions} dimensions, float. ` +
       '"Added" is the target\'s percentile minus the direct percentile of the same phase. The fake upstream, each proxy and each gateway run in their own processes; ' +
       'the client, the upstream and the server under test share the machine\'s cores, so peak figures are relative, not capacities. ' +
       `Portkey ${PORTKEY_VERSION} (the peer, npm \`@portkey-ai/gateway\`, production mode, routed with \`x-portkey-provider: openai\` and \`x-portkey-custom-host\`) ` +
