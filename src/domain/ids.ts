@@ -32,12 +32,15 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-/** Length of the random part of every id: 62^20 ≈ 7·10^35, so collisions are not a practical concern. */
-export const ID_RANDOM_LENGTH = 20;
+/**
+ * Characters after an id's prefix, all random (62^20 ≈ 7·10^35) in a newId, so collisions are not a practical
+ * concern; a newSortableId spends 8 of them on its time and collides only within one millisecond (62^12 ≈ 3·10^21).
+ */
+export const ID_LENGTH = 20;
 
 /** A prefixed id such as `acc_…`, `key_…`, `req_…` (DESIGN 6: ids carry a prefix). */
 export function newId(prefix: string): string {
-  return `${checkedPrefix(prefix)}_${randomBase62(ID_RANDOM_LENGTH)}`;
+  return `${checkedPrefix(prefix)}_${randomBase62(ID_LENGTH)}`;
 }
 
 /** Leading characters of a sortable id that are its time: 62^8 ms last until the year 8900. */
@@ -63,7 +66,7 @@ function base62Time(ms: number): string {
  * a random page, and a batch of inserts dirties one page per index, not one each (ledger README "Group commit").
  */
 export function newSortableId(prefix: string): string {
-  return `${checkedPrefix(prefix)}_${base62Time(Date.now())}${randomBase62(ID_RANDOM_LENGTH - TIME_LENGTH)}`;
+  return `${checkedPrefix(prefix)}_${base62Time(Date.now())}${randomBase62(ID_LENGTH - TIME_LENGTH)}`;
 }
 
 function checkedPrefix(prefix: string): string {
