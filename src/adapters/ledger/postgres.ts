@@ -6,6 +6,7 @@ import { toHold, toTransfer, type Entry } from './entries.js';
 import type { Balance, Lot, Micros } from './index.js';
 import type { LedgerOp, OpOutcome } from './operations.js';
 import { micros, toAllocation, toEntry, toLot, LOT_COLUMNS, type AllocationRow, type EntryRow, type LotRow } from './sql-rows.js';
+import { copyWith } from '../../copy-with.js';
 
 /** What `ledger_apply` answers per operation (migration 0005): the operations.ts outcome, as JSON. */
 interface Answer {
@@ -47,7 +48,7 @@ function usageOf(op: LedgerOp, entry: Entry, answer: Answer): UsageRecord | null
   if (!('usage' in op) || op.usage === null || !answer.usage) return null;
   const { costMicros, costRubMicro, fxRateRubMicro } = answer.usage;
   const nullable = (v: number | null) => (v === null ? null : micros(v));
-  return { ...op.usage, accountId: entry.accountId, transferId: entry.id, costMicros: micros(costMicros), costRubMicro: nullable(costRubMicro), fxRateRubMicro: nullable(fxRateRubMicro) };
+  return copyWith(op.usage, { accountId: entry.accountId, transferId: entry.id, costMicros: micros(costMicros), costRubMicro: nullable(costRubMicro), fxRateRubMicro: nullable(fxRateRubMicro) });
 }
 
 /** The JSON answer as the typed outcome the TypeScript engines give for the same operation. */

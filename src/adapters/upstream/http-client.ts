@@ -7,7 +7,7 @@
  * Every response body is consumed or destroyed on every path: an unread body pins its socket, and a pool of
  * pinned sockets stalls every later request to that vendor.
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { UpstreamError, type UpstreamFailure } from './index.js';
 import { isRecord } from '../../is-record.js';
 import { Canceller, type CancelSignal } from '../../cancel-signal.js';
@@ -202,8 +202,12 @@ async function send(post: UpstreamPost, scope: CallScope, accept: string): Promi
   if (scope.failure !== null) throw new UpstreamError(scope.failure);
   let response: Dispatcher.ResponseData;
   try {
-    response = await request(post.url, {
-      dispatcher: post.dispatcher,
+    // The dispatcher's own request(), not undici's request(url, options): that one spreads the options into an
+    // object with new keys, which gives every call a hidden class of its own (src/copy-with.ts).
+    const { origin, pathname, search } = new URL(post.url);
+    response = await post.dispatcher.request({
+      origin,
+      path: pathname + search,
       ...(post.body === undefined
         ? { method: 'GET', headers: { accept, ...post.headers } }
         : { method: 'POST', headers: { 'content-type': 'application/json', accept, ...post.headers }, body: JSON.stringify(post.body) }),

@@ -31,6 +31,7 @@ import { parseOpenAiUsage, tokenCount } from './openai-usage.js';
 import { SseParser } from './sse-parser.js';
 import { isRecord } from '../../is-record.js';
 import type { CancelSignal } from '../../cancel-signal.js';
+import { copyWith } from '../../copy-with.js';
 
 /** A stream silent this long after it was accepted is a `timeout` (SPEC 3.4: a silent upstream fails over). */
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
@@ -111,7 +112,7 @@ export class OpenAiCompatibleProvider implements UpstreamProvider {
   }
 
   #chatBody(call: ChatCall, stream: boolean): Record<string, unknown> {
-    return { ...call.body, model: call.upstreamModel, stream, [this.#outputCapField]: call.maxOutputTokens };
+    return copyWith(call.body, { model: call.upstreamModel, stream, [this.#outputCapField]: call.maxOutputTokens });
   }
 
   #post(path: string, body: unknown, call: { signal: CancelSignal; deadlineAtMs: number }): UpstreamPost {

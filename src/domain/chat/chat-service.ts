@@ -12,6 +12,7 @@ import { runReservedChain } from '../billed-chain.js';
 import type { TokenCounter } from '../token-counter.js';
 import type { Micros } from '../money.js';
 import type { CancelSignal } from '../../cancel-signal.js';
+import { copyWith } from '../../copy-with.js';
 
 export interface ChatSettings {
   maxMessageChars: number;
@@ -80,7 +81,7 @@ export class ChatService {
     const reservation = await this.billing.reserve(principal, requestId, hold);
     const { model: _model, max_tokens: _maxTokens, max_completion_tokens: _maxCompletionTokens, ...rest } = body;
     // Streams always ask the upstream for usage, so the bill never rests on our own count when it can be had.
-    const upstreamBody = stream ? { ...rest, stream: true, stream_options: { ...body.stream_options, include_usage: true } } : { ...rest, stream: false };
+    const upstreamBody = stream ? copyWith(rest, { stream: true, stream_options: copyWith(body.stream_options ?? {}, { include_usage: true }) }) : copyWith(rest, { stream: false });
     const includeUsage = body.stream_options?.include_usage === true;
     return { entry, chain, reservation, principal, requestId, promptTokens, maxTokens, maxOutputTokens, stream, includeUsage, upstreamBody };
   }

@@ -2,6 +2,7 @@ import type { components } from '../../../generated/openapi.js';
 import type { Usage } from '../../adapters/upstream/index.js';
 import { isRecord } from '../../is-record.js';
 import { finishedResponse, functionCallItem, messageItem, outputText, responseInProgress, responseStatus, type ResponseFrame } from './responses-mapping.js';
+import { copyWith } from '../../copy-with.js';
 
 type StreamEvent = components['schemas']['ResponsesStreamEvent'];
 type StreamError = components['schemas']['StreamError'];
@@ -159,6 +160,6 @@ export class ResponsesStream {
   }
 
   #number(event: Unnumbered): StreamEvent {
-    return { ...event, sequence_number: this.#sequence++ } as StreamEvent;
+    return copyWith(event, { sequence_number: this.#sequence++ }) as StreamEvent;
   }
 }

@@ -11,6 +11,7 @@ import type { ChainHooks } from '../routing/run-chain.js';
 import { runReservedChain } from '../billed-chain.js';
 import type { TokenCounter } from '../token-counter.js';
 import type { CancelSignal } from '../../cancel-signal.js';
+import { copyWith } from '../../copy-with.js';
 
 type RerankRequest = components['schemas']['RerankRequest'];
 type RerankResponse = components['schemas']['RerankResponse'];
@@ -46,7 +47,7 @@ export async function createRerank(
     chain,
     (route) => {
       const call = { upstreamModel: route.upstreamModel, query: request.query, documents, signal, deadlineAtMs: hooks.deadlineAtMs };
-      return route.provider.rerank!({ ...call, ...(request.top_n ? { topN: request.top_n } : {}) });
+      return route.provider.rerank!(request.top_n ? copyWith(call, { topN: request.top_n }) : call);
     },
     hooks,
   );
