@@ -1,10 +1,6 @@
-import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { copyWith } from '../../src/copy-with.js';
-
-// V8's own test helper, compiled after the flag is on: whether two objects share one hidden class.
-setFlagsFromString('--allow-natives-syntax');
-const haveSameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+import { haveSameMap } from '../setup/v8-shapes.js';
 
 const line = (n: number) => ({ id: `log_${n}`, model: 'gpt-5-mini', promptTokens: n, completionTokens: 2 * n, metadata: {} });
 

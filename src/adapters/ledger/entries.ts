@@ -2,7 +2,8 @@
  * What every engine stores per id (a hold or a posted transfer: one id space, README.md "Idempotency"), and the
  * decisions they share, so the memory twin, SQLite and the plpgsql function answer every edge case the same way.
  */
-import type { Allocation, Hold, HoldStatus, LotSpec, Micros, Payee, ReleaseOutcome, SettleOutcome, Transfer, TransferKind } from './index.js';
+import type { Allocation, Hold, HoldStatus, LotSpec, Micros, Payee, ReleaseOutcome, SettleOutcome, Transfer, TransferKind, UsageLine } from './index.js';
+import type { UsageRecord } from '../usage-log/index.js';
 
 export type EntryKind = 'hold' | TransferKind;
 
@@ -200,4 +201,37 @@ export function assertPayee(payee: Payee, chargedAccountId?: string): void {
 
 export function assertTtl(ttlMs: number): void {
   if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new RangeError(`ledger: ttlMs must be a positive integer (got ${ttlMs})`);
+}
+
+/** What a posting adds to the usage line it carries. */
+export type UsagePosting = Pick<UsageRecord, 'accountId' | 'transferId' | 'costMicros' | 'costRubMicro' | 'fxRateRubMicro'>;
+
+/**
+ * The usage line as stored, completed with what its posting decided (both engines). Written out field by
+ * field: twenty fields copied in (a spread, `Object.assign`) would leave a dictionary-mode object, or a new
+ * hidden class per line (src/copy-with.ts).
+ */
+export function storedUsage(line: UsageLine, posting: UsagePosting): UsageRecord {
+  return {
+    id: line.id,
+    accountId: posting.accountId,
+    keyId: line.keyId,
+    requestId: line.requestId,
+    model: line.model,
+    kind: line.kind,
+    endpoint: line.endpoint,
+    promptTokens: line.promptTokens,
+    completionTokens: line.completionTokens,
+    cachedTokens: line.cachedTokens,
+    reasoningTokens: line.reasoningTokens,
+    totalTokens: line.totalTokens,
+    costMicros: posting.costMicros,
+    transferId: posting.transferId,
+    billedInRub: line.billedInRub,
+    costRubMicro: posting.costRubMicro,
+    fxRateRubMicro: posting.fxRateRubMicro,
+    createdAtMs: line.createdAtMs,
+    durationMs: line.durationMs,
+    metadata: line.metadata,
+  };
 }

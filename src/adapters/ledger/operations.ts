@@ -20,6 +20,7 @@ import {
   isTransfer,
   newEntry,
   refundableMicros,
+  storedUsage,
   toHold,
   toTransfer,
   type Entry,
@@ -40,7 +41,6 @@ import {
   type TransferOutcome,
   type UsageLine,
 } from './index.js';
-import { copyWith } from '../../copy-with.js';
 
 /** One call of the port as data: what a batch carries (and what PostgreSQL receives as JSON). */
 export type LedgerOp =
@@ -143,7 +143,7 @@ function usageRecord(line: UsageLine, accountId: string, transferId: string, cos
   const costRubMicro = line.billedInRub ? rublesOf(plan) : null;
   // The rate effectively applied, cost_rub / cost_usd half-up (SPEC 2.6 fx_rate_rub).
   const fxRateRubMicro = costRubMicro !== null && costMicros > 0n ? (costRubMicro * 1_000_000n + costMicros / 2n) / costMicros : null;
-  return copyWith(line, { accountId, transferId, costMicros, costRubMicro, fxRateRubMicro });
+  return storedUsage(line, { accountId, transferId, costMicros, costRubMicro, fxRateRubMicro });
 }
 
 /** Writes a usage line first among an operation's writes (a failing write then leaves nothing), its roll-up later. */

@@ -2,11 +2,10 @@ import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
 import type { UsageRecord } from '../usage-log/index.js';
 import { BatchingLedger, type BatchingOptions, type LedgerEngine, type OpResult } from './batching-ledger.js';
-import { toHold, toTransfer, type Entry } from './entries.js';
+import { storedUsage, toHold, toTransfer, type Entry } from './entries.js';
 import type { Balance, Lot, Micros } from './index.js';
 import type { LedgerOp, OpOutcome } from './operations.js';
 import { micros, toAllocation, toEntry, toLot, LOT_COLUMNS, type AllocationRow, type EntryRow, type LotRow } from './sql-rows.js';
-import { copyWith } from '../../copy-with.js';
 
 /** What `ledger_apply` answers per operation (migration 0005): the operations.ts outcome, as JSON. */
 interface Answer {
@@ -48,7 +47,7 @@ function usageOf(op: LedgerOp, entry: Entry, answer: Answer): UsageRecord | null
   if (!('usage' in op) || op.usage === null || !answer.usage) return null;
   const { costMicros, costRubMicro, fxRateRubMicro } = answer.usage;
   const nullable = (v: number | null) => (v === null ? null : micros(v));
-  return copyWith(op.usage, { accountId: entry.accountId, transferId: entry.id, costMicros: micros(costMicros), costRubMicro: nullable(costRubMicro), fxRateRubMicro: nullable(fxRateRubMicro) });
+  return storedUsage(op.usage, { accountId: entry.accountId, transferId: entry.id, costMicros: micros(costMicros), costRubMicro: nullable(costRubMicro), fxRateRubMicro: nullable(fxRateRubMicro) });
 }
 
 /** The JSON answer as the typed outcome the TypeScript engines give for the same operation. */

@@ -173,31 +173,7 @@ function chatEvents(body: ResponseBody, scope: CallScope, idleMs: number): Async
     body.destroy();
   };
 
-  async function* read(): AsyncGenerator<StreamEvent, void, undefined> {
-    const parser = new SseParser();
-    let completed = false;
-    try {
-      for (;;) {
-        scope.armIdle(idleMs);
-        const step = await chunks.next();
-        scope.disarmIdle();
-        for (const data of step.done === true ? parser.end() : parser.push(step.value)) {
-          if (data === '[DONE]') {
-            completed = true;
-            return;
-          }
-          yield { data };
-        }
-        if (step.done === true) throw new UpstreamError({ kind: 'bad_response', message: 'the upstream ended the stream without [DONE]' });
-      }
-    } catch (error) {
-      throw scope.errorFrom(error, 'body');
-    } finally {
-      release(completed);
-    }
-  }
-
-  const generator = read();
+  const generator = readEvents(chunks, scope, idleMs, release);
   const iterator: AsyncIterableIterator<StreamEvent, void, undefined> = {
     next: () => generator.next(),
     // Release first: a generator not yet started skips its `finally` on return(), and one waiting for the
@@ -209,6 +185,39 @@ function chatEvents(body: ResponseBody, scope: CallScope, idleMs: number): Async
     [Symbol.asyncIterator]: () => iterator,
   };
   return iterator;
+}
+
+/**
+ * chatEvents' reading loop. A module-level function, not a closure: each closure of a generator function has a
+ * prototype object of its own, and V8 built hidden classes and prototype bookkeeping for it on every stream.
+ */
+async function* readEvents(
+  chunks: AsyncIterator<Buffer>,
+  scope: CallScope,
+  idleMs: number,
+  release: (completed: boolean) => void,
+): AsyncGenerator<StreamEvent, void, undefined> {
+  const parser = new SseParser();
+  let completed = false;
+  try {
+    for (;;) {
+      scope.armIdle(idleMs);
+      const step = await chunks.next();
+      scope.disarmIdle();
+      for (const data of step.done === true ? parser.end() : parser.push(step.value)) {
+        if (data === '[DONE]') {
+          completed = true;
+          return;
+        }
+        yield { data };
+      }
+      if (step.done === true) throw new UpstreamError({ kind: 'bad_response', message: 'the upstream ended the stream without [DONE]' });
+    }
+  } catch (error) {
+    throw scope.errorFrom(error, 'body');
+  } finally {
+    release(completed);
+  }
 }
 
 /** Reads the little that follows `[DONE]` so the keep-alive socket returns to the pool; bounded in time and size. */
