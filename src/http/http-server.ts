@@ -1,5 +1,4 @@
 import { IncomingMessage, ServerResponse, createServer, type Server } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Express } from 'express';
 
 /**
