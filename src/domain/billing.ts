@@ -65,10 +65,12 @@ export interface BillingOptions {
  * request is refused with 503 billing_temporarily_unavailable before any work is done (SPEC 7.2). On the way out
  * the work is done, so a charge that cannot be posted is recorded in the journal and retried until it lands.
  *
- * A charge is known before it is written (what the work cost, capped at the hold), so the answer does not wait
- * for the write: it lands just after (README "Money and limits"). Reads of an account's money wait for its
- * charges in flight, so a caller always reads its own writes. A busy account reserves from a lease instead of a
- * hold per request (billing-leases.ts): nothing to wait for before the work, one ledger write per request.
+ * A charge is durable before its answer leaves (issue "every answer is billed, even across kill -9"): settle
+ * resolves once the ledger has committed the charge with its usage line, or the journal has kept it, so a process
+ * killed after answering never leaves an answered request unbilled. Ledger writes are group-committed, so the wait
+ * is one shared commit. Reads of an account's money wait for its charges in flight (a job's charge, a capture
+ * finishing), so a caller always reads its own writes. A busy account reserves from a lease instead of a hold
+ * per request (billing-leases.ts): nothing to wait for before the work, one ledger write per request.
  */
 export class Billing {
   /** Postings in flight, by account. */
@@ -118,22 +120,20 @@ export class Billing {
   }
 
   /**
-   * Posts what the call cost, capped at the reservation, with its usage line in the same transaction. Resolves
-   * with the charge at once, while the posting completes; for an account billed in rubles once it is posted (the
-   * lots that pay decide `cost_rub`). Never throws: a charge the ledger cannot take goes to the journal.
+   * Posts what the call cost, capped at the reservation, with its usage line in the same transaction, and resolves
+   * once it is durable: committed, or kept in the journal when the ledger cannot take it (then retried until it
+   * lands). Never throws.
    */
   async settle(reservation: Reservation, costMicros: Micros, details: CallDetails): Promise<Charge> {
     const pending = this.pendingCharge(reservation, costMicros, details);
     const capped = costMicros < reservation.amountMicros ? costMicros : reservation.amountMicros;
-    const known: Charge = { costMicros: capped, costRubMicro: null, fxRateRubMicro: null, usageId: pending.usage.id };
     const { lease } = reservation;
     if (lease !== null) this.leases.giveBack(lease, reservation.amountMicros - capped);
-    const posting = this.post(pending).catch(async (err: unknown) => {
+    const posting = this.post(pending).catch(async (err: unknown): Promise<Charge> => {
       await this.record(pending, err);
-      return known;
+      return { costMicros: capped, costRubMicro: null, fxRateRubMicro: null, usageId: pending.usage.id };
     });
-    const posted = this.track(pending.accountId, lease === null ? posting : posting.finally(() => this.leases.finish(lease)));
-    return reservation.principal.account.rubBilling ? posted : known;
+    return this.track(pending.accountId, lease === null ? posting : posting.finally(() => this.leases.finish(lease)));
   }
 
   /**
@@ -144,9 +144,7 @@ export class Billing {
   async chargeOnce(reservation: Reservation, costMicros: Micros, details: CallDetails): Promise<Micros> {
     const hold = await this.ledger.getHold(reservation.holdId);
     if (hold?.status === 'posted') return hold.postedMicros ?? 0n;
-    const charge = await this.settle(reservation, costMicros, details);
-    await this.settled(reservation.principal.accountId);
-    return charge.costMicros;
+    return (await this.settle(reservation, costMicros, details)).costMicros;
   }
 
   /** Once every charge of the account started before the call has landed (or been journaled). */

@@ -1,9 +1,11 @@
 /**
  * Usage exactly once, durably (src/adapters/ledger/README.md "Usage lines"), proved the hard way: the real
  * server process (`src/main.ts`) under paid load (non-stream chat, streams, embeddings) is killed with SIGKILL
- * while requests are in flight, then restarted on the same database. Once the dead process's holds and leases are
- * past their TTL plus one sweep, for every account what left the balance equals the sum of its usage lines to the
- * micro-dollar, nothing is held any more, and the books balance. On the embedded SQLite file and on PostgreSQL.
+ * while requests are in flight, then restarted on the same database. Every answer the clients received has its
+ * usage line (a charge is durable before its answer leaves), and only requests in flight at the kill can have a
+ * line without an answer. Once the dead process's holds and leases are past their TTL plus one sweep, for every
+ * account what left the balance equals the sum of its usage lines to the micro-dollar, nothing is held any more,
+ * and the books balance. On the embedded SQLite file and on PostgreSQL.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,8 +67,15 @@ const BODIES = [
   { path: '/v1/compat/embeddings', body: { model: 'text-embedding-3-small', input: ['one sentence to embed', 'and another'] } },
 ];
 
+interface Traffic {
+  /** Requests in flight now. */
+  n: number;
+  /** Request ids of the answers received whole: a 200, and for a stream its `[DONE]`. */
+  answered: string[];
+}
+
 /** Paid requests from every account, as fast as the workers go, until the process dies; counts those in flight. */
-function load(baseUrl: string, accounts: { apiKey: string }[], stop: { now: boolean }, inFlight: { n: number; answered: number }): Promise<void> {
+function load(baseUrl: string, accounts: { apiKey: string }[], stop: { now: boolean }, inFlight: Traffic): Promise<void> {
   const worker = async (w: number) => {
     for (let i = 0; !stop.now; i++) {
       const { path, body } = BODIES[(w + i) % BODIES.length]!;
@@ -77,8 +86,9 @@ function load(baseUrl: string, accounts: { apiKey: string }[], stop: { now: bool
           headers: { authorization: `Bearer ${accounts[(w + i) % accounts.length]!.apiKey}`, 'content-type': 'application/json', 'user-agent': 'crash-test/1' },
           body: JSON.stringify(body),
         });
-        await response.text();
-        if (response.status === 200) inFlight.answered++;
+        const text = await response.text();
+        const whole = body.stream !== true || text.includes('data: [DONE]');
+        if (response.status === 200 && whole) inFlight.answered.push(response.headers.get('x-request-id')!);
       } catch {
         // The process died under this request: exactly the case under test.
       } finally {
@@ -92,7 +102,7 @@ function load(baseUrl: string, accounts: { apiKey: string }[], stop: { now: bool
 const backends = processBackends(() => dir);
 
 describe.each(backends)('kill -9 under paid load, then a restart, on $name', ({ open }) => {
-  it('leaves every account with Σ usage lines = what left its balance, no hold past its TTL, and balanced books', async () => {
+  it('bills every answer received, and leaves Σ usage lines = what left each balance, no hold past its TTL, balanced books', async () => {
     const { url, drop } = await open();
     const db = connectDatabase(url);
     let server: ServerProcess | undefined;
@@ -101,19 +111,27 @@ describe.each(backends)('kill -9 under paid load, then a restart, on $name', ({ 
       const accounts = await openAccounts(db, ACCOUNTS, OPENING_MICROS);
       server = await startServerProcess(url, SERVER_ENV);
       const stop = { now: false };
-      const traffic = { n: 0, answered: 0 };
+      const traffic: Traffic = { n: 0, answered: [] };
       const running = load(server.baseUrl, accounts, stop, traffic);
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      expect(traffic.answered).toBeGreaterThan(10);
+      // Killed once a good number of answers went out, however busy the machine is.
+      for (const giveUpAt = Date.now() + 20_000; traffic.answered.length < 40 && Date.now() < giveUpAt; ) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(traffic.answered.length).toBeGreaterThan(10);
       const inFlightAtKill = traffic.n;
       server.child.kill('SIGKILL');
       stop.now = true;
       await running;
       expect(inFlightAtKill).toBeGreaterThan(0);
+      const answered = traffic.answered.length;
 
       server = await startServerProcess(url, SERVER_ENV);
       // The dead process's holds: expired at their TTL, released by the restarted process's sweeper.
       await new Promise((resolve) => setTimeout(resolve, HOLD_TTL_MS + 2 * SWEEP_MS + 500));
+
+      // Every answer received is billed; a line without an answer can only be a request cut off by the kill.
+      const billed = new Set(((await db.knex('usage_records').select('request_id')) as { request_id: string }[]).map((r) => r.request_id));
+      expect(traffic.answered.slice(0, answered).filter((id) => !billed.has(id))).toEqual([]);
+      expect(billed.size - answered).toBeLessThanOrEqual(inFlightAtKill);
+      expect(billed.size).toBeGreaterThanOrEqual(answered);
 
       const ledger = openLedger(db);
       const usage = new SqlUsageLogStore(db);
@@ -143,5 +161,5 @@ describe.each(backends)('kill -9 under paid load, then a restart, on $name', ({ 
       await db.knex.destroy();
       await drop();
     }
-  });
+  }, 120_000);
 });
