@@ -39,3 +39,15 @@ export class Canceller implements CancelSignal {
     for (const listener of listeners) listener();
   }
 }
+
+/**
+ * The signal paid work runs under (issue "work done is work billed"): once a request is dispatched, the upstream
+ * does the work, and bills it, whether or not the client stays. So the client's leaving cancels nothing: the work
+ * ends by its own deadline and the caller pays for what was done, as if its answer had been lost on the way.
+ */
+export const UNCANCELLABLE: CancelSignal = Object.freeze({
+  aborted: false,
+  reason: undefined,
+  addEventListener: () => undefined,
+  removeEventListener: () => undefined,
+});

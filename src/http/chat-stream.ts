@@ -9,7 +9,7 @@ import type { ChainHooks } from '../domain/routing/run-chain.js';
 import type { ThroughputTracker } from '../domain/throughput.js';
 import { ApiError } from '../errors/api-error.js';
 import { SseWriter } from './sse-writer.js';
-import type { CancelSignal } from '../cancel-signal.js';
+import { UNCANCELLABLE, type CancelSignal } from '../cancel-signal.js';
 
 export interface StreamDeps {
   chat: ChatService;
@@ -39,16 +39,18 @@ export type StreamFormatFactory = (writer: SseWriter) => StreamFormat;
 /**
  * SPEC 3.4 end to end: hold the first bytes until an upstream answers (failing over while it is silent),
  * then forward; a stream that dies ends with one error and `[DONE]` and is not billed; a stream that ends
- * normally is billed on its usage (counted by us when the upstream sent none). Never ends silently.
+ * normally is billed on its usage (counted by us when the upstream sent none), durably before its last frames
+ * go out, and never ends silently. `clientGone` only says the client left: the upstream is read to its end all
+ * the same (within the request's deadline) and billed, since it did the work (issue "work done is work billed").
  */
-export async function serveStream(res: Response, prepared: PreparedChat, signal: CancelSignal, hooks: ChainHooks, deps: StreamDeps, formatFor: StreamFormatFactory): Promise<void> {
+export async function serveStream(res: Response, prepared: PreparedChat, clientGone: CancelSignal, hooks: ChainHooks, deps: StreamDeps, formatFor: StreamFormatFactory): Promise<void> {
   const dispatchedAtMs = deps.now();
   let opened: OpenedStream;
   try {
     opened = await openStream(prepared.chain, {
       body: prepared.upstreamBody,
       maxOutputTokens: prepared.maxOutputTokens,
-      signal,
+      signal: UNCANCELLABLE,
       firstTokenTimeoutMs: deps.firstTokenTimeoutMs,
       now: deps.now,
       hooks,
@@ -66,14 +68,21 @@ export async function serveStream(res: Response, prepared: PreparedChat, signal:
   }
   const stopKeepingHold = deps.chat.keepHold(prepared);
   try {
-    await forwardOpened(new SseWriter(res), formatFor, prepared, opened, signal, dispatchedAtMs, deps);
+    await forwardOpened(new SseWriter(res), formatFor, prepared, opened, { clientGone, dispatchedAtMs, deadlineAtMs: hooks.deadlineAtMs }, deps);
   } finally {
     stopKeepingHold();
   }
 }
 
+interface StreamTimes {
+  clientGone: CancelSignal;
+  dispatchedAtMs: number;
+  /** The request's deadline: a stream whose client left is read no longer than this. */
+  deadlineAtMs: number;
+}
+
 /** The stream after its first token: forwarded until it ends, then settled on what was delivered, or released. */
-async function forwardOpened(writer: SseWriter, formatFor: StreamFormatFactory, prepared: PreparedChat, opened: OpenedStream, signal: CancelSignal, dispatchedAtMs: number, deps: StreamDeps): Promise<void> {
+async function forwardOpened(writer: SseWriter, formatFor: StreamFormatFactory, prepared: PreparedChat, opened: OpenedStream, times: StreamTimes, deps: StreamDeps): Promise<void> {
   const format = formatFor(writer);
   writer.open();
   format.open();
@@ -85,29 +94,34 @@ async function forwardOpened(writer: SseWriter, formatFor: StreamFormatFactory, 
     format.chunk(event, info);
   };
   for (const { event, info } of opened.held) forward(event, info);
+  let cutAtDeadline = false;
   try {
     for (let next = await opened.rest.next(); !next.done; next = await opened.rest.next()) {
       const info = inspectChunk(next.value.data);
       // An error sent inside the stream ends it like a broken connection: mapped error, [DONE], not billed.
       if (info.error !== null) throw new UpstreamError(info.error);
       forward(next.value, info);
+      if (times.clientGone.aborted && deps.now() >= times.deadlineAtMs) {
+        cutAtDeadline = true;
+        break;
+      }
     }
   } catch (err) {
     void opened.rest.return?.();
-    // The client left: bill what it got.
-    if (signal.aborted) return void (await deps.chat.settleStream(prepared, reported ?? (await deps.chat.countedUsage(prepared, text)), opened.route));
     format.fail(streamError(err));
     writer.done();
     await deps.chat.release(prepared);
     return;
   }
+  if (cutAtDeadline) void opened.rest.return?.();
+  // What was read is billed: the upstream's usage, or our count of the prompt and of the text that came.
   const usage = reported ?? (await deps.chat.countedUsage(prepared, text));
+  await deps.chat.settleStream(prepared, usage, opened.route);
   format.end(usage, deps.chat.listCostEstimate(prepared, usage));
   writer.done();
   deps.throughput.record(prepared.entry.slug, {
     outputTokens: usage.completionTokens,
-    firstTokenMs: opened.firstTokenAtMs - dispatchedAtMs,
+    firstTokenMs: opened.firstTokenAtMs - times.dispatchedAtMs,
     streamMs: deps.now() - opened.firstTokenAtMs,
   });
-  await deps.chat.settleStream(prepared, usage, opened.route);
 }

@@ -1,7 +1,10 @@
 import type { Request, Response } from 'express';
 import { Canceller, type CancelSignal } from '../cancel-signal.js';
 
-/** Aborted when the client goes away before the response is finished, so the upstream call stops too (issue: abort on disconnect). */
+/**
+ * Aborted when the client goes away before the response is finished: what a long poll stops on, and how a stream
+ * knows it writes to no one. Paid upstream work is never cancelled by it (UNCANCELLABLE, cancel-signal.ts).
+ */
 export function abortWhenClientLeaves(req: Request, res: Response): CancelSignal {
   const cancel = new Canceller();
   const onClose = () => {

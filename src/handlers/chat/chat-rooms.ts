@@ -1,4 +1,4 @@
-import { abortWhenClientLeaves } from '../../http/client-abort.js';
+import { UNCANCELLABLE } from '../../cancel-signal.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
@@ -20,9 +20,9 @@ export const getChat: Handler<'getChat'> = async ({ deps, principal, params }) =
   body: nativeOk(await deps.chatRooms.read(requirePrincipal(principal), params.chat_id)),
 });
 
-export const createChatMessage: Handler<'createChatMessage'> = async ({ deps, principal, requestId, params, body, req, res }) => ({
+export const createChatMessage: Handler<'createChatMessage'> = async ({ deps, principal, requestId, params, body }) => ({
   status: 200,
-  body: nativeOk(await deps.chatRooms.message(requirePrincipal(principal), requestId, params.chat_id, body!, abortWhenClientLeaves(req, res), deps.chainHooks(requestId, body!.model))),
+  body: nativeOk(await deps.chatRooms.message(requirePrincipal(principal), requestId, params.chat_id, body!, UNCANCELLABLE, deps.chainHooks(requestId, body!.model))),
 });
 
 /** SPEC 2.8: a failed job is a 200 with `status: failed`, not an HTTP error. */

@@ -1,5 +1,6 @@
 import { chatToResponse, ResponseIds, responsesToChat, type ResponseFrame } from '../../domain/chat/responses-mapping.js';
 import { serveStream } from '../../http/chat-stream.js';
+import { UNCANCELLABLE } from '../../cancel-signal.js';
 import { abortWhenClientLeaves } from '../../http/client-abort.js';
 import { SENT, type Handler } from '../../http/operation-types.js';
 import { responsesEventFormat } from '../../http/responses-event-format.js';
@@ -10,13 +11,12 @@ import { streamDeps } from './serve-chat.js';
 export const createResponse: Handler<'createResponse' | 'createCompatResponse'> = async ({ deps, principal, requestId, body, req, res }) => {
   const stream = body!.stream === true;
   const prepared = await deps.chat.prepare(requirePrincipal(principal), requestId, responsesToChat(body!), stream);
-  const signal = abortWhenClientLeaves(req, res);
   const hooks = deps.chainHooks(requestId, prepared.entry.slug);
   const frame: ResponseFrame = { ids: new ResponseIds(requestId), slug: prepared.entry.slug, createdAt: Math.floor(deps.now() / 1000), metadata: body!.metadata };
   if (stream) {
-    await serveStream(res, prepared, signal, hooks, streamDeps(deps), responsesEventFormat(frame));
+    await serveStream(res, prepared, abortWhenClientLeaves(req, res), hooks, streamDeps(deps), responsesEventFormat(frame));
     return SENT;
   }
-  const { completion, usage, charge } = await deps.chat.complete(prepared, signal, hooks);
+  const { completion, usage, charge } = await deps.chat.complete(prepared, UNCANCELLABLE, hooks);
   return { status: 200, body: chatToResponse(frame, completion, usage, charge) };
 };

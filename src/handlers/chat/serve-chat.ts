@@ -3,6 +3,7 @@ import type { Deps } from '../../container.js';
 import type { Principal } from '../../domain/authenticator.js';
 import type { ChatBody } from '../../domain/chat/chat-service.js';
 import { chatUsage, completionBody } from '../../domain/chat/completion-body.js';
+import { UNCANCELLABLE } from '../../cancel-signal.js';
 import { abortWhenClientLeaves } from '../../http/client-abort.js';
 import { chatChunkFormat } from '../../http/chat-chunk-format.js';
 import { serveStream, type StreamDeps } from '../../http/chat-stream.js';
@@ -35,14 +36,13 @@ export async function serveChat(ctx: ChatContext, surface: 'compat' | 'native'):
   const { deps, principal, requestId, body, req, res } = ctx;
   const stream = body.stream === true;
   const prepared = await deps.chat.prepare(principal, requestId, body, stream);
-  const signal = abortWhenClientLeaves(req, res);
   const hooks = deps.chainHooks(requestId, prepared.entry.slug);
   if (stream) {
-    await serveStream(res, prepared, signal, hooks, streamDeps(deps), chatChunkFormat(prepared, deps.now));
+    await serveStream(res, prepared, abortWhenClientLeaves(req, res), hooks, streamDeps(deps), chatChunkFormat(prepared, deps.now));
     return { sent: SENT };
   }
   const produce = async () => {
-    const { completion, usage, charge } = await deps.chat.complete(prepared, signal, hooks);
+    const { completion, usage, charge } = await deps.chat.complete(prepared, UNCANCELLABLE, hooks);
     const result = completionBody(completion, prepared.entry.slug, chatUsage(usage, charge, surface));
     return surface === 'native' ? nativeOk(result) : result;
   };

@@ -1,12 +1,12 @@
-import { abortWhenClientLeaves } from '../../http/client-abort.js';
+import { UNCANCELLABLE } from '../../cancel-signal.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 import { recommendationView } from '../views/recommendation-views.js';
 
 /** SPEC 2.13; a key is required (README "Decisions": the answer reads live inventory and may be billed). */
-export const createRecommendation: Handler<'createRecommendation'> = async ({ deps, principal, requestId, body, req, res }) => {
-  const recommendation = await deps.recommendations.recommend(requirePrincipal(principal), requestId, body!.query, abortWhenClientLeaves(req, res), (slug) =>
+export const createRecommendation: Handler<'createRecommendation'> = async ({ deps, principal, requestId, body }) => {
+  const recommendation = await deps.recommendations.recommend(requirePrincipal(principal), requestId, body!.query, UNCANCELLABLE, (slug) =>
     deps.chainHooks(requestId, slug),
   );
   return { status: 200, body: nativeOk(recommendationView(recommendation)) };

@@ -1,13 +1,13 @@
 import { generateImages } from '../../domain/images/image-generation.js';
-import { abortWhenClientLeaves } from '../../http/client-abort.js';
+import { UNCANCELLABLE } from '../../cancel-signal.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler, RequestContext } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 
 /** Both surfaces render the same way; the render budget (SPEC 8: 300 seconds) is the request's deadline. */
-function render({ deps, principal, requestId, body, req, res }: RequestContext<'createImage' | 'createCompatImage'>) {
+function render({ deps, principal, requestId, body }: RequestContext<'createImage' | 'createCompatImage'>) {
   const hooks = deps.chainHooks(requestId, body!.model, deps.config.IMAGE_RENDER_BUDGET_MS);
-  return generateImages(deps, requirePrincipal(principal), requestId, body!, abortWhenClientLeaves(req, res), hooks);
+  return generateImages(deps, requirePrincipal(principal), requestId, body!, UNCANCELLABLE, hooks);
 }
 
 export const createImage: Handler<'createImage'> = async (ctx) => ({ status: 200, body: nativeOk(await render(ctx)) });

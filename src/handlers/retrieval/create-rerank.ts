@@ -1,9 +1,9 @@
 import { createRerank as rerank } from '../../domain/retrieval/rerank.js';
-import { abortWhenClientLeaves } from '../../http/client-abort.js';
+import { UNCANCELLABLE } from '../../cancel-signal.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 
-export const createRerank: Handler<'createRerank'> = async ({ deps, principal, requestId, body, req, res }) => ({
+export const createRerank: Handler<'createRerank'> = async ({ deps, principal, requestId, body }) => ({
   status: 200,
-  body: await rerank(deps, requirePrincipal(principal), requestId, body!, abortWhenClientLeaves(req, res), deps.chainHooks(requestId, deps.catalog.find(body!.model)?.slug ?? body!.model)),
+  body: await rerank(deps, requirePrincipal(principal), requestId, body!, UNCANCELLABLE, deps.chainHooks(requestId, deps.catalog.find(body!.model)?.slug ?? body!.model)),
 });
