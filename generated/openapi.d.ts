@@ -4280,6 +4280,10 @@ export interface components {
          *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          *     replay; a retry of it answers 409 naming the first request, which was charged once.
+         *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         *     runs again. One key never makes two resources or two charges.
          * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
          */
         IdempotencyKey: string;
@@ -4546,6 +4550,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4613,6 +4621,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4682,6 +4694,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4744,6 +4760,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4806,6 +4826,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4896,6 +4920,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4951,6 +4979,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5786,6 +5818,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5851,6 +5887,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5914,6 +5954,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6058,6 +6102,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6199,6 +6247,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6342,6 +6394,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6440,6 +6496,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6568,6 +6628,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6665,6 +6729,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6857,6 +6925,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -7131,6 +7203,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -7296,6 +7372,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -7923,6 +8003,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -8090,6 +8174,10 @@ export interface operations {
                  *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
                  *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
                  *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
                  * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

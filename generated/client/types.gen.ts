@@ -2290,6 +2290,10 @@ export type ResponsesInProgress = {
  * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
  * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
  * replay; a retry of it answers 409 naming the first request, which was charged once.
+ * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+ * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+ * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+ * runs again. One key never makes two resources or two charges.
  *
  */
 export type IdempotencyKey = string;
@@ -2613,6 +2617,10 @@ export type CreateCompatChatCompletionData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -2703,6 +2711,10 @@ export type CreateNativeChatCompletionData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -2795,6 +2807,10 @@ export type CreateResponseData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -2885,6 +2901,10 @@ export type CreateCompatResponseData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -2975,6 +2995,10 @@ export type CreateChatJobData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -3114,6 +3138,10 @@ export type CreateEmbeddingsData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -3204,6 +3232,10 @@ export type CreateRerankData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -4466,6 +4498,10 @@ export type CreateImageData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -4558,6 +4594,10 @@ export type CreateCompatImageData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -4648,6 +4688,10 @@ export type CreateImageJobData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -4844,6 +4888,10 @@ export type CreateAudioJobData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -5040,6 +5088,10 @@ export type CreateMusicJobData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -5236,6 +5288,10 @@ export type CreateVideoJobData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -5375,6 +5431,10 @@ export type FinalizeVideoJobData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -5555,6 +5615,10 @@ export type CreateTopazImageJobData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -5694,6 +5758,10 @@ export type CreateTopazVideoJobData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -5990,6 +6058,10 @@ export type CreateInstanceData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -6428,6 +6500,10 @@ export type CreateVolumeData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -6686,6 +6762,10 @@ export type CreateBurstOrderData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -7624,6 +7704,10 @@ export type CreateRecommendationData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;
@@ -7874,6 +7958,10 @@ export type CreateChatMessageData = {
          * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
          * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
          * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
          *
          */
         'Idempotency-Key'?: string;

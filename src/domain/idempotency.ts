@@ -29,6 +29,11 @@ export interface IdempotentRequest {
   body: unknown;
   requestId: string;
   stream: boolean;
+  /**
+   * What the operation creates that outlives the request (the contract's `x-idempotent-creates`: a job, a rental,
+   * a volume, a burst order), or null for work whose only trace is its charge (chat, embeddings, rerank, images).
+   */
+  creates: string | null;
 }
 
 /** A retry may try again in a second while the first request is still running. */
@@ -39,7 +44,8 @@ const IN_FLIGHT_RETRY_AFTER_SEC = 1;
  * IdempotencyKey parameter says it to clients). The first request with a key runs; a successful response is kept
  * and replayed to the same request for `keyTtlMs`, uncharged; a different request, a stream, or a retry while the
  * first runs is 409 `idempotency_conflict`. A failure keeps nothing, so a retry runs again (nothing was charged).
- * A claim whose owner died is taken over only when the ledger shows its request was not charged.
+ * A claim whose owner died is taken over only when its request creates nothing that outlives it and the ledger
+ * shows it was not charged: one key, one resource, one charge, across a crash at any instant.
  */
 export class Idempotency {
   constructor(
@@ -61,6 +67,7 @@ export class Idempotency {
       createdAtMs: nowMs,
       expiresAtMs: nowMs + this.settings.keyTtlMs,
       lockedUntilMs: nowMs + this.settings.leaseMs,
+      creates: request.creates,
     };
     const claim = await this.store.claim(record, nowMs);
     if (claim.claimed) return this.running(record);
@@ -72,7 +79,12 @@ export class Idempotency {
       return { run: false, statusCode: first.statusCode, body: first.body };
     }
     if (first.lockedUntilMs > nowMs) throw conflict('The first request with this key is still running; retry shortly', first, IN_FLIGHT_RETRY_AFTER_SEC);
-    // Its owner is gone (the lease is the hold's TTL): run again only if that request was never charged.
+    // Its owner is gone (the lease is the hold's TTL). A request that creates something may have created it, held
+    // money for it or be running it still (a job is resumed by another process): it is never run a second time.
+    if (first.creates !== null) {
+      throw conflict(`The first request with this key stopped before it answered and may have created a ${first.creates}; look for it before retrying with a new key`, first, undefined, { creates: first.creates });
+    }
+    // Otherwise its only trace is its charge: run again only if that request was never charged.
     if (await this.charged(first.requestId)) throw conflict('The first request with this key was charged but its response was lost; see it in the usage log', first);
     if (!(await this.store.takeOver(record, first.requestId))) throw conflict('The first request with this key is still running; retry shortly', first, IN_FLIGHT_RETRY_AFTER_SEC);
     return this.running(record);
@@ -112,7 +124,7 @@ export function fingerprintOf(operationId: string, params: Record<string, string
 }
 
 /** 409 naming the first request; one still in flight is worth retrying (Retry-After, and x-should-retry for the SDKs). */
-function conflict(message: string, first: IdempotencyRecord, retryAfterSec?: number): ApiError {
+function conflict(message: string, first: IdempotencyRecord, retryAfterSec?: number, meta: Record<string, string> = {}): ApiError {
   const headers: Record<string, string> = retryAfterSec === undefined ? {} : { 'Retry-After': String(retryAfterSec), 'x-should-retry': 'true' };
-  return new ApiError('idempotency_conflict', message, { meta: { first_request_id: first.requestId }, headers });
+  return new ApiError('idempotency_conflict', message, { meta: { first_request_id: first.requestId, ...meta }, headers });
 }

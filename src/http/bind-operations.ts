@@ -26,6 +26,8 @@ type OperationObject = OpenAPIV3.OperationObject & {
   operationId: OperationId;
   'x-error-codes'?: FieldErrorCodes;
   'x-idempotent'?: boolean;
+  /** openapi/README.md "Idempotency": what the operation creates that outlives the request (a job, a rental, ...). */
+  'x-idempotent-creates'?: string;
   /** openapi/README.md "Body caps": below BODY_LIMIT_BYTES for operations whose bodies are small. */
   'x-max-body-bytes'?: number;
 };
@@ -139,6 +141,7 @@ function runHandler(operation: OperationObject, handlers: HandlerMap, deps: Deps
   const { operationId } = operation;
   const handler = handlers[operationId] as (ctx: RequestContext<OperationId>) => Promise<AnyReply> | AnyReply;
   const idempotent = operation['x-idempotent'] === true;
+  const creates = operation['x-idempotent-creates'] ?? null;
   return async (req, res) => {
     const ctx = {
       body: req.body,
@@ -153,7 +156,7 @@ function runHandler(operation: OperationObject, handlers: HandlerMap, deps: Deps
     const key = idempotent ? req.get('idempotency-key') : undefined;
     if (key === undefined || ctx.principal === null) return send(res, await handler(ctx));
     const stream = isRecord(req.body) && req.body.stream === true;
-    const begun = await deps.idempotency.begin({ accountId: ctx.principal.accountId, key, operationId, params: req.params as Record<string, string>, body: req.body, requestId: ctx.requestId, stream });
+    const begun = await deps.idempotency.begin({ accountId: ctx.principal.accountId, key, operationId, params: req.params as Record<string, string>, body: req.body, requestId: ctx.requestId, stream, creates });
     if (!begun.run) {
       res.status(begun.statusCode).set('Idempotent-Replayed', 'true').type('application/json').send(begun.body);
       return;

@@ -27,6 +27,7 @@ function record(over: Partial<IdempotencyRecord> = {}): IdempotencyRecord {
     createdAtMs: T0,
     expiresAtMs: T0 + DAY,
     lockedUntilMs: T0 + 60_000,
+    creates: null,
     ...over,
   };
 }
@@ -41,6 +42,13 @@ export function idempotencyConformance(name: string, make: () => Promise<Idempot
     });
     afterAll(async () => {
       await subject?.cleanup();
+    });
+
+    it('keeps what a claim creates, so whoever finds it after its owner died knows', async () => {
+      const first = record({ creates: 'rental' });
+      expect(await store().claim(first, T0)).toEqual({ claimed: true });
+      const again = await store().claim({ ...first, requestId: newId('req') }, T0 + 1);
+      expect(again).toMatchObject({ claimed: false, existing: { requestId: first.requestId, creates: 'rental' } });
     });
 
     it('lets exactly one of twenty concurrent claims of a key win; the others read the winner', async () => {

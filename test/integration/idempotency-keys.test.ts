@@ -166,7 +166,7 @@ describe('what a key keeps', () => {
   it('a claim whose owner died: taken over when its request was never charged, 409 when it was', async () => {
     const body = { model: 'text-embedding-3-small', input: ['orphan'], encoding_format: 'float' };
     const begin = (key: string, requestId: string) =>
-      h.deps.idempotency.begin({ accountId: account.accountId, key, operationId: 'createEmbeddings', params: {}, body, requestId, stream: false });
+      h.deps.idempotency.begin({ accountId: account.accountId, key, operationId: 'createEmbeddings', params: {}, body, requestId, stream: false, creates: null });
     const uncharged = newId('idem');
     await begin(uncharged, newId('req')); // a process claimed it, then died before charging
     const charged = newId('idem');
@@ -181,5 +181,18 @@ describe('what a key keeps', () => {
     expectCompatError(refused, 409, 'idempotency_conflict');
     expect(refused.body.error.meta.first_request_id).toBe(chargedRequest);
     expect(refused.body.error.message).toMatch(/charged/);
+  });
+
+  it('a claim whose owner died while creating something that outlives it: never run again, 409 naming what', async () => {
+    const body = { size_gb: 10 };
+    const key = newId('idem');
+    const first = newId('req');
+    // A process claimed it for a volume, then died (before or after making the volume: nobody can tell).
+    await h.deps.idempotency.begin({ accountId: account.accountId, key, operationId: 'createVolume', params: {}, body, requestId: first, stream: false, creates: 'volume' });
+    await new Promise((resolve) => setTimeout(resolve, HOLD_TTL_MS + 50));
+    const refused = await call(h.baseUrl, 'POST', '/v1/volumes', { key: account.apiKey, body, headers: { 'idempotency-key': key } });
+    expectNativeError(refused, 409, 'idempotency_conflict');
+    expect(refused.body.data.meta).toMatchObject({ first_request_id: first, creates: 'volume' });
+    expect(await h.deps.market.volumes.list(await h.deps.authenticator.authenticate(account.apiKey), 10, 0)).toEqual([]);
   });
 });

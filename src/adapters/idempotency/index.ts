@@ -23,6 +23,8 @@ export interface IdempotencyRecord {
   expiresAtMs: number;
   /** in_flight: the owner is presumed alive until then; after it, its claim may be taken over. */
   lockedUntilMs: number;
+  /** What the request creates that outlives it (`job`, `rental`, ...), from the contract; null when nothing does. */
+  creates: string | null;
 }
 
 export type ClaimOutcome = { claimed: true } | { claimed: false; existing: IdempotencyRecord };

@@ -13,6 +13,7 @@ interface Row {
   created_at_ms: number | bigint;
   expires_at_ms: number | bigint;
   locked_until_ms: number | bigint;
+  creates: string | null;
 }
 
 const toRow = (r: IdempotencyRecord): Row => ({
@@ -26,6 +27,7 @@ const toRow = (r: IdempotencyRecord): Row => ({
   created_at_ms: r.createdAtMs,
   expires_at_ms: r.expiresAtMs,
   locked_until_ms: r.lockedUntilMs,
+  creates: r.creates,
 });
 
 const fromRow = (row: Row): IdempotencyRecord => ({
@@ -39,11 +41,12 @@ const fromRow = (row: Row): IdempotencyRecord => ({
   createdAtMs: Number(row.created_at_ms),
   expiresAtMs: Number(row.expires_at_ms),
   lockedUntilMs: Number(row.locked_until_ms),
+  creates: row.creates,
 });
 
-const COLUMNS = ['fingerprint', 'request_id', 'state', 'status_code', 'body', 'created_at_ms', 'expires_at_ms', 'locked_until_ms'];
+const COLUMNS = ['fingerprint', 'request_id', 'state', 'status_code', 'body', 'created_at_ms', 'expires_at_ms', 'locked_until_ms', 'creates'];
 
-/** The idempotency-key port over knex, on SQLite and PostgreSQL alike (migration 0006). */
+/** The idempotency-key port over knex, on SQLite and PostgreSQL alike (migrations 0006, 0022). */
 export class SqlIdempotencyStore implements IdempotencyStore {
   private readonly knex: Knex;
 
