@@ -3459,7 +3459,7 @@ export interface components {
             price_per_gpu_hour_usd?: number;
             min_gpus?: number;
             discounts?: components["schemas"]["Discounts"];
-            /** @description Unix seconds; null for open-ended. */
+            /** @description Unix seconds (at most 253402300799, the end of year 9999); null for open-ended. */
             available_until?: number | null;
             /** @description Shown in the marketplace (running rentals are not affected). */
             listed?: boolean;

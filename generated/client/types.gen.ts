@@ -1961,7 +1961,7 @@ export type MachineListing = {
     min_gpus?: number;
     discounts?: Discounts;
     /**
-     * Unix seconds; null for open-ended.
+     * Unix seconds (at most 253402300799, the end of year 9999); null for open-ended.
      */
     available_until?: number | null;
     /**
