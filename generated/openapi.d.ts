@@ -2844,7 +2844,8 @@ export interface components {
             quality?: "auto" | "low" | "medium" | "high" | "standard" | "hd";
             /**
              * @description Reference images (links, data URIs or base64): the model edits instead of generating. At most the model's
-             *     `capabilities.max_reference_images` (1, 4, 8 or 10).
+             *     `capabilities.max_reference_images` (1, 4, 8 or 10), each at most 50,000,000 pixels as its header states
+             *     (larger: 400 `upstream_validation_error` naming it).
              */
             input_images?: string[];
             /**
