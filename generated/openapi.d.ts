@@ -2308,7 +2308,7 @@ export interface components {
          *     beyond the catalog's text rates answer 400 `invalid_request` naming the field: `service_tier` other than `auto`
          *     or `default`, `prediction`, `web_search_options`, `modalities` other than `["text"]`, `audio`, `store` other
          *     than `false`. Any other field also answers 400 `invalid_request` naming it, instead of being dropped or
-         *     passed on unpriced.
+         *     passed on unpriced. A field sent as `null` counts as not sent.
          *
          *     What a request can cost is capped by its pre-flight hold: the prompt (messages, tools, tool_choice,
          *     response_format) plus `n` × the output cap at the output rate. The output cap is the larger of `max_tokens` and

@@ -46,6 +46,8 @@ const REFUSED: [string, unknown][] = [
   ['store', true],
   ['plugins', [{ id: 'web' }]],
   ['provider', { order: ['expensive'] }],
+  ['constructor', 'x'],
+  ['__proto__', { service_tier: 'priority' }],
 ];
 
 let upstream: FakeUpstream;
@@ -86,6 +88,12 @@ describe.each(HARNESS_DATABASES)('forwarded chat fields on $name', (database) =>
     expect(streamed.status).toBe(200);
     expect(jsonFrames(streamed.frames).length).toBeGreaterThan(0);
     expect(lastSent()).toMatchObject({ ...PRICED, stream: true, stream_options: { include_usage: true } });
+  });
+
+  it('a priced-elsewhere or unlisted field sent as null is one not set: answered, and not forwarded', async () => {
+    const nulls = { service_tier: null, prediction: null, web_search_options: null, audio: null, metadata: null };
+    expect((await post('/v1/compat/chat/completions', { model: MODEL, messages: MESSAGES, ...nulls })).status).toBe(200);
+    for (const field of Object.keys(nulls)) expect(lastSent()).not.toHaveProperty(field);
   });
 
   it.each(REFUSED)('refuses %s = %j with 400 naming it; the upstream never sees it and nothing is held', async (field, value) => {

@@ -43,8 +43,11 @@ const FORWARDED: ReadonlySet<string> = new Set([
 /** Read by prepare, which sets what the upstream gets for them (the route's model, the output cap, stream flags). */
 const SET_BY_THE_GATEWAY: ReadonlySet<string> = new Set(['model', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options']);
 
-/** Fields the catalog does not price, and why; a value for which the check answers null is forwarded. */
-const PRICED_ELSEWHERE: Readonly<Record<string, (value: unknown) => string | null>> = {
+/**
+ * Fields the catalog does not price, and why; a value for which the check answers null is forwarded. A Map, so a
+ * field named `constructor` or `__proto__` is an unknown field, not a property of every object.
+ */
+const PRICED_ELSEWHERE: ReadonlyMap<string, (value: unknown) => string | null> = new Map(Object.entries({
   // The catalog's rates are the standard tier's: `priority` bills more, `flex` and `scale` are other contracts.
   service_tier: (value) => (value === 'auto' || value === 'default' ? null : 'only auto or default: other tiers are billed at prices the catalog does not carry'),
   // Rejected prediction tokens are billed as output on top of the answer, beyond the output cap the hold covers.
@@ -56,13 +59,16 @@ const PRICED_ELSEWHERE: Readonly<Record<string, (value: unknown) => string | nul
   audio: () => 'audio output is billed at audio rates the catalog does not carry',
   // Stored completions are kept in the vendor account of the platform, not the caller's.
   store: (value) => (value === false ? null : 'completions are not stored at the vendor'),
-};
+}));
 
-/** Throws 400 `invalid_request` naming the first field of `body` that would reach an upstream unpriced. */
+/**
+ * Throws 400 `invalid_request` naming the first field of `body` that would reach an upstream unpriced. A field
+ * sent as null is one not set (clients that print every optional field send nulls): it passes and is not forwarded.
+ */
 export function assertForwardable(body: Record<string, unknown>): void {
   for (const [field, value] of Object.entries(body)) {
-    if (FORWARDED.has(field) || SET_BY_THE_GATEWAY.has(field) || value === undefined) continue;
-    const refusal = PRICED_ELSEWHERE[field];
+    if (FORWARDED.has(field) || SET_BY_THE_GATEWAY.has(field) || value === undefined || value === null) continue;
+    const refusal = PRICED_ELSEWHERE.get(field);
     if (refusal === undefined) throw invalidField(['body', field], 'this field is not forwarded to models here (see the request schema for the ones that are)', 'not_forwarded');
     const reason = refusal(value);
     if (reason !== null) throw invalidField(['body', field], reason, 'not_priced');
@@ -72,6 +78,6 @@ export function assertForwardable(body: Record<string, unknown>): void {
 /** The fields of a checked body the upstream receives (prepare then adds the model, the output cap and stream flags). */
 export function forwardedFields(body: Record<string, unknown>): Record<string, unknown> {
   const forwarded: Record<string, unknown> = {};
-  for (const field in body) if (FORWARDED.has(field) || PRICED_ELSEWHERE[field] !== undefined) forwarded[field] = body[field];
+  for (const field in body) if (FORWARDED.has(field) || (PRICED_ELSEWHERE.has(field) && body[field] !== null)) forwarded[field] = body[field];
   return forwarded;
 }
