@@ -71,7 +71,7 @@ describe.each(HARNESS_DATABASES)('nested JSON bodies on $name', (database) => {
     expect(await response.text()).toContain(String(MAX_JSON_DEPTH));
   });
 
-  it('a tool nested exactly to the limit is answered; one level more is refused; brackets in text never count', async () => {
+  it('a tool nested to the limit is answered; past it is refused; brackets in text never count', async () => {
     expect((await post('/v1/compat/chat/completions', chatWithToolDepth(MAX_JSON_DEPTH - 1))).status).toBe(200);
     expectCompatError(await post('/v1/compat/chat/completions', chatWithToolDepth(MAX_JSON_DEPTH + 1)), 400, 'invalid_request');
     const brackets = JSON.stringify({ model: MODEL, max_tokens: 8, messages: [{ role: 'user', content: `${'[{'.repeat(5_000)} "\\" ]` }] });
