@@ -2298,10 +2298,17 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description A chat-completions request. Standard fields not listed here (tools, tool_choice, response_format, logprobs,
-         *     top_logprobs, seed, stop, presence_penalty, frequency_penalty, user, …) are forwarded to the upstream
-         *     unchanged (SPEC 4.2). `model` may be omitted: the catalog's `default_model` is used (SPEC 2.5).
+         * @description A chat-completions request. `model` may be omitted: the catalog's `default_model` is used (SPEC 2.5).
          *     Which code a failing field answers is listed in the operation's `x-error-codes`.
+         *
+         *     Only fields whose cost the price covers reach a model. Besides those listed here, these standard fields are
+         *     forwarded unchanged (SPEC 4.2): `tools`, `tool_choice`, `parallel_tool_calls`, `functions`, `function_call`,
+         *     `response_format`, `frequency_penalty`, `presence_penalty`, `logit_bias`, `logprobs`, `top_logprobs`, `seed`,
+         *     `stop`, `reasoning_effort`, `verbosity`, `user`, `safety_identifier`, `prompt_cache_key`. Fields a vendor bills
+         *     beyond the catalog's text rates answer 400 `invalid_request` naming the field: `service_tier` other than `auto`
+         *     or `default`, `prediction`, `web_search_options`, `modalities` other than `["text"]`, `audio`, `store` other
+         *     than `false`. Any other field also answers 400 `invalid_request` naming it, instead of being dropped or
+         *     passed on unpriced. A field sent as `null` counts as not sent.
          *
          *     What a request can cost is capped by its pre-flight hold: the prompt (messages, tools, tool_choice,
          *     response_format) plus `n` × the output cap at the output rate. The output cap is the larger of `max_tokens` and
@@ -2399,7 +2406,10 @@ export interface components {
          *     becomes a system message; `input` (a string, or a list of items) the conversation, where `function_call` and
          *     `function_call_output` items are a tool round trip. Responses are never stored: send the whole conversation
          *     each time (`previous_response_id` answers 400). With `stream: true` the answer is the typed event stream
-         *     (`ResponsesStreamEvent`).
+         *     (`ResponsesStreamEvent`). Only the fields listed here are read, and a model gets only what the mapping to chat
+         *     makes of them (the fields `ChatRequest` forwards); any other field, such as `service_tier`, `prompt` or
+         *     `background`, answers 400 `invalid_request` naming it, as no field a vendor bills beyond the catalog's text rates
+         *     is passed on.
          */
         ResponsesRequest: {
             model?: string;
@@ -2834,7 +2844,8 @@ export interface components {
             quality?: "auto" | "low" | "medium" | "high" | "standard" | "hd";
             /**
              * @description Reference images (links, data URIs or base64): the model edits instead of generating. At most the model's
-             *     `capabilities.max_reference_images` (1, 4, 8 or 10).
+             *     `capabilities.max_reference_images` (1, 4, 8 or 10), each at most 50,000,000 pixels as its header states
+             *     (larger: 400 `upstream_validation_error` naming it).
              */
             input_images?: string[];
             /**
@@ -3449,7 +3460,7 @@ export interface components {
             price_per_gpu_hour_usd?: number;
             min_gpus?: number;
             discounts?: components["schemas"]["Discounts"];
-            /** @description Unix seconds; null for open-ended. */
+            /** @description Unix seconds (at most 253402300799, the end of year 9999); null for open-ended. */
             available_until?: number | null;
             /** @description Shown in the marketplace (running rentals are not affected). */
             listed?: boolean;

@@ -489,10 +489,17 @@ export type ChatMessage = {
 };
 
 /**
- * A chat-completions request. Standard fields not listed here (tools, tool_choice, response_format, logprobs,
- * top_logprobs, seed, stop, presence_penalty, frequency_penalty, user, …) are forwarded to the upstream
- * unchanged (SPEC 4.2). `model` may be omitted: the catalog's `default_model` is used (SPEC 2.5).
+ * A chat-completions request. `model` may be omitted: the catalog's `default_model` is used (SPEC 2.5).
  * Which code a failing field answers is listed in the operation's `x-error-codes`.
+ *
+ * Only fields whose cost the price covers reach a model. Besides those listed here, these standard fields are
+ * forwarded unchanged (SPEC 4.2): `tools`, `tool_choice`, `parallel_tool_calls`, `functions`, `function_call`,
+ * `response_format`, `frequency_penalty`, `presence_penalty`, `logit_bias`, `logprobs`, `top_logprobs`, `seed`,
+ * `stop`, `reasoning_effort`, `verbosity`, `user`, `safety_identifier`, `prompt_cache_key`. Fields a vendor bills
+ * beyond the catalog's text rates answer 400 `invalid_request` naming the field: `service_tier` other than `auto`
+ * or `default`, `prediction`, `web_search_options`, `modalities` other than `["text"]`, `audio`, `store` other
+ * than `false`. Any other field also answers 400 `invalid_request` naming it, instead of being dropped or
+ * passed on unpriced. A field sent as `null` counts as not sent.
  *
  * What a request can cost is capped by its pre-flight hold: the prompt (messages, tools, tool_choice,
  * response_format) plus `n` × the output cap at the output rate. The output cap is the larger of `max_tokens` and
@@ -607,7 +614,10 @@ export type KeepAliveError = {
  * becomes a system message; `input` (a string, or a list of items) the conversation, where `function_call` and
  * `function_call_output` items are a tool round trip. Responses are never stored: send the whole conversation
  * each time (`previous_response_id` answers 400). With `stream: true` the answer is the typed event stream
- * (`ResponsesStreamEvent`).
+ * (`ResponsesStreamEvent`). Only the fields listed here are read, and a model gets only what the mapping to chat
+ * makes of them (the fields `ChatRequest` forwards); any other field, such as `service_tier`, `prompt` or
+ * `background`, answers 400 `invalid_request` naming it, as no field a vendor bills beyond the catalog's text rates
+ * is passed on.
  *
  */
 export type ResponsesRequest = {
@@ -1133,7 +1143,8 @@ export type ImageRequest = {
     quality?: 'auto' | 'low' | 'medium' | 'high' | 'standard' | 'hd';
     /**
      * Reference images (links, data URIs or base64): the model edits instead of generating. At most the model's
-     * `capabilities.max_reference_images` (1, 4, 8 or 10).
+     * `capabilities.max_reference_images` (1, 4, 8 or 10), each at most 50,000,000 pixels as its header states
+     * (larger: 400 `upstream_validation_error` naming it).
      *
      */
     input_images?: Array<string>;
@@ -1951,7 +1962,7 @@ export type MachineListing = {
     min_gpus?: number;
     discounts?: Discounts;
     /**
-     * Unix seconds; null for open-ended.
+     * Unix seconds (at most 253402300799, the end of year 9999); null for open-ended.
      */
     available_until?: number | null;
     /**

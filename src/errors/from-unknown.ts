@@ -1,4 +1,4 @@
-import { ApiError, type FieldDiagnostic } from './api-error.js';
+import { ApiError, invalidField, type FieldDiagnostic } from './api-error.js';
 import { DomainError, type DomainErrorCode } from '../domain/domain-error.js';
 import type { ErrorCode } from './catalog.js';
 
@@ -98,6 +98,7 @@ export function toApiError(err: unknown, fieldCodes?: FieldErrorCodes): ApiError
   // body-parser (express.json)
   if (e.type === 'entity.too.large') return new ApiError('request_too_large');
   if (e.type === 'entity.parse.failed') return new ApiError('invalid_request', 'body: the request body is not valid JSON');
+  if (e.type === 'entity.too.deep') return invalidField(['body'], e.message ?? 'nested too deep', 'too_deep');
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return new ApiError('unsupported_media_type', e.message);
   if (e.type === 'request.aborted') return new ApiError('invalid_request', 'The request body ended early');
   // express-openapi-validator

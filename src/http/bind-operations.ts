@@ -8,6 +8,7 @@ import type { HandlerMap, OperationId, RequestContext, Sent } from './operation-
 import type { Ending } from '../domain/idempotency.js';
 import { isRecord } from '../is-record.js';
 import { writeJsonInPieces } from './json-in-pieces.js';
+import { refuseDeepJson } from './json-depth.js';
 import { routeShape, type RouteShape } from './unmatched-route.js';
 import { contractForPath } from './contract-slice.js';
 import { contractViolationReporter } from './contract-violations.js';
@@ -114,7 +115,7 @@ export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handl
   const bodyParser = (operation: OperationObject): RequestHandler[] => {
     if (operation.requestBody === undefined) return [];
     const cap = Math.min(operation['x-max-body-bytes'] ?? Number.POSITIVE_INFINITY, deps.config.BODY_LIMIT_BYTES);
-    if (!parsers.has(cap)) parsers.set(cap, express.json({ limit: cap, strict: false }));
+    if (!parsers.has(cap)) parsers.set(cap, express.json({ limit: cap, strict: false, verify: refuseDeepJson }));
     return [parsers.get(cap)!];
   };
   for (const [path, item] of Object.entries(spec.paths ?? {})) {

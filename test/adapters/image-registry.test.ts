@@ -126,6 +126,15 @@ describe('OCI adapter against the fake registry', () => {
     await small.close();
   });
 
+  it('unsupported: an index entry naming a malformed digest is neither hashed nor fetched', async () => {
+    for (const tag of ['md5', 'path', 'proto']) {
+      const { result, requests } = await during(() => expectImageFailure(registry.imageSize(`${fake.host}/team/hostile:${tag}`), 'unsupported'));
+      expect(result.message).toMatch(/malformed digest/);
+      // The tag only (asked twice: before and after the token dance), never the digest the index named.
+      expect(new Set(requests.map((r) => r.path).filter((path) => path.startsWith('/v2/')))).toEqual(new Set([`/v2/team/hostile/manifests/${tag}`]));
+    }
+  });
+
   it('invalid_reference: refused before anything is sent', async () => {
     const { requests } = await during(() => expectImageFailure(registry.imageSize(`${fake.host}/Team/multi:1.0`), 'invalid_reference'));
     expect(requests).toEqual([]);

@@ -1,6 +1,10 @@
+import { crc32 } from 'node:zlib';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { dominantColour, solidImage } from '../../src/adapters/image-codec/index.js';
 import { UpstreamError, type ChatCall, type StreamEvent } from '../../src/adapters/upstream/index.js';
 import { SandboxProvider, bm25 } from '../../src/adapters/upstream/sandbox.js';
+import { SANDBOX_REFERENCE_MAX_PIXELS } from '../../src/adapters/upstream/sandbox-reference.js';
 import { countTokens, estimatePromptTokens } from '../../src/domain/tokens.js';
 import { InProcessTokenWork } from '../../src/adapters/tokenizer/index.js';
 import { TokenCounter } from '../../src/domain/token-counter.js';
@@ -269,5 +273,50 @@ describe('bm25', () => {
   it('prefers the shorter document for the same term frequency', () => {
     const [short, long] = bm25(['gpu'], [['gpu', 'x'], ['gpu', 'x', 'y', 'z', 'w', 'v']]);
     expect(short).toBeGreaterThan(long ?? 0);
+  });
+});
+
+/** A real PNG of `width` × `height`, one colour (sharp renders it; kept small enough to be quick). */
+const solidPng = (width: number, height: number, colour: { r: number; g: number; b: number }) => solidImage(width, height, { ...colour, alpha: 1 }, 'png');
+
+/**
+ * A PNG whose header says `width` × `height` and whose pixels are those of a 1×1 image: a giant in its metadata
+ * that a decoder would find truncated, so a refusal that names its size shows that nothing was decoded.
+ */
+async function pngClaiming(width: number, height: number): Promise<Buffer> {
+  const png = Buffer.from(await solidPng(1, 1, { r: 0, g: 0, b: 0 }));
+  // Signature (8), IHDR length (4) and type (4), then width and height; the CRC covers type and 13 bytes of data.
+  png.writeUInt32BE(width, 16);
+  png.writeUInt32BE(height, 20);
+  png.writeUInt32BE(crc32(png.subarray(12, 29)), 29);
+  return png;
+}
+
+describe('image edits read their reference at a bounded size', () => {
+  const edit = (reference: Buffer) =>
+    sandbox.image({ upstreamModel: 'sandbox-image', prompt: 'a cat', n: 1, width: 8, height: 8, aspectRatio: null, references: [{ bytes: reference, mimeType: 'image/png', url: 'http://ref' }], signal: live(), deadlineAtMs: NO_DEADLINE });
+  const colourOf = async (png: Buffer) => (await sharp(png).stats()).dominant;
+
+  it('paints the edit in the colour of a large reference, read from a thumbnail', async () => {
+    const reference = await solidPng(3000, 2000, { r: 16, g: 200, b: 32 });
+    const [image] = (await edit(reference)).images;
+    expect(await colourOf(image!.bytes)).toEqual(await colourOf(reference));
+    expect(await colourOf(image!.bytes)).not.toEqual(await colourOf((await edit(await solidPng(30, 20, { r: 200, g: 16, b: 32 }))).images[0]!.bytes));
+  });
+
+  it('a 16000² reference is refused from its header: a 400 naming its size, no pixel decoded', async () => {
+    const error = await edit(await pngClaiming(16_000, 16_000)).then(() => null, (err: unknown) => err);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).failure).toMatchObject({ kind: 'http', status: 400, message: expect.stringContaining('16000×16000') });
+  });
+
+  it('one within the pixel limit that does not decode is refused too (400), not thrown as a crash', async () => {
+    const error = await edit(await pngClaiming(4_000, 4_000)).then(() => null, (err: unknown) => err);
+    expect((error as UpstreamError).failure).toMatchObject({ kind: 'http', status: 400, message: expect.stringContaining('could not be decoded') });
+  });
+
+  it('the thumbnail itself refuses more pixels than its limit, whatever the caller checked', async () => {
+    await expect(dominantColour(await solidPng(300, 200, { r: 1, g: 2, b: 3 }), 300 * 200 - 1)).rejects.toThrow(/pixel limit/);
+    expect(SANDBOX_REFERENCE_MAX_PIXELS).toBeLessThan(16_000 * 16_000);
   });
 });

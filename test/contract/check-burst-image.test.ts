@@ -43,4 +43,13 @@ describe('POST /v1/burst/orders/image-check', () => {
     }
     expectNativeError(await check({ docker_image: 'ubuntu', disk_gb: 2000 }), 400, 'invalid_request');
   });
+
+  it('400 naming docker_image, never a 500, for a registry naming a hostile digest or a registry no URL can name', async () => {
+    const images = ['md5', 'path', 'proto'].map((tag) => `${registry.host}/team/hostile:${tag}`);
+    for (const image of [...images, '[:::::]:5000/team/app:1', 'example.com:99999/team/app:1', `ubuntu@constructor:${'a'.repeat(64)}`]) {
+      const response = await check({ docker_image: image });
+      expectNativeError(response, 400, 'invalid_request');
+      expect(JSON.stringify(response.body.data)).toContain('docker_image');
+    }
+  });
 });

@@ -416,6 +416,10 @@ describe('POST /v1/compat/chat/completions: 400s', () => {
     ['max_completion_tokens 0', 'invalid_max_tokens', { model: MODEL, messages: hello, max_completion_tokens: 0 }],
     ['max_tokens above the model output cap', 'invalid_max_tokens', { model: MODEL, messages: hello, max_tokens: 128_001 }],
     ['max_completion_tokens above the cap', 'invalid_max_tokens', { model: 'gemma-2-9b-it', messages: hello, max_completion_tokens: 4097 }],
+    ['service_tier priority (billed above the catalog price)', 'invalid_request', { model: MODEL, messages: hello, service_tier: 'priority' }],
+    ['prediction (billed beyond the output cap)', 'invalid_request', { model: MODEL, messages: hello, prediction: { type: 'content', content: 'Hi' } }],
+    ['web_search_options (billed per search)', 'invalid_request', { model: MODEL, messages: hello, web_search_options: {} }],
+    ['a field nobody listed', 'invalid_request', { model: MODEL, messages: hello, top_k: 40 }],
   ];
 
   it.each(cases)('%s → %s', async (_name, code, body) => {

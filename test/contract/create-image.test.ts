@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
@@ -106,6 +107,20 @@ describe('reference images (edit mode)', () => {
     expect(hosted?.bytes.equals(red)).toBe(true);
     const { data } = await sharp(Buffer.from(result.data[0].b64_json, 'base64')).raw().toBuffer({ resolveWithObject: true });
     expect([data[0]! > 200, data[1]! < 60, data[2]! < 60]).toEqual([true, true, true]);
+  });
+
+  it('a reference of 16000² pixels is refused from its header before it is hosted or sent; nothing charged', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const giant = Buffer.from(red);
+    giant.writeUInt32BE(16_000, 16); // IHDR width and height; the CRC after them covers the chunk type and its data
+    giant.writeUInt32BE(16_000, 20);
+    giant.writeUInt32BE(crc32(giant.subarray(12, 29)), 29);
+    const response = await edit(apiKey, giant.toString('base64'));
+    expectNativeError(response, 400, 'upstream_validation_error');
+    expect(response.body.data.meta).toMatchObject({ field: 'input_images[0]', hint: expect.stringMatching(/smaller image/) });
+    expect(response.body.data.error).toContain('16000×16000');
+    expect(await h.deps.ledger.postedSpend(accountId)).toBe(0n);
+    expect((await h.deps.ledger.getBalance(accountId)).heldMicros).toBe(0n);
   });
 
   it('unusable references: 400 upstream_validation_error naming the reference, with a hint; nothing charged', async () => {

@@ -132,6 +132,13 @@ describe('image references: refused', () => {
     expect(invalidReason(`app@sha512:${'a'.repeat(64)}`)).toMatch(/128/);
     invalidReason('app@sha256:');
     invalidReason(`app@${'a'.repeat(64)}`);
+    expect(invalidReason(`app@constructor:${'a'.repeat(64)}`)).toMatch(/unsupported digest algorithm/);
+  });
+
+  it('a registry no URL can name: a malformed IPv6 address, a port above 65535', () => {
+    expect(invalidReason('[:::::]:5000/team/app')).toMatch(/registry host or port/);
+    expect(invalidReason('example.com:99999/team/app')).toMatch(/registry host or port/);
+    expect(parseImageReference('example.com:65535/team/app').apiHost).toBe('example.com:65535');
   });
 
   it('a name over 255 characters, registry included; input over 1024 characters before any parsing', () => {

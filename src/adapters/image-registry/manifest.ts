@@ -5,6 +5,7 @@
  */
 import { isRecord } from '../../is-record.js';
 import { ImageRegistryError, type ImagePlatform } from './index.js';
+import { digestProblem } from './reference.js';
 
 const OCI_INDEX = 'application/vnd.oci.image.index.v1+json';
 const DOCKER_MANIFEST_LIST = 'application/vnd.docker.distribution.manifest.list.v2+json';
@@ -76,6 +77,8 @@ function descriptor(value: unknown): Descriptor {
   if (!isRecord(value)) throw unsupported('a manifest descriptor is not a JSON object');
   const { mediaType, digest, size, platform } = value;
   if (typeof mediaType !== 'string' || typeof digest !== 'string') throw unsupported('a manifest descriptor lacks its mediaType or digest');
+  const problem = digestProblem(digest);
+  if (problem !== null) throw unsupported(`a manifest descriptor names a malformed digest: ${problem}`);
   if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw unsupported(`the descriptor ${digest} has no valid size`);
   const out: Descriptor = { mediaType, digest, size };
   if (isRecord(platform) && typeof platform.os === 'string' && typeof platform.architecture === 'string') {

@@ -59,7 +59,7 @@ const NAME = new RegExp(`^(?:(${domainAndPort})/)?(${remoteName})$`);
 /** A bare image id: Docker refuses it as a repository name. */
 const IDENTIFIER = /^[a-f0-9]{64}$/;
 /** go-digest's registered algorithms and the length of their lower-case hex encoding. */
-const DIGEST_HEX_CHARS: Readonly<Record<string, number>> = { sha256: 64, sha384: 96, sha512: 128 };
+const DIGEST_HEX_CHARS: ReadonlyMap<string, number> = new Map([['sha256', 64], ['sha384', 96], ['sha512', 128]]);
 
 /** The reference parsed and normalised, or an ImageRegistryError `invalid_reference` saying what is wrong. */
 export function parseImageReference(input: string): ImageReference {
@@ -106,6 +106,8 @@ function parse(normalised: string): ImageReference {
   // Docker's Parse lets a first element that looks like a host but is not one ("a_b.c/app") fall back into the
   // path, leaving no registry at all; there is nothing to ask then.
   if (registry === '') throw invalid(`${name.slice(0, name.indexOf('/'))} is not a valid registry host`);
+  // The grammar lets through what no URL can name (`[:::::]`, a port above 65535): refused here, not at connect time.
+  if (!URL.canParse(`http://${registry}/`)) throw invalid(`${registry} is not a valid registry host or port`);
   const digest = givenDigest === undefined ? null : validDigest(givenDigest);
   const tagOut = givenTag ?? (digest === null ? DEFAULT_TAG : null);
   const reference = `${registry}/${repository}${tagOut === null ? '' : `:${tagOut}`}${digest === null ? '' : `@${digest}`}`;
@@ -114,13 +116,23 @@ function parse(normalised: string): ImageReference {
 
 /** go-digest Parse: a registered algorithm, and its hash in lower-case hex of exactly the right length. */
 function validDigest(digest: string): string {
-  const colon = digest.indexOf(':');
-  const algorithm = digest.slice(0, colon);
-  const hex = digest.slice(colon + 1);
-  const chars = DIGEST_HEX_CHARS[algorithm];
-  if (chars === undefined) throw invalid(`unsupported digest algorithm ${algorithm} (sha256, sha384 or sha512)`);
-  if (hex.length !== chars || !/^[a-f0-9]+$/.test(hex)) throw invalid(`a ${algorithm} digest is ${chars} lower-case hexadecimal characters`);
+  const problem = digestProblem(digest);
+  if (problem !== null) throw invalid(problem);
   return digest;
+}
+
+/**
+ * What is wrong with `digest` as go-digest reads it, or null. Registries' answers are checked with it too: a digest
+ * an index names is hashed with its algorithm and put into a URL, so only the registered ones may pass.
+ */
+export function digestProblem(digest: string): string | null {
+  const colon = digest.indexOf(':');
+  const algorithm = colon === -1 ? '' : digest.slice(0, colon);
+  const hex = digest.slice(colon + 1);
+  const chars = DIGEST_HEX_CHARS.get(algorithm);
+  if (chars === undefined) return `unsupported digest algorithm ${JSON.stringify(algorithm.slice(0, 16))} (sha256, sha384 or sha512)`;
+  if (hex.length !== chars || !/^[a-f0-9]+$/.test(hex)) return `a ${algorithm} digest is ${chars} lower-case hexadecimal characters`;
+  return null;
 }
 
 function invalid(message: string): ImageRegistryError {

@@ -17,7 +17,8 @@
  *   (after a restart too); a task is `running` for its first SANDBOX_RENDER_MS, so callers see a job in progress.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { dominantColour, solidImage } from '../image-codec/index.js';
+import { solidImage } from '../image-codec/index.js';
+import { referenceColour } from './sandbox-reference.js';
 import { AUDIO_MIME, encodeAudio, tone, type AudioFormat } from '../audio-codec/index.js';
 import { remuxToMov, type ClipEncoder } from '../video-codec/index.js';
 import type { TokenCounter } from '../../domain/token-counter.js';
@@ -284,7 +285,7 @@ export class SandboxProvider implements UpstreamProvider {
   async image(call: ImageCall): Promise<ImageResult> {
     if (call.signal.aborted) throw aborted();
     const digest = createHash('sha256').update(`${call.upstreamModel}\n${call.prompt}`).digest();
-    const edited = call.references[0] === undefined ? null : await dominantColour(call.references[0].bytes);
+    const edited = call.references[0] === undefined ? null : await referenceColour(call.references[0].bytes);
     const colour = (i: number) => edited ?? { r: digest[i % 32]!, g: digest[(i + 1) % 32]!, b: digest[(i + 2) % 32]! };
     const images = await Promise.all(
       Array.from({ length: call.n }, async (_, i) => ({ bytes: await solidImage(call.width, call.height, { ...colour(i), alpha: 0.5 }, 'png'), mimeType: 'image/png' })),

@@ -13,6 +13,7 @@ import type { TokenCounter } from '../token-counter.js';
 import type { Micros } from '../money.js';
 import type { CancelSignal } from '../../cancel-signal.js';
 import { copyWith } from '../../copy-with.js';
+import { assertForwardable, forwardedFields } from './forwarded-fields.js';
 
 export interface ChatSettings {
   maxMessageChars: number;
@@ -35,7 +36,7 @@ export interface PreparedChat {
   stream: boolean;
   /** The client asked for a usage chunk at the end of the stream. */
   includeUsage: boolean;
-  /** What the upstream receives: the client's body, but for `model` (set per route), the output cap and stream flags. */
+  /** What the upstream receives: the client's forwarded fields (forwarded-fields.ts), the output cap and stream flags; `model` is set per route. */
   upstreamBody: Record<string, unknown>;
 }
 
@@ -68,6 +69,7 @@ export class ChatService {
   async prepare(principal: Principal, requestId: string, body: ChatBody, stream: boolean): Promise<PreparedChat> {
     const entry = resolveChatModel(this.catalog, body.model);
     validateChatMessages(body.messages, { maxMessageChars: this.settings.maxMessageChars });
+    assertForwardable(body);
     const maxTokens = largerOf(body.max_tokens, body.max_completion_tokens);
     // DESIGN.md 3 "Hold = ceiling": the upstream always gets an output cap, and the hold covers it for every choice.
     const maxOutputTokens = maxTokens ?? entry.capabilities.max_output_tokens ?? this.settings.defaultMaxOutputTokens;
@@ -81,7 +83,7 @@ export class ChatService {
     const reservation = await this.billing.reserve(principal, requestId, hold);
     const { model: _model, max_tokens: _maxTokens, max_completion_tokens: _maxCompletionTokens, ...rest } = body;
     // Streams always ask the upstream for usage, so the bill never rests on our own count when it can be had.
-    const upstreamBody = stream ? copyWith(rest, { stream: true, stream_options: copyWith(body.stream_options ?? {}, { include_usage: true }) }) : copyWith(rest, { stream: false });
+    const upstreamBody = copyWith(forwardedFields(rest), stream ? { stream: true, stream_options: copyWith(body.stream_options ?? {}, { include_usage: true }) } : { stream: false });
     const includeUsage = body.stream_options?.include_usage === true;
     return { entry, chain, reservation, principal, requestId, promptTokens, maxTokens, maxOutputTokens, stream, includeUsage, upstreamBody };
   }

@@ -22,6 +22,12 @@ const HINTS: Record<MediaLoadFailure | 'not_an_image' | 'not_a_video', string> =
   not_a_video: 'send an MP4, MOV or WebM video',
 };
 
+/**
+ * The most pixels a reference may have, read from its header before anything decodes it: a 50-megapixel photo
+ * passes; larger ones only make upstreams (and the sandbox's thumbnails) decode more for the same edit.
+ */
+export const REFERENCE_MAX_PIXELS = 50_000_000;
+
 /** A reference as dispatched, with the name it is hosted under (a job resumed after a restart reads it back). */
 export type HostedReference = ImageCall['references'][number] & { name: string };
 
@@ -37,6 +43,9 @@ export async function hostReferences(deps: ReferenceDeps, requestId: string, ref
       const bytes = await loadInput(deps.media, field, reference);
       const image = await inspectImage(bytes);
       if (image === null) throw unusable(field, 'not an image', 'not_an_image');
+      if (image.width * image.height > REFERENCE_MAX_PIXELS) {
+        throw unusable(field, `${image.width}×${image.height} pixels; at most ${REFERENCE_MAX_PIXELS} are taken`, 'too_large');
+      }
       const name = `${requestId}-ref-${i}.${image.format}`;
       await deps.blobs.put(name, bytes, { contentType: image.mimeType, expiresAtMs });
       return { name, bytes, mimeType: image.mimeType, url: deps.fileLinks.link(name, expiresAtMs) };
