@@ -42,30 +42,60 @@ const DEFINITION_FIELDS = ['tools', 'tool_choice', 'response_format', 'functions
 const roleTokens = new Map<string, number>();
 
 /**
- * BPE merges each pre-token (a run with no whitespace) in time that grows with the square of its length:
- * 100,000 letters in a row took 7 s to count here, a denial of service from a single request. Longer runs are
- * counted in pieces of this length, so counting stays linear; real words are far shorter, and for a run that is
- * not, each cut moves the count by about a token, which is all an estimate needs.
+ * BPE merges each pre-token in time that grows with the square of its length, and the encoder's pre-tokenizer
+ * keeps together runs of letters (Latin or CJK), of marks, of punctuation followed by newlines, and of every kind of
+ * whitespace (spaces, NBSP, U+2003, U+3000, ...): one run of 100,000 letters or 16,000 ideographic spaces takes
+ * seconds, a denial of service from one request. So no piece of text handed to the encoder may hold a pre-token
+ * longer than this many characters, whatever its characters: counting costs at most this much per character.
  */
-const MAX_RUN_CHARS = 64;
-const LONG_RUN = `\\S{${MAX_RUN_CHARS + 1},}`;
-/** Without the global flag: `test` keeps no state and allocates nothing, for the common case of no long run. */
-const HAS_LONG_RUN = new RegExp(LONG_RUN);
-const LONG_RUNS = new RegExp(LONG_RUN, 'g');
+export const MAX_PRETOKEN_CHARS = 64;
 
-/** `text` as the parts it is counted in (long runs cut), or null when it has no long run (the common case). */
-function countedParts(text: string): string[] | null {
-  if (!HAS_LONG_RUN.test(text)) return null;
-  const parts: string[] = [];
-  let last = 0;
-  // matchAll works on a copy of the regex, so the shared one's lastIndex stays 0.
-  for (const run of text.matchAll(LONG_RUNS)) {
-    if (run.index > last) parts.push(text.slice(last, run.index));
-    for (let at = 0; at < run[0].length; at += MAX_RUN_CHARS) parts.push(run[0].slice(at, at + MAX_RUN_CHARS));
-    last = run.index + run[0].length;
+/** The code units JavaScript's `\s` matches (the encoder's pre-tokenizer uses `\s`): a charCode switch, no regex. */
+function isWhitespace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 ||
+    code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff
+  );
+}
+
+/**
+ * True when a pre-token of o200k_base always starts at `at`: a non-newline whitespace character right after a
+ * non-whitespace one. No pre-token pattern can carry that character on from the one before (letters, digits and
+ * punctuation take no whitespace but trailing newlines), and its own run starts there whatever precedes it. So text
+ * cut there counts exactly as it does whole.
+ */
+function startsPreToken(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  return code !== 0x0a && code !== 0x0d && isWhitespace(code) && !isWhitespace(text.charCodeAt(at - 1));
+}
+
+/**
+ * `text` as the parts it is counted in, or null when it is counted whole (the common case: prose has a pre-token
+ * start every few characters). One pass: wherever MAX_PRETOKEN_CHARS characters pass without a pre-token start,
+ * the text is cut there (never inside a surrogate pair). Such a cut can move the count by a token or so, which is
+ * all an estimate needs; a cut at a pre-token start would change nothing, so none is made.
+ */
+export function countedParts(text: string): string[] | null {
+  let parts: string[] | null = null;
+  let partStart = 0;
+  let segmentStart = 0; // the last pre-token start or cut
+  for (let at = 1; at < text.length; at++) {
+    if (startsPreToken(text, at)) segmentStart = at;
+    else if (at - segmentStart >= MAX_PRETOKEN_CHARS) {
+      const cut = isLowSurrogate(text.charCodeAt(at)) ? at - 1 : at;
+      (parts ??= []).push(text.slice(partStart, cut));
+      partStart = segmentStart = cut;
+    }
   }
-  if (last < text.length) parts.push(text.slice(last));
+  if (parts === null) return null;
+  parts.push(text.slice(partStart));
   return parts;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /**

@@ -73,7 +73,8 @@ export class ChatService {
     const maxOutputTokens = maxTokens ?? entry.capabilities.max_output_tokens ?? this.settings.defaultMaxOutputTokens;
     const holdFor = (promptTokens: number) => textHoldEstimate(entry, promptTokens, maxOutputTokens * (body.n ?? 1), principal.account);
     const promptTokens = await this.tokens.promptTokens(body, {
-      beforeHeavy: () => this.billing.assertCanPay(principal, requestId, holdFor(0)),
+      owner: principal.accountId,
+      floorCheck: () => this.billing.assertCanPay(principal, holdFor(0)),
     });
     validateChatLimits(entry, { promptTokens, maxTokens });
     const chain = this.routes.chain(entry.slug, stream ? 'stream' : 'chat');
@@ -129,7 +130,7 @@ export class ChatService {
 
   /** Bifrost's lesson (DESIGN.md 8): when the upstream omits usage, count the tokens ourselves. */
   async countedUsage(prepared: PreparedChat, completionText: string): Promise<Usage> {
-    const [completionTokens = 0] = await this.tokens.count([completionText]);
+    const [completionTokens = 0] = await this.tokens.count([completionText], { owner: prepared.principal.accountId });
     return { promptTokens: prepared.promptTokens, completionTokens, cachedTokens: 0, reasoningTokens: 0 };
   }
 
