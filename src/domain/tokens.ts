@@ -22,12 +22,6 @@ export const NAME_OVERHEAD_TOKENS = 1;
 /** Cookbook: every reply is primed with `<|start|>assistant<|message|>`. */
 export const REPLY_PRIMING_TOKENS = 3;
 /**
- * An image part, whatever its size or `detail`: 765 tokens is what a 1024×1024 image costs at high detail
- * (85 base + 4 tiles × 170). We neither fetch URLs nor decode images on the request path, so one fixed,
- * deliberately generous figure keeps the estimate cheap and the hold on the safe side (SPEC 4.2).
- */
-export const IMAGE_PART_TOKENS = 765;
-/**
  * An audio part: we do not decode audio on the request path, so it is priced by size at one token per 32 bytes
  * (16 kHz 16-bit PCM is 32 kB a second; vendors bill about ten tokens a second): generous, as a hold must be.
  */
@@ -154,7 +148,10 @@ function countRole(role: string): number {
   return count;
 }
 
-/** Content parts: text is counted, an image is {@link IMAGE_PART_TOKENS}, audio goes by its size. */
+/**
+ * Content parts: text is counted, audio goes by its size. Image parts are not text: the chat flow holds them by the
+ * model's own rule (image-tokens.ts, chat/image-holds.ts), which needs the catalog row this count does not see.
+ */
 function countContent(content: unknown): number {
   if (typeof content === 'string') return countTokens(content);
   if (!Array.isArray(content)) return 0;
@@ -162,7 +159,6 @@ function countContent(content: unknown): number {
   for (const part of content) {
     if (!isRecord(part)) continue;
     if (part.type === 'text' && typeof part.text === 'string') total += countTokens(part.text);
-    else if (part.type === 'image_url') total += IMAGE_PART_TOKENS;
     else if (part.type === 'input_audio' && isRecord(part.input_audio) && typeof part.input_audio.data === 'string') {
       total += Math.ceil((part.input_audio.data.length * 3) / 4 / AUDIO_BYTES_PER_TOKEN);
     }
@@ -190,7 +186,7 @@ function countToolCalls(toolCalls: unknown): number {
 }
 
 /**
- * Estimated prompt tokens of a chat request (SPEC 4.2 pre-flight and 7.2 context_window_exceeded), after the
+ * Estimated prompt tokens of a chat request's text (SPEC 4.2 pre-flight and 7.2 context_window_exceeded), after the
  * OpenAI cookbook: per message 3 + role + content (+ 1 + name), then 3 for the reply priming; plus the tool,
  * function and response-format definitions, which the model reads too. Runs on every chat request, so it
  * tolerates any shape rather than re-validating.
