@@ -328,7 +328,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const tokenWork = new WorkerPoolTokenWork({ threads: config.TOKENIZER_THREADS, taskTimeoutMs: config.TOKENIZER_TASK_TIMEOUT_MS });
   const tokenizedChars = counter(metrics, 'gateway_tokenized_chars_total', 'Characters tokenized on the request path, by thread (event_loop or worker)', ['thread']);
   const tokens = new TokenCounter(tokenWork, {
-    queue: { concurrency: config.TOKENIZER_THREADS, maxWaiting: config.TOKENIZER_MAX_WAITING },
+    queue: { concurrency: config.TOKENIZER_THREADS, maxWaiting: config.TOKENIZER_MAX_WAITING, maxWaitingPerOwner: config.TOKENIZER_MAX_WAITING_PER_ACCOUNT },
     onCounted: (thread, chars) => tokenizedChars.inc({ thread }, chars),
   });
   const clips = new ClipEncoder();

@@ -5,6 +5,8 @@ export interface FairQueueSettings {
   concurrency: number;
   /** Tasks waiting for a thread, over every owner; one more is refused with 503 tokenizer_busy. */
   maxWaiting: number;
+  /** Tasks one owner may have waiting, so that no one owner fills the line and gets the others refused. */
+  maxWaitingPerOwner: number;
 }
 
 interface Waiting {
@@ -21,8 +23,9 @@ const RETRY_AFTER_SECONDS = '1';
  * delay another's beyond one task). Each owner (an account) has at most one task running and its own line; free
  * threads take the owners' lines in turn. So an account sending a flood of long text keeps one thread busy and
  * queues behind itself, and another caller's task waits for at most the one task that caller has running (when
- * every thread is taken, each by a different owner). The waiting line is bounded: past `maxWaiting`, 503
- * tokenizer_busy with Retry-After, before anything is counted or held.
+ * every thread is taken, each by a different owner). The waiting line is bounded, in all and per owner (so one
+ * owner cannot fill it and get the others refused): past either bound, 503 tokenizer_busy with Retry-After, before
+ * anything is counted or held.
  */
 export class FairTaskQueue {
   private readonly lines = new Map<string, Waiting[]>();
@@ -33,13 +36,14 @@ export class FairTaskQueue {
   constructor(private readonly settings: FairQueueSettings) {}
 
   run<T>(owner: string, task: () => Promise<T>): Promise<T> {
-    if (this.waiting >= this.settings.maxWaiting) {
+    let line = this.lines.get(owner);
+    if (this.waiting >= this.settings.maxWaiting || (line?.length ?? 0) >= this.settings.maxWaitingPerOwner) {
       return Promise.reject(new ApiError('tokenizer_busy', undefined, { headers: { 'Retry-After': RETRY_AFTER_SECONDS } }));
     }
+    if (line === undefined) this.lines.set(owner, (line = []));
+    const owned = line;
     return new Promise<T>((resolve, reject) => {
-      let line = this.lines.get(owner);
-      if (line === undefined) this.lines.set(owner, (line = []));
-      line.push({ run: task, resolve: resolve as (value: unknown) => void, reject });
+      owned.push({ run: task, resolve: resolve as (value: unknown) => void, reject });
       this.waiting += 1;
       this.dispatch();
     });

@@ -34,7 +34,7 @@ export class TokenCounter {
     private readonly heavy: TokenWork,
     options: { queue?: FairQueueSettings; onCounted?: (thread: TokenizeThread, chars: number) => void } = {},
   ) {
-    this.queue = new FairTaskQueue(options.queue ?? { concurrency: 1, maxWaiting: Number.POSITIVE_INFINITY });
+    this.queue = new FairTaskQueue(options.queue ?? { concurrency: 1, maxWaiting: Number.POSITIVE_INFINITY, maxWaitingPerOwner: Number.POSITIVE_INFINITY });
     this.onCounted = options.onCounted ?? (() => undefined);
   }
 

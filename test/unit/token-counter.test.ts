@@ -90,7 +90,7 @@ describe('TokenCounter', () => {
 
   it("one account's flood waits behind its own task: another account's text starts after at most one task", async () => {
     const work = gatedWork();
-    const counter = new TokenCounter(work, { queue: { concurrency: 1, maxWaiting: 100 } });
+    const counter = new TokenCounter(work, { queue: { concurrency: 1, maxWaiting: 100, maxWaitingPerOwner: 100 } });
     const flood = ['1', '2', '3', '4'].map((n) => counter.count([longOf(`hostile${n}`)], { owner: 'hostile' }));
     await settle();
     const bystander = counter.count([longOf('bystander')], { owner: 'bystander' });
@@ -108,9 +108,24 @@ describe('TokenCounter', () => {
     await expect(Promise.all(flood)).resolves.toHaveLength(4);
   });
 
+  it("one account cannot fill the line: past its own share it is refused, and another account's text still waits its turn", async () => {
+    const work = gatedWork();
+    const counter = new TokenCounter(work, { queue: { concurrency: 1, maxWaiting: 10, maxWaitingPerOwner: 2 } });
+    const admitted = ['h1', 'h2', 'h3'].map((tag) => counter.count([longOf(tag)], { owner: 'hostile' })); // one running, two waiting
+    await settle();
+    await expect(counter.count([longOf('h4')], { owner: 'hostile' })).rejects.toMatchObject({ code: 'tokenizer_busy', status: 503 });
+    const bystander = counter.count([longOf('b')], { owner: 'bystander' });
+    for (const tag of ['h1', 'b', 'h2', 'h3']) {
+      await settle();
+      work.finish(tag);
+    }
+    await expect(Promise.all([...admitted, bystander])).resolves.toHaveLength(4);
+    expect(work.started).toEqual(['h1', 'b', 'h2', 'h3']);
+  });
+
   it('a full line answers 503 tokenizer_busy with Retry-After, without counting', async () => {
     const work = gatedWork();
-    const counter = new TokenCounter(work, { queue: { concurrency: 1, maxWaiting: 2 } });
+    const counter = new TokenCounter(work, { queue: { concurrency: 1, maxWaiting: 2, maxWaitingPerOwner: 2 } });
     const admitted = ['a', 'b', 'c'].map((tag) => counter.count([longOf(tag)], { owner: tag }));
     await settle();
     const refused = await counter.count([longOf('d')], { owner: 'd' }).catch((err: unknown) => err);
