@@ -92,3 +92,20 @@ describe.each(HARNESS_DATABASES)('inline-sized hostile text from a zero-balance 
     await expectNothingBilled(g, broke.accountId, before.money);
   });
 });
+
+describe.each(HARNESS_DATABASES)('a counting task over its time cap on $name (issue 23)', (database) => {
+  const harness = harnessOn(database, { TOKENIZER_TASK_TIMEOUT_MS: '1' });
+
+  it('answers 503 tokenizer_busy with Retry-After, and the funded caller is charged nothing', async () => {
+    const g = harness();
+    const funded = await g.newAccount(undefined, { balanceUsd: 10 });
+    const before = await money(g, funded.accountId);
+    const response = await call(g.baseUrl, 'POST', '/v1/compat/chat/completions', {
+      key: funded.apiKey,
+      body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: MEGA_PROMPT }], max_tokens: 16 },
+    });
+    expectCompatError(response, 503, 'tokenizer_busy');
+    expect(response.headers.get('retry-after')).toBe('1');
+    await expectNothingBilled(g, funded.accountId, before);
+  });
+});
