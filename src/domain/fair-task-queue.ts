@@ -15,8 +15,13 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
-/** Seconds a refused caller is told to wait: a slot opens as soon as any one task ends (each is time-capped). */
-const RETRY_AFTER_SECONDS = '1';
+/**
+ * 503 tokenizer_busy: the line is full, or a task ran past its time cap. Retry after a second: a slot opens as soon
+ * as any one task ends, and each is time-capped.
+ */
+export function tokenizerBusy(message?: string): ApiError {
+  return new ApiError('tokenizer_busy', message, { headers: { 'Retry-After': '1' } });
+}
 
 /**
  * Heavy work (token counting on worker threads) shared fairly between callers (issue 23: one caller's text cannot
@@ -38,7 +43,7 @@ export class FairTaskQueue {
   run<T>(owner: string, task: () => Promise<T>): Promise<T> {
     let line = this.lines.get(owner);
     if (this.waiting >= this.settings.maxWaiting || (line?.length ?? 0) >= this.settings.maxWaitingPerOwner) {
-      return Promise.reject(new ApiError('tokenizer_busy', undefined, { headers: { 'Retry-After': RETRY_AFTER_SECONDS } }));
+      return Promise.reject(tokenizerBusy());
     }
     if (line === undefined) this.lines.set(owner, (line = []));
     const owned = line;

@@ -1,6 +1,5 @@
 import { TokenWorkTimeout, type TokenWork } from '../adapters/tokenizer/index.js';
-import { ApiError } from '../errors/api-error.js';
-import { FairTaskQueue, type FairQueueSettings } from './fair-task-queue.js';
+import { FairTaskQueue, tokenizerBusy, type FairQueueSettings } from './fair-task-queue.js';
 import { charsUpTo, countTokens, estimatePromptTokens, INLINE_TOKENIZE_CHARS, truncateToTokens } from './tokens.js';
 
 export interface TokenizeOptions {
@@ -64,7 +63,7 @@ export class TokenCounter {
     return this.queue.run(options.owner ?? '', () =>
       offLoop().catch((err: unknown) => {
         if (err instanceof TokenWorkTimeout) {
-          throw new ApiError('tokenizer_busy', `Counting this request's text took longer than ${err.timeoutMs} ms; nothing was charged`, { headers: { 'Retry-After': '1' } });
+          throw tokenizerBusy(`Counting this request's text took longer than ${err.timeoutMs} ms; nothing was charged`);
         }
         // A pool that fails otherwise (a crashed thread, a shutdown) must not strand a hold: count here rather than not at all.
         return inline();
