@@ -85,6 +85,12 @@ const schema = z.object({
   /** A single message longer than this answers message_too_long (SPEC 7.2; the cap itself is ours). */
   MAX_MESSAGE_CHARS: z.coerce.number().int().positive().default(1_000_000),
   TOKENIZER_THREADS: z.coerce.number().int().positive().default(1),
+  /** Counting tasks that may wait for a tokenizer thread; one more answers 503 tokenizer_busy (issue 23). */
+  TOKENIZER_MAX_WAITING: z.coerce.number().int().positive().default(64),
+  /** Of those, how many one account may have waiting: one account cannot fill the line and get others refused. */
+  TOKENIZER_MAX_WAITING_PER_ACCOUNT: z.coerce.number().int().positive().default(8),
+  /** A counting task running longer than this is stopped and its request answered 503 tokenizer_busy, uncharged. */
+  TOKENIZER_TASK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   PUBLIC_BASE_URL: z.string().url().optional(),
   /** Reference media (input_images, image_url, …): addresses fetched even though private (CIDRs, comma-separated). */
   MEDIA_FETCH_ALLOW: z.string().default(''),

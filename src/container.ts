@@ -325,9 +325,12 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const fileLinks = new FileLinks(fileLinkSecret(config, logger), publicBaseUrl(config, logger));
   const redis = await connectRedis(config, logger);
   const embeddingDimensions = (model: string) => catalog.find(model)?.capabilities.embedding_dimensions ?? 1536;
-  const tokenWork = new WorkerPoolTokenWork(config.TOKENIZER_THREADS);
+  const tokenWork = new WorkerPoolTokenWork({ threads: config.TOKENIZER_THREADS, taskTimeoutMs: config.TOKENIZER_TASK_TIMEOUT_MS });
   const tokenizedChars = counter(metrics, 'gateway_tokenized_chars_total', 'Characters tokenized on the request path, by thread (event_loop or worker)', ['thread']);
-  const tokens = new TokenCounter(tokenWork, (thread, chars) => tokenizedChars.inc({ thread }, chars));
+  const tokens = new TokenCounter(tokenWork, {
+    queue: { concurrency: config.TOKENIZER_THREADS, maxWaiting: config.TOKENIZER_MAX_WAITING, maxWaitingPerOwner: config.TOKENIZER_MAX_WAITING_PER_ACCOUNT },
+    onCounted: (thread, chars) => tokenizedChars.inc({ thread }, chars),
+  });
   const clips = new ClipEncoder();
   const providers = buildProviders(upstreams, process.env, { embeddingDimensions, tokens, clips });
   for (const [name, slot] of providers) {

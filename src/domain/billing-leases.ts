@@ -102,6 +102,11 @@ export class BillingLeases {
     return lease;
   }
 
+  /** What the account's current lease can still reserve here (0 without one): money the ledger holds for this process. */
+  freeMicros(accountId: string): Micros {
+    return this.current.get(accountId)?.freeMicros ?? 0n;
+  }
+
   /** Back into the lease: what a carved reservation did not use (its charge is `amount − returned`). */
   giveBack(lease: Lease, micros: Micros): void {
     lease.freeMicros += micros;

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { CaptureOutcome, HoldOutcome, Ledger, Micros, SettleOutcome, TransferOutcome, UsageLine } from '../adapters/ledger/index.js';
+import type { Balance, CaptureOutcome, HoldOutcome, Ledger, Micros, SettleOutcome, TransferOutcome, UsageLine } from '../adapters/ledger/index.js';
 import type { ChargeJournal, PendingCharge } from '../adapters/charge-journal/index.js';
 import type { UsageKind } from '../adapters/usage-log/index.js';
 import { ApiError } from '../errors/api-error.js';
@@ -112,11 +112,29 @@ export class Billing {
   }
 
   /**
-   * 402 unless the account could pay `floorMicros` now: a hold taken and given straight back, before work that is
-   * costly to do for nothing (counting a prompt of megabytes for a key with no money).
+   * 402 unless the account can pay `floorMicros` now: checked before work that is costly to do for nothing (counting
+   * a prompt, downloading inputs) for a key with no money (issue 23: nothing is counted before the account is shown
+   * able to pay the request's floor). It runs before every count, on the hot path, so it costs no write: an account
+   * this process leases money for shows it in memory (a lease is money the ledger already holds for this process),
+   * any other one costs one balance read. An account without a lease makes only a few requests a second here (more
+   * would open one, billing-leases.ts), so the read never sits on a busy path; a busy account too poor for a lease
+   * pays the read, which is what its requests are checked against. The hold taken after the count still decides.
    */
-  async assertCanPay(principal: Principal, requestId: string, floorMicros: Micros): Promise<void> {
-    await this.release(await this.reserve(principal, `${requestId}:floor`, floorMicros));
+  async assertCanPay(principal: Principal, floorMicros: Micros): Promise<void> {
+    const needed = floorMicros > 0n ? floorMicros : 1n; // as reserve: a reservation is never empty
+    const leased = this.leases.freeMicros(principal.accountId);
+    if (leased >= needed) return;
+    let balance: Balance;
+    try {
+      balance = await this.ledger.getBalance(principal.accountId);
+    } catch (err) {
+      this.options.logger.warn({ err }, 'ledger unreachable');
+      throw new ApiError('billing_temporarily_unavailable');
+    }
+    const available = balance.availableMicros + leased;
+    if (available < needed) {
+      throw new ApiError('insufficient_balance', undefined, { meta: { required_usd: microsToUsd(needed), available_usd: microsToUsd(available) } });
+    }
   }
 
   /**

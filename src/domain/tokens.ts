@@ -22,12 +22,6 @@ export const NAME_OVERHEAD_TOKENS = 1;
 /** Cookbook: every reply is primed with `<|start|>assistant<|message|>`. */
 export const REPLY_PRIMING_TOKENS = 3;
 /**
- * An image part, whatever its size or `detail`: 765 tokens is what a 1024×1024 image costs at high detail
- * (85 base + 4 tiles × 170). We neither fetch URLs nor decode images on the request path, so one fixed,
- * deliberately generous figure keeps the estimate cheap and the hold on the safe side (SPEC 4.2).
- */
-export const IMAGE_PART_TOKENS = 765;
-/**
  * An audio part: we do not decode audio on the request path, so it is priced by size at one token per 32 bytes
  * (16 kHz 16-bit PCM is 32 kB a second; vendors bill about ten tokens a second): generous, as a hold must be.
  */
@@ -42,35 +36,67 @@ const DEFINITION_FIELDS = ['tools', 'tool_choice', 'response_format', 'functions
 const roleTokens = new Map<string, number>();
 
 /**
- * BPE merges each pre-token (a run with no whitespace) in time that grows with the square of its length:
- * 100,000 letters in a row took 7 s to count here, a denial of service from a single request. Longer runs are
- * counted in pieces of this length, so counting stays linear; real words are far shorter, and for a run that is
- * not, each cut moves the count by about a token, which is all an estimate needs.
+ * BPE merges each pre-token in time that grows with the square of its length, and the encoder's pre-tokenizer
+ * keeps together runs of letters (Latin or CJK), of marks, of punctuation followed by newlines, and of every kind of
+ * whitespace (spaces, NBSP, U+2003, U+3000, ...): one run of 100,000 letters or 16,000 ideographic spaces takes
+ * seconds, a denial of service from one request. So no piece of text handed to the encoder may hold a pre-token
+ * longer than this many characters, whatever its characters: counting costs at most this much per character.
  */
-const MAX_RUN_CHARS = 64;
-const LONG_RUN = `\\S{${MAX_RUN_CHARS + 1},}`;
-/** Without the global flag: `test` keeps no state and allocates nothing, for the common case of no long run. */
-const HAS_LONG_RUN = new RegExp(LONG_RUN);
-const LONG_RUNS = new RegExp(LONG_RUN, 'g');
+export const MAX_PRETOKEN_CHARS = 64;
 
-/** `text` as the parts it is counted in (long runs cut), or null when it has no long run (the common case). */
-function countedParts(text: string): string[] | null {
-  if (!HAS_LONG_RUN.test(text)) return null;
-  const parts: string[] = [];
-  let last = 0;
-  // matchAll works on a copy of the regex, so the shared one's lastIndex stays 0.
-  for (const run of text.matchAll(LONG_RUNS)) {
-    if (run.index > last) parts.push(text.slice(last, run.index));
-    for (let at = 0; at < run[0].length; at += MAX_RUN_CHARS) parts.push(run[0].slice(at, at + MAX_RUN_CHARS));
-    last = run.index + run[0].length;
-  }
-  if (last < text.length) parts.push(text.slice(last));
-  return parts;
+/** The code units JavaScript's `\s` matches (the encoder's pre-tokenizer uses `\s`): a charCode switch, no regex. */
+function isWhitespace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 ||
+    code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff
+  );
 }
 
 /**
- * Text up to this many characters is counted on the event loop: about 4 ms at worst here (random printable
- * characters, 0.23 µs each; English is three times faster). Longer text is counted off it (TokenCounter).
+ * True when a pre-token of o200k_base always starts at `at`: a non-newline whitespace character right after a
+ * non-whitespace one. No pre-token pattern can carry that character on from the one before (letters, digits and
+ * punctuation take no whitespace but trailing newlines), and its own run starts there whatever precedes it. So text
+ * cut there counts exactly as it does whole.
+ */
+function startsPreToken(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  return code !== 0x0a && code !== 0x0d && isWhitespace(code) && !isWhitespace(text.charCodeAt(at - 1));
+}
+
+/**
+ * `text` as the parts it is counted in, or null when it is counted whole (the common case: prose has a pre-token
+ * start every few characters). One pass: wherever MAX_PRETOKEN_CHARS characters pass without a pre-token start,
+ * the text is cut there (never inside a surrogate pair). Such a cut can move the count by a token or so, which is
+ * all an estimate needs; a cut at a pre-token start would change nothing, so none is made.
+ */
+export function countedParts(text: string): string[] | null {
+  let parts: string[] | null = null;
+  let partStart = 0;
+  let segmentStart = 0; // the last pre-token start or cut
+  for (let at = 1; at < text.length; at++) {
+    if (startsPreToken(text, at)) segmentStart = at;
+    else if (at - segmentStart >= MAX_PRETOKEN_CHARS) {
+      const cut = isLowSurrogate(text.charCodeAt(at)) ? at - 1 : at;
+      (parts ??= []).push(text.slice(partStart, cut));
+      partStart = segmentStart = cut;
+    }
+  }
+  if (parts === null) return null;
+  parts.push(text.slice(partStart));
+  return parts;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/**
+ * Text up to this many characters is counted on the event loop: about 4 ms for random printable characters
+ * (0.23 µs each; English is three times faster), up to about 13 ms for random multi-byte whitespace and punctuation,
+ * where every 64-character piece is new to the encoder's cache (measured on a busy 2-core host). Longer text is
+ * counted off it (TokenCounter).
  */
 export const INLINE_TOKENIZE_CHARS = 16_384;
 
@@ -124,7 +150,10 @@ function countRole(role: string): number {
   return count;
 }
 
-/** Content parts: text is counted, an image is {@link IMAGE_PART_TOKENS}, audio goes by its size. */
+/**
+ * Content parts: text is counted, audio goes by its size. Image parts are not text: the chat flow holds them by the
+ * model's own rule (image-tokens.ts, chat/image-holds.ts), which needs the catalog row this count does not see.
+ */
 function countContent(content: unknown): number {
   if (typeof content === 'string') return countTokens(content);
   if (!Array.isArray(content)) return 0;
@@ -132,7 +161,6 @@ function countContent(content: unknown): number {
   for (const part of content) {
     if (!isRecord(part)) continue;
     if (part.type === 'text' && typeof part.text === 'string') total += countTokens(part.text);
-    else if (part.type === 'image_url') total += IMAGE_PART_TOKENS;
     else if (part.type === 'input_audio' && isRecord(part.input_audio) && typeof part.input_audio.data === 'string') {
       total += Math.ceil((part.input_audio.data.length * 3) / 4 / AUDIO_BYTES_PER_TOKEN);
     }
@@ -160,7 +188,7 @@ function countToolCalls(toolCalls: unknown): number {
 }
 
 /**
- * Estimated prompt tokens of a chat request (SPEC 4.2 pre-flight and 7.2 context_window_exceeded), after the
+ * Estimated prompt tokens of a chat request's text (SPEC 4.2 pre-flight and 7.2 context_window_exceeded), after the
  * OpenAI cookbook: per message 3 + role + content (+ 1 + name), then 3 for the reply priming; plus the tool,
  * function and response-format definitions, which the model reads too. Runs on every chat request, so it
  * tolerates any shape rather than re-validating.

@@ -60,6 +60,7 @@ export const ERROR_CATALOG = {
   job_not_found: { status: 404, type: invalid, retryable: false, message: 'No such job for this caller, or its record expired' },
   internal_error: { status: 500, type: 'api_error', retryable: true, message: 'Internal server error' },
   auth_rate_limited: { status: 429, type: 'rate_limit_exceeded', retryable: true, message: 'Too many requests with unknown API keys from this address; retry after the Retry-After seconds' },
+  tokenizer_busy: { status: 503, type: 'api_error', retryable: true, message: 'Too much long text is waiting to be counted, or counting it took too long; nothing was charged. Retry after the Retry-After seconds' },
   key_scope_required: { status: 403, type: 'permission_error', retryable: false, message: 'This API key cannot create or revoke keys: it lacks the keys scope' },
   file_link_invalid: { status: 403, type: 'permission_error', retryable: false, message: 'This file link is not valid: its signature does not match, or it has expired' },
   file_not_found: { status: 404, type: invalid, retryable: false, message: 'No such file: it expired and was removed' },

@@ -13,7 +13,9 @@
  * while the gateway's VmRSS is sampled. Then per kind: a warm-up of every target, then each phase (sequential
  * requests, an open-loop fixed rate, a closed loop at fixed concurrency for peak throughput) run for every target
  * in turn (the sequential phase in ten rounds, the peak in four), so a drift in the machine's load falls on all
- * of them alike.
+ * of them alike. Last, per gateway, the hostile phase (issue 23): a bystander's sequential chats, alone and then while
+ * a key with no money keeps two chats in flight whose text the tokenizer once found quadratic (runs of U+3000,
+ * NBSP, U+2003), which must be refused before anything is counted.
  * Results go to bench/results.json and bench/results.md.
  *
  * Usage: `node --import tsx test/bench/run.ts [--quick] [--no-build] [--embedded-only]`. --quick shortens
@@ -66,6 +68,9 @@ const PLAN = {
   streamHoldMs: QUICK ? 1_000 : 5_000,
   streamChunks: 16,
   embeddingDimensions: 1024,
+  /** Hostile phase: bystander chats measured alone and again under attack, and the attacker's chats in flight. */
+  hostileBystanderRequests: QUICK ? 100 : 1_000,
+  hostileInFlight: 2,
 };
 /** Extra node flags for the gateway processes only (e.g. V8 heap sizing), to try a tuning; recorded in the results. */
 const GATEWAY_NODE_FLAGS = (process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(/\s+/).filter((flag) => flag !== '');
@@ -83,6 +88,14 @@ const BODIES: Record<Kind, string> = {
   }),
   embeddings: JSON.stringify({ model: 'text-embedding-3-small', input: 'Benchmark: a sentence to embed.', encoding_format: 'float', dimensions: PLAN.embeddingDimensions }),
 };
+
+/**
+ * What the $0 key sends in the hostile phase: 16,200 ideographic spaces (under the inline limit; 1.8 s of main-thread
+ * CPU each before counting was made linear and paid for) and 150,000 characters of mixed whitespace (the worker path).
+ */
+const HOSTILE_BODIES = [`x${'\u3000'.repeat(16_200)}x`, `x${' \u00a0\u2003\u3000'.repeat(37_500)}x`].map((content) =>
+  JSON.stringify({ model: 'gpt-5-mini', messages: [{ role: 'user', content }], max_tokens: 1 }),
+);
 
 // ---------------------------------------------------------------------------------------------------------
 // Processes
@@ -159,6 +172,8 @@ async function heapMb(origin: string): Promise<{ usedMb: number; totalMb: number
 
 interface Gateway extends Proc {
   apiKey: string;
+  /** A key of an account with no money (the hostile phase). */
+  brokeKey: string;
   rssAtStartMb: number;
   warnings: string[];
 }
@@ -188,11 +203,18 @@ async function admin(env: Record<string, string>, ...command: string[]): Promise
   return JSON.parse(stdout) as Record<string, string>;
 }
 
-/** An account with a large balance and limits far above anything the run sends, then the gateway itself. */
-async function startGateway(name: string, upstreamsFile: string, storage: Record<string, string>): Promise<Gateway> {
-  const account = await admin(storage, 'accounts', 'create', '--email', `bench-${name}-${Date.now()}@example.com`, '--balance-usd', '1000000');
+/** An account with limits far above anything the run sends, and `balanceUsd` (null: no money); answers its API key. */
+async function benchAccount(storage: Record<string, string>, email: string, balanceUsd: string | null): Promise<string> {
+  const account = await admin(storage, 'accounts', 'create', '--email', email, ...(balanceUsd === null ? [] : ['--balance-usd', balanceUsd]));
   await admin(storage, 'keys', 'limit', '--key-id', account.key_id!, '--per-minute', '1000000000');
   await admin(storage, 'accounts', 'limit', '--account', account.account_id!, '--per-minute', '1000000000');
+  return account.api_key!;
+}
+
+/** An account with a large balance, one with none (the hostile phase), then the gateway itself. */
+async function startGateway(name: string, upstreamsFile: string, storage: Record<string, string>): Promise<Gateway> {
+  const apiKey = await benchAccount(storage, `bench-${name}-${Date.now()}@example.com`, '1000000');
+  const brokeKey = await benchAccount(storage, `bench-${name}-broke-${Date.now()}@example.com`, null);
   const port = await freePort();
   const env = { ...process.env, ...storage, NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), UPSTREAMS_FILE: upstreamsFile };
   const child = spawn(process.execPath, [...GATEWAY_NODE_FLAGS, 'dist/src/main.js'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -201,7 +223,7 @@ async function startGateway(name: string, upstreamsFile: string, storage: Record
   child.stdout!.on('data', (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n')) if (line.trim() !== '' && warnings.length < 50) warnings.push(line.slice(0, 400));
   });
-  const gateway: Gateway = { name, child, pid: child.pid!, origin: `http://127.0.0.1:${port}`, apiKey: account.api_key!, rssAtStartMb: 0, warnings };
+  const gateway: Gateway = { name, child, pid: child.pid!, origin: `http://127.0.0.1:${port}`, apiKey, brokeKey, rssAtStartMb: 0, warnings };
   children.push(gateway);
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -433,6 +455,47 @@ async function holdStreams(gateway: Gateway, n: number, holdMs: number): Promise
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Hostile phase: a bystander's chats while a $0 key sends text that was once costly to count
+// ---------------------------------------------------------------------------------------------------------
+
+interface HostilePhase {
+  alone: Latencies;
+  underAttack: Latencies;
+  /** The $0 key's requests during the attack, by HTTP status (0: no answer). */
+  hostileStatuses: Record<string, number>;
+}
+
+/** Sends HOSTILE_BODIES in turn until `stop()`, one at a time, counting the answers' statuses. */
+async function attack(t: Target, stop: () => boolean, statuses: Record<string, number>): Promise<void> {
+  for (let i = 0; !stop(); i++) {
+    let status = 0;
+    try {
+      const { statusCode, body } = await request(t.origin + t.paths.chat, { method: 'POST', headers: t.headers, body: HOSTILE_BODIES[i % HOSTILE_BODIES.length]!, dispatcher: loadAgent });
+      await body.dump();
+      status = statusCode;
+    } catch {
+      // counted as status 0
+    }
+    statuses[status] = (statuses[status] ?? 0) + 1;
+  }
+}
+
+async function measureHostile(gateway: Gateway): Promise<HostilePhase> {
+  const bystander = target(`gateway-${gateway.name}`, gateway.origin, COMPAT_PATHS, gateway.apiKey);
+  const attacker = target(`gateway-${gateway.name}-broke`, gateway.origin, COMPAT_PATHS, gateway.brokeKey);
+  const alone = summarise(await sequential(bystander, 'chat', PLAN.hostileBystanderRequests));
+  const hostileStatuses: Record<string, number> = {};
+  let done = false;
+  const attackers = Array.from({ length: PLAN.hostileInFlight }, () => attack(attacker, () => done, hostileStatuses));
+  const underAttack = summarise(await sequential(bystander, 'chat', PLAN.hostileBystanderRequests));
+  done = true;
+  await Promise.all(attackers);
+  const f = (x: number) => x.toFixed(2);
+  log(`  hostile    gateway-${gateway.name.padEnd(10)} bystander ${f(alone.p50)}/${f(alone.p99)} ms alone, ${f(underAttack.p50)}/${f(underAttack.p99)} ms under attack; $0 key: ${JSON.stringify(hostileStatuses)}`);
+  return { alone, underAttack, hostileStatuses };
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Verdicts and the report
 // ---------------------------------------------------------------------------------------------------------
 
@@ -450,6 +513,7 @@ interface Configuration {
   embedded: boolean;
   gateway: Partial<Record<Kind, Cell>>;
   rss: { atStartMb: number; afterLoadMb: number; heapAfterLoad: { usedMb: number; totalMb: number } | null; streams: StreamsRss | null };
+  hostile: HostilePhase | null;
   warnings: string[];
   checks: Check[];
   skipped?: string;
@@ -489,6 +553,11 @@ function checksFor(config: Configuration, baselines: Baselines): Check[] {
     const errors = cell.sequential.errors + cell.fixedRate.errors + cell.peak.errors;
     checks.push({ name: `${kind}: errors`, threshold: '0', measured: String(errors), pass: errors === 0 });
   }
+  if (config.hostile !== null) {
+    const { hostileStatuses: statuses, underAttack } = config.hostile;
+    const refused = Object.keys(statuses).every((status) => status === '402');
+    checks.push({ name: 'hostile: every $0 request answered 402', threshold: 'only 402', measured: JSON.stringify(statuses), pass: refused && underAttack.errors === 0 });
+  }
   return checks;
 }
 
@@ -522,6 +591,21 @@ function tableFor(config: Configuration, baselines: Baselines): string[] {
     }
   }
   return lines;
+}
+
+function hostileLines(hostile: HostilePhase | null): string[] {
+  if (hostile === null) return [];
+  const { alone, underAttack } = hostile;
+  return [
+    `Hostile phase: a bystander's ${PLAN.hostileBystanderRequests} sequential chats, alone and while a $0 key kept ${PLAN.hostileInFlight} chats in flight ` +
+      `(16,200 × U+3000, and 150,000 characters of mixed whitespace; answered ${JSON.stringify(hostile.hostileStatuses)} by status):`,
+    '',
+    '| bystander chat | p50 | p99 | errors |',
+    '|---|--:|--:|--:|',
+    `| alone | ${n2(alone.p50)} | ${n2(alone.p99)} | ${alone.errors} |`,
+    `| under attack | ${n2(underAttack.p50)} | ${n2(underAttack.p99)} | ${underAttack.errors} |`,
+    '',
+  ];
 }
 
 function markdown(meta: Record<string, unknown>, baselines: Baselines, configs: Configuration[]): string {
@@ -559,6 +643,7 @@ function markdown(meta: Record<string, unknown>, baselines: Baselines, configs: 
             `${s.rssPeakMb.toFixed(1)} MB at most from the first opening on, ${s.rssAfterReleaseMb.toFixed(1)} MB 2 s after they were closed`) +
         `; ${config.rss.afterLoadMb.toFixed(1)} MB after all the load phases${heap(config.rss.heapAfterLoad)}.`,
       '',
+      ...hostileLines(config.hostile),
       'Targets:',
       '',
       '| check | target | measured | result |',
@@ -581,7 +666,7 @@ function postgresUrl(schema: string): string {
 }
 
 function newConfiguration(name: string, label: string, embedded: boolean): Configuration {
-  return { name, label, embedded, gateway: {}, rss: { atStartMb: Number.NaN, afterLoadMb: Number.NaN, heapAfterLoad: null, streams: null }, warnings: [], checks: [] };
+  return { name, label, embedded, gateway: {}, rss: { atStartMb: Number.NaN, afterLoadMb: Number.NaN, heapAfterLoad: null, streams: null }, hostile: null, warnings: [], checks: [] };
 }
 
 /** The scale-out gateway on a fresh PostgreSQL schema and the local Redis; null (with the reason) when they are missing. */
@@ -698,6 +783,8 @@ async function main(): Promise<void> {
     await measureStreamsMemory(servers.gateways);
     log('bench: measuring latency and throughput');
     const baselines = await measureAll(servers.baselineTargets, servers.gateways);
+    log('bench: hostile phase');
+    for (const [config, gateway] of servers.gateways) config.hostile = await measureHostile(gateway);
     for (const [config, gateway] of servers.gateways) {
       config.rss.afterLoadMb = rssMb(gateway.pid);
       config.rss.heapAfterLoad = await heapMb(gateway.origin);

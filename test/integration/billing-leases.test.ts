@@ -5,7 +5,7 @@
  * expires, two processes leasing one account never overdraw it, and a request refused for funds gets back the
  * money this process had leased.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Principal } from '../../src/domain/authenticator.js';
 import type { Billing, Reservation } from '../../src/domain/billing.js';
 import { leaseSize } from '../../src/domain/billing-leases.js';
@@ -80,6 +80,23 @@ describe.each(BILLING_BACKENDS)('billing leases on $name', (backend) => {
     expect((await w.usageLog.totals(p.accountId, {})).costMicros).toBe(await w.ledger.postedSpend(p.accountId));
     const balance = await w.ledger.getBalance(p.accountId);
     expect(balance.availableMicros + balance.heldMicros).toBe(10_000_000n - charged);
+  });
+
+  it('the floor check before counting (issue 23): a leased account passes in memory, others on one balance read, a $0 one is refused', async () => {
+    const busy = await principal(10);
+    const lease = await warmedUp(busy, 1_000n);
+    const reads = vi.spyOn(w.ledger, 'getBalance');
+    const holds = vi.spyOn(w.ledger, 'hold');
+    await billing.assertCanPay(busy, 1_000n);
+    expect(reads).not.toHaveBeenCalled();
+    const idle = await principal(1);
+    await billing.assertCanPay(idle, 1_000_000n);
+    expect(reads).toHaveBeenCalledTimes(1);
+    const broke = await principal(0);
+    await expect(billing.assertCanPay(broke, 1n)).rejects.toMatchObject({ code: 'insufficient_balance' });
+    await expect(billing.assertCanPay(idle, 1_000_001n)).rejects.toMatchObject({ code: 'insufficient_balance', meta: { required_usd: 1.000001, available_usd: 1 } });
+    expect(holds).not.toHaveBeenCalled(); // a check, never a write
+    await billing.settle(lease, 0n, CALL);
   });
 
   it('caps a leased charge at its reservation and reports the rest as the platform’s loss', async () => {

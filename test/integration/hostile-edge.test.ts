@@ -6,7 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectCompatError } from '../setup/envelopes.js';
+import { HARNESS_DATABASES } from '../setup/databases.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
+import { harnessOn } from '../setup/suite-harness.js';
 import { expectNothingBilled, money } from './gateway-helpers.js';
 
 let h: Harness;
@@ -16,8 +18,8 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 /** Characters tokenized so far, by thread, from the gateway's own metric. */
-async function tokenizedChars(): Promise<{ event_loop: number; worker: number }> {
-  const metric = await h.deps.metrics.getSingleMetric('gateway_tokenized_chars_total')!.get();
+async function tokenizedChars(gateway = h): Promise<{ event_loop: number; worker: number }> {
+  const metric = await gateway.deps.metrics.getSingleMetric('gateway_tokenized_chars_total')!.get();
   const of = (thread: string) => metric.values.find((v) => v.labels.thread === thread)?.value ?? 0;
   return { event_loop: of('event_loop'), worker: of('worker') };
 }
@@ -69,4 +71,41 @@ describe('the largest embeddings answer', () => {
     for (const item of [body.data[0]!, body.data[2047]!]) expect(item.embedding).toHaveLength(3072);
     expect(body.usage.prompt_tokens).toBeGreaterThanOrEqual(2048);
   }, 60_000);
+});
+
+describe.each(HARNESS_DATABASES)('inline-sized hostile text from a zero-balance key on $name (issue 23)', (database) => {
+  const harness = harnessOn(database);
+  // 16,200 ideographic spaces: under the inline limit, and one pre-token the encoder once took 1.8 s to count.
+  const WHITESPACE = `x${'\u3000'.repeat(16_200)}x`;
+
+  it('chat, embeddings and rerank answer 402 before a character is counted, on the event loop or off it', async () => {
+    const g = harness();
+    const broke = await g.newAccount();
+    const before = { chars: await tokenizedChars(g), money: await money(g, broke.accountId) };
+    const asks = [
+      ['/v1/compat/chat/completions', { model: 'gpt-5-mini', messages: [{ role: 'user', content: WHITESPACE }], max_tokens: 1 }],
+      ['/v1/compat/embeddings', { model: 'text-embedding-3-small', input: WHITESPACE }],
+      ['/v1/compat/rerank', { model: 'qwen3-rerank', query: WHITESPACE, documents: [WHITESPACE] }],
+    ] as const;
+    for (const [path, body] of asks) expectCompatError(await call(g.baseUrl, 'POST', path, { key: broke.apiKey, body }), 402, 'insufficient_balance');
+    expect(await tokenizedChars(g)).toEqual(before.chars);
+    await expectNothingBilled(g, broke.accountId, before.money);
+  });
+});
+
+describe.each(HARNESS_DATABASES)('a counting task over its time cap on $name (issue 23)', (database) => {
+  const harness = harnessOn(database, { TOKENIZER_TASK_TIMEOUT_MS: '1' });
+
+  it('answers 503 tokenizer_busy with Retry-After, and the funded caller is charged nothing', async () => {
+    const g = harness();
+    const funded = await g.newAccount(undefined, { balanceUsd: 10 });
+    const before = await money(g, funded.accountId);
+    const response = await call(g.baseUrl, 'POST', '/v1/compat/chat/completions', {
+      key: funded.apiKey,
+      body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: MEGA_PROMPT }], max_tokens: 16 },
+    });
+    expectCompatError(response, 503, 'tokenizer_busy');
+    expect(response.headers.get('retry-after')).toBe('1');
+    await expectNothingBilled(g, funded.accountId, before);
+  });
 });

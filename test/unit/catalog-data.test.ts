@@ -2,6 +2,7 @@
  * Checks the hand-curated model catalog data (config/catalog.json) against SPEC 2.5, 2.9, 2.11, 2.12, 4.6 and 8
  * and against the OpenAPI schemas CatalogEntry.yaml / Capabilities.yaml.
  */
+import { ImageTokenRuleSchema } from '../../src/domain/image-tokens.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -227,7 +228,18 @@ describe('catalog.json: file shape', () => {
   });
 
   it('gives every entry exactly the listed keys, in order', () => {
-    for (const m of models) expect(Object.keys(m), m.slug).toEqual(ENTRY_KEYS);
+    // image_tokens is optional (vision rows whose vendor publishes its image rule), right after owned_by.
+    for (const m of models) expect(Object.keys(m).filter((k) => k !== 'image_tokens'), m.slug).toEqual(ENTRY_KEYS);
+    for (const m of models.filter((row) => 'image_tokens' in row)) expect(Object.keys(m).indexOf('image_tokens'), m.slug).toBe(ENTRY_KEYS.indexOf('owned_by') + 1);
+  });
+
+  it('gives image_tokens (the vendor image rule, with its source) only to rows that take images', () => {
+    const ruled = models.filter((m) => 'image_tokens' in m);
+    expect(ruled.map((m) => m.slug)).toEqual(expect.arrayContaining(['gpt-4o', 'gpt-4o-mini', 'gpt-5-mini', 'claude-sonnet-4-5']));
+    for (const m of ruled) {
+      expect(m.capabilities.input_modalities, m.slug).toContain('image');
+      expect(ImageTokenRuleSchema.safeParse((m as { image_tokens?: unknown }).image_tokens).success, m.slug).toBe(true);
+    }
   });
 
   it('keeps the entry keys in step with CatalogEntry.yaml', () => {

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import {
   charsUpTo,
+  countedParts,
+  MAX_PRETOKEN_CHARS,
   AUDIO_BYTES_PER_TOKEN,
-  IMAGE_PART_TOKENS,
   MESSAGE_OVERHEAD_TOKENS,
   REPLY_PRIMING_TOKENS,
   countTokens,
@@ -29,17 +31,86 @@ describe('countTokens (o200k_base)', () => {
     expect(countTokens(text)).toBeGreaterThan(3);
   });
 
-  it('counts a run without whitespace longer than 64 characters in 64-character pieces (BPE is quadratic in a run: 200,000 letters would take half a minute whole)', () => {
-    expect(countTokens('a'.repeat(200_000))).toBe(3125 * encode('a'.repeat(64)).length);
-    const mixed = `start ${'x'.repeat(130)} end`;
-    expect(countTokens(mixed)).toBe(encode('start ').length + 2 * encode('x'.repeat(64)).length + encode('xx').length + encode(' end').length);
-    // Ordinary text is counted whole, exactly as the encoder does.
-    const prose = 'The gateway settles each hold after the call. '.repeat(200);
+  it('counts ordinary text whole, exactly as the encoder does, and a long run in pieces that still fit a truncation', () => {
+    const prose = 'The gateway settles each hold after the call.\n\tIt never  waits for   the write. '.repeat(200);
+    expect(countedParts(prose)).toBeNull();
     expect(countTokens(prose)).toBe(encode(prose).length);
+    expect(countTokens('a'.repeat(200_000))).toBe(3125 * encode('a'.repeat(64)).length);
     const cut = truncateToTokens('b'.repeat(300_000), 10);
     expect(cut.length).toBeGreaterThan(0);
     expect('b'.repeat(300_000).startsWith(cut)).toBe(true);
     expect(countTokens(cut)).toBeLessThanOrEqual(10);
+  });
+});
+
+/** Deterministic pseudo-random characters drawn from `alphabet` (a property test that cannot flake). */
+function randomText(alphabet: readonly string[], length: number, seed: number): string {
+  let state = seed;
+  let text = '';
+  while (text.length < length) {
+    state = (state * 48_271) % 2_147_483_647;
+    text += alphabet[state % alphabet.length];
+  }
+  return text;
+}
+
+/** The pieces of `text` that reach BPE: the encoder's own pre-tokenizer run over each part countTokens hands it. */
+function preTokens(text: string): string[] {
+  return (countedParts(text) ?? [text]).flatMap((part) => [...part.matchAll(O200K_TOKEN_SPLIT_REGEX)].map((m) => m[0]));
+}
+
+describe('counting is linear whatever the characters (issue: no pre-token reaches BPE longer than a fixed cap)', () => {
+  // Every class the pre-tokenizer keeps together, and mixes of them: the quadratic cases found, and their cousins.
+  const classes: Record<string, string[]> = {
+    'Latin lower': ['a'],
+    'Latin upper': ['Q'],
+    'camel case': ['a', 'B'],
+    digits: ['7'],
+    spaces: [' '],
+    NBSP: ['\u00a0'],
+    'em space U+2003': ['\u2003'],
+    'ideographic space U+3000': ['\u3000'],
+    tabs: ['\t'],
+    newlines: ['\n'],
+    CRLF: ['\r\n'],
+    'line separator U+2028': ['\u2028'],
+    'zero-width no-break U+FEFF': ['\ufeff'],
+    'mixed whitespace': [' ', '\u00a0', '\u2003', '\u3000', '\t', '\n', '\r', '\u205f', '\u1680'],
+    'CJK ideographs': ['数', '据', '中', '心'],
+    Thai: ['ก', 'ข', 'ค'],
+    'combining marks': ['\u0301', '\u0308'],
+    'letter + mark': ['e\u0301'],
+    emoji: ['👋', '🚀'],
+    punctuation: ['!', '?', '.', '#'],
+    'punctuation then newlines': ['!', '\n', '/'],
+    'space before punctuation': [' ', '!'],
+    contractions: ["'s", 'a'],
+    'everything at random': ['a', 'Z', '7', ' ', '\u3000', '\u00a0', '\n', '!', '/', '数', '\u0301', '👋', "'", '\t', 'é'],
+  };
+
+  for (const [name, alphabet] of Object.entries(classes)) {
+    it(`${name}: the longest pre-token is at most ${MAX_PRETOKEN_CHARS} characters, and BPE work is at most that per character`, () => {
+      for (const length of [1_000, 10_000, 100_000]) {
+        const text = alphabet.length === 1 ? alphabet[0]!.repeat(length / alphabet[0]!.length) : randomText(alphabet, length, length + alphabet.length);
+        const pieces = preTokens(text);
+        expect(pieces.join('').length).toBe(text.length); // every character is counted, none twice
+        expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(MAX_PRETOKEN_CHARS);
+        // BPE merges a piece in time up to the square of its length: the sum of squares bounds the work.
+        const work = pieces.reduce((sum, p) => sum + p.length * p.length, 0);
+        expect(work).toBeLessThanOrEqual(MAX_PRETOKEN_CHARS * text.length);
+      }
+    });
+  }
+
+  it('the whitespace test is the one the pre-tokenizer uses (\\s), for every BMP character', () => {
+    const cut = 'x'.repeat(MAX_PRETOKEN_CHARS * 2);
+    for (let code = 0; code < 0x10000; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const char = String.fromCharCode(code);
+      // A run of x cut by this character is counted whole exactly when the character is a pre-token start.
+      const starts = /\s/.test(char) && char !== '\n' && char !== '\r';
+      expect(countedParts(`${cut.slice(0, 60)}${char}${cut.slice(0, 60)}`) === null, `U+${code.toString(16)}`).toBe(starts);
+    }
   });
 });
 
@@ -56,8 +127,7 @@ describe('estimatePromptTokens (OpenAI cookbook framing)', () => {
     expect(estimatePromptTokens({ messages: [{ role: 'user', content: 'hello world' }] })).toBe(3 + 1 + 2 + 3);
   });
 
-  it('sums every text part and counts each image part as a fixed 765', () => {
-    expect(IMAGE_PART_TOKENS).toBe(765);
+  it('sums every text part; image parts are left to the image rule of the model (image-tokens.ts)', () => {
     const messages = [{
       role: 'user',
       content: [
@@ -68,7 +138,7 @@ describe('estimatePromptTokens (OpenAI cookbook framing)', () => {
       ],
     }];
     const text = countTokens('What is in these pictures?') + countTokens('Be brief.');
-    expect(estimatePromptTokens({ messages })).toBe(frame('user') + text + 2 * 765 + REPLY_PRIMING_TOKENS);
+    expect(estimatePromptTokens({ messages })).toBe(frame('user') + text + REPLY_PRIMING_TOKENS);
   });
 
   it('adds name (+1) and the text of tool calls', () => {

@@ -13,5 +13,13 @@ export interface TokenWork {
   close(): Promise<void>;
 }
 
+/** A task ran past the pool's time cap and was stopped: nothing was counted. */
+export class TokenWorkTimeout extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`token work stopped after ${timeoutMs} ms`);
+    this.name = 'TokenWorkTimeout';
+  }
+}
+
 export { InProcessTokenWork } from './in-process.js';
 export { WorkerPoolTokenWork } from './worker-pool.js';

@@ -1,7 +1,7 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { TokenWork } from './index.js';
+import { TokenWorkTimeout, type TokenWork } from './index.js';
 
 /** The jobs' module: compiled beside this one in a build; from source, through a loader that reads TypeScript. */
 const JOBS_FILE = new URL(extname(fileURLToPath(import.meta.url)) === '.ts' ? './token-jobs-from-source.mjs' : './token-jobs.js', import.meta.url);
@@ -9,11 +9,20 @@ const JOBS_FILE = new URL(extname(fileURLToPath(import.meta.url)) === '.ts' ? '.
 /** Threads stop after this long without work, so an idle gateway (or a test) keeps none. */
 const IDLE_TIMEOUT_MS = 30_000;
 
-/** Token work on a pool of worker threads (piscina), started on first use. */
+export interface WorkerPoolSettings {
+  threads: number;
+  /** A task still running after this long is stopped (its thread is terminated and replaced): TokenWorkTimeout. */
+  taskTimeoutMs: number;
+}
+
+/**
+ * Token work on a pool of worker threads (piscina), started on first use. Who goes first and how many may wait is
+ * the caller's business (TokenCounter's fair queue); the pool bounds how long one task may hold a thread.
+ */
 export class WorkerPoolTokenWork implements TokenWork {
   #pool: Piscina | null = null;
 
-  constructor(private readonly threads: number) {}
+  constructor(private readonly settings: WorkerPoolSettings) {}
 
   promptTokens(body: Record<string, unknown>): Promise<number> {
     return this.#run('promptTokens', body);
@@ -33,13 +42,20 @@ export class WorkerPoolTokenWork implements TokenWork {
     await pool?.destroy();
   }
 
-  #run<T>(name: string, task: unknown): Promise<T> {
+  async #run<T>(name: string, task: unknown): Promise<T> {
     this.#pool ??= new Piscina({
       filename: JOBS_FILE.href,
       minThreads: 0,
-      maxThreads: this.threads,
+      maxThreads: this.settings.threads,
       idleTimeout: IDLE_TIMEOUT_MS,
     });
-    return this.#pool.run(task, { name }) as Promise<T>;
+    const { taskTimeoutMs } = this.settings;
+    try {
+      return (await this.#pool.run(task, { name, signal: AbortSignal.timeout(taskTimeoutMs) })) as T;
+    } catch (err) {
+      // piscina rejects an aborted task with its own AbortError after terminating the thread that ran it.
+      if (err instanceof Error && err.name === 'AbortError') throw new TokenWorkTimeout(taskTimeoutMs);
+      throw err;
+    }
   }
 }

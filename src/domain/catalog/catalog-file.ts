@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsImport from 'ajv-formats';
 import type { components } from '../../../generated/openapi.js';
+import { ImageTokenRuleSchema, type ImageTokenRule } from '../image-tokens.js';
 
 export type CatalogEntry = components['schemas']['CatalogEntry'];
 
@@ -10,6 +11,8 @@ export type CatalogFileEntry = Omit<CatalogEntry, 'user_discount_percent' | 'use
   /** Vendor release time in Unix seconds; 1735689600 means unknown (SPEC 2.5). */
   created: number;
   owned_by: string;
+  /** How the vendor counts an image part, with its source (image-tokens.ts); absent: a generous default. */
+  image_tokens?: ImageTokenRule;
 };
 
 export interface ExternalModel {
@@ -40,8 +43,10 @@ export function loadCatalogFile(path: string, contractSchemas: Record<string, un
   ajv.addSchema({ $id: 'contract', components: { schemas: contractSchemas } });
   const validate = ajv.compile({ $ref: 'contract#/components/schemas/CatalogEntry' });
   const problems: string[] = [];
-  for (const [index, { created, owned_by, ...entry }] of file.models.entries()) {
+  for (const [index, { created, owned_by, image_tokens, ...entry }] of file.models.entries()) {
     if (!Number.isInteger(created) || typeof owned_by !== 'string') problems.push(`models[${index}]: created and owned_by are required`);
+    const rule = image_tokens === undefined ? null : ImageTokenRuleSchema.safeParse(image_tokens);
+    if (rule?.success === false) problems.push(`models[${index}] (${entry.slug}): image_tokens: ${rule.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join(', ')}`);
     if (!validate({ ...entry, user_discount_percent: 0, user_tier_discounts: {}, sandbox: false })) {
       problems.push(`models[${index}] (${entry.slug}): ${ajv.errorsText(validate.errors)}`);
     }

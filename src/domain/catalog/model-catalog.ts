@@ -134,7 +134,7 @@ export class ModelCatalog {
 
 /** One row at the caller's price: every price after the personal discount, each tier after its own if set. */
 function priceFor(entry: ListedEntry, discounts: CallerDiscounts): CatalogEntry {
-  const { created: _created, owned_by: _owner, ...row } = entry;
+  const { created: _created, owned_by: _owner, image_tokens: _imageTokens, ...row } = entry;
   const percent = discounts.discountPercent;
   const tierDiscounts: Record<string, number> = {};
   let pricing = row.pricing;

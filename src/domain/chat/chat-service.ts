@@ -4,6 +4,8 @@ import type { Billing, Charge, Reservation } from '../billing.js';
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { validateChatLimits, validateChatMessages } from '../chat-validation.js';
+import { imagePartsOf } from '../image-tokens.js';
+import { ImageHolds, type ImageHold } from './image-holds.js';
 import { resolveChatModel } from '../model-resolution.js';
 import { NO_DISCOUNTS, textCost, textHoldEstimate } from '../pricing/index.js';
 import type { Route, RouteTable } from '../routing/route-table.js';
@@ -28,7 +30,9 @@ export interface PreparedChat {
   reservation: Reservation;
   principal: Principal;
   requestId: string;
+  /** The prompt the hold covers: its text counted, its image parts by the model's rule (ImageHolds). */
   promptTokens: number;
+  images: ImageHold;
   /** What the client asked for (the larger of max_tokens and max_completion_tokens); undefined when neither. */
   maxTokens: number | undefined;
   /** The output cap every upstream call carries, per choice: the client's, else the model's (SPEC 4.2). */
@@ -57,6 +61,8 @@ export interface ChatBody {
  * route, reserve the worst case, call the chain, settle to the real usage.
  */
 export class ChatService {
+  private readonly imageHolds = new ImageHolds();
+
   constructor(
     private readonly catalog: ModelCatalog,
     private readonly routes: RouteTable,
@@ -74,10 +80,15 @@ export class ChatService {
     // DESIGN.md 3 "Hold = ceiling": the upstream always gets an output cap, and the hold covers it for every choice.
     const maxOutputTokens = maxTokens ?? entry.capabilities.max_output_tokens ?? this.settings.defaultMaxOutputTokens;
     const holdFor = (promptTokens: number) => textHoldEstimate(entry, promptTokens, maxOutputTokens * (body.n ?? 1), principal.account);
-    const promptTokens = await this.tokens.promptTokens(body, {
-      beforeHeavy: () => this.billing.assertCanPay(principal, requestId, holdFor(0)),
+    const textTokens = await this.tokens.promptTokens(body, {
+      owner: principal.accountId,
+      floorCheck: () => this.billing.assertCanPay(principal, holdFor(0)),
     });
-    validateChatLimits(entry, { promptTokens, maxTokens });
+    // The context check reads the text only: an image's billed tokens are a price (gpt-4o-mini bills a tile as 5,667),
+    // not the context it takes, and an upstream that finds the context too long refuses it, uncharged.
+    validateChatLimits(entry, { promptTokens: textTokens, maxTokens });
+    const images = this.imageHolds.hold(entry, imagePartsOf(body.messages));
+    const promptTokens = textTokens + images.tokens;
     const chain = this.routes.chain(entry.slug, stream ? 'stream' : 'chat');
     const hold = holdFor(promptTokens);
     const reservation = await this.billing.reserve(principal, requestId, hold);
@@ -85,7 +96,7 @@ export class ChatService {
     // Streams always ask the upstream for usage, so the bill never rests on our own count when it can be had.
     const upstreamBody = copyWith(forwardedFields(rest), stream ? { stream: true, stream_options: copyWith(body.stream_options ?? {}, { include_usage: true }) } : { stream: false });
     const includeUsage = body.stream_options?.include_usage === true;
-    return { entry, chain, reservation, principal, requestId, promptTokens, maxTokens, maxOutputTokens, stream, includeUsage, upstreamBody };
+    return { entry, chain, reservation, principal, requestId, promptTokens, images, maxTokens, maxOutputTokens, stream, includeUsage, upstreamBody };
   }
 
   /** Non-stream: the first route that answers wins; any exhaustion releases the hold (nothing charged). */
@@ -99,6 +110,7 @@ export class ChatService {
       hooks,
     );
     const usage = value.usage ?? (await this.countedUsage(prepared, completionText(value.completion)));
+    this.learnImageSizes(prepared, usage);
     const cost = textCost(prepared.entry, usage, prepared.principal.account, { cachedDiscountApplies: route.cachedInputDiscount && value.cachedDiscountApplied });
     const charge = await this.billing.settle(prepared.reservation, cost, this.details(prepared, usage, route.providerName));
     return { completion: value.completion, usage, charge };
@@ -106,6 +118,7 @@ export class ChatService {
 
   /** Settles a stream that ended (normally or because the client left) on what was delivered. */
   async settleStream(prepared: PreparedChat, usage: Usage, route: Route): Promise<Charge> {
+    this.learnImageSizes(prepared, usage);
     const cost = textCost(prepared.entry, usage, prepared.principal.account, { cachedDiscountApplies: route.cachedInputDiscount && usage.cachedTokens > 0 });
     return this.billing.settle(prepared.reservation, cost, this.details(prepared, usage, route.providerName));
   }
@@ -131,8 +144,13 @@ export class ChatService {
 
   /** Bifrost's lesson (DESIGN.md 8): when the upstream omits usage, count the tokens ourselves. */
   async countedUsage(prepared: PreparedChat, completionText: string): Promise<Usage> {
-    const [completionTokens = 0] = await this.tokens.count([completionText]);
+    const [completionTokens = 0] = await this.tokens.count([completionText], { owner: prepared.principal.accountId });
     return { promptTokens: prepared.promptTokens, completionTokens, cachedTokens: 0, reasoningTokens: 0 };
+  }
+
+  /** An upstream that billed the image parts above their hold raises the hold of the next ones (ImageHolds). */
+  private learnImageSizes(prepared: PreparedChat, usage: Usage): void {
+    this.imageHolds.learn(prepared.entry.slug, prepared.images, prepared.promptTokens, usage.promptTokens);
   }
 
   private details(prepared: PreparedChat, usage: Usage, provider: string) {

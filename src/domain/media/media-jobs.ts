@@ -128,7 +128,7 @@ export class MediaJobs<Request> implements JobWork {
     const id = newId('job');
     // Inputs are downloaded only for an account that can pay what the request asks, before its exact price is known.
     const hasInputs = (this.rules.mediaFields?.(request) ?? []).length > 0;
-    if (hasInputs) await deps.billing.assertCanPay(principal, id, asked.holdMicros);
+    if (hasInputs) await deps.billing.assertCanPay(principal, asked.holdMicros);
     const nowMs = deps.now();
     const expiresAtMs = nowMs + this.rules.retentionMs;
     const job: JobRecord = { id, accountId: principal.accountId, kind: this.jobKind, status: 'pending', createdAtMs: nowMs, updatedAtMs: nowMs, expiresAtMs, data: {} };

@@ -56,7 +56,7 @@ export async function createEmbeddings(
   // Upstream tokenizers differ a little from ours: hold twice our count so settling never needs more.
   const holdFor = (counted: number) => retrievalCost(entry, counted * 2 + 16, principal.account);
   const texts = inputs.map((input) => (typeof input === 'string' ? input : ''));
-  const textTokens = await deps.tokens.count(texts, { beforeHeavy: () => deps.billing.assertCanPay(principal, requestId, holdFor(0)) });
+  const textTokens = await deps.tokens.count(texts, { owner: principal.accountId, floorCheck: () => deps.billing.assertCanPay(principal, holdFor(0)) });
   const counted = checkEmbeddingTokens(entry, inputs, textTokens).reduce((a, b) => a + b, 0);
   const chain = deps.routes.chain(entry.slug, 'embed');
   const reservation = await deps.billing.reserve(principal, requestId, holdFor(counted));

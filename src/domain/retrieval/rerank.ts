@@ -34,7 +34,7 @@ export async function createRerank(
   validateRerank(entry, request.query, texts);
   const holdFor = (counted: number) => retrievalCost(entry, counted * 2 + 16, principal.account);
   let floorChecked: Promise<void> | undefined; // once per request, whichever count needs it first
-  const options = { beforeHeavy: () => (floorChecked ??= deps.billing.assertCanPay(principal, requestId, holdFor(0))) };
+  const options = { owner: principal.accountId, floorCheck: () => (floorChecked ??= deps.billing.assertCanPay(principal, holdFor(0))) };
   const cap = request.max_tokens_per_doc;
   const documents = cap === undefined ? texts : await deps.tokens.truncate(texts, cap, options);
   const [queryTokens = 0, ...documentTokens] = await deps.tokens.count([request.query, ...documents], options);
