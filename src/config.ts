@@ -134,6 +134,8 @@ const schema = z.object({
   RENTAL_SWEEP_MS: z.coerce.number().int().positive().max(60_000).default(15_000),
   /** A rental its machine's agent has not run this long after it was asked to (placed or started) is stopped (`start_timeout`): its GPUs and hold are given back. */
   RENTAL_PENDING_TTL_MS: z.coerce.number().int().positive().default(30 * 60 * 1000),
+  /** A rental offline (its agent silent) this long is stopped (`host_offline`): its GPUs, hold and SSH port are given back. */
+  RENTAL_OFFLINE_TTL_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
   /** The most rentals one account may have waiting for their agent at once (the largest burst order fits). */
   RENTAL_MAX_PENDING_PER_ACCOUNT: z.coerce.number().int().positive().default(100),
   /** The most machines one provider may list that no operator has verified. */

@@ -1636,7 +1636,7 @@ export type InstanceStatus = 'pending' | 'running' | 'offline' | 'stopped' | 'te
 
 /**
  * Why the status last changed: `user` (start, stop or delete), `insufficient_balance` (the balance could not cover
- * the next minute), `host_offline`, `plan_expired` (the term was used up), `error` (the container exited or failed), `start_timeout` (its agent did not
+ * the next minute), `host_offline` (the agent went silent; a rental offline for `RENTAL_OFFLINE_TTL_MS` is stopped), `plan_expired` (the term was used up), `error` (the container exited or failed), `start_timeout` (its agent did not
  * run it within `RENTAL_PENDING_TTL_MS` of being asked; its GPUs and hold were given back).
  *
  */

@@ -223,8 +223,8 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       expect(await store().instancesAskedToRun([])).toEqual(new Set());
     });
 
-    it('counts an account’s pending rentals and finds those pending since before a moment, oldest first', async () => {
-      const m = machine({ gpuName: `GPU_${newId('g')}` });
+    it('counts an account’s pending rentals and finds those pending (or offline) since before a moment, oldest first', async () => {
+      const m = machine({ gpuName: `GPU_${newId('g')}`, gpuCount: 8 });
       await store().addMachine(m);
       const accountId = newId('acc');
       const old = await store().place(instance(m, { accountId, updatedAtMs: T0 - 60_000 }));
@@ -234,9 +234,13 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       if (!old.ok || !fresh.ok || !running.ok || !stopping.ok) throw new Error('not placed');
       expect(await store().pendingCount(accountId)).toBe(2);
       expect(await store().pendingCount(newId('acc'))).toBe(0);
-      const stale = (await store().stalePending(T0, 100)).filter((i) => i.accountId === accountId);
+      const stale = (await store().staleInstances('pending', T0, 100)).filter((i) => i.accountId === accountId);
       expect(stale.map((i) => i.id)).toEqual([old.instance.id]);
       expect(stale[0]!.gpuIndexes).toHaveLength(1);
+      const offline = await store().place(instance(m, { accountId, status: 'offline', updatedAtMs: T0 - 60_000 }));
+      if (!offline.ok) throw new Error('not placed');
+      expect((await store().staleInstances('offline', T0, 100)).filter((i) => i.accountId === accountId).map((i) => i.id)).toEqual([offline.instance.id]);
+      expect((await store().staleInstances('offline', T0 - 60_000, 100)).filter((i) => i.accountId === accountId)).toEqual([]);
     });
 
     it('keeps a machine’s announced price rise and applies those due, moving their prices and discounts into the listing', async () => {

@@ -1,8 +1,9 @@
 /**
  * Scarce resources cost something or expire (README "GPU rentals"), on the embedded SQLite default and on
  * PostgreSQL: an SSH proxy port belongs to a rental asked to run (given back on stop, whoever stops it, taken again
- * on start); a rental its agent never runs is stopped after `RENTAL_PENDING_TTL_MS`, its GPUs, hold and port given
- * back; an account's pending rentals are capped; and a $0 account can rent nothing, however low the listing.
+ * on start); a rental its agent never runs is stopped after `RENTAL_PENDING_TTL_MS`, one offline after
+ * `RENTAL_OFFLINE_TTL_MS`, their GPUs, hold and port given back; an account's pending rentals are capped; and a $0
+ * account can rent nothing, however low the listing.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SqlTunnelStore } from '../../src/adapters/tunnel-store/sql.js';
@@ -15,10 +16,12 @@ import { harnessOn } from '../setup/suite-harness.js';
 import { heartbeat, newProvider, type Provider } from '../setup/market.js';
 
 const PENDING_TTL_MS = 30 * 60_000; // RENTAL_PENDING_TTL_MS's default
+const OFFLINE_TTL_MS = 60 * 60_000; // RENTAL_OFFLINE_TTL_MS's default
+const MACHINE_OFFLINE_MS = 24 * 60 * 60_000;
 
 describe.each(HARNESS_DATABASES)('scarce resources on $name', (database) => {
   const clock = { now: Date.now() };
-  const harness = harnessOn(database, { MACHINE_OFFLINE_MS: String(24 * 60 * 60_000), RENTAL_MAX_PENDING_PER_ACCOUNT: '3' }, { now: () => clock.now });
+  const harness = harnessOn(database, { MACHINE_OFFLINE_MS: String(MACHINE_OFFLINE_MS), RENTAL_MAX_PENDING_PER_ACCOUNT: '3' }, { now: () => clock.now });
   let h: Harness;
   beforeAll(() => void (h = harness()));
 
@@ -98,5 +101,23 @@ describe.each(HARNESS_DATABASES)('scarce resources on $name', (database) => {
     for (const pricing_type of ['minute', 'hour', 'day', 'week', 'month']) expectNativeError(await rent(broke.apiKey, provider, { pricing_type }), 402, 'insufficient_balance');
     expect(await h.deps.market.store.freeGpus(provider.machineId)).toBe(4);
     expect(await h.deps.market.store.pendingCount(broke.accountId)).toBe(0);
+  });
+
+  // Last: it moves the clock past MACHINE_OFFLINE_MS, so every machine registered before is offline afterwards.
+  it('a rental offline for RENTAL_OFFLINE_TTL_MS is stopped (host_offline): its GPUs, hold and port given back', async () => {
+    const provider = await newProvider(h, { gpu_name: newId('g') });
+    const renter = await h.newAccount(undefined, { balanceUsd: 100 });
+    const rental = expectNativeOk(await rent(renter.apiKey, provider, { pricing_type: 'day' }), 201);
+    await heartbeat(h, provider, [{ instance_id: rental.task_id, state: 'running' }]);
+    clock.now += MACHINE_OFFLINE_MS + 1000; // the agent falls silent
+    await h.deps.market.rentals.sweep();
+    expect(await read(renter.apiKey, rental.task_id)).toMatchObject({ status: 'offline', desired_status: 'running', ssh_port: rental.ssh_port });
+    clock.now += OFFLINE_TTL_MS + 1000;
+    await h.deps.market.rentals.sweep();
+    await h.deps.market.sshProxy.sync();
+    expect(await read(renter.apiKey, rental.task_id)).toMatchObject({ status: 'stopped', desired_status: 'stopped', status_reason: 'host_offline', gpu_indexes: [], ssh_port: null });
+    expect(await portOf(rental.task_id)).toBeNull();
+    expect(await h.deps.market.store.freeGpus(provider.machineId)).toBe(4);
+    expect((await h.deps.ledger.getBalance(renter.accountId)).heldMicros).toBe(0n);
   });
 });

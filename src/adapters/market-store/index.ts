@@ -207,8 +207,11 @@ export interface MarketStore {
   instancesAskedToRun(ids: readonly string[]): Promise<Set<string>>;
   /** How many of an account's rentals are pending: asked to run, not yet run by their agent. */
   pendingCount(accountId: string): Promise<number>;
-  /** Rentals pending since before `beforeMs` (their `updatedAtMs`, set when they became pending), oldest first. */
-  stalePending(beforeMs: number, limit: number): Promise<InstanceRecord[]>;
+  /**
+   * Rentals asked to run that have been `pending` or `offline` (as asked) since before `beforeMs`, oldest first: their
+   * `updatedAtMs` is when they entered that status (nothing else changes it while nothing runs).
+   */
+  staleInstances(status: 'pending' | 'offline', beforeMs: number, limit: number): Promise<InstanceRecord[]>;
   listInstances(accountId: string, limit: number, offset: number): Promise<InstanceRecord[]>;
   /** Instances of a machine that are not terminated (what its agent must run or stop). */
   machineInstances(machineId: string): Promise<InstanceRecord[]>;

@@ -26,8 +26,6 @@ const SORT_KEYS: Record<OfferQuery['sort'], (o: OfferRecord) => number | bigint>
 
 const copyMachine = (m: MachineRecord): MachineRecord => ({ ...m, discountsBp: { ...m.discountsBp }, priceRise: m.priceRise === null ? null : { ...m.priceRise, discountsBp: { ...m.priceRise.discountsBp } } });
 
-const isPending = (i: Pick<InstanceRecord, 'status' | 'desiredStatus'>): boolean => i.status === 'pending' && i.desiredStatus === 'running';
-
 /** The in-memory twin of the market store (tests, and the conformance suite's reference). */
 export class MemoryMarketStore implements MarketStore {
   private readonly machines = new Map<string, MachineRecord>();
@@ -155,12 +153,12 @@ export class MemoryMarketStore implements MarketStore {
   }
 
   async pendingCount(accountId: string): Promise<number> {
-    return [...this.instances.values()].filter((i) => i.accountId === accountId && isPending(i)).length;
+    return [...this.instances.values()].filter((i) => i.accountId === accountId && i.status === 'pending' && i.desiredStatus === 'running').length;
   }
 
-  async stalePending(beforeMs: number, limit: number): Promise<InstanceRecord[]> {
+  async staleInstances(status: 'pending' | 'offline', beforeMs: number, limit: number): Promise<InstanceRecord[]> {
     return [...this.instances.values()]
-      .filter((i) => isPending(i) && i.updatedAtMs < beforeMs)
+      .filter((i) => i.status === status && i.desiredStatus === 'running' && i.updatedAtMs < beforeMs)
       .sort((a, b) => a.updatedAtMs - b.updatedAtMs)
       .slice(0, limit)
       .map((i) => this.view(i));

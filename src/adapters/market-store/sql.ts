@@ -328,8 +328,8 @@ export class SqlMarketStore implements MarketStore {
     return num(row.n);
   }
 
-  async stalePending(beforeMs: number, limit: number): Promise<InstanceRecord[]> {
-    const rows = (await this.knex('instances').where({ status: 'pending', desired_status: 'running' }).where('updated_at_ms', '<', beforeMs).orderBy('updated_at_ms').limit(limit)) as Row[];
+  async staleInstances(status: 'pending' | 'offline', beforeMs: number, limit: number): Promise<InstanceRecord[]> {
+    const rows = (await this.knex('instances').where({ status, desired_status: 'running' }).where('updated_at_ms', '<', beforeMs).orderBy('updated_at_ms').limit(limit)) as Row[];
     return this.withGpus(rows);
   }
 

@@ -27,6 +27,8 @@ export interface RentalSettings {
   sweepMs: number;
   /** A rental its agent has not run this long after it became pending is stopped (`start_timeout`). */
   pendingTtlMs: number;
+  /** A rental offline this long is stopped (`host_offline`): nothing is billed while it is, so it holds nothing for free. */
+  offlineTtlMs: number;
   /** The most pending rentals one account may have (./account-caps.ts). */
   maxPendingRentals: number;
 }
@@ -268,13 +270,15 @@ export class Rentals {
    * The sweeper (DESIGN.md 3 "Balance runs out"): settles every running rental; a rental whose machine went silent
    * is billed up to the last heartbeat and marked offline; a metered rental the balance cannot keep running until the
    * next sweep is stopped with reason `insufficient_balance` (so a balance is used up to its last sweep's worth and
-   * never goes negative); a term used up is stopped with `plan_expired`; a rental its agent never ran is stopped
-   * with `start_timeout` once pending for `pendingTtlMs` (its GPUs and hold given back: pending is never billed).
+   * never goes negative); a term used up is stopped with `plan_expired`. Pending and offline rentals are never
+   * billed, so they expire: stopped with `start_timeout` once pending for `pendingTtlMs`, with `host_offline` once
+   * offline for `offlineTtlMs` (their GPUs and hold given back; the SSH proxy then takes their ports back).
    */
   async sweep(): Promise<void> {
     const now = this.deps.now();
-    for (const stale of await this.deps.store.stalePending(now - this.deps.settings.pendingTtlMs, SWEEP_BATCH)) {
-      await this.halt(stale, 'stopped', 'start_timeout', now).catch(this.deps.onUnexpected);
+    const { pendingTtlMs, offlineTtlMs } = this.deps.settings;
+    for (const [status, ttlMs, reason] of [['pending', pendingTtlMs, 'start_timeout'], ['offline', offlineTtlMs, 'host_offline']] as const) {
+      for (const stale of await this.deps.store.staleInstances(status, now - ttlMs, SWEEP_BATCH)) await this.halt(stale, 'stopped', reason, now).catch(this.deps.onUnexpected);
     }
     const machines = new Map<string, MachineRecord | null>();
     for (const found of await this.deps.store.activeInstances(SWEEP_BATCH)) {
