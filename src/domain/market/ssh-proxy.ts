@@ -2,7 +2,8 @@
  * The SSH proxy (SPEC 4.5 `POST /v1/instances/{id}/ssh-proxy/ensure`): every rental asked to run (pending, running,
  * offline) holds a port on the proxy host (`ssh_host`:`ssh_port`), unique across gateway processes through the
  * database; a stopped or deleted one gives it back, and starting it takes one again (issue rule "scarce resources
- * cost something or expire": a rental that is not paid for never keeps a port). A client
+ * cost something or expire": a rental no longer asked to run keeps no port, and one never run or long offline is
+ * stopped by the rental sweeper). A client
  * connecting to that port is held while the machine's agent, told through its tunnel wait, dials the tunnel port
  * back with the client's token and pipes it to the container's SSH daemon; the proxy then joins the two sockets.
  * Machines need no inbound port: only the agent connects out.
