@@ -95,6 +95,18 @@ describe.each(HARNESS_DATABASES)('scarce resources on $name', (database) => {
     expectNativeError(await call(h.baseUrl, 'POST', `/v1/instances/${fourth.task_id}/start`, { key: renter.apiKey }), 409, 'too_many_pending_rentals');
   });
 
+  it('ten rentals at once past a cap of 3: never more than 3 pending, those refused take nothing', async () => {
+    const provider = await newProvider(h, { gpu_name: newId('g'), gpu_count: 16 });
+    const renter = await h.newAccount(undefined, { balanceUsd: 500 });
+    const answers = await Promise.all(Array.from({ length: 10 }, () => rent(renter.apiKey, provider, { pricing_type: 'day' })));
+    const placed = answers.filter((a) => a.status === 201);
+    for (const refused of answers.filter((a) => a.status !== 201)) expectNativeError(refused, 409, 'too_many_pending_rentals');
+    expect(placed.length).toBeLessThanOrEqual(3);
+    expect(await h.deps.market.store.pendingCount(renter.accountId)).toBe(placed.length);
+    expect(await h.deps.market.store.freeGpus(provider.machineId)).toBe(16 - placed.length);
+    expect((await h.deps.ledger.getBalance(renter.accountId)).heldMicros).toBe(BigInt(placed.length) * usdToMicros(12.96)); // a day of one GPU at $0.60
+  });
+
   it('a $0 account rents nothing, on any plan, even at the price floor: nothing taken, no port', async () => {
     const provider = await newProvider(h, { gpu_name: newId('g'), price_per_gpu_hour_usd: 0.01, discounts: { day: 40, week: 40, month: 40 } });
     const broke = await h.newAccount();

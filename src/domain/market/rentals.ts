@@ -14,7 +14,7 @@ import { newId } from '../ids.js';
 import { microsToUsd } from '../money.js';
 import { postCharge, settleRecorded } from './settlements.js';
 import type { Volumes } from './volumes.js';
-import { requirePendingRoom } from './account-caps.js';
+import { overPendingCap, requirePendingRoom } from './account-caps.js';
 import { requireWithinCap } from './listing-prices.js';
 import { costOfRunning, dueAtStart, isTermPlan, owedFor, UNIT_MS, unitPriceMicros, type RentalTerms } from './plans.js';
 
@@ -160,10 +160,18 @@ export class Rentals {
       if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
       throw err;
     });
-    if (placed.ok) return placed.instance;
+    if (placed.ok) return this.keptWithinPendingCap(placed.instance);
     if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
     if (placed.reason === 'volume_elsewhere') throw new ApiError('volume_in_use', `Volume ${p.volumeId} was attached on another machine, or deleted, meanwhile`);
     return null;
+  }
+
+  /** A placement that raced others of its account past the pending cap is undone (./account-caps.ts). */
+  private async keptWithinPendingCap(instance: InstanceRecord): Promise<InstanceRecord> {
+    const over = await overPendingCap(this.deps.store, instance.accountId, this.deps.settings.maxPendingRentals);
+    if (over === null) return instance;
+    await this.unplace(instance);
+    throw over;
   }
 
   /** Undoes a placement moments old that nothing has run on (a burst order that could not be placed whole). */
