@@ -1232,7 +1232,11 @@ export interface paths {
          *     discounted price now; a metered plan (minute, hour) needs an hour of runtime available: otherwise 402
          *     `insufficient_balance` and nothing is taken. Billing starts when the agent reports the container running. GPUs
          *     rented by someone else meanwhile: 410 `rental_unavailable`, nothing charged. The answer echoes the plan, the unit
-         *     price and the GPU actually rented.
+         *     price charged (`unit_price_usd`, from the offer's price when placed: a listing's rise reaches new rentals only
+         *     after its notice period) and the GPU actually rented. `max_price_per_gpu_hour` guards the price: above it, 409
+         *     `price_above_max`. An account with `RENTAL_MAX_PENDING_PER_ACCOUNT` rentals not yet run is refused with 409
+         *     `too_many_pending_rentals`. The rental gets its SSH proxy port now (`ssh_port`, null when every port is in use:
+         *     see `ensureSshProxy`).
          */
         post: operations["createInstance"];
         delete?: never;
@@ -1286,7 +1290,8 @@ export interface paths {
          * @description SPEC 4.5: takes the same GPUs of the same machine again (409 `resources_unavailable` when someone else rented
          *     them meanwhile; rent another offer). A term plan holds what is left of its term (409 `plan_expired` once used up); a
          *     metered plan needs an hour of runtime available (402 `insufficient_balance`). Starting a running rental answers it
-         *     as it is; a deleted one is 409 `instance_terminated`. No body.
+         *     as it is; a deleted one is 409 `instance_terminated`. Starting makes it pending again, so it counts toward the
+         *     account's pending rentals (409 `too_many_pending_rentals`); it takes an SSH proxy port again. No body.
          */
         post: operations["startInstance"];
         delete?: never;
@@ -1334,11 +1339,13 @@ export interface paths {
         put?: never;
         /**
          * Make sure a rental has its SSH proxy port
-         * @description SPEC 4.5: every rental gets a port on the SSH proxy host when it is placed (`ssh_host`, `ssh_port`); this allocates
-         *     one on demand for a rental whose allocation failed, and answers the same port on every call (ports are unique
-         *     across gateway processes). `ssh -p <ssh_port> root@<ssh_host>` reaches the container's SSH daemon through its
-         *     machine's agent while the rental runs. A deleted rental is 409 `instance_terminated`; every port in use, 503
-         *     `provider_unavailable` (retry later). No body.
+         * @description SPEC 4.5: a rental holds a port on the SSH proxy host (`ssh_host`, `ssh_port`) while it is asked to run (pending,
+         *     running, offline): it gets one when placed or started and gives it back when stopped or deleted, by the renter
+         *     or by the service (a later start may get another port). This allocates one on demand for a rental whose
+         *     allocation failed, and answers the same port on every call (ports are unique across gateway processes).
+         *     `ssh -p <ssh_port> root@<ssh_host>` reaches the container's SSH daemon through its machine's agent while the
+         *     rental runs. A stopped rental is 409 `instance_not_running` (start it), a deleted one 409 `instance_terminated`;
+         *     every port in use, 503 `provider_unavailable` (retry later). No body.
          */
         post: operations["ensureSshProxy"];
         delete?: never;
@@ -1427,7 +1434,9 @@ export interface paths {
          *     first. All or nothing by default: when fewer GPUs are free under the caps, 409 `insufficient_capacity` and nothing
          *     is placed or charged. The plan (`pricing_type`, week by default) is that of every rental; what starting them all
          *     needs is checked first (402 `insufficient_balance`). Concurrent orders never share a GPU. Answers `order_id` and
-         *     the order with its rentals, each echoing the GPU and price actually taken.
+         *     the order with its rentals, each echoing the GPU and price actually taken: the offer's price when its GPUs were
+         *     taken, the one compared with the caps (a listing's rise reaches new rentals only after its notice period). Each
+         *     rental counts toward the account's pending rentals (409 `too_many_pending_rentals` past the cap, nothing kept).
          */
         post: operations["createBurstOrder"];
         delete?: never;
@@ -1638,7 +1647,9 @@ export interface paths {
          * Register a machine
          * @description SPEC 1.6: a provider (any account) registers a machine with its GPU inventory and listing; its agent does this on
          *     first start (README "Providers"). The machine is `unverified` until an operator verifies it, and is offered while its
-         *     agent heartbeats. Earnings of its rentals are credited to the provider's balance, less the platform fee.
+         *     agent heartbeats. Earnings of its rentals are credited to the provider's balance, less the platform fee. A provider
+         *     lists at most `MARKET_MAX_UNVERIFIED_LISTED` unverified machines (409 `too_many_unverified_machines`; one
+         *     registered with `listed: false` always passes). The price has a floor of $0.01 per GPU-hour.
          */
         post: operations["registerMachine"];
         delete?: never;
@@ -1664,8 +1675,12 @@ export interface paths {
         head?: never;
         /**
          * Change a machine's listing
-         * @description The fields sent change, the others stay. A new price applies to rentals made from then on (a running rental keeps
-         *     the price it was rented at); `listed: false` hides the machine from the marketplace without touching its rentals.
+         * @description The fields sent change, the others stay. New prices apply to rentals made from then on (a running rental keeps
+         *     the price it was rented at): a change that raises no plan's price at once; one that raises any (the hourly price
+         *     up, a discount down) is announced in `price_rise` and reaches new rentals after `MARKET_PRICE_RISE_NOTICE_MS`
+         *     (10 minutes by default), whole, while they pay today's prices; a later change replaces an announced rise.
+         *     `listed: false` hides the machine from the marketplace without touching its rentals; listing an unverified one
+         *     again counts toward `MARKET_MAX_UNVERIFIED_LISTED` (409 `too_many_unverified_machines`).
          */
         patch: operations["updateMachineListing"];
         trace?: never;
@@ -2069,9 +2084,13 @@ export interface components {
          *     | ssh_key_not_found | 404 | invalid_request_error | The SSH key id is not one of the caller's keys. |
          *     | volume_not_found | 404 | invalid_request_error | The volume id is not one of the caller's volumes, or the volume was deleted (attaching it). |
          *     | volume_in_use | 409 | invalid_request_error | The volume is attached to a rental that is not deleted (deleting it), or another rental pinned it to another machine meanwhile (attaching it). |
+         *     | price_above_max | 409 | invalid_request_error | The offer's price per GPU-hour now is above the request's `max_price_per_gpu_hour` (named in `meta.fields`, the price in `meta.price_per_gpu_hour_usd`); nothing was taken or held. |
+         *     | too_many_pending_rentals | 409 | invalid_request_error | The account has `RENTAL_MAX_PENDING_PER_ACCOUNT` rentals waiting for their machine to run them; nothing was taken or held. |
+         *     | too_many_unverified_machines | 409 | invalid_request_error | The provider lists `MARKET_MAX_UNVERIFIED_LISTED` machines no operator has verified; register or keep this one unlisted. |
+         *     | instance_not_running | 409 | invalid_request_error | The rental is stopped: its SSH proxy port was given back; start it to get one again. |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -3160,6 +3179,17 @@ export interface components {
             week: number;
             month: number;
         };
+        /**
+         * @description A listing change that raises a plan's price (the hourly price up, or a discount down), announced: rentals placed
+         *     from `applies_at` on pay it; until then new rentals pay the listing's `price_per_gpu_hour_usd` and `discounts`
+         *     (README "GPU rentals": the notice is `MARKET_PRICE_RISE_NOTICE_MS`, 10 minutes by default; a cut applies at once).
+         */
+        PriceRise: {
+            price_per_gpu_hour_usd: number;
+            discounts: components["schemas"]["Discounts"];
+            /** @description Unix seconds from which new rentals pay it (applied within one rental sweep after). */
+            applies_at: number;
+        };
         /** @description One plan's price on an offer. */
         PlanPrice: {
             /** @description One unit of the plan (a minute, hour, day, week or 30-day month) for one GPU, USD. */
@@ -3193,7 +3223,10 @@ export interface components {
             verification: components["schemas"]["Verification"];
             /** @description 30-day rolling uptime of the machine's agent, RunPod's way ((minutes heard + 10) / minutes in the window, at most 1); a new machine starts at 1. */
             reliability: number;
+            /** @description What a rental placed now is charged per GPU-hour (with `discounts` for day, week and month plans). */
             price_per_gpu_hour_usd: number;
+            /** @description A rise of this listing's prices announced and not yet applied, or null. */
+            price_rise: components["schemas"]["PriceRise"] | null;
             discounts: components["schemas"]["Discounts"];
             /** @description Unix seconds the provider offers the machine until; null for open-ended. */
             available_until: number | null;
@@ -3227,10 +3260,11 @@ export interface components {
         InstanceStatus: "pending" | "running" | "offline" | "stopped" | "terminated";
         /**
          * @description Why the status last changed: `user` (start, stop or delete), `insufficient_balance` (the balance could not cover
-         *     the next minute), `host_offline`, `plan_expired` (the term was used up), `error` (the container exited or failed).
+         *     the next minute), `host_offline` (the agent went silent; a rental offline for `RENTAL_OFFLINE_TTL_MS` is stopped), `plan_expired` (the term was used up), `error` (the container exited or failed), `start_timeout` (its agent did not
+         *     run it within `RENTAL_PENDING_TTL_MS` of being asked; its GPUs and hold were given back).
          * @enum {string}
          */
-        StatusReason: "user" | "insufficient_balance" | "host_offline" | "plan_expired" | "error";
+        StatusReason: "user" | "insufficient_balance" | "host_offline" | "plan_expired" | "error" | "start_timeout";
         InstanceEvent: {
             /** @description Unix milliseconds. */
             at: number;
@@ -3285,6 +3319,8 @@ export interface components {
              * @default 40
              */
             disk_gb?: number;
+            /** @description The most you pay per GPU-hour (USD), compared with the offer's `price_per_gpu_hour_usd` at the moment the rental is placed, which is the price it is charged at: above it, 409 `price_above_max` naming this field, nothing taken or held. A listing's rise reaches new rentals only after a notice period (10 minutes by default), so the price an offer shows holds that long without a cap. */
+            max_price_per_gpu_hour?: number;
             /** @description A persistent volume of yours, mounted at `/workspace`. It must be on this offer's machine or on none yet (then this rental pins it there); on another machine: 400 naming `volume_id`. */
             volume_id?: number;
         };
@@ -3367,7 +3403,7 @@ export interface components {
             docker_image: string;
             /** @description The GPU type placed first, underscore style (`RTX_4090`). */
             primary_gpu: string;
-            /** @description A price cap per GPU-hour (USD) for the primary type too; none by default. */
+            /** @description A price cap per GPU-hour (USD) for the primary type, as `max_price_per_gpu_hour` is for one rental (each fallback has its `max_price`); none by default. Compared with each offer's price when its GPUs are taken, which is the price its rental is charged at. */
             primary_max_price?: number;
             gpu_count: number;
             /** @description Fallback types, tried in this order once the primary is exhausted, each only at or under its cap. */
@@ -3442,7 +3478,10 @@ export interface components {
             ram_gb: number;
             disk_gb: number;
             location: string;
+            /** @description What a rental placed now is charged per GPU-hour; a rise waits in `price_rise` for its notice period. */
             price_per_gpu_hour_usd: number;
+            /** @description A rise of this listing's prices announced and not yet applied, or null. */
+            price_rise: components["schemas"]["PriceRise"] | null;
             min_gpus: number;
             discounts: components["schemas"]["Discounts"];
             available_until: number | null;
@@ -3458,6 +3497,7 @@ export interface components {
         };
         /** @description A machine's listing; on update, the fields sent change and the others stay. A new price applies to rentals made from then on. */
         MachineListing: {
+            /** @description USD per GPU-hour, at least $0.01 (the floor): every plan's price derived from it (the minute price rounded up, a day, week or month at the largest discount) is then at least a micro-dollar, so no rental is ever free. */
             price_per_gpu_hour_usd?: number;
             min_gpus?: number;
             discounts?: components["schemas"]["Discounts"];
@@ -4141,7 +4181,7 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
-        /** @description The volume was pinned to another machine, or deleted, while the rental was placed (volume_in_use; nothing taken or charged), or the Idempotency-Key was used with another request (idempotency_conflict). */
+        /** @description The offer costs more per GPU-hour now than max_price_per_gpu_hour (price_above_max), the account has too many rentals not yet run (too_many_pending_rentals), the volume was pinned to another machine, or deleted, while the rental was placed (volume_in_use; nothing taken or charged), or the Idempotency-Key was used with another request (idempotency_conflict). */
         NativeRentalConflict: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
@@ -4175,7 +4215,7 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
-        /** @description The rental cannot start: its GPUs were rented by someone else (resources_unavailable), it was deleted (instance_terminated), or its term is used up (plan_expired). */
+        /** @description The rental cannot start: its GPUs were rented by someone else (resources_unavailable), it was deleted (instance_terminated), its term is used up (plan_expired), or the account has too many rentals not yet run (too_many_pending_rentals); or, for its SSH port, it is stopped (instance_not_running) or deleted (instance_terminated). */
         NativeInstanceConflict: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
@@ -4208,7 +4248,7 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
-        /** @description Fewer GPUs are free under the price caps than the order asks for (insufficient_capacity; nothing placed or charged), the order’s volume was pinned to another machine or deleted meanwhile (volume_in_use; nothing placed or charged), or the Idempotency-Key was used with another request (idempotency_conflict). */
+        /** @description Fewer GPUs are free under the price caps than the order asks for (insufficient_capacity; nothing placed or charged), the account would have too many rentals not yet run (too_many_pending_rentals; nothing placed or charged), the order’s volume was pinned to another machine or deleted meanwhile (volume_in_use; nothing placed or charged), or the Idempotency-Key was used with another request (idempotency_conflict). */
         NativeBurstConflict: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
@@ -4222,6 +4262,17 @@ export interface components {
         };
         /** @description No such burst order for this caller. */
         NativeBurstOrderNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description Listing this machine would pass the cap on machines a provider lists without verification (too_many_unverified_machines): register or keep it unlisted, or have an operator verify machines. */
+        NativeMachineConflict: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
@@ -7865,6 +7916,7 @@ export interface operations {
             401: components["responses"]["NativeUnauthorized"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeUserNotFound"];
+            409: components["responses"]["NativeMachineConflict"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7905,6 +7957,7 @@ export interface operations {
             401: components["responses"]["NativeUnauthorized"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeMachineNotFound"];
+            409: components["responses"]["NativeMachineConflict"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];

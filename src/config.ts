@@ -138,6 +138,16 @@ const schema = z.object({
   VOLUME_USD_PER_GB_MONTH: z.coerce.number().min(0).max(100).default(0.1),
   /** How often running rentals are settled and checked against the balance (at least every minute, SPEC 4.5); volumes are swept as often and settled when an hour is due. */
   RENTAL_SWEEP_MS: z.coerce.number().int().positive().max(60_000).default(15_000),
+  /** A rental its machine's agent has not run this long after it was asked to (placed or started) is stopped (`start_timeout`): its GPUs and hold are given back. */
+  RENTAL_PENDING_TTL_MS: z.coerce.number().int().positive().default(30 * 60 * 1000),
+  /** A rental offline (its agent silent) this long is stopped (`host_offline`): its GPUs, hold and SSH port are given back. */
+  RENTAL_OFFLINE_TTL_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
+  /** The most rentals one account may have waiting for their agent at once (the largest burst order fits). */
+  RENTAL_MAX_PENDING_PER_ACCOUNT: z.coerce.number().int().positive().default(100),
+  /** The most machines one provider may list that no operator has verified. */
+  MARKET_MAX_UNVERIFIED_LISTED: z.coerce.number().int().min(0).default(10),
+  /** How long after a listing change that raises a plan's price new rentals still pay the price before it (a cut applies at once). */
+  MARKET_PRICE_RISE_NOTICE_MS: z.coerce.number().int().min(0).default(10 * 60 * 1000),
   /** Rental status alerts (SPEC 6.3) go through this messenger bot (Telegram Bot API wire format); unset: they are logged. */
   MESSENGER_BOT_TOKEN: z.string().min(1).optional(),
   MESSENGER_API_BASE: z.string().url().default('https://api.telegram.org'),

@@ -241,7 +241,7 @@ function buildMarket(db: Database, ledger: Ledger, now: () => number, config: Co
   // A Docker image name is user input: its registry, and the token service it names, get the media links' rules.
   const registry = new OciImageRegistry({ policy: AddressPolicy.parse(config.MEDIA_FETCH_ALLOW) });
   const sshKeys = new SshKeys(new SqlSshKeyStore(db), now);
-  return { store, machines: new Machines(store, rentals, sshKeys, now), rentals, volumes, bursts, sshProxy, registry, sshKeys };
+  return { store, machines: new Machines(store, rentals, sshKeys, now, { maxUnverifiedListed: config.MARKET_MAX_UNVERIFIED_LISTED, priceRiseNoticeMs: config.MARKET_PRICE_RISE_NOTICE_MS }), rentals, volumes, bursts, sshProxy, registry, sshKeys };
 }
 
 const SSH_CONNECT_TIMEOUT_MS = 15_000;
@@ -379,6 +379,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     [new Periodic(() => billing.tickLeases(), (err) => logger.warn({ err }, 'billing lease upkeep failed')), LEASE_TICK_MS],
     [new Periodic(() => market.rentals.sweep(), (err) => logger.warn({ err }, 'rental sweep failed')), config.RENTAL_SWEEP_MS],
     [new Periodic(() => market.volumes.sweep(), (err) => logger.warn({ err }, 'volume sweep failed')), config.RENTAL_SWEEP_MS],
+    [new Periodic(() => market.machines.applyDuePriceRises(), (err) => logger.warn({ err }, 'price rise upkeep failed')), config.RENTAL_SWEEP_MS],
     [new Periodic(() => rentalAlerts.run(), (err) => logger.warn({ err }, 'rental alerts failed')), config.ALERTS_INTERVAL_MS],
     [new Periodic(() => market.store.refreshReliability(now()), (err) => logger.warn({ err }, 'machine reliability refresh failed')), RELIABILITY_REFRESH_MS],
     [new Periodic(() => market.sshProxy.sync(), (err) => logger.warn({ err }, 'SSH proxy sync failed')), SSH_PROXY_SYNC_MS],

@@ -14,6 +14,6 @@ export function buildRentalBilling(store: MarketStore, ledger: Ledger, now: () =
   // A provider's earnings are dollars, priced in rubles at the market rate like a dollar top-up.
   const earningsLot = () => ({ currency: 'USD', fxRateRubMicro: marketFxRateRubMicro }) as const;
   const volumes = new Volumes({ store, ledger, now, settings: { feeBp, priceMicrosPerGbMonth: usdToMicros(config.VOLUME_USD_PER_GB_MONTH) }, earningsLot, onUnexpected });
-  const rentals = new Rentals({ store, ledger, now, settings: { feeBp, offlineAfterMs: config.MACHINE_OFFLINE_MS, sweepMs: config.RENTAL_SWEEP_MS }, earningsLot, volumes, onUnexpected });
+  const rentals = new Rentals({ store, ledger, now, settings: { feeBp, offlineAfterMs: config.MACHINE_OFFLINE_MS, sweepMs: config.RENTAL_SWEEP_MS, pendingTtlMs: config.RENTAL_PENDING_TTL_MS, offlineTtlMs: config.RENTAL_OFFLINE_TTL_MS, maxPendingRentals: config.RENTAL_MAX_PENDING_PER_ACCOUNT }, earningsLot, volumes, onUnexpected });
   return { rentals, volumes };
 }

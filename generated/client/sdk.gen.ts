@@ -923,7 +923,11 @@ export const listInstances = <ThrowOnError extends boolean = false>(options?: Op
  * discounted price now; a metered plan (minute, hour) needs an hour of runtime available: otherwise 402
  * `insufficient_balance` and nothing is taken. Billing starts when the agent reports the container running. GPUs
  * rented by someone else meanwhile: 410 `rental_unavailable`, nothing charged. The answer echoes the plan, the unit
- * price and the GPU actually rented.
+ * price charged (`unit_price_usd`, from the offer's price when placed: a listing's rise reaches new rentals only
+ * after its notice period) and the GPU actually rented. `max_price_per_gpu_hour` guards the price: above it, 409
+ * `price_above_max`. An account with `RENTAL_MAX_PENDING_PER_ACCOUNT` rentals not yet run is refused with 409
+ * `too_many_pending_rentals`. The rental gets its SSH proxy port now (`ssh_port`, null when every port is in use:
+ * see `ensureSshProxy`).
  *
  */
 export const createInstance = <ThrowOnError extends boolean = false>(options: Options<CreateInstanceData, ThrowOnError>) => (options.client ?? client).post<CreateInstanceResponses, CreateInstanceErrors, ThrowOnError>({
@@ -969,7 +973,8 @@ export const getInstance = <ThrowOnError extends boolean = false>(options: Optio
  * SPEC 4.5: takes the same GPUs of the same machine again (409 `resources_unavailable` when someone else rented
  * them meanwhile; rent another offer). A term plan holds what is left of its term (409 `plan_expired` once used up); a
  * metered plan needs an hour of runtime available (402 `insufficient_balance`). Starting a running rental answers it
- * as it is; a deleted one is 409 `instance_terminated`. No body.
+ * as it is; a deleted one is 409 `instance_terminated`. Starting makes it pending again, so it counts toward the
+ * account's pending rentals (409 `too_many_pending_rentals`); it takes an SSH proxy port again. No body.
  *
  */
 export const startInstance = <ThrowOnError extends boolean = false>(options: Options<StartInstanceData, ThrowOnError>) => (options.client ?? client).post<StartInstanceResponses, StartInstanceErrors, ThrowOnError>({
@@ -996,11 +1001,13 @@ export const stopInstance = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * Make sure a rental has its SSH proxy port
  *
- * SPEC 4.5: every rental gets a port on the SSH proxy host when it is placed (`ssh_host`, `ssh_port`); this allocates
- * one on demand for a rental whose allocation failed, and answers the same port on every call (ports are unique
- * across gateway processes). `ssh -p <ssh_port> root@<ssh_host>` reaches the container's SSH daemon through its
- * machine's agent while the rental runs. A deleted rental is 409 `instance_terminated`; every port in use, 503
- * `provider_unavailable` (retry later). No body.
+ * SPEC 4.5: a rental holds a port on the SSH proxy host (`ssh_host`, `ssh_port`) while it is asked to run (pending,
+ * running, offline): it gets one when placed or started and gives it back when stopped or deleted, by the renter
+ * or by the service (a later start may get another port). This allocates one on demand for a rental whose
+ * allocation failed, and answers the same port on every call (ports are unique across gateway processes).
+ * `ssh -p <ssh_port> root@<ssh_host>` reaches the container's SSH daemon through its machine's agent while the
+ * rental runs. A stopped rental is 409 `instance_not_running` (start it), a deleted one 409 `instance_terminated`;
+ * every port in use, 503 `provider_unavailable` (retry later). No body.
  *
  */
 export const ensureSshProxy = <ThrowOnError extends boolean = false>(options: Options<EnsureSshProxyData, ThrowOnError>) => (options.client ?? client).post<EnsureSshProxyResponses, EnsureSshProxyErrors, ThrowOnError>({
@@ -1091,7 +1098,9 @@ export const listBurstOrders = <ThrowOnError extends boolean = false>(options?: 
  * first. All or nothing by default: when fewer GPUs are free under the caps, 409 `insufficient_capacity` and nothing
  * is placed or charged. The plan (`pricing_type`, week by default) is that of every rental; what starting them all
  * needs is checked first (402 `insufficient_balance`). Concurrent orders never share a GPU. Answers `order_id` and
- * the order with its rentals, each echoing the GPU and price actually taken.
+ * the order with its rentals, each echoing the GPU and price actually taken: the offer's price when its GPUs were
+ * taken, the one compared with the caps (a listing's rise reaches new rentals only after its notice period). Each
+ * rental counts toward the account's pending rentals (409 `too_many_pending_rentals` past the cap, nothing kept).
  *
  */
 export const createBurstOrder = <ThrowOnError extends boolean = false>(options: Options<CreateBurstOrderData, ThrowOnError>) => (options.client ?? client).post<CreateBurstOrderResponses, CreateBurstOrderErrors, ThrowOnError>({
@@ -1248,7 +1257,9 @@ export const listMachines = <ThrowOnError extends boolean = false>(options?: Opt
  *
  * SPEC 1.6: a provider (any account) registers a machine with its GPU inventory and listing; its agent does this on
  * first start (README "Providers"). The machine is `unverified` until an operator verifies it, and is offered while its
- * agent heartbeats. Earnings of its rentals are credited to the provider's balance, less the platform fee.
+ * agent heartbeats. Earnings of its rentals are credited to the provider's balance, less the platform fee. A provider
+ * lists at most `MARKET_MAX_UNVERIFIED_LISTED` unverified machines (409 `too_many_unverified_machines`; one
+ * registered with `listed: false` always passes). The price has a floor of $0.01 per GPU-hour.
  *
  */
 export const registerMachine = <ThrowOnError extends boolean = false>(options: Options<RegisterMachineData, ThrowOnError>) => (options.client ?? client).post<RegisterMachineResponses, RegisterMachineErrors, ThrowOnError>({
@@ -1264,8 +1275,12 @@ export const registerMachine = <ThrowOnError extends boolean = false>(options: O
 /**
  * Change a machine's listing
  *
- * The fields sent change, the others stay. A new price applies to rentals made from then on (a running rental keeps
- * the price it was rented at); `listed: false` hides the machine from the marketplace without touching its rentals.
+ * The fields sent change, the others stay. New prices apply to rentals made from then on (a running rental keeps
+ * the price it was rented at): a change that raises no plan's price at once; one that raises any (the hourly price
+ * up, a discount down) is announced in `price_rise` and reaches new rentals after `MARKET_PRICE_RISE_NOTICE_MS`
+ * (10 minutes by default), whole, while they pay today's prices; a later change replaces an announced rise.
+ * `listed: false` hides the machine from the marketplace without touching its rentals; listing an unverified one
+ * again counts toward `MARKET_MAX_UNVERIFIED_LISTED` (409 `too_many_unverified_machines`).
  *
  */
 export const updateMachineListing = <ThrowOnError extends boolean = false>(options: Options<UpdateMachineListingData, ThrowOnError>) => (options.client ?? client).patch<UpdateMachineListingResponses, UpdateMachineListingErrors, ThrowOnError>({

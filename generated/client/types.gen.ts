@@ -191,9 +191,13 @@ export type Health = {
  * | ssh_key_not_found | 404 | invalid_request_error | The SSH key id is not one of the caller's keys. |
  * | volume_not_found | 404 | invalid_request_error | The volume id is not one of the caller's volumes, or the volume was deleted (attaching it). |
  * | volume_in_use | 409 | invalid_request_error | The volume is attached to a rental that is not deleted (deleting it), or another rental pinned it to another machine meanwhile (attaching it). |
+ * | price_above_max | 409 | invalid_request_error | The offer's price per GPU-hour now is above the request's `max_price_per_gpu_hour` (named in `meta.fields`, the price in `meta.price_per_gpu_hour_usd`); nothing was taken or held. |
+ * | too_many_pending_rentals | 409 | invalid_request_error | The account has `RENTAL_MAX_PENDING_PER_ACCOUNT` rentals waiting for their machine to run them; nothing was taken or held. |
+ * | too_many_unverified_machines | 409 | invalid_request_error | The provider lists `MARKET_MAX_UNVERIFIED_LISTED` machines no operator has verified; register or keep this one unlisted. |
+ * | instance_not_running | 409 | invalid_request_error | The rental is stopped: its SSH proxy port was given back; start it to get one again. |
  *
  */
-export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'tokenizer_busy' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use';
+export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'tokenizer_busy' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use' | 'price_above_max' | 'too_many_pending_rentals' | 'too_many_unverified_machines' | 'instance_not_running';
 
 /**
  * One body-validation finding (SPEC 2.7), listed in `meta.fields`.
@@ -1527,6 +1531,21 @@ export type Discounts = {
 };
 
 /**
+ * A listing change that raises a plan's price (the hourly price up, or a discount down), announced: rentals placed
+ * from `applies_at` on pay it; until then new rentals pay the listing's `price_per_gpu_hour_usd` and `discounts`
+ * (README "GPU rentals": the notice is `MARKET_PRICE_RISE_NOTICE_MS`, 10 minutes by default; a cut applies at once).
+ *
+ */
+export type PriceRise = {
+    price_per_gpu_hour_usd: number;
+    discounts: Discounts;
+    /**
+     * Unix seconds from which new rentals pay it (applied within one rental sweep after).
+     */
+    applies_at: number;
+};
+
+/**
  * One plan's price on an offer.
  */
 export type PlanPrice = {
@@ -1583,7 +1602,14 @@ export type Offer = {
      * 30-day rolling uptime of the machine's agent, RunPod's way ((minutes heard + 10) / minutes in the window, at most 1); a new machine starts at 1.
      */
     reliability: number;
+    /**
+     * What a rental placed now is charged per GPU-hour (with `discounts` for day, week and month plans).
+     */
     price_per_gpu_hour_usd: number;
+    /**
+     * A rise of this listing's prices announced and not yet applied, or null.
+     */
+    price_rise: PriceRise | null;
     discounts: Discounts;
     /**
      * Unix seconds the provider offers the machine until; null for open-ended.
@@ -1622,10 +1648,11 @@ export type InstanceStatus = 'pending' | 'running' | 'offline' | 'stopped' | 'te
 
 /**
  * Why the status last changed: `user` (start, stop or delete), `insufficient_balance` (the balance could not cover
- * the next minute), `host_offline`, `plan_expired` (the term was used up), `error` (the container exited or failed).
+ * the next minute), `host_offline` (the agent went silent; a rental offline for `RENTAL_OFFLINE_TTL_MS` is stopped), `plan_expired` (the term was used up), `error` (the container exited or failed), `start_timeout` (its agent did not
+ * run it within `RENTAL_PENDING_TTL_MS` of being asked; its GPUs and hold were given back).
  *
  */
-export type StatusReason = 'user' | 'insufficient_balance' | 'host_offline' | 'plan_expired' | 'error';
+export type StatusReason = 'user' | 'insufficient_balance' | 'host_offline' | 'plan_expired' | 'error' | 'start_timeout';
 
 export type InstanceEvent = {
     /**
@@ -1712,6 +1739,10 @@ export type InstanceRequest = {
      * Disk for the container, wiped when the rental is deleted (SPEC 8 bounds).
      */
     disk_gb?: number;
+    /**
+     * The most you pay per GPU-hour (USD), compared with the offer's `price_per_gpu_hour_usd` at the moment the rental is placed, which is the price it is charged at: above it, 409 `price_above_max` naming this field, nothing taken or held. A listing's rise reaches new rentals only after a notice period (10 minutes by default), so the price an offer shows holds that long without a cap.
+     */
+    max_price_per_gpu_hour?: number;
     /**
      * A persistent volume of yours, mounted at `/workspace`. It must be on this offer's machine or on none yet (then this rental pins it there); on another machine: 400 naming `volume_id`.
      */
@@ -1831,7 +1862,7 @@ export type BurstOrderRequest = {
      */
     primary_gpu: string;
     /**
-     * A price cap per GPU-hour (USD) for the primary type too; none by default.
+     * A price cap per GPU-hour (USD) for the primary type, as `max_price_per_gpu_hour` is for one rental (each fallback has its `max_price`); none by default. Compared with each offer's price when its GPUs are taken, which is the price its rental is charged at.
      */
     primary_max_price?: number;
     gpu_count: number;
@@ -1934,7 +1965,14 @@ export type Machine = {
     ram_gb: number;
     disk_gb: number;
     location: string;
+    /**
+     * What a rental placed now is charged per GPU-hour; a rise waits in `price_rise` for its notice period.
+     */
     price_per_gpu_hour_usd: number;
+    /**
+     * A rise of this listing's prices announced and not yet applied, or null.
+     */
+    price_rise: PriceRise | null;
     min_gpus: number;
     discounts: Discounts;
     available_until: number | null;
@@ -1959,6 +1997,9 @@ export type Machine = {
  * A machine's listing; on update, the fields sent change and the others stay. A new price applies to rentals made from then on.
  */
 export type MachineListing = {
+    /**
+     * USD per GPU-hour, at least $0.01 (the floor): every plan's price derived from it (the minute price rounded up, a day, week or month at the largest discount) is then at least a micro-dollar, so no rental is ever free.
+     */
     price_per_gpu_hour_usd?: number;
     min_gpus?: number;
     discounts?: Discounts;
@@ -6107,7 +6148,7 @@ export type CreateInstanceErrors = {
      */
     404: NativeError;
     /**
-     * The volume was pinned to another machine, or deleted, while the rental was placed (volume_in_use; nothing taken or charged), or the Idempotency-Key was used with another request (idempotency_conflict).
+     * The offer costs more per GPU-hour now than max_price_per_gpu_hour (price_above_max), the account has too many rentals not yet run (too_many_pending_rentals), the volume was pinned to another machine, or deleted, while the rental was placed (volume_in_use; nothing taken or charged), or the Idempotency-Key was used with another request (idempotency_conflict).
      */
     409: NativeError;
     /**
@@ -6288,7 +6329,7 @@ export type StartInstanceErrors = {
      */
     404: NativeError;
     /**
-     * The rental cannot start: its GPUs were rented by someone else (resources_unavailable), it was deleted (instance_terminated), or its term is used up (plan_expired).
+     * The rental cannot start: its GPUs were rented by someone else (resources_unavailable), it was deleted (instance_terminated), its term is used up (plan_expired), or the account has too many rentals not yet run (too_many_pending_rentals); or, for its SSH port, it is stopped (instance_not_running) or deleted (instance_terminated).
      */
     409: NativeError;
     /**
@@ -6405,7 +6446,7 @@ export type EnsureSshProxyErrors = {
      */
     404: NativeError;
     /**
-     * The rental cannot start: its GPUs were rented by someone else (resources_unavailable), it was deleted (instance_terminated), or its term is used up (plan_expired).
+     * The rental cannot start: its GPUs were rented by someone else (resources_unavailable), it was deleted (instance_terminated), its term is used up (plan_expired), or the account has too many rentals not yet run (too_many_pending_rentals); or, for its SSH port, it is stopped (instance_not_running) or deleted (instance_terminated).
      */
     409: NativeError;
     /**
@@ -6811,7 +6852,7 @@ export type CreateBurstOrderErrors = {
      */
     404: NativeError;
     /**
-     * Fewer GPUs are free under the price caps than the order asks for (insufficient_capacity; nothing placed or charged), the order’s volume was pinned to another machine or deleted meanwhile (volume_in_use; nothing placed or charged), or the Idempotency-Key was used with another request (idempotency_conflict).
+     * Fewer GPUs are free under the price caps than the order asks for (insufficient_capacity; nothing placed or charged), the account would have too many rentals not yet run (too_many_pending_rentals; nothing placed or charged), the order’s volume was pinned to another machine or deleted meanwhile (volume_in_use; nothing placed or charged), or the Idempotency-Key was used with another request (idempotency_conflict).
      */
     409: NativeError;
     /**
@@ -7483,6 +7524,10 @@ export type RegisterMachineErrors = {
      */
     404: NativeError;
     /**
+     * Listing this machine would pass the cap on machines a provider lists without verification (too_many_unverified_machines): register or keep it unlisted, or have an operator verify machines.
+     */
+    409: NativeError;
+    /**
      * The body is not application/json.
      */
     415: NativeError;
@@ -7541,6 +7586,10 @@ export type UpdateMachineListingErrors = {
      * No such machine of this provider.
      */
     404: NativeError;
+    /**
+     * Listing this machine would pass the cap on machines a provider lists without verification (too_many_unverified_machines): register or keep it unlisted, or have an operator verify machines.
+     */
+    409: NativeError;
     /**
      * The body is not application/json.
      */

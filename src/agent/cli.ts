@@ -51,7 +51,7 @@ async function detectInventory(): Promise<MachineInventory> {
 const gatewayUrl = values.gateway ?? fail('--gateway is required');
 const apiKey = values.key ?? process.env.CGW_API_KEY ?? fail('the provider API key is required: CGW_API_KEY or --key');
 const price = Number(values['price-per-gpu-hour']);
-if (!(price > 0)) fail('--price-per-gpu-hour must be a positive number of USD');
+if (!(price >= 0.01)) fail('--price-per-gpu-hour must be at least 0.01 USD (the listing price floor)');
 const inventory = values.inventory === undefined ? await detectInventory() : readInventoryFile(values.inventory);
 const registration: MachineRegistration = {
   name: values.name ?? inventory.name,

@@ -22,6 +22,7 @@ import * as m0019 from './migrations/0019-volumes.js';
 import * as m0020 from './migrations/0020-ledger-refund-index.js';
 import * as m0021 from './migrations/0021-ledger-without-rowid.js';
 import * as m0022 from './migrations/0022-idempotency-creates.js';
+import * as m0023 from './migrations/0023-listing-prices.js';
 
 interface NamedMigration {
   name: string;
@@ -55,6 +56,7 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0020-ledger-refund-index', migration: m0020 },
   { name: '0021-ledger-without-rowid', migration: m0021 },
   { name: '0022-idempotency-creates', migration: m0022 },
+  { name: '0023-listing-prices', migration: m0023 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {

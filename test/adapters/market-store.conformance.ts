@@ -30,6 +30,7 @@ export function machine(overrides: Partial<MachineRecord> = {}): MachineRecord {
     verification: 'verified',
     lastHeartbeatMs: T0,
     reliabilityBp: 10_000,
+    priceRise: null,
     createdAtMs: T0,
     ...overrides,
   };
@@ -211,14 +212,50 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       expect(started.ok && started.instance.gpuIndexes).toEqual([1]);
     });
 
-    it('tells which of some instance ids are live (placed and not terminated)', async () => {
+    it('tells which of some instance ids are asked to run (not stopped, not terminated): the SSH proxy keeps their ports only', async () => {
       const m = machine();
       await store().addMachine(m);
-      const [a, b] = [await store().place(instance(m)), await store().place(instance(m))];
-      if (!a.ok || !b.ok) throw new Error('not placed');
+      const [a, b, c] = [await store().place(instance(m)), await store().place(instance(m)), await store().place(instance(m, { status: 'running' }))];
+      if (!a.ok || !b.ok || !c.ok) throw new Error('not placed');
       await store().change(b.instance.id, b.instance.version, { patch: { desiredStatus: 'terminated', status: 'terminated' }, gpus: 'release' });
-      expect(await store().liveInstanceIds([a.instance.id, b.instance.id, newId('inst')])).toEqual(new Set([a.instance.id]));
-      expect(await store().liveInstanceIds([])).toEqual(new Set());
+      await store().change(c.instance.id, c.instance.version, { patch: { desiredStatus: 'stopped', status: 'stopped' }, gpus: 'release' });
+      expect(await store().instancesAskedToRun([a.instance.id, b.instance.id, c.instance.id, newId('inst')])).toEqual(new Set([a.instance.id]));
+      expect(await store().instancesAskedToRun([])).toEqual(new Set());
+    });
+
+    it('counts an account’s pending rentals and finds those pending (or offline) since before a moment, oldest first', async () => {
+      const m = machine({ gpuName: `GPU_${newId('g')}`, gpuCount: 8 });
+      await store().addMachine(m);
+      const accountId = newId('acc');
+      const old = await store().place(instance(m, { accountId, updatedAtMs: T0 - 60_000 }));
+      const fresh = await store().place(instance(m, { accountId, updatedAtMs: T0 }));
+      const running = await store().place(instance(m, { accountId, status: 'running', updatedAtMs: T0 - 120_000 }));
+      const stopping = await store().place(instance(m, { accountId, desiredStatus: 'stopped', updatedAtMs: T0 - 120_000 }));
+      if (!old.ok || !fresh.ok || !running.ok || !stopping.ok) throw new Error('not placed');
+      expect(await store().pendingCount(accountId)).toBe(2);
+      expect(await store().pendingCount(newId('acc'))).toBe(0);
+      const stale = (await store().staleInstances('pending', T0, 100)).filter((i) => i.accountId === accountId);
+      expect(stale.map((i) => i.id)).toEqual([old.instance.id]);
+      expect(stale[0]!.gpuIndexes).toHaveLength(1);
+      const offline = await store().place(instance(m, { accountId, status: 'offline', updatedAtMs: T0 - 60_000 }));
+      if (!offline.ok) throw new Error('not placed');
+      expect((await store().staleInstances('offline', T0, 100)).filter((i) => i.accountId === accountId).map((i) => i.id)).toEqual([offline.instance.id]);
+      expect((await store().staleInstances('offline', T0 - 60_000, 100)).filter((i) => i.accountId === accountId)).toEqual([]);
+    });
+
+    it('keeps a machine’s announced price rise and applies those due, moving their prices and discounts into the listing', async () => {
+      const due = machine({ priceRise: { pricePerGpuHourMicros: 4_000_000n, discountsBp: { day: 0, week: 500, month: 1000 }, atMs: T0 } });
+      const later = machine({ priceRise: { pricePerGpuHourMicros: 5_000_000n, discountsBp: { day: 100, week: 200, month: 300 }, atMs: T0 + 1 } });
+      await store().addMachine(due);
+      await store().addMachine(later);
+      expect((await store().getMachine(later.id))!.priceRise).toEqual(later.priceRise);
+      await store().applyPriceRises(T0);
+      expect(await store().getMachine(due.id)).toMatchObject({ pricePerGpuHourMicros: 4_000_000n, discountsBp: { day: 0, week: 500, month: 1000 }, priceRise: null });
+      expect(await store().getMachine(later.id)).toMatchObject({ pricePerGpuHourMicros: 400_000n, discountsBp: { day: 1000, week: 2000, month: 3000 }, priceRise: later.priceRise });
+      const cut = await store().updateMachine(later.id, { pricePerGpuHourMicros: 300_000n, priceRise: null });
+      expect(cut).toMatchObject({ pricePerGpuHourMicros: 300_000n, priceRise: null });
+      await store().applyPriceRises(T0 + 10);
+      expect((await store().getMachine(later.id))!.pricePerGpuHourMicros).toBe(300_000n);
     });
 
     it('lists an account’s instances newest first, a machine’s live ones, and the ones the sweeper must see', async () => {

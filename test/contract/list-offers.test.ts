@@ -35,6 +35,7 @@ describe('GET /v1/marketplace/offers', () => {
       verification: 'unverified',
       reliability: 1,
       price_per_gpu_hour_usd: 0.6,
+      price_rise: null,
       discounts: { day: 10, week: 20, month: 30 },
       available_until: null,
       prices: {

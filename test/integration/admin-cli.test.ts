@@ -207,6 +207,7 @@ describe('marketplace commands', () => {
         verification: 'unverified',
         lastHeartbeatMs: Date.now(),
         reliabilityBp: 10_000,
+        priceRise: null,
         createdAtMs: Date.now(),
       });
     } finally {

@@ -28,6 +28,7 @@ function offer(fields: Partial<OfferRecord> & { price?: number }): OfferRecord {
     verification: 'unverified',
     lastHeartbeatMs: 0,
     reliabilityBp: 10_000,
+    priceRise: null,
     createdAtMs: 0,
     freeGpus: 8,
     ...rest,

@@ -16,6 +16,13 @@ export interface Discounts {
   month: number;
 }
 
+/** A listing change that raises a plan's price, announced: new rentals pay it from `atMs` on (README "GPU rentals"). */
+export interface PriceRise {
+  pricePerGpuHourMicros: bigint;
+  discountsBp: Discounts;
+  atMs: number;
+}
+
 export interface MachineRecord {
   id: string;
   providerAccountId: string;
@@ -28,6 +35,7 @@ export interface MachineRecord {
   diskGb: number;
   /** ISO 3166-1 alpha-2 country code. */
   location: string;
+  /** What a new rental is charged per GPU-hour now (with `discountsBp`): what offers show and placements take. */
   pricePerGpuHourMicros: bigint;
   /** The fewest GPUs one rental may take. */
   minGpus: number;
@@ -39,6 +47,8 @@ export interface MachineRecord {
   lastHeartbeatMs: number | null;
   /** 30-day rolling uptime in basis points (10,000: always heard), refreshed from the heartbeats. */
   reliabilityBp: number;
+  /** The rise announced and not yet applied (null: none); `applyPriceRises` makes it the listing once due. */
+  priceRise: PriceRise | null;
   createdAtMs: number;
 }
 
@@ -66,7 +76,7 @@ export interface OfferQuery {
 
 export type InstanceStatus = 'pending' | 'running' | 'offline' | 'stopped' | 'terminated';
 export type DesiredStatus = 'running' | 'stopped' | 'terminated';
-export type StatusReason = 'user' | 'insufficient_balance' | 'host_offline' | 'plan_expired' | 'error';
+export type StatusReason = 'user' | 'insufficient_balance' | 'host_offline' | 'plan_expired' | 'error' | 'start_timeout';
 
 export interface InstanceRecord {
   id: string;
@@ -176,6 +186,8 @@ export interface MarketStore {
   /** Listed, online, available machines with at least `minFreeGpus` free GPUs matching the query, cheapest first. */
   searchOffers(query: OfferQuery): Promise<{ offers: OfferRecord[]; total: number }>;
   freeGpus(machineId: string): Promise<number>;
+  /** Every announced price rise due by `nowMs` becomes its machine's listing price and discounts (one statement). */
+  applyPriceRises(nowMs: number): Promise<void>;
   /** The agent was heard in this minute (epoch minutes; repeating one is a no-op). */
   recordUptime(machineId: string, minute: number): Promise<void>;
   /**
@@ -191,8 +203,15 @@ export interface MarketStore {
    */
   place(instance: Omit<InstanceRecord, 'gpuIndexes' | 'version'>): Promise<PlaceOutcome>;
   getInstance(id: string): Promise<InstanceRecord | null>;
-  /** Those of `ids` whose instance exists and is not terminated, in one read (the SSH proxy's upkeep). */
-  liveInstanceIds(ids: readonly string[]): Promise<Set<string>>;
+  /** Those of `ids` whose instance is asked to run (pending, running or offline), in one read: the SSH proxy's ports are theirs only. */
+  instancesAskedToRun(ids: readonly string[]): Promise<Set<string>>;
+  /** How many of an account's rentals are pending: asked to run, not yet run by their agent. */
+  pendingCount(accountId: string): Promise<number>;
+  /**
+   * Rentals asked to run that have been `pending` or `offline` (as asked) since before `beforeMs`, oldest first: their
+   * `updatedAtMs` is when they entered that status (nothing else changes it while nothing runs).
+   */
+  staleInstances(status: 'pending' | 'offline', beforeMs: number, limit: number): Promise<InstanceRecord[]>;
   listInstances(accountId: string, limit: number, offset: number): Promise<InstanceRecord[]>;
   /** Instances of a machine that are not terminated (what its agent must run or stop). */
   machineInstances(machineId: string): Promise<InstanceRecord[]>;

@@ -24,6 +24,8 @@ const SORT_KEYS: Record<OfferQuery['sort'], (o: OfferRecord) => number | bigint>
   '-reliability': (o) => -o.reliabilityBp,
 };
 
+const copyMachine = (m: MachineRecord): MachineRecord => ({ ...m, discountsBp: { ...m.discountsBp }, priceRise: m.priceRise === null ? null : { ...m.priceRise, discountsBp: { ...m.priceRise.discountsBp } } });
+
 /** The in-memory twin of the market store (tests, and the conformance suite's reference). */
 export class MemoryMarketStore implements MarketStore {
   private readonly machines = new Map<string, MachineRecord>();
@@ -40,13 +42,13 @@ export class MemoryMarketStore implements MarketStore {
 
   async addMachine(machine: MachineRecord): Promise<void> {
     if (this.machines.has(machine.id)) throw new Error(`machine ${machine.id} exists`);
-    this.machines.set(machine.id, { ...machine, discountsBp: { ...machine.discountsBp } });
+    this.machines.set(machine.id, copyMachine(machine));
     this.gpus.set(machine.id, Array.from({ length: machine.gpuCount }, () => null));
   }
 
   async getMachine(id: string): Promise<MachineRecord | null> {
     const m = this.machines.get(id);
-    return m === undefined ? null : { ...m, discountsBp: { ...m.discountsBp } };
+    return m === undefined ? null : copyMachine(m);
   }
 
   async listMachines(providerAccountId: string): Promise<MachineRecord[]> {
@@ -87,6 +89,12 @@ export class MemoryMarketStore implements MarketStore {
 
   async freeGpus(machineId: string): Promise<number> {
     return this.freeCount(machineId);
+  }
+
+  async applyPriceRises(nowMs: number): Promise<void> {
+    for (const [id, m] of this.machines) {
+      if (m.priceRise !== null && m.priceRise.atMs <= nowMs) this.machines.set(id, { ...m, pricePerGpuHourMicros: m.priceRise.pricePerGpuHourMicros, discountsBp: m.priceRise.discountsBp, priceRise: null });
+    }
   }
 
   private freeCount(machineId: string): number {
@@ -140,11 +148,20 @@ export class MemoryMarketStore implements MarketStore {
     return i === undefined ? null : this.view(i);
   }
 
-  async liveInstanceIds(ids: readonly string[]): Promise<Set<string>> {
-    return new Set(ids.filter((id) => {
-      const i = this.instances.get(id);
-      return i !== undefined && i.desiredStatus !== 'terminated';
-    }));
+  async instancesAskedToRun(ids: readonly string[]): Promise<Set<string>> {
+    return new Set(ids.filter((id) => this.instances.get(id)?.desiredStatus === 'running'));
+  }
+
+  async pendingCount(accountId: string): Promise<number> {
+    return [...this.instances.values()].filter((i) => i.accountId === accountId && i.status === 'pending' && i.desiredStatus === 'running').length;
+  }
+
+  async staleInstances(status: 'pending' | 'offline', beforeMs: number, limit: number): Promise<InstanceRecord[]> {
+    return [...this.instances.values()]
+      .filter((i) => i.status === status && i.desiredStatus === 'running' && i.updatedAtMs < beforeMs)
+      .sort((a, b) => a.updatedAtMs - b.updatedAtMs)
+      .slice(0, limit)
+      .map((i) => this.view(i));
   }
 
   async listInstances(accountId: string, limit: number, offset: number): Promise<InstanceRecord[]> {

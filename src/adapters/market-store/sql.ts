@@ -38,10 +38,14 @@ const machineOf = (r: Row): MachineRecord => ({
   verification: r.verification as MachineRecord['verification'],
   lastHeartbeatMs: numOrNull(r.last_heartbeat_ms),
   reliabilityBp: num(r.reliability_bp),
+  priceRise:
+    r.rise_at_ms === null || r.rise_at_ms === undefined
+      ? null
+      : { pricePerGpuHourMicros: big(r.rise_price_micros), discountsBp: { day: num(r.rise_day_discount_bp), week: num(r.rise_week_discount_bp), month: num(r.rise_month_discount_bp) }, atMs: num(r.rise_at_ms) },
   createdAtMs: num(r.created_at_ms),
 });
 
-const MACHINE_COLUMNS: Record<keyof Omit<MachineRecord, 'discountsBp'>, string> = {
+const MACHINE_COLUMNS: Record<keyof Omit<MachineRecord, 'discountsBp' | 'priceRise'>, string> = {
   id: 'id',
   providerAccountId: 'provider_account_id',
   name: 'name',
@@ -65,7 +69,18 @@ const MACHINE_COLUMNS: Record<keyof Omit<MachineRecord, 'discountsBp'>, string> 
 function machineRow(m: Partial<MachineRecord>): Row {
   const row = rowOf(m, MACHINE_COLUMNS);
   if (m.discountsBp !== undefined) Object.assign(row, { day_discount_bp: m.discountsBp.day, week_discount_bp: m.discountsBp.week, month_discount_bp: m.discountsBp.month });
+  if (m.priceRise !== undefined) Object.assign(row, riseRow(m.priceRise));
   return row;
+}
+
+function riseRow(rise: MachineRecord['priceRise']): Row {
+  return {
+    rise_price_micros: rise?.pricePerGpuHourMicros.toString() ?? null,
+    rise_day_discount_bp: rise?.discountsBp.day ?? null,
+    rise_week_discount_bp: rise?.discountsBp.week ?? null,
+    rise_month_discount_bp: rise?.discountsBp.month ?? null,
+    rise_at_ms: rise?.atMs ?? null,
+  };
 }
 
 const INSTANCE_COLUMNS: Record<keyof Omit<InstanceRecord, 'gpuIndexes'>, string> = {
@@ -237,6 +252,20 @@ export class SqlMarketStore implements MarketStore {
     return num(row.n);
   }
 
+  /** Every SET reads the row as it was, on SQLite and PostgreSQL alike: the rise's columns move into the listing's. */
+  async applyPriceRises(nowMs: number): Promise<void> {
+    await this.knex('machines')
+      .whereNotNull('rise_at_ms')
+      .where('rise_at_ms', '<=', nowMs)
+      .update({
+        price_per_gpu_hour_micros: this.knex.ref('rise_price_micros'),
+        day_discount_bp: this.knex.ref('rise_day_discount_bp'),
+        week_discount_bp: this.knex.ref('rise_week_discount_bp'),
+        month_discount_bp: this.knex.ref('rise_month_discount_bp'),
+        ...riseRow(null),
+      });
+  }
+
   async recordUptime(machineId: string, minute: number): Promise<void> {
     await this.knex('machine_uptime').insert({ machine_id: machineId, minute }).onConflict(['machine_id', 'minute']).ignore();
   }
@@ -288,10 +317,20 @@ export class SqlMarketStore implements MarketStore {
     return this.readInstance(this.knex, id);
   }
 
-  async liveInstanceIds(ids: readonly string[]): Promise<Set<string>> {
+  async instancesAskedToRun(ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows = (await this.knex('instances').select('id').whereIn('id', [...ids]).whereNot({ desired_status: 'terminated' })) as Row[];
+    const rows = (await this.knex('instances').select('id').whereIn('id', [...ids]).where({ desired_status: 'running' })) as Row[];
     return new Set(rows.map((r) => r.id as string));
+  }
+
+  async pendingCount(accountId: string): Promise<number> {
+    const row = (await this.knex('instances').where({ account_id: accountId, status: 'pending', desired_status: 'running' }).count({ n: '*' }).first()) as { n: number | string | bigint };
+    return num(row.n);
+  }
+
+  async staleInstances(status: 'pending' | 'offline', beforeMs: number, limit: number): Promise<InstanceRecord[]> {
+    const rows = (await this.knex('instances').where({ status, desired_status: 'running' }).where('updated_at_ms', '<', beforeMs).orderBy('updated_at_ms').limit(limit)) as Row[];
+    return this.withGpus(rows);
   }
 
   private async readInstance(db: Knex | Knex.Transaction, id: string): Promise<InstanceRecord | null> {

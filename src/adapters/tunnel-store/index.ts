@@ -1,6 +1,6 @@
 /**
- * The tunnel-store port (SPEC 4.5 `ssh-proxy/ensure`): the SSH proxy's port of each rental, unique across gateway
- * processes and kept for the rental's life, and the client connections waiting for a machine's agent to open a
+ * The tunnel-store port (SPEC 4.5 `ssh-proxy/ensure`): the SSH proxy's port of each rental asked to run, unique
+ * across gateway processes, and the client connections waiting for a machine's agent to open a
  * tunnel back to the proxy (claimed once, by one agent call).
  */
 

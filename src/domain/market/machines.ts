@@ -9,6 +9,8 @@ import { DomainError } from '../domain-error.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import { newId } from '../ids.js';
+import { requireUnverifiedRoom } from './account-caps.js';
+import { repriced } from './listing-prices.js';
 import { DEFAULT_DISCOUNTS_BP, MAX_DISCOUNT_BP } from './plans.js';
 import type { ContainerState, Rentals } from './rentals.js';
 import type { SshKeys } from './ssh-keys.js';
@@ -37,12 +39,20 @@ export interface AgentOrders {
   volumes: string[];
 }
 
+export interface MachineSettings {
+  /** The most machines a provider may list unverified (./account-caps.ts). */
+  maxUnverifiedListed: number;
+  /** How long a price rise waits before new rentals pay it (./listing-prices.ts). */
+  priceRiseNoticeMs: number;
+}
+
 export class Machines {
   constructor(
     private readonly store: MarketStore,
     private readonly rentals: Rentals,
     private readonly sshKeys: SshKeys,
     private readonly now: () => number,
+    private readonly settings: MachineSettings,
   ) {}
 
   async register(principal: Principal, inventory: Inventory, listing: Listing): Promise<MachineRecord> {
@@ -59,9 +69,11 @@ export class Machines {
       verification: 'unverified',
       lastHeartbeatMs: now,
       reliabilityBp: 10_000,
+      priceRise: null,
       createdAtMs: now,
     };
     checkListing(machine);
+    if (machine.listed) await requireUnverifiedRoom(this.store, principal.accountId, this.settings.maxUnverifiedListed);
     await this.store.addMachine(machine);
     return machine;
   }
@@ -70,12 +82,23 @@ export class Machines {
     return this.store.listMachines(principal.accountId);
   }
 
-  /** A new listing applies to rentals made from now on; running ones keep the price they were rented at. */
+  /**
+   * A new listing applies to rentals made from now on; running ones keep the price they were rented at. New prices
+   * that raise a plan's price are announced and reach new rentals after the notice period (./listing-prices.ts).
+   */
   async updateListing(principal: Principal, machineId: string, listing: Partial<Listing>): Promise<MachineRecord> {
     const machine = await this.owned(principal, machineId);
-    const patch = Object.fromEntries(Object.entries(listing).filter(([, v]) => v !== undefined)) as Partial<Listing>;
-    checkListing({ ...machine, ...patch });
-    return (await this.store.updateMachine(machineId, patch))!;
+    const { pricePerGpuHourMicros, discountsBp, ...rest } = Object.fromEntries(Object.entries(listing).filter(([, v]) => v !== undefined)) as Partial<Listing>;
+    checkListing({ ...machine, ...rest, ...(discountsBp === undefined ? {} : { discountsBp }) });
+    if (rest.listed === true && !machine.listed && machine.verification !== 'verified') await requireUnverifiedRoom(this.store, principal.accountId, this.settings.maxUnverifiedListed);
+    const sent = { ...(pricePerGpuHourMicros === undefined ? {} : { pricePerGpuHourMicros }), ...(discountsBp === undefined ? {} : { discountsBp }) };
+    const pricing = Object.keys(sent).length === 0 ? {} : repriced(machine, sent, this.now(), this.settings.priceRiseNoticeMs);
+    return (await this.store.updateMachine(machineId, { ...rest, ...pricing }))!;
+  }
+
+  /** Announced rises whose notice has passed become the listing (the sweeper, every `RENTAL_SWEEP_MS`). */
+  async applyDuePriceRises(): Promise<void> {
+    await this.store.applyPriceRises(this.now());
   }
 
   /** The agent's heartbeat: the machine is online, its containers' states are applied, and it learns what to run and keep. */

@@ -17,6 +17,7 @@ const BECAUSE: Record<StatusReason, string> = {
   plan_expired: 'its plan term is used up',
   error: 'its container exited on its own',
   host_offline: 'its machine went offline',
+  start_timeout: 'its machine did not start it in time',
 };
 
 function stopped(reason: StatusReason | null): string {

@@ -14,6 +14,8 @@ import { newId } from '../ids.js';
 import { microsToUsd } from '../money.js';
 import { postCharge, settleRecorded } from './settlements.js';
 import type { Volumes } from './volumes.js';
+import { overPendingCap, requirePendingRoom } from './account-caps.js';
+import { requireWithinCap } from './listing-prices.js';
 import { costOfRunning, dueAtStart, isTermPlan, owedFor, UNIT_MS, unitPriceMicros, type RentalTerms } from './plans.js';
 
 export interface RentalSettings {
@@ -23,6 +25,12 @@ export interface RentalSettings {
   offlineAfterMs: number;
   /** How often the sweeper settles (at most a minute): a metered rental runs on only while the balance covers that long. */
   sweepMs: number;
+  /** A rental its agent has not run this long after it became pending is stopped (`start_timeout`). */
+  pendingTtlMs: number;
+  /** A rental offline this long is stopped (`host_offline`): nothing is billed while it is, so it holds nothing for free. */
+  offlineTtlMs: number;
+  /** The most pending rentals one account may have (./account-caps.ts). */
+  maxPendingRentals: number;
 }
 
 export interface RentalDeps {
@@ -55,6 +63,8 @@ export interface CreateRental {
   dockerImage: string;
   diskGb: number;
   volumeId?: number;
+  /** `max_price_per_gpu_hour`: refused (409) when the offer's price now is above it (./listing-prices.ts). */
+  maxPricePerGpuHourMicros?: bigint;
 }
 
 export type ContainerState = 'running' | 'exited' | 'failed';
@@ -96,6 +106,7 @@ export class Rentals {
     }
     if (input.diskGb > machine.diskGb) throw invalidField(['body', 'disk_gb'], `this offer has ${machine.diskGb} GB of disk`);
     if (machine.providerAccountId === principal.accountId) throw invalidField(['body', 'offer_id'], 'this is your own machine: a provider cannot rent it (the charge would pay itself)');
+    requireWithinCap(machine, input.maxPricePerGpuHourMicros ?? null, 'max_price_per_gpu_hour');
     const volumeId = input.volumeId ?? null;
     if (volumeId !== null) await this.deps.volumes.checkAttachable(principal, volumeId, machine.id);
     const placed = await this.place(principal.accountId, { machine, gpuCount, pricingType: input.pricingType, dockerImage: input.dockerImage, diskGb: input.diskGb, burstOrderId: null, volumeId }, now);
@@ -117,6 +128,7 @@ export class Rentals {
     const termMs = isTermPlan(p.pricingType) ? UNIT_MS[p.pricingType] : null;
     const terms: RentalTerms = { pricingType: p.pricingType, unitPriceMicros: unitPriceMicros(p.machine, p.pricingType), gpuCount: p.gpuCount, termMs };
     const id = newId('inst');
+    await requirePendingRoom(this.deps.store, accountId, 1, this.deps.settings.maxPendingRentals);
     if (p.volumeId !== null) await this.deps.volumes.settleBeforePin(p.volumeId);
     const holdId = termMs === null ? null : await this.holdTerm(accountId, dueAtStart(terms, 0n), termMs, now);
     if (holdId === null) await this.requireRunway(accountId, terms);
@@ -148,10 +160,18 @@ export class Rentals {
       if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
       throw err;
     });
-    if (placed.ok) return placed.instance;
+    if (placed.ok) return this.keptWithinPendingCap(placed.instance);
     if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
     if (placed.reason === 'volume_elsewhere') throw new ApiError('volume_in_use', `Volume ${p.volumeId} was attached on another machine, or deleted, meanwhile`);
     return null;
+  }
+
+  /** A placement that raced others of its account past the pending cap is undone (./account-caps.ts). */
+  private async keptWithinPendingCap(instance: InstanceRecord): Promise<InstanceRecord> {
+    const over = await overPendingCap(this.deps.store, instance.accountId, this.deps.settings.maxPendingRentals);
+    if (over === null) return instance;
+    await this.unplace(instance);
+    throw over;
   }
 
   /** Undoes a placement moments old that nothing has run on (a burst order that could not be placed whole). */
@@ -206,6 +226,7 @@ export class Rentals {
     const terms = termsOf(current);
     const due = dueAtStart(terms, current.chargedMicros);
     if (current.termMs !== null && due <= 0n) throw new ApiError('plan_expired', `The ${current.pricingType} term of instance ${id} is used up; rent again`);
+    await requirePendingRoom(this.deps.store, principal.accountId, 1, this.deps.settings.maxPendingRentals);
     const holdId = current.termMs === null ? null : await this.holdTerm(principal.accountId, due, current.termMs - current.settledRunningMs, now);
     if (holdId === null) await this.requireRunway(principal.accountId, terms);
     const started = await this.deps.store.change(id, current.version, {
@@ -257,10 +278,16 @@ export class Rentals {
    * The sweeper (DESIGN.md 3 "Balance runs out"): settles every running rental; a rental whose machine went silent
    * is billed up to the last heartbeat and marked offline; a metered rental the balance cannot keep running until the
    * next sweep is stopped with reason `insufficient_balance` (so a balance is used up to its last sweep's worth and
-   * never goes negative); a term used up is stopped with `plan_expired`.
+   * never goes negative); a term used up is stopped with `plan_expired`. Pending and offline rentals are never
+   * billed, so they expire: stopped with `start_timeout` once pending for `pendingTtlMs`, with `host_offline` once
+   * offline for `offlineTtlMs` (their GPUs and hold given back; the SSH proxy then takes their ports back).
    */
   async sweep(): Promise<void> {
     const now = this.deps.now();
+    const { pendingTtlMs, offlineTtlMs } = this.deps.settings;
+    for (const [status, ttlMs, reason] of [['pending', pendingTtlMs, 'start_timeout'], ['offline', offlineTtlMs, 'host_offline']] as const) {
+      for (const stale of await this.deps.store.staleInstances(status, now - ttlMs, SWEEP_BATCH)) await this.halt(stale, 'stopped', reason, now).catch(this.deps.onUnexpected);
+    }
     const machines = new Map<string, MachineRecord | null>();
     for (const found of await this.deps.store.activeInstances(SWEEP_BATCH)) {
       try {

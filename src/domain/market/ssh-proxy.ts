@@ -1,6 +1,9 @@
 /**
- * The SSH proxy (SPEC 4.5 `POST /v1/instances/{id}/ssh-proxy/ensure`): every rental gets a port on the proxy host
- * (`ssh_host`:`ssh_port`), unique across gateway processes through the database and kept for its life. A client
+ * The SSH proxy (SPEC 4.5 `POST /v1/instances/{id}/ssh-proxy/ensure`): every rental asked to run (pending, running,
+ * offline) holds a port on the proxy host (`ssh_host`:`ssh_port`), unique across gateway processes through the
+ * database; a stopped or deleted one gives it back, and starting it takes one again (issue rule "scarce resources
+ * cost something or expire": a rental no longer asked to run keeps no port, and one never run or long offline is
+ * stopped by the rental sweeper). A client
  * connecting to that port is held while the machine's agent, told through its tunnel wait, dials the tunnel port
  * back with the client's token and pipes it to the container's SSH daemon; the proxy then joins the two sockets.
  * Machines need no inbound port: only the agent connects out.
@@ -59,20 +62,28 @@ export class SshProxy {
     this.sockets = sockets;
   }
 
-  /** SPEC 4.5: the rental's port, allocated now if it has none (idempotent); 503 when the range is used up. */
+  /**
+   * SPEC 4.5: the port of a rental asked to run, allocated now if it has none (idempotent); 409 for a stopped
+   * (`instance_not_running`) or deleted one, 503 when the range is used up.
+   */
   async ensure(principal: Principal, instanceId: string): Promise<InstanceRecord> {
     const instance = await this.deps.store.getInstance(instanceId);
     if (instance === null || instance.accountId !== principal.accountId) throw new ApiError('instance_not_found', `No instance ${instanceId}`, { notFound: true });
     if (instance.desiredStatus === 'terminated') throw new ApiError('instance_terminated', `Instance ${instanceId} was deleted`);
+    if (instance.desiredStatus !== 'running') throw new ApiError('instance_not_running', `Instance ${instanceId} is stopped: its SSH port was given back; start it to get one again`);
     const allocated = await this.allocate(instance);
-    if (allocated === null) throw new ApiError('provider_unavailable', 'Every SSH proxy port is in use; retry later', { meta: { hint: 'Free ports come back as rentals are deleted' } });
+    if (allocated === null) throw new ApiError('provider_unavailable', 'Every SSH proxy port is in use; retry later', { meta: { hint: 'Ports come back as rentals are stopped and deleted' } });
     return allocated;
   }
 
-  /** Allocation right after a rental is placed; a failure leaves it to `ensure` (the spec's "older orders whose allocation failed"). */
-  async allocateQuietly(instance: InstanceRecord): Promise<InstanceRecord> {
+  /**
+   * Right after the API placed, started, stopped or deleted a rental: a rental asked to run gets a port, any other
+   * gives its own back. A failure is left to `ensure` (the spec's "older orders whose allocation failed") and `sync`.
+   */
+  async fit(instance: InstanceRecord): Promise<InstanceRecord> {
     try {
-      return (await this.allocate(instance)) ?? instance;
+      if (instance.desiredStatus === 'running') return (await this.allocate(instance)) ?? instance;
+      return (await this.giveBack(instance.id)) ?? instance;
     } catch (err) {
       this.deps.onUnexpected(err);
       return instance;
@@ -82,12 +93,25 @@ export class SshProxy {
   private async allocate(instance: InstanceRecord): Promise<InstanceRecord | null> {
     const port = await this.deps.tunnels.allocate(instance.id, this.deps.settings.range, this.deps.now());
     if (port === null) return null;
-    let current = instance;
-    for (let attempt = 0; attempt < CHANGE_ATTEMPTS && current.sshPort !== port; attempt++) {
-      const changed = await this.deps.store.change(current.id, current.version, { patch: { sshPort: port } });
-      current = changed.ok ? changed.instance : ((await this.deps.store.getInstance(current.id)) ?? current);
-    }
+    const current = (await this.recordPort(instance, port)) ?? instance;
     await this.listenOn(port, current.id);
+    return current;
+  }
+
+  /** Frees the rental's port for others and clears it from the rental (null when the rental is gone). */
+  private async giveBack(instanceId: string): Promise<InstanceRecord | null> {
+    await this.deps.tunnels.release(instanceId);
+    const instance = await this.deps.store.getInstance(instanceId);
+    return instance === null ? null : this.recordPort(instance, null);
+  }
+
+  /** Writes the rental's port by compare-and-set, re-reading on a concurrent change. */
+  private async recordPort(instance: InstanceRecord, port: number | null): Promise<InstanceRecord | null> {
+    let current: InstanceRecord | null = instance;
+    for (let attempt = 0; attempt < CHANGE_ATTEMPTS && current !== null && current.sshPort !== port; attempt++) {
+      const changed = await this.deps.store.change(current.id, current.version, { patch: { sshPort: port } });
+      current = changed.ok ? changed.instance : await this.deps.store.getInstance(current.id);
+    }
     return current;
   }
 
@@ -97,16 +121,17 @@ export class SshProxy {
   }
 
   /**
-   * Brings this process's listeners in line with the database (ports allocated by other processes, rentals
-   * deleted: their ports are released and closed), and drops tunnel requests nobody claimed.
+   * Brings this process's listeners in line with the database (ports allocated by other processes; rentals no longer
+   * asked to run, whoever stopped them (the sweeper, the agent, a pending rental's timeout): their ports are given
+   * back and closed), and drops tunnel requests nobody claimed.
    */
   async sync(): Promise<void> {
     const allocated = await this.deps.tunnels.ports();
-    const rentals = await this.deps.store.liveInstanceIds(allocated.map((a) => a.instanceId));
+    const rentals = await this.deps.store.instancesAskedToRun(allocated.map((a) => a.instanceId));
     const live = new Set<number>();
     for (const { port, instanceId } of allocated) {
       if (!rentals.has(instanceId)) {
-        await this.deps.tunnels.release(instanceId);
+        await this.giveBack(instanceId);
         continue;
       }
       live.add(port);

@@ -1,4 +1,6 @@
 import type { components } from '../../../generated/openapi.js';
+import type { InstanceRecord } from '../../adapters/market-store/index.js';
+import type { Deps } from '../../container.js';
 import type { BurstRequest } from '../../domain/market/burst-orders.js';
 import { checkImage } from '../../domain/market/image-check.js';
 import { DEFAULT_PRICING_TYPE } from '../../domain/market/plans.js';
@@ -28,11 +30,16 @@ function burstRequest(body: WireOrder): BurstRequest {
   };
 }
 
+/** Each rental's SSH port taken or given back as its desired status now says (README "GPU rentals: SSH"). */
+async function fitPorts(deps: Deps, instances: InstanceRecord[]): Promise<InstanceRecord[]> {
+  const fitted = [];
+  for (const instance of instances) fitted.push(await deps.market.sshProxy.fit(instance));
+  return fitted;
+}
+
 export const createBurstOrder: Handler<'createBurstOrder'> = async ({ deps, principal, body }) => {
   const { order, instances } = await deps.market.bursts.create(requirePrincipal(principal), burstRequest(body!));
-  const withPorts = [];
-  for (const instance of instances) withPorts.push(await deps.market.sshProxy.allocateQuietly(instance));
-  return { status: 201, body: nativeOk(burstOrderView(order, withPorts, deps.now(), sshHost(deps))) };
+  return { status: 201, body: nativeOk(burstOrderView(order, await fitPorts(deps, instances), deps.now(), sshHost(deps))) };
 };
 
 export const estimateBurstOrder: Handler<'estimateBurstOrder'> = async ({ deps, principal, body }) => {
@@ -55,7 +62,7 @@ const fanOut =
   (action: 'start' | 'stop' | 'remove'): Handler<'startBurstOrder' | 'stopBurstOrder' | 'deleteBurstOrder'> =>
   async ({ deps, principal, params }) => {
     const { order, instances, failures } = await deps.market.bursts.fanOut(requirePrincipal(principal), params.order_id, action);
-    return { status: 200, body: nativeOk(burstOrderView(order, instances, deps.now(), sshHost(deps), failures)) };
+    return { status: 200, body: nativeOk(burstOrderView(order, await fitPorts(deps, instances), deps.now(), sshHost(deps), failures)) };
   };
 
 export const startBurstOrder: Handler<'startBurstOrder'> = fanOut('start');

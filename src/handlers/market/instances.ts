@@ -1,5 +1,6 @@
 import { DEFAULT_PRICING_TYPE } from '../../domain/market/plans.js';
 import type { Deps } from '../../container.js';
+import { usdToMicros } from '../../domain/money.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
@@ -20,9 +21,9 @@ export const createInstance: Handler<'createInstance'> = async ({ deps, principa
     dockerImage: input.docker_image,
     diskGb: input.disk_gb ?? DEFAULT_DISK_GB,
     ...(input.volume_id === undefined ? {} : { volumeId: input.volume_id }),
+    ...(input.max_price_per_gpu_hour === undefined ? {} : { maxPricePerGpuHourMicros: usdToMicros(input.max_price_per_gpu_hour) }),
   });
-  const withPort = await deps.market.sshProxy.allocateQuietly(instance);
-  return { status: 201, body: nativeOk(instanceView(withPort, deps.now(), sshHost(deps))) };
+  return { status: 201, body: nativeOk(instanceView(await deps.market.sshProxy.fit(instance), deps.now(), sshHost(deps))) };
 };
 
 export const listInstances: Handler<'listInstances'> = async ({ deps, principal, query }) => {
@@ -35,20 +36,17 @@ export const getInstance: Handler<'getInstance'> = async ({ deps, principal, par
   return { status: 200, body: nativeOk(instanceView(instance, untilMs, sshHost(deps), await deps.market.rentals.history(instance.id))) };
 };
 
-export const startInstance: Handler<'startInstance'> = async ({ deps, principal, params }) => ({
-  status: 200,
-  body: nativeOk(instanceView(await deps.market.rentals.start(requirePrincipal(principal), params.task_id), deps.now(), sshHost(deps))),
-});
+/** Start, stop and delete answer the rental with its SSH port taken again or given back (README "GPU rentals: SSH"). */
+const control =
+  (action: 'start' | 'stop' | 'remove'): Handler<'startInstance' | 'stopInstance' | 'deleteInstance'> =>
+  async ({ deps, principal, params }) => {
+    const instance = await deps.market.rentals[action](requirePrincipal(principal), params.task_id);
+    return { status: 200, body: nativeOk(instanceView(await deps.market.sshProxy.fit(instance), deps.now(), sshHost(deps))) };
+  };
 
-export const stopInstance: Handler<'stopInstance'> = async ({ deps, principal, params }) => ({
-  status: 200,
-  body: nativeOk(instanceView(await deps.market.rentals.stop(requirePrincipal(principal), params.task_id), deps.now(), sshHost(deps))),
-});
-
-export const deleteInstance: Handler<'deleteInstance'> = async ({ deps, principal, params }) => ({
-  status: 200,
-  body: nativeOk(instanceView(await deps.market.rentals.remove(requirePrincipal(principal), params.task_id), deps.now(), sshHost(deps))),
-});
+export const startInstance: Handler<'startInstance'> = control('start');
+export const stopInstance: Handler<'stopInstance'> = control('stop');
+export const deleteInstance: Handler<'deleteInstance'> = control('remove');
 
 export const ensureSshProxy: Handler<'ensureSshProxy'> = async ({ deps, principal, params }) => ({
   status: 200,

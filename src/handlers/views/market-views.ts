@@ -1,5 +1,5 @@
 import type { components } from '../../../generated/openapi.js';
-import type { BurstOrderRecord, Discounts, InstanceEvent, InstanceRecord, InstanceStatus, MachineRecord, OfferRecord, VolumeRecord } from '../../adapters/market-store/index.js';
+import type { BurstOrderRecord, Discounts, InstanceEvent, InstanceRecord, InstanceStatus, MachineRecord, OfferRecord, PriceRise, VolumeRecord } from '../../adapters/market-store/index.js';
 import type { BurstPlan, FanOutFailure } from '../../domain/market/burst-orders.js';
 import { slotTerms } from '../../domain/market/burst-orders.js';
 import { microsToUsd } from '../../domain/money.js';
@@ -12,6 +12,10 @@ type Schemas = components['schemas'];
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 const secondsOrNull = (ms: number | null): number | null => (ms === null ? null : seconds(ms));
 const percents = (bp: Discounts): Schemas['Discounts'] => ({ day: bp.day / 100, week: bp.week / 100, month: bp.month / 100 });
+
+/** A rise announced and not yet applied (README "GPU rentals: the price shown"). */
+const riseView = (rise: PriceRise | null): Schemas['PriceRise'] | null =>
+  rise === null ? null : { price_per_gpu_hour_usd: microsToUsd(rise.pricePerGpuHourMicros), discounts: percents(rise.discountsBp), applies_at: Math.ceil(rise.atMs / 1000) };
 
 /** An offer with the price of every plan for its minimum rental (SPEC 1.2-1.3). */
 export function offerView(o: OfferRecord): Schemas['Offer'] {
@@ -36,6 +40,7 @@ export function offerView(o: OfferRecord): Schemas['Offer'] {
     verification: o.verification,
     reliability: o.reliabilityBp / 10_000,
     price_per_gpu_hour_usd: microsToUsd(o.pricePerGpuHourMicros),
+    price_rise: riseView(o.priceRise),
     discounts: percents(o.discountsBp),
     available_until: secondsOrNull(o.availableUntilMs),
     prices,
@@ -81,6 +86,7 @@ export function machineView(m: MachineRecord, online: boolean): Schemas['Machine
     disk_gb: m.diskGb,
     location: m.location,
     price_per_gpu_hour_usd: microsToUsd(m.pricePerGpuHourMicros),
+    price_rise: riseView(m.priceRise),
     min_gpus: m.minGpus,
     discounts: percents(m.discountsBp),
     available_until: secondsOrNull(m.availableUntilMs),
