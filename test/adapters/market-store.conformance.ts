@@ -237,6 +237,10 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       expect(active).toContain(c.instance.id);
       expect(active).not.toContain(a.instance.id);
       expect((await store().runningInstances(accountId)).map((i) => i.id)).toEqual([b.instance.id]);
+      expect((await store().wantedRunning(accountId)).map((i) => i.id).sort()).toEqual([a.instance.id, b.instance.id].sort());
+      const stopped = await store().change(a.instance.id, a.instance.version, { patch: { desiredStatus: 'stopped', status: 'stopped' }, gpus: 'release' });
+      expect(stopped.ok).toBe(true);
+      expect((await store().wantedRunning(accountId)).map((i) => i.id)).toEqual([b.instance.id]);
     });
     it('keeps burst orders with their tiers, lists an account’s newest first, finds their rentals, updates and removes them', async () => {
       const m = machine({ gpuName: `GPU_${newId('g')}`, gpuCount: 4 });

@@ -200,6 +200,8 @@ export interface MarketStore {
   activeInstances(limit: number): Promise<InstanceRecord[]>;
   /** An account's running instances (what its balance must keep running). */
   runningInstances(accountId: string): Promise<InstanceRecord[]>;
+  /** An account's instances its renter wants running (pending, running or offline): what a new start must cover too. */
+  wantedRunning(accountId: string): Promise<InstanceRecord[]>;
   /** Compare-and-set on `version`; a status change is added to the history. */
   change(id: string, version: number, change: InstanceChange): Promise<ChangeOutcome>;
   /** Removes an instance placed moments ago whose payment failed, freeing its GPUs. */

@@ -189,6 +189,10 @@ export class MemoryMarketStore implements MarketStore {
     return [...this.instances.values()].filter((i) => i.accountId === accountId && i.status === 'running').map((i) => this.view(i));
   }
 
+  async wantedRunning(accountId: string): Promise<InstanceRecord[]> {
+    return [...this.instances.values()].filter((i) => i.accountId === accountId && i.desiredStatus === 'running').map((i) => this.view(i));
+  }
+
   async change(id: string, version: number, change: InstanceChange): Promise<ChangeOutcome> {
     const current = this.instances.get(id);
     if (current === undefined || current.version !== version) return { ok: false, reason: 'stale' };

@@ -332,6 +332,10 @@ export class SqlMarketStore implements MarketStore {
     return this.withGpus((await this.knex('instances').where({ account_id: accountId, status: 'running' })) as Row[]);
   }
 
+  async wantedRunning(accountId: string): Promise<InstanceRecord[]> {
+    return this.withGpus((await this.knex('instances').where({ account_id: accountId, desired_status: 'running' })) as Row[]);
+  }
+
   async change(id: string, version: number, change: InstanceChange): Promise<ChangeOutcome> {
     try {
       return await this.knex.transaction(async (trx) => {

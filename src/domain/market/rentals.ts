@@ -12,6 +12,8 @@ import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import { newId } from '../ids.js';
 import { microsToUsd } from '../money.js';
+import { insertCovered } from './balance-cover.js';
+import { runwayRule } from './runway.js';
 import { postCharge, settleRecorded } from './settlements.js';
 import type { Volumes } from './volumes.js';
 import { costOfRunning, dueAtStart, isTermPlan, owedFor, UNIT_MS, unitPriceMicros, type RentalTerms } from './plans.js';
@@ -110,7 +112,7 @@ export class Rentals {
 
   /**
    * Places one rental on a machine at its listed price: a term plan's price is held first (402 when short), a
-   * metered plan needs its hour of runtime. Null when the GPUs were taken meanwhile; 409 `volume_in_use` when its
+   * metered plan needs its hour of runtime and the account's other metered rentals' (./runway.ts). Null when the GPUs were taken meanwhile; 409 `volume_in_use` when its
    * volume was pinned to another machine (or deleted) meanwhile. Either way nothing is kept.
    */
   async place(accountId: string, p: Placement, now: number): Promise<InstanceRecord | null> {
@@ -119,8 +121,7 @@ export class Rentals {
     const id = newId('inst');
     if (p.volumeId !== null) await this.deps.volumes.settleBeforePin(p.volumeId);
     const holdId = termMs === null ? null : await this.holdTerm(accountId, dueAtStart(terms, 0n), termMs, now);
-    if (holdId === null) await this.requireRunway(accountId, terms);
-    const placed = await this.deps.store.place({
+    const insert = () => this.deps.store.place({
       id,
       accountId,
       burstOrderId: p.burstOrderId,
@@ -144,7 +145,8 @@ export class Rentals {
       volumeId: p.volumeId,
       createdAtMs: now,
       updatedAtMs: now,
-    }).catch(async (err: unknown) => {
+    });
+    const placed = await this.runwayFor(accountId, terms, holdId, insert).catch(async (err: unknown) => {
       if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
       throw err;
     });
@@ -207,11 +209,8 @@ export class Rentals {
     const due = dueAtStart(terms, current.chargedMicros);
     if (current.termMs !== null && due <= 0n) throw new ApiError('plan_expired', `The ${current.pricingType} term of instance ${id} is used up; rent again`);
     const holdId = current.termMs === null ? null : await this.holdTerm(principal.accountId, due, current.termMs - current.settledRunningMs, now);
-    if (holdId === null) await this.requireRunway(principal.accountId, terms);
-    const started = await this.deps.store.change(id, current.version, {
-      patch: { desiredStatus: 'running', status: 'pending', statusReason: null, holdId, updatedAtMs: now },
-      gpus: 'acquire',
-    });
+    const change = () => this.deps.store.change(id, current.version, { patch: { desiredStatus: 'running', status: 'pending', statusReason: null, holdId, updatedAtMs: now }, gpus: 'acquire' });
+    const started = await this.runwayFor(principal.accountId, terms, holdId, change);
     if (started.ok) return started.instance;
     if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
     if (started.reason === 'gpus_taken') throw new ApiError('resources_unavailable', `The GPUs instance ${id} ran on were rented by someone else; rent another offer`);
@@ -373,11 +372,9 @@ export class Rentals {
     return instance;
   }
 
-  /** DESIGN.md 3: a metered rental starts only with an hour of runtime in the balance (nothing is taken yet). */
-  private async requireRunway(accountId: string, terms: RentalTerms): Promise<void> {
-    const need = dueAtStart(terms, 0n);
-    const { availableMicros } = await this.deps.ledger.getBalance(accountId);
-    if (availableMicros < need) throw insufficient(need, availableMicros);
+  /** Runs the insert of a start: a term plan's is paid by its hold already; a metered plan's needs its runway (./runway.ts). */
+  private runwayFor<T>(accountId: string, terms: RentalTerms, termHoldId: string | null, insert: () => Promise<T>): Promise<T> {
+    return termHoldId === null ? insertCovered(this.deps.ledger, this.deps.now, runwayRule(this.deps.store, accountId, terms), insert) : insert();
   }
 
   /**
