@@ -8,6 +8,7 @@
  */
 import type { LotSpec, Ledger, Micros } from '../../adapters/ledger/index.js';
 import type { InstanceChange, InstanceRecord, MachineRecord, MarketStore, PricingType, StatusReason } from '../../adapters/market-store/index.js';
+import { copyWith } from '../../copy-with.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import { newId } from '../ids.js';
@@ -70,6 +71,8 @@ export interface Billed {
 /** A term plan's hold lives past its term by this much: a late settlement still finds it. */
 const HOLD_SLACK_MS = 24 * 60 * 60 * 1000;
 const CHANGE_ATTEMPTS = 8;
+/** A read settles a rental once this much running time is unsettled (the sweeper settles it anyway). */
+const READ_SETTLES_AFTER_MS = 60_000;
 const SWEEP_BATCH = 500;
 
 const termsOf = (i: InstanceRecord): RentalTerms => ({ pricingType: i.pricingType, unitPriceMicros: i.unitPriceMicros, gpuCount: i.gpuCount, termMs: i.termMs });
@@ -162,11 +165,17 @@ export class Rentals {
     await this.deps.store.unplace(instance.id);
   }
 
-  /** One of the caller's rentals, settled up to its agent's last heartbeat (SPEC 4.5: every touch settles). */
+  /**
+   * One of the caller's rentals with what it owes up to its agent's last heartbeat (SPEC 4.5). A read settles only
+   * once a minute of running time is unsettled: reads are free to repeat, settlements are not (issue 23 item 10).
+   */
   async get(principal: Principal, id: string): Promise<Billed> {
     const current = await this.owned(principal, id);
     const untilMs = await this.confirmedUntil(current, this.deps.now());
-    return { instance: await this.settle(current, untilMs), untilMs };
+    const due = runningTime(current, untilMs) - current.settledRunningMs >= READ_SETTLES_AFTER_MS || current.pendingChargeMicros !== 0n;
+    const instance = due ? await this.settle(current, untilMs) : current;
+    const owed = owedFor(termsOf(instance), runningTime(instance, untilMs));
+    return { instance: owed > instance.chargedMicros ? copyWith(instance, { chargedMicros: owed }) : instance, untilMs };
   }
 
   /** Settles every running rental of an account up to its agent's last heartbeat (a top-up touches them, SPEC 4.5). */
@@ -335,6 +344,7 @@ export class Rentals {
           accountId: i.accountId,
           holdId: i.holdId,
           amountMicros: i.pendingChargeMicros,
+          chargedBeforeMicros: i.chargedMicros - i.pendingChargeMicros,
           nowMs: atMs,
           memo: `GPU rental ${i.id}`,
           provider: { accountId: i.providerAccountId, feeBp: settings.feeBp, lot: this.deps.earningsLot() },

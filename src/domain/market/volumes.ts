@@ -156,6 +156,7 @@ export class Volumes {
           accountId: v.accountId,
           holdId: null,
           amountMicros: v.pendingChargeMicros,
+          chargedBeforeMicros: v.chargedMicros - v.pendingChargeMicros,
           nowMs,
           memo: `Volume ${v.id} (${v.sizeGb} GB)`,
           provider: v.providerAccountId === null ? null : { accountId: v.providerAccountId, feeBp: settings.feeBp, lot: this.deps.earningsLot() },
