@@ -21,6 +21,7 @@ import * as m0018 from './migrations/0018-machine-reliability.js';
 import * as m0019 from './migrations/0019-volumes.js';
 import * as m0020 from './migrations/0020-ledger-refund-index.js';
 import * as m0021 from './migrations/0021-ledger-without-rowid.js';
+import * as m0022 from './migrations/0022-rental-commitment.js';
 
 interface NamedMigration {
   name: string;
@@ -53,6 +54,7 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0019-volumes', migration: m0019 },
   { name: '0020-ledger-refund-index', migration: m0020 },
   { name: '0021-ledger-without-rowid', migration: m0021 },
+  { name: '0022-rental-commitment', migration: m0022 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {

@@ -189,6 +189,14 @@ export class MemoryMarketStore implements MarketStore {
     return [...this.instances.values()].filter((i) => i.accountId === accountId && i.status === 'running').map((i) => this.view(i));
   }
 
+  async holdsToRenew(nowMs: number, limit: number): Promise<InstanceRecord[]> {
+    return [...this.instances.values()]
+      .filter((i) => i.holdId !== null && i.holdRenewAtMs !== null && i.holdRenewAtMs <= nowMs)
+      .sort((a, b) => a.holdRenewAtMs! - b.holdRenewAtMs!)
+      .slice(0, limit)
+      .map((i) => this.view(i));
+  }
+
   async wantedRunning(accountId: string): Promise<InstanceRecord[]> {
     return [...this.instances.values()].filter((i) => i.accountId === accountId && i.desiredStatus === 'running').map((i) => this.view(i));
   }

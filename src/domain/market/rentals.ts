@@ -14,8 +14,10 @@ import type { Principal } from '../authenticator.js';
 import { newId } from '../ids.js';
 import { microsToUsd } from '../money.js';
 import { insertCovered } from './balance-cover.js';
+import { owedAtHalt } from './commitment.js';
 import { runwayRule } from './runway.js';
 import { postCharge, settleRecorded } from './settlements.js';
+import { holdTerm, renewAt, renewTermHolds } from './term-holds.js';
 import type { Volumes } from './volumes.js';
 import { costOfRunning, dueAtStart, isTermPlan, owedFor, UNIT_MS, unitPriceMicros, type RentalTerms } from './plans.js';
 
@@ -68,13 +70,12 @@ export interface Billed {
   untilMs: number;
 }
 
-/** A term plan's hold lives past its term by this much: a late settlement still finds it. */
-const HOLD_SLACK_MS = 24 * 60 * 60 * 1000;
 const CHANGE_ATTEMPTS = 8;
 /** A read settles a rental once this much running time is unsettled (the sweeper settles it anyway). */
 const READ_SETTLES_AFTER_MS = 60_000;
 const SWEEP_BATCH = 500;
 
+const proRata = (i: InstanceRecord, runningMs: number): bigint => owedFor(termsOf(i), runningMs);
 const termsOf = (i: InstanceRecord): RentalTerms => ({ pricingType: i.pricingType, unitPriceMicros: i.unitPriceMicros, gpuCount: i.gpuCount, termMs: i.termMs });
 
 /** Running time up to `atMs`: the closed stretches plus the open one. */
@@ -123,7 +124,7 @@ export class Rentals {
     const terms: RentalTerms = { pricingType: p.pricingType, unitPriceMicros: unitPriceMicros(p.machine, p.pricingType), gpuCount: p.gpuCount, termMs };
     const id = newId('inst');
     if (p.volumeId !== null) await this.deps.volumes.settleBeforePin(p.volumeId);
-    const holdId = termMs === null ? null : await this.holdTerm(accountId, dueAtStart(terms, 0n), termMs, now);
+    const holdId = termMs === null ? null : await holdTerm(this.deps.ledger, accountId, dueAtStart(terms, 0n), termMs, now);
     const insert = () => this.deps.store.place({
       id,
       accountId,
@@ -143,13 +144,15 @@ export class Rentals {
       chargedMicros: 0n,
       settleSeq: 0,
       pendingChargeMicros: 0n,
+      minutePriceMicros: unitPriceMicros(p.machine, 'minute'),
       holdId,
+      holdRenewAtMs: holdId === null ? null : renewAt(now),
       sshPort: null,
       volumeId: p.volumeId,
       createdAtMs: now,
       updatedAtMs: now,
     });
-    const placed = await this.runwayFor(accountId, terms, holdId, insert).catch(async (err: unknown) => {
+    const placed = await this.runwayFor(accountId, terms, insert).catch(async (err: unknown) => {
       if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
       throw err;
     });
@@ -216,10 +219,12 @@ export class Rentals {
     if (current.desiredStatus === 'running') return current;
     const terms = termsOf(current);
     const due = dueAtStart(terms, current.chargedMicros);
-    if (current.termMs !== null && due <= 0n) throw new ApiError('plan_expired', `The ${current.pricingType} term of instance ${id} is used up; rent again`);
-    const holdId = current.termMs === null ? null : await this.holdTerm(principal.accountId, due, current.termMs - current.settledRunningMs, now);
-    const change = () => this.deps.store.change(id, current.version, { patch: { desiredStatus: 'running', status: 'pending', statusReason: null, holdId, updatedAtMs: now }, gpus: 'acquire' });
-    const started = await this.runwayFor(principal.accountId, terms, holdId, change);
+    // A term runs until its running time is used up; one paid in full already (./commitment.ts) holds nothing more.
+    if (current.termMs !== null && current.runningMs >= current.termMs) throw new ApiError('plan_expired', `The ${current.pricingType} term of instance ${id} is used up; rent again`);
+    const holdId = current.termMs === null || due <= 0n ? null : await holdTerm(this.deps.ledger, principal.accountId, due, current.termMs - current.settledRunningMs, now);
+    const patch = { desiredStatus: 'running', status: 'pending', statusReason: null, holdId, holdRenewAtMs: holdId === null ? null : renewAt(now), updatedAtMs: now } as const;
+    const change = () => this.deps.store.change(id, current.version, { patch, gpus: 'acquire' });
+    const started = await this.runwayFor(principal.accountId, terms, change);
     if (started.ok) return started.instance;
     if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
     if (started.reason === 'gpus_taken') throw new ApiError('resources_unavailable', `The GPUs instance ${id} ran on were rented by someone else; rent another offer`);
@@ -265,10 +270,13 @@ export class Rentals {
    * The sweeper (DESIGN.md 3 "Balance runs out"): settles every running rental; a rental whose machine went silent
    * is billed up to the last heartbeat and marked offline; a metered rental the balance cannot keep running until the
    * next sweep is stopped with reason `insufficient_balance` (so a balance is used up to its last sweep's worth and
-   * never goes negative); a term used up is stopped with `plan_expired`.
+   * never goes negative); a term used up is stopped with `plan_expired`; a term rental's hold is kept standing
+   * (./term-holds.ts).
    */
   async sweep(): Promise<void> {
     const now = this.deps.now();
+    const { store, ledger, onUnexpected } = this.deps;
+    await renewTermHolds({ store, ledger, stopUnpaid: (i, at) => this.halt(i, 'stopped', 'insufficient_balance', at) }, now, onUnexpected);
     const machines = new Map<string, MachineRecord | null>();
     for (const found of await this.deps.store.activeInstances(SWEEP_BATCH)) {
       try {
@@ -308,29 +316,32 @@ export class Rentals {
   private async halt(current: InstanceRecord, to: 'stopped' | 'terminated', reason: StatusReason, now: number): Promise<InstanceRecord> {
     const untilMs = await this.confirmedUntil(current, now);
     let released: string | null = null;
-    let instance = await this.settle(current, untilMs);
+    let instance = await this.settle(current, untilMs, owedAtHalt);
     for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
       if (instance.desiredStatus === to || instance.desiredStatus === 'terminated') return instance;
       released = instance.holdId;
       const outcome = await this.deps.store.change(instance.id, instance.version, {
-        patch: { desiredStatus: to, status: to, statusReason: reason, runningMs: runningTime(instance, untilMs), runningSinceMs: null, holdId: null, updatedAtMs: now },
+        patch: { desiredStatus: to, status: to, statusReason: reason, runningMs: runningTime(instance, untilMs), runningSinceMs: null, holdId: null, holdRenewAtMs: null, updatedAtMs: now },
         gpus: 'release',
       });
       if (outcome.ok) {
         if (released !== null) await this.deps.ledger.release({ holdId: released, nowMs: now });
         return outcome.instance;
       }
-      instance = await this.settle(await this.reread(instance.id), untilMs);
+      instance = await this.settle(await this.reread(instance.id), untilMs, owedAtHalt);
     }
     throw new Error(`instance ${current.id}: change kept losing to concurrent changes`);
   }
 
-  /** Charges what the rental owes up to `atMs` beyond what it was charged (record, then post: ./settlements.ts). */
-  async settle(current: InstanceRecord, atMs: number): Promise<InstanceRecord> {
+  /**
+   * Charges what the rental owes up to `atMs` beyond what it was charged (record, then post: ./settlements.ts); what it
+   * owes for its running time is its plan's pro rata, or, as it stops, `owedAtHalt` (./commitment.ts).
+   */
+  async settle(current: InstanceRecord, atMs: number, owes: (i: InstanceRecord, runningMs: number) => bigint = proRata): Promise<InstanceRecord> {
     const { store, ledger, settings } = this.deps;
     return settleRecorded(current, {
       what: `instance ${current.id}`,
-      owed: (i) => owedFor(termsOf(i), runningTime(i, atMs)),
+      owed: (i) => owes(i, runningTime(i, atMs)),
       record: async (i, seq, owed, charge) => {
         const recorded = await store.change(i.id, i.version, {
           patch: { settleSeq: seq, settledRunningMs: runningTime(i, atMs), chargedMicros: owed, pendingChargeMicros: charge, updatedAtMs: atMs },
@@ -383,22 +394,7 @@ export class Rentals {
   }
 
   /** Runs the insert of a start: a term plan's is paid by its hold already; a metered plan's needs its runway (./runway.ts). */
-  private runwayFor<T>(accountId: string, terms: RentalTerms, termHoldId: string | null, insert: () => Promise<T>): Promise<T> {
-    return termHoldId === null ? insertCovered(this.deps.ledger, this.deps.now, runwayRule(this.deps.store, accountId, terms), insert) : insert();
+  private runwayFor<T>(accountId: string, terms: RentalTerms, insert: () => Promise<T>): Promise<T> {
+    return terms.termMs === null ? insertCovered(this.deps.ledger, this.deps.now, runwayRule(this.deps.store, accountId, terms), insert) : insert();
   }
-
-  /**
-   * Holds a term's remaining price until the term could end, plus a day. Every hold is new (never a replay of one a
-   * failed start released), so a rental never runs on a hold that is gone.
-   */
-  private async holdTerm(accountId: string, amountMicros: Micros, remainingMs: number, nowMs: number): Promise<string> {
-    const holdId = newId('rhold');
-    const held = await this.deps.ledger.hold({ id: holdId, accountId, amountMicros, nowMs, ttlMs: remainingMs + HOLD_SLACK_MS });
-    if (!held.ok) throw insufficient(amountMicros, held.reason === 'insufficient_balance' ? held.availableMicros : 0n);
-    return holdId;
-  }
-}
-
-function insufficient(needMicros: Micros, availableMicros: Micros): ApiError {
-  return new ApiError('insufficient_balance', `Starting this rental needs $${microsToUsd(needMicros)} available; the balance has $${microsToUsd(availableMicros)}`);
 }
