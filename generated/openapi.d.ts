@@ -3295,7 +3295,7 @@ export interface components {
             cost_per_hour_usd: number;
             /** @description Charged so far, up to `settled_until`. */
             charged_usd: number;
-            /** @description Unix seconds up to which the volume was charged (this answer's moment on a read). */
+            /** @description Unix seconds up to which the volume was charged. A read of one volume settles it up to that moment once a minute or more of it is unsettled; reading more often settles nothing more. */
             settled_until: number;
             /** @description Unix seconds. */
             created_at: number;

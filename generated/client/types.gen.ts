@@ -1732,7 +1732,7 @@ export type Volume = {
      */
     charged_usd: number;
     /**
-     * Unix seconds up to which the volume was charged (this answer's moment on a read).
+     * Unix seconds up to which the volume was charged. A read of one volume settles it up to that moment once a minute or more of it is unsettled; reading more often settles nothing more.
      */
     settled_until: number;
     /**

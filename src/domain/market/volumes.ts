@@ -40,6 +40,8 @@ const SWEEP_BATCH = 500;
  * a settlement row every sweep for every volume would be churn for nothing.
  */
 const SETTLE_EVERY_MS = UNIT_MS.hour;
+/** A read settles a volume once this much of it is unsettled. */
+const READ_SETTLES_AFTER_MS = UNIT_MS.minute;
 
 /** The Docker volume an agent keeps a persistent volume in (README "Providers"). */
 export const dockerVolumeName = (id: number): string => `cgw-vol-${id}`;
@@ -70,9 +72,15 @@ export class Volumes {
     return insertCovered(this.deps.ledger, this.deps.now, rule, () => this.deps.store.volumes.create({ accountId, name: input.name, sizeGb: input.sizeGb, priceMicrosPerGbMonth: price, createdAtMs: this.deps.now() }));
   }
 
-  /** One of the caller's volumes, settled up to now (or its deletion). */
+  /**
+   * One of the caller's volumes, settled up to now (or its deletion) once a minute of it is unsettled: reads are free
+   * to repeat, settlements are not (issue 23 item 10); `settled_until` says how far it was charged.
+   */
   async get(principal: Principal, id: number): Promise<VolumeRecord> {
-    return this.settle(await this.owned(principal, id), this.deps.now());
+    const volume = await this.owned(principal, id);
+    const now = this.deps.now();
+    const due = Math.min(now, volume.deletedAtMs ?? now) - volume.settledUntilMs >= READ_SETTLES_AFTER_MS || volume.pendingChargeMicros !== 0n;
+    return due ? this.settle(volume, now) : volume;
   }
 
   async list(principal: Principal, limit: number, offset: number): Promise<VolumeRecord[]> {
