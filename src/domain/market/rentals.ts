@@ -6,13 +6,12 @@
  * ledger transfer `rental:<id>:<n>` that also credits the provider their share (SPEC 1.6), recorded on the instance
  * before it is posted, so a process that dies in between leaves it to be posted again under the same id, never twice.
  */
-import type { LotSpec, Ledger, Micros } from '../../adapters/ledger/index.js';
+import type { LotSpec, Ledger } from '../../adapters/ledger/index.js';
 import type { InstanceChange, InstanceRecord, MachineRecord, MarketStore, PricingType, StatusReason } from '../../adapters/market-store/index.js';
 import { copyWith } from '../../copy-with.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import { newId } from '../ids.js';
-import { microsToUsd } from '../money.js';
 import { insertCovered } from './balance-cover.js';
 import { owedAtHalt } from './commitment.js';
 import { runwayRule } from './runway.js';
@@ -116,8 +115,9 @@ export class Rentals {
 
   /**
    * Places one rental on a machine at its listed price: a term plan's price is held first (402 when short), a
-   * metered plan needs its hour of runtime and the account's other metered rentals' (./runway.ts). Null when the GPUs were taken meanwhile; 409 `volume_in_use` when its
-   * volume was pinned to another machine (or deleted) meanwhile. Either way nothing is kept.
+   * metered plan needs its hour of runtime and the account's other metered rentals' (./runway.ts). Null when the
+   * GPUs were taken meanwhile; 409 `volume_in_use` when its volume was pinned to another machine (or deleted)
+   * meanwhile. Either way nothing is kept.
    */
   async place(accountId: string, p: Placement, now: number): Promise<InstanceRecord | null> {
     const termMs = isTermPlan(p.pricingType) ? UNIT_MS[p.pricingType] : null;

@@ -46,7 +46,7 @@ export async function holdTerm(ledger: Ledger, accountId: string, amountMicros: 
   return holdId;
 }
 
-export function insufficient(needMicros: Micros, availableMicros: Micros): ApiError {
+function insufficient(needMicros: Micros, availableMicros: Micros): ApiError {
   return new ApiError('insufficient_balance', `Starting this rental needs $${microsToUsd(needMicros)} available; the balance has $${microsToUsd(availableMicros)}`);
 }
 
