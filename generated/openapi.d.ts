@@ -3247,7 +3247,7 @@ export interface components {
             status_reason: components["schemas"]["StatusReason"] | null;
             /** @description Running time so far (what billing counts). */
             running_seconds: number;
-            /** @description What the rental costs up to this answer: on a read of one instance, everything it owes for `running_seconds` (a day, week or month plan stopped or deleted before its term is used up: its running time at the minute price, at most the term's price); in a list, what was settled. It is settled (taken from the balance) by the sweeper, on stop and delete, and by a read once a minute of running time is unsettled. */
+            /** @description What the rental costs up to this answer: everything it owes for `running_seconds` (a day, week or month plan stopped or deleted before its term is used up: its running time at the minute price, at most the term's price). It is settled (taken from the balance) by the sweeper, on stop and delete, and by a read of the instance once a minute of running time is unsettled; up to that minute may not have left the balance yet. */
             charged_usd: number;
             ssh_host: string | null;
             ssh_port: number | null;

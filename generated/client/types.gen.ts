@@ -1659,7 +1659,7 @@ export type Instance = {
      */
     running_seconds: number;
     /**
-     * What the rental costs up to this answer: on a read of one instance, everything it owes for `running_seconds` (a day, week or month plan stopped or deleted before its term is used up: its running time at the minute price, at most the term's price); in a list, what was settled. It is settled (taken from the balance) by the sweeper, on stop and delete, and by a read once a minute of running time is unsettled.
+     * What the rental costs up to this answer: everything it owes for `running_seconds` (a day, week or month plan stopped or deleted before its term is used up: its running time at the minute price, at most the term's price). It is settled (taken from the balance) by the sweeper, on stop and delete, and by a read of the instance once a minute of running time is unsettled; up to that minute may not have left the balance yet.
      */
     charged_usd: number;
     ssh_host: string | null;

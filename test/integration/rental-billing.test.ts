@@ -73,6 +73,8 @@ describe.each(HARNESS_DATABASES)('rental billing on $name', (database) => {
       expect(await read()).toMatchObject({ running_seconds: second, charged_usd: microsToUsd((20_000n * BigInt(second)) / 3600n) });
     }
     expect(await h.deps.market.store.settlements([rental.task_id], 100)).toEqual([]);
+    const listed = expectNativeOk(await call(h.baseUrl, 'GET', '/v1/instances', { key: renter.apiKey })).instances;
+    expect(listed[0]).toMatchObject({ task_id: rental.task_id, charged_usd: microsToUsd((20_000n * 42n) / 3600n) });
     // A minute of running time unsettled: the next read settles it, once.
     clock.now += 18_000;
     await beat();

@@ -82,6 +82,12 @@ export function runningTime(i: InstanceRecord, atMs: number): number {
   return i.runningMs + (i.runningSinceMs === null ? 0 : Math.max(0, atMs - i.runningSinceMs));
 }
 
+/** A rental as a read shows it: charged with everything it owes up to `untilMs`, settled or not yet. */
+function showingOwed(instance: InstanceRecord, untilMs: number): Billed {
+  const owed = proRata(instance, runningTime(instance, untilMs));
+  return { instance: owed > instance.chargedMicros ? copyWith(instance, { chargedMicros: owed }) : instance, untilMs };
+}
+
 /** A machine is online while its agent has been heard from recently. */
 export function isOnline(machine: MachineRecord, nowMs: number, offlineAfterMs: number): boolean {
   return machine.lastHeartbeatMs !== null && machine.lastHeartbeatMs >= nowMs - offlineAfterMs;
@@ -176,9 +182,7 @@ export class Rentals {
     const current = await this.owned(principal, id);
     const untilMs = await this.confirmedUntil(current, this.deps.now());
     const due = runningTime(current, untilMs) - current.settledRunningMs >= READ_SETTLES_AFTER_MS || current.pendingChargeMicros !== 0n;
-    const instance = due ? await this.settle(current, untilMs) : current;
-    const owed = owedFor(termsOf(instance), runningTime(instance, untilMs));
-    return { instance: owed > instance.chargedMicros ? copyWith(instance, { chargedMicros: owed }) : instance, untilMs };
+    return showingOwed(due ? await this.settle(current, untilMs) : current, untilMs);
   }
 
   /** Settles every running rental of an account up to its agent's last heartbeat (a top-up touches them, SPEC 4.5). */
@@ -194,7 +198,7 @@ export class Rentals {
     // One read per machine, however many of the page's rentals it runs.
     const machines = new Map<string, Promise<MachineRecord | null>>();
     const machineOf = (id: string) => machines.get(id) ?? machines.set(id, this.deps.store.getMachine(id)).get(id)!;
-    return Promise.all(instances.map(async (instance) => ({ instance, untilMs: await this.confirmedUntil(instance, now, machineOf) })));
+    return Promise.all(instances.map(async (instance) => showingOwed(instance, await this.confirmedUntil(instance, now, machineOf))));
   }
 
   /**
