@@ -280,7 +280,7 @@ export class Rentals {
   async sweep(): Promise<void> {
     const now = this.deps.now();
     const { store, ledger, onUnexpected } = this.deps;
-    await renewTermHolds({ store, ledger, stopUnpaid: (i, at) => this.halt(i, 'stopped', 'insufficient_balance', at) }, now, onUnexpected);
+    await renewTermHolds({ store, ledger, stopUnpaid: (i, at) => this.halt(i, 'stopped', 'insufficient_balance', at) }, now, onUnexpected).catch(onUnexpected);
     const machines = new Map<string, MachineRecord | null>();
     for (const found of await this.deps.store.activeInstances(SWEEP_BATCH)) {
       try {
