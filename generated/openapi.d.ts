@@ -3293,7 +3293,7 @@ export interface components {
             status_reason: components["schemas"]["StatusReason"] | null;
             /** @description Running time so far (what billing counts). */
             running_seconds: number;
-            /** @description Charged so far, settled up to this answer. */
+            /** @description What the rental costs up to this answer: everything it owes for `running_seconds` (a day, week or month plan stopped or deleted before its term is used up: its running time at the minute price, at most the term's price). It is settled (taken from the balance) by the sweeper, on stop and delete, and by a read of the instance once a minute of running time is unsettled; up to that minute may not have left the balance yet. */
             charged_usd: number;
             ssh_host: string | null;
             ssh_port: number | null;
@@ -3343,7 +3343,7 @@ export interface components {
             cost_per_hour_usd: number;
             /** @description Charged so far, up to `settled_until`. */
             charged_usd: number;
-            /** @description Unix seconds up to which the volume was charged (this answer's moment on a read). */
+            /** @description Unix seconds up to which the volume was charged. A read of one volume settles it up to that moment once a minute or more of it is unsettled; reading more often settles nothing more. */
             settled_until: number;
             /** @description Unix seconds. */
             created_at: number;

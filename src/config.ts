@@ -39,8 +39,11 @@ const schema = z.object({
   RATE_LIMIT_REDIS_TIMEOUT_MS: z.coerce.number().int().positive().default(500),
   /** Today's top-up rate, RUB per USD (SPEC 2.6 rub_pricing: market). */
   MARKET_FX_RATE_RUB: z.coerce.number().positive().default(90),
-  /** A pre-flight hold not settled by then expires and is released (DESIGN.md 4); must outlive every deadline below. */
-  BILLING_HOLD_TTL_MS: z.coerce.number().int().positive().default(15 * 60 * 1000),
+  /**
+   * A pre-flight hold not settled by then expires and is released (DESIGN.md 4); must outlive every deadline and job
+   * budget below (HOLD_MUST_OUTLIVE). Unset: the longest of them plus 5 minutes (35 minutes with the defaults).
+   */
+  BILLING_HOLD_TTL_MS: z.coerce.number().int().positive().optional(),
   /**
    * Reserving in bulk for busy accounts (src/domain/billing-leases.ts): the most one lease takes (0 turns leases
    * off, and every request holds on its own), how long it lives unless renewed while in use (a crashed process's
@@ -175,10 +178,23 @@ const schema = z.object({
 
 export type ResponseValidation = 'off' | 'report' | 'enforce';
 
-export type Config = Readonly<Omit<z.infer<typeof schema>, 'VALIDATE_RESPONSES'> & { VALIDATE_RESPONSES: ResponseValidation }>;
+type Parsed = z.infer<typeof schema>;
 
-/** A hold must outlive the work it pays for (DESIGN.md 4): longer than the longest deadline (defaults: 5 minutes more). */
-const holdOutlivesDeadlines = (c: z.infer<typeof schema>) => c.BILLING_HOLD_TTL_MS > Math.max(c.REQUEST_DEADLINE_MS, c.CHAT_JOB_BUDGET_MS);
+export type Config = Readonly<Omit<Parsed, 'VALIDATE_RESPONSES' | 'BILLING_HOLD_TTL_MS'> & { VALIDATE_RESPONSES: ResponseValidation; BILLING_HOLD_TTL_MS: number }>;
+
+/**
+ * Everything a pre-flight hold pays for ends within one of these from the moment it is taken: a request (its chain's
+ * deadline, a synchronous image render) or a job (its budget from kickoff, however long it waits to be worked on and
+ * whichever worker resumes it). Streams and running jobs also extend their hold while they run; a hold that outlives
+ * all of these still stands when a worker that died is replaced (issue 23 item 12).
+ */
+const HOLD_MUST_OUTLIVE = ['REQUEST_DEADLINE_MS', 'CHAT_JOB_BUDGET_MS', 'IMAGE_RENDER_BUDGET_MS', 'IMAGE_JOB_BUDGET_MS', 'MEDIA_JOB_BUDGET_MS'] as const;
+const HOLD_MARGIN_MS = 5 * 60 * 1000;
+
+const longestDeadline = (c: Parsed) => Math.max(...HOLD_MUST_OUTLIVE.map((name) => c[name]));
+
+/** A hold must outlive the work it pays for (DESIGN.md 4): longer than the longest deadline or job budget. */
+const holdOutlivesDeadlines = (c: Parsed) => c.BILLING_HOLD_TTL_MS === undefined || c.BILLING_HOLD_TTL_MS > longestDeadline(c);
 
 /** BLOB_STORE=s3 names its bucket. */
 const s3HasBucket = (c: z.infer<typeof schema>) => c.BLOB_STORE !== 's3' || c.S3_BUCKET !== undefined;
@@ -187,7 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema
     .refine(holdOutlivesDeadlines, {
       path: ['BILLING_HOLD_TTL_MS'],
-      message: 'must be longer than the longest deadline (REQUEST_DEADLINE_MS, CHAT_JOB_BUDGET_MS): a hold must outlive the work it pays for',
+      message: `must be longer than the longest deadline (${HOLD_MUST_OUTLIVE.join(', ')}): a hold must outlive the work it pays for`,
     })
     .refine(s3HasBucket, { path: ['S3_BUCKET'], message: 'is required with BLOB_STORE=s3' })
     .safeParse(env);
@@ -195,6 +211,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`Invalid configuration: ${problems}`);
   }
-  const { VALIDATE_RESPONSES, ...rest } = parsed.data;
-  return Object.freeze({ ...rest, VALIDATE_RESPONSES: VALIDATE_RESPONSES ?? (rest.NODE_ENV === 'production' ? 'off' : 'report') });
+  const { VALIDATE_RESPONSES, BILLING_HOLD_TTL_MS, ...rest } = parsed.data;
+  return Object.freeze({
+    ...rest,
+    BILLING_HOLD_TTL_MS: BILLING_HOLD_TTL_MS ?? longestDeadline(parsed.data) + HOLD_MARGIN_MS,
+    VALIDATE_RESPONSES: VALIDATE_RESPONSES ?? (rest.NODE_ENV === 'production' ? 'off' : 'report'),
+  });
 }

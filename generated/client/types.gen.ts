@@ -1698,7 +1698,7 @@ export type Instance = {
      */
     running_seconds: number;
     /**
-     * Charged so far, settled up to this answer.
+     * What the rental costs up to this answer: everything it owes for `running_seconds` (a day, week or month plan stopped or deleted before its term is used up: its running time at the minute price, at most the term's price). It is settled (taken from the balance) by the sweeper, on stop and delete, and by a read of the instance once a minute of running time is unsettled; up to that minute may not have left the balance yet.
      */
     charged_usd: number;
     ssh_host: string | null;
@@ -1775,7 +1775,7 @@ export type Volume = {
      */
     charged_usd: number;
     /**
-     * Unix seconds up to which the volume was charged (this answer's moment on a read).
+     * Unix seconds up to which the volume was charged. A read of one volume settles it up to that moment once a minute or more of it is unsettled; reading more often settles nothing more.
      */
     settled_until: number;
     /**

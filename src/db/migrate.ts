@@ -23,6 +23,7 @@ import * as m0020 from './migrations/0020-ledger-refund-index.js';
 import * as m0021 from './migrations/0021-ledger-without-rowid.js';
 import * as m0022 from './migrations/0022-idempotency-creates.js';
 import * as m0023 from './migrations/0023-listing-prices.js';
+import * as m0024 from './migrations/0024-rental-commitment.js';
 
 interface NamedMigration {
   name: string;
@@ -57,6 +58,7 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0021-ledger-without-rowid', migration: m0021 },
   { name: '0022-idempotency-creates', migration: m0022 },
   { name: '0023-listing-prices', migration: m0023 },
+  { name: '0024-rental-commitment', migration: m0024 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {

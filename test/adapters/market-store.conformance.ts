@@ -60,7 +60,9 @@ export function instance(m: MachineRecord, overrides: Partial<InstanceRecord> = 
     chargedMicros: 0n,
     settleSeq: 0,
     pendingChargeMicros: 0n,
+    minutePriceMicros: 6_666n,
     holdId: null,
+    holdRenewAtMs: null,
     sshPort: null,
     volumeId: null,
     createdAtMs: T0,
@@ -274,6 +276,27 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       expect(active).toContain(c.instance.id);
       expect(active).not.toContain(a.instance.id);
       expect((await store().runningInstances(accountId)).map((i) => i.id)).toEqual([b.instance.id]);
+      expect((await store().wantedRunning(accountId)).map((i) => i.id).sort()).toEqual([a.instance.id, b.instance.id].sort());
+      const stopped = await store().change(a.instance.id, a.instance.version, { patch: { desiredStatus: 'stopped', status: 'stopped' }, gpus: 'release' });
+      expect(stopped.ok).toBe(true);
+      expect((await store().wantedRunning(accountId)).map((i) => i.id)).toEqual([b.instance.id]);
+    });
+
+    it('keeps a rental’s minute price and hold check time, and finds the holds due for their check, most overdue first', async () => {
+      const m = machine({ gpuName: `GPU_${newId('g')}`, gpuCount: 4 });
+      await store().addMachine(m);
+      const due = T0 - 1_000_000;
+      const late = await store().place(instance(m, { pricingType: 'week', termMs: 7 * 86_400_000, minutePriceMicros: 12_345n, holdId: newId('rhold'), holdRenewAtMs: due + 10 }));
+      const later = await store().place(instance(m, { pricingType: 'day', termMs: 86_400_000, holdId: newId('rhold'), holdRenewAtMs: due }));
+      const notYet = await store().place(instance(m, { pricingType: 'day', termMs: 86_400_000, holdId: newId('rhold'), holdRenewAtMs: T0 + 1 }));
+      if (!late.ok || !later.ok || !notYet.ok) throw new Error('not placed');
+      expect(late.instance).toMatchObject({ minutePriceMicros: 12_345n, holdRenewAtMs: due + 10 });
+      const ids = (await store().holdsToRenew(T0, 1000)).map((i) => i.id);
+      expect(ids.indexOf(later.instance.id)).toBeLessThan(ids.indexOf(late.instance.id));
+      expect(ids).not.toContain(notYet.instance.id);
+      const renewed = await store().change(late.instance.id, late.instance.version, { patch: { holdRenewAtMs: T0 + 5 } });
+      expect(renewed.ok && renewed.instance.holdRenewAtMs).toBe(T0 + 5);
+      expect((await store().holdsToRenew(T0, 1000)).map((i) => i.id)).not.toContain(late.instance.id);
     });
     it('keeps burst orders with their tiers, lists an account’s newest first, finds their rentals, updates and removes them', async () => {
       const m = machine({ gpuName: `GPU_${newId('g')}`, gpuCount: 4 });

@@ -23,10 +23,11 @@ describe('POST /v1/instances/{task_id}/start', () => {
     await keepRunning(h, clock, provider, rental.task_id, 12 * 3600_000);
     expectNativeOk(await act(renter.apiKey, rental.task_id, 'stop'));
     const started = expectNativeOk(await act(renter.apiKey, rental.task_id, 'start'));
-    expect(started).toMatchObject({ desired_status: 'running', status: 'pending', status_reason: null, gpu_indexes: [0, 1], charged_usd: 21.6 });
-    // Two GPUs for a day at $21.60 each: half used, the other half held again.
+    // Two GPUs for a day at $21.60 each; stopped after 12 hours, those cost 720 minutes × 2 GPUs × $0.016667, and what
+    // is left of the day's $43.20 is held again.
+    expect(started).toMatchObject({ desired_status: 'running', status: 'pending', status_reason: null, gpu_indexes: [0, 1], charged_usd: 24.00048 });
     const balance = await h.deps.ledger.getBalance(renter.accountId);
-    expect(balance.heldMicros).toBe(usdToMicros(21.6));
+    expect(balance.heldMicros).toBe(usdToMicros(43.2 - 24.00048));
     expect(balance.availableMicros).toBe(usdToMicros(50 - 43.2));
     expect(expectNativeOk(await act(renter.apiKey, rental.task_id, 'start')).updated_at).toBe(started.updated_at);
   });

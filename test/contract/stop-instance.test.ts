@@ -32,17 +32,17 @@ describe('POST /v1/instances/{task_id}/stop', () => {
     expect(assignments).toContainEqual(expect.objectContaining({ instance_id: rental.task_id, desired_status: 'stopped' }));
   });
 
-  it('stops a term plan: the used part charged, the rest of its hold back in the balance', async () => {
+  it('stops a term plan early: the time used charged at the minute price, the rest of its hold back in the balance', async () => {
     const provider = await newProvider(h, { gpu_name: newId('g'), price_per_gpu_hour_usd: 1 });
     const renter = await h.newAccount(undefined, { balanceUsd: 200 });
     const rental = await runningRental(h, renter.apiKey, provider, { pricing_type: 'week' });
     await keepRunning(h, clock, provider, rental.task_id, 42 * 3600_000); // a quarter of the week
     const stopped = expectNativeOk(await call(h.baseUrl, 'POST', `/v1/instances/${rental.task_id}/stop`, { key: renter.apiKey }));
-    // A week is 168 × $1 less 20 % = $134.40; a quarter used.
-    expect(stopped.charged_usd).toBe(33.6);
+    // A week is 168 × $1 less 20 % = $134.40 ($33.60 a quarter); stopped early, its 2,520 minutes cost $0.016667 each.
+    expect(stopped.charged_usd).toBe(42.00084);
     const balance = await h.deps.ledger.getBalance(renter.accountId);
     expect(balance.heldMicros).toBe(0n);
-    expect(balance.availableMicros).toBe(usdToMicros(200 - 33.6));
+    expect(balance.availableMicros).toBe(usdToMicros(200 - 42.00084));
   });
 
   it('404 instance_not_found for another account’s rental', async () => {

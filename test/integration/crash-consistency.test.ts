@@ -18,6 +18,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { openAccounts, processBackends, startServerProcess, type ServerProcess } from '../setup/server-process.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
+import { jobBudgetsWithin } from '../setup/short-holds.js';
 
 const OPENING_MICROS = 20_000_000n;
 const HOLD_TTL_MS = 2_500;
@@ -47,6 +48,7 @@ beforeAll(async () => {
     BILLING_LEASE_TTL_MS: String(HOLD_TTL_MS),
     REQUEST_DEADLINE_MS: '2000',
     CHAT_JOB_BUDGET_MS: '2000',
+    ...jobBudgetsWithin(2000),
     HOLD_SWEEP_MS: String(SWEEP_MS),
     RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000',
     RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: '1000000',

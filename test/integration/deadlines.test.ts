@@ -8,6 +8,7 @@ import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.
 import { expectCompatError } from '../setup/envelopes.js';
 import { startHarness, type Harness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
+import { jobBudgetsWithin } from '../setup/short-holds.js';
 import { chat, expectEndsWithDone, expectNothingBilled, money, moneyWhenSettled, streamChat } from './gateway-helpers.js';
 
 const HOLD_TTL_MS = 600;
@@ -33,6 +34,7 @@ beforeAll(async () => {
     BILLING_HOLD_TTL_MS: String(HOLD_TTL_MS),
     REQUEST_DEADLINE_MS: String(DEADLINE_MS),
     CHAT_JOB_BUDGET_MS: String(DEADLINE_MS),
+    ...jobBudgetsWithin(DEADLINE_MS),
     HOLD_SWEEP_MS: '50',
   });
 });

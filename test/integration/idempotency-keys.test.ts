@@ -11,6 +11,7 @@ import { startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fix
 import { expectCompatError, expectNativeError } from '../setup/envelopes.js';
 import { call, startHarness, type Harness, type JsonResponse } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
+import { jobBudgetsWithin } from '../setup/short-holds.js';
 import { dataFrames, eventually, MESSAGES, money } from './gateway-helpers.js';
 
 const HOLD_TTL_MS = 600;
@@ -27,7 +28,7 @@ beforeAll(async () => {
     'qwen3-rerank': [{ provider: 'rerank', type: 'cohere-rerank', url: fake.baseUrl, cost: { input: 0.05 } }],
   });
   // A short hold TTL is the claim's lease: an abandoned claim can be examined within the test.
-  h = await startHarness({ UPSTREAMS_FILE: upstreams, BILLING_HOLD_TTL_MS: String(HOLD_TTL_MS), REQUEST_DEADLINE_MS: '500', CHAT_JOB_BUDGET_MS: '500' });
+  h = await startHarness({ UPSTREAMS_FILE: upstreams, BILLING_HOLD_TTL_MS: String(HOLD_TTL_MS), REQUEST_DEADLINE_MS: '500', CHAT_JOB_BUDGET_MS: '500', ...jobBudgetsWithin(500) });
 });
 
 afterAll(async () => {

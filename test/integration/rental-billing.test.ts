@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
-import { usdToMicros } from '../../src/domain/money.js';
+import { microsToUsd, usdToMicros } from '../../src/domain/money.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness } from '../setup/harness.js';
@@ -51,8 +51,7 @@ describe.each(HARNESS_DATABASES)('rental billing on $name', (database) => {
     const charged = usdToMicros(read.charged_usd);
     expect((await h.deps.ledger.getBalance(renter.accountId)).availableMicros).toBe(usdToMicros(3) - charged);
     const provided = (await h.deps.ledger.getBalance(provider.accountId)).availableMicros;
-    expect(provided).toBeGreaterThanOrEqual((charged * 85n) / 100n);
-    expect(provided).toBeLessThanOrEqual((charged * 85n) / 100n + 20n); // the fee rounds down per settlement, for the provider
+    expect(provided).toBe(charged - (charged * 15n) / 100n); // the fee is rounded once, on the total
     expect(await h.deps.ledger.sumOfAllBalances()).toBe(0n);
 
     // Stopped, it accrues nothing, however long it stays so.
@@ -60,6 +59,32 @@ describe.each(HARNESS_DATABASES)('rental billing on $name', (database) => {
     const later = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
     expect(later.charged_usd).toBe(read.charged_usd);
     expect(later.running_seconds).toBe(read.running_seconds);
+  });
+
+  it('42 reads a second apart settle nothing yet show what is owed; the fee is taken on the total, never lost to rounding', async () => {
+    const provider = await newProvider(h, { gpu_name: newId('g'), price_per_gpu_hour_usd: 0.02 }); // 5.6 micro-dollars a second
+    const renter = await h.newAccount(undefined, { balanceUsd: 10 });
+    const rental = await runningRental(h, renter.apiKey, provider, { pricing_type: 'hour' });
+    const beat = () => heartbeat(h, provider, [{ instance_id: rental.task_id, state: 'running' }]);
+    const read = async () => expectNativeOk(await call(h.baseUrl, 'GET', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
+    for (let second = 1; second <= 42; second++) {
+      clock.now += 1000;
+      await beat();
+      expect(await read()).toMatchObject({ running_seconds: second, charged_usd: microsToUsd((20_000n * BigInt(second)) / 3600n) });
+    }
+    expect(await h.deps.market.store.settlements([rental.task_id], 100)).toEqual([]);
+    const listed = expectNativeOk(await call(h.baseUrl, 'GET', '/v1/instances', { key: renter.apiKey })).instances;
+    expect(listed[0]).toMatchObject({ task_id: rental.task_id, charged_usd: microsToUsd((20_000n * 42n) / 3600n) });
+    // A minute of running time unsettled: the next read settles it, once.
+    clock.now += 18_000;
+    await beat();
+    await read();
+    await read();
+    expect(await h.deps.market.store.settlements([rental.task_id], 100)).toHaveLength(1);
+    const deleted = expectNativeOk(await call(h.baseUrl, 'DELETE', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
+    const charged = usdToMicros(deleted.charged_usd);
+    expect(charged).toBe((20_000n * 60n) / 3600n);
+    expect((await h.deps.ledger.getBalance(provider.accountId)).availableMicros).toBe(charged - (charged * 15n) / 100n);
   });
 
   it('a machine that falls silent: billed up to its last heartbeat, offline, then running again when its agent is back', async () => {

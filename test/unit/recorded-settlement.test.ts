@@ -3,7 +3,7 @@
  * another process recorded is posted, never overwritten, even when it appears while this one is clearing its own.
  */
 import { describe, expect, it } from 'vitest';
-import { settleRecorded, type Settleable } from '../../src/domain/market/settlements.js';
+import { providerShare, settleRecorded, type Settleable } from '../../src/domain/market/settlements.js';
 
 interface Row extends Settleable {
   version: number;
@@ -53,5 +53,23 @@ describe('settleRecorded', () => {
     const settled = await settleRecorded(h.row(), h.steps);
     expect(h.posted).toEqual(['2:5', '3:7', '4:5']);
     expect(settled).toMatchObject({ settleSeq: 4, chargedMicros: 20n, pendingChargeMicros: 0n });
+  });
+});
+
+describe('the provider’s share, with the fee taken on the running total (issue 23 item 10)', () => {
+  it('adds up to the total less the fee on the total, however finely the charge is split', () => {
+    for (const [feeBp, parts] of [
+      [1_500, Array.from({ length: 42 }, () => 5n)],
+      [1_500, [1n, 2n, 3n, 6n, 6n, 6n, 100n, 1n]],
+      [333, Array.from({ length: 1000 }, (_, i) => BigInt(i % 7))],
+    ] as const) {
+      let before = 0n;
+      let paid = 0n;
+      for (const part of parts) {
+        paid += providerShare(feeBp, before, part);
+        before += part;
+      }
+      expect(paid).toBe(before - (before * BigInt(feeBp)) / 10_000n);
+    }
   });
 });

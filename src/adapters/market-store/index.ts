@@ -108,8 +108,12 @@ export interface InstanceRecord {
   settleSeq: number;
   /** A settlement recorded but not yet posted (its amount), replayed until the ledger has it. */
   pendingChargeMicros: bigint;
+  /** One GPU's minute price, locked at creation: what a term plan stopped or deleted early is re-priced at. */
+  minutePriceMicros: bigint;
   /** Term plans: the hold that pays for the rest of the term while the instance runs. */
   holdId: string | null;
+  /** When the sweeper next checks that hold (renews it, or replaces one gone); null without a hold. */
+  holdRenewAtMs: number | null;
   /** GPU indexes on the machine this instance holds (none once stopped or terminated). */
   gpuIndexes: number[];
   sshPort: number | null;
@@ -219,6 +223,10 @@ export interface MarketStore {
   activeInstances(limit: number): Promise<InstanceRecord[]>;
   /** An account's running instances (what its balance must keep running). */
   runningInstances(accountId: string): Promise<InstanceRecord[]>;
+  /** Instances whose hold is due for its check at `nowMs`, the most overdue first. */
+  holdsToRenew(nowMs: number, limit: number): Promise<InstanceRecord[]>;
+  /** An account's instances its renter wants running (pending, running or offline): what a new start must cover too. */
+  wantedRunning(accountId: string): Promise<InstanceRecord[]>;
   /** Compare-and-set on `version`; a status change is added to the history. */
   change(id: string, version: number, change: InstanceChange): Promise<ChangeOutcome>;
   /** Removes an instance placed moments ago whose payment failed, freeing its GPUs. */

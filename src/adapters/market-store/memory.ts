@@ -206,6 +206,18 @@ export class MemoryMarketStore implements MarketStore {
     return [...this.instances.values()].filter((i) => i.accountId === accountId && i.status === 'running').map((i) => this.view(i));
   }
 
+  async holdsToRenew(nowMs: number, limit: number): Promise<InstanceRecord[]> {
+    return [...this.instances.values()]
+      .filter((i) => i.holdId !== null && i.holdRenewAtMs !== null && i.holdRenewAtMs <= nowMs)
+      .sort((a, b) => a.holdRenewAtMs! - b.holdRenewAtMs!)
+      .slice(0, limit)
+      .map((i) => this.view(i));
+  }
+
+  async wantedRunning(accountId: string): Promise<InstanceRecord[]> {
+    return [...this.instances.values()].filter((i) => i.accountId === accountId && i.desiredStatus === 'running').map((i) => this.view(i));
+  }
+
   async change(id: string, version: number, change: InstanceChange): Promise<ChangeOutcome> {
     const current = this.instances.get(id);
     if (current === undefined || current.version !== version) return { ok: false, reason: 'stale' };

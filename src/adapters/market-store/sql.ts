@@ -105,7 +105,9 @@ const INSTANCE_COLUMNS: Record<keyof Omit<InstanceRecord, 'gpuIndexes'>, string>
   chargedMicros: 'charged_micros',
   settleSeq: 'settle_seq',
   pendingChargeMicros: 'pending_charge_micros',
+  minutePriceMicros: 'minute_price_micros',
   holdId: 'hold_id',
+  holdRenewAtMs: 'hold_renew_at_ms',
   sshPort: 'ssh_port',
   volumeId: 'volume_id',
   createdAtMs: 'created_at_ms',
@@ -137,7 +139,9 @@ const instanceOf = (r: Row, gpuIndexes: number[]): InstanceRecord => ({
   chargedMicros: big(r.charged_micros),
   settleSeq: num(r.settle_seq),
   pendingChargeMicros: big(r.pending_charge_micros),
+  minutePriceMicros: big(r.minute_price_micros),
   holdId: (r.hold_id ?? null) as string | null,
+  holdRenewAtMs: numOrNull(r.hold_renew_at_ms),
   gpuIndexes,
   sshPort: numOrNull(r.ssh_port),
   volumeId: numOrNull(r.volume_id),
@@ -369,6 +373,15 @@ export class SqlMarketStore implements MarketStore {
 
   async runningInstances(accountId: string): Promise<InstanceRecord[]> {
     return this.withGpus((await this.knex('instances').where({ account_id: accountId, status: 'running' })) as Row[]);
+  }
+
+  async holdsToRenew(nowMs: number, limit: number): Promise<InstanceRecord[]> {
+    const rows = (await this.knex('instances').whereNotNull('hold_id').where('hold_renew_at_ms', '<=', nowMs).orderBy('hold_renew_at_ms').limit(limit)) as Row[];
+    return this.withGpus(rows);
+  }
+
+  async wantedRunning(accountId: string): Promise<InstanceRecord[]> {
+    return this.withGpus((await this.knex('instances').where({ account_id: accountId, desired_status: 'running' })) as Row[]);
   }
 
   async change(id: string, version: number, change: InstanceChange): Promise<ChangeOutcome> {

@@ -87,6 +87,7 @@ export class BurstOrders {
     const onMachine = await this.volumeMachine(principal, request);
     const first = await this.plan(principal.accountId, request, request.gpuCount, now, onMachine);
     if (first.shortfall > 0 && (request.allOrNothing || first.slots.length === 0)) throw noCapacity(request.gpuCount, request.gpuCount - first.shortfall);
+    // A quick 402 before anything is taken; what enforces the balance is each placement's hold (Rentals.place).
     const { availableMicros } = await this.deps.ledger.getBalance(principal.accountId);
     if (availableMicros < first.dueAtStartMicros) {
       throw new ApiError('insufficient_balance', `Starting ${request.gpuCount} GPUs needs $${microsToUsd(first.dueAtStartMicros)} available; the balance has $${microsToUsd(availableMicros)}`);

@@ -6,13 +6,17 @@
  * ledger transfer `rental:<id>:<n>` that also credits the provider their share (SPEC 1.6), recorded on the instance
  * before it is posted, so a process that dies in between leaves it to be posted again under the same id, never twice.
  */
-import type { LotSpec, Ledger, Micros } from '../../adapters/ledger/index.js';
+import type { LotSpec, Ledger } from '../../adapters/ledger/index.js';
 import type { InstanceChange, InstanceRecord, MachineRecord, MarketStore, PricingType, StatusReason } from '../../adapters/market-store/index.js';
+import { copyWith } from '../../copy-with.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import { newId } from '../ids.js';
-import { microsToUsd } from '../money.js';
+import { insertCovered } from './balance-cover.js';
+import { owedAtHalt } from './commitment.js';
+import { runwayRule } from './runway.js';
 import { postCharge, settleRecorded } from './settlements.js';
+import { holdTerm, renewAt, renewTermHolds } from './term-holds.js';
 import type { Volumes } from './volumes.js';
 import { overPendingCap, requirePendingRoom } from './account-caps.js';
 import { requireWithinCap } from './listing-prices.js';
@@ -75,16 +79,23 @@ export interface Billed {
   untilMs: number;
 }
 
-/** A term plan's hold lives past its term by this much: a late settlement still finds it. */
-const HOLD_SLACK_MS = 24 * 60 * 60 * 1000;
 const CHANGE_ATTEMPTS = 8;
+/** A read settles a rental once this much running time is unsettled (the sweeper settles it anyway). */
+const READ_SETTLES_AFTER_MS = 60_000;
 const SWEEP_BATCH = 500;
 
+const proRata = (i: InstanceRecord, runningMs: number): bigint => owedFor(termsOf(i), runningMs);
 const termsOf = (i: InstanceRecord): RentalTerms => ({ pricingType: i.pricingType, unitPriceMicros: i.unitPriceMicros, gpuCount: i.gpuCount, termMs: i.termMs });
 
 /** Running time up to `atMs`: the closed stretches plus the open one. */
 export function runningTime(i: InstanceRecord, atMs: number): number {
   return i.runningMs + (i.runningSinceMs === null ? 0 : Math.max(0, atMs - i.runningSinceMs));
+}
+
+/** A rental as a read shows it: charged with everything it owes up to `untilMs`, settled or not yet. */
+function showingOwed(instance: InstanceRecord, untilMs: number): Billed {
+  const owed = proRata(instance, runningTime(instance, untilMs));
+  return { instance: owed > instance.chargedMicros ? copyWith(instance, { chargedMicros: owed }) : instance, untilMs };
 }
 
 /** A machine is online while its agent has been heard from recently. */
@@ -121,8 +132,9 @@ export class Rentals {
 
   /**
    * Places one rental on a machine at its listed price: a term plan's price is held first (402 when short), a
-   * metered plan needs its hour of runtime. Null when the GPUs were taken meanwhile; 409 `volume_in_use` when its
-   * volume was pinned to another machine (or deleted) meanwhile. Either way nothing is kept.
+   * metered plan needs its hour of runtime and the account's other metered rentals' (./runway.ts). Null when the
+   * GPUs were taken meanwhile; 409 `volume_in_use` when its volume was pinned to another machine (or deleted)
+   * meanwhile. Either way nothing is kept.
    */
   async place(accountId: string, p: Placement, now: number): Promise<InstanceRecord | null> {
     const termMs = isTermPlan(p.pricingType) ? UNIT_MS[p.pricingType] : null;
@@ -130,9 +142,8 @@ export class Rentals {
     const id = newId('inst');
     await requirePendingRoom(this.deps.store, accountId, 1, this.deps.settings.maxPendingRentals);
     if (p.volumeId !== null) await this.deps.volumes.settleBeforePin(p.volumeId);
-    const holdId = termMs === null ? null : await this.holdTerm(accountId, dueAtStart(terms, 0n), termMs, now);
-    if (holdId === null) await this.requireRunway(accountId, terms);
-    const placed = await this.deps.store.place({
+    const holdId = termMs === null ? null : await holdTerm(this.deps.ledger, accountId, dueAtStart(terms, 0n), termMs, now);
+    const insert = () => this.deps.store.place({
       id,
       accountId,
       burstOrderId: p.burstOrderId,
@@ -151,12 +162,15 @@ export class Rentals {
       chargedMicros: 0n,
       settleSeq: 0,
       pendingChargeMicros: 0n,
+      minutePriceMicros: unitPriceMicros(p.machine, 'minute'),
       holdId,
+      holdRenewAtMs: holdId === null ? null : renewAt(now),
       sshPort: null,
       volumeId: p.volumeId,
       createdAtMs: now,
       updatedAtMs: now,
-    }).catch(async (err: unknown) => {
+    });
+    const placed = await this.runwayFor(accountId, terms, insert).catch(async (err: unknown) => {
       if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
       throw err;
     });
@@ -180,11 +194,15 @@ export class Rentals {
     await this.deps.store.unplace(instance.id);
   }
 
-  /** One of the caller's rentals, settled up to its agent's last heartbeat (SPEC 4.5: every touch settles). */
+  /**
+   * One of the caller's rentals with what it owes up to its agent's last heartbeat (SPEC 4.5). A read settles only
+   * once a minute of running time is unsettled: reads are free to repeat, settlements are not (issue 23 item 10).
+   */
   async get(principal: Principal, id: string): Promise<Billed> {
     const current = await this.owned(principal, id);
     const untilMs = await this.confirmedUntil(current, this.deps.now());
-    return { instance: await this.settle(current, untilMs), untilMs };
+    const due = runningTime(current, untilMs) - current.settledRunningMs >= READ_SETTLES_AFTER_MS || current.pendingChargeMicros !== 0n;
+    return showingOwed(due ? await this.settle(current, untilMs) : current, untilMs);
   }
 
   /** Settles every running rental of an account up to its agent's last heartbeat (a top-up touches them, SPEC 4.5). */
@@ -200,7 +218,7 @@ export class Rentals {
     // One read per machine, however many of the page's rentals it runs.
     const machines = new Map<string, Promise<MachineRecord | null>>();
     const machineOf = (id: string) => machines.get(id) ?? machines.set(id, this.deps.store.getMachine(id)).get(id)!;
-    return Promise.all(instances.map(async (instance) => ({ instance, untilMs: await this.confirmedUntil(instance, now, machineOf) })));
+    return Promise.all(instances.map(async (instance) => showingOwed(instance, await this.confirmedUntil(instance, now, machineOf))));
   }
 
   /**
@@ -225,14 +243,13 @@ export class Rentals {
     if (current.desiredStatus === 'running') return current;
     const terms = termsOf(current);
     const due = dueAtStart(terms, current.chargedMicros);
-    if (current.termMs !== null && due <= 0n) throw new ApiError('plan_expired', `The ${current.pricingType} term of instance ${id} is used up; rent again`);
+    // A term runs until its running time is used up; one paid in full already (./commitment.ts) holds nothing more.
+    if (current.termMs !== null && current.runningMs >= current.termMs) throw new ApiError('plan_expired', `The ${current.pricingType} term of instance ${id} is used up; rent again`);
     await requirePendingRoom(this.deps.store, principal.accountId, 1, this.deps.settings.maxPendingRentals);
-    const holdId = current.termMs === null ? null : await this.holdTerm(principal.accountId, due, current.termMs - current.settledRunningMs, now);
-    if (holdId === null) await this.requireRunway(principal.accountId, terms);
-    const started = await this.deps.store.change(id, current.version, {
-      patch: { desiredStatus: 'running', status: 'pending', statusReason: null, holdId, updatedAtMs: now },
-      gpus: 'acquire',
-    });
+    const holdId = current.termMs === null || due <= 0n ? null : await holdTerm(this.deps.ledger, principal.accountId, due, current.termMs - current.settledRunningMs, now);
+    const patch = { desiredStatus: 'running', status: 'pending', statusReason: null, holdId, holdRenewAtMs: holdId === null ? null : renewAt(now), updatedAtMs: now } as const;
+    const change = () => this.deps.store.change(id, current.version, { patch, gpus: 'acquire' });
+    const started = await this.runwayFor(principal.accountId, terms, change);
     if (started.ok) return started.instance;
     if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
     if (started.reason === 'gpus_taken') throw new ApiError('resources_unavailable', `The GPUs instance ${id} ran on were rented by someone else; rent another offer`);
@@ -278,15 +295,18 @@ export class Rentals {
    * The sweeper (DESIGN.md 3 "Balance runs out"): settles every running rental; a rental whose machine went silent
    * is billed up to the last heartbeat and marked offline; a metered rental the balance cannot keep running until the
    * next sweep is stopped with reason `insufficient_balance` (so a balance is used up to its last sweep's worth and
-   * never goes negative); a term used up is stopped with `plan_expired`. Pending and offline rentals are never
-   * billed, so they expire: stopped with `start_timeout` once pending for `pendingTtlMs`, with `host_offline` once
-   * offline for `offlineTtlMs` (their GPUs and hold given back; the SSH proxy then takes their ports back).
+   * never goes negative); a term used up is stopped with `plan_expired`; a term rental's hold is kept standing
+   * (./term-holds.ts). Pending and offline rentals are never billed, so they expire: stopped with `start_timeout`
+   * once pending for `pendingTtlMs`, with `host_offline` once offline for `offlineTtlMs` (their GPUs and hold given
+   * back; the SSH proxy then takes their ports back).
    */
   async sweep(): Promise<void> {
     const now = this.deps.now();
+    const { store, ledger, onUnexpected } = this.deps;
+    await renewTermHolds({ store, ledger, stopUnpaid: (i, at) => this.halt(i, 'stopped', 'insufficient_balance', at) }, now, onUnexpected).catch(onUnexpected);
     const { pendingTtlMs, offlineTtlMs } = this.deps.settings;
     for (const [status, ttlMs, reason] of [['pending', pendingTtlMs, 'start_timeout'], ['offline', offlineTtlMs, 'host_offline']] as const) {
-      for (const stale of await this.deps.store.staleInstances(status, now - ttlMs, SWEEP_BATCH)) await this.halt(stale, 'stopped', reason, now).catch(this.deps.onUnexpected);
+      for (const stale of await store.staleInstances(status, now - ttlMs, SWEEP_BATCH)) await this.halt(stale, 'stopped', reason, now).catch(onUnexpected);
     }
     const machines = new Map<string, MachineRecord | null>();
     for (const found of await this.deps.store.activeInstances(SWEEP_BATCH)) {
@@ -327,29 +347,32 @@ export class Rentals {
   private async halt(current: InstanceRecord, to: 'stopped' | 'terminated', reason: StatusReason, now: number): Promise<InstanceRecord> {
     const untilMs = await this.confirmedUntil(current, now);
     let released: string | null = null;
-    let instance = await this.settle(current, untilMs);
+    let instance = await this.settle(current, untilMs, owedAtHalt);
     for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
       if (instance.desiredStatus === to || instance.desiredStatus === 'terminated') return instance;
       released = instance.holdId;
       const outcome = await this.deps.store.change(instance.id, instance.version, {
-        patch: { desiredStatus: to, status: to, statusReason: reason, runningMs: runningTime(instance, untilMs), runningSinceMs: null, holdId: null, updatedAtMs: now },
+        patch: { desiredStatus: to, status: to, statusReason: reason, runningMs: runningTime(instance, untilMs), runningSinceMs: null, holdId: null, holdRenewAtMs: null, updatedAtMs: now },
         gpus: 'release',
       });
       if (outcome.ok) {
         if (released !== null) await this.deps.ledger.release({ holdId: released, nowMs: now });
         return outcome.instance;
       }
-      instance = await this.settle(await this.reread(instance.id), untilMs);
+      instance = await this.settle(await this.reread(instance.id), untilMs, owedAtHalt);
     }
     throw new Error(`instance ${current.id}: change kept losing to concurrent changes`);
   }
 
-  /** Charges what the rental owes up to `atMs` beyond what it was charged (record, then post: ./settlements.ts). */
-  async settle(current: InstanceRecord, atMs: number): Promise<InstanceRecord> {
+  /**
+   * Charges what the rental owes up to `atMs` beyond what it was charged (record, then post: ./settlements.ts); what it
+   * owes for its running time is its plan's pro rata, or, as it stops, `owedAtHalt` (./commitment.ts).
+   */
+  async settle(current: InstanceRecord, atMs: number, owes: (i: InstanceRecord, runningMs: number) => bigint = proRata): Promise<InstanceRecord> {
     const { store, ledger, settings } = this.deps;
     return settleRecorded(current, {
       what: `instance ${current.id}`,
-      owed: (i) => owedFor(termsOf(i), runningTime(i, atMs)),
+      owed: (i) => owes(i, runningTime(i, atMs)),
       record: async (i, seq, owed, charge) => {
         const recorded = await store.change(i.id, i.version, {
           patch: { settleSeq: seq, settledRunningMs: runningTime(i, atMs), chargedMicros: owed, pendingChargeMicros: charge, updatedAtMs: atMs },
@@ -363,6 +386,7 @@ export class Rentals {
           accountId: i.accountId,
           holdId: i.holdId,
           amountMicros: i.pendingChargeMicros,
+          chargedBeforeMicros: i.chargedMicros - i.pendingChargeMicros,
           nowMs: atMs,
           memo: `GPU rental ${i.id}`,
           provider: { accountId: i.providerAccountId, feeBp: settings.feeBp, lot: this.deps.earningsLot() },
@@ -400,25 +424,8 @@ export class Rentals {
     return instance;
   }
 
-  /** DESIGN.md 3: a metered rental starts only with an hour of runtime in the balance (nothing is taken yet). */
-  private async requireRunway(accountId: string, terms: RentalTerms): Promise<void> {
-    const need = dueAtStart(terms, 0n);
-    const { availableMicros } = await this.deps.ledger.getBalance(accountId);
-    if (availableMicros < need) throw insufficient(need, availableMicros);
+  /** Runs the insert of a start: a term plan's is paid by its hold already; a metered plan's needs its runway (./runway.ts). */
+  private runwayFor<T>(accountId: string, terms: RentalTerms, insert: () => Promise<T>): Promise<T> {
+    return terms.termMs === null ? insertCovered(this.deps.ledger, this.deps.now, runwayRule(this.deps.store, accountId, terms), insert) : insert();
   }
-
-  /**
-   * Holds a term's remaining price until the term could end, plus a day. Every hold is new (never a replay of one a
-   * failed start released), so a rental never runs on a hold that is gone.
-   */
-  private async holdTerm(accountId: string, amountMicros: Micros, remainingMs: number, nowMs: number): Promise<string> {
-    const holdId = newId('rhold');
-    const held = await this.deps.ledger.hold({ id: holdId, accountId, amountMicros, nowMs, ttlMs: remainingMs + HOLD_SLACK_MS });
-    if (!held.ok) throw insufficient(amountMicros, held.reason === 'insufficient_balance' ? held.availableMicros : 0n);
-    return holdId;
-  }
-}
-
-function insufficient(needMicros: Micros, availableMicros: Micros): ApiError {
-  return new ApiError('insufficient_balance', `Starting this rental needs $${microsToUsd(needMicros)} available; the balance has $${microsToUsd(availableMicros)}`);
 }

@@ -56,10 +56,24 @@ export interface Charge {
   /** A hold paying for it (a rental's term), or null to debit the balance. */
   holdId: string | null;
   amountMicros: Micros;
+  /** What the record was charged in all before this settlement: the fee is taken on the running total. */
+  chargedBeforeMicros: Micros;
   nowMs: number;
   memo: string;
   /** The provider paid their share of it (SPEC 1.6), or null when the platform keeps it all. */
   provider: { accountId: string; feeBp: number; lot: LotSpec } | null;
+}
+
+/** The platform's fee on a record's whole charge so far, rounded down once on the total. */
+const feeOn = (totalMicros: Micros, feeBp: number): Micros => (totalMicros * BigInt(feeBp)) / 10_000n;
+
+/**
+ * The provider's share of one settlement: the charge less the fee's growth, fee(total after) − fee(total before).
+ * The fee is rounded on the running total, never per settlement, so however finely a record is settled (every sweep,
+ * every read) the platform's fees add up to the fee on what was charged in all (issue 23 item 10: fees on totals).
+ */
+export function providerShare(feeBp: number, chargedBeforeMicros: Micros, chargeMicros: Micros): Micros {
+  return chargeMicros - (feeOn(chargedBeforeMicros + chargeMicros, feeBp) - feeOn(chargedBeforeMicros, feeBp));
 }
 
 /**
@@ -69,7 +83,7 @@ export interface Charge {
  */
 export async function postCharge(ledger: Ledger, charge: Charge): Promise<Micros> {
   const { id, amountMicros, nowMs, provider } = charge;
-  const payee = provider === null ? undefined : { accountId: provider.accountId, amountMicros: amountMicros - (amountMicros * BigInt(provider.feeBp)) / 10_000n, lot: provider.lot };
+  const payee = provider === null ? undefined : { accountId: provider.accountId, amountMicros: providerShare(provider.feeBp, charge.chargedBeforeMicros, amountMicros), lot: provider.lot };
   // The payee gets its share of what was taken, which is less than asked only after a shortfall.
   const share = (taken: Micros) => (payee === undefined ? 0n : payee.amountMicros < taken ? payee.amountMicros : taken);
   if (charge.holdId !== null) {

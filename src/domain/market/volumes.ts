@@ -11,6 +11,7 @@ import type { MarketStore, VolumeRecord } from '../../adapters/market-store/inde
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import { microsToUsd } from '../money.js';
+import { insertCovered } from './balance-cover.js';
 import { UNIT_MS } from './plans.js';
 import { postCharge, settleRecorded } from './settlements.js';
 
@@ -39,6 +40,8 @@ const SWEEP_BATCH = 500;
  * a settlement row every sweep for every volume would be churn for nothing.
  */
 const SETTLE_EVERY_MS = UNIT_MS.hour;
+/** A read settles a volume once this much of it is unsettled. */
+const READ_SETTLES_AFTER_MS = UNIT_MS.minute;
 
 /** The Docker volume an agent keeps a persistent volume in (README "Providers"). */
 export const dockerVolumeName = (id: number): string => `cgw-vol-${id}`;
@@ -53,22 +56,31 @@ export class Volumes {
 
   /**
    * A new volume, on no machine yet: 402 unless the balance pays a day of it and of every other volume of the
-   * account (one balance cannot be shown again and again for volume after volume).
+   * account (one balance cannot be shown again and again for volume after volume): the new day is held while the
+   * volume is created (./balance-cover.ts), so parallel creations never share one balance.
    */
   async create(principal: Principal, input: { name: string; sizeGb: number }): Promise<VolumeRecord> {
+    const { accountId } = principal;
     const price = this.deps.settings.priceMicrosPerGbMonth;
-    let need = storageCost(input.sizeGb, price, RUNWAY_MS);
-    for (const v of await this.existing(principal.accountId)) need += storageCost(v.sizeGb, v.priceMicrosPerGbMonth, RUNWAY_MS);
-    const { availableMicros } = await this.deps.ledger.getBalance(principal.accountId);
-    if (availableMicros < need) {
-      throw new ApiError('insufficient_balance', `A ${input.sizeGb} GB volume needs a day of all the account's volumes ($${microsToUsd(need)}) available; the balance has $${microsToUsd(availableMicros)}`);
-    }
-    return this.deps.store.volumes.create({ accountId: principal.accountId, name: input.name, sizeGb: input.sizeGb, priceMicrosPerGbMonth: price, createdAtMs: this.deps.now() });
+    const rule = {
+      accountId,
+      ownMicros: storageCost(input.sizeGb, price, RUNWAY_MS),
+      existingMicros: async () => (await this.existing(accountId)).reduce((sum, v) => sum + storageCost(v.sizeGb, v.priceMicrosPerGbMonth, RUNWAY_MS), 0n),
+      refuse: (need: bigint, available: bigint) =>
+        new ApiError('insufficient_balance', `A ${input.sizeGb} GB volume needs a day of all the account's volumes ($${microsToUsd(need)}) available; the balance has $${microsToUsd(available)}`),
+    };
+    return insertCovered(this.deps.ledger, this.deps.now, rule, () => this.deps.store.volumes.create({ accountId, name: input.name, sizeGb: input.sizeGb, priceMicrosPerGbMonth: price, createdAtMs: this.deps.now() }));
   }
 
-  /** One of the caller's volumes, settled up to now (or its deletion). */
+  /**
+   * One of the caller's volumes, settled up to now (or its deletion) once a minute of it is unsettled: reads are free
+   * to repeat, settlements are not (issue 23 item 10); `settled_until` says how far it was charged.
+   */
   async get(principal: Principal, id: number): Promise<VolumeRecord> {
-    return this.settle(await this.owned(principal, id), this.deps.now());
+    const volume = await this.owned(principal, id);
+    const now = this.deps.now();
+    const due = Math.min(now, volume.deletedAtMs ?? now) - volume.settledUntilMs >= READ_SETTLES_AFTER_MS || volume.pendingChargeMicros !== 0n;
+    return due ? this.settle(volume, now) : volume;
   }
 
   async list(principal: Principal, limit: number, offset: number): Promise<VolumeRecord[]> {
@@ -152,6 +164,7 @@ export class Volumes {
           accountId: v.accountId,
           holdId: null,
           amountMicros: v.pendingChargeMicros,
+          chargedBeforeMicros: v.chargedMicros - v.pendingChargeMicros,
           nowMs,
           memo: `Volume ${v.id} (${v.sizeGb} GB)`,
           provider: v.providerAccountId === null ? null : { accountId: v.providerAccountId, feeBp: settings.feeBp, lot: this.deps.earningsLot() },
