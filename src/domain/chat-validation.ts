@@ -7,7 +7,6 @@
 import { ApiError, invalidField, type ErrorMeta } from '../errors/api-error.js';
 import type { ErrorCode } from '../errors/catalog.js';
 import type { CatalogFileEntry } from './catalog/catalog-file.js';
-import { countTokens } from './tokens.js';
 import { isRecord } from '../is-record.js';
 import type { EmbeddingInput } from '../adapters/upstream/index.js';
 
@@ -165,11 +164,10 @@ export function validateChatMessages(messages: readonly unknown[], opts: ChatVal
 }
 
 /**
- * The catalog row's caps (SPEC 2.5 capabilities, 7.2): `max_tokens` not above `max_output_tokens`, and the
- * estimated prompt plus the requested output within `context_tokens`. A row without a cap is not checked.
+ * The catalog row's output cap (SPEC 2.5 capabilities, 7.2): `max_tokens` not above `max_output_tokens`. Checked
+ * before anything is counted or held, so an impossible cap is answered as such, never as a hold too large to pay.
  */
-export function validateChatLimits(entry: CatalogFileEntry, input: ChatLimitsInput): void {
-  const { promptTokens, maxTokens } = input;
+export function validateOutputCap(entry: CatalogFileEntry, maxTokens: number | undefined): void {
   const cap = entry.capabilities.max_output_tokens;
   if (maxTokens !== undefined && cap !== undefined && maxTokens > cap) {
     throw new ApiError('invalid_max_tokens', `max_tokens: ${maxTokens} is above the output cap of ${entry.slug} (${cap})`, {
@@ -177,6 +175,11 @@ export function validateChatLimits(entry: CatalogFileEntry, input: ChatLimitsInp
       meta: { max_tokens: cap },
     });
   }
+}
+
+/** The estimated prompt plus the requested output within the row's `context_tokens` (SPEC 2.5, 7.2); no window, no check. */
+export function validateContextWindow(entry: CatalogFileEntry, input: ChatLimitsInput): void {
+  const { promptTokens, maxTokens } = input;
   const window = entry.capabilities.context_tokens;
   if (window !== undefined && promptTokens + (maxTokens ?? 0) > window) {
     // The wording clients match on to raise their context-overflow error (LangChain: "maximum context length").

@@ -19,7 +19,8 @@ const DAY_MS = 24 * HOUR_MS;
 
 describe.each(HARNESS_DATABASES)('term rentals on $name', (database) => {
   const clock = { now: Date.now() };
-  const harness = harnessOn(database, { MACHINE_OFFLINE_MS: String(365 * DAY_MS) }, { now: () => clock.now });
+  // Pending rentals may wait as long as the operator allows (RENTAL_PENDING_TTL_MS): here, longer than a term.
+  const harness = harnessOn(database, { MACHINE_OFFLINE_MS: String(365 * DAY_MS), RENTAL_PENDING_TTL_MS: String(30 * DAY_MS) }, { now: () => clock.now });
   let h: Harness;
   beforeAll(() => void (h = harness()));
 

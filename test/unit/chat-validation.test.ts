@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   imageUrlProblem,
-  validateChatLimits,
+  validateContextWindow,
+  validateOutputCap,
   validateChatMessages,
   checkEmbeddingTokens,
   validateEmbeddingInput,
@@ -200,32 +201,33 @@ describe('validateChatMessages: invalid_image_payload (SPEC 7.2; nothing is fetc
   });
 });
 
-describe('validateChatLimits (SPEC 2.5 capabilities, 7.2)', () => {
+describe('validateOutputCap and validateContextWindow (SPEC 2.5 capabilities, 7.2)', () => {
   const entry = catalogRow({ slug: 'txt', media_kind: 'text', capabilities: { context_tokens: 1000, max_output_tokens: 100 } });
 
   it('rejects max_tokens above the output cap with meta.max_tokens', () => {
-    expectError(() => validateChatLimits(entry, { promptTokens: 10, maxTokens: 101 }), 'invalid_max_tokens',
+    expectError(() => validateOutputCap(entry, 101), 'invalid_max_tokens',
       'max_tokens: 101 is above the output cap of txt (100)', { max_tokens: 100 });
-    expect(() => validateChatLimits(entry, { promptTokens: 10, maxTokens: 100 })).not.toThrow();
+    expect(() => validateOutputCap(entry, 100)).not.toThrow();
   });
 
   it('rejects prompt + max_tokens above the context window with meta.limit and meta.prompt_tokens', () => {
-    expectError(() => validateChatLimits(entry, { promptTokens: 901, maxTokens: 100 }), 'context_window_exceeded',
+    expectError(() => validateContextWindow(entry, { promptTokens: 901, maxTokens: 100 }), 'context_window_exceeded',
       "This model's maximum context length is 1000 tokens. However, you requested 1001 tokens (901 in the messages, 100 in the completion). Please reduce the length of the messages or completion.",
       { limit: 1000, prompt_tokens: 901 });
-    expect(() => validateChatLimits(entry, { promptTokens: 900, maxTokens: 100 })).not.toThrow();
+    expect(() => validateContextWindow(entry, { promptTokens: 900, maxTokens: 100 })).not.toThrow();
   });
 
   it('checks the prompt alone when max_tokens is not sent', () => {
-    expectError(() => validateChatLimits(entry, { promptTokens: 1001 }), 'context_window_exceeded',
+    expectError(() => validateContextWindow(entry, { promptTokens: 1001 }), 'context_window_exceeded',
       "This model's maximum context length is 1000 tokens. However, you requested 1001 tokens in the messages. Please reduce the length of the messages or completion.",
       { limit: 1000, prompt_tokens: 1001 });
-    expect(() => validateChatLimits(entry, { promptTokens: 1000, maxTokens: undefined })).not.toThrow();
+    expect(() => validateContextWindow(entry, { promptTokens: 1000, maxTokens: undefined })).not.toThrow();
   });
 
   it('does not check caps a row does not publish', () => {
     const bare = catalogRow({ slug: 'bare', media_kind: 'text' });
-    expect(() => validateChatLimits(bare, { promptTokens: 10_000_000, maxTokens: 1_000_000 })).not.toThrow();
+    expect(() => validateContextWindow(bare, { promptTokens: 10_000_000, maxTokens: 1_000_000 })).not.toThrow();
+    expect(() => validateOutputCap(bare, 1_000_000)).not.toThrow();
   });
 });
 

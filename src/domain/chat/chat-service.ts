@@ -3,7 +3,7 @@ import type { Principal } from '../authenticator.js';
 import type { Billing, Charge, Reservation } from '../billing.js';
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
-import { validateChatLimits, validateChatMessages } from '../chat-validation.js';
+import { validateChatMessages, validateContextWindow, validateOutputCap } from '../chat-validation.js';
 import { imagePartsOf } from '../image-tokens.js';
 import { ImageHolds, type ImageHold } from './image-holds.js';
 import { resolveChatModel } from '../model-resolution.js';
@@ -77,6 +77,7 @@ export class ChatService {
     validateChatMessages(body.messages, { maxMessageChars: this.settings.maxMessageChars });
     assertForwardable(body);
     const maxTokens = largerOf(body.max_tokens, body.max_completion_tokens);
+    validateOutputCap(entry, maxTokens);
     // DESIGN.md 3 "Hold = ceiling": the upstream always gets an output cap, and the hold covers it for every choice.
     const maxOutputTokens = maxTokens ?? entry.capabilities.max_output_tokens ?? this.settings.defaultMaxOutputTokens;
     const holdFor = (promptTokens: number) => textHoldEstimate(entry, promptTokens, maxOutputTokens * (body.n ?? 1), principal.account);
@@ -86,7 +87,7 @@ export class ChatService {
     });
     // The context check reads the text only: an image's billed tokens are a price (gpt-4o-mini bills a tile as 5,667),
     // not the context it takes, and an upstream that finds the context too long refuses it, uncharged.
-    validateChatLimits(entry, { promptTokens: textTokens, maxTokens });
+    validateContextWindow(entry, { promptTokens: textTokens, maxTokens });
     const images = this.imageHolds.hold(entry, imagePartsOf(body.messages));
     const promptTokens = textTokens + images.tokens;
     const chain = this.routes.chain(entry.slug, stream ? 'stream' : 'chat');
