@@ -43,8 +43,11 @@ function notFound(catalog: ModelCatalog, model: string): ApiError {
   return new ApiError('model_not_found', `model: "${model}" is not in the catalog`, { param: 'model', meta });
 }
 
-/** SPEC 2.5 `available: false`: the row exists but no route serves it; the deterministic 400 (SPEC 7.3). */
-function assertAvailable(entry: CatalogFileEntry): CatalogFileEntry {
+/**
+ * SPEC 2.5 `available: false`: the row exists but no route serves it; the deterministic 400 (SPEC 7.3). The one
+ * rule for every kind: chat and retrieval check it here, media when the route table gives their chain.
+ */
+export function assertAvailable(entry: CatalogFileEntry): CatalogFileEntry {
   if (entry.available) return entry;
   const reason = entry.unavailable_reason ?? 'No provider currently serves this model.';
   throw new ApiError('no_provider_available', `model: ${entry.slug} is unavailable: ${reason}`, {

@@ -30,7 +30,7 @@ beforeAll(async () => {
     ],
     'musicgen-large': [{ provider: 'fal-a', type: 'fal-queue', url: a.baseUrl, model: 'fal-ai/musicgen', cost: { perRequest: 0.001 }, formats, apiKeyEnv: 'FAKE_FAL_KEY' }],
     'topaz-gigapixel-standard': [{ provider: 'fal-b', type: 'fal-queue', url: b.baseUrl, model: 'fal-ai/topaz/upscale', cost: { perRequest: 0.002 }, formats }],
-    'vidV-2': [
+    'runway-gen-4-5': [
       { provider: 'fal-a', type: 'fal-queue', url: a.baseUrl, model: 'fal-ai/vid-a', cost: { perRequest: 0.001 }, formats, apiKeyEnv: 'FAKE_FAL_KEY' },
       { provider: 'fal-b', type: 'fal-queue', url: b.baseUrl, model: 'fal-ai/vid-b', cost: { perRequest: 0.002 }, formats },
     ],
@@ -166,13 +166,13 @@ describe('video jobs on fal-style queue upstreams', () => {
     a.setBehaviour('stall');
     b.setBehaviour('wrongContentType');
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
-    const job = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/videos/jobs', { key: apiKey, body: { model: 'vidV-2', prompt: 'Waves', duration: 5 } }), 202);
+    const job = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/videos/jobs', { key: apiKey, body: { model: 'runway-gen-4-5', prompt: 'Waves', duration: 5 } }), 202);
     expect(a.submissions.at(-1)?.body).toMatchObject({ prompt: 'Waves', duration: 5, resolution: '720p', output_format: 'mp4' });
     const done = await eventually(async () => {
       const poll = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/videos/jobs/${job.job_id}`, { key: apiKey }));
       return poll.status === 'completed' || poll.status === 'failed' ? poll : undefined;
     }, 10_000, 'the video job');
-    // The fake's clip plays 2 s of the 5 asked: 2 s are billed (vidV-2: $0.5 a second), less than the hold.
+    // The fake's clip plays 2 s of the 5 asked: 2 s are billed (runway-gen-4-5: $0.12 a second), less than the hold.
     expect(done).toMatchObject({ status: 'completed', outputs: [{ format: 'mp4', mime_type: 'video/mp4', duration_seconds: 2 }], usage: { unit: 'second', units: 2 }, video: { stored_ready: true } });
     expect((await fetchHosted(h, done.video.url)).type).toBe('video/mp4');
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(micros(done.cost_usd));
@@ -181,7 +181,7 @@ describe('video jobs on fal-style queue upstreams', () => {
 });
 
 describe('video moderation (SPEC 7.5: two independent upstreams refused)', () => {
-  const video = async (key: string) => expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/videos/jobs', { key, body: { model: 'vidV-2', prompt: 'Waves', duration: 5 } }), 202);
+  const video = async (key: string) => expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/videos/jobs', { key, body: { model: 'runway-gen-4-5', prompt: 'Waves', duration: 5 } }), 202);
   const terminalVideo = (key: string, jobId: string) =>
     eventually(async () => {
       const poll = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/videos/jobs/${jobId}`, { key }));

@@ -2,6 +2,7 @@ import type { components } from '../../../generated/openapi.js';
 import type { CallerDiscounts, ModelCatalog } from '../catalog/model-catalog.js';
 import { microsToUsd } from '../money.js';
 import { NO_DISCOUNTS } from '../pricing/index.js';
+import type { RouteTable } from '../routing/route-table.js';
 import { planCost, planImage } from './image-plan.js';
 
 type ImageRequest = components['schemas']['ImageRequest'];
@@ -9,10 +10,12 @@ type ImageEstimate = components['schemas']['ImageEstimate'];
 
 /**
  * SPEC 4.3 estimates: the request planned as the kickoff plans it and priced by the function the charge uses, at
- * list price and at the caller's (its personal and tier discounts). Nothing is held, rendered or debited.
+ * list price and at the caller's (its personal and tier discounts), with the kickoff's route verdict (an unavailable
+ * model is refused, SPEC 2.5). Nothing is held, rendered or debited.
  */
-export function estimateImage(catalog: ModelCatalog, discounts: CallerDiscounts, request: ImageRequest): ImageEstimate {
-  const plan = planImage(catalog, request);
+export function estimateImage(deps: { catalog: ModelCatalog; routes: RouteTable }, discounts: CallerDiscounts, request: ImageRequest): ImageEstimate {
+  const plan = planImage(deps.catalog, request);
+  deps.routes.chain(plan.entry.slug, 'image');
   return {
     model: plan.entry.slug,
     n: plan.n,

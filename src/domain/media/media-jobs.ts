@@ -113,6 +113,7 @@ export class MediaJobs<Request> implements JobWork {
   /** SPEC 4.3: the kickoff's checks and price, at list price and at the caller's; nothing held or started. */
   estimate(principal: Principal, request: Request): MediaEstimate {
     const listed = this.rules.plan(this.deps.catalog, request, NO_DISCOUNTS);
+    this.chain(listed); // a kickoff's route verdicts too: an unavailable model or container is refused, not priced
     const own = this.rules.plan(this.deps.catalog, request, principal.account);
     return { model: listed.entry.slug, unit: listed.unit, units: listed.units, estimated_cost_usd: microsToUsd(listed.holdMicros), discounted_cost_usd: microsToUsd(own.holdMicros) };
   }

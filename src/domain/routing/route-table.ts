@@ -2,6 +2,7 @@ import type { MediaKind, UpstreamProvider } from '../../adapters/upstream/index.
 import { ApiError } from '../../errors/api-error.js';
 import type { ErrorCode } from '../../errors/catalog.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
+import { assertAvailable } from '../model-resolution.js';
 import type { RouteConfig, RouteCost, UpstreamsFile } from './upstreams-file.js';
 
 /** What the caller is about to ask the upstream for. */
@@ -71,11 +72,13 @@ export class RouteTable {
 
   /**
    * The routes that can serve `need` for `slug` (or one of its aliases), cheapest first. Throws the SPEC 7.2 verdict
-   * when there is none: model_disabled, no_provider_available, gateway_misconfigured or no_streaming_upstream.
+   * when there is none: model_disabled, no_provider_available, gateway_misconfigured or no_streaming_upstream. A
+   * row the catalog file marks unavailable (retired upstream, ...) has none, whatever routes the file declares.
    */
   chain(slug: string, need: Need): Route[] {
     const model = this.catalog.find(slug);
     if (model === undefined) throw new ApiError('model_not_found', `Model "${slug}" is not in the catalog`, { meta: { slug } });
+    assertAvailable(model);
     const outcome = this.outcome(model.slug, need);
     if ('code' in outcome) throw new ApiError(outcome.code, outcome.message, { meta: { slug: model.slug } });
     // A copy: the cached chain must survive whatever the caller does with the array.

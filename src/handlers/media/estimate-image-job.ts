@@ -5,5 +5,5 @@ import { requirePrincipal } from '../require-principal.js';
 
 export const estimateImageJob: Handler<'estimateImageJob'> = ({ deps, principal, body }) => ({
   status: 200,
-  body: nativeOk(estimateImage(deps.catalog, requirePrincipal(principal).account, body!)),
+  body: nativeOk(estimateImage(deps, requirePrincipal(principal).account, body!)),
 });
