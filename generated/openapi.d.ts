@@ -2191,7 +2191,8 @@ export interface components {
         /**
          * @description One model (SPEC 2.5). Every field is present on every row; a field that does not apply to the row's
          *     `media_kind` is `null`. Prices are retail USD; fetched with a key they are the caller's own prices, after
-         *     `user_discount_percent` (and, per tier of `pricing`, `user_tier_discounts`).
+         *     `user_discount_percent` (and, per tier of `pricing`, `user_tier_discounts`), shown exactly rather than rounded
+         *     to $0.000001 (0.000015 at 10 % off is 0.0000135): a charge is quantity × price, rounded half-up once (SPEC 8).
          */
         CatalogEntry: {
             /**

@@ -45,6 +45,18 @@ describe('GET /v1/llm/models/catalog', () => {
     expect(publicRow.user_discount_percent).toBe(0);
   });
 
+  it('with a key, unit prices finer than a micro-dollar show the discount exactly (issue 24: speech at 10 % off)', async () => {
+    const { accountId, apiKey } = await h.newAccount();
+    await setDiscounts(h.deps.apiKeys, accountId, { discountPercent: 10, tierDiscounts: {} });
+    const rows = new Map(expectNativeOk(await catalog(apiKey)).models.map((m: { slug: string; retail_usd_per_unit: number | null }) => [m.slug, m.retail_usd_per_unit]));
+    expect(Object.fromEntries(['tts-1', 'kokoro-82m', 'orpheus-3b', 'inworld-tts-1'].map((slug) => [slug, rows.get(slug)]))).toEqual({
+      'tts-1': 0.0000135,
+      'kokoro-82m': 0.0000009,
+      'orpheus-3b': 0.0000045,
+      'inworld-tts-1': 0.0000045,
+    });
+  });
+
   it('a key without discounts sees the public prices', async () => {
     const { apiKey } = await h.newAccount();
     expect(expectNativeOk(await catalog(apiKey))).toEqual((await catalog()).body.data);

@@ -128,11 +128,11 @@ describe('ModelCatalog.view with discounts (SPEC 2.5 user_discount_percent, user
   const catalog = new ModelCatalog(file());
   const body = catalog.view({ discountPercent: 10, tierDiscounts: { '4K': 25, '2K': 10, '8K': 50 } });
 
-  it('text prices are 10 % off, rounded half-up at 6 decimals; null prices stay null', () => {
+  it('text prices are 10 % off, exactly (issue 24: not rounded to 6 decimals); null prices stay null', () => {
     const text = rowOf(body, 'txt-a');
     expect(text.retail_input_usd_per_mtok).toBe(2.25);
-    expect(text.retail_output_usd_per_mtok).toBe(9.000005); // 9.0000045 → half-up
-    expect(text.retail_cached_input_usd_per_mtok).toBe(0.000014); // 0.0000135 → half-up
+    expect(text.retail_output_usd_per_mtok).toBe(9.0000045);
+    expect(text.retail_cached_input_usd_per_mtok).toBe(0.0000135);
     expect(text.retail_usd_per_image).toBeNull();
     expect(text.retail_usd_per_unit).toBeNull();
     expect(text.usd_per_credit).toBeNull();

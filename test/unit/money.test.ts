@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyDiscount, microsToUsd, usdToMicros } from '../../src/domain/money.js';
+import { microsToUsd, payableBasisPoints, scaledToNumber, usdToMicros, usdToPicos } from '../../src/domain/money.js';
 
 describe('usdToMicros', () => {
   it.each([
@@ -61,38 +61,34 @@ describe('microsToUsd', () => {
   });
 });
 
-describe('applyDiscount', () => {
+describe('payableBasisPoints', () => {
   it.each([
-    { amount: 1_000_000n, percent: 0, expected: 1_000_000n },
-    { amount: 1_000_000n, percent: 7.5, expected: 925_000n },
-    { amount: 1_000_000n, percent: 10, expected: 900_000n },
-    { amount: 1_000_000n, percent: 100, expected: 0n },
-    { amount: 46_400n, percent: 10, expected: 41_760n },
-    { amount: 110_000n, percent: 25, expected: 82_500n },
-    { amount: 70_000n, percent: 7.5, expected: 64_750n },
-    { amount: 1_000_000n, percent: 12.34, expected: 876_600n }, // two decimals are honoured
-    { amount: 0n, percent: 10, expected: 0n },
-  ])('$amount at $percent % → $expected', ({ amount, percent, expected }) => {
-    expect(applyDiscount(amount, percent)).toBe(expected);
+    { percent: 0, expected: 10_000n },
+    { percent: 7.5, expected: 9_250n },
+    { percent: 10, expected: 9_000n },
+    { percent: 12.34, expected: 8_766n }, // two decimals are honoured
+    { percent: 100, expected: 0n },
+    { percent: -5, expected: 10_000n }, // a negative percent is no discount
+    { percent: 150, expected: 0n }, // anything above 100 % is free
+  ])('$percent % off leaves $expected of 10,000', ({ percent, expected }) => {
+    expect(payableBasisPoints(percent)).toBe(expected);
+  });
+});
+
+describe('usdToPicos and scaledToNumber: prices finer than a micro-dollar stay exact', () => {
+  it.each([
+    { usd: 0.000001, picos: 1_000_000n },
+    { usd: 0.000015, picos: 15_000_000n },
+    { usd: 1.5e-7, picos: 150_000n },
+    { usd: 2.5, picos: 2_500_000_000_000n },
+  ])('$usd USD → $picos pico-USD and back', ({ usd, picos }) => {
+    expect(usdToPicos(usd)).toBe(picos);
+    expect(scaledToNumber(picos, 12)).toBe(usd);
   });
 
-  it.each([
-    { amount: 1n, percent: 50, expected: 1n }, // 0.5 → 1
-    { amount: 3n, percent: 50, expected: 2n }, // 1.5 → 2
-    { amount: 5n, percent: 50, expected: 3n }, // 2.5 → 3 (half-up, not half-even)
-    { amount: 13n, percent: 25, expected: 10n }, // 9.75 → 10
-    { amount: 14n, percent: 25, expected: 11n }, // 10.5 → 11
-    { amount: 11n, percent: 25, expected: 8n }, // 8.25 → 8
-    { amount: 10n, percent: 7.5, expected: 9n }, // 9.25 → 9
-    { amount: 1n, percent: 7.5, expected: 1n }, // 0.925 → 1
-    { amount: 15n, percent: 10, expected: 14n }, // 13.5 → 14
-    { amount: 10_000_005n, percent: 10, expected: 9_000_005n }, // 9000004.5 → 9000005
-  ])('rounds half-up: $amount at $percent % → $expected', ({ amount, percent, expected }) => {
-    expect(applyDiscount(amount, percent)).toBe(expected);
-  });
-
-  it('treats a negative percent as no discount and anything above 100 % as free', () => {
-    expect(applyDiscount(1_000n, -5)).toBe(1_000n);
-    expect(applyDiscount(1_000n, 150)).toBe(0n);
+  it('shows a discounted rate at its full precision: $0.000015 at 10 % off is $0.0000135, $0.000001 at 7.5 % off $0.000000925', () => {
+    expect(scaledToNumber(usdToPicos(0.000015) * payableBasisPoints(10), 16)).toBe(0.0000135);
+    expect(scaledToNumber(usdToPicos(0.000001) * payableBasisPoints(7.5), 16)).toBe(0.000000925);
+    expect(scaledToNumber(0n, 16)).toBe(0);
   });
 });

@@ -171,8 +171,9 @@ describe('imageCost (SPEC 2.11, 4.6): pricing[tier] or retail_usd_per_image, per
     // a 0 % tier discount also replaces the personal one: 4K at list price, 2K at 10 %
     { slug: 'imgG-2', tier: '4K', images: 1, discounts: tierZero, micros: 110_000n },
     { slug: 'imgG-2', tier: '2K', images: 1, discounts: tierZero, micros: 63_000n },
-    // the RATE is rounded as the catalog shows it, then multiplied: 0.0025 × 0.925 = 0.0023125 → 0.002313; × 2 = 4626
-    { slug: 'sdxl-1-0', tier: undefined, images: 2, discounts: sevenHalf, micros: 4626n },
+    // the rate is exact, the total rounded once: 0.0025 × 0.925 = 0.0023125; × 2 = 0.004625 (issue 24: not 0.004626)
+    { slug: 'sdxl-1-0', tier: undefined, images: 2, discounts: sevenHalf, micros: 4625n },
+    { slug: 'sdxl-1-0', tier: undefined, images: 1, discounts: sevenHalf, micros: 2313n }, // 2312.5 → 2313, half-up once
     // a row without tiers has one price whatever tier the size mapped to
     { slug: 'imgG-4o', tier: '1K', images: 1, discounts: none, micros: 40_000n },
   ])('$slug $tier × $images → $micros µ$', ({ slug, tier, images, discounts, micros }) => {
@@ -400,10 +401,16 @@ describe('audioCost: music per second, speech per character', () => {
     { slug: 'mureka-o1', units: 30.5, discounts: none, micros: 33_703n },
     // tts-1 $0.000015/char × 1000 = 0.015
     { slug: 'tts-1', units: 1000, discounts: none, micros: 15_000n },
-    // 7.5 %: rate 13.875 µ$ shows as 0.000014 in the catalog → 14 × 1000 = 14000
-    { slug: 'tts-1', units: 1000, discounts: sevenHalf, micros: 14_000n },
+    // 7.5 %: rate 13.875 µ$, exact (the catalog shows 0.000013875) → 13.875 × 1000 = 13875
+    { slug: 'tts-1', units: 1000, discounts: sevenHalf, micros: 13_875n },
+    // issue 24: 10 % off 4,000 characters is $0.054 (the rate was rounded to 14 µ$ before: $0.056)
+    { slug: 'tts-1', units: 4000, discounts: ten, micros: 54_000n },
     { slug: 'kokoro-82m', units: 1, discounts: none, micros: 1n },
-    { slug: 'kokoro-82m', units: 1, discounts: sevenHalf, micros: 1n }, // 0.925 µ$ → 1 µ$ rate
+    { slug: 'kokoro-82m', units: 1, discounts: sevenHalf, micros: 1n }, // 0.925 µ$ → 1 µ$, rounded once on the total
+    // 1 µ$ and 5 µ$ a character keep their 10 %: 0.9 µ$ × 10,000 = $0.009, 4.5 µ$ × 2,000 = $0.009 (they got 0 % off)
+    { slug: 'kokoro-82m', units: 10_000, discounts: ten, micros: 9_000n },
+    { slug: 'orpheus-3b', units: 2000, discounts: ten, micros: 9_000n },
+    { slug: 'inworld-tts-1', units: 2000, discounts: ten, micros: 9_000n },
     { slug: 'eleven-v3', units: 10, discounts: none, micros: 900n },
   ])('$slug × $units → $micros µ$', ({ slug, units, discounts, micros }) => {
     expect(audioCost(real(slug), units, discounts)).toBe(micros);

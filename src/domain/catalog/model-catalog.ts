@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/openapi.js';
 import type { AccountRecord } from '../../adapters/api-keys/index.js';
-import { applyDiscount, microsToUsd, usdToMicros } from '../money.js';
+import { shownPrice } from '../pricing/rates.js';
 import type { CatalogEntry, CatalogFile, CatalogFileEntry } from './catalog-file.js';
 
 /** A row as the catalog views show it. */
@@ -30,10 +30,6 @@ const PRICE_FIELDS = [
   'retail_usd_per_unit',
   'usd_per_credit',
 ] as const;
-
-function discounted(usd: number, percent: number): number {
-  return microsToUsd(applyDiscount(usdToMicros(usd), percent));
-}
 
 /** The model catalog (SPEC 2.5): lookups by slug or alias, and the public or caller-specific views. */
 export class ModelCatalog {
@@ -143,7 +139,7 @@ function priceFor(entry: ListedEntry, discounts: CallerDiscounts): CatalogEntry 
       Object.entries(pricing).map(([tier, usd]) => {
         const tierPercent = discounts.tierDiscounts[tier];
         if (tierPercent !== undefined && tierPercent !== percent) tierDiscounts[tier] = tierPercent;
-        return [tier, discounted(usd, tierPercent ?? percent)];
+        return [tier, shownPrice(usd, tierPercent ?? percent)];
       }),
     );
   }
@@ -151,7 +147,7 @@ function priceFor(entry: ListedEntry, discounts: CallerDiscounts): CatalogEntry 
   if (percent > 0) {
     for (const field of PRICE_FIELDS) {
       const usd = row[field];
-      if (usd !== null) priced[field] = discounted(usd, percent);
+      if (usd !== null) priced[field] = shownPrice(usd, percent);
     }
   }
   return priced;

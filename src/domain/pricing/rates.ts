@@ -1,13 +1,14 @@
 /**
  * What every pricing rule shares: the caller's rate for a catalog price, exact quantities, and the one rounding.
  *
- * A rate is the catalog's USD figure → micro-USD, then the caller's discount, half-up: exactly the number the
- * caller's catalog view shows (model-catalog.ts), so a bill never differs from the price the caller was shown.
- * A cost is Σ quantity × rate kept exact in "micro-USD × millionths" and divided by 10⁶ once, half-up, at the end.
+ * A rate is the catalog's USD figure with the caller's discount applied exactly (pico-USD × the basis points left
+ * to pay, no rounding), the number the caller's catalog view shows (model-catalog.ts), so a bill never differs from
+ * the price the caller was shown, and a discount on a price of a few micro-dollars is never lost (SPEC 2.5, 4.3).
+ * A cost is Σ quantity × rate kept exact and rounded once, half-up, to $0.000001 at the end (SPEC 8).
  */
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { CallerDiscounts } from '../catalog/model-catalog.js';
-import { applyDiscount, usdToMicros, type Micros } from '../money.js';
+import { payableBasisPoints, scaledToNumber, usdToMicros, usdToPicos, type Micros } from '../money.js';
 
 /** The public (list) price: what `estimated_cost_usd` quotes and what a caller without discounts pays. */
 export const NO_DISCOUNTS: CallerDiscounts = Object.freeze({ discountPercent: 0, tierDiscounts: Object.freeze({}) });
@@ -21,27 +22,39 @@ export type PriceField =
   | 'retail_usd_per_unit'
   | 'usd_per_credit';
 
+/** A caller's price per unit (or per million tokens) in 10⁻¹⁶ USD: pico-USD × basis points left to pay. */
+export type Rate = bigint;
+
 const MILLION = 1_000_000n;
+/** Decimal places of a Rate (12 of pico-USD, 4 of basis points). */
+const RATE_PLACES = 16;
+/** Quantity in millionths (10⁶) × Rate (10¹⁶ a USD) = 10²² a USD = 10¹⁶ a micro-USD; tokens × a per-Mtok Rate too. */
+const RATED_PER_MICRO = 10n ** 16n;
 
 /** A row without the price a rule needs is a catalog bug, not a client mistake: a plain Error. */
 export function missingPrice(entry: CatalogFileEntry, what: string): Error {
   return new Error(`catalog row "${entry.slug}" has no ${what}; it cannot be priced`);
 }
 
-/** Micro-USD per unit after `percent` off, as the catalog view shows it (rate rounded to $0.000001). */
-export function callerRate(usd: number, percent: number): Micros {
-  return applyDiscount(usdToMicros(usd), percent);
+/** The price per unit after `percent` off, exact: what a bill multiplies. */
+function callerRate(usd: number, percent: number): Rate {
+  return usdToPicos(usd) * payableBasisPoints(percent);
+}
+
+/** That price as the caller's catalog view shows it: in USD, at full precision (0.000015 at 10 % off is 0.0000135). */
+export function shownPrice(usd: number, percent: number): number {
+  return scaledToNumber(callerRate(usd, percent), RATE_PLACES);
 }
 
 /** A single-price field at the caller's personal discount (tier discounts only ever apply to `pricing`). */
-export function personalRate(entry: CatalogFileEntry, field: PriceField, discounts: CallerDiscounts): Micros {
+export function personalRate(entry: CatalogFileEntry, field: PriceField, discounts: CallerDiscounts): Rate {
   const usd = entry[field];
   if (usd === null) throw missingPrice(entry, field);
   return callerRate(usd, discounts.discountPercent);
 }
 
 /** `pricing[tier]` at the caller's discount for that tier, which replaces the personal one when set. */
-export function tierRate(entry: CatalogFileEntry, tier: string, discounts: CallerDiscounts): Micros {
+export function tierRate(entry: CatalogFileEntry, tier: string, discounts: CallerDiscounts): Rate {
   const usd = hasTier(entry, tier) ? entry.pricing?.[tier] : undefined;
   if (usd === undefined) throw missingPrice(entry, `pricing["${tier}"]`);
   const tierPercent = Object.hasOwn(discounts.tierDiscounts, tier) ? discounts.tierDiscounts[tier] : undefined;
@@ -52,9 +65,12 @@ export function hasTier(entry: CatalogFileEntry, tier: string): boolean {
   return entry.pricing !== null && Object.hasOwn(entry.pricing, tier);
 }
 
-/** `numerator / 10⁶`, half-up: the single rounding at the end of every cost (numerator ≥ 0). */
-export function roundMillionths(numerator: bigint): Micros {
-  return (numerator + MILLION / 2n) / MILLION;
+/**
+ * Σ (quantity in millionths, or tokens) × Rate → micro-USD, half-up: the single rounding at the end of every cost
+ * (numerator ≥ 0). A token count needs no millionths: its rate is per million tokens.
+ */
+export function roundCost(numerator: bigint): Micros {
+  return (numerator + RATED_PER_MICRO / 2n) / RATED_PER_MICRO;
 }
 
 /** A count that must be a whole number (tokens, images, characters). */
@@ -73,8 +89,8 @@ export function millionths(value: number, what: string): bigint {
 }
 
 /** `quantity × rate`, rounded once: for per-unit prices (per image, second, character, credit, clip). */
-export function unitCost(quantityMillionths: bigint, rate: Micros): Micros {
-  return roundMillionths(quantityMillionths * rate);
+export function unitCost(quantityMillionths: bigint, rate: Rate): Micros {
+  return roundCost(quantityMillionths * rate);
 }
 
 export const ONE_UNIT = MILLION;

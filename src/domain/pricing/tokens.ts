@@ -2,7 +2,7 @@
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { CallerDiscounts } from '../catalog/model-catalog.js';
 import type { Micros } from '../money.js';
-import { personalRate, roundMillionths, wholeCount } from './rates.js';
+import { personalRate, roundCost, wholeCount } from './rates.js';
 
 /**
  * Token counts of one text call, in the compat wire's sense: `promptTokens` includes the `cachedTokens`
@@ -39,7 +39,7 @@ export function textCost(entry: CatalogFileEntry, usage: TextUsage, discounts: C
   } else {
     total += prompt * input;
   }
-  return roundMillionths(total);
+  return roundCost(total);
 }
 
 /**
@@ -56,7 +56,7 @@ export function textHoldEstimate(
   const output = wholeCount(maxOutputTokens, 'maxOutputTokens');
   const inputRate = personalRate(entry, 'retail_input_usd_per_mtok', discounts);
   const outputRate = personalRate(entry, 'retail_output_usd_per_mtok', discounts);
-  return roundMillionths(prompt * inputRate + output * outputRate);
+  return roundCost(prompt * inputRate + output * outputRate);
 }
 
 /**
@@ -69,5 +69,5 @@ export function retrievalCost(entry: CatalogFileEntry, inputTokens: number, disc
     throw new Error(`catalog row "${entry.slug}" is not an embedding or rerank model (media_kind ${entry.media_kind})`);
   }
   const tokens = wholeCount(inputTokens, 'inputTokens');
-  return roundMillionths(tokens * personalRate(entry, 'retail_input_usd_per_mtok', discounts));
+  return roundCost(tokens * personalRate(entry, 'retail_input_usd_per_mtok', discounts));
 }
