@@ -74,6 +74,39 @@ describe('GET /v1/llm/models/catalog', () => {
   });
 });
 
+describe('output formats follow the routes (issue 24: what is advertised is deliverable)', () => {
+  const estimate = (key: string, model: string, outputFormat: string) =>
+    call(h.baseUrl, 'POST', '/v1/llm/videos/jobs/estimate', { key, body: { model, prompt: 'Waves', output_format: outputFormat } });
+
+  it('a video model lists only the containers a route renders, and each one listed is accepted; webm, which none renders, is not listed', async () => {
+    const rows = new Map(expectNativeOk(await catalog()).models.map((m: { slug: string; capabilities: { output_formats?: string[] } }) => [m.slug, m.capabilities.output_formats]));
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    for (const slug of ['vidA-2-5', 'vidK-3-0', 'wan-2-6', 'ltx-2-pro']) {
+      const listed = rows.get(slug) as string[];
+      expect(listed, slug).not.toContain('webm');
+      expect(listed.length, slug).toBeGreaterThan(0);
+      for (const format of listed) expect((await estimate(apiKey, slug, format)).status, `${slug} ${format}`).toBe(200);
+      expectNativeError(await estimate(apiKey, slug, 'webm'), 400, 'invalid_request');
+    }
+  });
+
+  it('a route that delivers webm makes it listed; a route that delivers mp4 alone leaves only mp4', async () => {
+    const upstreams = writeUpstreamsFile({
+      'vidA-2-5': [{ provider: 'queue-webm', type: 'fal-queue', url: 'http://127.0.0.1:9', formats: { video: ['mp4', 'webm'] } }],
+      'vidK-3-0': [{ provider: 'queue-mp4', type: 'fal-queue', url: 'http://127.0.0.1:9', formats: { video: ['mp4'] } }],
+    }, { sandboxDefault: true });
+    const routed = await startHarness({ UPSTREAMS_FILE: upstreams });
+    try {
+      const rows = new Map(expectNativeOk(await call(routed.baseUrl, 'GET', '/v1/llm/models/catalog')).models.map((m: { slug: string; capabilities: { output_formats?: string[] } }) => [m.slug, m.capabilities.output_formats]));
+      expect(rows.get('vidA-2-5')).toEqual(['mp4', 'webm']);
+      expect(rows.get('vidK-3-0')).toEqual(['mp4']);
+    } finally {
+      await routed.close();
+      removeUpstreamsFiles();
+    }
+  });
+});
+
 describe('availability follows the routes', () => {
   it('a disabled, an unrouted and a keyless model show available: false with the reason, leave the compat list, and still answer their own codes; sandbox-served rows say so', async () => {
     const upstreams = writeUpstreamsFile(

@@ -10,6 +10,7 @@ type ListedEntry = CatalogFileEntry & { sandbox: boolean };
 export interface RouteVerdicts {
   unavailableReason(slug: string): string | null;
   servedBySandbox(slug: string): boolean;
+  deliverableFormats(slug: string): readonly string[] | null;
 }
 
 type CatalogBody = components['schemas']['Catalog'];
@@ -52,11 +53,13 @@ export class ModelCatalog {
   /**
    * Called once at start, with the routes: a row the file marks available that no route can serve shows
    * `available: false` and the reason in the catalog and leaves the compat list; a row the sandbox may answer
-   * says `sandbox: true`. Lookups (`find`) keep the file's rows, so a call to such a model still fails with the
+   * says `sandbox: true`; a media row lists only the output formats its routes deliver (issue 24: webm was listed
+   * that no route renders). Lookups (`find`) keep the file's rows, so a call to such a model still fails with the
    * route's own code.
    */
   reflectRoutes(routes: RouteVerdicts): void {
-    this.listed = this.file.models.map((entry) => {
+    this.listed = this.file.models.map((file) => {
+      const entry = deliverable(file, routes.deliverableFormats(file.slug));
       const reason = entry.available ? routes.unavailableReason(entry.slug) : null;
       const sandbox = routes.servedBySandbox(entry.slug);
       return reason === null ? { ...entry, sandbox } : { ...entry, sandbox, available: false, unavailable_reason: reason };
@@ -126,6 +129,13 @@ export class ModelCatalog {
     const external = this.file.external_models.map((m) => ({ id: m.id, object: 'model' as const, created: m.created, owned_by: m.owned_by }));
     return { object: 'list', data: [...native, ...external] };
   }
+}
+
+/** The row with its `output_formats` cut to those the routes deliver (`formats`; null: the routes do not say). */
+function deliverable(entry: CatalogFileEntry, formats: readonly string[] | null): CatalogFileEntry {
+  const listed = entry.capabilities.output_formats;
+  if (formats === null || listed === undefined || listed.every((format) => formats.includes(format))) return entry;
+  return { ...entry, capabilities: { ...entry.capabilities, output_formats: listed.filter((format) => formats.includes(format)) } };
 }
 
 /** One row at the caller's price: every price after the personal discount, each tier after its own if set. */

@@ -32,6 +32,8 @@ export type ProviderSlot = { provider: UpstreamProvider } | { missingCredential:
 const DEFAULT_ROUTE_KINDS: ReadonlySet<string> = new Set(['text', 'embedding', 'rerank', 'image', 'audio', 'music', 'video']);
 /** The need that makes a model of this kind callable at all (for the catalog's `available`). */
 const PRIMARY_NEED: Readonly<Record<string, Need>> = { text: 'chat', embedding: 'embed', rerank: 'rerank', image: 'image', audio: 'audio', music: 'music', video: 'video' };
+/** The kinds whose providers say which containers they deliver (`mediaFormats`). */
+const FORMATS_NEED: Readonly<Record<string, MediaKind>> = { audio: 'audio', music: 'music', video: 'video' };
 
 interface DeclaredRoute {
   slot: ProviderSlot;
@@ -97,6 +99,19 @@ export class RouteTable {
     if (need === undefined) return null;
     const outcome = this.outcome(model.slug, need);
     return 'code' in outcome ? outcome.message : null;
+  }
+
+  /**
+   * The containers the routes of a media model deliver (a restoration row's: its restorations'), for the catalog to
+   * advertise only those (SPEC 4.4); null where routes name none (text, images) or none serves the model.
+   */
+  deliverableFormats(slug: string): string[] | null {
+    const model = this.catalog.find(slug);
+    if (model === undefined) return null;
+    const need: MediaKind | undefined = model.credit_metered ? 'restoration' : FORMATS_NEED[model.media_kind];
+    if (need === undefined) return null;
+    const outcome = this.outcome(model.slug, need);
+    return 'code' in outcome ? null : [...new Set(outcome.routes.flatMap((route) => route.provider.mediaFormats?.[need] ?? []))];
   }
 
   /** A route of the model goes to the sandbox, so callers may get its made-up answers. */
