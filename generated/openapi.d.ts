@@ -736,7 +736,8 @@ export interface paths {
          *     `render_timeout`, nothing charged). Planned and priced as the estimate says (`POST /v1/llm/images/jobs/estimate`):
          *     the estimate is held first (402 `insufficient_balance`), and the images delivered are charged. Each image is
          *     hosted and linked (`url`); `output_format` re-encodes it. An edit-only model without `input_images` answers
-         *     400 `upstream_validation_error` with `meta.hint`.
+         *     400 `upstream_validation_error` with `meta.hint`. The body is OpenAI's `ImagesResponse` without `usage` (see
+         *     `CompatImageGeneration`); the native path answers the same images with ours.
          */
         post: operations["createCompatImage"];
         delete?: never;
@@ -2913,6 +2914,17 @@ export interface components {
             created: number;
             data: components["schemas"]["HostedImage"][];
             usage: components["schemas"]["ImageUsage"];
+        };
+        /**
+         * @description Images rendered synchronously on the compat surface (SPEC 2.11, 4.4), in request order, in OpenAI's
+         *     `ImagesResponse` shape. There is no `usage`: OpenAI's requires token counts (`input_tokens`, `output_tokens`,
+         *     `total_tokens`, `input_tokens_details`) that per-image billing does not measure, and made-up counts would mislead.
+         *     The SKU billed and the USD charged are on the native answer (`POST /v1/llm/images/generations`) and in
+         *     `GET /v1/usage`.
+         */
+        CompatImageGeneration: {
+            created: number;
+            data: components["schemas"]["HostedImage"][];
         };
         /**
          * @description An image job (SPEC 2.8, 3.1): `pending` or `processing`, then `completed` (the images, `usage`, `cost_usd`,
@@ -5986,7 +5998,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ImageGeneration"];
+                    "application/json": components["schemas"]["CompatImageGeneration"];
                 };
             };
             400: components["responses"]["CompatBadRequest"];

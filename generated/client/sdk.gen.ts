@@ -549,7 +549,8 @@ export const createImage = <ThrowOnError extends boolean = false>(options: Optio
  * `render_timeout`, nothing charged). Planned and priced as the estimate says (`POST /v1/llm/images/jobs/estimate`):
  * the estimate is held first (402 `insufficient_balance`), and the images delivered are charged. Each image is
  * hosted and linked (`url`); `output_format` re-encodes it. An edit-only model without `input_images` answers
- * 400 `upstream_validation_error` with `meta.hint`.
+ * 400 `upstream_validation_error` with `meta.hint`. The body is OpenAI's `ImagesResponse` without `usage` (see
+ * `CompatImageGeneration`); the native path answers the same images with ours.
  *
  */
 export const createCompatImage = <ThrowOnError extends boolean = false>(options: Options<CreateCompatImageData, ThrowOnError>) => (options.client ?? client).post<CreateCompatImageResponses, CreateCompatImageErrors, ThrowOnError>({

@@ -1207,6 +1207,19 @@ export type ImageGeneration = {
 };
 
 /**
+ * Images rendered synchronously on the compat surface (SPEC 2.11, 4.4), in request order, in OpenAI's
+ * `ImagesResponse` shape. There is no `usage`: OpenAI's requires token counts (`input_tokens`, `output_tokens`,
+ * `total_tokens`, `input_tokens_details`) that per-image billing does not measure, and made-up counts would mislead.
+ * The SKU billed and the USD charged are on the native answer (`POST /v1/llm/images/generations`) and in
+ * `GET /v1/usage`.
+ *
+ */
+export type CompatImageGeneration = {
+    created: number;
+    data: Array<HostedImage>;
+};
+
+/**
  * An image job (SPEC 2.8, 3.1): `pending` or `processing`, then `completed` (the images, `usage`, `cost_usd`,
  * `balance_usd`; charged once, when the render finished, polled or not) or `failed` (`error`, `error_code`; HTTP
  * 200, nothing charged). The kickoff answers the same object. The record, and its answer, are replayed to every
@@ -4724,7 +4737,7 @@ export type CreateCompatImageResponses = {
     /**
      * The images.
      */
-    200: ImageGeneration;
+    200: CompatImageGeneration;
 };
 
 export type CreateCompatImageResponse = CreateCompatImageResponses[keyof CreateCompatImageResponses];

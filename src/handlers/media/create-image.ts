@@ -12,4 +12,11 @@ function render({ deps, principal, requestId, body }: RequestContext<'createImag
 
 export const createImage: Handler<'createImage'> = async (ctx) => ({ status: 200, body: nativeOk(await render(ctx)) });
 
-export const createCompatImage: Handler<'createCompatImage'> = async (ctx) => ({ status: 200, body: await render(ctx) });
+/**
+ * OpenAI's `ImagesResponse` requires token counts in `usage`, which per-image billing does not have: the compat
+ * answer leaves `usage` out rather than fail its clients' schemas (issue 24); the native answer keeps ours.
+ */
+export const createCompatImage: Handler<'createCompatImage'> = async (ctx) => {
+  const { usage: _usage, ...images } = await render(ctx);
+  return { status: 200, body: images };
+};
