@@ -71,7 +71,6 @@ export function payableBasisPoints(percent: number): bigint {
   return 10_000n - basisPoints;
 }
 
-
 /** RUB per USD as a decimal (e.g. 92.35) → micro-units (92_350_000), the form rates are stored in. */
 export function fxRateToMicro(rubPerUsd: number): bigint {
   return usdToMicros(rubPerUsd);

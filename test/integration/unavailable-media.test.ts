@@ -37,10 +37,10 @@ describe.each(HARNESS_DATABASES)('unavailable media models on $name', (database)
   });
 
   /** Each request is refused with the model's reason, and the account neither paid nor holds anything. */
-  async function expectRefused(requests: [surface: 'compat' | 'native', method: 'POST', path: string, body: Record<string, unknown>][], reason: string): Promise<void> {
+  async function expectRefused(requests: [surface: 'compat' | 'native', path: string, body: Record<string, unknown>][], reason: string): Promise<void> {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 20 });
-    for (const [surface, method, path, body] of requests) {
-      const response: JsonResponse = await call(h.baseUrl, method, path, { key: apiKey, body });
+    for (const [surface, path, body] of requests) {
+      const response: JsonResponse = await call(h.baseUrl, 'POST', path, { key: apiKey, body });
       if (surface === 'compat') expectCompatError(response, 400, 'no_provider_available');
       else expectNativeError(response, 400, 'no_provider_available');
       expect(response.text, path).toContain(reason);
@@ -53,10 +53,10 @@ describe.each(HARNESS_DATABASES)('unavailable media models on $name', (database)
     const body = { model: 'recraft-v2', prompt: 'A lighthouse' };
     await expectRefused(
       [
-        ['compat', 'POST', '/v1/compat/images/generations', body],
-        ['native', 'POST', '/v1/llm/images/generations', body],
-        ['native', 'POST', '/v1/llm/images/jobs', body],
-        ['native', 'POST', '/v1/llm/images/jobs/estimate', body],
+        ['compat', '/v1/compat/images/generations', body],
+        ['native', '/v1/llm/images/generations', body],
+        ['native', '/v1/llm/images/jobs', body],
+        ['native', '/v1/llm/images/jobs/estimate', body],
       ],
       'Retired upstream',
     );
@@ -74,15 +74,15 @@ describe.each(HARNESS_DATABASES)('unavailable media models on $name', (database)
     const body = { model: 'vidV-2', prompt: 'Waves', duration: 5 };
     await expectRefused(
       [
-        ['native', 'POST', '/v1/llm/videos/jobs', body],
-        ['native', 'POST', '/v1/llm/videos/jobs/estimate', body],
+        ['native', '/v1/llm/videos/jobs', body],
+        ['native', '/v1/llm/videos/jobs/estimate', body],
       ],
       'No route currently serves this model',
     );
   });
 
   it('video restoration (topaz-video-starlight, capacity paused): refused before the source is fetched', async () => {
-    await expectRefused([['native', 'POST', '/v1/llm/topaz/video/jobs', { model: 'topaz-video-starlight', video_url: 'https://example.com/a.mp4' }]], 'Upstream capacity paused');
+    await expectRefused([['native', '/v1/llm/topaz/video/jobs', { model: 'topaz-video-starlight', video_url: 'https://example.com/a.mp4' }]], 'Upstream capacity paused');
   });
 
   it('speech and music, with their estimates', async () => {
@@ -90,15 +90,15 @@ describe.each(HARNESS_DATABASES)('unavailable media models on $name', (database)
     const music = { model: 'stable-audio-2-5', prompt: 'Calm piano', duration: 3 };
     await expectRefused(
       [
-        ['native', 'POST', '/v1/llm/audio/jobs', speech],
-        ['native', 'POST', '/v1/llm/audio/jobs/estimate', speech],
+        ['native', '/v1/llm/audio/jobs', speech],
+        ['native', '/v1/llm/audio/jobs/estimate', speech],
       ],
       RETIRED['kokoro-82m']!,
     );
     await expectRefused(
       [
-        ['native', 'POST', '/v1/llm/music/jobs', music],
-        ['native', 'POST', '/v1/llm/music/jobs/estimate', music],
+        ['native', '/v1/llm/music/jobs', music],
+        ['native', '/v1/llm/music/jobs/estimate', music],
       ],
       RETIRED['stable-audio-2-5']!,
     );
