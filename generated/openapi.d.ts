@@ -1036,6 +1036,12 @@ export interface paths {
          *     `insufficient_balance`). Works for 7 days from the draft's kickoff, also after the draft's own record expired
          *     (2 hours); after that, or for a draft that is another account's, unknown or not a draft, 404 `job_not_found`; a
          *     draft not completed (still rendering, or failed) is 400 `invalid_request`. Answers the new job's receipt. No body.
+         *
+         *     A draft has one final. Once it is made, this call answers 200 with that final job as a poll shows it (the same
+         *     `job_id`), holding and charging nothing, whether the calls come one after the other or at once, to one process
+         *     or several (the draft's record names its final, set by a compare-and-set). A final that failed (nothing was
+         *     charged) can be made again: the next call kicks off a new one (202). Once the final's own record has expired
+         *     (2 hours), 404 `job_not_found`.
          */
         post: operations["finalizeVideoJob"];
         delete?: never;
@@ -6577,6 +6583,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The draft's final was made already; this is that job, as a poll shows it. Nothing held or charged. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["MediaJob"];
+                    };
+                };
+            };
             /** @description The final was accepted; its price is held and its render started. */
             202: {
                 headers: {

@@ -776,6 +776,12 @@ export const getVideoJob = <ThrowOnError extends boolean = false>(options: Optio
  * (2 hours); after that, or for a draft that is another account's, unknown or not a draft, 404 `job_not_found`; a
  * draft not completed (still rendering, or failed) is 400 `invalid_request`. Answers the new job's receipt. No body.
  *
+ * A draft has one final. Once it is made, this call answers 200 with that final job as a poll shows it (the same
+ * `job_id`), holding and charging nothing, whether the calls come one after the other or at once, to one process
+ * or several (the draft's record names its final, set by a compare-and-set). A final that failed (nothing was
+ * charged) can be made again: the next call kicks off a new one (202). Once the final's own record has expired
+ * (2 hours), 404 `job_not_found`.
+ *
  */
 export const finalizeVideoJob = <ThrowOnError extends boolean = false>(options: Options<FinalizeVideoJobData, ThrowOnError>) => (options.client ?? client).post<FinalizeVideoJobResponses, FinalizeVideoJobErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],

@@ -5547,6 +5547,12 @@ export type FinalizeVideoJobError = FinalizeVideoJobErrors[keyof FinalizeVideoJo
 
 export type FinalizeVideoJobResponses = {
     /**
+     * The draft's final was made already; this is that job, as a poll shows it. Nothing held or charged.
+     */
+    200: NativeSuccess & {
+        data: MediaJob;
+    };
+    /**
      * The final was accepted; its price is held and its render started.
      */
     202: NativeSuccess & {

@@ -55,6 +55,33 @@ describe('POST /v1/llm/videos/jobs/{job_id}/final', () => {
     expect(await h.deps.ledger.getBalance(accountId)).toMatchObject({ heldMicros: 0n, availableMicros: 10_000_000n - usdToMicros(draft.cost_usd) - usdToMicros(done.cost_usd) });
   }, 30_000);
 
+  it('a draft has one final: calls at once or later answer the first final (200), charged once', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const draft = await untilTerminal(h, JOBS, apiKey, expectNativeOk(await kickoff(apiKey, { model: 'vidA-2-5', duration: 4, resolution: '480p' }), 202).job_id, RENDER_MS);
+    const finalize = () => call(h.baseUrl, 'POST', `${JOBS}/${draft.job_id}/final`, { key: apiKey });
+    const answers = await Promise.all(Array.from({ length: 6 }, finalize));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 200, 200, 202]);
+    const ids = new Set(answers.map((answer) => expectNativeOk(answer, answer.status).job_id));
+    expect(ids.size).toBe(1);
+    const [finalId] = [...ids] as [string];
+    const done = await untilTerminal(h, JOBS, apiKey, finalId, RENDER_MS);
+    expect(expectNativeOk(await finalize(), 200)).toMatchObject({ job_id: finalId, status: 'completed', cost_usd: done.cost_usd });
+    expect(await h.deps.ledger.getBalance(accountId)).toMatchObject({ heldMicros: 0n, availableMicros: 10_000_000n - usdToMicros(draft.cost_usd) - usdToMicros(done.cost_usd) });
+    // Two hours on, the final's record is gone; the draft's final is spent, not made again.
+    await h.deps.jobs.expire((await h.deps.jobs.get(finalId, h.deps.now()))!.expiresAtMs);
+    expectNativeError(await finalize(), 404, 'job_not_found');
+  }, 30_000);
+
+  it('a final that could not start (402) leaves the draft finalisable', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const draft = await untilTerminal(h, JOBS, apiKey, expectNativeOk(await kickoff(apiKey, { model: 'vidA-2-5', duration: 4, resolution: '480p' }), 202).job_id, RENDER_MS);
+    const finalize = () => call(h.baseUrl, 'POST', `${JOBS}/${draft.job_id}/final`, { key: apiKey });
+    expectNativeError(await finalize(), 402, 'insufficient_balance');
+    await h.topUp(accountId, 5);
+    const final = expectNativeOk(await finalize(), 202);
+    expect((await untilTerminal(h, JOBS, apiKey, final.job_id, RENDER_MS)).status).toBe('completed');
+  }, 30_000);
+
   it('works after the draft’s record and files expired (2 h), with the draft’s start frame, within 7 days, and not after', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const frame = await sharp({ create: { width: 16, height: 9, channels: 3, background: { r: 90, g: 90, b: 250 } } }).png().toBuffer();

@@ -118,14 +118,14 @@ export class MediaJobs<Request> implements JobWork {
   }
 
   /**
-   * Kicks a job off. `onCompletion`: fields its completed poll shows besides the result (a draft's offer).
-   * Answers the receipt, with the job's record for callers that keep more about it.
+   * Kicks a job off. `onCompletion`: fields its completed poll shows besides the result (a draft's offer); `id`: the
+   * job's id, when the caller claimed one first (a draft's final). Answers the receipt, with the job's record for
+   * callers that keep more about it.
    */
-  async start(principal: Principal, request: Request, onCompletion?: Record<string, unknown>): Promise<{ view: MediaJobView; job: JobRecord }> {
+  async start(principal: Principal, request: Request, onCompletion?: Record<string, unknown>, id = newId('job')): Promise<{ view: MediaJobView; job: JobRecord }> {
     const { deps } = this;
     const asked = this.rules.plan(deps.catalog, request, principal.account);
     const chain = this.chain(asked);
-    const id = newId('job');
     // Inputs are downloaded only for an account that can pay what the request asks, before its exact price is known.
     const hasInputs = (this.rules.mediaFields?.(request) ?? []).length > 0;
     if (hasInputs) await deps.billing.assertCanPay(principal, asked.holdMicros);
