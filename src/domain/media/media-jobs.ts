@@ -8,6 +8,7 @@ import { probeVideo } from '../../adapters/video-codec/index.js';
 import { ApiError, invalidField, orUnavailable } from '../../errors/api-error.js';
 import { loadInput, unusable } from '../images/references.js';
 import { jobFailure } from '../jobs/job-failure.js';
+import { isInputRejection } from '../routing/classify.js';
 import type { Principal } from '../authenticator.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import type { FileLinks } from '../file-links.js';
@@ -170,8 +171,8 @@ export class MediaJobs<Request> implements JobWork {
       // waits: a record left behind is found by the lease scan, which tries the routes not tried yet.
       await failReleased(deps, job, reservation, err, deps.settings.budgetMs, AbortSignal.abort());
       await deps.runner.giveBack(id).catch((giveBackErr: unknown) => deps.onUnexpected(giveBackErr, id));
-      // SPEC 7.5: a refusal on content policy is the job's verdict; no route starting is the kickoff's (7.2).
-      if (err instanceof ApiError && err.code === 'content_filter') return this.answer(job);
+      // SPEC 7.5: a refusal on content policy or of the input is the job's verdict; no route starting is the kickoff's (7.2).
+      if (err instanceof ApiError && (err.code === 'content_filter' || err.code === 'upstream_validation_error')) return this.answer(job);
       throw new ApiError('provider_unavailable');
     }
     // The job exists, its money is held and its render started: from here the kickoff succeeds; a queue that cannot
@@ -275,6 +276,7 @@ export class MediaJobs<Request> implements JobWork {
         await this.checkpoint(job, { tried: data.tried, task, progress: null, refusals: data.refusals ?? 0 }, 'processing');
         return task;
       } catch (err) {
+        if (err instanceof UpstreamError && isInputRejection(err.failure)) throw inputRejected(err);
         last = err instanceof UpstreamError && isContentRefusal(err.failure) ? this.refused(data, err) : err;
       }
     }
@@ -327,6 +329,7 @@ export class MediaJobs<Request> implements JobWork {
       }
       if (state?.state === 'failed') {
         const failure = new UpstreamError(state.failure);
+        if (isInputRejection(state.failure)) throw inputRejected(failure);
         task = await this.startNext(job, data, plan, chain, isContentRefusal(state.failure) ? this.refused(data, failure) : failure, lost);
         progress = null;
         continue;
@@ -403,6 +406,11 @@ export class MediaJobs<Request> implements JobWork {
 
 function isContentRefusal(failure: UpstreamFailure): boolean {
   return failure.kind === 'http' && failure.contentFilter === true;
+}
+
+/** SPEC 7.5 input_rejected: the model refused the input media; not re-routed, the reason in `error`. */
+function inputRejected(err: UpstreamError): ApiError {
+  return new ApiError('upstream_validation_error', `The model refused the input: ${err.message}`, { meta: { hint: 'fix the input media the reason names, then kick the job off again' } });
 }
 
 function contentRefusal(err: UpstreamError): ApiError {
