@@ -708,8 +708,9 @@ export interface paths {
         put?: never;
         /**
          * Generate images
-         * @description Renders the images now (SPEC 2.11, 4.4) and answers when they are ready, within 300 seconds (else 504
-         *     `render_timeout`, nothing charged). Planned and priced as the estimate says (`POST /v1/llm/images/jobs/estimate`):
+         * @description Renders the images now (SPEC 2.11, 4.4) and answers when they are ready, within the render budget (300 seconds
+         *     unless the deployment sets `IMAGE_RENDER_BUDGET_MS`; else 504 `render_timeout` naming that budget, nothing
+         *     charged). A prompt over 32,000 characters is 400 `upstream_validation_error` with `meta.hint`. Planned and priced as the estimate says (`POST /v1/llm/images/jobs/estimate`):
          *     the estimate is held first (402 `insufficient_balance`), and the images delivered are charged. Each image is
          *     hosted and linked (`url`); `output_format` re-encodes it. An edit-only model without `input_images` answers
          *     400 `upstream_validation_error` with `meta.hint`.
@@ -732,8 +733,9 @@ export interface paths {
         put?: never;
         /**
          * Generate images (compat)
-         * @description Renders the images now (SPEC 2.11, 4.4) and answers when they are ready, within 300 seconds (else 504
-         *     `render_timeout`, nothing charged). Planned and priced as the estimate says (`POST /v1/llm/images/jobs/estimate`):
+         * @description Renders the images now (SPEC 2.11, 4.4) and answers when they are ready, within the render budget (300 seconds
+         *     unless the deployment sets `IMAGE_RENDER_BUDGET_MS`; else 504 `render_timeout` naming that budget, nothing
+         *     charged). A prompt over 32,000 characters is 400 `upstream_validation_error` with `meta.hint`. Planned and priced as the estimate says (`POST /v1/llm/images/jobs/estimate`):
          *     the estimate is held first (402 `insufficient_balance`), and the images delivered are charged. Each image is
          *     hosted and linked (`url`); `output_format` re-encodes it. An edit-only model without `input_images` answers
          *     400 `upstream_validation_error` with `meta.hint`.
