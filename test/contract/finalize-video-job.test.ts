@@ -8,12 +8,14 @@ import { newId } from '../../src/domain/ids.js';
 import { usdToMicros } from '../../src/domain/money.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
+import { HARNESS_DATABASES } from '../setup/databases.js';
 import { untilTerminal } from '../setup/jobs.js';
 
+// Clips take seconds to encode on this machine, and their polls would use up the default 120 a minute.
+const ENV = { MEDIA_POLL_MS: '50', RATE_LIMIT_PER_KEY_PER_MINUTE: '100000', RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: '100000' };
 let h: Harness;
 beforeAll(async () => {
-  // Clips take seconds to encode on this machine, and their polls would use up the default 120 a minute.
-  h = await startHarness({ MEDIA_POLL_MS: '50', RATE_LIMIT_PER_KEY_PER_MINUTE: '100000', RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: '100000' });
+  h = await startHarness(ENV);
 });
 afterAll(() => h.close());
 
@@ -100,4 +102,32 @@ describe('POST /v1/llm/videos/jobs/{job_id}/final', () => {
     await h.deps.jobs.expire(record!.createdAtMs + 7 * 24 * 3600_000);
     expectNativeError(await call(h.baseUrl, 'POST', `${JOBS}/${draft.job_id}/final`, { key: apiKey }), 404, 'job_not_found');
   }, 30_000);
+});
+
+describe('a draft has one final across two gateway processes on one PostgreSQL', () => {
+  let instances: Harness[] = [];
+  let drop: () => Promise<void> = async () => undefined;
+  beforeAll(async () => {
+    const opened = await HARNESS_DATABASES.find((database) => database.name === 'PostgreSQL')!.open();
+    drop = opened.drop;
+    instances = [await startHarness({ ...opened.env, ...ENV }), await startHarness({ ...opened.env, ...ENV })];
+  });
+  afterAll(async () => {
+    for (const instance of instances) await instance.close();
+    await drop();
+  });
+
+  it('calls at once to both answer one final job, charged once', async () => {
+    const [one, two] = instances as [Harness, Harness];
+    const { accountId, apiKey } = await one.newAccount(undefined, { balanceUsd: 10 });
+    const kicked = expectNativeOk(await call(one.baseUrl, 'POST', JOBS, { key: apiKey, body: { model: 'vidA-2-5', prompt: 'A paper boat', duration: 4, resolution: '480p' } }), 202);
+    const draft = await untilTerminal(one, JOBS, apiKey, kicked.job_id, RENDER_MS);
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => call(instances[i % 2]!.baseUrl, 'POST', `${JOBS}/${draft.job_id}/final`, { key: apiKey })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 202]);
+    const ids = new Set(answers.map((answer) => expectNativeOk(answer, answer.status).job_id));
+    expect(ids.size).toBe(1);
+    const done = await untilTerminal(two, JOBS, apiKey, [...ids][0]!, RENDER_MS);
+    expect(done.status).toBe('completed');
+    expect(await one.deps.ledger.getBalance(accountId)).toMatchObject({ heldMicros: 0n, availableMicros: 10_000_000n - usdToMicros(draft.cost_usd) - usdToMicros(done.cost_usd) });
+  }, 40_000);
 });
