@@ -84,6 +84,17 @@ describe('POST /v1/llm/videos/jobs/{job_id}/final', () => {
     expect((await untilTerminal(h, JOBS, apiKey, final.job_id, RENDER_MS)).status).toBe('completed');
   }, 30_000);
 
+  it('a claim whose kickoff died before creating its job is taken over a minute on', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const draft = await untilTerminal(h, JOBS, apiKey, expectNativeOk(await kickoff(apiKey, { model: 'vidA-2-5', duration: 4, resolution: '480p' }), 202).job_id, RENDER_MS);
+    const ghost = newId('job');
+    const claim = { final_job_id: ghost, final_claimed_at_ms: h.deps.now() - 61_000, final_started: false };
+    expect(await h.deps.jobs.transition(`${draft.job_id}.draft`, ['completed'], { data: claim }, h.deps.now())).not.toBeNull();
+    const final = expectNativeOk(await call(h.baseUrl, 'POST', `${JOBS}/${draft.job_id}/final`, { key: apiKey }), 202);
+    expect(final.job_id).not.toBe(ghost);
+    expect((await untilTerminal(h, JOBS, apiKey, final.job_id, RENDER_MS)).status).toBe('completed');
+  }, 30_000);
+
   it('works after the draft’s record and files expired (2 h), with the draft’s start frame, within 7 days, and not after', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const frame = await sharp({ create: { width: 16, height: 9, channels: 3, background: { r: 90, g: 90, b: 250 } } }).png().toBuffer();
