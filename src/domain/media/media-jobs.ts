@@ -410,7 +410,7 @@ function isContentRefusal(failure: UpstreamFailure): boolean {
 
 /** SPEC 7.5 input_rejected: the model refused the input media; not re-routed, the reason in `error`. */
 function inputRejected(err: UpstreamError): ApiError {
-  return new ApiError('upstream_validation_error', `The model refused the input: ${err.message}`, { meta: { hint: 'fix the input media the reason names, then kick the job off again' } });
+  return new ApiError('upstream_validation_error', `The model refused the input: ${err.message}`);
 }
 
 function contentRefusal(err: UpstreamError): ApiError {
