@@ -14,8 +14,11 @@ type MediaJobView = components['schemas']['MediaJob'];
 
 const DRAFT_KIND = 'video_draft';
 const draftRecordId = (jobId: string) => `${jobId}.draft`;
-/** A final claimed this long ago whose job does not exist: its kickoff died before creating it (its claim is void). */
-const CLAIM_STALE_MS = 60_000;
+/**
+ * A final claimed this long ago whose job does not exist: its kickoff died before creating it (its claim is void).
+ * Before its job exists a kickoff does only local steps (the plan, reading the draft's hosted inputs, the hold).
+ */
+const CLAIM_STALE_MS = 30_000;
 /** How often a second call looks for the first final while that one is still being kicked off. */
 const CLAIM_POLL_MS = 100;
 
