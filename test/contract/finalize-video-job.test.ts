@@ -84,13 +84,15 @@ describe('POST /v1/llm/videos/jobs/{job_id}/final', () => {
     expect((await untilTerminal(h, JOBS, apiKey, final.job_id, RENDER_MS)).status).toBe('completed');
   }, 30_000);
 
-  it('a claim whose kickoff died before creating its job is taken over 30 s on', async () => {
+  it('a claim whose kickoff died before creating its job is waited for, then taken over 30 s after it was made', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const draft = await untilTerminal(h, JOBS, apiKey, expectNativeOk(await kickoff(apiKey, { model: 'vidA-2-5', duration: 4, resolution: '480p' }), 202).job_id, RENDER_MS);
     const ghost = newId('job');
-    const claim = { final_job_id: ghost, final_claimed_at_ms: h.deps.now() - 31_000, final_started: false };
+    const claim = { final_job_id: ghost, final_claimed_at_ms: h.deps.now() - 29_000, final_started: false };
     expect(await h.deps.jobs.transition(`${draft.job_id}.draft`, ['completed'], { data: claim }, h.deps.now())).not.toBeNull();
     const final = expectNativeOk(await call(h.baseUrl, 'POST', `${JOBS}/${draft.job_id}/final`, { key: apiKey }), 202);
+    // Not before the claim was 30 s old.
+    expect(h.deps.now()).toBeGreaterThanOrEqual(claim.final_claimed_at_ms + 30_000);
     expect(final.job_id).not.toBe(ghost);
     expect((await untilTerminal(h, JOBS, apiKey, final.job_id, RENDER_MS)).status).toBe('completed');
   }, 30_000);
