@@ -708,8 +708,9 @@ export interface paths {
         put?: never;
         /**
          * Generate images
-         * @description Renders the images now (SPEC 2.11, 4.4) and answers when they are ready, within 300 seconds (else 504
-         *     `render_timeout`, nothing charged). Planned and priced as the estimate says (`POST /v1/llm/images/jobs/estimate`):
+         * @description Renders the images now (SPEC 2.11, 4.4) and answers when they are ready, within the render budget (300 seconds
+         *     unless the deployment sets `IMAGE_RENDER_BUDGET_MS`; else 504 `render_timeout` naming that budget, nothing
+         *     charged). A prompt over 32,000 characters is 400 `upstream_validation_error` with `meta.hint`. Planned and priced as the estimate says (`POST /v1/llm/images/jobs/estimate`):
          *     the estimate is held first (402 `insufficient_balance`), and the images delivered are charged. Each image is
          *     hosted and linked (`url`); `output_format` re-encodes it. An edit-only model without `input_images` answers
          *     400 `upstream_validation_error` with `meta.hint`.
@@ -732,8 +733,9 @@ export interface paths {
         put?: never;
         /**
          * Generate images (compat)
-         * @description Renders the images now (SPEC 2.11, 4.4) and answers when they are ready, within 300 seconds (else 504
-         *     `render_timeout`, nothing charged). Planned and priced as the estimate says (`POST /v1/llm/images/jobs/estimate`):
+         * @description Renders the images now (SPEC 2.11, 4.4) and answers when they are ready, within the render budget (300 seconds
+         *     unless the deployment sets `IMAGE_RENDER_BUDGET_MS`; else 504 `render_timeout` naming that budget, nothing
+         *     charged). A prompt over 32,000 characters is 400 `upstream_validation_error` with `meta.hint`. Planned and priced as the estimate says (`POST /v1/llm/images/jobs/estimate`):
          *     the estimate is held first (402 `insufficient_balance`), and the images delivered are charged. Each image is
          *     hosted and linked (`url`); `output_format` re-encodes it. An edit-only model without `input_images` answers
          *     400 `upstream_validation_error` with `meta.hint`. The body is OpenAI's `ImagesResponse` without `usage` (see
@@ -1037,6 +1039,12 @@ export interface paths {
          *     `insufficient_balance`). Works for 7 days from the draft's kickoff, also after the draft's own record expired
          *     (2 hours); after that, or for a draft that is another account's, unknown or not a draft, 404 `job_not_found`; a
          *     draft not completed (still rendering, or failed) is 400 `invalid_request`. Answers the new job's receipt. No body.
+         *
+         *     A draft has one final. Once it is made, this call answers 200 with that final job as a poll shows it (the same
+         *     `job_id`), holding and charging nothing, whether the calls come one after the other or at once, to one process
+         *     or several (the draft's record names its final, set by a compare-and-set). A final that failed (nothing was
+         *     charged) can be made again: the next call kicks off a new one (202). Once the final's own record has expired
+         *     (2 hours), 404 `job_not_found`.
          */
         post: operations["finalizeVideoJob"];
         delete?: never;
@@ -3088,11 +3096,14 @@ export interface components {
          *       of `resolutions` (default `1080p` where listed, else the highest); `mode`: one of `modes`; `audio: true` only
          *       where `capabilities.audio`; `reference_image_urls` only on models with a reference-to-video route (at most
          *       `max_reference_images`). A value the model's routes do not serve is 400 `no_provider_available` naming the field
-         *       (7.4 "combination not routed"), as is a combination the catalog does not price (`vidA-2-5` at 720p).
+         *       (7.4 "combination not routed"), as is a combination the catalog does not price. `vidA-2-5` renders 480p (a
+         *       draft, $0.198/s), 720p ($0.36/s) and 1080p ($0.86/s).
          *     - `image_url` is required by image-to-video-only models, `image_url` and `video_url` by motion-control ones, and
          *       `character_orientation` (default `video`) is for motion control only; `aspect_ratio` one of `aspect_ratios`, and
          *       `auto` needs `image_url` or `video_url`; at 1080p on the draft-capable `vidA-2-5` there is no `last_frame_url`
-         *       and no `video_task`: each is 400 `invalid_request` naming the field.
+         *       and no `video_task`, and its family (`vidA-2-5`, `-fast`, `-mini`) renders one new clip per request: a
+         *       `video_task` other than `text_to_video` or `image_to_video` (an `extend`, an `edit`) is refused. Each is 400
+         *       `invalid_request` naming the field.
          *     - `output_format`: `mp4` (default), `mov` or `webm`, among the model's `output_formats` and delivered by one of its
          *       routes, else 400 `invalid_request` naming the containers it can deliver. `output_quality` (20-99) is accepted and
          *       has no effect (said in the receipt's `inputs.notes`). `bitrate`, `bitrate_mode` and `codec` are refused with a
@@ -6587,6 +6598,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The draft's final was made already; this is that job, as a poll shows it. Nothing held or charged. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["MediaJob"];
+                    };
+                };
+            };
             /** @description The final was accepted; its price is held and its render started. */
             202: {
                 headers: {

@@ -347,7 +347,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     config.REDIS_URL === undefined ? new InProcessJobQueue() : await BullMqJobQueue.connect(config.REDIS_URL, config.JOB_QUEUE_PREFIX, (err) => logger.warn({ err }, 'job queue redis'));
   const jobRunner = new JobRunner(jobs, jobQueue, { leaseMs: config.JOB_LEASE_MS, claimBatch: JOB_CLAIM_BATCH, now, onUnexpected: onJobError });
   const chatJobs = new ChatJobs(chat, jobs, jobRunner, billing, ledger, now, { retentionMs: config.CHAT_JOB_RETENTION_MS }, onJobError);
-  const chainHooks = (requestId: string, slug: string, deadlineMs = config.REQUEST_DEADLINE_MS) => ({ slug, requestId, deadlineAtMs: now() + deadlineMs, onExhausted: alert });
+  const chainHooks = (requestId: string, slug: string, deadlineMs = config.REQUEST_DEADLINE_MS) => ({ slug, requestId, deadlineAtMs: now() + deadlineMs, budgetMs: deadlineMs, onExhausted: alert });
   const jobDeps = { catalog, routes, billing, ledger, now, media, blobs, fileLinks, jobs, runner: jobRunner, owner: jobRunner.owner, onUnexpected: onJobError };
   const imageJobs = new ImageJobs({ ...jobDeps, chainHooks, budgetMs: config.IMAGE_JOB_BUDGET_MS });
   const mediaJobDeps = { ...jobDeps, settings: { budgetMs: config.MEDIA_JOB_BUDGET_MS, pollMs: config.MEDIA_POLL_MS, stallMs: config.MEDIA_STALL_MS } };

@@ -525,8 +525,9 @@ export const deleteSshKey = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * Generate images
  *
- * Renders the images now (SPEC 2.11, 4.4) and answers when they are ready, within 300 seconds (else 504
- * `render_timeout`, nothing charged). Planned and priced as the estimate says (`POST /v1/llm/images/jobs/estimate`):
+ * Renders the images now (SPEC 2.11, 4.4) and answers when they are ready, within the render budget (300 seconds
+ * unless the deployment sets `IMAGE_RENDER_BUDGET_MS`; else 504 `render_timeout` naming that budget, nothing
+ * charged). A prompt over 32,000 characters is 400 `upstream_validation_error` with `meta.hint`. Planned and priced as the estimate says (`POST /v1/llm/images/jobs/estimate`):
  * the estimate is held first (402 `insufficient_balance`), and the images delivered are charged. Each image is
  * hosted and linked (`url`); `output_format` re-encodes it. An edit-only model without `input_images` answers
  * 400 `upstream_validation_error` with `meta.hint`.
@@ -545,8 +546,9 @@ export const createImage = <ThrowOnError extends boolean = false>(options: Optio
 /**
  * Generate images (compat)
  *
- * Renders the images now (SPEC 2.11, 4.4) and answers when they are ready, within 300 seconds (else 504
- * `render_timeout`, nothing charged). Planned and priced as the estimate says (`POST /v1/llm/images/jobs/estimate`):
+ * Renders the images now (SPEC 2.11, 4.4) and answers when they are ready, within the render budget (300 seconds
+ * unless the deployment sets `IMAGE_RENDER_BUDGET_MS`; else 504 `render_timeout` naming that budget, nothing
+ * charged). A prompt over 32,000 characters is 400 `upstream_validation_error` with `meta.hint`. Planned and priced as the estimate says (`POST /v1/llm/images/jobs/estimate`):
  * the estimate is held first (402 `insufficient_balance`), and the images delivered are charged. Each image is
  * hosted and linked (`url`); `output_format` re-encodes it. An edit-only model without `input_images` answers
  * 400 `upstream_validation_error` with `meta.hint`. The body is OpenAI's `ImagesResponse` without `usage` (see
@@ -776,6 +778,12 @@ export const getVideoJob = <ThrowOnError extends boolean = false>(options: Optio
  * `insufficient_balance`). Works for 7 days from the draft's kickoff, also after the draft's own record expired
  * (2 hours); after that, or for a draft that is another account's, unknown or not a draft, 404 `job_not_found`; a
  * draft not completed (still rendering, or failed) is 400 `invalid_request`. Answers the new job's receipt. No body.
+ *
+ * A draft has one final. Once it is made, this call answers 200 with that final job as a poll shows it (the same
+ * `job_id`), holding and charging nothing, whether the calls come one after the other or at once, to one process
+ * or several (the draft's record names its final, set by a compare-and-set). A final that failed (nothing was
+ * charged) can be made again: the next call kicks off a new one (202). Once the final's own record has expired
+ * (2 hours), 404 `job_not_found`.
  *
  */
 export const finalizeVideoJob = <ThrowOnError extends boolean = false>(options: Options<FinalizeVideoJobData, ThrowOnError>) => (options.client ?? client).post<FinalizeVideoJobResponses, FinalizeVideoJobErrors, ThrowOnError>({

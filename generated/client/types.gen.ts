@@ -1427,11 +1427,14 @@ export type MusicRequest = {
  * of `resolutions` (default `1080p` where listed, else the highest); `mode`: one of `modes`; `audio: true` only
  * where `capabilities.audio`; `reference_image_urls` only on models with a reference-to-video route (at most
  * `max_reference_images`). A value the model's routes do not serve is 400 `no_provider_available` naming the field
- * (7.4 "combination not routed"), as is a combination the catalog does not price (`vidA-2-5` at 720p).
+ * (7.4 "combination not routed"), as is a combination the catalog does not price. `vidA-2-5` renders 480p (a
+ * draft, $0.198/s), 720p ($0.36/s) and 1080p ($0.86/s).
  * - `image_url` is required by image-to-video-only models, `image_url` and `video_url` by motion-control ones, and
  * `character_orientation` (default `video`) is for motion control only; `aspect_ratio` one of `aspect_ratios`, and
  * `auto` needs `image_url` or `video_url`; at 1080p on the draft-capable `vidA-2-5` there is no `last_frame_url`
- * and no `video_task`: each is 400 `invalid_request` naming the field.
+ * and no `video_task`, and its family (`vidA-2-5`, `-fast`, `-mini`) renders one new clip per request: a
+ * `video_task` other than `text_to_video` or `image_to_video` (an `extend`, an `edit`) is refused. Each is 400
+ * `invalid_request` naming the field.
  * - `output_format`: `mp4` (default), `mov` or `webm`, among the model's `output_formats` and delivered by one of its
  * routes, else 400 `invalid_request` naming the containers it can deliver. `output_quality` (20-99) is accepted and
  * has no effect (said in the receipt's `inputs.notes`). `bitrate`, `bitrate_mode` and `codec` are refused with a
@@ -5557,6 +5560,12 @@ export type FinalizeVideoJobErrors = {
 export type FinalizeVideoJobError = FinalizeVideoJobErrors[keyof FinalizeVideoJobErrors];
 
 export type FinalizeVideoJobResponses = {
+    /**
+     * The draft's final was made already; this is that job, as a poll shows it. Nothing held or charged.
+     */
+    200: NativeSuccess & {
+        data: MediaJob;
+    };
     /**
      * The final was accepted; its price is held and its render started.
      */

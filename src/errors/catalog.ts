@@ -51,7 +51,7 @@ export const ERROR_CATALOG = {
   no_provider_available: { status: 400, type: invalid, retryable: false, message: 'No route serves this combination of model and parameters' },
   no_streaming_upstream: { status: 503, type: 'api_error', retryable: true, message: 'Only non-streaming upstreams are available; retry without stream' },
   upstream_timeout: { status: 504, type: 'timeout_error', retryable: true, message: 'The upstream exceeded the time budget' },
-  render_timeout: { status: 504, type: 'timeout_error', retryable: true, message: 'The image render exceeded 300 seconds; nothing was charged' },
+  render_timeout: { status: 504, type: 'timeout_error', retryable: true, message: 'The image render exceeded its time budget; nothing was charged' },
   upstream_rate_limit: { status: 429, type: 'rate_limit_exceeded', retryable: true, message: 'Every upstream is currently rate-limited' },
   upstream_bad_response: { status: 502, type: 'api_error', retryable: false, message: 'Every eligible upstream rejected the request' },
   upstream_validation_error: { status: 400, type: invalid, retryable: false, message: 'The routing layer rejected the payload' },

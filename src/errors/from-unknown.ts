@@ -83,7 +83,10 @@ function validationError(items: ValidatorErrorItem[], codes: FieldErrorCodes | u
   const fields = items.map(toFieldDiagnostic);
   // SPEC 2.7: `data.error` reads `body.<field>: <message>`.
   const message = fields.map((f) => `${f.loc.join('.')}: ${f.msg}`).join('; ') || 'The request is invalid';
-  return new ApiError(codeForFields(items, codes), message, { meta: { fields } });
+  const code = codeForFields(items, codes);
+  // SPEC 7.2, 7.4: upstream_validation_error says in `meta.hint` which field to fix (2.11: an over-long prompt).
+  const hint = code === 'upstream_validation_error' && fields[0] !== undefined ? { hint: `fix ${fields[0].loc.slice(1).join('.')}: it ${fields[0].msg}` } : {};
+  return new ApiError(code, message, { meta: { fields, ...hint } });
 }
 
 /**

@@ -167,6 +167,21 @@ export function jobStoreConformance(name: string, make: () => Promise<JobStoreUn
         expect(await store().get(record.id, T0 + 2_000)).toEqual(answer);
       });
 
+      it('applies a patch that `expect`s data only while the data holds it; one of 20 concurrent claims wins', async () => {
+        const record = await created({ status: 'completed', data: { ready: true } });
+        expect(await transition(record.id, ['completed'], { data: { claim: 'x' }, expect: { ready: false } }, T0 + 1)).toBeNull();
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => transition(record.id, ['completed'], { data: { claim: `c${i}` }, expect: { claim: null, ready: true } }, T0 + 2 + i)),
+        );
+        const winners = answers.filter((answer) => answer !== null);
+        expect(winners).toHaveLength(1);
+        expect(await store().get(record.id, T0 + 100)).toEqual(winners[0]);
+        // Handed on only by whoever names the current claim.
+        const current = String(winners[0]!.data.claim);
+        expect(await transition(record.id, ['completed'], { data: { claim: 'y' }, expect: { claim: 'other' } }, T0 + 101)).toBeNull();
+        expect(await transition(record.id, ['completed'], { data: { claim: 'y' }, expect: { claim: current } }, T0 + 102)).toMatchObject({ data: { claim: 'y', ready: true } });
+      });
+
       it('keeps terminal states final unless `from` names them', async () => {
         for (const terminal of ['completed', 'failed'] as const) {
           const record = await created({ status: terminal });

@@ -52,6 +52,15 @@ describe('SqlJobStore on two PostgreSQL pools (two gateway processes)', () => {
     expect(answers.filter((answer) => answer !== null)).toHaveLength(1);
   });
 
+  it('lets exactly one of 40 claims on a record’s data win (a draft’s one final)', async () => {
+    const record = job({ status: 'completed', kind: 'video_draft', data: { ready: true } });
+    await stores[0]!.create(record);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => stores[i % 2]!.transition(record.id, ['completed'], { data: { final_job_id: `job_${i}` }, expect: { final_job_id: null } }, T0 + i)),
+    );
+    expect(answers.filter((answer) => answer !== null)).toHaveLength(1);
+  });
+
   it('hands each of 40 jobs to exactly one of two claimers claiming in parallel', async () => {
     const records = Array.from({ length: 40 }, () => job());
     for (const record of records) await stores[0]!.create(record);

@@ -84,6 +84,20 @@ describe('POST /v1/llm/images/generations', () => {
   });
 });
 
+describe('an over-long prompt (SPEC 2.11)', () => {
+  it('is 400 upstream_validation_error with a hint naming the prompt and its limit, on every image surface; nothing held', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const body = { model: 'imgG-2', prompt: 'x'.repeat(32_001) };
+    for (const path of [NATIVE, '/v1/compat/images/generations', '/v1/llm/images/jobs', '/v1/llm/images/jobs/estimate']) {
+      const response = await call(h.baseUrl, 'POST', path, { key: apiKey, body });
+      const error = path.startsWith('/v1/compat') ? response.body.error : response.body.data;
+      expect({ path, status: response.status, code: error.code ?? error.error_code }).toEqual({ path, status: 400, code: 'upstream_validation_error' });
+      expect(error.meta.hint).toMatch(/prompt.*32000 characters/);
+    }
+    expect(await h.deps.ledger.getBalance(accountId)).toMatchObject({ heldMicros: 0n, availableMicros: 1_000_000n });
+  });
+});
+
 describe('reference images (edit mode)', () => {
   let red: Buffer;
   let server: Server;

@@ -58,7 +58,9 @@ describe('POST /v1/llm/videos/jobs', () => {
       [{ model: 'vidA-2', duration: 5, output_format: 'webm' }, 'invalid_request', 'output_format'],
       [{ model: 'vidA-2-5', duration: 31 }, 'no_provider_available', 'duration'],
       [{ model: 'vidV-3-1-pro', duration: 5 }, 'no_provider_available', 'duration'],
-      [{ model: 'vidA-2-5', duration: 5, resolution: '720p' }, 'no_provider_available', 'resolution'],
+      [{ model: 'vidA-2-5', duration: 5, resolution: '4k' }, 'no_provider_available', 'resolution'],
+      [{ model: 'vidA-2-5-mini', duration: 5, video_task: 'extend' }, 'invalid_request', 'video_task'],
+      [{ model: 'vidA-2-5', duration: 5, resolution: '480p', video_task: 'edit' }, 'invalid_request', 'video_task'],
       [{ model: 'vidK-1-6', duration: 5, resolution: '4k', audio: true }, 'no_provider_available', 'audio'],
       [{ model: 'vidK-2-1', duration: 5, mode: 'turbo' }, 'no_provider_available', 'mode'],
       [{ model: 'vidA-2-5', duration: 5, reference_image_urls: [image] }, 'no_provider_available', 'reference_image_urls'],
@@ -75,6 +77,16 @@ describe('POST /v1/llm/videos/jobs', () => {
     expect((await kickoff(apiKey, { model: 'vidA-2-5', duration: 5, output_format: 'webm' })).body.data.error).toMatch(/mp4, mov/);
     expect(await h.deps.ledger.getBalance(accountId)).toMatchObject({ heldMicros: 0n, availableMicros: 10_000_000n });
   });
+
+  it('vidA-2-5 renders 720p at $0.36/s, a clip of its own (not a draft)', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
+    const job = expectNativeOk(await kickoff(apiKey, { model: 'vidA-2-5', duration: 4, resolution: '720p' }), 202);
+    expect([job.estimated_cost_usd, job.inputs.draft]).toEqual([1.44, undefined]);
+    const done = await untilTerminal(h, JOBS, apiKey, job.job_id, RENDER_MS);
+    expect(done).toMatchObject({ status: 'completed', cost_usd: 1.44, config: { resolution: '720p' } });
+    expect(done.draft).toBeUndefined();
+    expect(await h.deps.ledger.postedSpend(accountId)).toBe(micros(1.44));
+  }, 30_000);
 
   it('402 insufficient_balance; 404 job_not_found for another account’s or an unknown job; 401 without a key', async () => {
     const broke = await h.newAccount();

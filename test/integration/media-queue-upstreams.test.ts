@@ -209,6 +209,35 @@ describe('video moderation (SPEC 7.5: two independent upstreams refused)', () =>
   });
 });
 
+describe('a model refusing the input media (SPEC 7.5 input_rejected)', () => {
+  const video = (key: string) => call(h.baseUrl, 'POST', '/v1/llm/videos/jobs', { key, body: { model: 'vidV-2', prompt: 'Waves', duration: 5 } });
+
+  it('on the result, some polls after kickoff: failed with input_rejected and the reason, not re-routed, nothing charged', async () => {
+    a.setBehaviour({ failAfterPolls: 2, failure: 'input' });
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
+    const before = await money(h, accountId);
+    const seen = b.submissions.length;
+    const job = expectNativeOk(await video(apiKey), 202);
+    const done = await eventually(async () => {
+      const poll = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/videos/jobs/${job.job_id}`, { key: apiKey }));
+      return poll.status === 'failed' || poll.status === 'completed' ? poll : undefined;
+    }, 10_000, 'the video job');
+    expect(done).toMatchObject({ status: 'failed', error_code: 'input_rejected', error: expect.stringMatching(/image aspect ratio unsupported/) });
+    expect(b.submissions.length).toBe(seen);
+    await expectNothingBilled(h, accountId, before);
+  });
+
+  it('at submission: the kickoff answers the failed job (input_rejected), not 503; not re-routed, nothing charged', async () => {
+    a.setBehaviour('refuseInput');
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
+    const before = await money(h, accountId);
+    const seen = b.submissions.length;
+    expect(expectNativeOk(await video(apiKey), 202)).toMatchObject({ status: 'failed', error_code: 'input_rejected', error: expect.stringMatching(/image aspect ratio unsupported/) });
+    expect(b.submissions.length).toBe(seen);
+    await expectNothingBilled(h, accountId, before);
+  });
+});
+
 describe('image restoration on a fal-style queue upstream', () => {
   it('the source is hosted and its link sent; the upscaled PNG is fetched, hosted and charged its credits', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });

@@ -577,9 +577,11 @@ describe('catalog.json: video rows (SPEC 2.12, 4.6, 8, 9.2)', () => {
     expect(videos.some((m) => m.video_billing_unit === 'video')).toBe(true);
   });
 
-  it('prices the draft-capable vidA-2-5 at $0.198 draft, $0.86 1080p, $1.03 with reference video', () => {
+  it('prices the draft-capable vidA-2-5 at $0.198 draft, $0.36 720p, $0.86 1080p, $1.03 with reference video', () => {
     const m = get('vidA-2-5');
-    expect(m.pricing).toEqual({ '480p': 0.198, '1080p': 0.86, '1080p_reference_video': 1.03 });
+    // 720p (SPEC 2.12 lists it, 4.6 gives no rate): the family's 480p → 720p step (-fast ×1.82, -mini ×1.8) on the
+    // SKU's 480p rate, which is also twice -fast's 720p, as its 480p is twice -fast's.
+    expect(m.pricing).toEqual({ '480p': 0.198, '720p': 0.36, '1080p': 0.86, '1080p_reference_video': 1.03 });
     expect(m.retail_usd_per_unit).toBe(0.86);
     expect(m.video_billing_unit).toBe('second');
     expect(m.capabilities.draft).toBe(true);

@@ -271,7 +271,7 @@ describe('videoCost (SPEC 2.12, 3.2, 4.6)', () => {
   });
 
   it.each([
-    { name: 'vidA-2-5 at 720p (not in its pricing)', slug: 'vidA-2-5', usage: { seconds: 5, resolution: '720p' }, error: /"vidA-2-5" has no pricing\["720p"\]/ },
+    { name: 'vidA-2-5 at 4k (not in its pricing)', slug: 'vidA-2-5', usage: { seconds: 5, resolution: '4k' }, error: /"vidA-2-5" has no pricing\["4k"\]/ },
     { name: 'vidA-2 at 1080p', slug: 'vidA-2', usage: { seconds: 5, resolution: '1080p' }, error: /pricing\["1080p"\]/ },
     {
       name: 'a reference video where only another resolution prices one',

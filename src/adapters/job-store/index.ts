@@ -58,6 +58,16 @@ export interface JobPatch {
   status?: JobStatus;
   /** Merged shallowly into `data`: top-level keys replace, others are kept; an undefined value changes nothing. */
   data?: Record<string, unknown>;
+  /**
+   * Compared with `data` as part of the compare-and-set: each top-level key must hold this value now (null matches
+   * an absent key too), or nothing changes. How a record is claimed once (a draft's one final, SPEC 3.2).
+   */
+  expect?: Readonly<Record<string, string | number | boolean | null>>;
+}
+
+/** Whether a record's data holds what a patch `expect`s. */
+export function holdsExpected(data: Record<string, unknown>, expected: JobPatch['expect']): boolean {
+  return Object.entries(expected ?? {}).every(([key, value]) => (data[key] ?? null) === value);
 }
 
 export interface JobStore {
@@ -73,8 +83,8 @@ export interface JobStore {
 
   /**
    * Atomic compare-and-set, across processes too: applies `patch` (and sets `updatedAtMs = nowMs`) only when
-   * the current status is one of `from`; returns the new record, or null when the record is absent, expired
-   * or in a status not in `from` (an empty `from` never matches).
+   * the current status is one of `from` and its data holds what `patch.expect` names; returns the new record, or null when the record is absent, expired
+   * or in a status not in `from`, or its data not as expected (an empty `from` never matches).
    *
    * Terminal states (completed, failed) never change again unless `from` names them: SPEC 3.1 replays the
    * terminal payload on every later poll.

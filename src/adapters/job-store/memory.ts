@@ -4,7 +4,7 @@
  * as strings) are exactly those of the SQL store, which also stores JSON. Every method runs synchronously between
  * awaits, so each compare-and-set is atomic within the process.
  */
-import { isTerminalStatus, type JobLease, type JobPatch, type JobRecord, type JobStatus, type JobStore } from './index.js';
+import { holdsExpected, isTerminalStatus, type JobLease, type JobPatch, type JobRecord, type JobStatus, type JobStore } from './index.js';
 import { assertValidJob, assertValidLease, assertValidTime, assertValidTransition } from './checks.js';
 
 interface Entry {
@@ -40,6 +40,7 @@ export class MemoryJobStore implements JobStore {
     const entry = this.#live(id, nowMs);
     if (entry === undefined || !from.includes(entry.status) || (owner !== undefined && entry.lease?.owner !== owner)) return null;
     const current = JSON.parse(entry.json) as JobRecord;
+    if (!holdsExpected(current.data, patch.expect)) return null;
     // Through JSON first, so an undefined value in the patch keeps the old one, as in the SQL store.
     const patchData = JSON.parse(JSON.stringify(patch.data ?? {})) as Record<string, unknown>;
     const next: JobRecord = { ...current, status: patch.status ?? current.status, updatedAtMs: nowMs, data: { ...current.data, ...patchData } };

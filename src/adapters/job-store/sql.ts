@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
-import { TERMINAL_STATUSES, type JobLease, type JobPatch, type JobRecord, type JobStatus, type JobStore } from './index.js';
+import { holdsExpected, TERMINAL_STATUSES, type JobLease, type JobPatch, type JobRecord, type JobStatus, type JobStore } from './index.js';
 import { assertValidJob, assertValidLease, assertValidTime, assertValidTransition } from './checks.js';
 
 interface Row {
@@ -79,6 +79,8 @@ export class SqlJobStore implements JobStore {
       const row = await this.live(id, nowMs);
       if (row === null || !from.includes(row.status as JobStatus) || (owner !== undefined && row.lease_owner !== owner)) return null;
       const current = fromRow(row);
+      // Judged on the version read: the write below misses if anyone changed the row since.
+      if (!holdsExpected(current.data, patch.expect)) return null;
       const next: JobRecord = { ...current, status: patch.status ?? current.status, updatedAtMs: nowMs, data: { ...current.data, ...patchData } };
       // With `owner`, the lease is compared as well: a claim by another worker between the read and the write misses.
       const changed = await this.knex('jobs')

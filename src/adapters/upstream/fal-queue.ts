@@ -10,7 +10,7 @@ import type { Dispatcher } from 'undici';
 import { isRecord } from '../../is-record.js';
 import type { CancelSignal } from '../../cancel-signal.js';
 import { budgetBefore, createUpstreamAgent, DEFAULT_BUDGET_MS, getJson, postJson, validateBaseUrl } from './http-client.js';
-import { UpstreamError, type MediaCall, type MediaKind, type MediaOutput, type MediaTaskState, type UpstreamProvider } from './index.js';
+import { UpstreamError, type MediaCall, type MediaKind, type MediaOutput, type MediaTaskState, type UpstreamFailure, type UpstreamProvider } from './index.js';
 
 export interface FalQueueOptions {
   name: string;
@@ -48,7 +48,9 @@ export class FalQueueProvider implements UpstreamProvider {
   }
 
   async startMedia(call: MediaCall): Promise<string> {
-    const answer = await postJson({ ...this.#request(call, ''), body: vendorInput(call) });
+    const answer = await postJson({ ...this.#request(call, ''), body: vendorInput(call) }).catch((err: unknown) => {
+      throw err instanceof UpstreamError ? new UpstreamError(modelVerdict(err.failure)) : err;
+    });
     if (!isRecord(answer) || typeof answer.request_id !== 'string' || answer.request_id === '') {
       throw new UpstreamError({ kind: 'bad_response', message: `${this.name}: the submission has no request_id` });
     }
@@ -68,7 +70,7 @@ export class FalQueueProvider implements UpstreamProvider {
     } catch (err) {
       // The render finished and failed: fal answers a model's error (422, a content-policy refusal among them) or its
       // runner's (500) on the result; any other status (auth, rate limit, gateway) is a failed poll, asked again.
-      if (err instanceof UpstreamError && err.failure.kind === 'http' && TASK_FAILURES.has(err.failure.status)) return { state: 'failed', failure: err.failure };
+      if (err instanceof UpstreamError && err.failure.kind === 'http' && TASK_FAILURES.has(err.failure.status)) return { state: 'failed', failure: modelVerdict(err.failure) };
       throw err;
     }
     const outputs = mediaIn(result);
@@ -89,6 +91,15 @@ export class FalQueueProvider implements UpstreamProvider {
       budgetMs: budgetBefore(this.#budgetMs, call.deadlineAtMs),
     };
   }
+}
+
+/**
+ * fal's model errors (422, `detail: [{loc, msg, type}]`) are the model's verdict on its input: a content-policy
+ * refusal, or else the input itself refused (an aspect ratio, a size, a file type), which no other route would
+ * take either (SPEC 7.5 input_rejected). `msg` is written for people: it is the reason shown.
+ */
+function modelVerdict(failure: UpstreamFailure): UpstreamFailure {
+  return failure.kind === 'http' && failure.status === 422 && failure.contentFilter !== true ? { ...failure, inputRejected: true } : failure;
 }
 
 /** The app's input: speech apps read `text`; every kind gets its planned parameters and the container. */

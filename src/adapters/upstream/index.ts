@@ -11,8 +11,11 @@
 import type { CancelSignal } from '../../cancel-signal.js';
 
 export type UpstreamFailure =
-  /** The upstream answered with an HTTP error status. `contentFilter`: it refused on its safety policy. */
-  | { kind: 'http'; status: number; message: string; retryAfterSec?: number; contentFilter?: boolean }
+  /**
+   * The upstream answered with an HTTP error status. `contentFilter`: it refused on its safety policy;
+   * `inputRejected`: the model refused the input itself (its size, aspect, file type), a verdict on the request.
+   */
+  | { kind: 'http'; status: number; message: string; retryAfterSec?: number; contentFilter?: boolean; inputRejected?: boolean }
   /** Could not connect (refused, DNS, or no connection within the connect timeout: 10 s, SPEC 8). */
   | { kind: 'connect'; message: string }
   /** The time budget ran out (SPEC 8: 5 minutes end to end), or a stream went silent past its idle limit. */

@@ -5,6 +5,7 @@ import type { CancelSignal } from '../../cancel-signal.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import { releasingOnFailure } from '../billed-chain.js';
+import { renderTimeoutMessage } from '../jobs/job-failure.js';
 import type { Billing, CallDetails } from '../billing.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { microsToUsd, type Micros } from '../money.js';
@@ -98,7 +99,8 @@ export async function renderImages(
   };
   const outcome = await runChain(chain, async (route) => checkedImages(route.providerName, await route.provider.image!({ ...call, upstreamModel: route.upstreamModel })), hooks).catch(
     (err: unknown) => {
-      throw err instanceof ApiError && err.code === 'upstream_timeout' ? new ApiError('render_timeout') : err;
+      if (!(err instanceof ApiError && err.code === 'upstream_timeout')) throw err;
+      throw hooks.budgetMs === undefined ? new ApiError('render_timeout') : new ApiError('render_timeout', renderTimeoutMessage(hooks.budgetMs));
     },
   );
   const format: OutputFormat = request.output_format === 'jpg' ? 'jpeg' : (request.output_format ?? 'png');

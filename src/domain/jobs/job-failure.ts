@@ -9,6 +9,11 @@ export interface JobFailure {
   error_code: JobFailureCode;
 }
 
+/** What a render that ran out of its budget says: the budget configured, not the spec's default (SPEC 7.2, 8). */
+export function renderTimeoutMessage(budgetMs: number): string {
+  return `The render did not finish within ${Number((budgetMs / 1000).toFixed(1))} seconds; nothing was charged`;
+}
+
 /**
  * SPEC 7.5: a refusal on content policy is `content_moderation` (the chain does not re-route it), an input a
  * model refused is `input_rejected`, and everything else the upstreams did, the alternate routes included,
@@ -24,7 +29,7 @@ export function jobFailure(err: unknown, budgetMs: number): JobFailure {
       return { error: err.message, error_code: 'input_rejected' };
     case 'render_timeout':
     case 'upstream_timeout':
-      return { error: `The render did not finish within ${Math.round(budgetMs / 1000)} seconds; nothing was charged`, error_code: 'generation_failed' };
+      return { error: renderTimeoutMessage(budgetMs), error_code: 'generation_failed' };
     default:
       return { error: err.message, error_code: 'generation_failed' };
   }

@@ -8,6 +8,7 @@ import { probeVideo } from '../../adapters/video-codec/index.js';
 import { ApiError, invalidField, orUnavailable } from '../../errors/api-error.js';
 import { loadInput, unusable } from '../images/references.js';
 import { jobFailure } from '../jobs/job-failure.js';
+import { isInputRejection } from '../routing/classify.js';
 import type { Principal } from '../authenticator.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import type { FileLinks } from '../file-links.js';
@@ -119,14 +120,14 @@ export class MediaJobs<Request> implements JobWork {
   }
 
   /**
-   * Kicks a job off. `onCompletion`: fields its completed poll shows besides the result (a draft's offer).
-   * Answers the receipt, with the job's record for callers that keep more about it.
+   * Kicks a job off. `onCompletion`: fields its completed poll shows besides the result (a draft's offer); `id`: the
+   * job's id, when the caller claimed one first (a draft's final). Answers the receipt, with the job's record for
+   * callers that keep more about it.
    */
-  async start(principal: Principal, request: Request, onCompletion?: Record<string, unknown>): Promise<{ view: MediaJobView; job: JobRecord }> {
+  async start(principal: Principal, request: Request, onCompletion?: Record<string, unknown>, id = newId('job')): Promise<{ view: MediaJobView; job: JobRecord }> {
     const { deps } = this;
     const asked = this.rules.plan(deps.catalog, request, principal.account);
     const chain = this.chain(asked);
-    const id = newId('job');
     // Inputs are downloaded only for an account that can pay what the request asks, before its exact price is known.
     const hasInputs = (this.rules.mediaFields?.(request) ?? []).length > 0;
     if (hasInputs) await deps.billing.assertCanPay(principal, asked.holdMicros);
@@ -171,8 +172,8 @@ export class MediaJobs<Request> implements JobWork {
       // waits: a record left behind is found by the lease scan, which tries the routes not tried yet.
       await failReleased(deps, job, reservation, err, deps.settings.budgetMs, AbortSignal.abort());
       await deps.runner.giveBack(id).catch((giveBackErr: unknown) => deps.onUnexpected(giveBackErr, id));
-      // SPEC 7.5: a refusal on content policy is the job's verdict; no route starting is the kickoff's (7.2).
-      if (err instanceof ApiError && err.code === 'content_filter') return this.answer(job);
+      // SPEC 7.5: a refusal on content policy or of the input is the job's verdict; no route starting is the kickoff's (7.2).
+      if (err instanceof ApiError && (err.code === 'content_filter' || err.code === 'upstream_validation_error')) return this.answer(job);
       throw new ApiError('provider_unavailable');
     }
     // The job exists, its money is held and its render started: from here the kickoff succeeds; a queue that cannot
@@ -276,6 +277,7 @@ export class MediaJobs<Request> implements JobWork {
         await this.checkpoint(job, { tried: data.tried, task, progress: null, refusals: data.refusals ?? 0 }, 'processing');
         return task;
       } catch (err) {
+        if (err instanceof UpstreamError && isInputRejection(err.failure)) throw inputRejected(err);
         last = err instanceof UpstreamError && isContentRefusal(err.failure) ? this.refused(data, err) : err;
       }
     }
@@ -328,6 +330,7 @@ export class MediaJobs<Request> implements JobWork {
       }
       if (state?.state === 'failed') {
         const failure = new UpstreamError(state.failure);
+        if (isInputRejection(state.failure)) throw inputRejected(failure);
         task = await this.startNext(job, data, plan, chain, isContentRefusal(state.failure) ? this.refused(data, failure) : failure, lost);
         progress = null;
         continue;
@@ -404,6 +407,11 @@ export class MediaJobs<Request> implements JobWork {
 
 function isContentRefusal(failure: UpstreamFailure): boolean {
   return failure.kind === 'http' && failure.contentFilter === true;
+}
+
+/** SPEC 7.5 input_rejected: the model refused the input media; not re-routed, the reason in `error`. */
+function inputRejected(err: UpstreamError): ApiError {
+  return new ApiError('upstream_validation_error', `The model refused the input: ${err.message}`);
 }
 
 function contentRefusal(err: UpstreamError): ApiError {

@@ -1,7 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { components } from '../../../generated/openapi.js';
 import type { JobRecord } from '../../adapters/job-store/index.js';
 import { ApiError, invalidField, orUnavailable } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
+import { newId } from '../ids.js';
 import { microsToUsd } from '../money.js';
 import { NO_DISCOUNTS } from '../pricing/index.js';
 import { MediaJobs, type MediaJobDeps } from './media-jobs.js';
@@ -12,14 +14,20 @@ type MediaJobView = components['schemas']['MediaJob'];
 
 const DRAFT_KIND = 'video_draft';
 const draftRecordId = (jobId: string) => `${jobId}.draft`;
-
+/**
+ * A final claimed this long ago whose job does not exist: its kickoff died before creating it (its claim is void).
+ * Before its job exists a kickoff does only local steps (the plan, reading the draft's hosted inputs, the hold).
+ */
+const CLAIM_STALE_MS = 30_000;
+/** How often a second call looks for the first final while that one is still being kicked off. */
+const CLAIM_POLL_MS = 100;
 
 /**
  * Video jobs (SPEC 2.12, 3.1, 3.2): the media job engine with the video rules, plus what only video has: the poll's
  * `video` block, and the draft-capable SKU's drafts. A 480p draft keeps a record of its own for 7 days (kind
  * `video_draft`, terminal, so never worked on) with its request, its inputs hosted as long; its completion makes it
  * finalisable, and `final` renders the same request at 1080p as a new job, billed separately, after the draft's own
- * record (2 hours) has gone too.
+ * record (2 hours) has gone too. A draft has one final: its record names it, set by a compare-and-set.
  */
 export class VideoJobs {
   private readonly media: MediaJobs<VideoRequest>;
@@ -56,12 +64,66 @@ export class VideoJobs {
     return decorate((await this.media.get(principal, jobId)).view);
   }
 
-  /** SPEC 3.2: the 1080p final of a completed draft younger than 7 days, as a new job. */
-  async final(principal: Principal, draftJobId: string): Promise<MediaJobView> {
+  /**
+   * SPEC 3.2: the 1080p final of a completed draft younger than 7 days, as a new job; `created` false when this
+   * call found the draft's final already made (a draft has one final: a second call answers the first).
+   */
+  async final(principal: Principal, draftJobId: string): Promise<{ view: MediaJobView; created: boolean }> {
+    for (;;) {
+      const record = await this.finalisable(principal, draftJobId);
+      const claim = record.data.final_job_id;
+      const answer = typeof claim === 'string' ? await this.firstFinal(principal, record, claim) : await this.claimFinal(principal, record, null);
+      if (answer !== null) return answer;
+    }
+  }
+
+  private async finalisable(principal: Principal, draftJobId: string): Promise<JobRecord> {
     const record = await orUnavailable(() => this.deps.jobs.get(draftRecordId(draftJobId), this.deps.now()), 'job store');
     if (record === null || record.accountId !== principal.accountId || record.kind !== DRAFT_KIND) throw new ApiError('job_not_found');
     if (record.data.ready !== true) throw invalidField(['path', 'job_id'], 'the draft has not completed: a final is made from a completed draft');
-    return decorate((await this.media.start(principal, finalOf(record.data.request as VideoRequest))).view);
+    return record;
+  }
+
+  /**
+   * The draft's final as it stands. A failed one (nothing charged) or one whose kickoff died before creating it
+   * (claimed CLAIM_STALE_MS ago) is made again; one still being kicked off is waited for. Null: look again.
+   */
+  private async firstFinal(principal: Principal, record: JobRecord, claim: string): Promise<{ view: MediaJobView; created: boolean } | null> {
+    const found = await this.media.get(principal, claim).catch((err: unknown) => {
+      if (err instanceof ApiError && err.code === 'job_not_found') return null;
+      throw err;
+    });
+    if (found !== null && found.job.status !== 'failed') return { view: decorate(found.view), created: false };
+    if (found === null && record.data.final_started === true) throw new ApiError('job_not_found', `This draft's final (${claim}) was made and its record has expired`);
+    if (found === null && this.deps.now() - Number(record.data.final_claimed_at_ms) < CLAIM_STALE_MS) {
+      await sleep(CLAIM_POLL_MS);
+      return null;
+    }
+    return this.claimFinal(principal, record, claim);
+  }
+
+  /**
+   * Claims the draft's final with a compare-and-set on the draft's record (it names the final it replaces, or
+   * none), so across processes one caller makes it; then kicks it off. Null when another caller claimed it first.
+   */
+  private async claimFinal(principal: Principal, record: JobRecord, replaced: string | null): Promise<{ view: MediaJobView; created: boolean } | null> {
+    const id = newId('job');
+    const mark = (data: Record<string, unknown>, expected: string) => this.deps.jobs.transition(record.id, ['completed'], { data, expect: { final_job_id: expected } }, this.deps.now());
+    const claimed = await orUnavailable(
+      () => this.deps.jobs.transition(record.id, ['completed'], { data: { final_job_id: id, final_claimed_at_ms: this.deps.now(), final_started: false }, expect: { final_job_id: replaced } }, this.deps.now()),
+      'job store',
+    );
+    if (claimed === null) return null;
+    try {
+      const { view } = await this.media.start(principal, finalOf(record.data.request as VideoRequest), undefined, id);
+      // Started: once its record expires the draft's final is spent, not made again.
+      await mark({ final_started: true }, id).catch((err: unknown) => this.deps.onUnexpected(err, id));
+      return { view: decorate(view), created: true };
+    } catch (err) {
+      // Not started (402, no route, ...): the draft can be finalised again.
+      await mark({ final_job_id: null }, id).catch((markErr: unknown) => this.deps.onUnexpected(markErr, id));
+      throw err;
+    }
   }
 
   /** The engine's completion hook: a completed draft becomes finalisable. */

@@ -18,6 +18,9 @@ export const FINAL_WINDOW_MS = 7 * 24 * 60 * 60_000;
 const DRAFT_RESOLUTION = '480p';
 export const FINAL_RESOLUTION = '1080p';
 
+/** SPEC 2.12: the tasks that render one new clip; the draft-capable family takes no others (no edit, no extension). */
+const ONE_CLIP_TASKS = ['text_to_video', 'image_to_video'];
+
 /** Fields the spec refuses outright (2.12), with what to do instead. */
 const REFUSED: Record<string, string> = {
   bitrate: 'the bitrate is chosen by the model; leave it out',
@@ -63,6 +66,11 @@ function planVideo(catalog: ModelCatalog, request: VideoRequest, discounts: Call
   if (references.length > 0 && caps.reference_to_video !== true) throw notServed('reference_image_urls', 'has no reference-to-video route: send image_url, or use a model with reference input');
   if (references.length > (caps.max_reference_images ?? Number.POSITIVE_INFINITY)) throw invalidField(['body', 'reference_image_urls'], `${entry.slug} takes at most ${caps.max_reference_images} reference images`);
   checkInputs(entry, request, resolution);
+  if (request.video_task !== undefined && !ONE_CLIP_TASKS.includes(request.video_task) && inDraftFamily(catalog, entry)) {
+    throw new ApiError('invalid_request', `video_task: ${entry.slug} renders one new clip per request`, {
+      meta: { field: 'video_task', hint: `editing and extension are not supported on the ${entry.slug} family: use ${ONE_CLIP_TASKS.join(' or ')}, or leave video_task out` },
+    });
+  }
   const outputFormat = request.output_format ?? 'mp4';
   const formats = caps.output_formats ?? ['mp4'];
   if (!formats.includes(outputFormat)) throw invalidField(['body', 'output_format'], `${entry.slug} delivers ${formats.join(', ')}`);
@@ -122,9 +130,15 @@ function priceOrRefuse(entry: CatalogFileEntry, priced: PricedVideo, discounts: 
   try {
     return videoHoldEstimate(entry, priced, discounts, billsReferenceLength(entry) ? { worstCaseReferenceSeconds: worstReferenceSeconds(entry) } : {});
   } catch {
-    // The catalog prices no such clip (e.g. vidA-2-5 at 720p): nothing may be sold at a guessed price.
+    // The catalog prices no such clip (a resolution without a `pricing` tier): nothing may be sold at a guessed price.
     throw notServed('resolution', `has no price for ${priced.resolution}${priced.mode === undefined ? '' : ` in ${priced.mode} mode`}`);
   }
+}
+
+/** SPEC 2.12: the draft-capable SKU and its variants, named after it (`vidA-2-5`, `vidA-2-5-fast`, `vidA-2-5-mini`). */
+function inDraftFamily(catalog: ModelCatalog, entry: CatalogFileEntry): boolean {
+  const parts = entry.slug.split('-');
+  return parts.some((_, i) => catalog.find(parts.slice(0, i + 1).join('-'))?.capabilities.draft === true);
 }
 
 /** SPEC 4.6: the longest reference video a model that bills its length accepts (its longest output). */

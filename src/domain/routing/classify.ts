@@ -6,6 +6,11 @@ export function isContentFilter(failure: UpstreamFailure): boolean {
   return failure.kind === 'http' && failure.contentFilter === true;
 }
 
+/** A model's refusal of the input itself (SPEC 7.5 input_rejected): a verdict on the request, not on the upstream. */
+export function isInputRejection(failure: UpstreamFailure): boolean {
+  return failure.kind === 'http' && failure.inputRejected === true;
+}
+
 /**
  * Whether the next route may be tried after this failure (SPEC 4.2: transient failures walk the chain).
  * Not after `aborted`: the client left, nobody is waiting for an answer. Not after a content filter: SPEC 7.5, a

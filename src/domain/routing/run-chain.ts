@@ -27,6 +27,8 @@ export interface ChainHooks {
    * no route is tried once it has passed, so a chain of N routes cannot outlive the request's hold.
    */
   deadlineAtMs: number;
+  /** The budget `deadlineAtMs` was set from (ms), named in what a timeout says. */
+  budgetMs?: number;
   /** SPEC 7.3: called exactly once when every route failed (see createChainAlert); never on success. */
   onExhausted(info: ExhaustionInfo): void;
 }

@@ -13,11 +13,11 @@ export const getVideoJob: Handler<'getVideoJob'> = async ({ deps, principal, par
   body: nativeOk(await deps.videoJobs.get(requirePrincipal(principal), params.job_id)),
 });
 
-/** SPEC 3.2: the draft's 1080p final, a new job. */
-export const finalizeVideoJob: Handler<'finalizeVideoJob'> = async ({ deps, principal, params }) => ({
-  status: 202,
-  body: nativeOk(await deps.videoJobs.final(requirePrincipal(principal), params.job_id), 'Задача принята'),
-});
+/** SPEC 3.2: the draft's 1080p final, a new job (202); once made, the same final again (200). */
+export const finalizeVideoJob: Handler<'finalizeVideoJob'> = async ({ deps, principal, params }) => {
+  const { view, created } = await deps.videoJobs.final(requirePrincipal(principal), params.job_id);
+  return created ? { status: 202, body: nativeOk(view, 'Задача принята') } : { status: 200, body: nativeOk(view) };
+};
 
 export const estimateVideoJob: Handler<'estimateVideoJob'> = ({ deps, principal, body }) => ({
   status: 200,
