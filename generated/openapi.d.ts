@@ -2607,7 +2607,7 @@ export interface components {
              *     catalog row has `token_vocabulary`: ids are counted as given and each must be below that size.
              */
             input: string | string[] | number[] | number[][];
-            /** @description Only text-embedding-3-large and -small, and smaller than native; elsewhere `dimensions_unsupported`. */
+            /** @description Only text-embedding-3-large and -small, at most the native size (the native size itself is accepted, as OpenAI accepts it); elsewhere `dimensions_unsupported`. */
             dimensions?: number;
             /**
              * @description `base64`: each vector as base64 of little-endian float32 values.

@@ -820,7 +820,7 @@ export type EmbeddingRequest = {
      */
     input: string | Array<string> | Array<number> | Array<Array<number>>;
     /**
-     * Only text-embedding-3-large and -small, and smaller than native; elsewhere `dimensions_unsupported`.
+     * Only text-embedding-3-large and -small, at most the native size (the native size itself is accepted, as OpenAI accepts it); elsewhere `dimensions_unsupported`.
      */
     dimensions?: number;
     /**

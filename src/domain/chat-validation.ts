@@ -198,17 +198,18 @@ function checkDimensions(entry: CatalogFileEntry, dimensions: number): void {
       meta: { slug: entry.slug },
     });
   }
-  // SPEC 2.1: "any smaller size than native"; the native size is what omitting the field gives.
-  if (native !== undefined && dimensions >= native) {
-    throw new ApiError('dimensions_unsupported', `dimensions: must be below ${native}, the native size of ${entry.slug}`, {
-      meta: { slug: entry.slug, hint: `send 1 to ${native - 1}, or omit dimensions for ${native}` },
+  // SPEC 2.1 "any smaller size than native"; the native size itself is accepted, as OpenAI accepts it, and gives
+  // what omitting the field gives (issue 24 item 10).
+  if (native !== undefined && dimensions > native) {
+    throw new ApiError('dimensions_unsupported', `dimensions: must be at most ${native}, the native size of ${entry.slug}`, {
+      meta: { slug: entry.slug, hint: `send 1 to ${native}, or omit dimensions for ${native}` },
     });
   }
 }
 
 /**
  * An embeddings request against its row (SPEC 2.1, 2.9, 4.1 rule 2): not empty, `dimensions` only where accepted
- * and smaller than native, at most `max_input_items` inputs. Cheap: nothing is tokenized yet.
+ * and not above native, at most `max_input_items` inputs. Cheap: nothing is tokenized yet.
  */
 export function validateEmbeddingInput(entry: CatalogFileEntry, inputs: readonly EmbeddingInput[], dimensions?: number): void {
   if (inputs.length === 0) throw new ApiError('input_required', 'input: must not be empty');
