@@ -4562,7 +4562,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A model id as `GET /v1/compat/models` lists it (URL-encoded when it contains `/`). */
+                /** @description A model id as `GET /v1/compat/models` lists it; an id with `/` (`writer/palmyra-x5`) may be sent URL-encoded or as is. */
                 model: string;
             };
             cookie?: never;

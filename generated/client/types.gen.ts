@@ -2605,7 +2605,7 @@ export type GetCompatModelData = {
     body?: never;
     path: {
         /**
-         * A model id as `GET /v1/compat/models` lists it (URL-encoded when it contains `/`).
+         * A model id as `GET /v1/compat/models` lists it; an id with `/` (`writer/palmyra-x5`) may be sent URL-encoded or as is.
          */
         model: string;
     };
