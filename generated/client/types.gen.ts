@@ -2311,7 +2311,8 @@ export type StreamError = {
     type: 'invalid_request_error' | 'rate_limit_error' | 'api_error';
     /**
      * Upstream 400 → `invalid_request`; 404 → `model_not_found`; 429 → `rate_limit_exceeded`; anything else
-     * → `upstream_error` (or `upstream_server_error`); every upstream silent → `empty_upstream_stream`.
+     * → `upstream_error`; when every upstream failed before a first token, the status they all answered decides
+     * as above, every one a 5xx → `upstream_server_error`, every one silent → `empty_upstream_stream`.
      *
      */
     code: 'invalid_request' | 'model_not_found' | 'rate_limit_exceeded' | 'upstream_error' | 'upstream_server_error' | 'empty_upstream_stream';
