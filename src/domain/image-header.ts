@@ -19,7 +19,11 @@ export function dataUriImageSize(url: string): PixelSize | null {
   if (!url.startsWith('data:') || comma < 0) return null;
   const start = comma + 1;
   const length = Math.min(url.length - start, HEADER_BASE64_CHARS) & ~3; // whole base64 quads only
-  const bytes = Buffer.from(url.slice(start, start + length), 'base64');
+  return imageSize(Buffer.from(url.slice(start, start + length), 'base64'));
+}
+
+/** The size a PNG, GIF, WebP or JPEG states in its header; null when the bytes are none of these (or say no size). */
+export function imageSize(bytes: Buffer): PixelSize | null {
   return pngSize(bytes) ?? gifSize(bytes) ?? webpSize(bytes) ?? jpegSize(bytes);
 }
 
