@@ -15,8 +15,8 @@ function trustProxyValue(setting: string): number | string {
 }
 
 /**
- * Middleware order (DESIGN.md 1): edge block → request id → CORS → slash-bearing model ids encoded → per operation: auth → rate limit → body
- * (capped) → request validation → handler → one error handler.
+ * Middleware order (DESIGN.md 1): edge block → request id → CORS → slashes inside a model id encoded → per
+ * operation: auth → rate limit → body (capped) → request validation → handler → one error handler.
  */
 /**
  * `warmValidators`: build every path's validator before serving (a serving process), instead of on each path's first

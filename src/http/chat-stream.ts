@@ -39,8 +39,9 @@ export type StreamFormatFactory = (writer: SseWriter) => StreamFormat;
  * SPEC 3.4 end to end: hold the first bytes until an upstream answers (failing over while it is silent),
  * then forward; a stream that dies, or whose every route failed before a token, ends with one error frame and
  * `[DONE]` (SPEC 6.2) and is not billed; a stream that ends normally is billed on its usage (counted by us when
- * the upstream sent none), durably before its last frames go out, and never ends silently. `clientGone` only says the client left: the upstream is read to its end all
- * the same (within the request's deadline) and billed, since it did the work (issue "work done is work billed").
+ * the upstream sent none), durably before its last frames go out, and never ends silently. `clientGone` only
+ * says the client left: the upstream is read to its end all the same (within the request's deadline) and
+ * billed, since it did the work (issue "work done is work billed").
  */
 export async function serveStream(res: Response, prepared: PreparedChat, clientGone: CancelSignal, hooks: ChainHooks, deps: StreamDeps, formatFor: StreamFormatFactory): Promise<void> {
   const dispatchedAtMs = deps.now();

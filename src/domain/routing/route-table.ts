@@ -202,8 +202,8 @@ function toRoute(route: DeclaredRoute, provider: UpstreamProvider): Route {
 
 /**
  * Slugs in the file must be catalog slugs (an alias or a typo would silently route nothing; `disabled_models` may
- * also name external-tier ids), and every provider
- * must have been built. Checked at start, so a bad file stops the service.
+ * also name external-tier ids), and every provider must have been built. Checked at start, so a bad file stops
+ * the service.
  */
 function checkNames(file: UpstreamsFile, providers: ReadonlyMap<string, ProviderSlot>, catalog: ModelCatalog): void {
   const problems: string[] = [];
