@@ -163,8 +163,9 @@ export interface paths {
          *     whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
          *     `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
          *
-         *     An `image_url` part with an http(s) link is loaded (SSRF-safe) before anything is held: a link that does not
-         *     load, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part (SPEC 7.2).
+         *     An `image_url` part with an http(s) link is probed (SSRF-safe, its first bytes) before anything is held: a link
+         *     that does not answer, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part
+         *     (SPEC 7.2).
          */
         post: operations["createCompatChatCompletion"];
         delete?: never;
@@ -201,8 +202,9 @@ export interface paths {
          *     whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
          *     `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
          *
-         *     An `image_url` part with an http(s) link is loaded (SSRF-safe) before anything is held: a link that does not
-         *     load, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part (SPEC 7.2).
+         *     An `image_url` part with an http(s) link is probed (SSRF-safe, its first bytes) before anything is held: a link
+         *     that does not answer, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part
+         *     (SPEC 7.2).
          */
         post: operations["createNativeChatCompletion"];
         delete?: never;

@@ -107,8 +107,9 @@ export const getCompatModel = <ThrowOnError extends boolean = false>(options: Op
  * whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
  * `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
  *
- * An `image_url` part with an http(s) link is loaded (SSRF-safe) before anything is held: a link that does not
- * load, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part (SPEC 7.2).
+ * An `image_url` part with an http(s) link is probed (SSRF-safe, its first bytes) before anything is held: a link
+ * that does not answer, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part
+ * (SPEC 7.2).
  *
  */
 export const createCompatChatCompletion = <ThrowOnError extends boolean = false>(options: Options<CreateCompatChatCompletionData, ThrowOnError>) => (options.client ?? client).post<CreateCompatChatCompletionResponses, CreateCompatChatCompletionErrors, ThrowOnError>({
@@ -141,8 +142,9 @@ export const createCompatChatCompletion = <ThrowOnError extends boolean = false>
  * whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
  * `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
  *
- * An `image_url` part with an http(s) link is loaded (SSRF-safe) before anything is held: a link that does not
- * load, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part (SPEC 7.2).
+ * An `image_url` part with an http(s) link is probed (SSRF-safe, its first bytes) before anything is held: a link
+ * that does not answer, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part
+ * (SPEC 7.2).
  *
  */
 export const createNativeChatCompletion = <ThrowOnError extends boolean = false>(options: Options<CreateNativeChatCompletionData, ThrowOnError>) => (options.client ?? client).post<CreateNativeChatCompletionResponses, CreateNativeChatCompletionErrors, ThrowOnError>({

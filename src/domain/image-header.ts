@@ -19,12 +19,16 @@ export function dataUriImageSize(url: string): PixelSize | null {
   if (!url.startsWith('data:') || comma < 0) return null;
   const start = comma + 1;
   const length = Math.min(url.length - start, HEADER_BASE64_CHARS) & ~3; // whole base64 quads only
-  return imageSize(Buffer.from(url.slice(start, start + length), 'base64'));
+  const bytes = Buffer.from(url.slice(start, start + length), 'base64');
+  return pngSize(bytes) ?? gifSize(bytes) ?? webpSize(bytes) ?? jpegSize(bytes);
 }
 
-/** The size a PNG, GIF, WebP or JPEG states in its header; null when the bytes are none of these (or say no size). */
-export function imageSize(bytes: Buffer): PixelSize | null {
-  return pngSize(bytes) ?? gifSize(bytes) ?? webpSize(bytes) ?? jpegSize(bytes);
+/**
+ * Whether bytes start as a PNG, GIF, WebP or JPEG does, the types every vision upstream reads; by signature only,
+ * since a JPEG's size may lie past the first bytes a probe reads.
+ */
+export function startsAsImage(b: Buffer): boolean {
+  return ascii(b, 1, 'PNG') || ascii(b, 0, 'GIF8') || (ascii(b, 0, 'RIFF') && ascii(b, 8, 'WEBP')) || (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff);
 }
 
 const ascii = (bytes: Buffer, at: number, text: string) => bytes.length >= at + text.length && bytes.toString('latin1', at, at + text.length) === text;
