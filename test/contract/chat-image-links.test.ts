@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPortUrl } from '../fixtures/fake-upstream.js';
 import { expectCompatError, expectNativeError } from '../setup/envelopes.js';
+import { HARNESS_DATABASES } from '../setup/databases.js';
 import { call, startHarness, type Harness } from '../setup/harness.js';
 
 let h: Harness;
@@ -28,11 +29,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
-  h = await startHarness({ MEDIA_FETCH_ALLOW: '127.0.0.1' });
 });
 
 afterAll(async () => {
-  await h?.close();
   await new Promise((resolve) => images?.close(resolve));
 });
 
@@ -47,7 +46,18 @@ async function expectNothingHeldOrCharged(accountId: string): Promise<void> {
   expect((await h.deps.ledger.getBalance(accountId)).heldMicros).toBe(0n);
 }
 
-describe('image links in chat messages', () => {
+describe.each(HARNESS_DATABASES)('image links in chat messages on $name', (database) => {
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    const opened = await database.open();
+    drop = opened.drop;
+    h = await startHarness({ ...opened.env, MEDIA_FETCH_ALLOW: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await drop?.();
+  });
+
   it('a link to an image is loaded and the chat answered', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
     const response = await call(h.baseUrl, 'POST', PATH, { key: apiKey, body: { model: 'gpt-4o-mini', messages: withImage(`${origin}/cat.png`) } });
