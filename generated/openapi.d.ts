@@ -151,13 +151,21 @@ export interface paths {
          *     With `stream: true` the answer is `text/event-stream` (SPEC 3.4, 6.2): the first bytes are held until an
          *     upstream proves it is answering (a silent one fails over to the next); then the upstream's frames are
          *     forwarded byte for byte. A stream always ends with `data: [DONE]`; an upstream that dies after the first
-         *     byte produces one error frame (`StreamErrorFrame`) first, and if every upstream stays silent the frame is
-         *     `empty_upstream_stream` and nothing is billed. Errors found before the stream opens (validation, balance,
-         *     rate limit, no route) are ordinary JSON errors with their HTTP status.
+         *     byte produces one error frame (`StreamErrorFrame`) first. When every upstream was asked and none sent a first
+         *     token, the stream opens (200) to say so in that one frame, and nothing is billed: every upstream silent →
+         *     `empty_upstream_stream`; otherwise type and code follow the status they all answered (SPEC 6.2: 400 →
+         *     `invalid_request`, 404 → `model_not_found`, 429 → `rate_limit_exceeded`, every one a 5xx →
+         *     `upstream_server_error`, any other mix → `upstream_error`). Verdicts on the request itself, reached before
+         *     or without asking every upstream (validation, balance, rate limit, no route, a content filter), are ordinary
+         *     JSON errors with their HTTP status.
          *
          *     Non-stream requests with `max_tokens` above 4096 use the keep-alive path: the 200 status and leading
          *     whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
          *     `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
+         *
+         *     An `image_url` part with an http(s) link is probed (SSRF-safe, its first bytes) before anything is held: a link
+         *     that does not answer, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part
+         *     (SPEC 7.2).
          */
         post: operations["createCompatChatCompletion"];
         delete?: never;
@@ -182,13 +190,21 @@ export interface paths {
          *     With `stream: true` the answer is `text/event-stream` (SPEC 3.4, 6.2): the first bytes are held until an
          *     upstream proves it is answering (a silent one fails over to the next); then the upstream's frames are
          *     forwarded byte for byte. A stream always ends with `data: [DONE]`; an upstream that dies after the first
-         *     byte produces one error frame (`StreamErrorFrame`) first, and if every upstream stays silent the frame is
-         *     `empty_upstream_stream` and nothing is billed. Errors found before the stream opens (validation, balance,
-         *     rate limit, no route) are ordinary JSON errors with their HTTP status.
+         *     byte produces one error frame (`StreamErrorFrame`) first. When every upstream was asked and none sent a first
+         *     token, the stream opens (200) to say so in that one frame, and nothing is billed: every upstream silent →
+         *     `empty_upstream_stream`; otherwise type and code follow the status they all answered (SPEC 6.2: 400 →
+         *     `invalid_request`, 404 → `model_not_found`, 429 → `rate_limit_exceeded`, every one a 5xx →
+         *     `upstream_server_error`, any other mix → `upstream_error`). Verdicts on the request itself, reached before
+         *     or without asking every upstream (validation, balance, rate limit, no route, a content filter), are ordinary
+         *     JSON errors with their HTTP status.
          *
          *     Non-stream requests with `max_tokens` above 4096 use the keep-alive path: the 200 status and leading
          *     whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
          *     `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
+         *
+         *     An `image_url` part with an http(s) link is probed (SSRF-safe, its first bytes) before anything is held: a link
+         *     that does not answer, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part
+         *     (SPEC 7.2).
          */
         post: operations["createNativeChatCompletion"];
         delete?: never;
@@ -214,8 +230,9 @@ export interface paths {
          *
          *     With `stream: true` the answer is `text/event-stream` with OpenAI's typed events (`ResponsesStreamEvent`),
          *     under the guarantees of chat streams (SPEC 3.4): nothing is sent until an upstream answers (a silent one
-         *     fails over), a stream that dies ends with one `error` event and is not billed, and `response.completed`
-         *     carries the usage and its list-price `cost`. Errors found before the stream opens are ordinary JSON errors.
+         *     fails over), a stream that dies, or whose every upstream failed before a first token, ends with one `error`
+         *     event (codes as on chat streams) and is not billed, and `response.completed` carries the usage and its
+         *     list-price `cost`. Verdicts on the request itself are ordinary JSON errors.
          */
         post: operations["createResponse"];
         delete?: never;
@@ -2617,7 +2634,7 @@ export interface components {
              *     catalog row has `token_vocabulary`: ids are counted as given and each must be below that size.
              */
             input: string | string[] | number[] | number[][];
-            /** @description Only text-embedding-3-large and -small, and smaller than native; elsewhere `dimensions_unsupported`. */
+            /** @description Only text-embedding-3-large and -small, at most the native size (the native size itself is accepted, as OpenAI accepts it); elsewhere `dimensions_unsupported`. */
             dimensions?: number;
             /**
              * @description `base64`: each vector as base64 of little-endian float32 values.
@@ -3759,7 +3776,8 @@ export interface components {
             type: "invalid_request_error" | "rate_limit_error" | "api_error";
             /**
              * @description Upstream 400 → `invalid_request`; 404 → `model_not_found`; 429 → `rate_limit_exceeded`; anything else
-             *     → `upstream_error` (or `upstream_server_error`); every upstream silent → `empty_upstream_stream`.
+             *     → `upstream_error`; when every upstream failed before a first token, the status they all answered decides
+             *     as above, every one a 5xx → `upstream_server_error`, every one silent → `empty_upstream_stream`.
              * @enum {string}
              */
             code: "invalid_request" | "model_not_found" | "rate_limit_exceeded" | "upstream_error" | "upstream_server_error" | "empty_upstream_stream";
@@ -4586,7 +4604,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A model id as `GET /v1/compat/models` lists it (URL-encoded when it contains `/`). */
+                /** @description A model id as `GET /v1/compat/models` lists it; an id with `/` (`writer/palmyra-x5`) may be sent URL-encoded or as is. */
                 model: string;
             };
             cookie?: never;

@@ -5,6 +5,7 @@ import { bindOperations } from './http/bind-operations.js';
 import { cors } from './http/cors.js';
 import { edgeBlock } from './http/edge-block.js';
 import { errorHandler } from './http/error-handler.js';
+import { modelIdPath } from './http/model-id-path.js';
 import { requestId } from './http/request-id.js';
 import { unmatchedRoute } from './http/unmatched-route.js';
 
@@ -14,8 +15,8 @@ function trustProxyValue(setting: string): number | string {
 }
 
 /**
- * Middleware order (DESIGN.md 1): edge block → request id → CORS → per operation: auth → rate limit → body
- * (capped) → request validation → handler → one error handler.
+ * Middleware order (DESIGN.md 1): edge block → request id → CORS → slashes inside a model id encoded → per
+ * operation: auth → rate limit → body (capped) → request validation → handler → one error handler.
  */
 /**
  * `warmValidators`: build every path's validator before serving (a serving process), instead of on each path's first
@@ -28,7 +29,7 @@ export function createApp(deps: Deps, options: { warmValidators: boolean } = { w
   app.set('query parser', 'extended');
   // req.ip: the peer, or the client a trusted proxy names in X-Forwarded-For (README "Configuration").
   if (deps.config.TRUSTED_PROXY !== undefined) app.set('trust proxy', trustProxyValue(deps.config.TRUSTED_PROXY));
-  app.use(edgeBlock, requestId, cors);
+  app.use(edgeBlock, requestId, cors, modelIdPath);
   const routes = bindOperations(app, deps.contract, handlers, deps, options);
   app.use(unmatchedRoute(routes));
   app.use(errorHandler(deps.logger));

@@ -339,7 +339,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const routes = new RouteTable(upstreams, providers, catalog);
   catalog.reflectRoutes(routes);
   const alert = createChainAlert(logger, metrics);
-  const chat = new ChatService(catalog, routes, billing, tokens, { maxMessageChars: config.MAX_MESSAGE_CHARS, defaultMaxOutputTokens: config.DEFAULT_MAX_OUTPUT_TOKENS });
+  const chat = new ChatService(catalog, routes, billing, tokens, { maxMessageChars: config.MAX_MESSAGE_CHARS, defaultMaxOutputTokens: config.DEFAULT_MAX_OUTPUT_TOKENS }, media);
   const jobs: JobStore = new SqlJobStore(db);
   const onJobError = (err: unknown, jobId: string) => logger.error({ err, jobId }, 'job failed unexpectedly');
   // Wake-ups for jobs: in this process on the embedded default, BullMQ on the shared Redis at scale.

@@ -95,13 +95,21 @@ export const getCompatModel = <ThrowOnError extends boolean = false>(options: Op
  * With `stream: true` the answer is `text/event-stream` (SPEC 3.4, 6.2): the first bytes are held until an
  * upstream proves it is answering (a silent one fails over to the next); then the upstream's frames are
  * forwarded byte for byte. A stream always ends with `data: [DONE]`; an upstream that dies after the first
- * byte produces one error frame (`StreamErrorFrame`) first, and if every upstream stays silent the frame is
- * `empty_upstream_stream` and nothing is billed. Errors found before the stream opens (validation, balance,
- * rate limit, no route) are ordinary JSON errors with their HTTP status.
+ * byte produces one error frame (`StreamErrorFrame`) first. When every upstream was asked and none sent a first
+ * token, the stream opens (200) to say so in that one frame, and nothing is billed: every upstream silent →
+ * `empty_upstream_stream`; otherwise type and code follow the status they all answered (SPEC 6.2: 400 →
+ * `invalid_request`, 404 → `model_not_found`, 429 → `rate_limit_exceeded`, every one a 5xx →
+ * `upstream_server_error`, any other mix → `upstream_error`). Verdicts on the request itself, reached before
+ * or without asking every upstream (validation, balance, rate limit, no route, a content filter), are ordinary
+ * JSON errors with their HTTP status.
  *
  * Non-stream requests with `max_tokens` above 4096 use the keep-alive path: the 200 status and leading
  * whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
  * `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
+ *
+ * An `image_url` part with an http(s) link is probed (SSRF-safe, its first bytes) before anything is held: a link
+ * that does not answer, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part
+ * (SPEC 7.2).
  *
  */
 export const createCompatChatCompletion = <ThrowOnError extends boolean = false>(options: Options<CreateCompatChatCompletionData, ThrowOnError>) => (options.client ?? client).post<CreateCompatChatCompletionResponses, CreateCompatChatCompletionErrors, ThrowOnError>({
@@ -122,13 +130,21 @@ export const createCompatChatCompletion = <ThrowOnError extends boolean = false>
  * With `stream: true` the answer is `text/event-stream` (SPEC 3.4, 6.2): the first bytes are held until an
  * upstream proves it is answering (a silent one fails over to the next); then the upstream's frames are
  * forwarded byte for byte. A stream always ends with `data: [DONE]`; an upstream that dies after the first
- * byte produces one error frame (`StreamErrorFrame`) first, and if every upstream stays silent the frame is
- * `empty_upstream_stream` and nothing is billed. Errors found before the stream opens (validation, balance,
- * rate limit, no route) are ordinary JSON errors with their HTTP status.
+ * byte produces one error frame (`StreamErrorFrame`) first. When every upstream was asked and none sent a first
+ * token, the stream opens (200) to say so in that one frame, and nothing is billed: every upstream silent →
+ * `empty_upstream_stream`; otherwise type and code follow the status they all answered (SPEC 6.2: 400 →
+ * `invalid_request`, 404 → `model_not_found`, 429 → `rate_limit_exceeded`, every one a 5xx →
+ * `upstream_server_error`, any other mix → `upstream_error`). Verdicts on the request itself, reached before
+ * or without asking every upstream (validation, balance, rate limit, no route, a content filter), are ordinary
+ * JSON errors with their HTTP status.
  *
  * Non-stream requests with `max_tokens` above 4096 use the keep-alive path: the 200 status and leading
  * whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
  * `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
+ *
+ * An `image_url` part with an http(s) link is probed (SSRF-safe, its first bytes) before anything is held: a link
+ * that does not answer, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part
+ * (SPEC 7.2).
  *
  */
 export const createNativeChatCompletion = <ThrowOnError extends boolean = false>(options: Options<CreateNativeChatCompletionData, ThrowOnError>) => (options.client ?? client).post<CreateNativeChatCompletionResponses, CreateNativeChatCompletionErrors, ThrowOnError>({
@@ -150,8 +166,9 @@ export const createNativeChatCompletion = <ThrowOnError extends boolean = false>
  *
  * With `stream: true` the answer is `text/event-stream` with OpenAI's typed events (`ResponsesStreamEvent`),
  * under the guarantees of chat streams (SPEC 3.4): nothing is sent until an upstream answers (a silent one
- * fails over), a stream that dies ends with one `error` event and is not billed, and `response.completed`
- * carries the usage and its list-price `cost`. Errors found before the stream opens are ordinary JSON errors.
+ * fails over), a stream that dies, or whose every upstream failed before a first token, ends with one `error`
+ * event (codes as on chat streams) and is not billed, and `response.completed` carries the usage and its
+ * list-price `cost`. Verdicts on the request itself are ordinary JSON errors.
  *
  */
 export const createResponse = <ThrowOnError extends boolean = false>(options: Options<CreateResponseData, ThrowOnError>) => (options.client ?? client).post<CreateResponseResponses, CreateResponseErrors, ThrowOnError>({

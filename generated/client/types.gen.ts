@@ -821,7 +821,7 @@ export type EmbeddingRequest = {
      */
     input: string | Array<string> | Array<number> | Array<Array<number>>;
     /**
-     * Only text-embedding-3-large and -small, and smaller than native; elsewhere `dimensions_unsupported`.
+     * Only text-embedding-3-large and -small, at most the native size (the native size itself is accepted, as OpenAI accepts it); elsewhere `dimensions_unsupported`.
      */
     dimensions?: number;
     /**
@@ -2328,7 +2328,8 @@ export type StreamError = {
     type: 'invalid_request_error' | 'rate_limit_error' | 'api_error';
     /**
      * Upstream 400 → `invalid_request`; 404 → `model_not_found`; 429 → `rate_limit_exceeded`; anything else
-     * → `upstream_error` (or `upstream_server_error`); every upstream silent → `empty_upstream_stream`.
+     * → `upstream_error`; when every upstream failed before a first token, the status they all answered decides
+     * as above, every one a 5xx → `upstream_server_error`, every one silent → `empty_upstream_stream`.
      *
      */
     code: 'invalid_request' | 'model_not_found' | 'rate_limit_exceeded' | 'upstream_error' | 'upstream_server_error' | 'empty_upstream_stream';
@@ -2622,7 +2623,7 @@ export type GetCompatModelData = {
     body?: never;
     path: {
         /**
-         * A model id as `GET /v1/compat/models` lists it (URL-encoded when it contains `/`).
+         * A model id as `GET /v1/compat/models` lists it; an id with `/` (`writer/palmyra-x5`) may be sent URL-encoded or as is.
          */
         model: string;
     };

@@ -1,8 +1,8 @@
 /**
  * What the JSON schema cannot say about chat, embedding and rerank bodies (SPEC 2.1, 2.3, 2.9, 4.1, 4.2, 7.2, 8).
  * The contract's validator has already checked types and ranges; these rules need the catalog row, the
- * tokenizer, or a look inside strings (roles, multimodal parts, data URIs). Every check is local: no URL is
- * ever fetched on the request path.
+ * tokenizer, or a look inside strings (roles, multimodal parts, data URIs). Every check here is local; image
+ * links are loaded later, once the caller is shown able to pay (chat/image-links.ts).
  */
 import { ApiError, invalidField, type ErrorMeta } from '../errors/api-error.js';
 import type { ErrorCode } from '../errors/catalog.js';
@@ -30,7 +30,7 @@ const BASE64_BODY = /^[A-Za-z0-9+/]*={0,2}$/;
 type Where = 'role' | 'content' | undefined;
 
 /** One finding about `messages[index]`, in the shape of the validator's own (SPEC 2.7 meta.fields). */
-function messageError(code: ErrorCode, index: number, where: Where, msg: string, extra: ErrorMeta = {}): ApiError {
+export function messageError(code: ErrorCode, index: number, where: Where, msg: string, extra: ErrorMeta = {}): ApiError {
   const loc: (string | number)[] = ['body', 'messages', index];
   if (where !== undefined) loc.push(where);
   const path = `messages[${index}]${where === undefined ? '' : `.${where}`}`;
@@ -198,17 +198,18 @@ function checkDimensions(entry: CatalogFileEntry, dimensions: number): void {
       meta: { slug: entry.slug },
     });
   }
-  // SPEC 2.1: "any smaller size than native"; the native size is what omitting the field gives.
-  if (native !== undefined && dimensions >= native) {
-    throw new ApiError('dimensions_unsupported', `dimensions: must be below ${native}, the native size of ${entry.slug}`, {
-      meta: { slug: entry.slug, hint: `send 1 to ${native - 1}, or omit dimensions for ${native}` },
+  // SPEC 2.1 "any smaller size than native"; the native size itself is accepted, as OpenAI accepts it, and gives
+  // what omitting the field gives (issue 24 item 10).
+  if (native !== undefined && dimensions > native) {
+    throw new ApiError('dimensions_unsupported', `dimensions: must be at most ${native}, the native size of ${entry.slug}`, {
+      meta: { slug: entry.slug, hint: `send 1 to ${native}, or omit dimensions for ${native}` },
     });
   }
 }
 
 /**
  * An embeddings request against its row (SPEC 2.1, 2.9, 4.1 rule 2): not empty, `dimensions` only where accepted
- * and smaller than native, at most `max_input_items` inputs. Cheap: nothing is tokenized yet.
+ * and not above native, at most `max_input_items` inputs. Cheap: nothing is tokenized yet.
  */
 export function validateEmbeddingInput(entry: CatalogFileEntry, inputs: readonly EmbeddingInput[], dimensions?: number): void {
   if (inputs.length === 0) throw new ApiError('input_required', 'input: must not be empty');

@@ -44,6 +44,16 @@ function notFound(catalog: ModelCatalog, model: string): ApiError {
 }
 
 /**
+ * A name that is not a catalog row: an external-tier id answers its availability code (SPEC 2.5: what
+ * `/v1/compat/models` lists is never `model_not_found`, issue 24 item 3), anything else `model_not_found`.
+ */
+function notARow(catalog: ModelCatalog, model: string): ApiError {
+  const external = catalog.externalVerdict(model);
+  if (external === undefined) return notFound(catalog, model);
+  return new ApiError(external.code, `model: ${model} is unavailable: ${external.reason}`, { meta: { slug: model, hint: external.reason } });
+}
+
+/**
  * SPEC 2.5 `available: false`: the row exists but no route serves it; the deterministic 400 (SPEC 7.3). The one
  * rule for every kind: chat and retrieval check it here, media when the route table gives their chain.
  */
@@ -64,7 +74,7 @@ export function resolveChatModel(catalog: ModelCatalog, model: string | undefine
   if (model === '') throw new ApiError('model_required', 'model: must not be empty; omit it to use the default model', { param: 'model' });
   const slug = model ?? catalog.defaultModel;
   const entry = catalog.find(slug);
-  if (entry === undefined) throw notFound(catalog, slug);
+  if (entry === undefined) throw notARow(catalog, slug);
   const meta = { slug: entry.slug, hint: hintFor(entry) };
   switch (entry.media_kind) {
     case 'text':
@@ -86,7 +96,7 @@ export function resolveChatModel(catalog: ModelCatalog, model: string | undefine
 export function resolveRetrievalModel(catalog: ModelCatalog, model: string | undefined, kind: RetrievalKind): CatalogFileEntry {
   if (model === undefined || model === '') throw new ApiError('model_required', `model: required; send ${kindPhrase(kind)} slug`, { param: 'model' });
   const entry = catalog.find(model);
-  if (entry === undefined) throw notFound(catalog, model);
+  if (entry === undefined) throw notARow(catalog, model);
   if (entry.media_kind !== kind) {
     throw new ApiError('model_not_found', `model: ${entry.slug} is not ${kindPhrase(kind)}`, {
       param: 'model',

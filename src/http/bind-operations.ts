@@ -65,6 +65,8 @@ function validatorFor(spec: OpenAPIV3.DocumentV3_1, path: string, responses: Res
     validateSecurity: false,
     // The contract is linted against the OpenAPI schema by `make lint` (redocly), not again for each slice.
     validateApiSpec: false,
+    // The path as routed (req.url), which model-id-path.ts may have rewritten, not the one received.
+    useRequestUrl: true,
     // 'full': a date must exist (2025-13-01 is refused), not only look like one.
     validateFormats: true,
     ajvFormats: { mode: 'full' },

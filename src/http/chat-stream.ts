@@ -2,12 +2,11 @@ import type { Response } from 'express';
 import type { components } from '../../generated/openapi.js';
 import { UpstreamError, type StreamEvent, type Usage } from '../adapters/upstream/index.js';
 import type { ChatService, PreparedChat } from '../domain/chat/chat-service.js';
-import { openStream, type OpenedStream } from '../domain/chat/open-stream.js';
-import { emptyStreamError, streamError } from '../domain/chat/stream-error.js';
+import { openStream, StreamNotOpened, type OpenedStream } from '../domain/chat/open-stream.js';
+import { streamError } from '../domain/chat/stream-error.js';
 import { inspectChunk, type ChunkInfo } from '../domain/chat/stream-events.js';
 import type { ChainHooks } from '../domain/routing/run-chain.js';
 import type { ThroughputTracker } from '../domain/throughput.js';
-import { ApiError } from '../errors/api-error.js';
 import { SseWriter } from './sse-writer.js';
 import { UNCANCELLABLE, type CancelSignal } from '../cancel-signal.js';
 
@@ -38,10 +37,11 @@ export type StreamFormatFactory = (writer: SseWriter) => StreamFormat;
 
 /**
  * SPEC 3.4 end to end: hold the first bytes until an upstream answers (failing over while it is silent),
- * then forward; a stream that dies ends with one error and `[DONE]` and is not billed; a stream that ends
- * normally is billed on its usage (counted by us when the upstream sent none), durably before its last frames
- * go out, and never ends silently. `clientGone` only says the client left: the upstream is read to its end all
- * the same (within the request's deadline) and billed, since it did the work (issue "work done is work billed").
+ * then forward; a stream that dies, or whose every route failed before a token, ends with one error frame and
+ * `[DONE]` (SPEC 6.2) and is not billed; a stream that ends normally is billed on its usage (counted by us when
+ * the upstream sent none), durably before its last frames go out, and never ends silently. `clientGone` only
+ * says the client left: the upstream is read to its end all the same (within the request's deadline) and
+ * billed, since it did the work (issue "work done is work billed").
  */
 export async function serveStream(res: Response, prepared: PreparedChat, clientGone: CancelSignal, hooks: ChainHooks, deps: StreamDeps, formatFor: StreamFormatFactory): Promise<void> {
   const dispatchedAtMs = deps.now();
@@ -57,12 +57,13 @@ export async function serveStream(res: Response, prepared: PreparedChat, clientG
     });
   } catch (err) {
     await deps.chat.release(prepared);
-    if (!(err instanceof ApiError && err.code === 'empty_upstream_stream')) throw err; // still a plain JSON error
+    // A verdict on the request (content filter) is still a plain JSON error; an all-routes failure is a frame.
+    if (!(err instanceof StreamNotOpened)) throw err;
     const writer = new SseWriter(res);
     const format = formatFor(writer);
     writer.open();
     format.open();
-    format.fail(emptyStreamError());
+    format.fail(err.frame);
     writer.done();
     return;
   }

@@ -2,7 +2,7 @@
  * The one behavioural contract of the media-reference port (src/adapters/media-fetch/index.ts; SPEC 2.11, 7.4):
  * links load as their bytes and declared type; data URIs and bare base64 (either alphabet) decode; anything else
  * is `undecodable`; media over the cap is `too_large`, inline or linked; a link with nothing behind it is
- * `unreachable`.
+ * `unreachable`; a probe reads the first bytes of a link whatever its size.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { MediaLoadError, type MediaLoader, type MediaLoadFailure } from '../../src/adapters/media-fetch/index.js';
@@ -77,6 +77,16 @@ export function mediaLoaderConformance(name: string, make: () => Promise<MediaLo
     it('a link with nothing behind it → unreachable', async () => {
       await ready;
       await expectLoadFailure(subject.loader.load(subject.missingUrl), 'unreachable');
+    });
+
+    it('probe: the first bytes of a link, also past the cap; all of a shorter one; unreachable as load', async () => {
+      await ready;
+      const head = await subject.loader.probe(subject.pngUrl, 8);
+      expect(head.bytes.equals(PNG_BYTES.subarray(0, 8))).toBe(true);
+      expect(head.declaredType).toBe('image/png');
+      expect((await subject.loader.probe(subject.pngUrl, 1_000)).bytes.equals(PNG_BYTES)).toBe(true);
+      expect((await subject.loader.probe(subject.bigUrl, 16)).bytes.equals(BIG_BYTES.subarray(0, 16))).toBe(true);
+      await expectLoadFailure(subject.loader.probe(subject.missingUrl, 16), 'unreachable');
     });
   });
 }

@@ -79,6 +79,9 @@ describe('SSRF-safe loader: what it refuses', () => {
   it('a redirect from an allowed host to loopback', async () => {
     expect((await loader.load(`${allowedHop.origin}/a.png`)).bytes.equals(PNG_BYTES)).toBe(true); // the hop itself is fine
     await expectLoadFailure(loader.load(`${allowedHop.origin}/to?url=${encodeURIComponent(`${loopback.origin}/a.png`)}`), 'blocked_address');
+    // A probe follows the same rules as a load.
+    await expectLoadFailure(loader.probe(`${allowedHop.origin}/to?url=${encodeURIComponent(`${loopback.origin}/a.png`)}`, 16), 'blocked_address');
+    await expectLoadFailure(loader.probe(`${loopback.origin}/a.png`, 16), 'blocked_address');
   });
 
   it('redirects are followed up to the limit, and only to http(s)', async () => {

@@ -16,6 +16,8 @@ const PATH = '/v1/compat/chat/completions';
 const MODEL = 'gpt-5-mini';
 const hello = [{ role: 'user', content: 'Say hello' }];
 const user = (content: unknown) => [{ role: 'user', content }];
+/** An image inline: links are loaded before the hold, and this harness's loader reaches no network. */
+const ONE_PIXEL_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 const chat = (key: string | undefined, body: unknown, options: Parameters<typeof call>[3] = {}) =>
   call(h.baseUrl, 'POST', PATH, { ...(key === undefined ? {} : { key }), body, ...options });
@@ -183,7 +185,7 @@ describe('POST /v1/compat/chat/completions: 200', () => {
       model: MODEL,
       messages: [
         { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'low' } }] },
+        { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'image_url', image_url: { url: ONE_PIXEL_PNG, detail: 'low' } }] },
         { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
         { role: 'tool', tool_call_id: 'call_1', content: '{"temp": 3}' },
       ],

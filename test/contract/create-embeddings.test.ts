@@ -124,6 +124,14 @@ describe('POST /v1/compat/embeddings', () => {
     expect(decodeBase64(b64.body.data[0].embedding)).toHaveLength(64);
   });
 
+  it('dimensions equal to the native size is accepted, as OpenAI does: the same vectors as omitting it', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const native = await embed(apiKey, { model: SMALL, input: 'a b c', dimensions: 1536 });
+    expect(native.status, native.text).toBe(200);
+    const omitted = await embed(apiKey, { model: SMALL, input: 'a b c' });
+    expect(native.body.data[0].embedding).toEqual(omitted.body.data[0].embedding);
+  });
+
   it('user is passed through (accepted, and kept on the usage record)', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const response = await embed(apiKey, { model: SMALL, input: 'hello', user: 'end-user-7' });
@@ -142,7 +150,7 @@ describe('POST /v1/compat/embeddings', () => {
   const cases: [string, string, Record<string, unknown>][] = [
     ['dimensions on text-embedding-ada-002', 'dimensions_unsupported', { model: 'text-embedding-ada-002', input: 'hi', dimensions: 256 }],
     ['dimensions on alpha-embedding-001', 'dimensions_unsupported', { model: 'alpha-embedding-001', input: 'hi', dimensions: 256 }],
-    ['dimensions at the native size', 'dimensions_unsupported', { model: SMALL, input: 'hi', dimensions: 1536 }],
+    ['dimensions above the native size', 'dimensions_unsupported', { model: SMALL, input: 'hi', dimensions: 1537 }],
     ['input an empty string', 'input_required', { model: SMALL, input: '' }],
     ['input an empty list', 'input_required', { model: SMALL, input: [] }],
     ['an empty string in the list', 'input_required', { model: SMALL, input: ['ok', ''] }],

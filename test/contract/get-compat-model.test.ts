@@ -20,6 +20,18 @@ describe('GET /v1/compat/models/{model}', () => {
     }
   });
 
+  it('200: an external id with a slash, sent unencoded as typed, is the same model', async () => {
+    const { apiKey } = await h.newAccount();
+    const external = h.deps.catalog.view(null).external_models.find((id) => id.includes('/'))!;
+    const encoded = await call(h.baseUrl, 'GET', `/v1/compat/models/${encodeURIComponent(external)}`, { key: apiKey });
+    const unencoded = await call(h.baseUrl, 'GET', `/v1/compat/models/${external}`, { key: apiKey });
+    expect(unencoded.status, unencoded.text).toBe(200);
+    expect(unencoded.body).toEqual(encoded.body);
+    expect(unencoded.body.id).toBe(external);
+    expectCompatError(await call(h.baseUrl, 'GET', '/v1/compat/models/no-such/model', { key: apiKey }), 404, 'model_not_found');
+    expect((await call(h.baseUrl, 'POST', `/v1/compat/models/${external}`, { key: apiKey })).status).toBe(405);
+  });
+
   it('404 model_not_found in the compat envelope, naming the param, for an id not in the list (and for an unavailable model)', async () => {
     const { apiKey } = await h.newAccount();
     const unknown = await call(h.baseUrl, 'GET', '/v1/compat/models/no-such-model', { key: apiKey });

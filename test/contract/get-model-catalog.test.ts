@@ -136,3 +136,37 @@ describe('availability follows the routes', () => {
     }
   });
 });
+
+describe('the external tier: listed, and answering its availability code, never model_not_found', () => {
+  const user = [{ role: 'user', content: 'hi' }];
+
+  it('every external id of /v1/compat/models answers 400 no_provider_available on chat, nothing charged', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const external: string[] = expectNativeOk(await catalog()).external_models;
+    const listed = (await call(h.baseUrl, 'GET', '/v1/compat/models', { key: apiKey })).body.data.map((m: { id: string }) => m.id);
+    for (const id of external) {
+      expect(listed).toContain(id);
+      const response = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: { model: id, messages: user } });
+      expectCompatError(response, 400, 'no_provider_available');
+      expect(response.body.error.meta).toMatchObject({ slug: id, hint: expect.stringMatching(/External-tier/) });
+    }
+    expect(await h.deps.ledger.postedSpend(accountId)).toBe(0n);
+  });
+
+  it('the same verdict on every surface that takes a model; one named in disabled_models answers 503 model_disabled', async () => {
+    const [disabled, unrouted] = h.deps.catalog.view(null).external_models as [string, string];
+    const routed = await startHarness({ UPSTREAMS_FILE: writeUpstreamsFile({}, { sandboxDefault: true, disabledModels: [disabled] }) });
+    try {
+      const { apiKey } = await routed.newAccount(undefined, { balanceUsd: 10 });
+      const post = (path: string, body: Record<string, unknown>) => call(routed.baseUrl, 'POST', path, { key: apiKey, body });
+      expectCompatError(await post('/v1/compat/chat/completions', { model: disabled, messages: user }), 503, 'model_disabled');
+      expectCompatError(await post('/v1/compat/chat/completions', { model: unrouted, messages: user, stream: true }), 400, 'no_provider_available');
+      expectNativeError(await post('/v1/llm/chat/completions', { model: unrouted, messages: user }), 400, 'no_provider_available');
+      expectCompatError(await post('/v1/compat/embeddings', { model: unrouted, input: 'x' }), 400, 'no_provider_available');
+      expect((await post('/v1/responses', { model: unrouted, input: 'hi' })).body.error.code).toBe('no_provider_available');
+    } finally {
+      await routed.close();
+      removeUpstreamsFiles();
+    }
+  });
+});

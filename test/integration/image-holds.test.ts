@@ -6,6 +6,8 @@
  * charged up to its hold with the loss posted and alerted, and the next request of that shape is held at the size
  * the upstream reported, so it is charged the whole bill.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textCost } from '../../src/domain/pricing/index.js';
@@ -22,12 +24,42 @@ const TILED = 'gpt-4o-mini';
 const UNRULED = 'qwen2-5-vl-72b-instruct';
 const UNRULED_BILL_PER_IMAGE = 6_000;
 
-/** What the images the test sends measure: the upstream "fetches" or decodes them. */
-const SIZES = new Map<string, { width: number; height: number }>([
-  ['https://images.example/square-1024.png', { width: 1024, height: 1024 }],
-  ['https://images.example/wide-2048x768.png', { width: 2048, height: 768 }],
-  ['https://images.example/poster-4096x8192.png', { width: 4096, height: 8192 }],
-]);
+/** The image links the test sends, served by `imageHost` (the gateway loads every link before the hold). */
+const LINKED = { 'square-1024.png': [1024, 1024], 'wide-2048x768.png': [2048, 768], 'poster-4096x8192.png': [4096, 8192] } as const;
+let imageOrigin = '';
+const link = (name: keyof typeof LINKED) => `${imageOrigin}/${name}`;
+/** What the images the test sends measure, by link or data URI: the upstream "fetches" or decodes them. */
+const SIZES = new Map<string, { width: number; height: number }>();
+
+/**
+ * A PNG's signature and header chunk, stating a size: all the gateway reads of a link (and the fake vendor reads
+ * nothing), so a 4096×8192 image costs 33 bytes here.
+ */
+function pngHeader(width: number, height: number): Buffer {
+  const header = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
+  header.writeUInt32BE(13, 8);
+  header.write('IHDR', 12, 'latin1');
+  header.writeUInt32BE(width, 16);
+  header.writeUInt32BE(height, 20);
+  header.set([8, 2, 0, 0, 0], 24);
+  return header;
+}
+
+let imageHost: Server;
+beforeAll(async () => {
+  imageHost = createServer((req, res) => {
+    const size = LINKED[(req.url ?? '').slice(1) as keyof typeof LINKED];
+    if (size === undefined) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'image/png' }).end(pngHeader(size[0], size[1]));
+  });
+  await new Promise<void>((resolve) => imageHost.listen(0, '127.0.0.1', resolve));
+  imageOrigin = `http://127.0.0.1:${(imageHost.address() as AddressInfo).port}`;
+  for (const [name, [width, height]] of Object.entries(LINKED)) SIZES.set(link(name as keyof typeof LINKED), { width, height });
+});
+afterAll(async () => {
+  await new Promise((resolve) => imageHost?.close(resolve));
+});
 
 /** OpenAI's published image rule (vision guide, "Calculating costs"), written out here on its own. */
 function openAiImageTokens(url: string, detail: unknown, base: number, perTile: number): number {
@@ -69,7 +101,7 @@ describe.each(HARNESS_DATABASES)('image holds on $name', (database) => {
     });
     const opened = await database.open();
     drop = opened.drop;
-    h = await startHarness({ ...opened.env, UPSTREAMS_FILE: upstreams });
+    h = await startHarness({ ...opened.env, UPSTREAMS_FILE: upstreams, MEDIA_FETCH_ALLOW: '127.0.0.1' });
   });
 
   afterAll(async () => {
@@ -100,9 +132,9 @@ describe.each(HARNESS_DATABASES)('image holds on $name', (database) => {
 
   it('gpt-4o-mini: URL images at any detail and a data-URI image are charged exactly the vendor bill, never a loss', async () => {
     const cases = [
-      ask(image('https://images.example/square-1024.png', 'high')), // 25,501 image tokens: the issue's example
-      ask(image('https://images.example/wide-2048x768.png')), // the worst case a URL is held at: 8 tiles
-      ask(image('https://images.example/poster-4096x8192.png', 'low'), image([...SIZES.keys()].at(-1)!, 'auto')),
+      ask(image(link('square-1024.png'), 'high')), // 25,501 image tokens: the issue's example
+      ask(image(link('wide-2048x768.png'))), // the worst case a URL is held at: 8 tiles
+      ask(image(link('poster-4096x8192.png'), 'low'), image([...SIZES.keys()].at(-1)!, 'auto')),
     ];
     for (const messages of cases) {
       const { bill, held, charged, spent, loss, reported } = await chat(TILED, messages);
@@ -115,7 +147,7 @@ describe.each(HARNESS_DATABASES)('image holds on $name', (database) => {
   });
 
   it('a model billed above its hold: charged the hold, loss posted and alerted; the next request of that shape is charged the whole bill', async () => {
-    const messages = ask(image('https://images.example/square-1024.png'), image('https://images.example/wide-2048x768.png'));
+    const messages = ask(image(link('square-1024.png')), image(link('wide-2048x768.png')));
     const first = await chat(UNRULED, messages);
     expect(first.bill).toBeGreaterThan(first.held);
     expect(first.charged).toBe(first.held);

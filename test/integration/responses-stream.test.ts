@@ -215,16 +215,13 @@ describe('Responses stream: the guarantees of chat streams', () => {
     await expectNothingBilled(h, account.accountId, before);
   });
 
-  it('every upstream failing at opening: a plain JSON error, nothing billed', async () => {
+  it('every upstream failing at opening: one error event (SPEC 6.2 code), [DONE], nothing billed', async () => {
     Object.assign(behaviours, { a: { status: 500 }, b: { status: 502 } });
     const before = await money(h, account.accountId);
-    const response = await fetch(h.baseUrl + RESPONSES_PATH, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-5-mini', input: 'hi', stream: true }),
-    });
-    const text = await response.text();
-    expectCompatError({ status: response.status, headers: response.headers, body: JSON.parse(text), text }, 502, 'upstream_server_error');
+    const events = eventsOf(await streamResponses(h, account.apiKey, {}));
+    expect(events.filter((event) => event.type === 'error')).toEqual([
+      expect.objectContaining({ code: 'upstream_server_error', error: expect.objectContaining({ type: 'api_error', code: 'upstream_server_error' }) }),
+    ]);
     await expectNothingBilled(h, account.accountId, before);
   });
 });

@@ -179,17 +179,28 @@ describe('stream opening: first bytes held until an upstream answers', () => {
     await expectNothingBilled(h, account.accountId, before);
   });
 
-  it('every upstream failing at opening → the plain JSON error (no SSE byte was sent), nothing billed', async () => {
-    Object.assign(behaviours, { a: { status: 500 }, b: { status: 502 } });
+  // SPEC 6.2, issue 24 item 7: every route failed before a first token → 200, one frame whose type/code follow
+  // the upstreams' status, [DONE]; nothing billed; the exhausted chain raised its one alert (SPEC 7.3).
+  const openingFailures: [string, FakeBehaviour, FakeBehaviour, string, string][] = [
+    ['400 everywhere', { status: 400 }, { status: 400 }, 'invalid_request_error', 'invalid_request'],
+    ['404 everywhere', { status: 404 }, { status: 404 }, 'invalid_request_error', 'model_not_found'],
+    ['429 everywhere', { status: 429, retryAfterSec: 3 }, { status: 429 }, 'rate_limit_error', 'rate_limit_exceeded'],
+    ['5xx everywhere', { status: 500 }, { status: 502 }, 'api_error', 'upstream_server_error'],
+    ['a 401 and a 503', { status: 401 }, { status: 503 }, 'api_error', 'upstream_error'],
+    ['a 400 and a broken stream', { status: 400 }, { dieAfterChunks: 0 }, 'api_error', 'upstream_error'],
+  ];
+
+  it.each(openingFailures)('every upstream failing at opening (%s) → 200, one %s/%s frame, [DONE]; nothing billed', async (_name, a, b, type, code) => {
+    Object.assign(behaviours, { a, b });
     const before = await money(h, account.accountId);
-    const response = await fetch(h.baseUrl + CHAT_PATH, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json', 'user-agent': 'integration-tests/1' },
-      body: JSON.stringify({ model: 'gpt-5-mini', messages: MESSAGES, stream: true }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const text = await response.text();
-    expectCompatError({ status: response.status, headers: response.headers, body: JSON.parse(text), text }, 502, 'upstream_server_error');
+    const result = await streamChat(h, account.apiKey, {});
+    expect(result.status).toBe(200);
+    expect(result.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(arrivals).toEqual(['a', 'b']);
+    expect(result.frames).toHaveLength(2);
+    expect(JSON.parse(result.frames[0]!)).toEqual({ error: { message: expect.any(String), type, code } });
+    expectEndsWithDone(result);
+    expect(alertLines(h, result.headers.get('x-request-id'))).toHaveLength(1);
     await expectNothingBilled(h, account.accountId, before);
   });
 });

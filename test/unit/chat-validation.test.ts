@@ -254,13 +254,14 @@ describe('validateEmbeddingInput (SPEC 2.1, 2.9, 8)', () => {
     expect(() => validateEmbeddingInput(ada, ['hi'])).not.toThrow();
   });
 
-  it('answers dimensions_unsupported at or above the native size', () => {
-    for (const dimensions of [1536, 3072]) {
+  it('answers dimensions_unsupported above the native size; the native size itself is accepted, as OpenAI does', () => {
+    for (const dimensions of [1537, 3072]) {
       expectError(() => validateEmbeddingInput(small, ['hi'], dimensions), 'dimensions_unsupported',
-        'dimensions: must be below 1536, the native size of text-embedding-3-small',
-        { slug: 'text-embedding-3-small', hint: 'send 1 to 1535, or omit dimensions for 1536' });
+        'dimensions: must be at most 1536, the native size of text-embedding-3-small',
+        { slug: 'text-embedding-3-small', hint: 'send 1 to 1536, or omit dimensions for 1536' });
     }
     expect(() => validateEmbeddingInput(small, ['hi'], 1535)).not.toThrow();
+    expect(() => validateEmbeddingInput(small, ['hi'], 1536)).not.toThrow();
   });
 
   it('answers invalid_request naming input when there are too many inputs', () => {

@@ -33,6 +33,11 @@ export class MediaLoadError extends Error {
 
 export interface MediaLoader {
   load(reference: string): Promise<LoadedMedia>;
+  /**
+   * At most the first `bytes` bytes of what `reference` names, under the same rules as `load` except the size cap:
+   * enough to tell what a link serves without downloading all of it (issue 24 item 6).
+   */
+  probe(reference: string, bytes: number): Promise<LoadedMedia>;
   close(): Promise<void>;
 }
 

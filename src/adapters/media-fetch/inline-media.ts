@@ -22,3 +22,8 @@ export function decodeInline(reference: string, maxBytes: number): LoadedMedia {
   if (Math.floor((encoded.length * 3) / 4) > maxBytes) throw new MediaLoadError('too_large', `larger than ${maxBytes} bytes`);
   return { bytes: Buffer.from(encoded, encoded.includes('-') || encoded.includes('_') ? 'base64url' : 'base64'), declaredType };
 }
+
+/** The first `bytes` bytes of loaded media, for a probe. */
+export function prefixOf(media: LoadedMedia, bytes: number): LoadedMedia {
+  return media.bytes.length <= bytes ? media : { ...media, bytes: media.bytes.subarray(0, bytes) };
+}

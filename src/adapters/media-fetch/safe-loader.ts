@@ -2,7 +2,7 @@ import { type Agent, request } from 'undici';
 import type { AddressPolicy } from './address-policy.js';
 import { assertPermittedHost, guardedAgent, isBlocked } from './guarded-agent.js';
 import { MediaLoadError, type LoadedMedia, type MediaLoader } from './index.js';
-import { decodeInline, isRemote } from './inline-media.js';
+import { decodeInline, isRemote, prefixOf } from './inline-media.js';
 
 export interface SafeMediaLoaderOptions {
   policy: AddressPolicy;
@@ -14,6 +14,23 @@ export interface SafeMediaLoaderOptions {
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
+
+type Body = AsyncIterable<Buffer> & { destroy(): void };
+/** Reads a 2xx body: all of it within the cap (load), or its first bytes (probe). */
+type BodyReader = (body: Body, declaredLength: number) => Promise<Buffer>;
+
+/** The first `limit` bytes of a body; the rest is never read (the connection is dropped). */
+async function readPrefix(body: Body, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= limit) break;
+  }
+  body.destroy();
+  return Buffer.concat(chunks).subarray(0, limit);
+}
 
 /**
  * Loads media references safely (research/media.md B6). Three checks, so no request reaches an internal address:
@@ -31,9 +48,18 @@ export class SafeMediaLoader implements MediaLoader {
 
   async load(reference: string): Promise<LoadedMedia> {
     if (!isRemote(reference)) return decodeInline(reference, this.options.maxBytes);
+    return this.#get(reference, (body, declaredLength) => this.#read(body, declaredLength));
+  }
+
+  async probe(reference: string, bytes: number): Promise<LoadedMedia> {
+    if (!isRemote(reference)) return prefixOf(decodeInline(reference, this.options.maxBytes), bytes);
+    return this.#get(reference, (body) => readPrefix(body, bytes));
+  }
+
+  async #get(reference: string, read: BodyReader): Promise<LoadedMedia> {
     const signal = AbortSignal.timeout(this.options.timeoutMs);
     try {
-      return await this.#fetch(new URL(reference), signal);
+      return await this.#fetch(new URL(reference), signal, read);
     } catch (err) {
       throw asLoadError(err, signal);
     }
@@ -43,7 +69,7 @@ export class SafeMediaLoader implements MediaLoader {
     await this.#agent.close();
   }
 
-  async #fetch(first: URL, signal: AbortSignal): Promise<LoadedMedia> {
+  async #fetch(first: URL, signal: AbortSignal, read: BodyReader): Promise<LoadedMedia> {
     let url = first;
     for (let hop = 0; ; hop++) {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new MediaLoadError('unreachable', `${url.protocol} links are not followed`);
@@ -61,11 +87,11 @@ export class SafeMediaLoader implements MediaLoader {
         throw new MediaLoadError('unreachable', `${url.host} answered ${response.statusCode}`);
       }
       const type = response.headers['content-type'];
-      return { bytes: await this.#read(response.body, Number(response.headers['content-length'] ?? 0)), declaredType: typeof type === 'string' ? type : null };
+      return { bytes: await read(response.body, Number(response.headers['content-length'] ?? 0)), declaredType: typeof type === 'string' ? type : null };
     }
   }
 
-  async #read(body: AsyncIterable<Buffer> & { destroy(): void }, declaredLength: number): Promise<Buffer> {
+  async #read(body: Body, declaredLength: number): Promise<Buffer> {
     const { maxBytes } = this.options;
     if (declaredLength > maxBytes) {
       body.destroy();

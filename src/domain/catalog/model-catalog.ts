@@ -6,12 +6,21 @@ import type { CatalogEntry, CatalogFile, CatalogFileEntry } from './catalog-file
 /** A row as the catalog views show it. */
 type ListedEntry = CatalogFileEntry & { sandbox: boolean };
 
+/** Why an external-tier id cannot be called, and the code its call answers (SPEC 2.5, 7.2). */
+export interface ExternalVerdict {
+  code: 'model_disabled' | 'no_provider_available';
+  reason: string;
+}
+
 /** What the routes say about a model (RouteTable). */
 export interface RouteVerdicts {
   unavailableReason(slug: string): string | null;
   servedBySandbox(slug: string): boolean;
   deliverableFormats(slug: string): readonly string[] | null;
+  externalVerdict(id: string): ExternalVerdict;
 }
+
+export const UNROUTED_EXTERNAL: ExternalVerdict = { code: 'no_provider_available', reason: 'External-tier model; no route serves it on this deployment.' };
 
 type CatalogBody = components['schemas']['Catalog'];
 type CompatModelList = components['schemas']['CompatModelList'];
@@ -40,6 +49,8 @@ export class ModelCatalog {
   private publicBody!: CatalogBody;
   private compatList!: CompatModelList;
   private compatById!: Map<string, CompatModel>;
+  /** External-tier id → what calling it answers (reflectRoutes). */
+  private externalVerdicts: ReadonlyMap<string, ExternalVerdict>;
 
   constructor(private readonly file: CatalogFile) {
     for (const entry of file.models) {
@@ -47,6 +58,7 @@ export class ModelCatalog {
       for (const alias of entry.aliases) this.bySlugOrAlias.set(alias, entry);
     }
     this.listed = file.models.map((entry) => ({ ...entry, sandbox: false }));
+    this.externalVerdicts = new Map(file.external_models.map((m) => [m.id, UNROUTED_EXTERNAL]));
     this.buildViews();
   }
 
@@ -64,6 +76,7 @@ export class ModelCatalog {
       const sandbox = routes.servedBySandbox(entry.slug);
       return reason === null ? { ...entry, sandbox } : { ...entry, sandbox, available: false, unavailable_reason: reason };
     });
+    this.externalVerdicts = new Map(this.file.external_models.map((m) => [m.id, routes.externalVerdict(m.id)]));
     this.buildViews();
   }
 
@@ -102,6 +115,11 @@ export class ModelCatalog {
       return { ...row, tokens_per_sec: Math.round(tokensPerSec * 10) / 10, tokens_per_sec_approx: false };
     });
     return changed ? { ...body, models } : body;
+  }
+
+  /** What calling `id` answers when it is an external-tier id (listed, not a catalog row); undefined otherwise. */
+  externalVerdict(id: string): ExternalVerdict | undefined {
+    return this.externalVerdicts.get(id);
   }
 
   /** GET /v1/compat/models: every callable native model plus the external tier (SPEC 2.5, 4.2). */

@@ -16,6 +16,8 @@ import type { Micros } from '../money.js';
 import type { CancelSignal } from '../../cancel-signal.js';
 import { copyWith } from '../../copy-with.js';
 import { assertForwardable, forwardedFields } from './forwarded-fields.js';
+import { assertImageLinksLoad } from './image-links.js';
+import type { MediaLoader } from '../../adapters/media-fetch/index.js';
 
 export interface ChatSettings {
   maxMessageChars: number;
@@ -69,6 +71,8 @@ export class ChatService {
     private readonly billing: Billing,
     private readonly tokens: TokenCounter,
     private readonly settings: ChatSettings,
+    /** Loads the image links of a chat (SSRF-safe) to check them before the hold. */
+    private readonly media: MediaLoader,
   ) {}
 
   /** Every check that can fail before dispatch, in the order a client fixes them; then the hold (SPEC 4.2). */
@@ -91,6 +95,8 @@ export class ChatService {
     const images = this.imageHolds.hold(entry, imagePartsOf(body.messages));
     const promptTokens = textTokens + images.tokens;
     const chain = this.routes.chain(entry.slug, stream ? 'stream' : 'chat');
+    // Fetches are the dearest check: only once the floor showed the account able to pay, and the model routed.
+    await assertImageLinksLoad(this.media, body.messages);
     const hold = holdFor(promptTokens);
     const reservation = await this.billing.reserve(principal, requestId, hold);
     const { model: _model, max_tokens: _maxTokens, max_completion_tokens: _maxCompletionTokens, ...rest } = body;

@@ -1,9 +1,22 @@
 import { UpstreamError, type StreamEvent } from '../../adapters/upstream/index.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { Route } from '../routing/route-table.js';
-import { runChain, type ChainHooks } from '../routing/run-chain.js';
+import { runChain, type ChainHooks, type ExhaustionInfo } from '../routing/run-chain.js';
+import { emptyStreamError, openingStreamError } from './stream-error.js';
 import { inspectChunk, type ChunkInfo } from './stream-events.js';
 import type { CancelSignal } from '../../cancel-signal.js';
+import type { components } from '../../../generated/openapi.js';
+
+/**
+ * Every route was asked and none sent a first token: the stream still opens, to say so in its one error frame
+ * (SPEC 3.4, 6.2). Verdicts on the request itself (a content filter, the client gone) stay ordinary errors.
+ */
+export class StreamNotOpened extends Error {
+  constructor(readonly frame: components['schemas']['StreamError']) {
+    super(frame.message);
+    this.name = 'StreamNotOpened';
+  }
+}
 
 /** An upstream that has proved it is answering: what it sent so far, and the rest to come. */
 export interface OpenedStream {
@@ -55,11 +68,20 @@ async function awaitFirstToken(route: Route, rest: AsyncIterator<StreamEvent>, o
 /**
  * SPEC 3.4 "stream opening": walk the chain; each upstream must accept the stream and then send a token
  * within `firstTokenTimeoutMs`, else the next one is tried. Nothing reaches the client before that, so a
- * failover is invisible. When every upstream accepted and stayed silent, the answer is the
- * `empty_upstream_stream` frame (the caller writes it); other exhaustions are ordinary errors.
+ * failover is invisible. When every route failed, StreamNotOpened carries the frame the caller writes:
+ * `empty_upstream_stream` when every upstream accepted and stayed silent, else the SPEC 6.2 frame of their
+ * failures (issue 24 item 7).
  */
 export async function openStream(chain: Route[], options: OpenStreamOptions): Promise<OpenedStream> {
   let silentRoutes = 0;
+  let exhaustion: ExhaustionInfo | undefined;
+  const hooks: ChainHooks = {
+    ...options.hooks,
+    onExhausted: (info) => {
+      exhaustion = info;
+      options.hooks.onExhausted(info);
+    },
+  };
   try {
     const { value } = await runChain(
       chain,
@@ -76,11 +98,12 @@ export async function openStream(chain: Route[], options: OpenStreamOptions): Pr
           throw err;
         }
       },
-      options.hooks,
+      hooks,
     );
     return value;
   } catch (err) {
-    if (err instanceof ApiError && silentRoutes === chain.length) throw new ApiError('empty_upstream_stream');
-    throw err;
+    if (!(err instanceof ApiError) || exhaustion === undefined) throw err;
+    if (silentRoutes === chain.length) throw new StreamNotOpened(emptyStreamError());
+    throw new StreamNotOpened(openingStreamError(exhaustion.failures.map((f) => f.failure)));
   }
 }

@@ -1,7 +1,7 @@
 import type { MediaKind, UpstreamProvider } from '../../adapters/upstream/index.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { ErrorCode } from '../../errors/catalog.js';
-import type { ModelCatalog } from '../catalog/model-catalog.js';
+import { UNROUTED_EXTERNAL, type ExternalVerdict, type ModelCatalog } from '../catalog/model-catalog.js';
 import { assertAvailable } from '../model-resolution.js';
 import type { RouteConfig, RouteCost, UpstreamsFile } from './upstreams-file.js';
 
@@ -114,6 +114,15 @@ export class RouteTable {
     return 'code' in outcome ? null : [...new Set(outcome.routes.flatMap((route) => route.provider.mediaFormats?.[need] ?? []))];
   }
 
+  /**
+   * What calling an external-tier id answers (issue 24 item 3): the tier is listed for discovery and has no
+   * catalog row, hence no price to bill it at, so no route serves it; `disabled_models` may name it.
+   */
+  externalVerdict(id: string): ExternalVerdict {
+    if (this.disabled.has(id)) return { code: 'model_disabled', reason: 'Disabled platform-wide.' };
+    return UNROUTED_EXTERNAL;
+  }
+
   /** A route of the model goes to the sandbox, so callers may get its made-up answers. */
   servedBySandbox(slug: string): boolean {
     const model = this.catalog.find(slug);
@@ -210,14 +219,16 @@ function toRoute(route: DeclaredRoute, provider: UpstreamProvider): Route {
 }
 
 /**
- * Slugs in the file must be catalog slugs (an alias or a typo would silently route nothing), and every provider
- * must have been built. Checked at start, so a bad file stops the service.
+ * Slugs in the file must be catalog slugs (an alias or a typo would silently route nothing; `disabled_models` may
+ * also name external-tier ids), and every provider must have been built. Checked at start, so a bad file stops
+ * the service.
  */
 function checkNames(file: UpstreamsFile, providers: ReadonlyMap<string, ProviderSlot>, catalog: ModelCatalog): void {
   const problems: string[] = [];
   const notSlug = (name: string) => catalog.find(name)?.slug !== name;
+  const notSlugNorExternal = (name: string) => notSlug(name) && catalog.externalVerdict(name) === undefined;
   for (const slug of Object.keys(file.routes).filter(notSlug)) problems.push(`routes.${slug}: ${hint(slug, catalog)}`);
-  for (const slug of file.disabled_models.filter(notSlug)) problems.push(`disabled_models: "${slug}": ${hint(slug, catalog)}`);
+  for (const slug of file.disabled_models.filter(notSlugNorExternal)) problems.push(`disabled_models: "${slug}": ${hint(slug, catalog)}`);
   for (const name of Object.keys(file.providers).filter((n) => !providers.has(n))) problems.push(`providers.${name}: not built`);
   if (problems.length > 0) throw new Error(`Invalid upstreams file: ${problems.join('; ')}`);
 }
