@@ -210,7 +210,7 @@ describe('video moderation (SPEC 7.5: two independent upstreams refused)', () =>
 });
 
 describe('a model refusing the input media (SPEC 7.5 input_rejected)', () => {
-  const video = (key: string) => call(h.baseUrl, 'POST', '/v1/llm/videos/jobs', { key, body: { model: 'vidV-2', prompt: 'Waves', duration: 5 } });
+  const video = (key: string) => call(h.baseUrl, 'POST', '/v1/llm/videos/jobs', { key, body: { model: 'runway-gen-4-5', prompt: 'Waves', duration: 5 } });
 
   it('on the result, some polls after kickoff: failed with input_rejected and the reason, not re-routed, nothing charged', async () => {
     a.setBehaviour({ failAfterPolls: 2, failure: 'input' });
