@@ -442,10 +442,14 @@ export interface paths {
             query?: {
                 /** @description Only records of this slug. */
                 model?: string;
-                /** @description Only records at or after this time. */
-                since?: string;
-                /** @description Only records before this time. */
-                until?: string;
+                /**
+                 * @description Only records at or after this time: an RFC 3339 time (`2026-11-26T00:00:00Z`) or a plain date, which means
+                 *     that day's 00:00 UTC. Colons may be sent unencoded, as a shell or a browser types them; a `+` offset must be
+                 *     encoded (`%2B`), since a bare `+` in a query string is a space.
+                 */
+                since?: components["schemas"]["TimeOrDate"];
+                /** @description Only records before this time (exclusive), written as `since` is: `until=2026-11-27` ends with the 26th. */
+                until?: components["schemas"]["TimeOrDate"];
             };
             header?: never;
             path?: never;
@@ -2749,6 +2753,11 @@ export interface components {
                 };
             };
         };
+        /**
+         * TimeOrDate
+         * @description An RFC 3339 time with its offset, or a plain date (that day's 00:00 UTC).
+         */
+        TimeOrDate: string | unknown | unknown;
         /** @description One billed call (SPEC 2.6). Every billed call of every kind appears here, chat, media and retrieval alike. */
         UsageRecord: {
             /** @description The log id (`log_…`). */
@@ -5285,10 +5294,14 @@ export interface operations {
             query?: {
                 /** @description Only records of this slug. */
                 model?: string;
-                /** @description Only records at or after this time. */
-                since?: string;
-                /** @description Only records before this time. */
-                until?: string;
+                /**
+                 * @description Only records at or after this time: an RFC 3339 time (`2026-11-26T00:00:00Z`) or a plain date, which means
+                 *     that day's 00:00 UTC. Colons may be sent unencoded, as a shell or a browser types them; a `+` offset must be
+                 *     encoded (`%2B`), since a bare `+` in a query string is a space.
+                 */
+                since?: components["schemas"]["TimeOrDate"];
+                /** @description Only records before this time (exclusive), written as `since` is: `until=2026-11-27` ends with the 26th. */
+                until?: components["schemas"]["TimeOrDate"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
                 /** @description Records to skip (newest first). */

@@ -1002,6 +1002,13 @@ export type Account = {
 };
 
 /**
+ * TimeOrDate
+ *
+ * An RFC 3339 time with its offset, or a plain date (that day's 00:00 UTC).
+ */
+export type TimeOrDate = unknown | unknown;
+
+/**
  * One billed call (SPEC 2.6). Every billed call of every kind appears here, chat, media and retrieval alike.
  */
 export type UsageRecord = {
@@ -3671,13 +3678,17 @@ export type ListUsageRequestsData = {
          */
         model?: string;
         /**
-         * Only records at or after this time.
+         * Only records at or after this time: an RFC 3339 time (`2026-11-26T00:00:00Z`) or a plain date, which means
+         * that day's 00:00 UTC. Colons may be sent unencoded, as a shell or a browser types them; a `+` offset must be
+         * encoded (`%2B`), since a bare `+` in a query string is a space.
+         *
          */
-        since?: string;
+        since?: TimeOrDate;
         /**
-         * Only records before this time.
+         * Only records before this time (exclusive), written as `since` is: `until=2026-11-27` ends with the 26th.
+         *
          */
-        until?: string;
+        until?: TimeOrDate;
         /**
          * Page size.
          */
