@@ -3178,6 +3178,11 @@ export interface components {
             output_format?: "mp4" | "mov";
         };
         /**
+         * GpuModelName
+         * @description A GPU model as offers name it (`RTX_4090`), matched ignoring case, spaces, hyphens and underscores: `rtx_4090`, `RTX 4090` and `rtx4090` all find RTX_4090.
+         */
+        GpuModelName: string;
+        /**
          * @description A machine's standing: new machines are `unverified`; an operator verifies them and may take it back (`deverified`).
          * @enum {string}
          */
@@ -3410,14 +3415,14 @@ export interface components {
         BurstOrderRequest: {
             /** @description The image deployed on every GPU. */
             docker_image: string;
-            /** @description The GPU type placed first, underscore style (`RTX_4090`). */
-            primary_gpu: string;
+            /** @description The GPU type placed first (`RTX_4090`; case, spaces, hyphens and underscores do not matter). */
+            primary_gpu: components["schemas"]["GpuModelName"];
             /** @description A price cap per GPU-hour (USD) for the primary type, as `max_price_per_gpu_hour` is for one rental (each fallback has its `max_price`); none by default. Compared with each offer's price when its GPUs are taken, which is the price its rental is charged at. */
             primary_max_price?: number;
             gpu_count: number;
             /** @description Fallback types, tried in this order once the primary is exhausted, each only at or under its cap. */
             extra_gpus?: {
-                gpu_name: string;
+                gpu_name: components["schemas"]["GpuModelName"];
                 /** @description USD per GPU-hour, compared with each offer's own price when its GPUs are taken. */
                 max_price: number;
             }[];
@@ -3437,14 +3442,14 @@ export interface components {
         };
         /** @description Fallback types, tried in this order once the primary is exhausted, each only at or under its cap. */
         extra_gpus: {
-            gpu_name: string;
+            gpu_name: components["schemas"]["GpuModelName"];
             /** @description USD per GPU-hour, compared with each offer's own price when its GPUs are taken. */
             max_price: number;
         }[];
         /** @description What a burst order would get and cost now (a dry run of the same allocator; nothing is taken). */
         BurstEstimateRequest: {
             docker_image: string;
-            primary_gpu: string;
+            primary_gpu: components["schemas"]["GpuModelName"];
             primary_max_price?: number;
             gpu_count: number;
             extra_gpus?: components["schemas"]["extra_gpus"];
@@ -6895,8 +6900,8 @@ export interface operations {
     listOffers: {
         parameters: {
             query?: {
-                /** @description GPU models, underscore style (`RTX_4090`); repeat the parameter for several. */
-                gpu_model?: string[];
+                /** @description GPU models (`RTX_4090`; case, spaces, hyphens and underscores do not matter: `rtx 4090`, `RTX+4090`); repeat the parameter for several. */
+                gpu_model?: components["schemas"]["GpuModelName"][];
                 /** @description Each GPU has at least this much memory, in GB (a plain integer: `24`, not `24GB`). */
                 min_vram_gb?: number;
                 /** @description The hourly price per GPU is at most this, in USD (a plain number). */

@@ -1524,6 +1524,13 @@ export type TopazVideoRequest = {
 };
 
 /**
+ * GpuModelName
+ *
+ * A GPU model as offers name it (`RTX_4090`), matched ignoring case, spaces, hyphens and underscores: `rtx_4090`, `RTX 4090` and `rtx4090` all find RTX_4090.
+ */
+export type GpuModelName = string;
+
+/**
  * A machine's standing: new machines are `unverified`; an operator verifies them and may take it back (`deverified`).
  */
 export type Verification = 'unverified' | 'verified' | 'deverified';
@@ -1865,9 +1872,9 @@ export type BurstOrderRequest = {
      */
     docker_image: string;
     /**
-     * The GPU type placed first, underscore style (`RTX_4090`).
+     * The GPU type placed first (`RTX_4090`; case, spaces, hyphens and underscores do not matter).
      */
-    primary_gpu: string;
+    primary_gpu: GpuModelName;
     /**
      * A price cap per GPU-hour (USD) for the primary type, as `max_price_per_gpu_hour` is for one rental (each fallback has its `max_price`); none by default. Compared with each offer's price when its GPUs are taken, which is the price its rental is charged at.
      */
@@ -1877,7 +1884,7 @@ export type BurstOrderRequest = {
      * Fallback types, tried in this order once the primary is exhausted, each only at or under its cap.
      */
     extra_gpus?: Array<{
-        gpu_name: string;
+        gpu_name: GpuModelName;
         /**
          * USD per GPU-hour, compared with each offer's own price when its GPUs are taken.
          */
@@ -1902,7 +1909,7 @@ export type BurstOrderRequest = {
  * Fallback types, tried in this order once the primary is exhausted, each only at or under its cap.
  */
 export type ExtraGpus = Array<{
-    gpu_name: string;
+    gpu_name: GpuModelName;
     /**
      * USD per GPU-hour, compared with each offer's own price when its GPUs are taken.
      */
@@ -1914,7 +1921,7 @@ export type ExtraGpus = Array<{
  */
 export type BurstEstimateRequest = {
     docker_image: string;
-    primary_gpu: string;
+    primary_gpu: GpuModelName;
     primary_max_price?: number;
     gpu_count: number;
     extra_gpus?: ExtraGpus;
@@ -5957,9 +5964,9 @@ export type ListOffersData = {
     path?: never;
     query?: {
         /**
-         * GPU models, underscore style (`RTX_4090`); repeat the parameter for several.
+         * GPU models (`RTX_4090`; case, spaces, hyphens and underscores do not matter: `rtx 4090`, `RTX+4090`); repeat the parameter for several.
          */
-        gpu_model?: Array<string>;
+        gpu_model?: Array<GpuModelName>;
         /**
          * Each GPU has at least this much memory, in GB (a plain integer: `24`, not `24GB`).
          */

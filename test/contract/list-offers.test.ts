@@ -76,8 +76,18 @@ describe('GET /v1/marketplace/offers', () => {
     expect((await offers(`gpu_model=${gpu}`)).total).toBe(0);
   });
 
+  it('finds a GPU model however its name is typed: case, spaces, hyphens and underscores do not matter', async () => {
+    const tag = newId('g').replace(/[^A-Za-z0-9]/g, '');
+    const provider = await newProvider(h, { gpu_name: `RTX_${tag}` });
+    for (const spelling of [`rtx_${tag}`, `RTX%20${tag}`, `rtx+${tag}`, `RTX-${tag}`, `rtx${tag}`]) {
+      const page = await offers(`gpu_model=${spelling}`);
+      expect(page.offers.map((o: { offer_id: string }) => o.offer_id)).toEqual([provider.machineId]);
+      expect(page.offers[0].gpu_name).toBe(`RTX_${tag}`);
+    }
+  });
+
   it('400 invalid_request for a filter it does not know or a value in another unit, never silently ignored', async () => {
-    for (const query of ['datacenter=eu-1', 'min_vram_gb=24GB', 'max_price_per_hour=%240.50', 'location=Germany', 'sort=score', 'gpu_model=RTX%204090']) {
+    for (const query of ['datacenter=eu-1', 'min_vram_gb=24GB', 'max_price_per_hour=%240.50', 'location=Germany', 'sort=score', 'gpu_model=RTX%2F4090', 'gpu_model=_4090']) {
       const response = await call(h.baseUrl, 'GET', `/v1/marketplace/offers?${query}`, { key: renter });
       expectNativeError(response, 400, 'invalid_request');
     }
