@@ -3214,6 +3214,11 @@ export interface components {
              *     (held at start), or one hour of runtime for a metered plan (required available, not taken).
              */
             due_at_start_usd: number;
+            /**
+             * @description Whether the caller's available balance covers `due_at_start_usd` now, so that renting on this plan would not
+             *     answer 402 (a metered plan's hour counted for this rental alone). The default plan, `week`, holds a week.
+             */
+            fits_balance: boolean;
         };
         /** @description A machine's GPUs for rent in the marketplace (SPEC 1.2), with the price of every plan. */
         Offer: {

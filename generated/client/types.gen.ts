@@ -1574,6 +1574,12 @@ export type PlanPrice = {
      *
      */
     due_at_start_usd: number;
+    /**
+     * Whether the caller's available balance covers `due_at_start_usd` now, so that renting on this plan would not
+     * answer 402 (a metered plan's hour counted for this rental alone). The default plan, `week`, holds a week.
+     *
+     */
+    fits_balance: boolean;
 };
 
 /**

@@ -38,12 +38,13 @@ describe('GET /v1/marketplace/offers', () => {
       price_rise: null,
       discounts: { day: 10, week: 20, month: 30 },
       available_until: null,
+      // The renter's balance is empty: no plan fits it.
       prices: {
-        minute: { per_gpu_usd: 0.01, unit_seconds: 60, due_at_start_usd: 1.2 },
-        hour: { per_gpu_usd: 0.6, unit_seconds: 3600, due_at_start_usd: 1.2 },
-        day: { per_gpu_usd: 12.96, unit_seconds: 86_400, due_at_start_usd: 25.92 },
-        week: { per_gpu_usd: 80.64, unit_seconds: 604_800, due_at_start_usd: 161.28 },
-        month: { per_gpu_usd: 302.4, unit_seconds: 2_592_000, due_at_start_usd: 604.8 },
+        minute: { per_gpu_usd: 0.01, unit_seconds: 60, due_at_start_usd: 1.2, fits_balance: false },
+        hour: { per_gpu_usd: 0.6, unit_seconds: 3600, due_at_start_usd: 1.2, fits_balance: false },
+        day: { per_gpu_usd: 12.96, unit_seconds: 86_400, due_at_start_usd: 25.92, fits_balance: false },
+        week: { per_gpu_usd: 80.64, unit_seconds: 604_800, due_at_start_usd: 161.28, fits_balance: false },
+        month: { per_gpu_usd: 302.4, unit_seconds: 2_592_000, due_at_start_usd: 604.8, fits_balance: false },
       },
     });
   });
