@@ -459,10 +459,14 @@ export interface paths {
             query?: {
                 /** @description Only records of this slug. */
                 model?: string;
-                /** @description Only records at or after this time. */
-                since?: string;
-                /** @description Only records before this time. */
-                until?: string;
+                /**
+                 * @description Only records at or after this time: an RFC 3339 time (`2026-11-26T00:00:00Z`) or a plain date, which means
+                 *     that day's 00:00 UTC. Colons may be sent unencoded, as a shell or a browser types them; a `+` offset must be
+                 *     encoded (`%2B`), since a bare `+` in a query string is a space.
+                 */
+                since?: components["schemas"]["TimeOrDate"];
+                /** @description Only records before this time (exclusive), written as `since` is: `until=2026-11-27` ends with the 26th. */
+                until?: components["schemas"]["TimeOrDate"];
             };
             header?: never;
             path?: never;
@@ -2776,6 +2780,11 @@ export interface components {
                 };
             };
         };
+        /**
+         * TimeOrDate
+         * @description An RFC 3339 time with its offset, or a plain date (that day's 00:00 UTC).
+         */
+        TimeOrDate: string | unknown | unknown;
         /** @description One billed call (SPEC 2.6). Every billed call of every kind appears here, chat, media and retrieval alike. */
         UsageRecord: {
             /** @description The log id (`log_…`). */
@@ -3210,6 +3219,11 @@ export interface components {
             output_format?: "mp4" | "mov";
         };
         /**
+         * GpuModelName
+         * @description A GPU model as offers name it (`RTX_4090`), matched ignoring case, spaces, hyphens and underscores: `rtx_4090`, `RTX 4090` and `rtx4090` all find RTX_4090.
+         */
+        GpuModelName: string;
+        /**
          * @description A machine's standing: new machines are `unverified`; an operator verifies them and may take it back (`deverified`).
          * @enum {string}
          */
@@ -3241,6 +3255,11 @@ export interface components {
              *     (held at start), or one hour of runtime for a metered plan (required available, not taken).
              */
             due_at_start_usd: number;
+            /**
+             * @description Whether the caller's available balance covers `due_at_start_usd` now, so that renting on this plan would not
+             *     answer 402 (a metered plan's hour counted for this rental alone). The default plan, `week`, holds a week.
+             */
+            fits_balance: boolean;
         };
         /** @description A machine's GPUs for rent in the marketplace (SPEC 1.2), with the price of every plan. */
         Offer: {
@@ -3442,14 +3461,14 @@ export interface components {
         BurstOrderRequest: {
             /** @description The image deployed on every GPU. */
             docker_image: string;
-            /** @description The GPU type placed first, underscore style (`RTX_4090`). */
-            primary_gpu: string;
+            /** @description The GPU type placed first (`RTX_4090`; case, spaces, hyphens and underscores do not matter). */
+            primary_gpu: components["schemas"]["GpuModelName"];
             /** @description A price cap per GPU-hour (USD) for the primary type, as `max_price_per_gpu_hour` is for one rental (each fallback has its `max_price`); none by default. Compared with each offer's price when its GPUs are taken, which is the price its rental is charged at. */
             primary_max_price?: number;
             gpu_count: number;
             /** @description Fallback types, tried in this order once the primary is exhausted, each only at or under its cap. */
             extra_gpus?: {
-                gpu_name: string;
+                gpu_name: components["schemas"]["GpuModelName"];
                 /** @description USD per GPU-hour, compared with each offer's own price when its GPUs are taken. */
                 max_price: number;
             }[];
@@ -3469,14 +3488,14 @@ export interface components {
         };
         /** @description Fallback types, tried in this order once the primary is exhausted, each only at or under its cap. */
         extra_gpus: {
-            gpu_name: string;
+            gpu_name: components["schemas"]["GpuModelName"];
             /** @description USD per GPU-hour, compared with each offer's own price when its GPUs are taken. */
             max_price: number;
         }[];
         /** @description What a burst order would get and cost now (a dry run of the same allocator; nothing is taken). */
         BurstEstimateRequest: {
             docker_image: string;
-            primary_gpu: string;
+            primary_gpu: components["schemas"]["GpuModelName"];
             primary_max_price?: number;
             gpu_count: number;
             extra_gpus?: components["schemas"]["extra_gpus"];
@@ -5327,10 +5346,14 @@ export interface operations {
             query?: {
                 /** @description Only records of this slug. */
                 model?: string;
-                /** @description Only records at or after this time. */
-                since?: string;
-                /** @description Only records before this time. */
-                until?: string;
+                /**
+                 * @description Only records at or after this time: an RFC 3339 time (`2026-11-26T00:00:00Z`) or a plain date, which means
+                 *     that day's 00:00 UTC. Colons may be sent unencoded, as a shell or a browser types them; a `+` offset must be
+                 *     encoded (`%2B`), since a bare `+` in a query string is a space.
+                 */
+                since?: components["schemas"]["TimeOrDate"];
+                /** @description Only records before this time (exclusive), written as `since` is: `until=2026-11-27` ends with the 26th. */
+                until?: components["schemas"]["TimeOrDate"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
                 /** @description Records to skip (newest first). */
@@ -6939,8 +6962,8 @@ export interface operations {
     listOffers: {
         parameters: {
             query?: {
-                /** @description GPU models, underscore style (`RTX_4090`); repeat the parameter for several. */
-                gpu_model?: string[];
+                /** @description GPU models (`RTX_4090`; case, spaces, hyphens and underscores do not matter: `rtx 4090`, `RTX+4090`); repeat the parameter for several. */
+                gpu_model?: components["schemas"]["GpuModelName"][];
                 /** @description Each GPU has at least this much memory, in GB (a plain integer: `24`, not `24GB`). */
                 min_vram_gb?: number;
                 /** @description The hourly price per GPU is at most this, in USD (a plain number). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { StartupError } from './startup.js';
 
 /** Every setting the service reads from the environment; parsed once at start, frozen. Units last in names. */
 const schema = z.object({
@@ -208,8 +209,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .refine(s3HasBucket, { path: ['S3_BUCKET'], message: 'is required with BLOB_STORE=s3' })
     .safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`Invalid configuration: ${problems}`);
+    const [first, ...rest] = parsed.error.issues.map((i) => ({ setting: i.path.join('.'), problem: i.message }));
+    throw new StartupError(first!.setting, [first!.problem, ...rest.map((r) => `${r.setting}: ${r.problem}`)].join('; '));
   }
   const { VALIDATE_RESPONSES, BILLING_HOLD_TTL_MS, ...rest } = parsed.data;
   return Object.freeze({

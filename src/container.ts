@@ -73,7 +73,8 @@ import { createChainAlert } from './domain/routing/alerts.js';
 import { buildProviders } from './domain/routing/providers.js';
 import { RouteTable } from './domain/routing/route-table.js';
 import type { ChainHooks } from './domain/routing/run-chain.js';
-import { loadUpstreamsFile, sandboxUses, UpstreamsFileError } from './domain/routing/upstreams-file.js';
+import { loadUpstreamsFile, sandboxUses } from './domain/routing/upstreams-file.js';
+import { blameSetting, redactedUrl, StartupError } from './startup.js';
 import { ThroughputTracker } from './domain/throughput.js';
 import { counter } from './domain/metrics.js';
 import { FileLinks } from './domain/file-links.js';
@@ -179,6 +180,27 @@ function fileLinkSecret(config: Config, logger: Logger): Buffer {
   return randomBytes(32);
 }
 
+/**
+ * The database of DATABASE_URL, shown reachable: a SQLite path that cannot be a file (its parent is one) or a
+ * PostgreSQL that does not answer stops the start naming the setting, not a migration's stack.
+ */
+async function openDatabase(config: Config, logger: Logger): Promise<Database> {
+  const shown = redactedUrl(config.DATABASE_URL);
+  const db = await blameSetting('DATABASE_URL', shown, () =>
+    connectDatabase(config.DATABASE_URL, {
+      log: { warn: (m) => logger.warn({ detail: m }, 'database'), error: (m) => logger.error({ detail: m }, 'database') },
+      sqliteSynchronous: config.SQLITE_SYNCHRONOUS,
+    }),
+  );
+  try {
+    await blameSetting('DATABASE_URL', shown, () => db.knex.raw('select 1'));
+  } catch (err) {
+    await db.knex.destroy();
+    throw err;
+  }
+  return db;
+}
+
 /** Reads the bundled contract (the source of truth the validator and the catalog checks use). */
 export function loadContract(): OpenAPIV3.DocumentV3_1 {
   return parseYaml(readFileSync(CONTRACT_FILE, 'utf8')) as OpenAPIV3.DocumentV3_1;
@@ -281,19 +303,17 @@ async function openSshSockets(config: Config, proxy: SshProxy, logger: Logger): 
 export async function buildDeps(config: Config, logger: Logger, now: () => number = Date.now): Promise<Deps> {
   const marketFxRateRubMicro = fxRateToMicro(config.MARKET_FX_RATE_RUB);
   const contract = loadContract();
-  const catalog = new ModelCatalog(loadCatalogFile(config.CATALOG_FILE, contract.components?.schemas ?? {}));
-  // Configuration mistakes stop the start before anything is opened.
-  const upstreams = loadUpstreamsFile(config.UPSTREAMS_FILE);
+  // Configuration mistakes stop the start before anything is opened, each naming its setting (StartupError).
+  const catalog = new ModelCatalog(await blameSetting('CATALOG_FILE', config.CATALOG_FILE, () => loadCatalogFile(config.CATALOG_FILE, contract.components?.schemas ?? {})));
+  const upstreams = await blameSetting('UPSTREAMS_FILE', config.UPSTREAMS_FILE, () => loadUpstreamsFile(config.UPSTREAMS_FILE));
   const sandboxed = sandboxUses(upstreams);
   if (config.NODE_ENV === 'production' && config.SANDBOX_IN_PRODUCTION !== 'allow' && sandboxed.length > 0) {
-    throw new UpstreamsFileError(config.UPSTREAMS_FILE, [
-      `${sandboxed.join(', ')}: the sandbox would answer real callers at real prices in production; route to real upstreams, or set SANDBOX_IN_PRODUCTION=allow`,
-    ]);
+    throw new StartupError(
+      'UPSTREAMS_FILE',
+      `${config.UPSTREAMS_FILE}: ${sandboxed.join(', ')}: the sandbox would answer real callers at real prices in production; route to real upstreams, or set SANDBOX_IN_PRODUCTION=allow`,
+    );
   }
-  const db = connectDatabase(config.DATABASE_URL, {
-    log: { warn: (m) => logger.warn({ detail: m }, 'database'), error: (m) => logger.error({ detail: m }, 'database') },
-    sqliteSynchronous: config.SQLITE_SYNCHRONOUS,
-  });
+  const db = await openDatabase(config, logger);
   await migrateToLatest(db);
   const checkpointer = db.file ? startCheckpointer(db.file, config.SQLITE_CHECKPOINT_MS, (failure) => logger.warn({ failure }, 'WAL checkpoint failed')) : null;
   const apiKeys = new SqlApiKeyStore(db);
@@ -362,14 +382,14 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   // Without a bot token the embedded default logs each alert instead (README "Configuration").
   const notifier = config.MESSENGER_BOT_TOKEN === undefined ? new LogNotifier(logger) : new MessengerBotNotifier({ token: config.MESSENGER_BOT_TOKEN, baseUrl: config.MESSENGER_API_BASE });
   const rentalAlerts = new RentalAlerts({ store: alerts, notifier, now, logger });
-  const recommendations = new Recommendations({
+  const recommendations = await blameSetting('RECOMMENDATION_MODEL', config.RECOMMENDATION_MODEL ?? '', () => new Recommendations({
     store: market.store,
     chat,
     catalog,
     now,
     logger,
     settings: { offlineAfterMs: config.MACHINE_OFFLINE_MS, model: config.RECOMMENDATION_MODEL },
-  });
+  }));
   const sshSockets = await openSshSockets(config, market.sshProxy, logger);
   jobRunner.start();
   const background = [

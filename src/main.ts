@@ -1,29 +1,65 @@
 import { once } from 'node:events';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
-import { loadConfig } from './config.js';
-import { buildDeps } from './container.js';
+import { loadConfig, type Config } from './config.js';
+import { buildDeps, type Deps } from './container.js';
 import { createHttpServer } from './http/http-server.js';
 import { createLogger } from './logger.js';
 import { logUnhandledRejections } from './process-guards.js';
+import { checkListenable, listenError, StartupError, STARTUP_ERROR_EXIT } from './startup.js';
+import { startupBanner } from './startup-banner.js';
 
-const config = loadConfig();
-const logger = createLogger(config.LOG_LEVEL);
-logUnhandledRejections(logger);
-const deps = await buildDeps(config, logger);
-const server = createHttpServer(createApp(deps, { warmValidators: true })).listen(config.PORT, config.HOST);
-await once(server, 'listening');
-const { port } = server.address() as AddressInfo;
-logger.info({ host: config.HOST, port, database: deps.db.kind, models: deps.catalog.size }, 'compute-gateway listening');
+const USAGE = `usage: node dist/src/main.js   (make run builds and runs it)
+Serves the compute-gateway API. Every setting comes from the environment (README "Configuration"), e.g.
+  PORT=8080 HOST=127.0.0.1 DATABASE_URL=sqlite:data/gateway.sqlite node dist/src/main.js
+A setting that stops the start is named on one line of stderr, and the exit code is 2.`;
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+
+async function listen(server: Server, config: Config): Promise<number> {
+  server.listen(config.PORT, config.HOST);
+  try {
+    await once(server, 'listening');
+  } catch (err) {
+    throw listenError(err as NodeJS.ErrnoException, config.HOST, config.PORT);
+  }
+  return (server.address() as AddressInfo).port;
+}
+
+/** Settings are checked in the order that costs least to get wrong: the port before the catalog, migrations and the rest. */
+async function start(): Promise<{ server: Server; deps: Deps }> {
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL);
+  logUnhandledRejections(logger);
+  await checkListenable(config.HOST, config.PORT);
+  const deps = await buildDeps(config, logger);
+  const server = createHttpServer(createApp(deps, { warmValidators: true }));
+  const port = await listen(server, config);
+  logger.info({ host: config.HOST, port, database: deps.db.kind, models: deps.catalog.size }, 'compute-gateway listening');
+  process.stderr.write(startupBanner(config, port, deps.catalog.size));
+  return { server, deps };
+}
 
 /** Graceful drain: stop accepting, let requests in flight finish, flush batched writes, close the database. */
-async function shutdown(signal: string): Promise<void> {
-  logger.info({ signal }, 'draining');
+async function shutdown({ server, deps }: { server: Server; deps: Deps }, signal: string): Promise<void> {
+  deps.logger.info({ signal }, 'draining');
   server.close();
   server.closeIdleConnections();
   await once(server, 'close');
   await deps.close();
   process.exit(0);
 }
-process.once('SIGTERM', () => void shutdown('SIGTERM'));
-process.once('SIGINT', () => void shutdown('SIGINT'));
+
+try {
+  const running = await start();
+  process.once('SIGTERM', () => void shutdown(running, 'SIGTERM'));
+  process.once('SIGINT', () => void shutdown(running, 'SIGINT'));
+} catch (err) {
+  if (!(err instanceof StartupError)) throw err;
+  process.stderr.write(`compute-gateway cannot start: ${err.message}\n`);
+  process.exit(STARTUP_ERROR_EXIT);
+}

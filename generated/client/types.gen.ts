@@ -1003,6 +1003,13 @@ export type Account = {
 };
 
 /**
+ * TimeOrDate
+ *
+ * An RFC 3339 time with its offset, or a plain date (that day's 00:00 UTC).
+ */
+export type TimeOrDate = unknown | unknown;
+
+/**
  * One billed call (SPEC 2.6). Every billed call of every kind appears here, chat, media and retrieval alike.
  */
 export type UsageRecord = {
@@ -1534,6 +1541,13 @@ export type TopazVideoRequest = {
 };
 
 /**
+ * GpuModelName
+ *
+ * A GPU model as offers name it (`RTX_4090`), matched ignoring case, spaces, hyphens and underscores: `rtx_4090`, `RTX 4090` and `rtx4090` all find RTX_4090.
+ */
+export type GpuModelName = string;
+
+/**
  * A machine's standing: new machines are `unverified`; an operator verifies them and may take it back (`deverified`).
  */
 export type Verification = 'unverified' | 'verified' | 'deverified';
@@ -1577,6 +1591,12 @@ export type PlanPrice = {
      *
      */
     due_at_start_usd: number;
+    /**
+     * Whether the caller's available balance covers `due_at_start_usd` now, so that renting on this plan would not
+     * answer 402 (a metered plan's hour counted for this rental alone). The default plan, `week`, holds a week.
+     *
+     */
+    fits_balance: boolean;
 };
 
 /**
@@ -1875,9 +1895,9 @@ export type BurstOrderRequest = {
      */
     docker_image: string;
     /**
-     * The GPU type placed first, underscore style (`RTX_4090`).
+     * The GPU type placed first (`RTX_4090`; case, spaces, hyphens and underscores do not matter).
      */
-    primary_gpu: string;
+    primary_gpu: GpuModelName;
     /**
      * A price cap per GPU-hour (USD) for the primary type, as `max_price_per_gpu_hour` is for one rental (each fallback has its `max_price`); none by default. Compared with each offer's price when its GPUs are taken, which is the price its rental is charged at.
      */
@@ -1887,7 +1907,7 @@ export type BurstOrderRequest = {
      * Fallback types, tried in this order once the primary is exhausted, each only at or under its cap.
      */
     extra_gpus?: Array<{
-        gpu_name: string;
+        gpu_name: GpuModelName;
         /**
          * USD per GPU-hour, compared with each offer's own price when its GPUs are taken.
          */
@@ -1912,7 +1932,7 @@ export type BurstOrderRequest = {
  * Fallback types, tried in this order once the primary is exhausted, each only at or under its cap.
  */
 export type ExtraGpus = Array<{
-    gpu_name: string;
+    gpu_name: GpuModelName;
     /**
      * USD per GPU-hour, compared with each offer's own price when its GPUs are taken.
      */
@@ -1924,7 +1944,7 @@ export type ExtraGpus = Array<{
  */
 export type BurstEstimateRequest = {
     docker_image: string;
-    primary_gpu: string;
+    primary_gpu: GpuModelName;
     primary_max_price?: number;
     gpu_count: number;
     extra_gpus?: ExtraGpus;
@@ -3689,13 +3709,17 @@ export type ListUsageRequestsData = {
          */
         model?: string;
         /**
-         * Only records at or after this time.
+         * Only records at or after this time: an RFC 3339 time (`2026-11-26T00:00:00Z`) or a plain date, which means
+         * that day's 00:00 UTC. Colons may be sent unencoded, as a shell or a browser types them; a `+` offset must be
+         * encoded (`%2B`), since a bare `+` in a query string is a space.
+         *
          */
-        since?: string;
+        since?: TimeOrDate;
         /**
-         * Only records before this time.
+         * Only records before this time (exclusive), written as `since` is: `until=2026-11-27` ends with the 26th.
+         *
          */
-        until?: string;
+        until?: TimeOrDate;
         /**
          * Page size.
          */
@@ -5970,9 +5994,9 @@ export type ListOffersData = {
     path?: never;
     query?: {
         /**
-         * GPU models, underscore style (`RTX_4090`); repeat the parameter for several.
+         * GPU models (`RTX_4090`; case, spaces, hyphens and underscores do not matter: `rtx 4090`, `RTX+4090`); repeat the parameter for several.
          */
-        gpu_model?: Array<string>;
+        gpu_model?: Array<GpuModelName>;
         /**
          * Each GPU has at least this much memory, in GB (a plain integer: `24`, not `24GB`).
          */

@@ -12,29 +12,59 @@ import { DEFAULT_DOCKER_HOST, DockerEngine } from './docker-engine.js';
 import { Gateway } from './gateway.js';
 import { detectHost, diskFreeGb, parseNvidiaSmiXml, readInventoryFile, type MachineInventory } from './inventory.js';
 
-const USAGE = `npm run agent -- --gateway <url> --price-per-gpu-hour <usd> [--inventory <file.json> | --location <CC>]
+const USAGE = `usage: npm run agent -- --gateway <url> --price-per-gpu-hour <usd> [--inventory <file.json> | --location <CC>]
   [--key <api key> (or CGW_API_KEY)] [--name <name>] [--min-gpus <n>] [--docker-host ${DEFAULT_DOCKER_HOST}]
-  [--state <file>] [--heartbeat-seconds 5] [--disk-quota]`;
+  [--state <file>] [--heartbeat-seconds 5] [--disk-quota] [--help]`;
 
-const { values } = parseArgs({
-  options: {
-    gateway: { type: 'string' },
-    key: { type: 'string' },
-    inventory: { type: 'string' },
-    name: { type: 'string' },
-    location: { type: 'string' },
-    'price-per-gpu-hour': { type: 'string' },
-    'min-gpus': { type: 'string' },
-    'docker-host': { type: 'string', default: DEFAULT_DOCKER_HOST },
-    state: { type: 'string', default: 'data/agent-state.json' },
-    'heartbeat-seconds': { type: 'string', default: '5' },
-    'disk-quota': { type: 'boolean', default: false },
-  },
-});
+const HELP = `${USAGE}
+
+Lists this machine's GPUs on the marketplace and runs the rentals placed on them (README "Providers").
+  --gateway             the gateway's base URL, e.g. http://127.0.0.1:8080
+  --price-per-gpu-hour  the listing price per GPU and hour, in USD (at least 0.01)
+  --key                 the provider account's API key (default: the CGW_API_KEY environment variable)
+  --inventory           a JSON file describing the machine, instead of nvidia-smi and this host
+  --location            the machine's ISO 3166-1 country code (required without --inventory)
+  --name                the machine's name (default: the host name)
+  --min-gpus            the fewest GPUs one rental of this machine takes
+  --docker-host         the Docker Engine to run rentals on (DOCKER_HOST syntax)
+  --state               where the agent keeps its machine id between runs
+  --heartbeat-seconds   how often the agent reports to the gateway
+  --disk-quota          cap each rental container's disk where the storage driver can
+  --help, -h            print this and exit`;
+
+const OPTIONS = {
+  gateway: { type: 'string' },
+  key: { type: 'string' },
+  inventory: { type: 'string' },
+  name: { type: 'string' },
+  location: { type: 'string' },
+  'price-per-gpu-hour': { type: 'string' },
+  'min-gpus': { type: 'string' },
+  'docker-host': { type: 'string', default: DEFAULT_DOCKER_HOST },
+  state: { type: 'string', default: 'data/agent-state.json' },
+  'heartbeat-seconds': { type: 'string', default: '5' },
+  'disk-quota': { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
   process.exit(2);
+}
+
+function readArgs() {
+  try {
+    return parseArgs({ options: OPTIONS }).values;
+  } catch (err) {
+    // An unknown or malformed option is the user's mistake: one line and the usage, not a stack trace.
+    return fail(err instanceof Error ? err.message : String(err));
+  }
+}
+
+const values = readArgs();
+if (values.help) {
+  process.stdout.write(`${HELP}\n`);
+  process.exit(0);
 }
 
 const log = (message: string, fields: Record<string, unknown> = {}) => process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), msg: message, ...fields })}\n`);

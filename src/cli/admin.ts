@@ -223,7 +223,24 @@ function verification(state: 'verified' | 'deverified'): Command {
   };
 }
 
-const usageText = () => `usage: admin <command>\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}`;
+const usageText = () =>
+  `usage: npm run --silent admin -- <command> [--help]\n` +
+  `Reads DATABASE_URL (default sqlite:data/gateway.sqlite) like the server; prints one JSON object.\n` +
+  `commands:\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}`;
+
+const HELP = new Set(['--help', '-h', 'help']);
+
+/**
+ * The usage asked for (`--help`, `-h` or `help` first, or `--help` after a command), or undefined: help goes to
+ * stdout with exit 0, as CLIs do, and never touches the database. No arguments at all stays a usage error.
+ */
+function helpAsked(argv: string[]): string | undefined {
+  if (argv[0] !== undefined && HELP.has(argv[0])) return usageText();
+  if (!argv.some((arg) => arg === '--help' || arg === '-h')) return undefined;
+  const words = commands[`${argv[0] ?? ''} ${argv[1] ?? ''}`] !== undefined ? 2 : 1;
+  const command = commands[argv.slice(0, words).join(' ')];
+  return command === undefined ? usageText() : `usage: npm run --silent admin -- ${command.usage}`;
+}
 
 /** Picks the command from the first two words and parses the rest strictly against that command's options. */
 function parseCommand(argv: string[]): (stores: Stores) => Promise<Output> {
@@ -267,6 +284,11 @@ function fail(exitCode: number, error: string, message: string): void {
 }
 
 async function main(argv: string[]): Promise<void> {
+  const help = helpAsked(argv);
+  if (help !== undefined) {
+    process.stdout.write(`${help}\n`);
+    return;
+  }
   try {
     const step = parseCommand(argv);
     const output = await withStore(step);

@@ -67,11 +67,22 @@ export interface ConnectOptions {
   sqliteSynchronous?: 'NORMAL' | 'FULL';
 }
 
+/** The SQLite file's directory, created if missing; a file in its place is said as such, not as mkdir's EEXIST. */
+function makeParentDirectory(filename: string): void {
+  try {
+    mkdirSync(dirname(filename), { recursive: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw new Error(`cannot create the directory ${dirname(filename)}: a file is in its path`);
+    throw err;
+  }
+}
+
 export function connectDatabase(url: string, options: ConnectOptions = {}): Database {
   const log = knexLog(options.log ?? SILENT);
   if (url.startsWith('sqlite:')) {
     const filename = url.slice('sqlite:'.length) || ':memory:';
-    if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+    if (filename !== ':memory:') makeParentDirectory(filename);
     const knex = knexFactory({
       client: 'better-sqlite3',
       log,

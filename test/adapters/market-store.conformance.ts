@@ -96,6 +96,15 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       expect(await store().updateMachine(newId('mch'), { listed: true })).toBeNull();
     });
 
+    it('matches GPU names ignoring case, spaces, hyphens and underscores, and never a prefix', async () => {
+      const tag = newId('g').replace(/[^A-Za-z0-9]/g, '');
+      const m = machine({ gpuName: `RTX_${tag}_Ada` });
+      await store().addMachine(m);
+      const ids = async (gpuNames: string[]) => (await store().searchOffers(query({ gpuNames }))).offers.map((o) => o.id);
+      for (const spelling of [`rtx_${tag}_ada`, `RTX ${tag} Ada`, `rtx-${tag}-ADA`, `RTX${tag}ADA`.toLowerCase()]) expect(await ids([spelling])).toEqual([m.id]);
+      expect(await ids([`RTX_${tag}`])).toEqual([]);
+    });
+
     it('finds offers by every filter, sorted and paged; unlisted, silent, expired and unverified machines are left out when asked', async () => {
       const gpu = `GPU_${newId('g')}`;
       const cheap = machine({ gpuName: gpu, pricePerGpuHourMicros: 300_000n, vramGb: 24, location: 'US' });

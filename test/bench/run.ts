@@ -40,6 +40,13 @@ import { installPortkey, portkeyHeaders, PORTKEY_VERSION, startPortkey } from '.
 
 const run = promisify(execFile);
 const args = new Set(process.argv.slice(2));
+const BENCH_USAGE = 'usage: node --import tsx test/bench/run.ts [--quick] [--no-build] [--embedded-only] [--help]  (make bench BENCH_ARGS=...)';
+const unknownArgs = [...args].filter((arg) => !['--quick', '--no-build', '--embedded-only', '--help', '-h'].includes(arg));
+if (args.has('--help') || args.has('-h') || unknownArgs.length > 0) {
+  if (unknownArgs.length > 0) process.stderr.write(`unknown option ${unknownArgs.join(' ')}\n${BENCH_USAGE}\n`);
+  else process.stdout.write(`${BENCH_USAGE}\nSee the top of test/bench/run.ts and README "Benchmark" for what it measures.\n`);
+  process.exit(unknownArgs.length > 0 ? 2 : 0);
+}
 const QUICK = args.has('--quick');
 /** Shared with fake-upstream-server.ts (through its env): a chat carrying it is held open by the upstream. */
 const HOLD_MARKER = '[bench:hold]';

@@ -85,7 +85,7 @@ describe('POST /v1/burst/orders', () => {
       [{ primary_gpu: gpu, gpu_count: 1, disk_gb: 19 }, 'disk_gb'],
       [{ primary_gpu: gpu, gpu_count: 1, disk_gb: 1025 }, 'disk_gb'],
       [{ primary_gpu: gpu, gpu_count: 1, extra_gpus: [{ gpu_name: 'A100' }] }, 'max_price'],
-      [{ primary_gpu: 'RTX 4090', gpu_count: 1 }, 'primary_gpu'],
+      [{ primary_gpu: 'RTX/4090', gpu_count: 1 }, 'primary_gpu'],
       [{ gpu_count: 1 }, 'primary_gpu'],
       [{ primary_gpu: gpu, gpu_count: 1, volume: 3 }, 'volume'],
     ] as const) {

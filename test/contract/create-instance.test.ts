@@ -61,6 +61,25 @@ describe('POST /v1/instances', () => {
     expect((await h.deps.ledger.getBalance(poor.accountId)).availableMicros).toBe(usdToMicros(1.19));
   });
 
+  it('402 on the default week plan says in its hint which plan the balance covers; the offer shows it too', async () => {
+    const gpu = newId('g');
+    const provider = await newProvider(h, { gpu_name: gpu, price_per_gpu_hour_usd: 0.5 });
+    const newcomer = await h.newAccount(undefined, { balanceUsd: 50 });
+    const refused = await rent(newcomer.apiKey, { offer_id: provider.machineId, gpu_count: 1 });
+    expectNativeError(refused, 402, 'insufficient_balance');
+    expect(refused.body.data.meta.hint).toBe(
+      'The balance has $50 available: it covers pricing_type "day" on this offer ($10.8 at start; plans that fit: minute, hour, day), not "week" ($67.2). Choose one of them, or top up.',
+    );
+    const offer = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/marketplace/offers?gpu_model=${gpu}`, { key: newcomer.apiKey })).offers[0];
+    expect(Object.fromEntries(Object.entries(offer.prices).map(([plan, p]) => [plan, (p as { fits_balance: boolean }).fits_balance]))).toEqual({ minute: true, hour: true, day: true, week: false, month: false });
+    expectNativeOk(await rent(newcomer.apiKey, { offer_id: provider.machineId, gpu_count: 1, pricing_type: 'day' }), 201);
+
+    const broke = await h.newAccount(undefined, { balanceUsd: 0.1 });
+    const none = await rent(broke.apiKey, { offer_id: provider.machineId, gpu_count: 1, pricing_type: 'hour' });
+    expectNativeError(none, 402, 'insufficient_balance');
+    expect(none.body.data.meta.hint).toBe('The balance has $0.1 available: no plan of this offer fits (an hour of runtime needs $0.5). Top up the account.');
+  });
+
   it('410 rental_unavailable when the GPUs were rented by someone else; nothing held', async () => {
     const provider = await newProvider(h, { gpu_name: newId('g'), gpu_count: 1 });
     const first = await h.newAccount(undefined, { balanceUsd: 200 });

@@ -101,8 +101,8 @@ describe('POST /v1/ai/recommendation, written by the rules (no RECOMMENDATION_MO
 
   it('refuses to start with a RECOMMENDATION_MODEL that is not a chat model of the catalog', () => {
     const deps = { store: h.deps.market.store, chat: h.deps.chat, catalog: h.deps.catalog, now: Date.now, logger: h.deps.logger };
-    expect(() => new Recommendations({ ...deps, settings: { offlineAfterMs: 90_000, model: 'text-embedding-3-small' } })).toThrow(/RECOMMENDATION_MODEL/);
-    expect(() => new Recommendations({ ...deps, settings: { offlineAfterMs: 90_000, model: 'no-such-model' } })).toThrow(/RECOMMENDATION_MODEL/);
+    expect(() => new Recommendations({ ...deps, settings: { offlineAfterMs: 90_000, model: 'text-embedding-3-small' } })).toThrow(/is not a chat model of the catalog/);
+    expect(() => new Recommendations({ ...deps, settings: { offlineAfterMs: 90_000, model: 'no-such-model' } })).toThrow(/is not a chat model of the catalog/);
   });
 });
 

@@ -35,4 +35,15 @@ describe('POST /v1/burst/orders/estimate', () => {
     expect(await h.deps.market.store.freeGpus(a.machineId)).toBe(2);
     expectNativeError(await call(h.baseUrl, 'POST', '/v1/burst/orders/estimate', { key: renter.apiKey, body: { primary_gpu: gpu, gpu_count: 5 } }), 400, 'invalid_request');
   });
+
+  it('matches the GPU names of its tiers ignoring case, spaces, hyphens and underscores', async () => {
+    const [tag, otherTag] = [newId('g'), newId('g')].map((id) => id.replace(/[^A-Za-z0-9]/g, ''));
+    const a = await newProvider(h, { gpu_name: `RTX_${tag}`, gpu_count: 2 });
+    const b = await newProvider(h, { gpu_name: `RTX_${otherTag}`, gpu_count: 2 });
+    const renter = await h.newAccount();
+    const body = { docker_image: 'ubuntu:24.04', primary_gpu: `rtx ${tag}`, gpu_count: 4, extra_gpus: [{ gpu_name: `rtx-${otherTag}`, max_price: 10 }] };
+    const estimate = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/burst/orders/estimate', { key: renter.apiKey, body }));
+    expect(estimate.slots.map((s: { offer_id: string }) => s.offer_id)).toEqual([a.machineId, b.machineId]);
+    expect(estimate.shortfall).toBe(0);
+  });
 });

@@ -38,12 +38,13 @@ describe('GET /v1/marketplace/offers', () => {
       price_rise: null,
       discounts: { day: 10, week: 20, month: 30 },
       available_until: null,
+      // The renter's balance is empty: no plan fits it.
       prices: {
-        minute: { per_gpu_usd: 0.01, unit_seconds: 60, due_at_start_usd: 1.2 },
-        hour: { per_gpu_usd: 0.6, unit_seconds: 3600, due_at_start_usd: 1.2 },
-        day: { per_gpu_usd: 12.96, unit_seconds: 86_400, due_at_start_usd: 25.92 },
-        week: { per_gpu_usd: 80.64, unit_seconds: 604_800, due_at_start_usd: 161.28 },
-        month: { per_gpu_usd: 302.4, unit_seconds: 2_592_000, due_at_start_usd: 604.8 },
+        minute: { per_gpu_usd: 0.01, unit_seconds: 60, due_at_start_usd: 1.2, fits_balance: false },
+        hour: { per_gpu_usd: 0.6, unit_seconds: 3600, due_at_start_usd: 1.2, fits_balance: false },
+        day: { per_gpu_usd: 12.96, unit_seconds: 86_400, due_at_start_usd: 25.92, fits_balance: false },
+        week: { per_gpu_usd: 80.64, unit_seconds: 604_800, due_at_start_usd: 161.28, fits_balance: false },
+        month: { per_gpu_usd: 302.4, unit_seconds: 2_592_000, due_at_start_usd: 604.8, fits_balance: false },
       },
     });
   });
@@ -76,8 +77,18 @@ describe('GET /v1/marketplace/offers', () => {
     expect((await offers(`gpu_model=${gpu}`)).total).toBe(0);
   });
 
+  it('finds a GPU model however its name is typed: case, spaces, hyphens and underscores do not matter', async () => {
+    const tag = newId('g').replace(/[^A-Za-z0-9]/g, '');
+    const provider = await newProvider(h, { gpu_name: `RTX_${tag}` });
+    for (const spelling of [`rtx_${tag}`, `RTX%20${tag}`, `rtx+${tag}`, `RTX-${tag}`, `rtx${tag}`]) {
+      const page = await offers(`gpu_model=${spelling}`);
+      expect(page.offers.map((o: { offer_id: string }) => o.offer_id)).toEqual([provider.machineId]);
+      expect(page.offers[0].gpu_name).toBe(`RTX_${tag}`);
+    }
+  });
+
   it('400 invalid_request for a filter it does not know or a value in another unit, never silently ignored', async () => {
-    for (const query of ['datacenter=eu-1', 'min_vram_gb=24GB', 'max_price_per_hour=%240.50', 'location=Germany', 'sort=score', 'gpu_model=RTX%204090']) {
+    for (const query of ['datacenter=eu-1', 'min_vram_gb=24GB', 'max_price_per_hour=%240.50', 'location=Germany', 'sort=score', 'gpu_model=RTX%2F4090', 'gpu_model=_4090']) {
       const response = await call(h.baseUrl, 'GET', `/v1/marketplace/offers?${query}`, { key: renter });
       expectNativeError(response, 400, 'invalid_request');
     }

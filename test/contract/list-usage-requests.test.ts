@@ -94,6 +94,21 @@ describe('GET /v1/llm/usage/requests', () => {
     expect(ids(expectNativeOk(await list(apiKey, q({ since: created, model: 'claude-sonnet-4' }))).requests)).toEqual([second.usageId]);
   });
 
+  it('200: since/until as typed in a shell (colons unencoded) and as plain dates (00:00 UTC of that day)', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const before = new Date(Date.now() - 1000).toISOString();
+    const record = await h.spend(apiKey, 0.1);
+    const createdAt = expectNativeOk(await list(apiKey)).requests[0].created_at as string;
+    const today = createdAt.slice(0, 10);
+    const tomorrow = new Date(Date.parse(today) + 86_400_000).toISOString().slice(0, 10);
+
+    expect(ids(expectNativeOk(await list(apiKey, `?since=${before}`)).requests)).toEqual([record.usageId]);
+    expect(ids(expectNativeOk(await list(apiKey, `?since=${today}T00:00:00Z&until=${tomorrow}`)).requests)).toEqual([record.usageId]);
+    expect(ids(expectNativeOk(await list(apiKey, `?since=${today}`)).requests)).toEqual([record.usageId]);
+    expect(expectNativeOk(await list(apiKey, `?until=${today}`)).requests).toEqual([]);
+    expect(expectNativeOk(await list(apiKey, `?since=${tomorrow}`)).requests).toEqual([]);
+  });
+
   it('200: limit, offset and has_more page through newest first', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const charges: Charge[] = [];

@@ -113,6 +113,18 @@ describe('admin CLI', { timeout: 30_000 }, () => {
     expect(failed(await admin('accounts', 'delete', '--account', accountId), 1).error).toBe('account_not_found');
   });
 
+  it('--help prints the usage on stdout with exit 0, for the CLI and for one command', async () => {
+    for (const args of [['--help'], ['-h'], ['help']]) {
+      const run = await admin(...args);
+      expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
+      expect(run.stdout).toMatch(/^usage: npm run --silent admin -- <command>/);
+      expect(run.stdout).toContain('accounts create --email EMAIL');
+      expect(run.stdout).toContain('machines deverify --machine MACHINE_ID');
+    }
+    const one = await admin('accounts', 'create', '--help');
+    expect(one).toEqual({ code: 0, stderr: '', stdout: 'usage: npm run --silent admin -- accounts create --email EMAIL [--balance-usd N]\n' });
+  });
+
   it.each([
     ['no command', []],
     ['an unknown command', ['accounts', 'frobnicate']],

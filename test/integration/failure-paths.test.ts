@@ -50,7 +50,7 @@ describe('usage that reports more cached than prompt tokens', () => {
     expect(micros(answer.body.usage.cost)).toBe(expected);
     const streamed = await streamChat(enforcing, apiKey, {});
     expect(streamed.frames.at(-1)).toBe('[DONE]');
-    await eventually(async () => ((await enforcing.deps.ledger.postedSpend(accountId)) === 2n * expected ? true : undefined), 5_000, 'both charged');
+    await eventually(async () => ((await enforcing.deps.ledger.postedSpend(accountId)) === 2n * expected ? true : undefined), 15_000, 'both charged');
   });
 });
 
@@ -111,7 +111,7 @@ describe('an unhandled promise rejection', () => {
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     try {
       const port = await eventually(async () => /"port":(\d+)/.exec(output)?.[1], 10_000, 'the child listening');
-      const logged = await eventually(async () => output.split('\n').find((line) => line.includes('"event":"unhandled_rejection"')), 5_000, 'the log line');
+      const logged = await eventually(async () => output.split('\n').find((line) => line.includes('"event":"unhandled_rejection"')), 15_000, 'the log line');
       expect(JSON.parse(logged)).toMatchObject({ level: 50, err: { message: 'a rejection nobody handles' } });
       expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('still serving');
       expect(child.exitCode).toBeNull();

@@ -81,7 +81,7 @@ describe.each(processBackends(() => dir))('a process killed mid-job, then restar
       const speechJob = await post(server, speech!.apiKey, '/v1/llm/audio/jobs', { model: 'tts-1', input: 'Read this after a crash.', output_format: 'wav' });
       const submitted = queue.submissions.length;
       const rendersBefore = fake.requests.filter((r) => r.path.endsWith('/images/generations')).length;
-      await eventually(async () => (fake.requests.length >= 2 && queue.polls.size > 0 ? true : undefined), 5_000, 'every job dispatched');
+      await eventually(async () => (fake.requests.length >= 2 && queue.polls.size > 0 ? true : undefined), 15_000, 'every job dispatched');
       server.child.kill('SIGKILL');
       await new Promise((resolve) => server!.child.once('exit', resolve));
 

@@ -2,7 +2,7 @@
  * The real server process (`src/main.ts`) for tests that kill it: started on a database URL with extra
  * settings, resolved once it listens; and the databases such tests run on (a SQLite file, a PostgreSQL schema).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { SqlApiKeyStore } from '../../src/adapters/api-keys/sql.js';
 import { openLedger } from '../../src/adapters/ledger/open.js';
@@ -14,6 +14,8 @@ import { postgresSchema, TEST_POSTGRES_URL } from './databases.js';
 export interface ServerProcess {
   child: ChildProcess;
   baseUrl: string;
+  /** What it wrote to stderr so far (also passed on to this process's stderr). */
+  stderr: () => string;
 }
 
 export function startServerProcess(databaseUrl: string, env: Record<string, string>): Promise<ServerProcess> {
@@ -25,7 +27,12 @@ const STARTUP_LIMIT_MS = 25_000;
 
 /** `src/main.ts` with exactly this environment, answered once it logs that it listens (with its port). */
 export function spawnGateway(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    process.stderr.write(chunk);
+  });
   // Whatever a suite's teardown missed (a setup that gave up before it held the child) dies with the test worker.
   const orphanGuard = () => child.kill('SIGKILL');
   process.once('exit', orphanGuard);
@@ -41,11 +48,26 @@ export function spawnGateway(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
       const port = listeningPort(buffered);
       if (port === null) return;
       clearTimeout(timer);
-      resolve({ child, baseUrl: `http://127.0.0.1:${port}` });
+      resolve({ child, baseUrl: `http://127.0.0.1:${port}`, stderr: () => stderr });
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`server exited (${code ?? signal}) before listening: ${buffered.slice(-500)}`));
+      reject(new Error(`server exited (${code ?? signal}) before listening: ${stderr.slice(-500) || buffered.slice(-500)}`));
+    });
+  });
+}
+
+export interface GatewayExit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `src/main.ts` with exactly this environment, run to its exit (a start that a setting stops). */
+export function runGatewayToExit(env: NodeJS.ProcessEnv, limitMs = STARTUP_LIMIT_MS): Promise<GatewayExit> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, timeout: limitMs, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
+      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr });
     });
   });
 }

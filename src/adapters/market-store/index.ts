@@ -60,6 +60,7 @@ export interface OfferRecord extends MachineRecord {
 export type OfferSort = 'price' | '-price' | 'vram' | '-vram' | 'reliability' | '-reliability';
 
 export interface OfferQuery {
+  /** Matched by gpuNameKey: case and separators do not matter. */
   gpuNames?: string[];
   minVramGb?: number;
   maxPricePerGpuHourMicros?: bigint;

@@ -12,6 +12,7 @@ import type {
   PlaceOutcome,
   ProviderSettlement,
 } from './index.js';
+import { gpuNameKey } from '../../domain/market/gpu-names.js';
 import { MemoryVolumeStore } from './memory-volumes.js';
 import { MINUTE_MS, RELIABILITY_WINDOW_MINUTES, reliabilityBp } from './reliability.js';
 
@@ -73,7 +74,7 @@ export class MemoryMarketStore implements MarketStore {
           (m.availableUntilMs === null || m.availableUntilMs > q.nowMs) &&
           m.freeGpus >= q.minFreeGpus &&
           m.freeGpus >= m.minGpus &&
-          (q.gpuNames === undefined || q.gpuNames.includes(m.gpuName)) &&
+          (q.gpuNames === undefined || q.gpuNames.map(gpuNameKey).includes(gpuNameKey(m.gpuName))) &&
           (q.minVramGb === undefined || m.vramGb >= q.minVramGb) &&
           (q.maxPricePerGpuHourMicros === undefined || m.pricePerGpuHourMicros <= q.maxPricePerGpuHourMicros) &&
           (q.locations === undefined || q.locations.includes(m.location)) &&

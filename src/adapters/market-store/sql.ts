@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
+import { gpuNameKey } from '../../domain/market/gpu-names.js';
 import { MINUTE_MS, RELIABILITY_WINDOW_MINUTES, reliabilityBp } from './reliability.js';
 import { big, num, numOrNull, rowOf, type Row } from './sql-rows.js';
 import { writeSettlement } from './sql-settlements.js';
@@ -240,7 +241,10 @@ export class SqlMarketStore implements MarketStore {
       .where((w) => void w.whereNull('m.available_until_ms').orWhere('m.available_until_ms', '>', q.nowMs))
       .where('f.free_gpus', '>=', q.minFreeGpus)
       .whereRaw('f.free_gpus >= m.min_gpus');
-    if (q.gpuNames !== undefined) base.whereIn('m.gpu_name', q.gpuNames);
+    if (q.gpuNames !== undefined) {
+      const keys = q.gpuNames.map(gpuNameKey);
+      base.whereRaw(`replace(upper(m.gpu_name), '_', '') in (${keys.map(() => '?').join(', ')})`, keys);
+    }
     if (q.minVramGb !== undefined) base.where('m.vram_gb', '>=', q.minVramGb);
     if (q.maxPricePerGpuHourMicros !== undefined) base.where('m.price_per_gpu_hour_micros', '<=', q.maxPricePerGpuHourMicros.toString());
     if (q.locations !== undefined) base.whereIn('m.location', q.locations);

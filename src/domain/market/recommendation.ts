@@ -74,7 +74,7 @@ export class Recommendations {
     const model = deps.settings.model;
     const entry = model === undefined ? undefined : deps.catalog.find(model);
     // A mistake in the setting stops the start, naming it, rather than failing every call.
-    if (model !== undefined && entry?.media_kind !== 'text') throw new Error(`Invalid configuration: RECOMMENDATION_MODEL: ${model} is not a chat model of the catalog`);
+    if (model !== undefined && entry?.media_kind !== 'text') throw new Error(`${model} is not a chat model of the catalog`);
     this.maxOutputTokens = Math.min(MAX_OUTPUT_TOKENS, entry?.capabilities.max_output_tokens ?? MAX_OUTPUT_TOKENS);
   }
 

@@ -17,6 +17,7 @@ import { owedAtHalt } from './commitment.js';
 import { runwayRule } from './runway.js';
 import { postCharge, settleRecorded } from './settlements.js';
 import { holdTerm, renewAt, renewTermHolds } from './term-holds.js';
+import { withPlanHint } from './plan-fit.js';
 import type { Volumes } from './volumes.js';
 import { overPendingCap, requirePendingRoom } from './account-caps.js';
 import { requireWithinCap } from './listing-prices.js';
@@ -120,7 +121,10 @@ export class Rentals {
     requireWithinCap(machine, input.maxPricePerGpuHourMicros ?? null, 'max_price_per_gpu_hour');
     const volumeId = input.volumeId ?? null;
     if (volumeId !== null) await this.deps.volumes.checkAttachable(principal, volumeId, machine.id);
-    const placed = await this.place(principal.accountId, { machine, gpuCount, pricingType: input.pricingType, dockerImage: input.dockerImage, diskGb: input.diskGb, burstOrderId: null, volumeId }, now);
+    const placed = await this.place(principal.accountId, { machine, gpuCount, pricingType: input.pricingType, dockerImage: input.dockerImage, diskGb: input.diskGb, burstOrderId: null, volumeId }, now).catch(async (err: unknown) => {
+      if (!(err instanceof ApiError) || err.code !== 'insufficient_balance') throw err;
+      throw withPlanHint(err, machine, gpuCount, input.pricingType, (await this.deps.ledger.getBalance(principal.accountId)).availableMicros);
+    });
     if (placed === null) throw new ApiError('rental_unavailable', `The GPUs of offer ${machine.id} were taken by someone else`);
     return placed;
   }

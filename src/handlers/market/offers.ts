@@ -3,8 +3,11 @@ import { usdToMicros } from '../../domain/money.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { offerView } from '../views/market-views.js';
+import { requirePrincipal } from '../require-principal.js';
 
-export const listOffers: Handler<'listOffers'> = async ({ deps, query }) => {
+export const listOffers: Handler<'listOffers'> = async ({ deps, principal, query }) => {
+  const { accountId } = requirePrincipal(principal);
+  const balance = await deps.billing.read(accountId, () => deps.ledger.getBalance(accountId));
   const found = await searchOffers(
     deps.market.store,
     {
@@ -21,5 +24,5 @@ export const listOffers: Handler<'listOffers'> = async ({ deps, query }) => {
     deps.now(),
     deps.config.MACHINE_OFFLINE_MS,
   );
-  return { status: 200, body: nativeOk({ offers: found.offers.map(offerView), total: found.total }) };
+  return { status: 200, body: nativeOk({ offers: found.offers.map((o) => offerView(o, balance.availableMicros)), total: found.total }) };
 };

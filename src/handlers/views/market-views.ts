@@ -3,8 +3,9 @@ import type { BurstOrderRecord, Discounts, InstanceEvent, InstanceRecord, Instan
 import type { BurstPlan, FanOutFailure } from '../../domain/market/burst-orders.js';
 import { slotTerms } from '../../domain/market/burst-orders.js';
 import { microsToUsd } from '../../domain/money.js';
-import { dueAtStart, isTermPlan, PRICING_TYPES, UNIT_MS, unitPriceMicros } from '../../domain/market/plans.js';
+import { isTermPlan, PRICING_TYPES, UNIT_MS, unitPriceMicros } from '../../domain/market/plans.js';
 import { runningTime } from '../../domain/market/rentals.js';
+import { dueAtStartOn } from '../../domain/market/plan-fit.js';
 import { storageCost } from '../../domain/market/volumes.js';
 
 type Schemas = components['schemas'];
@@ -17,13 +18,12 @@ const percents = (bp: Discounts): Schemas['Discounts'] => ({ day: bp.day / 100, 
 const riseView = (rise: PriceRise | null): Schemas['PriceRise'] | null =>
   rise === null ? null : { price_per_gpu_hour_usd: microsToUsd(rise.pricePerGpuHourMicros), discounts: percents(rise.discountsBp), applies_at: Math.ceil(rise.atMs / 1000) };
 
-/** An offer with the price of every plan for its minimum rental (SPEC 1.2-1.3). */
-export function offerView(o: OfferRecord): Schemas['Offer'] {
+/** An offer with the price of every plan for its minimum rental (SPEC 1.2-1.3), and which the caller's `availableMicros` can start. */
+export function offerView(o: OfferRecord, availableMicros: bigint): Schemas['Offer'] {
   const prices = Object.fromEntries(
     PRICING_TYPES.map((type) => {
-      const unit = unitPriceMicros(o, type);
-      const terms = { pricingType: type, unitPriceMicros: unit, gpuCount: o.minGpus, termMs: isTermPlan(type) ? UNIT_MS[type] : null };
-      return [type, { per_gpu_usd: microsToUsd(unit), unit_seconds: UNIT_MS[type] / 1000, due_at_start_usd: microsToUsd(dueAtStart(terms, 0n)) }];
+      const due = dueAtStartOn(o, o.minGpus, type);
+      return [type, { per_gpu_usd: microsToUsd(unitPriceMicros(o, type)), unit_seconds: UNIT_MS[type] / 1000, due_at_start_usd: microsToUsd(due), fits_balance: due <= availableMicros }];
     }),
   ) as Schemas['Offer']['prices'];
   return {
