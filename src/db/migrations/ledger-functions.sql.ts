@@ -419,9 +419,10 @@ const APPLY = entry(
   'jsonb',
   `DECLARE op jsonb; r jsonb; v_results jsonb[] := '{}'; v_revenue bigint := 0; v_deposits bigint := 0; v_losses bigint := 0;
 BEGIN
-  -- A batch that only reserves (holds, releases, extensions) commits without waiting for the WAL flush: losing it in
-  -- a database crash only releases reservations. Anything that moves money waits for its flush (README.md).
-  IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(ops) o WHERE o->>'op' IN ('settle', 'capture', 'debit', 'credit', 'refund')) THEN
+  -- A batch that reserves or charges commits without waiting for the WAL flush: its answers wait for the commit, and a
+  -- commit survives a killed gateway; a database crash may lose the last ones, a loss to the platform only. Money
+  -- coming in or given back (credits, refunds) waits for its flush (README.md "Concurrency and durability").
+  IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(ops) o WHERE o->>'op' IN ('credit', 'refund')) THEN
     PERFORM set_config('synchronous_commit', 'off', true);
   END IF;
   PERFORM 1 FROM ledger_balances WHERE account_id IN (
