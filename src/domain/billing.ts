@@ -101,11 +101,7 @@ export class Billing {
     // Refused while this process keeps money of the account in a lease: give that back and try once more.
     if (!outcome.ok && outcome.reason === 'insufficient_balance' && (await this.leases.reclaim(accountId))) outcome = await this.hold(holdId, accountId, amountMicros);
     if (!outcome.ok) {
-      if (outcome.reason === 'insufficient_balance') {
-        throw new ApiError('insufficient_balance', undefined, {
-          meta: { required_usd: microsToUsd(amountMicros), available_usd: microsToUsd(outcome.availableMicros) },
-        });
-      }
+      if (outcome.reason === 'insufficient_balance') throw insufficientBalance(amountMicros, outcome.availableMicros);
       throw new Error(`hold ${holdId} reused with a different amount`); // request ids are unique: a bug
     }
     return { holdId, requestId, principal, amountMicros, startedAtMs, lease: null };
@@ -133,7 +129,7 @@ export class Billing {
     }
     const available = balance.availableMicros + leased;
     if (available < needed) {
-      throw new ApiError('insufficient_balance', undefined, { meta: { required_usd: microsToUsd(needed), available_usd: microsToUsd(available) } });
+      throw insufficientBalance(needed, available);
     }
   }
 
@@ -325,4 +321,9 @@ export class Billing {
       throw new ApiError('billing_temporarily_unavailable');
     }
   }
+}
+
+/** SPEC 7.2 402, saying what the request needed and what the account had. */
+function insufficientBalance(requiredMicros: Micros, availableMicros: Micros): ApiError {
+  return new ApiError('insufficient_balance', undefined, { meta: { required_usd: microsToUsd(requiredMicros), available_usd: microsToUsd(availableMicros) } });
 }
