@@ -25,6 +25,7 @@ import * as m0022 from './migrations/0022-idempotency-creates.js';
 import * as m0023 from './migrations/0023-listing-prices.js';
 import * as m0024 from './migrations/0024-rental-commitment.js';
 import * as m0025 from './migrations/0025-ledger-charges-commit-async.js';
+import * as m0026 from './migrations/0026-ledger-locks-by-key.js';
 
 interface NamedMigration {
   name: string;
@@ -61,6 +62,7 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0023-listing-prices', migration: m0023 },
   { name: '0024-rental-commitment', migration: m0024 },
   { name: '0025-ledger-charges-commit-async', migration: m0025 },
+  { name: '0026-ledger-locks-by-key', migration: m0026 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {
