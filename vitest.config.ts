@@ -7,6 +7,12 @@ const project = (name: string, timeoutMs = 10_000) => ({
 
 export default defineConfig({
   test: {
-    projects: [project('unit'), project('contract'), project('adapters', 20_000), project('integration', 60_000), project('sdk', 20_000)],
+    projects: [
+      project('unit'),
+      project('contract'),
+      project('adapters', 20_000),
+      project('integration', 60_000),
+      project('sdk', 20_000),
+    ],
   },
 });

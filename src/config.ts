@@ -18,7 +18,11 @@ const schema = z.object({
   CATALOG_FILE: z.string().min(1).default('config/catalog.json'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Request bodies above this answer 413 request_too_large (SPEC 7.2; the cap itself is ours). */
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20 * 1024 * 1024),
   /**
    * Check responses against the contract: `enforce` answers a violation with 500 (tests), `report` logs and counts
    * it and sends the response anyway (a charged call is never turned into a 500), `off` skips the check (~60 µs a
@@ -58,9 +62,17 @@ const schema = z.object({
    * One end-to-end deadline per request (SPEC 8: 5 minutes), shared by every route of its chain; a stream must
    * produce its first token within it and then runs on, its hold extended while it does.
    */
-  REQUEST_DEADLINE_MS: z.coerce.number().int().positive().default(5 * 60 * 1000),
+  REQUEST_DEADLINE_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5 * 60 * 1000),
   /** How long an Idempotency-Key and its kept response are remembered (Stripe: 24 hours). */
-  IDEMPOTENCY_KEY_TTL_MS: z.coerce.number().int().positive().default(24 * 60 * 60 * 1000),
+  IDEMPOTENCY_KEY_TTL_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(24 * 60 * 60 * 1000),
   /** How often expired holds and idempotency keys are swept. */
   HOLD_SWEEP_MS: z.coerce.number().int().positive().default(30_000),
   /** Where a charge the ledger could not take is kept until it lands (DESIGN.md 4), and how often it is retried. */
@@ -98,18 +110,36 @@ const schema = z.object({
   PUBLIC_BASE_URL: z.string().url().optional(),
   /** Reference media (input_images, image_url, …): addresses fetched even though private (CIDRs, comma-separated). */
   MEDIA_FETCH_ALLOW: z.string().default(''),
-  MEDIA_FETCH_MAX_BYTES: z.coerce.number().int().positive().default(32 * 1024 * 1024),
+  MEDIA_FETCH_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(32 * 1024 * 1024),
   MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** SPEC 8: a synchronous image render has 300 seconds (then 504 render_timeout, nothing charged). */
   IMAGE_RENDER_BUDGET_MS: z.coerce.number().int().positive().default(300_000),
   /** An image job's budget from kickoff (SPEC 7.5: delivery can take about 7 minutes; the record lives 15). */
-  IMAGE_JOB_BUDGET_MS: z.coerce.number().int().positive().max(14 * 60_000).default(10 * 60_000),
+  IMAGE_JOB_BUDGET_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(14 * 60_000)
+    .default(10 * 60_000),
   /** A speech, music or restoration job's budget from kickoff; past it the job fails, nothing charged (the record lives 60 minutes). */
-  MEDIA_JOB_BUDGET_MS: z.coerce.number().int().positive().max(59 * 60_000).default(30 * 60_000),
+  MEDIA_JOB_BUDGET_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(59 * 60_000)
+    .default(30 * 60_000),
   /** How often a running media render is polled at its upstream. */
   MEDIA_POLL_MS: z.coerce.number().int().positive().default(2_000),
   /** SPEC 3.1 watchdog: a render at 0 % this long is given up on its route (the next route is tried). */
-  MEDIA_STALL_MS: z.coerce.number().int().positive().default(8 * 60_000),
+  MEDIA_STALL_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(8 * 60_000),
   /** How long a worker's lease on a job lasts unless renewed (every third of it); a dead worker's jobs are resumed after it. */
   JOB_LEASE_MS: z.coerce.number().int().positive().default(30_000),
   /** With REDIS_URL, jobs are dispatched through BullMQ under this key prefix: deployments sharing a Redis use different ones. */
@@ -131,9 +161,17 @@ const schema = z.object({
   /** A chat model's catalog slug that writes GPU recommendations (SPEC 2.13), billed to the caller; unset: a free template writes them. */
   RECOMMENDATION_MODEL: z.string().min(1).optional(),
   /** Chat job records stay pollable this long after kickoff. */
-  CHAT_JOB_RETENTION_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
+  CHAT_JOB_RETENTION_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60 * 60 * 1000),
   /** One chat job's deadline (SPEC 8: 10 minutes in the worst case). */
-  CHAT_JOB_BUDGET_MS: z.coerce.number().int().positive().default(10 * 60 * 1000),
+  CHAT_JOB_BUDGET_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 60 * 1000),
   /** The platform's share of every rental charge, in percent; the rest is credited to the provider (SPEC 1.6). */
   MARKET_FEE_PERCENT: z.coerce.number().min(0).max(100).default(15),
   /** A machine whose agent is silent this long is offline: not offered, its rentals stop accruing. */
@@ -143,15 +181,27 @@ const schema = z.object({
   /** How often running rentals are settled and checked against the balance (at least every minute, SPEC 4.5); volumes are swept as often and settled when an hour is due. */
   RENTAL_SWEEP_MS: z.coerce.number().int().positive().max(60_000).default(15_000),
   /** A rental its machine's agent has not run this long after it was asked to (placed or started) is stopped (`start_timeout`): its GPUs and hold are given back. */
-  RENTAL_PENDING_TTL_MS: z.coerce.number().int().positive().default(30 * 60 * 1000),
+  RENTAL_PENDING_TTL_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(30 * 60 * 1000),
   /** A rental offline (its agent silent) this long is stopped (`host_offline`): its GPUs, hold and SSH port are given back. */
-  RENTAL_OFFLINE_TTL_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
+  RENTAL_OFFLINE_TTL_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60 * 60 * 1000),
   /** The most rentals one account may have waiting for their agent at once (the largest burst order fits). */
   RENTAL_MAX_PENDING_PER_ACCOUNT: z.coerce.number().int().positive().default(100),
   /** The most machines one provider may list that no operator has verified. */
   MARKET_MAX_UNVERIFIED_LISTED: z.coerce.number().int().min(0).default(10),
   /** How long after a listing change that raises a plan's price new rentals still pay the price before it (a cut applies at once). */
-  MARKET_PRICE_RISE_NOTICE_MS: z.coerce.number().int().min(0).default(10 * 60 * 1000),
+  MARKET_PRICE_RISE_NOTICE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10 * 60 * 1000),
   /** Rental status alerts (SPEC 6.3) go through this messenger bot (Telegram Bot API wire format); unset: they are logged. */
   MESSENGER_BOT_TOKEN: z.string().min(1).optional(),
   MESSENGER_API_BASE: z.string().url().default('https://api.telegram.org'),
@@ -168,20 +218,32 @@ const schema = z.object({
       const [first, last] = v.split('-').map(Number) as [number, number];
       return { first, last };
     })
-    .refine((r) => r.first >= 1 && r.first <= r.last && r.last <= 65_535, 'is a range of ports, the first not above the last'),
+    .refine(
+      (r) => r.first >= 1 && r.first <= r.last && r.last <= 65_535,
+      'is a range of ports, the first not above the last',
+    ),
   /** Where agents dial back for SSH tunnels (`0`: any free port, for tests); `off` serves no proxy sockets from this process. */
   TUNNEL_HOST: z.string().min(1).optional(),
   TUNNEL_PORT: z.coerce.number().int().min(0).max(65_535).default(7022),
   SSH_PROXY: z.enum(['on', 'off']).default('on'),
   /** How far back measured throughput reaches (GET /v1/llm/models/{slug}/performance). */
-  THROUGHPUT_WINDOW_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
+  THROUGHPUT_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60 * 60 * 1000),
 });
 
 export type ResponseValidation = 'off' | 'report' | 'enforce';
 
 type Parsed = z.infer<typeof schema>;
 
-export type Config = Readonly<Omit<Parsed, 'VALIDATE_RESPONSES' | 'BILLING_HOLD_TTL_MS'> & { VALIDATE_RESPONSES: ResponseValidation; BILLING_HOLD_TTL_MS: number }>;
+export type Config = Readonly<
+  Omit<Parsed, 'VALIDATE_RESPONSES' | 'BILLING_HOLD_TTL_MS'> & {
+    VALIDATE_RESPONSES: ResponseValidation;
+    BILLING_HOLD_TTL_MS: number;
+  }
+>;
 
 /**
  * Everything a pre-flight hold pays for ends within one of these from the moment it is taken: a request (its chain's
@@ -189,13 +251,20 @@ export type Config = Readonly<Omit<Parsed, 'VALIDATE_RESPONSES' | 'BILLING_HOLD_
  * whichever worker resumes it). Streams and running jobs also extend their hold while they run; a hold that outlives
  * all of these still stands when a worker that died is replaced (issue 23 item 12).
  */
-const HOLD_MUST_OUTLIVE = ['REQUEST_DEADLINE_MS', 'CHAT_JOB_BUDGET_MS', 'IMAGE_RENDER_BUDGET_MS', 'IMAGE_JOB_BUDGET_MS', 'MEDIA_JOB_BUDGET_MS'] as const;
+const HOLD_MUST_OUTLIVE = [
+  'REQUEST_DEADLINE_MS',
+  'CHAT_JOB_BUDGET_MS',
+  'IMAGE_RENDER_BUDGET_MS',
+  'IMAGE_JOB_BUDGET_MS',
+  'MEDIA_JOB_BUDGET_MS',
+] as const;
 const HOLD_MARGIN_MS = 5 * 60 * 1000;
 
 const longestDeadline = (c: Parsed) => Math.max(...HOLD_MUST_OUTLIVE.map((name) => c[name]));
 
 /** A hold must outlive the work it pays for (DESIGN.md 4): longer than the longest deadline or job budget. */
-const holdOutlivesDeadlines = (c: Parsed) => c.BILLING_HOLD_TTL_MS === undefined || c.BILLING_HOLD_TTL_MS > longestDeadline(c);
+const holdOutlivesDeadlines = (c: Parsed) =>
+  c.BILLING_HOLD_TTL_MS === undefined || c.BILLING_HOLD_TTL_MS > longestDeadline(c);
 
 /** BLOB_STORE=s3 names its bucket. */
 const s3HasBucket = (c: z.infer<typeof schema>) => c.BLOB_STORE !== 's3' || c.S3_BUCKET !== undefined;
@@ -210,7 +279,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .safeParse(env);
   if (!parsed.success) {
     const [first, ...rest] = parsed.error.issues.map((i) => ({ setting: i.path.join('.'), problem: i.message }));
-    throw new StartupError(first!.setting, [first!.problem, ...rest.map((r) => `${r.setting}: ${r.problem}`)].join('; '));
+    throw new StartupError(
+      first!.setting,
+      [first!.problem, ...rest.map((r) => `${r.setting}: ${r.problem}`)].join('; '),
+    );
   }
   const { VALIDATE_RESPONSES, BILLING_HOLD_TTL_MS, ...rest } = parsed.data;
   return Object.freeze({

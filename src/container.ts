@@ -1,88 +1,88 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
-import { createClient } from 'redis';
-import type { Logger } from 'pino';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
-import type { Config } from './config.js';
-import { connectDatabase, type Database } from './db/connect.js';
-import { migrateToLatest } from './db/migrate.js';
-import { startCheckpointer } from './db/sqlite-checkpointer.js';
+import type { Logger } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { createClient } from 'redis';
+import { parse as parseYaml } from 'yaml';
+import type { components } from '../generated/openapi.js';
+import type { AlertStore } from './adapters/alert-store/index.js';
+import { SqlAlertStore } from './adapters/alert-store/sql.js';
 import type { ApiKeyStore } from './adapters/api-keys/index.js';
 import { SqlApiKeyStore } from './adapters/api-keys/sql.js';
+import { type BlobStore, FileBlobStore, S3BlobStore } from './adapters/blob-store/index.js';
+import { FileChargeJournal } from './adapters/charge-journal/file.js';
+import { SqlChatStore } from './adapters/chat-store/sql.js';
+import { SqlIdempotencyStore } from './adapters/idempotency/sql.js';
+import { type ImageRegistry, OciImageRegistry } from './adapters/image-registry/index.js';
+import { BullMqJobQueue } from './adapters/job-queue/bullmq.js';
+import { InProcessJobQueue } from './adapters/job-queue/in-process.js';
+import type { JobStore } from './adapters/job-store/index.js';
+import { SqlJobStore } from './adapters/job-store/sql.js';
 import type { Ledger } from './adapters/ledger/index.js';
 import { openLedger } from './adapters/ledger/open.js';
 import type { MarketStore } from './adapters/market-store/index.js';
 import { SqlMarketStore } from './adapters/market-store/sql.js';
-import { Machines } from './domain/market/machines.js';
-import type { Rentals } from './domain/market/rentals.js';
-import type { Volumes } from './domain/market/volumes.js';
-import { buildRentalBilling } from './rental-billing.js';
-import { BurstOrders } from './domain/market/burst-orders.js';
-import { SshProxy } from './domain/market/ssh-proxy.js';
-import { SshKeys } from './domain/market/ssh-keys.js';
-import { SqlSshKeyStore } from './adapters/ssh-key-store/sql.js';
-import { OciImageRegistry, type ImageRegistry } from './adapters/image-registry/index.js';
-import { SqlTunnelStore } from './adapters/tunnel-store/sql.js';
-import { PortListeners, TunnelListener } from './adapters/ssh-proxy/tcp-listeners.js';
-import { FileChargeJournal } from './adapters/charge-journal/file.js';
-import { SqlIdempotencyStore } from './adapters/idempotency/sql.js';
+import { AddressPolicy } from './adapters/media-fetch/address-policy.js';
+import { type MediaLoader, SafeMediaLoader } from './adapters/media-fetch/index.js';
+import { LogNotifier, MessengerBotNotifier } from './adapters/notifier/index.js';
+import { FailOpenRateLimiter } from './adapters/rate-limiter/fail-open.js';
 import type { RateLimiter } from './adapters/rate-limiter/index.js';
 import { MemoryRateLimiter } from './adapters/rate-limiter/memory.js';
 import { RedisRateLimiter } from './adapters/rate-limiter/redis.js';
-import { FailOpenRateLimiter } from './adapters/rate-limiter/fail-open.js';
+import { SqlSshKeyStore } from './adapters/ssh-key-store/sql.js';
+import { PortListeners, TunnelListener } from './adapters/ssh-proxy/tcp-listeners.js';
+import { WorkerPoolTokenWork } from './adapters/tokenizer/index.js';
+import { SqlTunnelStore } from './adapters/tunnel-store/sql.js';
 import type { UsageLogStore } from './adapters/usage-log/index.js';
 import { SqlUsageLogStore } from './adapters/usage-log/sql.js';
+import { ClipEncoder } from './adapters/video-codec/index.js';
+import type { Config } from './config.js';
+import { connectDatabase, type Database } from './db/connect.js';
+import { migrateToLatest } from './db/migrate.js';
+import { startCheckpointer } from './db/sqlite-checkpointer.js';
 import { AuthFailures } from './domain/auth-failures.js';
 import { Authenticator } from './domain/authenticator.js';
 import { Billing } from './domain/billing.js';
-import { retryJournaledCharges } from './domain/charge-retrier.js';
-import { Idempotency } from './domain/idempotency.js';
-import { KeyUsageRecorder } from './domain/key-usage-recorder.js';
-import { createLossAlert, ledgerBatchObserver } from './domain/money-signals.js';
-import { Periodic } from './domain/periodic.js';
-import type { AlertStore } from './adapters/alert-store/index.js';
-import { SqlAlertStore } from './adapters/alert-store/sql.js';
-import { LogNotifier, MessengerBotNotifier } from './adapters/notifier/index.js';
-import { RentalAlerts } from './domain/market/rental-alerts.js';
-import { UsageReader } from './domain/usage-reader.js';
-import { fxRateToMicro, usdToMicros } from './domain/money.js';
 import { loadCatalogFile } from './domain/catalog/catalog-file.js';
 import { ModelCatalog } from './domain/catalog/model-catalog.js';
-import { PROJECT_ROOT } from './project-root.js';
-import { Registry, collectDefaultMetrics } from 'prom-client';
-import type { JobStore } from './adapters/job-store/index.js';
-import { SqlJobStore } from './adapters/job-store/sql.js';
-import { InProcessJobQueue } from './adapters/job-queue/in-process.js';
-import { BullMqJobQueue } from './adapters/job-queue/bullmq.js';
-import { JobRunner } from './domain/jobs/job-runner.js';
-import { ImageJobs } from './domain/images/image-jobs.js';
-import { MediaJobs } from './domain/media/media-jobs.js';
-import { SPEECH } from './domain/media/speech-plan.js';
-import { MUSIC } from './domain/media/music-plan.js';
-import { VideoJobs } from './domain/media/video-jobs.js';
-import { IMAGE_RESTORATION, VIDEO_RESTORATION } from './domain/media/restoration-plan.js';
-import { ChatRooms } from './domain/chats/chat-rooms.js';
-import { Recommendations } from './domain/market/recommendation.js';
-import { SqlChatStore } from './adapters/chat-store/sql.js';
-import { ClipEncoder } from './adapters/video-codec/index.js';
-import type { components } from '../generated/openapi.js';
+import { retryJournaledCharges } from './domain/charge-retrier.js';
 import { ChatJobs } from './domain/chat/chat-jobs.js';
 import { ChatService } from './domain/chat/chat-service.js';
+import { ChatRooms } from './domain/chats/chat-rooms.js';
+import { FileLinks } from './domain/file-links.js';
+import { Idempotency } from './domain/idempotency.js';
+import { ImageJobs } from './domain/images/image-jobs.js';
+import { JobRunner } from './domain/jobs/job-runner.js';
+import { KeyUsageRecorder } from './domain/key-usage-recorder.js';
+import { BurstOrders } from './domain/market/burst-orders.js';
+import { Machines } from './domain/market/machines.js';
+import { Recommendations } from './domain/market/recommendation.js';
+import { RentalAlerts } from './domain/market/rental-alerts.js';
+import type { Rentals } from './domain/market/rentals.js';
+import { SshKeys } from './domain/market/ssh-keys.js';
+import { SshProxy } from './domain/market/ssh-proxy.js';
+import type { Volumes } from './domain/market/volumes.js';
+import { MediaJobs } from './domain/media/media-jobs.js';
+import { MUSIC } from './domain/media/music-plan.js';
+import { IMAGE_RESTORATION, VIDEO_RESTORATION } from './domain/media/restoration-plan.js';
+import { SPEECH } from './domain/media/speech-plan.js';
+import { VideoJobs } from './domain/media/video-jobs.js';
+import { counter } from './domain/metrics.js';
+import { fxRateToMicro, usdToMicros } from './domain/money.js';
+import { createLossAlert, ledgerBatchObserver } from './domain/money-signals.js';
+import { Periodic } from './domain/periodic.js';
 import { createChainAlert } from './domain/routing/alerts.js';
 import { buildProviders } from './domain/routing/providers.js';
 import { RouteTable } from './domain/routing/route-table.js';
 import type { ChainHooks } from './domain/routing/run-chain.js';
 import { loadUpstreamsFile, sandboxUses } from './domain/routing/upstreams-file.js';
-import { blameSetting, redactedUrl, StartupError } from './startup.js';
 import { ThroughputTracker } from './domain/throughput.js';
-import { counter } from './domain/metrics.js';
-import { FileLinks } from './domain/file-links.js';
-import { FileBlobStore, S3BlobStore, type BlobStore } from './adapters/blob-store/index.js';
-import { SafeMediaLoader, type MediaLoader } from './adapters/media-fetch/index.js';
-import { AddressPolicy } from './adapters/media-fetch/address-policy.js';
 import { TokenCounter } from './domain/token-counter.js';
-import { WorkerPoolTokenWork } from './adapters/tokenizer/index.js';
+import { UsageReader } from './domain/usage-reader.js';
+import { PROJECT_ROOT } from './project-root.js';
+import { buildRentalBilling } from './rental-billing.js';
+import { blameSetting, redactedUrl, StartupError } from './startup.js';
 
 export const CONTRACT_FILE = `${PROJECT_ROOT}generated/openapi.bundled.yaml`;
 
@@ -153,7 +153,10 @@ export interface Deps {
 /** The embedded default keeps files in a directory; BLOB_STORE=s3 puts them in a bucket (DESIGN: one port, two stores). */
 function buildBlobStore(config: Config): BlobStore {
   if (config.BLOB_STORE === 'file' || config.S3_BUCKET === undefined) return new FileBlobStore(config.BLOB_DIR); // loadConfig requires the bucket with s3
-  const credentials = config.S3_ACCESS_KEY_ID !== undefined && config.S3_SECRET_ACCESS_KEY !== undefined ? { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY } : undefined;
+  const credentials =
+    config.S3_ACCESS_KEY_ID !== undefined && config.S3_SECRET_ACCESS_KEY !== undefined
+      ? { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY }
+      : undefined;
   return new S3BlobStore({
     bucket: config.S3_BUCKET,
     prefix: config.S3_PREFIX,
@@ -166,7 +169,8 @@ function buildBlobStore(config: Config): BlobStore {
 /** Where clients reach the service (file links name it); unset, this process's own address, said in production. */
 function publicBaseUrl(config: Config, logger: Logger): string {
   if (config.PUBLIC_BASE_URL !== undefined) return config.PUBLIC_BASE_URL.replace(/\/+$/, '');
-  if (config.NODE_ENV === 'production') logger.warn('PUBLIC_BASE_URL is not set: file links name this process\'s own address');
+  if (config.NODE_ENV === 'production')
+    logger.warn("PUBLIC_BASE_URL is not set: file links name this process's own address");
   return `http://${config.HOST}:${config.PORT}`;
 }
 
@@ -176,7 +180,8 @@ function publicBaseUrl(config: Config, logger: Logger): string {
  */
 function fileLinkSecret(config: Config, logger: Logger): Buffer {
   if (config.FILE_LINK_SECRET !== undefined) return Buffer.from(config.FILE_LINK_SECRET);
-  if (config.NODE_ENV === 'production') logger.warn('FILE_LINK_SECRET is not set: file links are signed with a key of this process only');
+  if (config.NODE_ENV === 'production')
+    logger.warn('FILE_LINK_SECRET is not set: file links are signed with a key of this process only');
   return randomBytes(32);
 }
 
@@ -188,7 +193,10 @@ async function openDatabase(config: Config, logger: Logger): Promise<Database> {
   const shown = redactedUrl(config.DATABASE_URL);
   const db = await blameSetting('DATABASE_URL', shown, () =>
     connectDatabase(config.DATABASE_URL, {
-      log: { warn: (m) => logger.warn({ detail: m }, 'database'), error: (m) => logger.error({ detail: m }, 'database') },
+      log: {
+        warn: (m) => logger.warn({ detail: m }, 'database'),
+        error: (m) => logger.error({ detail: m }, 'database'),
+      },
       sqliteSynchronous: config.SQLITE_SYNCHRONOUS,
     }),
   );
@@ -218,7 +226,9 @@ async function connectRedis(config: Config, logger: Logger) {
     socket: { connectTimeout: 2000, reconnectStrategy: (retries) => Math.min(retries * 200, 2000) },
   });
   client.on('error', (err) => logger.debug({ err }, 'redis'));
-  await client.connect().catch((err: unknown) => logger.warn({ err }, 'redis unreachable at start; limiting locally until it answers'));
+  await client
+    .connect()
+    .catch((err: unknown) => logger.warn({ err }, 'redis unreachable at start; limiting locally until it answers'));
   return client;
 }
 
@@ -249,7 +259,14 @@ export interface Market {
   sshKeys: SshKeys;
 }
 
-function buildMarket(db: Database, ledger: Ledger, now: () => number, config: Config, marketFxRateRubMicro: bigint, onUnexpected: (err: unknown) => void): Market {
+function buildMarket(
+  db: Database,
+  ledger: Ledger,
+  now: () => number,
+  config: Config,
+  marketFxRateRubMicro: bigint,
+  onUnexpected: (err: unknown) => void,
+): Market {
   const store = new SqlMarketStore(db);
   const { rentals, volumes } = buildRentalBilling(store, ledger, now, config, marketFxRateRubMicro, onUnexpected);
   const bursts = new BurstOrders({ store, rentals, volumes, ledger, now, offlineAfterMs: config.MACHINE_OFFLINE_MS });
@@ -257,13 +274,31 @@ function buildMarket(db: Database, ledger: Ledger, now: () => number, config: Co
     tunnels: new SqlTunnelStore(db),
     store,
     now,
-    settings: { publicHost: config.SSH_PROXY_HOST, range: config.SSH_PROXY_PORTS, tunnelHost: config.TUNNEL_HOST ?? config.SSH_PROXY_HOST, tunnelPort: config.TUNNEL_PORT, connectTimeoutMs: SSH_CONNECT_TIMEOUT_MS },
+    settings: {
+      publicHost: config.SSH_PROXY_HOST,
+      range: config.SSH_PROXY_PORTS,
+      tunnelHost: config.TUNNEL_HOST ?? config.SSH_PROXY_HOST,
+      tunnelPort: config.TUNNEL_PORT,
+      connectTimeoutMs: SSH_CONNECT_TIMEOUT_MS,
+    },
     onUnexpected,
   });
   // A Docker image name is user input: its registry, and the token service it names, get the media links' rules.
   const registry = new OciImageRegistry({ policy: AddressPolicy.parse(config.MEDIA_FETCH_ALLOW) });
   const sshKeys = new SshKeys(new SqlSshKeyStore(db), now);
-  return { store, machines: new Machines(store, rentals, sshKeys, now, { maxUnverifiedListed: config.MARKET_MAX_UNVERIFIED_LISTED, priceRiseNoticeMs: config.MARKET_PRICE_RISE_NOTICE_MS }), rentals, volumes, bursts, sshProxy, registry, sshKeys };
+  return {
+    store,
+    machines: new Machines(store, rentals, sshKeys, now, {
+      maxUnverifiedListed: config.MARKET_MAX_UNVERIFIED_LISTED,
+      priceRiseNoticeMs: config.MARKET_PRICE_RISE_NOTICE_MS,
+    }),
+    rentals,
+    volumes,
+    bursts,
+    sshProxy,
+    registry,
+    sshKeys,
+  };
 }
 
 const SSH_CONNECT_TIMEOUT_MS = 15_000;
@@ -276,18 +311,28 @@ const RELIABILITY_REFRESH_MS = 5 * 60_000;
  * A process that cannot take the tunnel port (another gateway process on this host holds it) serves no sockets and
  * leaves the proxy to that one; it still allocates ports and answers agents through the database.
  */
-async function openSshSockets(config: Config, proxy: SshProxy, logger: Logger): Promise<{ close(): Promise<void> } | null> {
+async function openSshSockets(
+  config: Config,
+  proxy: SshProxy,
+  logger: Logger,
+): Promise<{ close(): Promise<void> } | null> {
   if (config.SSH_PROXY === 'off') return null;
   const tunnels = new TunnelListener((token, socket, rest) => proxy.tunnelArrived(token, socket, rest));
   try {
     proxy.settings.tunnelPort = await tunnels.listen(config.TUNNEL_PORT, config.SSH_PROXY_BIND);
   } catch (err) {
-    logger.warn({ reason: (err as NodeJS.ErrnoException).code ?? String(err), tunnel_port: config.TUNNEL_PORT }, 'SSH tunnel port taken: this process serves no SSH proxy sockets');
+    logger.warn(
+      { reason: (err as NodeJS.ErrnoException).code ?? String(err), tunnel_port: config.TUNNEL_PORT },
+      'SSH tunnel port taken: this process serves no SSH proxy sockets',
+    );
     return null;
   }
   const ports = new PortListeners(
     config.SSH_PROXY_BIND,
-    (port, socket) => void proxy.clientConnected(port, socket).catch((err: unknown) => logger.warn({ err, ssh_port: port }, 'SSH proxy connection failed')),
+    (port, socket) =>
+      void proxy
+        .clientConnected(port, socket)
+        .catch((err: unknown) => logger.warn({ err, ssh_port: port }, 'SSH proxy connection failed')),
     (port, err) => logger.warn({ err, ssh_port: port }, 'SSH proxy port taken'),
   );
   proxy.attach(ports);
@@ -304,8 +349,14 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const marketFxRateRubMicro = fxRateToMicro(config.MARKET_FX_RATE_RUB);
   const contract = loadContract();
   // Configuration mistakes stop the start before anything is opened, each naming its setting (StartupError).
-  const catalog = new ModelCatalog(await blameSetting('CATALOG_FILE', config.CATALOG_FILE, () => loadCatalogFile(config.CATALOG_FILE, contract.components?.schemas ?? {})));
-  const upstreams = await blameSetting('UPSTREAMS_FILE', config.UPSTREAMS_FILE, () => loadUpstreamsFile(config.UPSTREAMS_FILE));
+  const catalog = new ModelCatalog(
+    await blameSetting('CATALOG_FILE', config.CATALOG_FILE, () =>
+      loadCatalogFile(config.CATALOG_FILE, contract.components?.schemas ?? {}),
+    ),
+  );
+  const upstreams = await blameSetting('UPSTREAMS_FILE', config.UPSTREAMS_FILE, () =>
+    loadUpstreamsFile(config.UPSTREAMS_FILE),
+  );
   const sandboxed = sandboxUses(upstreams);
   if (config.NODE_ENV === 'production' && config.SANDBOX_IN_PRODUCTION !== 'allow' && sandboxed.length > 0) {
     throw new StartupError(
@@ -315,19 +366,43 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   }
   const db = await openDatabase(config, logger);
   await migrateToLatest(db);
-  const checkpointer = db.file ? startCheckpointer(db.file, config.SQLITE_CHECKPOINT_MS, (failure) => logger.warn({ failure }, 'WAL checkpoint failed')) : null;
+  const checkpointer = db.file
+    ? startCheckpointer(db.file, config.SQLITE_CHECKPOINT_MS, (failure) =>
+        logger.warn({ failure }, 'WAL checkpoint failed'),
+      )
+    : null;
   const apiKeys = new SqlApiKeyStore(db);
   const keyUsage = new KeyUsageRecorder(apiKeys, (err) => logger.warn({ err }, 'could not record key use'));
   keyUsage.start(config.KEY_USAGE_FLUSH_MS);
-  const failures = new AuthFailures({ limit: config.AUTH_FAILURES_PER_MINUTE, windowMs: 60_000, maxAddresses: 100_000, now });
-  const authenticator = new Authenticator(apiKeys, keyUsage, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS, now, failures });
+  const failures = new AuthFailures({
+    limit: config.AUTH_FAILURES_PER_MINUTE,
+    windowMs: 60_000,
+    maxAddresses: 100_000,
+    now,
+  });
+  const authenticator = new Authenticator(apiKeys, keyUsage, {
+    cacheTtlMs: config.API_KEY_CACHE_TTL_MS,
+    now,
+    failures,
+  });
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
   const ledger = openLedger(db, { onBatch: ledgerBatchObserver(metrics) });
   const usageLog = new SqlUsageLogStore(db);
   const journal = new FileChargeJournal(config.CHARGE_JOURNAL_DIR);
-  const leases = { maxMicros: usdToMicros(config.BILLING_LEASE_MAX_USD), ttlMs: config.BILLING_LEASE_TTL_MS, idleMs: config.BILLING_LEASE_IDLE_MS };
-  const billing = new Billing(ledger, { now, holdTtlMs: config.BILLING_HOLD_TTL_MS, logger, journal, onLoss: createLossAlert(logger, metrics), leases });
+  const leases = {
+    maxMicros: usdToMicros(config.BILLING_LEASE_MAX_USD),
+    ttlMs: config.BILLING_LEASE_TTL_MS,
+    idleMs: config.BILLING_LEASE_IDLE_MS,
+  };
+  const billing = new Billing(ledger, {
+    now,
+    holdTtlMs: config.BILLING_HOLD_TTL_MS,
+    logger,
+    journal,
+    onLoss: createLossAlert(logger, metrics),
+    leases,
+  });
   const idempotencyKeys = new SqlIdempotencyStore(db);
   const idempotency = new Idempotency(idempotencyKeys, ledger, {
     now,
@@ -345,68 +420,219 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const fileLinks = new FileLinks(fileLinkSecret(config, logger), publicBaseUrl(config, logger));
   const redis = await connectRedis(config, logger);
   const embeddingDimensions = (model: string) => catalog.find(model)?.capabilities.embedding_dimensions ?? 1536;
-  const tokenWork = new WorkerPoolTokenWork({ threads: config.TOKENIZER_THREADS, taskTimeoutMs: config.TOKENIZER_TASK_TIMEOUT_MS });
-  const tokenizedChars = counter(metrics, 'gateway_tokenized_chars_total', 'Characters tokenized on the request path, by thread (event_loop or worker)', ['thread']);
+  const tokenWork = new WorkerPoolTokenWork({
+    threads: config.TOKENIZER_THREADS,
+    taskTimeoutMs: config.TOKENIZER_TASK_TIMEOUT_MS,
+  });
+  const tokenizedChars = counter(
+    metrics,
+    'gateway_tokenized_chars_total',
+    'Characters tokenized on the request path, by thread (event_loop or worker)',
+    ['thread'],
+  );
   const tokens = new TokenCounter(tokenWork, {
-    queue: { concurrency: config.TOKENIZER_THREADS, maxWaiting: config.TOKENIZER_MAX_WAITING, maxWaitingPerOwner: config.TOKENIZER_MAX_WAITING_PER_ACCOUNT },
+    queue: {
+      concurrency: config.TOKENIZER_THREADS,
+      maxWaiting: config.TOKENIZER_MAX_WAITING,
+      maxWaitingPerOwner: config.TOKENIZER_MAX_WAITING_PER_ACCOUNT,
+    },
     onCounted: (thread, chars) => tokenizedChars.inc({ thread }, chars),
   });
   const clips = new ClipEncoder();
   const providers = buildProviders(upstreams, process.env, { embeddingDimensions, tokens, clips });
   for (const [name, slot] of providers) {
-    if ('missingCredential' in slot) logger.warn({ provider: name, env: slot.missingCredential }, 'provider skipped: its API key is not set (gateway_misconfigured for models only it serves)');
+    if ('missingCredential' in slot)
+      logger.warn(
+        { provider: name, env: slot.missingCredential },
+        'provider skipped: its API key is not set (gateway_misconfigured for models only it serves)',
+      );
   }
   const routes = new RouteTable(upstreams, providers, catalog);
   catalog.reflectRoutes(routes);
   const alert = createChainAlert(logger, metrics);
-  const chat = new ChatService(catalog, routes, billing, tokens, { maxMessageChars: config.MAX_MESSAGE_CHARS, defaultMaxOutputTokens: config.DEFAULT_MAX_OUTPUT_TOKENS }, media);
+  const chat = new ChatService(
+    catalog,
+    routes,
+    billing,
+    tokens,
+    { maxMessageChars: config.MAX_MESSAGE_CHARS, defaultMaxOutputTokens: config.DEFAULT_MAX_OUTPUT_TOKENS },
+    media,
+  );
   const jobs: JobStore = new SqlJobStore(db);
   const onJobError = (err: unknown, jobId: string) => logger.error({ err, jobId }, 'job failed unexpectedly');
   // Wake-ups for jobs: in this process on the embedded default, BullMQ on the shared Redis at scale.
   const jobQueue =
-    config.REDIS_URL === undefined ? new InProcessJobQueue() : await BullMqJobQueue.connect(config.REDIS_URL, config.JOB_QUEUE_PREFIX, (err) => logger.warn({ err }, 'job queue redis'));
-  const jobRunner = new JobRunner(jobs, jobQueue, { leaseMs: config.JOB_LEASE_MS, claimBatch: JOB_CLAIM_BATCH, now, onUnexpected: onJobError });
-  const chatJobs = new ChatJobs(chat, jobs, jobRunner, billing, ledger, now, { retentionMs: config.CHAT_JOB_RETENTION_MS }, onJobError);
-  const chainHooks = (requestId: string, slug: string, deadlineMs = config.REQUEST_DEADLINE_MS) => ({ slug, requestId, deadlineAtMs: now() + deadlineMs, budgetMs: deadlineMs, onExhausted: alert });
-  const jobDeps = { catalog, routes, billing, ledger, now, media, blobs, fileLinks, jobs, runner: jobRunner, owner: jobRunner.owner, onUnexpected: onJobError };
+    config.REDIS_URL === undefined
+      ? new InProcessJobQueue()
+      : await BullMqJobQueue.connect(config.REDIS_URL, config.JOB_QUEUE_PREFIX, (err) =>
+          logger.warn({ err }, 'job queue redis'),
+        );
+  const jobRunner = new JobRunner(jobs, jobQueue, {
+    leaseMs: config.JOB_LEASE_MS,
+    claimBatch: JOB_CLAIM_BATCH,
+    now,
+    onUnexpected: onJobError,
+  });
+  const chatJobs = new ChatJobs(
+    chat,
+    jobs,
+    jobRunner,
+    billing,
+    ledger,
+    now,
+    { retentionMs: config.CHAT_JOB_RETENTION_MS },
+    onJobError,
+  );
+  const chainHooks = (requestId: string, slug: string, deadlineMs = config.REQUEST_DEADLINE_MS) => ({
+    slug,
+    requestId,
+    deadlineAtMs: now() + deadlineMs,
+    budgetMs: deadlineMs,
+    onExhausted: alert,
+  });
+  const jobDeps = {
+    catalog,
+    routes,
+    billing,
+    ledger,
+    now,
+    media,
+    blobs,
+    fileLinks,
+    jobs,
+    runner: jobRunner,
+    owner: jobRunner.owner,
+    onUnexpected: onJobError,
+  };
   const imageJobs = new ImageJobs({ ...jobDeps, chainHooks, budgetMs: config.IMAGE_JOB_BUDGET_MS });
-  const mediaJobDeps = { ...jobDeps, settings: { budgetMs: config.MEDIA_JOB_BUDGET_MS, pollMs: config.MEDIA_POLL_MS, stallMs: config.MEDIA_STALL_MS } };
+  const mediaJobDeps = {
+    ...jobDeps,
+    settings: { budgetMs: config.MEDIA_JOB_BUDGET_MS, pollMs: config.MEDIA_POLL_MS, stallMs: config.MEDIA_STALL_MS },
+  };
   const audioJobs = new MediaJobs(SPEECH, mediaJobDeps);
   const musicJobs = new MediaJobs(MUSIC, mediaJobDeps);
   const videoJobs = new VideoJobs(mediaJobDeps);
   const topazImageJobs = new MediaJobs(IMAGE_RESTORATION, mediaJobDeps);
   const topazVideoJobs = new MediaJobs(VIDEO_RESTORATION, mediaJobDeps);
   const chatRooms = new ChatRooms({ store: new SqlChatStore(db), catalog, chat, imageJobs, now });
-  const market = buildMarket(db, ledger, now, config, marketFxRateRubMicro, (err) => logger.warn({ err }, 'rental upkeep failed'));
+  const market = buildMarket(db, ledger, now, config, marketFxRateRubMicro, (err) =>
+    logger.warn({ err }, 'rental upkeep failed'),
+  );
   const alerts = new SqlAlertStore(db);
   // Without a bot token the embedded default logs each alert instead (README "Configuration").
-  const notifier = config.MESSENGER_BOT_TOKEN === undefined ? new LogNotifier(logger) : new MessengerBotNotifier({ token: config.MESSENGER_BOT_TOKEN, baseUrl: config.MESSENGER_API_BASE });
+  const notifier =
+    config.MESSENGER_BOT_TOKEN === undefined
+      ? new LogNotifier(logger)
+      : new MessengerBotNotifier({ token: config.MESSENGER_BOT_TOKEN, baseUrl: config.MESSENGER_API_BASE });
   const rentalAlerts = new RentalAlerts({ store: alerts, notifier, now, logger });
-  const recommendations = await blameSetting('RECOMMENDATION_MODEL', config.RECOMMENDATION_MODEL ?? '', () => new Recommendations({
-    store: market.store,
-    chat,
-    catalog,
-    now,
-    logger,
-    settings: { offlineAfterMs: config.MACHINE_OFFLINE_MS, model: config.RECOMMENDATION_MODEL },
-  }));
+  const recommendations = await blameSetting(
+    'RECOMMENDATION_MODEL',
+    config.RECOMMENDATION_MODEL ?? '',
+    () =>
+      new Recommendations({
+        store: market.store,
+        chat,
+        catalog,
+        now,
+        logger,
+        settings: { offlineAfterMs: config.MACHINE_OFFLINE_MS, model: config.RECOMMENDATION_MODEL },
+      }),
+  );
   const sshSockets = await openSshSockets(config, market.sshProxy, logger);
   jobRunner.start();
   const background = [
-    [new Periodic(() => ledger.expireHolds(now()), (err) => logger.warn({ err }, 'hold sweep failed')), config.HOLD_SWEEP_MS],
-    [new Periodic(() => idempotencyKeys.expire(now()), (err) => logger.warn({ err }, 'idempotency key sweep failed')), config.HOLD_SWEEP_MS],
-    [new Periodic(() => retryJournaledCharges(journal, billing), (err) => logger.warn({ err }, 'journaled charges still not posted')), config.CHARGE_RETRY_MS],
-    [new Periodic(() => billing.tickLeases(), (err) => logger.warn({ err }, 'billing lease upkeep failed')), LEASE_TICK_MS],
-    [new Periodic(() => market.rentals.sweep(), (err) => logger.warn({ err }, 'rental sweep failed')), config.RENTAL_SWEEP_MS],
-    [new Periodic(() => market.volumes.sweep(), (err) => logger.warn({ err }, 'volume sweep failed')), config.RENTAL_SWEEP_MS],
-    [new Periodic(() => market.machines.applyDuePriceRises(), (err) => logger.warn({ err }, 'price rise upkeep failed')), config.RENTAL_SWEEP_MS],
-    [new Periodic(() => rentalAlerts.run(), (err) => logger.warn({ err }, 'rental alerts failed')), config.ALERTS_INTERVAL_MS],
-    [new Periodic(() => market.store.refreshReliability(now()), (err) => logger.warn({ err }, 'machine reliability refresh failed')), RELIABILITY_REFRESH_MS],
-    [new Periodic(() => market.sshProxy.sync(), (err) => logger.warn({ err }, 'SSH proxy sync failed')), SSH_PROXY_SYNC_MS],
-    [new Periodic(() => blobs.sweep(now()), (err) => logger.warn({ err }, 'hosted file sweep failed')), config.BLOB_SWEEP_MS],
-    [new Periodic(() => jobs.expire(now()), (err) => logger.warn({ err }, 'job record sweep failed')), config.HOLD_SWEEP_MS],
+    [
+      new Periodic(
+        () => ledger.expireHolds(now()),
+        (err) => logger.warn({ err }, 'hold sweep failed'),
+      ),
+      config.HOLD_SWEEP_MS,
+    ],
+    [
+      new Periodic(
+        () => idempotencyKeys.expire(now()),
+        (err) => logger.warn({ err }, 'idempotency key sweep failed'),
+      ),
+      config.HOLD_SWEEP_MS,
+    ],
+    [
+      new Periodic(
+        () => retryJournaledCharges(journal, billing),
+        (err) => logger.warn({ err }, 'journaled charges still not posted'),
+      ),
+      config.CHARGE_RETRY_MS,
+    ],
+    [
+      new Periodic(
+        () => billing.tickLeases(),
+        (err) => logger.warn({ err }, 'billing lease upkeep failed'),
+      ),
+      LEASE_TICK_MS,
+    ],
+    [
+      new Periodic(
+        () => market.rentals.sweep(),
+        (err) => logger.warn({ err }, 'rental sweep failed'),
+      ),
+      config.RENTAL_SWEEP_MS,
+    ],
+    [
+      new Periodic(
+        () => market.volumes.sweep(),
+        (err) => logger.warn({ err }, 'volume sweep failed'),
+      ),
+      config.RENTAL_SWEEP_MS,
+    ],
+    [
+      new Periodic(
+        () => market.machines.applyDuePriceRises(),
+        (err) => logger.warn({ err }, 'price rise upkeep failed'),
+      ),
+      config.RENTAL_SWEEP_MS,
+    ],
+    [
+      new Periodic(
+        () => rentalAlerts.run(),
+        (err) => logger.warn({ err }, 'rental alerts failed'),
+      ),
+      config.ALERTS_INTERVAL_MS,
+    ],
+    [
+      new Periodic(
+        () => market.store.refreshReliability(now()),
+        (err) => logger.warn({ err }, 'machine reliability refresh failed'),
+      ),
+      RELIABILITY_REFRESH_MS,
+    ],
+    [
+      new Periodic(
+        () => market.sshProxy.sync(),
+        (err) => logger.warn({ err }, 'SSH proxy sync failed'),
+      ),
+      SSH_PROXY_SYNC_MS,
+    ],
+    [
+      new Periodic(
+        () => blobs.sweep(now()),
+        (err) => logger.warn({ err }, 'hosted file sweep failed'),
+      ),
+      config.BLOB_SWEEP_MS,
+    ],
+    [
+      new Periodic(
+        () => jobs.expire(now()),
+        (err) => logger.warn({ err }, 'job record sweep failed'),
+      ),
+      config.HOLD_SWEEP_MS,
+    ],
     // Started once every kind of job has its work registered: a job claimed before that would sit idle under our lease.
-    [new Periodic(() => jobRunner.resumeOrphans(), (err) => logger.warn({ err }, 'claiming the jobs of dead workers failed')), config.JOB_CLAIM_MS],
+    [
+      new Periodic(
+        () => jobRunner.resumeOrphans(),
+        (err) => logger.warn({ err }, 'claiming the jobs of dead workers failed'),
+      ),
+      config.JOB_CLAIM_MS,
+    ],
   ] as const;
   for (const [task, intervalMs] of background) task.start(intervalMs);
   const throughput = new ThroughputTracker({ windowMs: config.THROUGHPUT_WINDOW_MS, now });

@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 
 /** JSON lines on stdout; secrets in headers never reach the log. */
 export function createLogger(level: string): Logger {

@@ -2,12 +2,12 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
-import { loadConfig, type Config } from './config.js';
+import { type Config, loadConfig } from './config.js';
 import { buildDeps, type Deps } from './container.js';
 import { createHttpServer } from './http/http-server.js';
 import { createLogger } from './logger.js';
 import { logUnhandledRejections } from './process-guards.js';
-import { checkListenable, listenError, StartupError, STARTUP_ERROR_EXIT } from './startup.js';
+import { checkListenable, listenError, STARTUP_ERROR_EXIT, StartupError } from './startup.js';
 import { startupBanner } from './startup-banner.js';
 
 const USAGE = `usage: node dist/src/main.js   (make run builds and runs it)
@@ -39,7 +39,10 @@ async function start(): Promise<{ server: Server; deps: Deps }> {
   const deps = await buildDeps(config, logger);
   const server = createHttpServer(createApp(deps, { warmValidators: true }));
   const port = await listen(server, config);
-  logger.info({ host: config.HOST, port, database: deps.db.kind, models: deps.catalog.size }, 'compute-gateway listening');
+  logger.info(
+    { host: config.HOST, port, database: deps.db.kind, models: deps.catalog.size },
+    'compute-gateway listening',
+  );
   process.stderr.write(startupBanner(config, port, deps.catalog.size));
   return { server, deps };
 }

@@ -15,7 +15,10 @@ export class StartupError extends Error {
 export const STARTUP_ERROR_EXIT = 2;
 
 function oneLine(text: string): string {
-  return text.trim().replace(/:\s*\n\s*/g, ': ').replace(/\s*\n\s*/g, '; ');
+  return text
+    .trim()
+    .replace(/:\s*\n\s*/g, ': ')
+    .replace(/\s*\n\s*/g, '; ');
 }
 
 /**
@@ -52,8 +55,17 @@ export async function checkListenable(host: string, port: number): Promise<void>
 
 /** The setting to blame for a listen that failed: the port for one in use or privileged, else the address. */
 export function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
-  if (err.code === 'EADDRINUSE') return new StartupError('PORT', `${port} is already in use on ${host} (another process listens there; stop it or choose another PORT)`);
-  if (err.code === 'EACCES') return new StartupError('PORT', `${port} needs privileges this process lacks on ${host} (choose a port above 1023)`);
-  if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return new StartupError('HOST', `cannot listen on ${host} (${err.code}: not an address of this machine)`);
+  if (err.code === 'EADDRINUSE')
+    return new StartupError(
+      'PORT',
+      `${port} is already in use on ${host} (another process listens there; stop it or choose another PORT)`,
+    );
+  if (err.code === 'EACCES')
+    return new StartupError(
+      'PORT',
+      `${port} needs privileges this process lacks on ${host} (choose a port above 1023)`,
+    );
+  if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN')
+    return new StartupError('HOST', `cannot listen on ${host} (${err.code}: not an address of this machine)`);
   return err;
 }

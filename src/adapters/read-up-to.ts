@@ -3,7 +3,11 @@
  * whether anything was left: what the upstream client and the image registry client both need from a peer whose
  * answer may be of any size. A body that breaks midway throws, or with `keepOnBreak` gives what had arrived.
  */
-export async function readUpTo(body: AsyncIterable<Buffer>, limit: number, keepOnBreak = false): Promise<{ bytes: Buffer; cut: boolean }> {
+export async function readUpTo(
+  body: AsyncIterable<Buffer>,
+  limit: number,
+  keepOnBreak = false,
+): Promise<{ bytes: Buffer; cut: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   let cut = false;

@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Assignment, MachineRegistration } from '../../generated/client/types.gen.js';
-import { INSTANCE_LABEL, VOLUME_LABEL, type ContainerSummary, type DockerEngine } from './docker-engine.js';
+import { type ContainerSummary, type DockerEngine, INSTANCE_LABEL, VOLUME_LABEL } from './docker-engine.js';
 import type { Gateway } from './gateway.js';
 import { openTunnel } from './tunnel.js';
 
@@ -60,14 +60,20 @@ export class Agent {
 
   private readState(): string | null {
     if (!existsSync(this.options.statePath)) return null;
-    const state = JSON.parse(readFileSync(this.options.statePath, 'utf8')) as { machine_id?: string; stopped_on_request?: string[] };
+    const state = JSON.parse(readFileSync(this.options.statePath, 'utf8')) as {
+      machine_id?: string;
+      stopped_on_request?: string[];
+    };
     this.stoppedOnRequest = new Set(state.stopped_on_request ?? []);
     return state.machine_id ?? null;
   }
 
   private writeState(): void {
     mkdirSync(dirname(this.options.statePath), { recursive: true });
-    writeFileSync(this.options.statePath, `${JSON.stringify({ machine_id: this.machineId, stopped_on_request: [...this.stoppedOnRequest] })}\n`);
+    writeFileSync(
+      this.options.statePath,
+      `${JSON.stringify({ machine_id: this.machineId, stopped_on_request: [...this.stoppedOnRequest] })}\n`,
+    );
   }
 
   private async register(): Promise<string> {
@@ -169,13 +175,19 @@ export class Agent {
   private async serveTunnels(): Promise<void> {
     while (!this.abort.signal.aborted) {
       try {
-        const order = await this.options.gateway.waitForTunnels(this.machineId!, TUNNEL_WAIT_SECONDS, this.abort.signal);
+        const order = await this.options.gateway.waitForTunnels(
+          this.machineId!,
+          TUNNEL_WAIT_SECONDS,
+          this.abort.signal,
+        );
         if (order.connections.length === 0) continue;
         const containers = await this.options.docker.listContainers({ label: INSTANCE_LABEL });
         for (const connection of order.connections) {
           const port = containers.find((c) => c.labels[INSTANCE_LABEL] === connection.instance_id)?.sshHostPort ?? null;
           if (port === null) continue; // the client is dropped when its wait ends
-          openTunnel(connection.tunnel, connection.token, port).catch((err: unknown) => this.options.log('tunnel failed', { instance_id: connection.instance_id, error: String(err) }));
+          openTunnel(connection.tunnel, connection.token, port).catch((err: unknown) =>
+            this.options.log('tunnel failed', { instance_id: connection.instance_id, error: String(err) }),
+          );
         }
       } catch (err) {
         if (this.abort.signal.aborted) return;

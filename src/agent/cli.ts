@@ -10,7 +10,7 @@ import type { MachineRegistration } from '../../generated/client/types.gen.js';
 import { Agent } from './agent.js';
 import { DEFAULT_DOCKER_HOST, DockerEngine } from './docker-engine.js';
 import { Gateway } from './gateway.js';
-import { detectHost, diskFreeGb, parseNvidiaSmiXml, readInventoryFile, type MachineInventory } from './inventory.js';
+import { detectHost, diskFreeGb, type MachineInventory, parseNvidiaSmiXml, readInventoryFile } from './inventory.js';
 
 const USAGE = `usage: npm run agent -- --gateway <url> --price-per-gpu-hour <usd> [--inventory <file.json> | --location <CC>]
   [--key <api key> (or CGW_API_KEY)] [--name <name>] [--min-gpus <n>] [--docker-host ${DEFAULT_DOCKER_HOST}]
@@ -67,7 +67,8 @@ if (values.help) {
   process.exit(0);
 }
 
-const log = (message: string, fields: Record<string, unknown> = {}) => process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), msg: message, ...fields })}\n`);
+const log = (message: string, fields: Record<string, unknown> = {}) =>
+  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), msg: message, ...fields })}\n`);
 
 /** The machine from nvidia-smi and this host, when no inventory file is given. */
 async function detectInventory(): Promise<MachineInventory> {
@@ -75,7 +76,15 @@ async function detectInventory(): Promise<MachineInventory> {
   const { stdout } = await promisify(execFile)('nvidia-smi', ['-q', '-x'], { maxBuffer: 16 * 1024 * 1024 });
   const gpus = parseNvidiaSmiXml(stdout);
   const host = detectHost();
-  return { name: values.name ?? hostname(), gpuName: gpus.gpuName, gpuCount: gpus.gpuCount, vramGb: gpus.vramGb, ...host, diskGb: await diskFreeGb('/'), location: values.location };
+  return {
+    name: values.name ?? hostname(),
+    gpuName: gpus.gpuName,
+    gpuCount: gpus.gpuCount,
+    vramGb: gpus.vramGb,
+    ...host,
+    diskGb: await diskFreeGb('/'),
+    location: values.location,
+  };
 }
 
 const gatewayUrl = values.gateway ?? fail('--gateway is required');
@@ -105,4 +114,5 @@ const agent = new Agent({
 });
 const machineId = await agent.start();
 log('agent running', { machine_id: machineId, gateway: gatewayUrl });
-for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void agent.stop().then(() => process.exit(0)));
+for (const signal of ['SIGTERM', 'SIGINT'] as const)
+  process.once(signal, () => void agent.stop().then(() => process.exit(0)));

@@ -11,9 +11,24 @@
 import type { IncomingMessage } from 'node:http';
 import { parseImageReference } from '../adapters/image-registry/index.js';
 import { isRecord } from '../is-record.js';
-import { DockerError, errorOf, jsonOf, parseDockerHost, readPullStream, sendDockerCall, type DockerCall, type DockerEndpoint } from './docker-transport.js';
+import {
+  type DockerCall,
+  type DockerEndpoint,
+  DockerError,
+  errorOf,
+  jsonOf,
+  parseDockerHost,
+  readPullStream,
+  sendDockerCall,
+} from './docker-transport.js';
 
-export { DOCKER_API_VERSION, DockerError, parseDockerHost, type DockerEndpoint, type DockerErrorKind } from './docker-transport.js';
+export {
+  DOCKER_API_VERSION,
+  type DockerEndpoint,
+  DockerError,
+  type DockerErrorKind,
+  parseDockerHost,
+} from './docker-transport.js';
 export const DEFAULT_DOCKER_HOST = 'unix:///var/run/docker.sock';
 /** The label that ties a container to its rental: what the agent lists to find its own containers. */
 export const INSTANCE_LABEL = 'cgw.instance';
@@ -26,7 +41,15 @@ export const SSH_CONTAINER_PORT = 22;
 
 /** Docker's container states (ContainerState.Status in the API). */
 export type DockerContainerState = 'created' | 'running' | 'paused' | 'restarting' | 'removing' | 'exited' | 'dead';
-const STATES: ReadonlySet<string> = new Set<DockerContainerState>(['created', 'running', 'paused', 'restarting', 'removing', 'exited', 'dead']);
+const STATES: ReadonlySet<string> = new Set<DockerContainerState>([
+  'created',
+  'running',
+  'paused',
+  'restarting',
+  'removing',
+  'exited',
+  'dead',
+]);
 
 export interface DockerEngineOptions {
   /** DOCKER_HOST syntax: `unix:///var/run/docker.sock` (default), a socket path, or `tcp://` / `http://host:port`. */
@@ -104,7 +127,10 @@ export class DockerEngine {
   /** Creates (does not start) a renter's container; returns its id. */
   async createContainer(input: CreateContainerInput): Promise<string> {
     const port = `${input.exposedPort ?? SSH_CONTAINER_PORT}/tcp`;
-    const env = { ...input.env, ...(input.sshPublicKeys === undefined ? {} : { PUBLIC_KEY: input.sshPublicKeys.join('\n') }) };
+    const env = {
+      ...input.env,
+      ...(input.sshPublicKeys === undefined ? {} : { PUBLIC_KEY: input.sshPublicKeys.join('\n') }),
+    };
     const gpus = input.gpuIndexes ?? [];
     const body = {
       Image: input.image,
@@ -114,9 +140,13 @@ export class DockerEngine {
       HostConfig: {
         // Loopback only, on a port Docker picks: renters reach it through the agent's SSH tunnel, never directly.
         PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] },
-        ...(gpus.length === 0 ? {} : { DeviceRequests: [{ Driver: 'nvidia', DeviceIDs: gpus.map(String), Capabilities: [['gpu']] }] }),
+        ...(gpus.length === 0
+          ? {}
+          : { DeviceRequests: [{ Driver: 'nvidia', DeviceIDs: gpus.map(String), Capabilities: [['gpu']] }] }),
         ...(this.diskQuota ? { StorageOpt: { size: `${input.diskGb}G` } } : {}),
-        ...(input.volume === undefined ? {} : { Mounts: [{ Type: 'volume', Source: input.volume, Target: VOLUME_MOUNT_PATH }] }),
+        ...(input.volume === undefined
+          ? {}
+          : { Mounts: [{ Type: 'volume', Source: input.volume, Target: VOLUME_MOUNT_PATH }] }),
       },
     };
     const res = await this.send({ method: 'POST', path: '/containers/create', query: { name: input.name }, body });
@@ -131,7 +161,11 @@ export class DockerEngine {
 
   /** SIGTERM, then SIGKILL after `timeoutSeconds`; Docker answers only once the container is down. */
   async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
-    const call = { method: 'POST', path: `/containers/${encodeURIComponent(id)}/stop`, query: { t: String(timeoutSeconds) } } as const;
+    const call = {
+      method: 'POST',
+      path: `/containers/${encodeURIComponent(id)}/stop`,
+      query: { t: String(timeoutSeconds) },
+    } as const;
     await this.expectEmpty({ ...call, timeoutMs: timeoutSeconds * 1000 + this.timeoutMs });
   }
 
@@ -144,7 +178,8 @@ export class DockerEngine {
   async inspectContainer(id: string): Promise<ContainerInspection> {
     const path = `/containers/${encodeURIComponent(id)}/json`;
     const c = await jsonOf(await this.send({ method: 'GET', path }), 200);
-    if (!isRecord(c) || typeof c['Id'] !== 'string' || !isRecord(c['State']) || !isRecord(c['Config'])) throw unexpected(path, c);
+    if (!isRecord(c) || typeof c['Id'] !== 'string' || !isRecord(c['State']) || !isRecord(c['Config']))
+      throw unexpected(path, c);
     const state = stateOf(c['State']['Status']);
     const exitCode = c['State']['ExitCode'];
     const ports = isRecord(c['NetworkSettings']) ? c['NetworkSettings']['Ports'] : undefined;
@@ -181,13 +216,19 @@ export class DockerEngine {
 
   /** Creates a named volume with labels; Docker answers an existing one of that name as it is. */
   async createVolume(name: string, labels: Record<string, string>): Promise<void> {
-    const created = await jsonOf(await this.send({ method: 'POST', path: '/volumes/create', body: { Name: name, Labels: labels } }), 201);
+    const created = await jsonOf(
+      await this.send({ method: 'POST', path: '/volumes/create', body: { Name: name, Labels: labels } }),
+      201,
+    );
     if (!isRecord(created) || created['Name'] !== name) throw unexpected('/volumes/create', created);
   }
 
   /** The names of the named volumes that carry `label` (`key` or `key=value`). */
   async listVolumes(label: string): Promise<string[]> {
-    const listed = await jsonOf(await this.send({ method: 'GET', path: '/volumes', query: { filters: JSON.stringify({ label: [label] }) } }), 200);
+    const listed = await jsonOf(
+      await this.send({ method: 'GET', path: '/volumes', query: { filters: JSON.stringify({ label: [label] }) } }),
+      200,
+    );
     if (!isRecord(listed)) throw unexpected('/volumes', listed);
     const volumes = Array.isArray(listed['Volumes']) ? (listed['Volumes'] as unknown[]) : [];
     return volumes.flatMap((v) => (isRecord(v) && typeof v['Name'] === 'string' ? [v['Name']] : []));
@@ -211,13 +252,16 @@ export class DockerEngine {
 }
 
 function stateOf(value: unknown): DockerContainerState {
-  if (typeof value !== 'string' || !STATES.has(value)) throw new DockerError('error', 200, `Docker reported an unknown container state: ${String(value)}`);
+  if (typeof value !== 'string' || !STATES.has(value))
+    throw new DockerError('error', 200, `Docker reported an unknown container state: ${String(value)}`);
   return value as DockerContainerState;
 }
 
 function labelsOf(value: unknown): Record<string, string> {
   if (!isRecord(value)) return {};
-  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }
 
 /**
@@ -228,11 +272,16 @@ function publishedPort(ports: unknown): number | null {
   if (!isRecord(ports)) return null;
   for (const bindings of Object.values(ports)) {
     const first: unknown = Array.isArray(bindings) ? bindings[0] : undefined;
-    if (isRecord(first) && typeof first['HostPort'] === 'string' && first['HostPort'] !== '') return Number(first['HostPort']);
+    if (isRecord(first) && typeof first['HostPort'] === 'string' && first['HostPort'] !== '')
+      return Number(first['HostPort']);
   }
   return null;
 }
 
 function unexpected(path: string, body: unknown): DockerError {
-  return new DockerError('error', 200, `unexpected answer from Docker to ${path}: ${JSON.stringify(body).slice(0, 200)}`);
+  return new DockerError(
+    'error',
+    200,
+    `unexpected answer from Docker to ${path}: ${JSON.stringify(body).slice(0, 200)}`,
+  );
 }

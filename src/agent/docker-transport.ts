@@ -3,7 +3,7 @@
  * or a tcp address, Docker's `{"message": ...}` error bodies turned into DockerError, and the line-per-event
  * progress stream of a pull read to its end.
  */
-import { request, type IncomingMessage } from 'node:http';
+import { type IncomingMessage, request } from 'node:http';
 import { isRecord } from '../is-record.js';
 
 export const DOCKER_API_VERSION = 'v1.43';
@@ -42,7 +42,9 @@ export function parseDockerHost(host: string): DockerEndpoint {
   if (url !== null && (url.protocol === 'tcp:' || url.protocol === 'http:') && url.port !== '') {
     return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) };
   }
-  throw new Error(`unsupported Docker host "${host}": expected unix:///path, /path, tcp://host:port or http://host:port`);
+  throw new Error(
+    `unsupported Docker host "${host}": expected unix:///path, /path, tcp://host:port or http://host:port`,
+  );
 }
 
 export interface DockerCall {
@@ -65,7 +67,10 @@ export function sendDockerCall(endpoint: DockerEndpoint, call: DockerCall): Prom
       ...endpoint,
       method: call.method,
       path: `/${DOCKER_API_VERSION}${call.path}${query === '' ? '' : `?${query}`}`,
-      headers: payload === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) },
+      headers:
+        payload === undefined
+          ? {}
+          : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) },
       ...(call.signal === undefined ? {} : { signal: call.signal }),
     });
     // An idle timeout on the socket, so it also bounds a body that stops coming, not a pull that keeps reporting.

@@ -2,7 +2,7 @@
  * The agent's calls to the gateway, through the SDK generated from the contract (generated/client): registering
  * its machine, heartbeats with container states, and the long poll for SSH tunnels.
  */
-import { createClient, type Client } from '../../generated/client/client/index.js';
+import { type Client, createClient } from '../../generated/client/client/index.js';
 import { machineHeartbeat, registerMachine, waitForTunnels } from '../../generated/client/sdk.gen.js';
 import type { Heartbeat, MachineHeartbeatResponse, MachineRegistration } from '../../generated/client/types.gen.js';
 
@@ -25,7 +25,11 @@ export interface TunnelOrder {
 function unwrap<T>(result: { data?: { data: T }; error?: unknown; response?: Response }): T {
   if (result.data !== undefined) return result.data.data;
   const body = result.error as { data?: { error_code?: string; error?: string } } | undefined;
-  throw new GatewayError(result.response?.status ?? 0, body?.data?.error_code ?? 'unreachable', body?.data?.error ?? 'the gateway did not answer');
+  throw new GatewayError(
+    result.response?.status ?? 0,
+    body?.data?.error_code ?? 'unreachable',
+    body?.data?.error ?? 'the gateway did not answer',
+  );
 }
 
 export class Gateway {
@@ -40,11 +44,23 @@ export class Gateway {
   }
 
   /** What to do with each container, and the Docker volumes the machine keeps. */
-  async heartbeat(machineId: string, containers: NonNullable<Heartbeat['containers']>): Promise<MachineHeartbeatResponse['data']> {
-    return unwrap(await machineHeartbeat({ client: this.client, path: { machine_id: machineId }, body: { containers } }));
+  async heartbeat(
+    machineId: string,
+    containers: NonNullable<Heartbeat['containers']>,
+  ): Promise<MachineHeartbeatResponse['data']> {
+    return unwrap(
+      await machineHeartbeat({ client: this.client, path: { machine_id: machineId }, body: { containers } }),
+    );
   }
 
   async waitForTunnels(machineId: string, waitSeconds: number, signal: AbortSignal): Promise<TunnelOrder> {
-    return unwrap(await waitForTunnels({ client: this.client, path: { machine_id: machineId }, query: { wait_seconds: waitSeconds }, signal }));
+    return unwrap(
+      await waitForTunnels({
+        client: this.client,
+        path: { machine_id: machineId },
+        query: { wait_seconds: waitSeconds },
+        signal,
+      }),
+    );
   }
 }

@@ -64,7 +64,8 @@ export function gpuNameOf(productName: string): string {
     .map((word) => word.replace(/[^A-Za-z0-9]/g, ''))
     .filter((word) => word.length > 0);
   const name = words.join('_');
-  if (!GPU_NAME.test(name) || name.length > GPU_NAME_MAX_CHARS) throw new Error(`cannot derive a GPU name from the product name "${productName}"`);
+  if (!GPU_NAME.test(name) || name.length > GPU_NAME_MAX_CHARS)
+    throw new Error(`cannot derive a GPU name from the product name "${productName}"`);
   return name;
 }
 
@@ -84,7 +85,8 @@ const MIB = /^(\d+) MiB$/;
 export function parseNvidiaSmiXml(xml: string): GpuInventory {
   const log: unknown = (xmlParser.parse(xml) as Record<string, unknown>)['nvidia_smi_log'];
   if (!isRecord(log)) throw new Error('not the output of nvidia-smi -q -x: no <nvidia_smi_log> element');
-  const gpuElements = log['gpu'] === undefined ? [] : Array.isArray(log['gpu']) ? (log['gpu'] as unknown[]) : [log['gpu']];
+  const gpuElements =
+    log['gpu'] === undefined ? [] : Array.isArray(log['gpu']) ? (log['gpu'] as unknown[]) : [log['gpu']];
   if (gpuElements.length === 0) throw new Error('nvidia-smi lists no GPUs');
   const attached = textOf(log['attached_gpus']);
   if (attached !== null && Number(attached) !== gpuElements.length) {
@@ -95,7 +97,9 @@ export function parseNvidiaSmiXml(xml: string): GpuInventory {
   for (const gpu of gpus) models.set(gpu.productName, (models.get(gpu.productName) ?? 0) + 1);
   if (models.size > 1) {
     const mix = [...models].map(([model, count]) => `${count}× ${model}`).join(', ');
-    throw new Error(`mixed GPU models (${mix}): a machine is listed with one GPU model; run one agent per model or remove the odd GPUs`);
+    throw new Error(
+      `mixed GPU models (${mix}): a machine is listed with one GPU model; run one agent per model or remove the odd GPUs`,
+    );
   }
   // The smallest: a GPU of the same model can report a little less (ECC on), and a renter must get what is listed.
   const vramMib = Math.min(...gpus.map((gpu) => gpu.vramMib));
@@ -109,7 +113,10 @@ export function parseNvidiaSmiXml(xml: string): GpuInventory {
   };
 }
 
-function readGpu(element: unknown, index: number): { index: number; uuid: string; productName: string; vramMib: number } {
+function readGpu(
+  element: unknown,
+  index: number,
+): { index: number; uuid: string; productName: string; vramMib: number } {
   if (!isRecord(element)) throw new Error(`GPU ${index}: empty <gpu> element`);
   const productName = textOf(element['product_name']);
   const uuid = textOf(element['uuid']);
@@ -118,7 +125,10 @@ function readGpu(element: unknown, index: number): { index: number; uuid: string
   const mib = total === null ? null : MIB.exec(total);
   if (productName === null) throw new Error(`GPU ${index}: no <product_name>`);
   if (uuid === null) throw new Error(`GPU ${index} (${productName}): no <uuid>`);
-  if (mib === null) throw new Error(`GPU ${index} (${productName}): no memory size in <fb_memory_usage><total> (got ${total ?? 'nothing'})`);
+  if (mib === null)
+    throw new Error(
+      `GPU ${index} (${productName}): no memory size in <fb_memory_usage><total> (got ${total ?? 'nothing'})`,
+    );
   return { index, uuid, productName, vramMib: Number(mib[1]) };
 }
 

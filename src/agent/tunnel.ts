@@ -2,8 +2,9 @@
  * One SSH tunnel (SPEC 4.5): the agent dials the gateway's tunnel port, greets it with the client's token, and
  * pipes the connection to the container's SSH daemon on its loopback port. The machine needs no inbound port.
  */
-import { connect, type Socket } from 'node:net';
+
 import { once } from 'node:events';
+import { connect, type Socket } from 'node:net';
 import { TUNNEL_GREETING } from '../adapters/ssh-proxy/tcp-listeners.js';
 
 async function dial(host: string, port: number): Promise<Socket> {
@@ -13,7 +14,11 @@ async function dial(host: string, port: number): Promise<Socket> {
   return socket;
 }
 
-export async function openTunnel(gateway: { host: string; port: number }, token: string, sshPort: number): Promise<void> {
+export async function openTunnel(
+  gateway: { host: string; port: number },
+  token: string,
+  sshPort: number,
+): Promise<void> {
   const ssh = await dial('127.0.0.1', sshPort);
   let upstream: Socket;
   try {

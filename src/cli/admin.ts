@@ -5,21 +5,21 @@
  * `{"error": code, "message": …}` on stderr: exit 2 for usage mistakes, 1 for everything else. User mistakes
  * never print a stack trace; set ADMIN_DEBUG=1 to see one for unexpected (infrastructure) failures.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { SqlApiKeyStore } from '../adapters/api-keys/sql.js';
 import { balanceMicros, type Ledger } from '../adapters/ledger/index.js';
 import { openLedger } from '../adapters/ledger/open.js';
+import type { MarketStore } from '../adapters/market-store/index.js';
+import { SqlMarketStore } from '../adapters/market-store/sql.js';
 import { loadConfig } from '../config.js';
 import { connectDatabase, type Database } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import * as accounts from '../domain/accounts.js';
+import { DomainError, isDomainError } from '../domain/domain-error.js';
+import { setVerification } from '../domain/market/machines.js';
 import { fromMicro, fxRateToMicro, microsToUsd, usdToMicros } from '../domain/money.js';
 import { topUp } from '../domain/top-up.js';
-import type { MarketStore } from '../adapters/market-store/index.js';
-import { SqlMarketStore } from '../adapters/market-store/sql.js';
 import { buildRentalBilling } from '../rental-billing.js';
-import { setVerification } from '../domain/market/machines.js';
-import { DomainError, isDomainError } from '../domain/domain-error.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -59,13 +59,15 @@ function repeated(values: Values, name: string): string[] {
 
 function parsePercent(label: string, raw: string): number {
   // Number('') is 0 and Number('1e1') is 10: insist on a plain decimal so typos are not read as a discount.
-  if (!/^\d+(\.\d+)?$/.test(raw.trim())) throw new UsageError(`${label} must be a number between 0 and 100 (got ${JSON.stringify(raw)})`);
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()))
+    throw new UsageError(`${label} must be a number between 0 and 100 (got ${JSON.stringify(raw)})`);
   return Number(raw);
 }
 
 /** A positive decimal amount (USD, RUB or a rate) as micro-units; no exponents, signs or spaces. */
 function parseAmount(label: string, raw: string): bigint {
-  if (!/^\d+(\.\d{1,6})?$/.test(raw.trim())) throw new UsageError(`${label} must be a positive decimal with at most 6 decimals (got ${JSON.stringify(raw)})`);
+  if (!/^\d+(\.\d{1,6})?$/.test(raw.trim()))
+    throw new UsageError(`${label} must be a positive decimal with at most 6 decimals (got ${JSON.stringify(raw)})`);
   const micros = usdToMicros(Number(raw));
   if (micros <= 0n) throw new UsageError(`${label} must be positive`);
   return micros;
@@ -74,7 +76,8 @@ function parseAmount(label: string, raw: string): bigint {
 /** `--per-minute N` or `--per-minute default` (back to the configured default). */
 function parseLimit(raw: string): number | null {
   if (raw.trim() === 'default') return null;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) throw new UsageError(`--per-minute must be a positive whole number or "default" (got ${JSON.stringify(raw)})`);
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1)
+    throw new UsageError(`--per-minute must be a positive whole number or "default" (got ${JSON.stringify(raw)})`);
   return Number(raw);
 }
 
@@ -94,12 +97,19 @@ const commands: Record<string, Command> = {
     options: { email: { type: 'string' }, 'balance-usd': { type: 'string' } },
     prepare(values) {
       const email = required(values, 'email');
-      const opening = typeof values['balance-usd'] === 'string' ? parseAmount('--balance-usd', values['balance-usd']) : null;
+      const opening =
+        typeof values['balance-usd'] === 'string' ? parseAmount('--balance-usd', values['balance-usd']) : null;
       return async ({ store, ledger, marketRateMicro }) => {
         const account = await accounts.createAccount(store, { email });
         const { record, secret } = await accounts.issueKey(store, account.id);
         if (opening !== null) {
-          await topUp(ledger, store, { accountId: account.id, usdMicros: opening, marketRateMicro, id: `topup:opening:${account.id}`, nowMs: Date.now() });
+          await topUp(ledger, store, {
+            accountId: account.id,
+            usdMicros: opening,
+            marketRateMicro,
+            id: `topup:opening:${account.id}`,
+            nowMs: Date.now(),
+          });
         }
         const created = { account_id: account.id, api_key: secret, key_id: record.id };
         return opening === null ? created : { ...created, balance_usd: microsToUsd(opening) };
@@ -108,18 +118,32 @@ const commands: Record<string, Command> = {
   },
   topup: {
     usage: 'topup --account ACCOUNT_ID --usd N [--rub N | --fx-rate RUB_PER_USD] [--id IDEMPOTENCY_KEY]',
-    options: { account: { type: 'string' }, usd: { type: 'string' }, rub: { type: 'string' }, 'fx-rate': { type: 'string' }, id: { type: 'string' } },
+    options: {
+      account: { type: 'string' },
+      usd: { type: 'string' },
+      rub: { type: 'string' },
+      'fx-rate': { type: 'string' },
+      id: { type: 'string' },
+    },
     prepare(values) {
       const accountId = required(values, 'account');
       const usdMicros = parseAmount('--usd', required(values, 'usd'));
       const rubMicro = typeof values.rub === 'string' ? parseAmount('--rub', values.rub) : undefined;
-      const fxRateRubMicro = typeof values['fx-rate'] === 'string' ? parseAmount('--fx-rate', values['fx-rate']) : undefined;
+      const fxRateRubMicro =
+        typeof values['fx-rate'] === 'string' ? parseAmount('--fx-rate', values['fx-rate']) : undefined;
       const rub = rubMicro === undefined && fxRateRubMicro === undefined ? undefined : { rubMicro, fxRateRubMicro };
       const id = typeof values.id === 'string' ? `topup:${values.id}` : undefined;
       return async ({ store, ledger, marketRateMicro, settleRentals }) => {
         // SPEC 4.5: a top-up settles the account's rentals first, so what they ran before it is charged before it.
         await settleRentals(accountId);
-        const { transfer, lot } = await topUp(ledger, store, { accountId, usdMicros, rub, marketRateMicro, id, nowMs: Date.now() });
+        const { transfer, lot } = await topUp(ledger, store, {
+          accountId,
+          usdMicros,
+          rub,
+          marketRateMicro,
+          id,
+          nowMs: Date.now(),
+        });
         const balance = await ledger.getBalance(accountId);
         return {
           account_id: accountId,
@@ -139,7 +163,8 @@ const commands: Record<string, Command> = {
       const accountId = required(values, 'account');
       const perMinute = parseLimit(required(values, 'per-minute'));
       return async ({ store }) => {
-        if (!(await store.updateAccountSettings(accountId, { rateLimitPerMinute: perMinute }))) throw new DomainError('account_not_found', `No account ${accountId}`);
+        if (!(await store.updateAccountSettings(accountId, { rateLimitPerMinute: perMinute })))
+          throw new DomainError('account_not_found', `No account ${accountId}`);
         return { account_id: accountId, requests_per_minute: perMinute };
       };
     },
@@ -151,7 +176,8 @@ const commands: Record<string, Command> = {
       const keyId = required(values, 'key-id');
       const perMinute = parseLimit(required(values, 'per-minute'));
       return async ({ store }) => {
-        if (!(await store.setKeyRateLimit(keyId, perMinute))) throw new DomainError('api_key_not_found', `No API key ${keyId}`);
+        if (!(await store.setKeyRateLimit(keyId, perMinute)))
+          throw new DomainError('api_key_not_found', `No API key ${keyId}`);
         return { key_id: keyId, requests_per_minute: perMinute };
       };
     },
@@ -176,7 +202,11 @@ const commands: Record<string, Command> = {
       const tierDiscounts = parseTiers(repeated(values, 'tier'));
       return async ({ store }) => {
         const account = await accounts.setDiscounts(store, accountId, { discountPercent, tierDiscounts });
-        return { account_id: account.id, discount_percent: account.discountPercent, tier_discounts: account.tierDiscounts };
+        return {
+          account_id: account.id,
+          discount_percent: account.discountPercent,
+          tier_discounts: account.tierDiscounts,
+        };
       };
     },
   },
@@ -226,7 +256,9 @@ function verification(state: 'verified' | 'deverified'): Command {
 const usageText = () =>
   `usage: npm run --silent admin -- <command> [--help]\n` +
   `Reads DATABASE_URL (default sqlite:data/gateway.sqlite) like the server; prints one JSON object.\n` +
-  `commands:\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}`;
+  `commands:\n${Object.values(commands)
+    .map((c) => `  ${c.usage}`)
+    .join('\n')}`;
 
 const HELP = new Set(['--help', '-h', 'help']);
 
@@ -249,7 +281,12 @@ function parseCommand(argv: string[]): (stores: Stores) => Promise<Output> {
   const command = commands[argv.slice(0, words).join(' ')];
   if (!command) throw new UsageError(`unknown command ${JSON.stringify(argv.slice(0, 2).join(' '))}\n${usageText()}`);
   try {
-    const { values } = parseArgs({ args: argv.slice(words), options: command.options, strict: true, allowPositionals: false });
+    const { values } = parseArgs({
+      args: argv.slice(words),
+      options: command.options,
+      strict: true,
+      allowPositionals: false,
+    });
     return command.prepare(values);
   } catch (err) {
     if (err instanceof UsageError) throw err;

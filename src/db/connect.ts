@@ -1,7 +1,7 @@
-import knexFactory, { type Knex } from 'knex';
-import pg from 'pg';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
 import { BACKSTOP_CHECKPOINT_PAGES } from './sqlite-checkpointer.js';
 
 // pg returns int8 as a string by default (TOOLCHAIN.md); money columns are int8 micro-USD and times are int8
@@ -56,7 +56,12 @@ export interface DatabaseLog {
 const SILENT: DatabaseLog = { warn: () => undefined, error: () => undefined };
 
 function knexLog(log: DatabaseLog) {
-  return { warn: (m: unknown) => log.warn(m), error: (m: unknown) => log.error(m), deprecate: (m: unknown) => log.warn(m), debug: () => undefined };
+  return {
+    warn: (m: unknown) => log.warn(m),
+    error: (m: unknown) => log.error(m),
+    deprecate: (m: unknown) => log.warn(m),
+    debug: () => undefined,
+  };
 }
 
 export interface ConnectOptions {
@@ -73,7 +78,8 @@ function makeParentDirectory(filename: string): void {
     mkdirSync(dirname(filename), { recursive: true });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' || code === 'ENOTDIR') throw new Error(`cannot create the directory ${dirname(filename)}: a file is in its path`);
+    if (code === 'EEXIST' || code === 'ENOTDIR')
+      throw new Error(`cannot create the directory ${dirname(filename)}: a file is in its path`);
     throw err;
   }
 }

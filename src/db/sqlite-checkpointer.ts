@@ -38,7 +38,11 @@ parentPort.on('message', () => {
  * is what the worker has not yet copied plus two fsyncs: with a checkpoint every second and ~900 paid requests a
  * second, 90-130 ms every second; every 100 ms, 25-45 ms (README "Benchmark").
  */
-export function startCheckpointer(filename: string, intervalMs: number, onFailure: (message: string) => void): { stop(): Promise<void> } {
+export function startCheckpointer(
+  filename: string,
+  intervalMs: number,
+  onFailure: (message: string) => void,
+): { stop(): Promise<void> } {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER, { eval: true, workerData: { filename, intervalMs, driver } });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));

@@ -23,7 +23,11 @@ function normaliseEmail(raw: string): string {
 }
 
 /** Creates an account with no discount; emails are compared lower-cased. Throws `email_taken` or `invalid_email`. */
-export async function createAccount(store: ApiKeyStore, input: { email: string }, now: Clock = Date.now): Promise<AccountRecord> {
+export async function createAccount(
+  store: ApiKeyStore,
+  input: { email: string },
+  now: Clock = Date.now,
+): Promise<AccountRecord> {
   const email = normaliseEmail(input.email);
   const outcome = await store.createAccount({ id: newId('acc'), email, createdAtMs: now() });
   if (!outcome.ok) throw new DomainError('email_taken', `An account with email ${email} already exists`);

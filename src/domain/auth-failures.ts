@@ -23,7 +23,8 @@ export class AuthFailures {
     if (times.length > this.options.limit) times.shift();
     this.#failures.delete(address); // re-inserted last: Map order is then least recently failing first
     this.#failures.set(address, times);
-    if (this.#failures.size > this.options.maxAddresses) this.#failures.delete(this.#failures.keys().next().value as string);
+    if (this.#failures.size > this.options.maxAddresses)
+      this.#failures.delete(this.#failures.keys().next().value as string);
   }
 
   /** The address's failure times still inside the window (older ones dropped), or undefined. */

@@ -85,7 +85,10 @@ export class Authenticator {
     const cached = this.found.entries.get(hash) ?? this.unknown.entries.get(hash);
     if (cached !== undefined && cached.expiresAtMs > now) return cached.resolution;
     const waitMs = this.options.failures.waitMs(clientAddress);
-    if (waitMs > 0) throw new ApiError('auth_rate_limited', undefined, { headers: { 'Retry-After': String(Math.ceil(waitMs / 1000)) } });
+    if (waitMs > 0)
+      throw new ApiError('auth_rate_limited', undefined, {
+        headers: { 'Retry-After': String(Math.ceil(waitMs / 1000)) },
+      });
     let resolution: KeyResolution | null;
     try {
       resolution = await this.store.resolveKey(hash);
@@ -93,7 +96,11 @@ export class Authenticator {
       // The key store is down: a retryable 503, not a 500 and not a 401 that would make a client drop its key.
       throw new ApiError('not_ready', 'The key store is unreachable');
     }
-    if (this.options.cacheTtlMs > 0) (resolution === null ? this.unknown : this.found).set(hash, { resolution, expiresAtMs: now + this.options.cacheTtlMs });
+    if (this.options.cacheTtlMs > 0)
+      (resolution === null ? this.unknown : this.found).set(hash, {
+        resolution,
+        expiresAtMs: now + this.options.cacheTtlMs,
+      });
     return resolution;
   }
 }

@@ -1,12 +1,16 @@
 import type { Billing, Reservation } from './billing.js';
 import type { Route } from './routing/route-table.js';
-import { runChain, type ChainHooks, type ChainResult } from './routing/run-chain.js';
+import { type ChainHooks, type ChainResult, runChain } from './routing/run-chain.js';
 
 /**
  * Work done for a request whose money is reserved: if it fails, the reservation is released before the error
  * propagates, so a failed request never costs anything (SPEC 4.1.3, 4.6).
  */
-export async function releasingOnFailure<T>(billing: Billing, reservation: Reservation, work: () => Promise<T>): Promise<T> {
+export async function releasingOnFailure<T>(
+  billing: Billing,
+  reservation: Reservation,
+  work: () => Promise<T>,
+): Promise<T> {
   try {
     return await work();
   } catch (err) {

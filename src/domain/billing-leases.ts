@@ -143,7 +143,8 @@ export class BillingLeases {
         this.retire(lease);
         continue;
       }
-      if ((lease.outstanding > 0 || !lease.retiring) && lease.expiresAtMs - nowMs <= this.settings.ttlMs / 2) renewals.push(this.renew(lease, nowMs));
+      if ((lease.outstanding > 0 || !lease.retiring) && lease.expiresAtMs - nowMs <= this.settings.ttlMs / 2)
+        renewals.push(this.renew(lease, nowMs));
     }
     await Promise.all(renewals);
   }
@@ -168,7 +169,12 @@ export class BillingLeases {
   }
 
   private openWhenBusy(accountId: string, amountMicros: Micros, demand: Demand, nowMs: number): void {
-    if (demand.count < BUSY_PER_SECOND || this.opening.has(accountId) || (this.backoffUntil.get(accountId) ?? 0) > nowMs) return;
+    if (
+      demand.count < BUSY_PER_SECOND ||
+      this.opening.has(accountId) ||
+      (this.backoffUntil.get(accountId) ?? 0) > nowMs
+    )
+      return;
     const perSecond = demand.micros > demand.lastMicros ? demand.micros : demand.lastMicros;
     const opening = this.open(accountId, amountMicros, perSecond).finally(() => this.opening.delete(accountId));
     this.opening.set(accountId, opening);
@@ -181,11 +187,26 @@ export class BillingLeases {
       if (size === null) return this.backOff(accountId);
       const nowMs = this.now();
       const holdId = `lease:${this.process}:${++this.seq}`;
-      const outcome = await this.ledger.hold({ id: holdId, accountId, amountMicros: size, nowMs, ttlMs: this.settings.ttlMs });
+      const outcome = await this.ledger.hold({
+        id: holdId,
+        accountId,
+        amountMicros: size,
+        nowMs,
+        ttlMs: this.settings.ttlMs,
+      });
       if (!outcome.ok) return this.backOff(accountId);
       const previous = this.current.get(accountId);
       if (previous !== undefined) this.retire(previous);
-      const lease = { holdId, accountId, sizeMicros: size, freeMicros: size, outstanding: 0, expiresAtMs: outcome.hold.expiresAtMs, lastUsedMs: nowMs, retiring: false };
+      const lease = {
+        holdId,
+        accountId,
+        sizeMicros: size,
+        freeMicros: size,
+        outstanding: 0,
+        expiresAtMs: outcome.hold.expiresAtMs,
+        lastUsedMs: nowMs,
+        retiring: false,
+      };
       this.current.set(accountId, lease);
     } catch (err) {
       this.logger.warn({ err, accountId }, 'could not open a billing lease; requests hold one by one');
@@ -221,7 +242,11 @@ export class BillingLeases {
 
   private async renew(lease: Lease, nowMs: number): Promise<void> {
     try {
-      const outcome = await this.ledger.extend({ holdId: lease.holdId, expiresAtMs: nowMs + this.settings.ttlMs, nowMs });
+      const outcome = await this.ledger.extend({
+        holdId: lease.holdId,
+        expiresAtMs: nowMs + this.settings.ttlMs,
+        nowMs,
+      });
       if (outcome.ok) lease.expiresAtMs = outcome.hold.expiresAtMs;
       else this.retire(lease);
     } catch (err) {
@@ -234,7 +259,12 @@ export class BillingLeases {
  * How much a new lease reserves: DEMAND_WINDOWS seconds of the account's recent reservations, at most a share of
  * what is available and `maxMicros`; null when that would not cover MIN_RESERVATIONS of the current size.
  */
-export function leaseSize(availableMicros: Micros, amountMicros: Micros, recentMicrosPerSecond: Micros, maxMicros: Micros): Micros | null {
+export function leaseSize(
+  availableMicros: Micros,
+  amountMicros: Micros,
+  recentMicrosPerSecond: Micros,
+  maxMicros: Micros,
+): Micros | null {
   const ceiling = min(maxMicros, availableMicros / SHARE_OF_AVAILABLE);
   const floor = amountMicros * MIN_RESERVATIONS;
   if (ceiling < floor) return null;

@@ -1,6 +1,15 @@
 import type { Logger } from 'pino';
-import type { Balance, CaptureOutcome, HoldOutcome, Ledger, Micros, SettleOutcome, TransferOutcome, UsageLine } from '../adapters/ledger/index.js';
 import type { ChargeJournal, PendingCharge } from '../adapters/charge-journal/index.js';
+import type {
+  Balance,
+  CaptureOutcome,
+  HoldOutcome,
+  Ledger,
+  Micros,
+  SettleOutcome,
+  TransferOutcome,
+  UsageLine,
+} from '../adapters/ledger/index.js';
 import type { UsageKind } from '../adapters/usage-log/index.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Principal } from './authenticator.js';
@@ -88,7 +97,12 @@ export class Billing {
    * Reserves the worst case of a request. `durable`: a hold of its own in the ledger, never carved from this
    * process's lease, for work another process may finish after this one died (a job, SPEC 3.1).
    */
-  async reserve(principal: Principal, requestId: string, estimateMicros: Micros, options: { durable?: boolean } = {}): Promise<Reservation> {
+  async reserve(
+    principal: Principal,
+    requestId: string,
+    estimateMicros: Micros,
+    options: { durable?: boolean } = {},
+  ): Promise<Reservation> {
     const { accountId } = principal;
     // A call can cost 0 (a few tokens on a cheap model, SPEC 2.2), but a reservation is never empty: it still
     // proves the account can pay, and settling posts the real amount, 0 included.
@@ -99,7 +113,8 @@ export class Billing {
     const holdId = `hold:${requestId}`;
     let outcome = await this.hold(holdId, accountId, amountMicros);
     // Refused while this process keeps money of the account in a lease: give that back and try once more.
-    if (!outcome.ok && outcome.reason === 'insufficient_balance' && (await this.leases.reclaim(accountId))) outcome = await this.hold(holdId, accountId, amountMicros);
+    if (!outcome.ok && outcome.reason === 'insufficient_balance' && (await this.leases.reclaim(accountId)))
+      outcome = await this.hold(holdId, accountId, amountMicros);
     if (!outcome.ok) {
       if (outcome.reason === 'insufficient_balance') throw insufficientBalance(amountMicros, outcome.availableMicros);
       throw new Error(`hold ${holdId} reused with a different amount`); // request ids are unique: a bug
@@ -215,10 +230,21 @@ export class Billing {
     if (reservation.lease !== null) return () => undefined; // a lease with reservations outstanding is renewed by tickLeases
     const extend = async () => {
       const nowMs = this.options.now();
-      const outcome = await this.ledger.extend({ holdId: reservation.holdId, expiresAtMs: nowMs + this.options.holdTtlMs, nowMs });
-      if (!outcome.ok) this.options.logger.warn({ holdId: reservation.holdId, outcome }, 'a long-running hold could not be extended');
+      const outcome = await this.ledger.extend({
+        holdId: reservation.holdId,
+        expiresAtMs: nowMs + this.options.holdTtlMs,
+        nowMs,
+      });
+      if (!outcome.ok)
+        this.options.logger.warn({ holdId: reservation.holdId, outcome }, 'a long-running hold could not be extended');
     };
-    const timer = setInterval(() => void extend().catch((err: unknown) => this.options.logger.warn({ err, holdId: reservation.holdId }, 'hold extension failed')), this.options.holdTtlMs / 2);
+    const timer = setInterval(
+      () =>
+        void extend().catch((err: unknown) =>
+          this.options.logger.warn({ err, holdId: reservation.holdId }, 'hold extension failed'),
+        ),
+      this.options.holdTtlMs / 2,
+    );
     timer.unref();
     return () => clearInterval(timer);
   }
@@ -234,14 +260,33 @@ export class Billing {
     const settled =
       pending.capMicros === undefined
         ? await this.ledger.settle({ holdId, amountMicros, nowMs, usage })
-        : await this.ledger.capture({ id: `charge:${pending.requestId}`, holdId, amountMicros, capMicros: pending.capMicros, nowMs, usage });
-    if (settled.ok) return this.charged(pending, 'hold' in settled ? (settled.hold.postedMicros ?? 0n) : settled.transfer.postedMicros, settled);
+        : await this.ledger.capture({
+            id: `charge:${pending.requestId}`,
+            holdId,
+            amountMicros,
+            capMicros: pending.capMicros,
+            nowMs,
+            usage,
+          });
+    if (settled.ok)
+      return this.charged(
+        pending,
+        'hold' in settled ? (settled.hold.postedMicros ?? 0n) : settled.transfer.postedMicros,
+        settled,
+      );
     // Expired before the charge came, or gone (a reservation is committed without waiting for the database's flush,
     // so a database crash can lose it), or a lease given back before its charge could land (it went to the journal):
     // the work was delivered, so the balance is charged directly.
     const leaseGone = pending.capMicros !== undefined && settled.reason === 'hold_not_pending';
-    if ((settled.reason === 'hold_not_pending' && settled.status === 'expired') || settled.reason === 'hold_not_found' || leaseGone) {
-      this.options.logger.warn({ holdId: pending.holdId, reason: settled.reason }, 'no pending hold for a delivered charge; charging the balance');
+    if (
+      (settled.reason === 'hold_not_pending' && settled.status === 'expired') ||
+      settled.reason === 'hold_not_found' ||
+      leaseGone
+    ) {
+      this.options.logger.warn(
+        { holdId: pending.holdId, reason: settled.reason },
+        'no pending hold for a delivered charge; charging the balance',
+      );
       const late = await this.ledger.debit({
         id: `late:${pending.requestId}`,
         accountId: pending.accountId,
@@ -269,19 +314,35 @@ export class Billing {
     return posting;
   }
 
-  private charged(pending: PendingCharge, postedMicros: Micros, outcome: Extract<SettleOutcome | CaptureOutcome | TransferOutcome, { ok: true }>): Charge {
-    if (outcome.lossMicros > 0n) this.options.onLoss({ requestId: pending.requestId, model: pending.usage.model, lossMicros: outcome.lossMicros });
+  private charged(
+    pending: PendingCharge,
+    postedMicros: Micros,
+    outcome: Extract<SettleOutcome | CaptureOutcome | TransferOutcome, { ok: true }>,
+  ): Charge {
+    if (outcome.lossMicros > 0n)
+      this.options.onLoss({ requestId: pending.requestId, model: pending.usage.model, lossMicros: outcome.lossMicros });
     const usage = outcome.usage;
-    return { costMicros: postedMicros, costRubMicro: usage?.costRubMicro ?? null, fxRateRubMicro: usage?.fxRateRubMicro ?? null, usageId: pending.usage.id };
+    return {
+      costMicros: postedMicros,
+      costRubMicro: usage?.costRubMicro ?? null,
+      fxRateRubMicro: usage?.fxRateRubMicro ?? null,
+      usageId: pending.usage.id,
+    };
   }
 
   private async record(pending: PendingCharge, cause: unknown): Promise<void> {
-    this.options.logger.error({ err: cause, holdId: pending.holdId }, 'charge not posted; recorded in the journal for retry');
+    this.options.logger.error(
+      { err: cause, holdId: pending.holdId },
+      'charge not posted; recorded in the journal for retry',
+    );
     try {
       await this.options.journal.put(pending);
     } catch (err) {
       // Neither the ledger nor the journal can be written: the hold expires and the call goes unbilled.
-      this.options.logger.fatal({ err, holdId: pending.holdId, costMicros: String(pending.costMicros) }, 'charge lost: journal unwritable');
+      this.options.logger.fatal(
+        { err, holdId: pending.holdId, costMicros: String(pending.costMicros) },
+        'charge lost: journal unwritable',
+      );
     }
   }
 
@@ -314,7 +375,13 @@ export class Billing {
   /** A hold of the request's own; the ledger unreachable is 503 billing_temporarily_unavailable (SPEC 7.2). */
   private async hold(holdId: string, accountId: string, amountMicros: Micros): Promise<HoldOutcome> {
     try {
-      return await this.ledger.hold({ id: holdId, accountId, amountMicros, nowMs: this.options.now(), ttlMs: this.options.holdTtlMs });
+      return await this.ledger.hold({
+        id: holdId,
+        accountId,
+        amountMicros,
+        nowMs: this.options.now(),
+        ttlMs: this.options.holdTtlMs,
+      });
     } catch (err) {
       if (err instanceof RangeError || err instanceof TypeError) throw err; // a bug of ours, not an outage
       this.options.logger.warn({ err }, 'ledger unreachable');
@@ -325,5 +392,7 @@ export class Billing {
 
 /** SPEC 7.2 402, saying what the request needed and what the account had. */
 function insufficientBalance(requiredMicros: Micros, availableMicros: Micros): ApiError {
-  return new ApiError('insufficient_balance', undefined, { meta: { required_usd: microsToUsd(requiredMicros), available_usd: microsToUsd(availableMicros) } });
+  return new ApiError('insufficient_balance', undefined, {
+    meta: { required_usd: microsToUsd(requiredMicros), available_usd: microsToUsd(availableMicros) },
+  });
 }

@@ -4,11 +4,12 @@
  * tokenizer, or a look inside strings (roles, multimodal parts, data URIs). Every check here is local; image
  * links are loaded later, once the caller is shown able to pay (chat/image-links.ts).
  */
-import { ApiError, invalidField, type ErrorMeta } from '../errors/api-error.js';
-import type { ErrorCode } from '../errors/catalog.js';
-import type { CatalogFileEntry } from './catalog/catalog-file.js';
-import { isRecord } from '../is-record.js';
+
 import type { EmbeddingInput } from '../adapters/upstream/index.js';
+import { ApiError, type ErrorMeta, invalidField } from '../errors/api-error.js';
+import type { ErrorCode } from '../errors/catalog.js';
+import { isRecord } from '../is-record.js';
+import type { CatalogFileEntry } from './catalog/catalog-file.js';
 
 export interface ChatValidationOptions {
   /** The longest text a single message may carry, in characters (SPEC 7.2 message_too_long; SPEC 8 leaves the value open). */
@@ -30,7 +31,13 @@ const BASE64_BODY = /^[A-Za-z0-9+/]*={0,2}$/;
 type Where = 'role' | 'content' | undefined;
 
 /** One finding about `messages[index]`, in the shape of the validator's own (SPEC 2.7 meta.fields). */
-export function messageError(code: ErrorCode, index: number, where: Where, msg: string, extra: ErrorMeta = {}): ApiError {
+export function messageError(
+  code: ErrorCode,
+  index: number,
+  where: Where,
+  msg: string,
+  extra: ErrorMeta = {},
+): ApiError {
   const loc: (string | number)[] = ['body', 'messages', index];
   if (where !== undefined) loc.push(where);
   const path = `messages[${index}]${where === undefined ? '' : `.${where}`}`;
@@ -63,7 +70,8 @@ function checkPart(part: unknown, index: number, j: number, role: string, into: 
   into.mediaParts += 1;
   if (part.type === 'image_url') {
     const image = part.image_url;
-    if (!isRecord(image) || typeof image.url !== 'string') throw bad('an image_url part needs image_url: {url: string}');
+    if (!isRecord(image) || typeof image.url !== 'string')
+      throw bad('an image_url part needs image_url: {url: string}');
     if (image.detail !== undefined && (typeof image.detail !== 'string' || !IMAGE_DETAILS.has(image.detail))) {
       throw bad('image_url.detail must be auto, low or high');
     }
@@ -90,7 +98,10 @@ function summarize(message: Record<string, unknown>, index: number, role: string
   } else if (Array.isArray(content)) {
     content.forEach((part, j) => checkPart(part, index, j, role, summary));
   } else if (!((content === null || content === undefined) && callsTools(message))) {
-    const msg = role === 'tool' ? 'a tool message needs content' : 'must be a string or an array of parts (null only on an assistant message with tool_calls)';
+    const msg =
+      role === 'tool'
+        ? 'a tool message needs content'
+        : 'must be a string or an array of parts (null only on an assistant message with tool_calls)';
     throw messageError('invalid_messages_format', index, 'content', msg);
   }
   return summary;
@@ -116,7 +127,8 @@ export function imageUrlProblem(url: string): string | null {
     const prefix = IMAGE_DATA_URI.exec(url);
     if (prefix === null) return 'a data URI must be data:image/(png|jpeg|gif|webp);base64,<data>';
     const body = url.slice(prefix[0].length);
-    if (body.length === 0 || body.length % 4 !== 0 || !BASE64_BODY.test(body)) return 'the embedded image is not valid base64';
+    if (body.length === 0 || body.length % 4 !== 0 || !BASE64_BODY.test(body))
+      return 'the embedded image is not valid base64';
     const last = body.slice(-4);
     if (Buffer.from(last, 'base64').toString('base64') !== last) return 'the embedded image is not valid base64';
     return null;
@@ -137,7 +149,12 @@ function validateMessage(message: unknown, index: number, opts: ChatValidationOp
   if (!isRecord(message)) throw messageError('invalid_messages_format', index, undefined, 'must be an object');
   const { role } = message;
   if (typeof role !== 'string' || !ROLES.has(role)) {
-    throw messageError('invalid_messages_format', index, 'role', `unsupported role ${JSON.stringify(role)}; use system, developer, user, assistant or tool`);
+    throw messageError(
+      'invalid_messages_format',
+      index,
+      'role',
+      `unsupported role ${JSON.stringify(role)}; use system, developer, user, assistant or tool`,
+    );
   }
   const summary = summarize(message, index, role);
   // SPEC 4.2 / 7.2: whitespace-only content is rejected; a tool-calling assistant turn may carry none.
@@ -146,7 +163,9 @@ function validateMessage(message: unknown, index: number, opts: ChatValidationOp
     throw messageError('empty_message_content', index, 'content', 'must not be empty or whitespace-only');
   }
   if (exceedsChars(summary.texts, opts.maxMessageChars)) {
-    throw messageError('message_too_long', index, 'content', `longer than ${opts.maxMessageChars} characters`, { limit: opts.maxMessageChars });
+    throw messageError('message_too_long', index, 'content', `longer than ${opts.maxMessageChars} characters`, {
+      limit: opts.maxMessageChars,
+    });
   }
   for (const { part, url } of summary.imageUrls) {
     const problem = imageUrlProblem(url);
@@ -170,10 +189,14 @@ export function validateChatMessages(messages: readonly unknown[], opts: ChatVal
 export function validateOutputCap(entry: CatalogFileEntry, maxTokens: number | undefined): void {
   const cap = entry.capabilities.max_output_tokens;
   if (maxTokens !== undefined && cap !== undefined && maxTokens > cap) {
-    throw new ApiError('invalid_max_tokens', `max_tokens: ${maxTokens} is above the output cap of ${entry.slug} (${cap})`, {
-      param: 'max_tokens',
-      meta: { max_tokens: cap },
-    });
+    throw new ApiError(
+      'invalid_max_tokens',
+      `max_tokens: ${maxTokens} is above the output cap of ${entry.slug} (${cap})`,
+      {
+        param: 'max_tokens',
+        meta: { max_tokens: cap },
+      },
+    );
   }
 }
 
@@ -183,27 +206,42 @@ export function validateContextWindow(entry: CatalogFileEntry, input: ChatLimits
   const window = entry.capabilities.context_tokens;
   if (window !== undefined && promptTokens + (maxTokens ?? 0) > window) {
     // The wording clients match on to raise their context-overflow error (LangChain: "maximum context length").
-    const asked = maxTokens === undefined ? `${promptTokens} tokens in the messages` : `${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion)`;
-    throw new ApiError('context_window_exceeded', `This model's maximum context length is ${window} tokens. However, you requested ${asked}. Please reduce the length of the messages or completion.`, {
-      param: 'messages',
-      meta: { limit: window, prompt_tokens: promptTokens },
-    });
+    const asked =
+      maxTokens === undefined
+        ? `${promptTokens} tokens in the messages`
+        : `${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion)`;
+    throw new ApiError(
+      'context_window_exceeded',
+      `This model's maximum context length is ${window} tokens. However, you requested ${asked}. Please reduce the length of the messages or completion.`,
+      {
+        param: 'messages',
+        meta: { limit: window, prompt_tokens: promptTokens },
+      },
+    );
   }
 }
 
 function checkDimensions(entry: CatalogFileEntry, dimensions: number): void {
   const { accepts_dimensions: accepts, embedding_dimensions: native } = entry.capabilities;
   if (accepts !== true) {
-    throw new ApiError('dimensions_unsupported', `dimensions: ${entry.slug} always returns its native size; omit dimensions`, {
-      meta: { slug: entry.slug },
-    });
+    throw new ApiError(
+      'dimensions_unsupported',
+      `dimensions: ${entry.slug} always returns its native size; omit dimensions`,
+      {
+        meta: { slug: entry.slug },
+      },
+    );
   }
   // SPEC 2.1 "any smaller size than native"; the native size itself is accepted, as OpenAI accepts it, and gives
   // what omitting the field gives (issue 24 item 10).
   if (native !== undefined && dimensions > native) {
-    throw new ApiError('dimensions_unsupported', `dimensions: must be at most ${native}, the native size of ${entry.slug}`, {
-      meta: { slug: entry.slug, hint: `send 1 to ${native}, or omit dimensions for ${native}` },
-    });
+    throw new ApiError(
+      'dimensions_unsupported',
+      `dimensions: must be at most ${native}, the native size of ${entry.slug}`,
+      {
+        meta: { slug: entry.slug, hint: `send 1 to ${native}, or omit dimensions for ${native}` },
+      },
+    );
   }
 }
 
@@ -211,12 +249,20 @@ function checkDimensions(entry: CatalogFileEntry, dimensions: number): void {
  * An embeddings request against its row (SPEC 2.1, 2.9, 4.1 rule 2): not empty, `dimensions` only where accepted
  * and not above native, at most `max_input_items` inputs. Cheap: nothing is tokenized yet.
  */
-export function validateEmbeddingInput(entry: CatalogFileEntry, inputs: readonly EmbeddingInput[], dimensions?: number): void {
+export function validateEmbeddingInput(
+  entry: CatalogFileEntry,
+  inputs: readonly EmbeddingInput[],
+  dimensions?: number,
+): void {
   if (inputs.length === 0) throw new ApiError('input_required', 'input: must not be empty');
   if (dimensions !== undefined) checkDimensions(entry, dimensions);
   const { max_input_items: maxItems } = entry.capabilities;
   if (maxItems !== undefined && inputs.length > maxItems) {
-    throw invalidField(['body', 'input'], `${inputs.length} inputs; ${entry.slug} takes at most ${maxItems} per request`, 'maxItems');
+    throw invalidField(
+      ['body', 'input'],
+      `${inputs.length} inputs; ${entry.slug} takes at most ${maxItems} per request`,
+      'maxItems',
+    );
   }
 }
 
@@ -224,14 +270,21 @@ export function validateEmbeddingInput(entry: CatalogFileEntry, inputs: readonly
  * Each input at most `max_input_tokens` tokens (SPEC 8): text as counted (`textTokens`, aligned with `inputs`),
  * token ids as given. Returns each input's tokens, which SPEC 4.1 rule 3 bills.
  */
-export function checkEmbeddingTokens(entry: CatalogFileEntry, inputs: readonly EmbeddingInput[], textTokens: readonly number[]): number[] {
+export function checkEmbeddingTokens(
+  entry: CatalogFileEntry,
+  inputs: readonly EmbeddingInput[],
+  textTokens: readonly number[],
+): number[] {
   const maxTokens = entry.capabilities.max_input_tokens;
   return inputs.map((input, i) => {
     const tokens = typeof input === 'string' ? (textTokens[i] ?? 0) : checkedTokenIds(entry, input, i);
     if (maxTokens !== undefined && tokens > maxTokens) {
       const msg = `${tokens} tokens; ${entry.slug} takes at most ${maxTokens} per input`;
       throw new ApiError('invalid_request', `input[${i}]: ${msg}`, {
-        meta: { limit: maxTokens, fields: [{ type: 'maxTokens', loc: ['body', 'input', i], msg, ctx: { limit: maxTokens } }] },
+        meta: {
+          limit: maxTokens,
+          fields: [{ type: 'maxTokens', loc: ['body', 'input', i], msg, ctx: { limit: maxTokens } }],
+        },
       });
     }
     return tokens;
@@ -242,11 +295,19 @@ export function checkEmbeddingTokens(entry: CatalogFileEntry, inputs: readonly E
 function checkedTokenIds(entry: CatalogFileEntry, ids: readonly number[], index: number): number {
   const vocabulary = entry.capabilities.token_vocabulary;
   if (vocabulary === undefined) {
-    throw invalidField(['body', 'input', index], `${entry.slug} takes text only: token ids are read in a model's own vocabulary`, 'textOnly');
+    throw invalidField(
+      ['body', 'input', index],
+      `${entry.slug} takes text only: token ids are read in a model's own vocabulary`,
+      'textOnly',
+    );
   }
   const outside = ids.findIndex((id) => id >= vocabulary);
   if (outside !== -1) {
-    throw invalidField(['body', 'input', index, outside], `token id ${ids[outside]} is outside the ${vocabulary}-token vocabulary of ${entry.slug}`, 'vocabulary');
+    throw invalidField(
+      ['body', 'input', index, outside],
+      `token id ${ids[outside]} is outside the ${vocabulary}-token vocabulary of ${entry.slug}`,
+      'vocabulary',
+    );
   }
   return ids.length;
 }
@@ -258,16 +319,28 @@ function checkedTokenIds(entry: CatalogFileEntry, ids: readonly number[], index:
 export function validateRerank(entry: CatalogFileEntry, query: string, documents: readonly string[]): void {
   if (query.trim() === '') {
     throw new ApiError('input_required', 'query: must not be empty or whitespace-only', {
-      meta: { fields: [{ type: 'input_required', loc: ['body', 'query'], msg: 'must not be empty or whitespace-only', ctx: {} }] },
+      meta: {
+        fields: [
+          { type: 'input_required', loc: ['body', 'query'], msg: 'must not be empty or whitespace-only', ctx: {} },
+        ],
+      },
     });
   }
   if (!documents.some((doc) => doc.trim() !== '')) {
     throw new ApiError('input_required', 'documents: at least one document must have text', {
-      meta: { fields: [{ type: 'input_required', loc: ['body', 'documents'], msg: 'at least one document must have text', ctx: {} }] },
+      meta: {
+        fields: [
+          { type: 'input_required', loc: ['body', 'documents'], msg: 'at least one document must have text', ctx: {} },
+        ],
+      },
     });
   }
   const maxItems = entry.capabilities.max_input_items;
   if (maxItems !== undefined && documents.length > maxItems) {
-    throw invalidField(['body', 'documents'], `${documents.length} documents; ${entry.slug} takes at most ${maxItems} per request`, 'maxItems');
+    throw invalidField(
+      ['body', 'documents'],
+      `${documents.length} documents; ${entry.slug} takes at most ${maxItems} per request`,
+      'maxItems',
+    );
   }
 }

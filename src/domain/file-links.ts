@@ -33,7 +33,11 @@ export class FileLinks {
     const name = decodeURIComponent(url.pathname.slice(url.pathname.lastIndexOf('/') + 1));
     const expires = Number(url.searchParams.get('expires'));
     const signature = url.searchParams.get('signature') ?? '';
-    return Number.isSafeInteger(expires) && /^[0-9a-f]+$/.test(signature) && this.verify(name, expires, signature, nowMs) ? name : null;
+    return Number.isSafeInteger(expires) &&
+      /^[0-9a-f]+$/.test(signature) &&
+      this.verify(name, expires, signature, nowMs)
+      ? name
+      : null;
   }
 
   #sign(name: string, expires: number): string {

@@ -5,9 +5,15 @@ import type { Ledger } from '../adapters/ledger/index.js';
 import { ApiError } from '../errors/api-error.js';
 
 /** How a request that claimed its key ended: a response to keep, a stream (never replayed), or a failure. */
-export type Ending = { statusCode: number; body: unknown } | { statusCode: number; tooLargeToKeep: true } | 'streamed' | 'failed';
+export type Ending =
+  | { statusCode: number; body: unknown }
+  | { statusCode: number; tooLargeToKeep: true }
+  | 'streamed'
+  | 'failed';
 
-export type Begun = { run: true; finish: (ending: Ending) => Promise<void> } | { run: false; statusCode: number; body: string };
+export type Begun =
+  | { run: true; finish: (ending: Ending) => Promise<void> }
+  | { run: false; statusCode: number; body: string };
 
 export interface IdempotencySettings {
   now: () => number;
@@ -72,21 +78,46 @@ export class Idempotency {
     const claim = await this.store.claim(record, nowMs);
     if (claim.claimed) return this.running(record);
     const first = claim.existing;
-    if (first.fingerprint !== record.fingerprint) throw conflict('This idempotency key was used with a different request', first);
-    if (first.state === 'streamed' || request.stream) throw conflict('This idempotency key was used by a stream, which cannot be replayed', first);
+    if (first.fingerprint !== record.fingerprint)
+      throw conflict('This idempotency key was used with a different request', first);
+    if (first.state === 'streamed' || request.stream)
+      throw conflict('This idempotency key was used by a stream, which cannot be replayed', first);
     if (first.state === 'completed') {
-      if (first.body === null || first.statusCode === null) throw conflict('The first request with this key succeeded and was charged; its response was too large to keep for replay', first);
+      if (first.body === null || first.statusCode === null)
+        throw conflict(
+          'The first request with this key succeeded and was charged; its response was too large to keep for replay',
+          first,
+        );
       return { run: false, statusCode: first.statusCode, body: first.body };
     }
-    if (first.lockedUntilMs > nowMs) throw conflict('The first request with this key is still running; retry shortly', first, IN_FLIGHT_RETRY_AFTER_SEC);
+    if (first.lockedUntilMs > nowMs)
+      throw conflict(
+        'The first request with this key is still running; retry shortly',
+        first,
+        IN_FLIGHT_RETRY_AFTER_SEC,
+      );
     // Its owner is gone (the lease is the hold's TTL). A request that creates something may have created it, held
     // money for it or be running it still (a job is resumed by another process): it is never run a second time.
     if (first.creates !== null) {
-      throw conflict(`The first request with this key stopped before it answered and may have created a ${first.creates}; look for it before retrying with a new key`, first, undefined, { creates: first.creates });
+      throw conflict(
+        `The first request with this key stopped before it answered and may have created a ${first.creates}; look for it before retrying with a new key`,
+        first,
+        undefined,
+        { creates: first.creates },
+      );
     }
     // Otherwise its only trace is its charge: run again only if that request was never charged.
-    if (await this.charged(first.requestId)) throw conflict('The first request with this key was charged but its response was lost; see it in the usage log', first);
-    if (!(await this.store.takeOver(record, first.requestId))) throw conflict('The first request with this key is still running; retry shortly', first, IN_FLIGHT_RETRY_AFTER_SEC);
+    if (await this.charged(first.requestId))
+      throw conflict(
+        'The first request with this key was charged but its response was lost; see it in the usage log',
+        first,
+      );
+    if (!(await this.store.takeOver(record, first.requestId)))
+      throw conflict(
+        'The first request with this key is still running; retry shortly',
+        first,
+        IN_FLIGHT_RETRY_AFTER_SEC,
+      );
     return this.running(record);
   }
 
@@ -99,7 +130,11 @@ export class Idempotency {
         if (ending === 'streamed') return this.store.complete(accountId, key, requestId, { state: 'streamed' });
         const body = 'body' in ending ? JSON.stringify(ending.body) : null;
         const kept = body !== null && Buffer.byteLength(body) <= this.settings.maxBodyBytes ? body : null;
-        return this.store.complete(accountId, key, requestId, { state: 'completed', statusCode: ending.statusCode, body: kept });
+        return this.store.complete(accountId, key, requestId, {
+          state: 'completed',
+          statusCode: ending.statusCode,
+          body: kept,
+        });
       },
     };
   }
@@ -111,7 +146,9 @@ export class Idempotency {
   private async charged(requestId: string): Promise<boolean> {
     const hold = await this.ledger.getHold(`hold:${requestId}`);
     if (hold?.status === 'posted') return true;
-    const transfers = await Promise.all([`charge:${requestId}`, `late:${requestId}`].map((id) => this.ledger.getTransfer(id)));
+    const transfers = await Promise.all(
+      [`charge:${requestId}`, `late:${requestId}`].map((id) => this.ledger.getTransfer(id)),
+    );
     return transfers.some((t) => t !== null);
   }
 }
@@ -120,11 +157,22 @@ export class Idempotency {
 export function fingerprintOf(operationId: string, params: Record<string, string>, body: unknown): string {
   // Operations without path parameters keep the fingerprint they had before parameters counted (keys live 24 h).
   const path = Object.keys(params).length === 0 ? '' : `${stringify(params)}\n`;
-  return createHash('sha256').update(`${operationId}\n${path}${stringify(body) ?? ''}`).digest('hex');
+  return createHash('sha256')
+    .update(`${operationId}\n${path}${stringify(body) ?? ''}`)
+    .digest('hex');
 }
 
 /** 409 naming the first request; one still in flight is worth retrying (Retry-After, and x-should-retry for the SDKs). */
-function conflict(message: string, first: IdempotencyRecord, retryAfterSec?: number, meta: Record<string, string> = {}): ApiError {
-  const headers: Record<string, string> = retryAfterSec === undefined ? {} : { 'Retry-After': String(retryAfterSec), 'x-should-retry': 'true' };
-  return new ApiError('idempotency_conflict', message, { meta: { first_request_id: first.requestId, ...meta }, headers });
+function conflict(
+  message: string,
+  first: IdempotencyRecord,
+  retryAfterSec?: number,
+  meta: Record<string, string> = {},
+): ApiError {
+  const headers: Record<string, string> =
+    retryAfterSec === undefined ? {} : { 'Retry-After': String(retryAfterSec), 'x-should-retry': 'true' };
+  return new ApiError('idempotency_conflict', message, {
+    meta: { first_request_id: first.requestId, ...meta },
+    headers,
+  });
 }

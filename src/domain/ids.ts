@@ -23,7 +23,8 @@ function randomByte(): number {
 
 /** `length` characters drawn uniformly from BASE62_ALPHABET with a cryptographic source. */
 export function randomBase62(length: number): string {
-  if (!Number.isInteger(length) || length < 0) throw new RangeError(`length must be a non-negative integer (got ${length})`);
+  if (!Number.isInteger(length) || length < 0)
+    throw new RangeError(`length must be a non-negative integer (got ${length})`);
   let out = '';
   while (out.length < length) {
     const byte = randomByte();
@@ -52,7 +53,8 @@ let lastTime = '';
 function base62Time(ms: number): string {
   if (ms !== lastMs) {
     let digits = '';
-    for (let rest = ms, i = 0; i < TIME_LENGTH; i++, rest = Math.floor(rest / 62)) digits = BASE62_ALPHABET[rest % 62]! + digits;
+    for (let rest = ms, i = 0; i < TIME_LENGTH; i++, rest = Math.floor(rest / 62))
+      digits = BASE62_ALPHABET[rest % 62]! + digits;
     lastMs = ms;
     lastTime = digits;
   }
@@ -70,6 +72,7 @@ export function newSortableId(prefix: string): string {
 }
 
 function checkedPrefix(prefix: string): string {
-  if (!/^[a-z][a-z0-9]*$/.test(prefix)) throw new RangeError(`id prefix must be lower-case alphanumeric (got ${JSON.stringify(prefix)})`);
+  if (!/^[a-z][a-z0-9]*$/.test(prefix))
+    throw new RangeError(`id prefix must be lower-case alphanumeric (got ${JSON.stringify(prefix)})`);
   return prefix;
 }

@@ -28,10 +28,16 @@ export function dataUriImageSize(url: string): PixelSize | null {
  * since a JPEG's size may lie past the first bytes a probe reads.
  */
 export function startsAsImage(b: Buffer): boolean {
-  return ascii(b, 1, 'PNG') || ascii(b, 0, 'GIF8') || (ascii(b, 0, 'RIFF') && ascii(b, 8, 'WEBP')) || (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff);
+  return (
+    ascii(b, 1, 'PNG') ||
+    ascii(b, 0, 'GIF8') ||
+    (ascii(b, 0, 'RIFF') && ascii(b, 8, 'WEBP')) ||
+    (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff)
+  );
 }
 
-const ascii = (bytes: Buffer, at: number, text: string) => bytes.length >= at + text.length && bytes.toString('latin1', at, at + text.length) === text;
+const ascii = (bytes: Buffer, at: number, text: string) =>
+  bytes.length >= at + text.length && bytes.toString('latin1', at, at + text.length) === text;
 const sized = (width: number, height: number): PixelSize | null => (width > 0 && height > 0 ? { width, height } : null);
 
 /** PNG: the IHDR chunk comes first, width and height big-endian at bytes 16 and 20. */

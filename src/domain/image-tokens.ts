@@ -14,9 +14,19 @@ import { dataUriImageSize, type PixelSize } from './image-header.js';
  *   down to it); there is no `detail`.
  */
 export const ImageTokenRuleSchema = z.discriminatedUnion('rule', [
-  z.strictObject({ rule: z.literal('tiles'), base: z.number().int().nonnegative(), per_tile: z.number().int().positive(), source: z.string().url() }),
+  z.strictObject({
+    rule: z.literal('tiles'),
+    base: z.number().int().nonnegative(),
+    per_tile: z.number().int().positive(),
+    source: z.string().url(),
+  }),
   z.strictObject({ rule: z.literal('patches'), multiplier: z.number().positive(), source: z.string().url() }),
-  z.strictObject({ rule: z.literal('pixels'), pixels_per_token: z.number().positive(), max_tokens: z.number().int().positive(), source: z.string().url() }),
+  z.strictObject({
+    rule: z.literal('pixels'),
+    pixels_per_token: z.number().positive(),
+    max_tokens: z.number().int().positive(),
+    source: z.string().url(),
+  }),
 ]);
 export type ImageTokenRule = z.infer<typeof ImageTokenRuleSchema>;
 
@@ -43,9 +53,13 @@ export type ImageDetail = 'low' | 'high';
  */
 export function imagePartTokens(rule: ImageTokenRule | undefined, size: PixelSize | null, detail: ImageDetail): number {
   if (rule === undefined) return DEFAULT_IMAGE_PART_TOKENS;
-  if (rule.rule === 'tiles') return detail === 'low' ? rule.base : rule.base + (size === null ? MAX_TILES : tiles(size)) * rule.per_tile;
-  if (rule.rule === 'patches') return Math.ceil((size === null ? MAX_PATCHES : Math.min(patches(size), MAX_PATCHES)) * rule.multiplier);
-  return size === null ? rule.max_tokens : Math.min(Math.ceil((size.width * size.height) / rule.pixels_per_token), rule.max_tokens);
+  if (rule.rule === 'tiles')
+    return detail === 'low' ? rule.base : rule.base + (size === null ? MAX_TILES : tiles(size)) * rule.per_tile;
+  if (rule.rule === 'patches')
+    return Math.ceil((size === null ? MAX_PATCHES : Math.min(patches(size), MAX_PATCHES)) * rule.multiplier);
+  return size === null
+    ? rule.max_tokens
+    : Math.min(Math.ceil((size.width * size.height) / rule.pixels_per_token), rule.max_tokens);
 }
 
 function tiles({ width, height }: PixelSize): number {
@@ -71,7 +85,10 @@ export function imagePartsOf(messages: unknown): ImagePart[] {
     for (const part of message.content) {
       if (!isRecord(part) || part.type !== 'image_url' || !isRecord(part.image_url)) continue;
       const { url, detail } = part.image_url;
-      found.push({ detail: detail === 'low' ? 'low' : 'high', size: typeof url === 'string' ? dataUriImageSize(url) : null });
+      found.push({
+        detail: detail === 'low' ? 'low' : 'high',
+        size: typeof url === 'string' ? dataUriImageSize(url) : null,
+      });
     }
   }
   return found;

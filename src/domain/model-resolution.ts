@@ -37,9 +37,10 @@ function hintFor(entry: CatalogFileEntry): string {
 function notFound(catalog: ModelCatalog, model: string): ApiError {
   const colon = model.lastIndexOf(':');
   const base = colon > 0 ? catalog.find(model.slice(0, colon)) : undefined;
-  const meta = base === undefined
-    ? { slug: model }
-    : { slug: model, hint: `routing variants cannot be called; send "${base.slug}"` };
+  const meta =
+    base === undefined
+      ? { slug: model }
+      : { slug: model, hint: `routing variants cannot be called; send "${base.slug}"` };
   return new ApiError('model_not_found', `model: "${model}" is not in the catalog`, { param: 'model', meta });
 }
 
@@ -50,7 +51,9 @@ function notFound(catalog: ModelCatalog, model: string): ApiError {
 function notARow(catalog: ModelCatalog, model: string): ApiError {
   const external = catalog.externalVerdict(model);
   if (external === undefined) return notFound(catalog, model);
-  return new ApiError(external.code, `model: ${model} is unavailable: ${external.reason}`, { meta: { slug: model, hint: external.reason } });
+  return new ApiError(external.code, `model: ${model} is unavailable: ${external.reason}`, {
+    meta: { slug: model, hint: external.reason },
+  });
 }
 
 /**
@@ -71,7 +74,10 @@ export function assertAvailable(entry: CatalogFileEntry): CatalogFileEntry {
  * `model_is_retrieval` (SPEC 4.1 rule 1), other media `model_not_found` with a hint naming their endpoint.
  */
 export function resolveChatModel(catalog: ModelCatalog, model: string | undefined): CatalogFileEntry {
-  if (model === '') throw new ApiError('model_required', 'model: must not be empty; omit it to use the default model', { param: 'model' });
+  if (model === '')
+    throw new ApiError('model_required', 'model: must not be empty; omit it to use the default model', {
+      param: 'model',
+    });
   const slug = model ?? catalog.defaultModel;
   const entry = catalog.find(slug);
   if (entry === undefined) throw notARow(catalog, slug);
@@ -80,12 +86,23 @@ export function resolveChatModel(catalog: ModelCatalog, model: string | undefine
     case 'text':
       return assertAvailable(entry);
     case 'image':
-      throw new ApiError('model_is_image', `model: ${entry.slug} is an image model, not a chat model`, { param: 'model', meta });
+      throw new ApiError('model_is_image', `model: ${entry.slug} is an image model, not a chat model`, {
+        param: 'model',
+        meta,
+      });
     case 'embedding':
     case 'rerank':
-      throw new ApiError('model_is_retrieval', `model: ${entry.slug} is ${kindPhrase(entry.media_kind)}, not a chat model`, { param: 'model', meta });
+      throw new ApiError(
+        'model_is_retrieval',
+        `model: ${entry.slug} is ${kindPhrase(entry.media_kind)}, not a chat model`,
+        { param: 'model', meta },
+      );
     default:
-      throw new ApiError('model_not_found', `model: ${entry.slug} is ${kindPhrase(entry.media_kind)}, not a chat model`, { param: 'model', meta });
+      throw new ApiError(
+        'model_not_found',
+        `model: ${entry.slug} is ${kindPhrase(entry.media_kind)}, not a chat model`,
+        { param: 'model', meta },
+      );
   }
 }
 
@@ -93,8 +110,13 @@ export function resolveChatModel(catalog: ModelCatalog, model: string | undefine
  * The row an embeddings or rerank request runs on. `model` is required on these endpoints (DESIGN.md 3);
  * a row of any other kind is `model_not_found` (SPEC 4.1 rule 1, 7.2), with a hint naming its endpoint.
  */
-export function resolveRetrievalModel(catalog: ModelCatalog, model: string | undefined, kind: RetrievalKind): CatalogFileEntry {
-  if (model === undefined || model === '') throw new ApiError('model_required', `model: required; send ${kindPhrase(kind)} slug`, { param: 'model' });
+export function resolveRetrievalModel(
+  catalog: ModelCatalog,
+  model: string | undefined,
+  kind: RetrievalKind,
+): CatalogFileEntry {
+  if (model === undefined || model === '')
+    throw new ApiError('model_required', `model: required; send ${kindPhrase(kind)} slug`, { param: 'model' });
   const entry = catalog.find(model);
   if (entry === undefined) throw notARow(catalog, model);
   if (entry.media_kind !== kind) {

@@ -17,9 +17,20 @@ export interface RubPricing {
  * SPEC 2.6: `billed` — what the lots that paid were bought at, exact, for charges made while ruble billing
  * was on; `market` — today's rate, for charges made before the switch and for dollar-billed accounts.
  */
-export function rubPricingOf(record: Pick<UsageRecord, 'billedInRub' | 'costRubMicro' | 'fxRateRubMicro' | 'costMicros'>, marketRateMicro: bigint): RubPricing {
+export function rubPricingOf(
+  record: Pick<UsageRecord, 'billedInRub' | 'costRubMicro' | 'fxRateRubMicro' | 'costMicros'>,
+  marketRateMicro: bigint,
+): RubPricing {
   if (record.billedInRub && record.costRubMicro !== null) {
-    return { costRubMicro: record.costRubMicro, fxRateRubMicro: record.fxRateRubMicro ?? marketRateMicro, rubPricing: 'billed' };
+    return {
+      costRubMicro: record.costRubMicro,
+      fxRateRubMicro: record.fxRateRubMicro ?? marketRateMicro,
+      rubPricing: 'billed',
+    };
   }
-  return { costRubMicro: usdMicrosToRubMicro(record.costMicros, marketRateMicro), fxRateRubMicro: marketRateMicro, rubPricing: 'market' };
+  return {
+    costRubMicro: usdMicrosToRubMicro(record.costMicros, marketRateMicro),
+    fxRateRubMicro: marketRateMicro,
+    rubPricing: 'market',
+  };
 }

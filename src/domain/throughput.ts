@@ -53,8 +53,10 @@ export class ThroughputTracker {
     this.#windowMs = options.windowMs ?? 3_600_000;
     this.#maxSamples = options.maxSamplesPerModel ?? 1000;
     this.#now = options.now ?? Date.now;
-    if (!(this.#windowMs > 0) || !Number.isFinite(this.#windowMs)) throw new RangeError(`windowMs must be positive (got ${this.#windowMs})`);
-    if (!Number.isSafeInteger(this.#maxSamples) || this.#maxSamples < 1) throw new RangeError(`maxSamplesPerModel must be a positive integer (got ${this.#maxSamples})`);
+    if (!(this.#windowMs > 0) || !Number.isFinite(this.#windowMs))
+      throw new RangeError(`windowMs must be positive (got ${this.#windowMs})`);
+    if (!Number.isSafeInteger(this.#maxSamples) || this.#maxSamples < 1)
+      throw new RangeError(`maxSamplesPerModel must be a positive integer (got ${this.#maxSamples})`);
   }
 
   /**

@@ -1,5 +1,5 @@
-import { TokenWorkTimeout, type TokenWork } from '../adapters/tokenizer/index.js';
-import { FairTaskQueue, tokenizerBusy, type FairQueueSettings } from './fair-task-queue.js';
+import { type TokenWork, TokenWorkTimeout } from '../adapters/tokenizer/index.js';
+import { type FairQueueSettings, FairTaskQueue, tokenizerBusy } from './fair-task-queue.js';
 import { charsUpTo, countTokens, estimatePromptTokens, INLINE_TOKENIZE_CHARS, truncateToTokens } from './tokens.js';
 
 export interface TokenizeOptions {
@@ -33,23 +33,44 @@ export class TokenCounter {
     private readonly heavy: TokenWork,
     options: { queue?: FairQueueSettings; onCounted?: (thread: TokenizeThread, chars: number) => void } = {},
   ) {
-    this.queue = new FairTaskQueue(options.queue ?? { concurrency: 1, maxWaiting: Number.POSITIVE_INFINITY, maxWaitingPerOwner: Number.POSITIVE_INFINITY });
+    this.queue = new FairTaskQueue(
+      options.queue ?? {
+        concurrency: 1,
+        maxWaiting: Number.POSITIVE_INFINITY,
+        maxWaitingPerOwner: Number.POSITIVE_INFINITY,
+      },
+    );
     this.onCounted = options.onCounted ?? (() => undefined);
   }
 
   /** estimatePromptTokens of a chat body. */
   promptTokens(body: Record<string, unknown>, options: TokenizeOptions = {}): Promise<number> {
-    return this.#route(body, options, () => estimatePromptTokens(body), () => this.heavy.promptTokens(body));
+    return this.#route(
+      body,
+      options,
+      () => estimatePromptTokens(body),
+      () => this.heavy.promptTokens(body),
+    );
   }
 
   /** countTokens of each text. */
   count(texts: readonly string[], options: TokenizeOptions = {}): Promise<number[]> {
-    return this.#route(texts, options, () => texts.map(countTokens), () => this.heavy.count(texts));
+    return this.#route(
+      texts,
+      options,
+      () => texts.map(countTokens),
+      () => this.heavy.count(texts),
+    );
   }
 
   /** truncateToTokens of each text. */
   truncate(texts: readonly string[], maxTokens: number, options: TokenizeOptions = {}): Promise<string[]> {
-    return this.#route(texts, options, () => texts.map((text) => truncateToTokens(text, maxTokens)), () => this.heavy.truncate(texts, maxTokens));
+    return this.#route(
+      texts,
+      options,
+      () => texts.map((text) => truncateToTokens(text, maxTokens)),
+      () => this.heavy.truncate(texts, maxTokens),
+    );
   }
 
   async #route<T>(input: unknown, options: TokenizeOptions, inline: () => T, offLoop: () => Promise<T>): Promise<T> {

@@ -6,7 +6,7 @@
  * ranks load. For other vendors it is an estimate, which is all the pre-flight needs; billing uses the
  * upstream's own `usage` whenever it sends one.
  */
-import { decode, encode, countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens as countO200k, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { isRecord } from '../is-record.js';
 
 /**
@@ -49,8 +49,15 @@ function isWhitespace(code: number): boolean {
   if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
   if (code < 0xa0) return false;
   return (
-    code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 ||
-    code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
   );
 }
 
@@ -107,7 +114,8 @@ export function charsUpTo(value: unknown, limit: number): number {
   while (pending.length > 0 && total <= limit) {
     const next = pending.pop();
     if (typeof next === 'string') total += next.length;
-    else if (Array.isArray(next)) for (const item of next) pending.push(item); // no spread: an array may be huge
+    else if (Array.isArray(next))
+      for (const item of next) pending.push(item); // no spread: an array may be huge
     else if (isRecord(next)) for (const item of Object.values(next)) pending.push(item);
   }
   return total;

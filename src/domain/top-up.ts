@@ -18,7 +18,8 @@ export interface TopUpInput {
 /** The rate a ruble top-up was paid at: given, or rubles paid ÷ dollars credited, half-up. */
 function rubRate(usdMicros: Micros, rub: NonNullable<TopUpInput['rub']>): bigint {
   if (rub.fxRateRubMicro !== undefined) return rub.fxRateRubMicro;
-  if (rub.rubMicro === undefined) throw new DomainError('invalid_amount', 'A ruble top-up needs the rubles paid or the rate');
+  if (rub.rubMicro === undefined)
+    throw new DomainError('invalid_amount', 'A ruble top-up needs the rubles paid or the rate');
   return (rub.rubMicro * 1_000_000n + usdMicros / 2n) / usdMicros;
 }
 
@@ -26,9 +27,14 @@ function rubRate(usdMicros: Micros, rub: NonNullable<TopUpInput['rub']>): bigint
  * Credits a top-up as a lot carrying its rate (SPEC 1.10, 4.3): the balance stays in USD; the lot's rate
  * prices the spend it pays for once ruble billing is on.
  */
-export async function topUp(ledger: Ledger, apiKeys: ApiKeyStore, input: TopUpInput): Promise<{ transfer: Transfer; lot: LotSpec }> {
+export async function topUp(
+  ledger: Ledger,
+  apiKeys: ApiKeyStore,
+  input: TopUpInput,
+): Promise<{ transfer: Transfer; lot: LotSpec }> {
   if (input.usdMicros <= 0n) throw new DomainError('invalid_amount', 'A top-up must be a positive amount of USD');
-  if ((await apiKeys.getAccount(input.accountId)) === null) throw new DomainError('account_not_found', `No account ${input.accountId}`);
+  if ((await apiKeys.getAccount(input.accountId)) === null)
+    throw new DomainError('account_not_found', `No account ${input.accountId}`);
   const lot: LotSpec =
     input.rub === undefined
       ? { currency: 'USD' as const, fxRateRubMicro: input.marketRateMicro }

@@ -40,7 +40,8 @@ export function dayRange(nowMs: number, from?: string, to?: string, maxDays = 36
   const end = to ?? utcDay(nowMs);
   const start = from ?? addDays(end, -29);
   if (start > end) throw invalidField(['query', 'from'], 'must not be after to');
-  if ((dayStartMs(end) - dayStartMs(start)) / DAY_MS > maxDays) throw invalidField(['query', 'to'], `must be at most ${maxDays} days after from`);
+  if ((dayStartMs(end) - dayStartMs(start)) / DAY_MS > maxDays)
+    throw invalidField(['query', 'to'], `must be at most ${maxDays} days after from`);
   return { from: start, to: end };
 }
 

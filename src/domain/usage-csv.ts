@@ -3,8 +3,22 @@ import { fromMicro, microsToUsd } from './money.js';
 import { rubPricingOf } from './rub-billing.js';
 
 const COLUMNS = [
-  'id', 'created_at', 'request_id', 'key_id', 'model', 'kind', 'endpoint', 'prompt_tokens', 'completion_tokens',
-  'cached_tokens', 'reasoning_tokens', 'total_tokens', 'cost_usd', 'cost_rub', 'fx_rate_rub', 'rub_pricing',
+  'id',
+  'created_at',
+  'request_id',
+  'key_id',
+  'model',
+  'kind',
+  'endpoint',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'reasoning_tokens',
+  'total_tokens',
+  'cost_usd',
+  'cost_rub',
+  'fx_rate_rub',
+  'rub_pricing',
 ] as const;
 
 /** RFC 4180 quoting; a leading =, +, - or @ is prefixed so a spreadsheet never runs a cell as a formula. */
@@ -20,9 +34,22 @@ export function usageCsv(records: readonly UsageRecord[], marketRateMicro: bigin
   for (const r of records) {
     const rub = rubPricingOf(r, marketRateMicro);
     const values: (string | number)[] = [
-      r.id, new Date(r.createdAtMs).toISOString(), r.requestId, r.keyId, r.model, r.kind, r.endpoint, r.promptTokens,
-      r.completionTokens, r.cachedTokens, r.reasoningTokens, r.totalTokens, microsToUsd(r.costMicros),
-      fromMicro(rub.costRubMicro), fromMicro(rub.fxRateRubMicro), rub.rubPricing,
+      r.id,
+      new Date(r.createdAtMs).toISOString(),
+      r.requestId,
+      r.keyId,
+      r.model,
+      r.kind,
+      r.endpoint,
+      r.promptTokens,
+      r.completionTokens,
+      r.cachedTokens,
+      r.reasoningTokens,
+      r.totalTokens,
+      microsToUsd(r.costMicros),
+      fromMicro(rub.costRubMicro),
+      fromMicro(rub.fxRateRubMicro),
+      rub.rubPricing,
     ];
     lines.push(values.map(cell).join(','));
   }

@@ -28,7 +28,11 @@ export class ApiError extends Error {
    * `notFound`: the thing the code names is the resource of the request's path (`GET /v1/compat/models/{model}`),
    * so it is answered 404, as the wire format does, instead of the catalog's status for a field of a body.
    */
-  constructor(code: ErrorCode, message?: string, options: { meta?: ErrorMeta; headers?: Record<string, string>; param?: string; notFound?: true } = {}) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options: { meta?: ErrorMeta; headers?: Record<string, string>; param?: string; notFound?: true } = {},
+  ) {
     super(message ?? ERROR_CATALOG[code].message);
     this.name = 'ApiError';
     this.code = code;
@@ -42,13 +46,20 @@ export class ApiError extends Error {
 
 /** `['body', 'messages', 0, 'content']` → `messages[0].content`: the field's path inside its location. */
 function paramOf(loc: readonly (string | number)[]): string | null {
-  const path = loc.slice(1).reduce<string>((text, part) => (typeof part === 'number' ? `${text}[${part}]` : text === '' ? part : `${text}.${part}`), '');
+  const path = loc
+    .slice(1)
+    .reduce<string>(
+      (text, part) => (typeof part === 'number' ? `${text}[${part}]` : text === '' ? part : `${text}.${part}`),
+      '',
+    );
   return path === '' ? null : path;
 }
 
 /** A 400 invalid_request naming one field, in the same shape as the validator's findings (SPEC 2.7). */
 export function invalidField(loc: (string | number)[], msg: string, type = 'invalid'): ApiError {
-  return new ApiError('invalid_request', `${loc.join('.')}: ${msg}`, { meta: { fields: [{ type, loc, msg, ctx: {} }] } });
+  return new ApiError('invalid_request', `${loc.join('.')}: ${msg}`, {
+    meta: { fields: [{ type, loc, msg, ctx: {} }] },
+  });
 }
 
 /** Runs a store read or write; an infrastructure failure becomes a retryable 503 instead of a 500. */

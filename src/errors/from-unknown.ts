@@ -1,5 +1,5 @@
-import { ApiError, invalidField, type FieldDiagnostic } from './api-error.js';
 import { DomainError, type DomainErrorCode } from '../domain/domain-error.js';
+import { ApiError, type FieldDiagnostic, invalidField } from './api-error.js';
 import type { ErrorCode } from './catalog.js';
 
 interface ValidatorErrorItem {
@@ -31,7 +31,13 @@ const DOMAIN_CODES: Record<DomainErrorCode, ErrorCode> = {
 };
 
 /** Where a finding was sent, in the words of SPEC 2.7's `loc` (body, query, path, header). */
-const LOCATION_NAMES: Record<string, string> = { body: 'body', query: 'query', params: 'path', path: 'path', headers: 'header' };
+const LOCATION_NAMES: Record<string, string> = {
+  body: 'body',
+  query: 'query',
+  params: 'path',
+  path: 'path',
+  headers: 'header',
+};
 
 /** express-openapi-validator's `{path: '/body/messages/0/role', message, errorCode: 'enum.openapi.validation'}` → a diagnostic. */
 export function toFieldDiagnostic(item: ValidatorErrorItem): FieldDiagnostic {
@@ -41,7 +47,10 @@ export function toFieldDiagnostic(item: ValidatorErrorItem): FieldDiagnostic {
     .filter((s) => s.length > 0)
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const [where = 'body', ...rest] = segments;
-  const loc: (string | number)[] = [LOCATION_NAMES[where] ?? where, ...rest.map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
+  const loc: (string | number)[] = [
+    LOCATION_NAMES[where] ?? where,
+    ...rest.map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+  ];
   return {
     type: (item.errorCode ?? 'invalid').split('.')[0] ?? 'invalid',
     loc,
@@ -85,7 +94,10 @@ function validationError(items: ValidatorErrorItem[], codes: FieldErrorCodes | u
   const message = fields.map((f) => `${f.loc.join('.')}: ${f.msg}`).join('; ') || 'The request is invalid';
   const code = codeForFields(items, codes);
   // SPEC 7.2, 7.4: upstream_validation_error says in `meta.hint` which field to fix (2.11: an over-long prompt).
-  const hint = code === 'upstream_validation_error' && fields[0] !== undefined ? { hint: `fix ${fields[0].loc.slice(1).join('.')}: it ${fields[0].msg}` } : {};
+  const hint =
+    code === 'upstream_validation_error' && fields[0] !== undefined
+      ? { hint: `fix ${fields[0].loc.slice(1).join('.')}: it ${fields[0].msg}` }
+      : {};
   return new ApiError(code, message, { meta: { fields, ...hint } });
 }
 
@@ -100,9 +112,11 @@ export function toApiError(err: unknown, fieldCodes?: FieldErrorCodes): ApiError
   const e = err as HttpishError;
   // body-parser (express.json)
   if (e.type === 'entity.too.large') return new ApiError('request_too_large');
-  if (e.type === 'entity.parse.failed') return new ApiError('invalid_request', 'body: the request body is not valid JSON');
+  if (e.type === 'entity.parse.failed')
+    return new ApiError('invalid_request', 'body: the request body is not valid JSON');
   if (e.type === 'entity.too.deep') return invalidField(['body'], e.message ?? 'nested too deep', 'too_deep');
-  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return new ApiError('unsupported_media_type', e.message);
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')
+    return new ApiError('unsupported_media_type', e.message);
   if (e.type === 'request.aborted') return new ApiError('invalid_request', 'The request body ended early');
   // express-openapi-validator
   const status = e.status ?? e.statusCode;

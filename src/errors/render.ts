@@ -1,6 +1,6 @@
 import type { components } from '../../generated/openapi.js';
-import { ERROR_CATALOG, russianMessage } from './catalog.js';
 import type { ApiError } from './api-error.js';
+import { ERROR_CATALOG, russianMessage } from './catalog.js';
 
 export type Envelope = 'compat' | 'native';
 type CompatError = components['schemas']['CompatError'];
@@ -12,7 +12,10 @@ type NativeError = components['schemas']['NativeError'];
  * path rule also covers answers given before any operation matched (404, 413, malformed JSON).
  */
 export function envelopeForPath(path: string): Envelope {
-  return path.startsWith('/v1/compat/') || path === '/v1/compat' || path === '/v1/responses' || path.startsWith('/v1/responses/')
+  return path.startsWith('/v1/compat/') ||
+    path === '/v1/compat' ||
+    path === '/v1/responses' ||
+    path.startsWith('/v1/responses/')
     ? 'compat'
     : 'native';
 }
@@ -30,7 +33,13 @@ export function renderError(envelope: Envelope, error: ApiError, requestId: stri
   const headers = { 'x-should-retry': String(spec.retryable), ...error.headers };
   if (envelope === 'compat') {
     const body: CompatError = {
-      error: { message: error.message, type: spec.type, code: error.code, param: error.param, ...(error.meta ? { meta: error.meta } : {}) },
+      error: {
+        message: error.message,
+        type: spec.type,
+        code: error.code,
+        param: error.param,
+        ...(error.meta ? { meta: error.meta } : {}),
+      },
       status_code: error.status,
       request_id: requestId,
     };

@@ -1,46 +1,19 @@
 import type { HandlerMap } from '../http/operation-types.js';
 import { getAccount } from './account/get-account.js';
+import { createChat, createChatMessage, getChat, getChatImageJob, listChats } from './chat/chat-rooms.js';
 import { createChatJob } from './chat/create-chat-job.js';
 import { createCompatChatCompletion } from './chat/create-compat-chat-completion.js';
 import { createNativeChatCompletion } from './chat/create-native-chat-completion.js';
 import { createResponse } from './chat/create-response.js';
 import { getChatJob } from './chat/get-chat-job.js';
-import { getModelPerformance } from './llm/get-model-performance.js';
-import { createEmbeddings } from './retrieval/create-embeddings.js';
-import { createRerank } from './retrieval/create-rerank.js';
-import { getMetrics } from './system/get-metrics.js';
-import { getRubBilling } from './settings/get-rub-billing.js';
-import { setRubBilling } from './settings/set-rub-billing.js';
-import { getNotificationSettings, setNotificationSettings } from './settings/notification-settings.js';
-import { exportUsage } from './usage/export-usage.js';
-import { getUsageActivity } from './usage/get-usage-activity.js';
-import { getUsageBreakdown } from './usage/get-usage-breakdown.js';
-import { getUsageCalendar } from './usage/get-usage-calendar.js';
-import { getUsageHistory } from './usage/get-usage-history.js';
-import { getUsageRequest } from './usage/get-usage-request.js';
-import { listUsageRequests } from './usage/list-usage-requests.js';
 import { getCompatModel } from './compat/get-compat-model.js';
 import { listCompatModels } from './compat/list-compat-models.js';
+import { getHostedFile } from './files/get-hosted-file.js';
 import { createApiKey } from './llm/create-api-key.js';
 import { getModelCatalog } from './llm/get-model-catalog.js';
+import { getModelPerformance } from './llm/get-model-performance.js';
 import { listApiKeys } from './llm/list-api-keys.js';
 import { revokeApiKey } from './llm/revoke-api-key.js';
-import { getHealth } from './system/get-health.js';
-import { getReadiness } from './system/get-readiness.js';
-import { getHostedFile } from './files/get-hosted-file.js';
-import { estimateImageJob } from './media/estimate-image-job.js';
-import { createCompatImage, createImage } from './media/create-image.js';
-import { createImageJob } from './media/create-image-job.js';
-import { getImageJob } from './media/get-image-job.js';
-import { createAudioJob, estimateAudioJob, getAudioJob } from './media/audio-jobs.js';
-import { createMusicJob, estimateMusicJob, getMusicJob } from './media/music-jobs.js';
-import { createVideoJob, estimateVideoJob, finalizeVideoJob, getVideoJob } from './media/video-jobs.js';
-import { createChat, createChatMessage, getChat, getChatImageJob, listChats } from './chat/chat-rooms.js';
-import { createTopazImageJob, createTopazVideoJob, getTopazImageJob, getTopazVideoJob, listTopazModels } from './media/topaz-jobs.js';
-
-import { listOffers } from './market/offers.js';
-import { addSshKey, deleteSshKey, listSshKeys } from './settings/ssh-keys.js';
-import { createRecommendation } from './market/recommendation.js';
 import {
   checkBurstImage,
   createBurstOrder,
@@ -53,9 +26,56 @@ import {
   startBurstOrder,
   stopBurstOrder,
 } from './market/burst-orders.js';
-import { createInstance, deleteInstance, ensureSshProxy, getInstance, listInstances, startInstance, stopInstance } from './market/instances.js';
+import {
+  createInstance,
+  deleteInstance,
+  ensureSshProxy,
+  getInstance,
+  listInstances,
+  startInstance,
+  stopInstance,
+} from './market/instances.js';
+import {
+  getProviderEarnings,
+  listMachines,
+  machineHeartbeat,
+  registerMachine,
+  updateMachineListing,
+  waitForTunnels,
+} from './market/machines.js';
+import { listOffers } from './market/offers.js';
+import { createRecommendation } from './market/recommendation.js';
 import { createVolume, deleteVolume, getVolume, listVolumes } from './market/volumes.js';
-import { getProviderEarnings, listMachines, machineHeartbeat, registerMachine, updateMachineListing, waitForTunnels } from './market/machines.js';
+import { createAudioJob, estimateAudioJob, getAudioJob } from './media/audio-jobs.js';
+import { createCompatImage, createImage } from './media/create-image.js';
+import { createImageJob } from './media/create-image-job.js';
+import { estimateImageJob } from './media/estimate-image-job.js';
+import { getImageJob } from './media/get-image-job.js';
+import { createMusicJob, estimateMusicJob, getMusicJob } from './media/music-jobs.js';
+import {
+  createTopazImageJob,
+  createTopazVideoJob,
+  getTopazImageJob,
+  getTopazVideoJob,
+  listTopazModels,
+} from './media/topaz-jobs.js';
+import { createVideoJob, estimateVideoJob, finalizeVideoJob, getVideoJob } from './media/video-jobs.js';
+import { createEmbeddings } from './retrieval/create-embeddings.js';
+import { createRerank } from './retrieval/create-rerank.js';
+import { getRubBilling } from './settings/get-rub-billing.js';
+import { getNotificationSettings, setNotificationSettings } from './settings/notification-settings.js';
+import { setRubBilling } from './settings/set-rub-billing.js';
+import { addSshKey, deleteSshKey, listSshKeys } from './settings/ssh-keys.js';
+import { getHealth } from './system/get-health.js';
+import { getMetrics } from './system/get-metrics.js';
+import { getReadiness } from './system/get-readiness.js';
+import { exportUsage } from './usage/export-usage.js';
+import { getUsageActivity } from './usage/get-usage-activity.js';
+import { getUsageBreakdown } from './usage/get-usage-breakdown.js';
+import { getUsageCalendar } from './usage/get-usage-calendar.js';
+import { getUsageHistory } from './usage/get-usage-history.js';
+import { getUsageRequest } from './usage/get-usage-request.js';
+import { listUsageRequests } from './usage/list-usage-requests.js';
 
 /** operationId → handler; `satisfies` makes the map exhaustive over the contract (DESIGN.md 1). */
 export const handlers = {

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
-import { ApiError } from '../errors/api-error.js';
 import type { Authenticator } from '../domain/authenticator.js';
+import { ApiError } from '../errors/api-error.js';
 
 /** From the operation's `security`: `[]` none, a `{}` alternative optional, otherwise required. */
 export type AuthMode = 'none' | 'optional' | 'required';

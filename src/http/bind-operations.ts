@@ -1,23 +1,26 @@
 import express, { type Express, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
+import type { ResponseValidation } from '../config.js';
 import type { Deps } from '../container.js';
-import { authenticate, type AuthMode } from './auth.js';
-import { rateLimit } from './rate-limit.js';
-import type { HandlerMap, OperationId, RequestContext, Sent } from './operation-types.js';
 import type { Ending } from '../domain/idempotency.js';
 import { isRecord } from '../is-record.js';
-import { writeJsonInPieces } from './json-in-pieces.js';
-import { refuseDeepJson } from './json-depth.js';
-import { routeShape, type RouteShape } from './unmatched-route.js';
+import { type AuthMode, authenticate } from './auth.js';
 import { contractForPath } from './contract-slice.js';
 import { contractViolationReporter } from './contract-violations.js';
-import type { ResponseValidation } from '../config.js';
+import { refuseDeepJson } from './json-depth.js';
+import { writeJsonInPieces } from './json-in-pieces.js';
+import type { HandlerMap, OperationId, RequestContext, Sent } from './operation-types.js';
+import { rateLimit } from './rate-limit.js';
+import { type RouteShape, routeShape } from './unmatched-route.js';
 
 type ViolationReporter = ReturnType<typeof contractViolationReporter>;
 
 /** A handler's reply seen from here, whatever its operation: a body to send, or what it wrote itself. */
-type AnyReply = { status: number; body: unknown; contentType?: string; headers?: Record<string, string>; inPieces?: string } | Sent;
+type AnyReply =
+  | { status: number; body: unknown; contentType?: string; headers?: Record<string, string>; inPieces?: string }
+  | Sent;
+
 import type { FieldErrorCodes } from '../errors/from-unknown.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -56,12 +59,20 @@ function toExpressPath(openApiPath: string): string {
  * the route, and express-openapi-validator looks the route up again by trying every path of its document on
  * every request, so a one-path document keeps that lookup O(1) however large the contract grows.
  */
-function validatorFor(spec: OpenAPIV3.DocumentV3_1, path: string, responses: ResponseValidation, onViolation: ViolationReporter): RequestHandler[] {
+function validatorFor(
+  spec: OpenAPIV3.DocumentV3_1,
+  path: string,
+  responses: ResponseValidation,
+  onViolation: ViolationReporter,
+): RequestHandler[] {
   return OpenApiValidator.middleware({
     apiSpec: contractForPath(spec, path) as unknown as OpenAPIV3.DocumentV3,
     // No type coercion of bodies: `"name": 7` is a client mistake, not a string (parameters are always coerced).
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
-    validateResponses: responses === 'off' ? false : { removeAdditional: false, ...(responses === 'report' ? { onError: onViolation } : {}) },
+    validateResponses:
+      responses === 'off'
+        ? false
+        : { removeAdditional: false, ...(responses === 'report' ? { onError: onViolation } : {}) },
     validateSecurity: false,
     // The contract is linted against the OpenAPI schema by `make lint` (redocly), not again for each slice.
     validateApiSpec: false,
@@ -103,13 +114,22 @@ function builtOnFirstUse(build: () => RequestHandler[]): { handler: RequestHandl
  * caller who may call it: a 404, 405 or 401 never waits for a body.
  * Returns the route shapes so unmatched requests can tell 404 from 405.
  */
-export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handlers: HandlerMap, deps: Deps, options: { warmValidators: boolean }): RouteShape[] {
+export function bindOperations(
+  app: Express,
+  spec: OpenAPIV3.DocumentV3_1,
+  handlers: HandlerMap,
+  deps: Deps,
+  options: { warmValidators: boolean },
+): RouteShape[] {
   const shapes: RouteShape[] = [];
   const warmers: (() => void)[] = [];
   const reportViolation = contractViolationReporter(deps.logger, deps.metrics);
   const limit = rateLimit(
     deps.rateLimiter,
-    { perKeyPerMinute: deps.config.RATE_LIMIT_PER_KEY_PER_MINUTE, perAccountPerMinute: deps.config.RATE_LIMIT_PER_ACCOUNT_PER_MINUTE },
+    {
+      perKeyPerMinute: deps.config.RATE_LIMIT_PER_KEY_PER_MINUTE,
+      perAccountPerMinute: deps.config.RATE_LIMIT_PER_ACCOUNT_PER_MINUTE,
+    },
     deps.now,
   );
   // One parser per cap; an operation without a requestBody gets none (its body, if any, is discarded unread).
@@ -122,7 +142,9 @@ export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handl
   };
   for (const [path, item] of Object.entries(spec.paths ?? {})) {
     if (item === undefined) continue;
-    const { handler: validator, warm } = builtOnFirstUse(() => validatorFor(spec, path, deps.config.VALIDATE_RESPONSES, reportViolation));
+    const { handler: validator, warm } = builtOnFirstUse(() =>
+      validatorFor(spec, path, deps.config.VALIDATE_RESPONSES, reportViolation),
+    );
     warmers.push(warm);
     const methods = METHODS.filter((m) => (item as Record<Method, unknown>)[m] !== undefined);
     for (const method of methods) {
@@ -132,7 +154,15 @@ export function bindOperations(app: Express, spec: OpenAPIV3.DocumentV3_1, handl
       const codes = operation['x-error-codes'] === undefined ? [] : [fieldCodes(operation['x-error-codes'])];
       const before = guarded ? [authenticate(mode, deps.authenticator), limit.start] : [];
       const after = guarded ? [limit.admitted] : [];
-      app[method](toExpressPath(path), ...before, ...bodyParser(operation), ...codes, validator, ...after, runHandler(operation, handlers, deps));
+      app[method](
+        toExpressPath(path),
+        ...before,
+        ...bodyParser(operation),
+        ...codes,
+        validator,
+        ...after,
+        runHandler(operation, handlers, deps),
+      );
     }
     shapes.push(routeShape(path, methods));
   }
@@ -159,7 +189,16 @@ function runHandler(operation: OperationObject, handlers: HandlerMap, deps: Deps
     const key = idempotent ? req.get('idempotency-key') : undefined;
     if (key === undefined || ctx.principal === null) return send(res, await handler(ctx));
     const stream = isRecord(req.body) && req.body.stream === true;
-    const begun = await deps.idempotency.begin({ accountId: ctx.principal.accountId, key, operationId, params: req.params as Record<string, string>, body: req.body, requestId: ctx.requestId, stream, creates });
+    const begun = await deps.idempotency.begin({
+      accountId: ctx.principal.accountId,
+      key,
+      operationId,
+      params: req.params as Record<string, string>,
+      body: req.body,
+      requestId: ctx.requestId,
+      stream,
+      creates,
+    });
     if (!begun.run) {
       res.status(begun.statusCode).set('Idempotent-Replayed', 'true').type('application/json').send(begun.body);
       return;
@@ -168,11 +207,15 @@ function runHandler(operation: OperationObject, handlers: HandlerMap, deps: Deps
     try {
       reply = await handler(ctx);
     } catch (err) {
-      await begun.finish('failed').catch((storeErr: unknown) => deps.logger.warn({ err: storeErr, key }, 'idempotency key not released'));
+      await begun
+        .finish('failed')
+        .catch((storeErr: unknown) => deps.logger.warn({ err: storeErr, key }, 'idempotency key not released'));
       throw err;
     }
     // Kept before the response goes out (Stripe does so): a retry after a lost answer then finds it.
-    await begun.finish(endingOf(reply, stream)).catch((storeErr: unknown) => deps.logger.warn({ err: storeErr, key }, 'idempotent response not kept'));
+    await begun
+      .finish(endingOf(reply, stream))
+      .catch((storeErr: unknown) => deps.logger.warn({ err: storeErr, key }, 'idempotent response not kept'));
     await send(res, reply);
   };
 }
@@ -182,7 +225,10 @@ function runHandler(operation: OperationObject, handlers: HandlerMap, deps: Deps
  * stream (never replayed), or nothing (a keep-alive answer that failed).
  */
 function endingOf(reply: AnyReply, stream: boolean): Ending {
-  if (reply.status !== 'sent') return reply.inPieces === undefined ? { statusCode: reply.status, body: reply.body } : { statusCode: reply.status, tooLargeToKeep: true };
+  if (reply.status !== 'sent')
+    return reply.inPieces === undefined
+      ? { statusCode: reply.status, body: reply.body }
+      : { statusCode: reply.status, tooLargeToKeep: true };
   if (stream) return 'streamed';
   return reply.replayable === undefined ? 'failed' : { statusCode: 200, body: reply.replayable };
 }
@@ -190,7 +236,8 @@ function endingOf(reply: AnyReply, stream: boolean): Ending {
 async function send(res: Response, reply: AnyReply): Promise<void> {
   if (reply.status === 'sent') return;
   if (reply.headers !== undefined) res.set(reply.headers);
-  if (reply.inPieces !== undefined) await writeJsonInPieces(res, reply.status, reply.body as Record<string, unknown>, reply.inPieces);
+  if (reply.inPieces !== undefined)
+    await writeJsonInPieces(res, reply.status, reply.body as Record<string, unknown>, reply.inPieces);
   else if (reply.contentType === undefined) res.status(reply.status).json(reply.body);
   else res.status(reply.status).type(reply.contentType).send(reply.body);
 }

@@ -16,11 +16,17 @@ export function chatChunkFormat(prepared: PreparedChat, now: () => number): Stre
         if (info.usage === null) return writer.data(event.data);
         const chunk = JSON.parse(event.data) as Record<string, unknown>;
         template = chunk;
-        if (Array.isArray(chunk.choices) && chunk.choices.length > 0) writer.data(JSON.stringify({ ...chunk, usage: undefined }));
+        if (Array.isArray(chunk.choices) && chunk.choices.length > 0)
+          writer.data(JSON.stringify({ ...chunk, usage: undefined }));
       },
       end(usage, costMicros) {
         if (!prepared.includeUsage) return;
-        const frame = template ?? { id: `chatcmpl-${prepared.requestId}`, object: 'chat.completion.chunk', created: Math.floor(now() / 1000), model: prepared.entry.slug };
+        const frame = template ?? {
+          id: `chatcmpl-${prepared.requestId}`,
+          object: 'chat.completion.chunk',
+          created: Math.floor(now() / 1000),
+          model: prepared.entry.slug,
+        };
         writer.data(
           JSON.stringify({
             ...frame,

@@ -1,14 +1,14 @@
 import type { Response } from 'express';
 import type { components } from '../../generated/openapi.js';
-import { UpstreamError, type StreamEvent, type Usage } from '../adapters/upstream/index.js';
+import { type StreamEvent, UpstreamError, type Usage } from '../adapters/upstream/index.js';
+import { type CancelSignal, UNCANCELLABLE } from '../cancel-signal.js';
 import type { ChatService, PreparedChat } from '../domain/chat/chat-service.js';
-import { openStream, StreamNotOpened, type OpenedStream } from '../domain/chat/open-stream.js';
+import { type OpenedStream, openStream, StreamNotOpened } from '../domain/chat/open-stream.js';
 import { streamError } from '../domain/chat/stream-error.js';
-import { inspectChunk, type ChunkInfo } from '../domain/chat/stream-events.js';
+import { type ChunkInfo, inspectChunk } from '../domain/chat/stream-events.js';
 import type { ChainHooks } from '../domain/routing/run-chain.js';
 import type { ThroughputTracker } from '../domain/throughput.js';
 import { SseWriter } from './sse-writer.js';
-import { UNCANCELLABLE, type CancelSignal } from '../cancel-signal.js';
 
 export interface StreamDeps {
   chat: ChatService;
@@ -43,7 +43,14 @@ export type StreamFormatFactory = (writer: SseWriter) => StreamFormat;
  * says the client left: the upstream is read to its end all the same (within the request's deadline) and
  * billed, since it did the work (issue "work done is work billed").
  */
-export async function serveStream(res: Response, prepared: PreparedChat, clientGone: CancelSignal, hooks: ChainHooks, deps: StreamDeps, formatFor: StreamFormatFactory): Promise<void> {
+export async function serveStream(
+  res: Response,
+  prepared: PreparedChat,
+  clientGone: CancelSignal,
+  hooks: ChainHooks,
+  deps: StreamDeps,
+  formatFor: StreamFormatFactory,
+): Promise<void> {
   const dispatchedAtMs = deps.now();
   let opened: OpenedStream;
   try {
@@ -69,7 +76,14 @@ export async function serveStream(res: Response, prepared: PreparedChat, clientG
   }
   const stopKeepingHold = deps.chat.keepHold(prepared);
   try {
-    await forwardOpened(new SseWriter(res), formatFor, prepared, opened, { clientGone, dispatchedAtMs, deadlineAtMs: hooks.deadlineAtMs }, deps);
+    await forwardOpened(
+      new SseWriter(res),
+      formatFor,
+      prepared,
+      opened,
+      { clientGone, dispatchedAtMs, deadlineAtMs: hooks.deadlineAtMs },
+      deps,
+    );
   } finally {
     stopKeepingHold();
   }
@@ -83,7 +97,14 @@ interface StreamTimes {
 }
 
 /** The stream after its first token: forwarded until it ends, then settled on what was delivered, or released. */
-async function forwardOpened(writer: SseWriter, formatFor: StreamFormatFactory, prepared: PreparedChat, opened: OpenedStream, times: StreamTimes, deps: StreamDeps): Promise<void> {
+async function forwardOpened(
+  writer: SseWriter,
+  formatFor: StreamFormatFactory,
+  prepared: PreparedChat,
+  opened: OpenedStream,
+  times: StreamTimes,
+  deps: StreamDeps,
+): Promise<void> {
   const format = formatFor(writer);
   writer.open();
   format.open();

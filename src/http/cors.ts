@@ -1,7 +1,8 @@
 import type { RequestHandler } from 'express';
 
 // SPEC 7.1.4: the request id and rate-limit headers must be readable by browser clients.
-const EXPOSED = 'X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, x-should-retry, Idempotent-Replayed';
+const EXPOSED =
+  'X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, x-should-retry, Idempotent-Replayed';
 const ALLOWED_HEADERS = 'Authorization, X-API-Key, Content-Type, Accept, X-Request-ID, Idempotency-Key';
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 /** A preflight's list of header names: tokens (RFC 9110) separated by commas, within a sane length. */

@@ -1,4 +1,4 @@
-import { IncomingMessage, ServerResponse, createServer, type Server } from 'node:http';
+import { createServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 
 /**

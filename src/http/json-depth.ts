@@ -64,7 +64,10 @@ class BodyRefused extends Error {
  */
 export function refuseDeepJson(_req: IncomingMessage, _res: ServerResponse, body: Buffer, encoding: string): void {
   if (nestsDeeperThan(asUtf8(body, encoding), MAX_JSON_DEPTH)) {
-    throw new BodyRefused('entity.too.deep', `arrays and objects are nested more than ${MAX_JSON_DEPTH} deep (the limit of this service)`);
+    throw new BodyRefused(
+      'entity.too.deep',
+      `arrays and objects are nested more than ${MAX_JSON_DEPTH} deep (the limit of this service)`,
+    );
   }
 }
 

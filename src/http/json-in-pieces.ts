@@ -11,7 +11,12 @@ const SLICE_BYTES = 256 * 1024;
  * slices the loop gets a turn, and a slow reader is waited for (drain) instead of buffered. A client that leaves
  * stops the writing.
  */
-export async function writeJsonInPieces(res: Response, status: number, body: Record<string, unknown>, field: string): Promise<void> {
+export async function writeJsonInPieces(
+  res: Response,
+  status: number,
+  body: Record<string, unknown>,
+  field: string,
+): Promise<void> {
   const { [field]: items, ...rest } = body;
   const head = JSON.stringify(rest);
   res.status(status).type('application/json');
@@ -31,7 +36,10 @@ async function flush(res: Response, slice: string): Promise<boolean> {
   if (res.destroyed) return false;
   if (!res.write(slice)) {
     const stop = new AbortController(); // the listener that did not fire is removed, not left behind per slice
-    await Promise.race([once(res, 'drain', { signal: stop.signal }), once(res, 'close', { signal: stop.signal })]).catch(() => undefined);
+    await Promise.race([
+      once(res, 'drain', { signal: stop.signal }),
+      once(res, 'close', { signal: stop.signal }),
+    ]).catch(() => undefined);
     stop.abort();
   }
   await nextTurn();

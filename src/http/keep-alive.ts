@@ -29,7 +29,10 @@ export async function serveKeepAlive(
     ok = false;
     if (!(err instanceof ApiError)) onUnexpected(err);
     const error = err instanceof ApiError ? err : new ApiError('internal_error');
-    body = { error: { message: error.message, type: ERROR_CATALOG[error.code].type, code: error.code }, request_id: requestId };
+    body = {
+      error: { message: error.message, type: ERROR_CATALOG[error.code].type, code: error.code },
+      request_id: requestId,
+    };
   } finally {
     clearInterval(timer);
   }

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { operations } from '../../generated/openapi.js';
-import type { Principal } from '../domain/authenticator.js';
 import type { Deps } from '../container.js';
+import type { Principal } from '../domain/authenticator.js';
 
 /** Every operation of the contract, by operationId. */
 export type OperationId = keyof operations;
@@ -19,15 +19,26 @@ type SuccessStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 20
  * for an idempotent replay and is not checked by the response validator.
  */
 export type Reply<K extends OperationId> = {
-  [S in SuccessStatus<K>]: { status: S; body: BodyFor<ContentOf<Responses<K>[S]>>; contentType?: string; headers?: Record<string, string>; inPieces?: string };
+  [S in SuccessStatus<K>]: {
+    status: S;
+    body: BodyFor<ContentOf<Responses<K>[S]>>;
+    contentType?: string;
+    headers?: Record<string, string>;
+    inPieces?: string;
+  };
 }[SuccessStatus<K>];
 
-type BodyOf<K extends OperationId> = operations[K]['requestBody'] extends { content: { 'application/json': infer B } } | undefined
+type BodyOf<K extends OperationId> = operations[K]['requestBody'] extends
+  | { content: { 'application/json': infer B } }
+  | undefined
   ? B | undefined
   : undefined;
-type ParamsOf<K extends OperationId, Where extends 'path' | 'query'> = operations[K]['parameters'] extends Record<Where, infer P>
-  ? P extends undefined ? Record<string, never> : NonNullable<P>
-  : Record<string, never>;
+type ParamsOf<K extends OperationId, Where extends 'path' | 'query'> =
+  operations[K]['parameters'] extends Record<Where, infer P>
+    ? P extends undefined
+      ? Record<string, never>
+      : NonNullable<P>
+    : Record<string, never>;
 
 export interface RequestContext<K extends OperationId> {
   /** Already validated against the contract (defaults applied). */

@@ -32,7 +32,11 @@ type Admission = Promise<ApiError | null>;
  * nothing is done for a refused call. The error handler waits for it too (`admissionRefusal`): a 429 wins over any
  * other error of the same request, as if the check had come first, and its headers are never late.
  */
-export function rateLimit(limiter: RateLimiter, defaults: RateLimitDefaults, now: () => number): { start: RequestHandler; admitted: RequestHandler } {
+export function rateLimit(
+  limiter: RateLimiter,
+  defaults: RateLimitDefaults,
+  now: () => number,
+): { start: RequestHandler; admitted: RequestHandler } {
   const start: RequestHandler = (_req, res, next) => {
     const principal = res.locals.principal as Principal | null;
     if (principal === null) return next();
@@ -48,7 +52,9 @@ export function rateLimit(limiter: RateLimiter, defaults: RateLimitDefaults, now
         setRateLimitHeaders(res, shownWindow(decision));
         if (decision.allowed) return null;
         const retryAfter = String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
-        return new ApiError(decision.rejectedBy === 'key' ? 'rate_limit_per_key' : 'rate_limit_per_user', undefined, { headers: { 'Retry-After': retryAfter } });
+        return new ApiError(decision.rejectedBy === 'key' ? 'rate_limit_per_key' : 'rate_limit_per_user', undefined, {
+          headers: { 'Retry-After': retryAfter },
+        });
       });
     admission.catch(() => undefined); // a limiter failure surfaces in `admitted`, never as an unhandled rejection
     res.locals.admission = admission;

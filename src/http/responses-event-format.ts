@@ -1,5 +1,5 @@
-import { ResponsesStream } from '../domain/chat/responses-stream.js';
 import type { ResponseFrame } from '../domain/chat/responses-mapping.js';
+import { ResponsesStream } from '../domain/chat/responses-stream.js';
 import type { StreamFormat, StreamFormatFactory } from './chat-stream.js';
 
 /** Responses events (SPEC 4.2, the contract's `ResponsesStreamEvent`): each as `event: <type>` + `data: <json>`. */

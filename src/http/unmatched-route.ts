@@ -22,6 +22,10 @@ export function unmatchedRoute(routes: RouteShape[]): RequestHandler {
     const route = routes.find((r) => r.pattern.test(req.path));
     if (route === undefined) return next(new ApiError('route_not_found', `No operation at ${req.method} ${req.path}`));
     const allow = route.methods.includes('GET') ? [...route.methods, 'HEAD'] : route.methods;
-    next(new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}`, { headers: { Allow: allow.join(', ') } }));
+    next(
+      new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}`, {
+        headers: { Allow: allow.join(', ') },
+      }),
+    );
   };
 }

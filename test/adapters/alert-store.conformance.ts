@@ -42,7 +42,14 @@ export function alertStoreConformance(name: string, make: () => Promise<AlertSto
   describe(`AlertStore conformance: ${name}`, () => {
     let subject: AlertStoreUnderTest | undefined;
     const store = (): AlertStore => subject!.store;
-    const rental = (over: Partial<Rental> = {}): Rental => ({ id: newId('inst'), accountId: newId('acc'), machineId: newId('mach'), gpuName: 'RTX_4090', gpuCount: 2, ...over });
+    const rental = (over: Partial<Rental> = {}): Rental => ({
+      id: newId('inst'),
+      accountId: newId('acc'),
+      machineId: newId('mach'),
+      gpuName: 'RTX_4090',
+      gpuCount: 2,
+      ...over,
+    });
     beforeAll(async () => {
       subject = await make();
     });
@@ -58,9 +65,19 @@ export function alertStoreConformance(name: string, make: () => Promise<AlertSto
       const accountId = newId('acc');
       expect(await store().getTarget(accountId)).toBeNull();
       await store().putTarget({ accountId, messengerChatId: '123456789', rentalsEnabled: true, updatedAtMs: T0 });
-      expect(await store().getTarget(accountId)).toEqual({ accountId, messengerChatId: '123456789', rentalsEnabled: true, updatedAtMs: T0 });
+      expect(await store().getTarget(accountId)).toEqual({
+        accountId,
+        messengerChatId: '123456789',
+        rentalsEnabled: true,
+        updatedAtMs: T0,
+      });
       await store().putTarget({ accountId, messengerChatId: null, rentalsEnabled: false, updatedAtMs: T0 + 1 });
-      expect(await store().getTarget(accountId)).toEqual({ accountId, messengerChatId: null, rentalsEnabled: false, updatedAtMs: T0 + 1 });
+      expect(await store().getTarget(accountId)).toEqual({
+        accountId,
+        messengerChatId: null,
+        rentalsEnabled: false,
+        updatedAtMs: T0 + 1,
+      });
       expect(await store().getTarget(newId('acc'))).toBeNull();
     });
 
@@ -68,8 +85,18 @@ export function alertStoreConformance(name: string, make: () => Promise<AlertSto
       const linked = rental();
       const muted = rental({ gpuName: 'A100', gpuCount: 1 });
       const unlinked = rental();
-      await store().putTarget({ accountId: linked.accountId, messengerChatId: '-100200', rentalsEnabled: true, updatedAtMs: T0 });
-      await store().putTarget({ accountId: muted.accountId, messengerChatId: '300', rentalsEnabled: false, updatedAtMs: T0 });
+      await store().putTarget({
+        accountId: linked.accountId,
+        messengerChatId: '-100200',
+        rentalsEnabled: true,
+        updatedAtMs: T0,
+      });
+      await store().putTarget({
+        accountId: muted.accountId,
+        messengerChatId: '300',
+        rentalsEnabled: false,
+        updatedAtMs: T0,
+      });
       const start = (await store().rentalEventsAfter(0, 10_000)).at(-1)?.id ?? 0;
       await subject!.events.place(linked, T0);
       await subject!.events.place(muted, T0 + 1);
@@ -87,7 +114,13 @@ export function alertStoreConformance(name: string, make: () => Promise<AlertSto
         [linked.id, 'stopped', 'insufficient_balance', { status: 'running', reason: null }, '-100200'],
         [muted.id, 'terminated', 'user', { status: 'pending', reason: null }, null],
       ]);
-      expect(events[0]).toMatchObject({ accountId: linked.accountId, machineId: linked.machineId, gpuName: 'RTX_4090', gpuCount: 2, atMs: T0 });
+      expect(events[0]).toMatchObject({
+        accountId: linked.accountId,
+        machineId: linked.machineId,
+        gpuName: 'RTX_4090',
+        gpuCount: 2,
+        atMs: T0,
+      });
       expect(events[1]).toMatchObject({ accountId: muted.accountId, gpuName: 'A100', gpuCount: 1, atMs: T0 + 1 });
       const ids = events.map((e) => e.id);
       expect([...ids].sort((a, b) => a - b)).toEqual(ids);
@@ -98,7 +131,12 @@ export function alertStoreConformance(name: string, make: () => Promise<AlertSto
       expect(await store().rentalEventsAfter(ids[5]!, 10)).toEqual([]);
 
       // The chat is the one linked when read, not when the event was written.
-      await store().putTarget({ accountId: linked.accountId, messengerChatId: null, rentalsEnabled: true, updatedAtMs: T0 + 6 });
+      await store().putTarget({
+        accountId: linked.accountId,
+        messengerChatId: null,
+        rentalsEnabled: true,
+        updatedAtMs: T0 + 6,
+      });
       expect((await store().rentalEventsAfter(start, 1))[0]!.chatId).toBeNull();
     });
 

@@ -13,13 +13,17 @@ function marketEvents(db: Database): EventSource {
     async place(r: Rental, atMs: number) {
       const m = machine({ id: r.machineId, gpuName: r.gpuName, gpuCount: r.gpuCount });
       await market.addMachine(m);
-      const placed = await market.place(instance(m, { id: r.id, accountId: r.accountId, gpuCount: r.gpuCount, createdAtMs: atMs, updatedAtMs: atMs }));
+      const placed = await market.place(
+        instance(m, { id: r.id, accountId: r.accountId, gpuCount: r.gpuCount, createdAtMs: atMs, updatedAtMs: atMs }),
+      );
       if (!placed.ok) throw new Error('GPUs taken');
     },
     async change(id, status, reason, atMs) {
       const current = (await market.getInstance(id))!;
       const desiredStatus = status === 'stopped' || status === 'terminated' ? status : 'running';
-      const changed = await market.change(id, current.version, { patch: { status, statusReason: reason, desiredStatus, updatedAtMs: atMs } });
+      const changed = await market.change(id, current.version, {
+        patch: { status, statusReason: reason, desiredStatus, updatedAtMs: atMs },
+      });
       if (!changed.ok) throw new Error(changed.reason);
     },
     unplace: (id) => market.unplace(id),
@@ -32,11 +36,29 @@ alertStoreConformance('memory', async () => {
   const events: EventSource = {
     async place(r, atMs) {
       rentals.set(r.id, r);
-      store.record({ instanceId: r.id, accountId: r.accountId, gpuName: r.gpuName, gpuCount: r.gpuCount, machineId: r.machineId, status: 'pending', reason: null, atMs });
+      store.record({
+        instanceId: r.id,
+        accountId: r.accountId,
+        gpuName: r.gpuName,
+        gpuCount: r.gpuCount,
+        machineId: r.machineId,
+        status: 'pending',
+        reason: null,
+        atMs,
+      });
     },
     async change(id, status, reason, atMs) {
       const r = rentals.get(id)!;
-      store.record({ instanceId: id, accountId: r.accountId, gpuName: r.gpuName, gpuCount: r.gpuCount, machineId: r.machineId, status, reason, atMs });
+      store.record({
+        instanceId: id,
+        accountId: r.accountId,
+        gpuName: r.gpuName,
+        gpuCount: r.gpuCount,
+        machineId: r.machineId,
+        status,
+        reason,
+        atMs,
+      });
     },
     async unplace(id) {
       store.removeInstance(id);
@@ -47,7 +69,12 @@ alertStoreConformance('memory', async () => {
 
 alertStoreConformance('sqlite', async () => {
   const db = await sqliteMemory();
-  return { store: new SqlAlertStore(db), events: marketEvents(db), commitsInOrder: true, cleanup: () => db.knex.destroy() };
+  return {
+    store: new SqlAlertStore(db),
+    events: marketEvents(db),
+    commitsInOrder: true,
+    cleanup: () => db.knex.destroy(),
+  };
 });
 
 alertStoreConformance('postgres', async () => {

@@ -30,22 +30,44 @@ export function apiKeyStoreConformance(name: string, makeStore: () => Promise<St
     });
 
     async function account(createdAtMs = T0) {
-      const outcome = await store().createAccount({ id: newId('acc'), email: `${newId('u')}@example.com`.toLowerCase(), createdAtMs });
+      const outcome = await store().createAccount({
+        id: newId('acc'),
+        email: `${newId('u')}@example.com`.toLowerCase(),
+        createdAtMs,
+      });
       if (!outcome.ok) throw new Error('fixture account not created');
       return outcome.account;
     }
 
     async function key(accountId: string, createdAtMs = T0, name = 'test', managesKeys = false) {
       const secret = generateApiKey();
-      const input: NewApiKey = { id: newId('key'), accountId, name, hash: hashApiKey(secret), displayHint: displayHint(secret), createdAtMs, managesKeys };
+      const input: NewApiKey = {
+        id: newId('key'),
+        accountId,
+        name,
+        hash: hashApiKey(secret),
+        displayHint: displayHint(secret),
+        createdAtMs,
+        managesKeys,
+      };
       return { record: await store().createKey(input), hash: input.hash };
     }
 
     describe('accounts', () => {
       it('creates an account with no discount and reads it back', async () => {
-        const input = { id: newId('acc'), email: 'fresh-' + newId('e').toLowerCase() + '@example.com', createdAtMs: T0 + 1 };
+        const input = {
+          id: newId('acc'),
+          email: 'fresh-' + newId('e').toLowerCase() + '@example.com',
+          createdAtMs: T0 + 1,
+        };
         const outcome = await store().createAccount(input);
-        const expected = { ...input, discountPercent: 0, tierDiscounts: {}, rateLimitPerMinute: null, rubBilling: false };
+        const expected = {
+          ...input,
+          discountPercent: 0,
+          tierDiscounts: {},
+          rateLimitPerMinute: null,
+          rubBilling: false,
+        };
         expect(outcome).toEqual({ ok: true, account: expected });
         expect(await store().getAccount(input.id)).toEqual(expected);
       });
@@ -76,7 +98,11 @@ export function apiKeyStoreConformance(name: string, makeStore: () => Promise<St
       it('round-trips discounts, fractional percents and tier maps included, replacing the old map', async () => {
         const a = await account();
         expect(await store().setDiscounts(a.id, 7.3, { premium: 12.5, basic: 0 })).toBe(true);
-        expect(await store().getAccount(a.id)).toEqual({ ...a, discountPercent: 7.3, tierDiscounts: { premium: 12.5, basic: 0 } });
+        expect(await store().getAccount(a.id)).toEqual({
+          ...a,
+          discountPercent: 7.3,
+          tierDiscounts: { premium: 12.5, basic: 0 },
+        });
         expect(await store().setDiscounts(a.id, 0, { video: 30 })).toBe(true);
         expect((await store().getAccount(a.id))?.tierDiscounts).toEqual({ video: 30 });
       });
@@ -107,7 +133,13 @@ export function apiKeyStoreConformance(name: string, makeStore: () => Promise<St
       it('creates a key with no use and no revocation, and reads it back with plain numbers', async () => {
         const a = await account();
         const { record } = await key(a.id, T0 + 42, 'ci');
-        expect(record).toMatchObject({ accountId: a.id, name: 'ci', createdAtMs: T0 + 42, lastUsedAtMs: null, revokedAtMs: null });
+        expect(record).toMatchObject({
+          accountId: a.id,
+          name: 'ci',
+          createdAtMs: T0 + 42,
+          lastUsedAtMs: null,
+          revokedAtMs: null,
+        });
         expect(record.displayHint).toMatch(/^cgw_.{4}….{4}$/);
         const read = await store().getKey(record.id);
         expect(read).toEqual(record);
@@ -178,8 +210,19 @@ export function apiKeyStoreConformance(name: string, makeStore: () => Promise<St
         const k1 = (await key(a.id)).record;
         const k2 = (await key(a.id)).record;
         await store().touchKeys(new Map());
-        await store().touchKeys(new Map([[k1.id, T0 + 500], [k2.id, T0 + 700], [newId('key'), T0 + 900]]));
-        await store().touchKeys(new Map([[k1.id, T0 + 400], [k2.id, T0 + 800]])); // k1 older batch arrives late
+        await store().touchKeys(
+          new Map([
+            [k1.id, T0 + 500],
+            [k2.id, T0 + 700],
+            [newId('key'), T0 + 900],
+          ]),
+        );
+        await store().touchKeys(
+          new Map([
+            [k1.id, T0 + 400],
+            [k2.id, T0 + 800],
+          ]),
+        ); // k1 older batch arrives late
         expect((await store().getKey(k1.id))?.lastUsedAtMs).toBe(T0 + 500);
         expect((await store().getKey(k2.id))?.lastUsedAtMs).toBe(T0 + 800);
         await store().touchKeys(new Map([[k1.id, T0 + 500]])); // equal: unchanged

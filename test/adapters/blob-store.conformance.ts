@@ -70,7 +70,9 @@ export function blobStoreConformance(name: string, make: () => Promise<BlobStore
     it('keys that could leave the store are refused', async () => {
       const { store } = await made;
       for (const key of ['../etc/passwd', 'jobs/../../x', '/abs', 'jobs//x', 'a b', '']) {
-        await expect(store.put(key, Buffer.from('x'), { contentType: 'text/plain', expiresAtMs: T0 + MINUTE })).rejects.toThrow(/blob key refused/);
+        await expect(
+          store.put(key, Buffer.from('x'), { contentType: 'text/plain', expiresAtMs: T0 + MINUTE }),
+        ).rejects.toThrow(/blob key refused/);
       }
     });
   });

@@ -20,7 +20,13 @@ blobStoreConformance('filesystem', async () => {
 
 blobStoreConformance('S3 (s3rver)', async () => {
   const directory = scratch('s3rver');
-  const server = new S3rver({ port: 0, address: '127.0.0.1', directory, silent: true, configureBuckets: [{ name: 'media' }] });
+  const server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    directory,
+    silent: true,
+    configureBuckets: [{ name: 'media' }],
+  });
   const { port } = await server.run();
   const store = new S3BlobStore({
     bucket: 'media',

@@ -15,7 +15,18 @@ function chat(overrides: Partial<ChatRecord> = {}): ChatRecord {
 }
 
 function dialogue(chatId: string, overrides: Partial<DialogueRecord> = {}): DialogueRecord {
-  return { id: newId('dlg'), chatId, role: 'user', type: 'text', content: 'hello', model: 'gpt-5-mini', jobId: null, image: null, createdAtMs: T0, ...overrides };
+  return {
+    id: newId('dlg'),
+    chatId,
+    role: 'user',
+    type: 'text',
+    content: 'hello',
+    model: 'gpt-5-mini',
+    jobId: null,
+    image: null,
+    createdAtMs: T0,
+    ...overrides,
+  };
 }
 
 export function chatStoreConformance(name: string, make: () => Promise<ChatStoreUnderTest>): void {
@@ -64,13 +75,18 @@ export function chatStoreConformance(name: string, make: () => Promise<ChatStore
       const c = chat();
       await store().createChat(c);
       const [done, failed] = [newId('job'), newId('job')];
-      await store().addDialogues([dialogue(c.id, { type: 'image_pending', jobId: done, content: null }), dialogue(c.id, { type: 'image_pending', jobId: failed, content: null })]);
+      await store().addDialogues([
+        dialogue(c.id, { type: 'image_pending', jobId: done, content: null }),
+        dialogue(c.id, { type: 'image_pending', jobId: failed, content: null }),
+      ]);
       const image = { url: 'https://gw.example/v1/files/x.png?expires=1&signature=ab', mime_type: 'image/png' };
       expect(await store().resolvePlaceholder(c.id, done, { type: 'image', image })).toBe(true);
       expect(await store().resolvePlaceholder(c.id, done, { type: 'image_failed', content: 'late' })).toBe(false);
       expect(await store().resolvePlaceholder(c.id, failed, { type: 'image_failed', content: 'refused' })).toBe(true);
       expect(await store().resolvePlaceholder(newId('chat'), done, { type: 'image', image })).toBe(false);
-      expect((await store().listDialogues(c.id)).map(({ type, image: i, content }) => ({ type, image: i, content }))).toEqual([
+      expect(
+        (await store().listDialogues(c.id)).map(({ type, image: i, content }) => ({ type, image: i, content })),
+      ).toEqual([
         { type: 'image', image, content: null },
         { type: 'image_failed', image: null, content: 'refused' },
       ]);

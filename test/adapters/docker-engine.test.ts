@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ImageRegistryError } from '../../src/adapters/image-registry/index.js';
 import { DockerEngine, DockerError, INSTANCE_LABEL, parseDockerHost } from '../../src/agent/docker-engine.js';
-import { CRASHING_IMAGE, FAILING_IMAGE, MISSING_IMAGE, startFakeDocker, type FakeDocker } from '../fixtures/fake-docker.js';
+import {
+  CRASHING_IMAGE,
+  FAILING_IMAGE,
+  type FakeDocker,
+  MISSING_IMAGE,
+  startFakeDocker,
+} from '../fixtures/fake-docker.js';
 
 /** Connects to a loopback port and reads the first line (an SSH daemon's banner), then checks it echoes. */
 function sshExchange(port: number): Promise<{ banner: string; echoed: string }> {
@@ -40,7 +46,10 @@ function refused(port: number): Promise<boolean> {
 }
 
 async function dockerError(promise: Promise<unknown>): Promise<DockerError> {
-  const err: unknown = await promise.then(() => null, (e: unknown) => e);
+  const err: unknown = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(DockerError);
   return err as DockerError;
 }
@@ -82,7 +91,7 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
     expect(fake.requests[0]!.query).toEqual({ fromImage: 'ghcr.io/acme/trainer', tag: digest });
   });
 
-  it('fails a pull whose progress stream carries an error line, with Docker\'s message', async () => {
+  it("fails a pull whose progress stream carries an error line, with Docker's message", async () => {
     const err = await dockerError(docker.pullImage(FAILING_IMAGE));
     expect(err.kind).toBe('pull_failed');
     expect(err.message).toContain('no space left on device');
@@ -123,7 +132,9 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
     await docker.createContainer({ ...rental('cpu'), gpuIndexes: [] });
     const quota = new DockerEngine({ host: fake.host, diskQuota: true });
     await quota.createContainer(rental('capped'));
-    const [plain, capped] = fake.requests.filter((r) => r.path.endsWith('/containers/create')).map((r) => r.body as { HostConfig: Record<string, unknown> });
+    const [plain, capped] = fake.requests
+      .filter((r) => r.path.endsWith('/containers/create'))
+      .map((r) => r.body as { HostConfig: Record<string, unknown> });
     expect(plain!.HostConfig).not.toHaveProperty('DeviceRequests');
     expect(plain!.HostConfig).not.toHaveProperty('StorageOpt');
     expect(capped!.HostConfig['StorageOpt']).toEqual({ size: '50G' });
@@ -135,7 +146,9 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
     await docker.createVolume('cgw-vol-7', { 'cgw.volume': '1' }); // an existing name is answered as it is
     await docker.createVolume('scratch', {});
     const id = await docker.createContainer({ ...rental('with-volume'), volume: 'cgw-vol-7' });
-    const create = fake.requests.filter((r) => r.path.endsWith('/containers/create')).at(-1)!.body as { HostConfig: Record<string, unknown> };
+    const create = fake.requests.filter((r) => r.path.endsWith('/containers/create')).at(-1)!.body as {
+      HostConfig: Record<string, unknown>;
+    };
     expect(create.HostConfig['Mounts']).toEqual([{ Type: 'volume', Source: 'cgw-vol-7', Target: '/workspace' }]);
     expect(await docker.listVolumes('cgw.volume')).toEqual(['cgw-vol-7']);
     expect(await dockerError(docker.removeVolume('cgw-vol-7'))).toMatchObject({ status: 409 });
@@ -160,7 +173,14 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
     await docker.startContainer(id);
     await docker.startContainer(id); // 304: already running
     const running = await docker.inspectContainer(id);
-    expect(running).toEqual({ id, name: 'r1', state: 'running', exitCode: null, sshHostPort: expect.any(Number), labels: { 'cgw.instance': 'ins_r1' } });
+    expect(running).toEqual({
+      id,
+      name: 'r1',
+      state: 'running',
+      exitCode: null,
+      sshHostPort: expect.any(Number),
+      labels: { 'cgw.instance': 'ins_r1' },
+    });
     const { banner, echoed } = await sshExchange(running.sshHostPort!);
     expect(banner).toBe(`SSH-2.0-fake-container-${id}`);
     expect(echoed).toBe('hello container\n');
@@ -184,7 +204,12 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
     expect(list.query).toEqual({ all: '1', filters: '{"label":["cgw.instance"]}' });
     expect(listed.map((x) => x.id).sort()).toEqual([a, c].sort()); // not b, which lacks the label
     expect(listed.find((x) => x.id === a)).toEqual({
-      id: a, name: 'a', image: 'ubuntu:24.04', state: 'running', sshHostPort: expect.any(Number), labels: { 'cgw.instance': 'ins_a' },
+      id: a,
+      name: 'a',
+      image: 'ubuntu:24.04',
+      state: 'running',
+      sshHostPort: expect.any(Number),
+      labels: { 'cgw.instance': 'ins_a' },
     });
     expect(listed.find((x) => x.id === c)).toMatchObject({ state: 'created', sshHostPort: null });
     expect(await docker.listContainers({ label: 'cgw.instance=ins_c' })).toEqual([expect.objectContaining({ id: c })]);
@@ -198,11 +223,18 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
     const port = (await docker.inspectContainer(id)).sshHostPort!;
     await docker.stopContainer(id, 10);
     await docker.stopContainer(id, 10); // 304: already stopped
-    expect(fake.requests.filter((r) => r.path.endsWith('/stop')).map((r) => r.query)).toEqual([{ t: '10' }, { t: '10' }]);
+    expect(fake.requests.filter((r) => r.path.endsWith('/stop')).map((r) => r.query)).toEqual([
+      { t: '10' },
+      { t: '10' },
+    ]);
     expect(await docker.inspectContainer(id)).toMatchObject({ state: 'exited', exitCode: 143, sshHostPort: null });
     expect(await refused(port)).toBe(true);
     await docker.removeContainer(id, { volumes: true, force: true });
-    expect(fake.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v1.43/containers/${id}`, query: { v: '1', force: '1' } });
+    expect(fake.requests.at(-1)).toMatchObject({
+      method: 'DELETE',
+      path: `/v1.43/containers/${id}`,
+      query: { v: '1', force: '1' },
+    });
     expect(await docker.listContainers({ label: INSTANCE_LABEL })).toEqual([]);
   });
 
@@ -216,7 +248,7 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
     expect(await refused(port)).toBe(true);
   });
 
-  it('answers not_found with Docker\'s message for an unknown container, on every call', async () => {
+  it("answers not_found with Docker's message for an unknown container, on every call", async () => {
     const unknown = 'f00dfeed';
     for (const call of [
       () => docker.inspectContainer(unknown),
@@ -224,7 +256,11 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
       () => docker.stopContainer(unknown, 1),
       () => docker.removeContainer(unknown, { force: true }),
     ]) {
-      expect(await dockerError(call())).toMatchObject({ kind: 'not_found', status: 404, message: `No such container: ${unknown}` });
+      expect(await dockerError(call())).toMatchObject({
+        kind: 'not_found',
+        status: 404,
+        message: `No such container: ${unknown}`,
+      });
     }
   });
 });

@@ -63,26 +63,45 @@ export function idempotencyConformance(name: string, make: () => Promise<Idempot
     it('keeps keys apart per account and per key', async () => {
       const first = record();
       expect(await store().claim(first, T0)).toEqual({ claimed: true });
-      expect(await store().claim({ ...first, accountId: newId('acc'), requestId: newId('req') }, T0)).toEqual({ claimed: true });
-      expect(await store().claim({ ...first, key: newId('key'), requestId: newId('req') }, T0)).toEqual({ claimed: true });
+      expect(await store().claim({ ...first, accountId: newId('acc'), requestId: newId('req') }, T0)).toEqual({
+        claimed: true,
+      });
+      expect(await store().claim({ ...first, key: newId('key'), requestId: newId('req') }, T0)).toEqual({
+        claimed: true,
+      });
     });
 
     it('records a completed response for replay, and only for the owner', async () => {
       const r = record();
       await store().claim(r, T0);
-      await store().complete(r.accountId, r.key, newId('req'), { state: 'completed', statusCode: 200, body: '{"stolen":true}' });
-      await store().complete(r.accountId, r.key, r.requestId, { state: 'completed', statusCode: 201, body: '{"id":"x"}' });
+      await store().complete(r.accountId, r.key, newId('req'), {
+        state: 'completed',
+        statusCode: 200,
+        body: '{"stolen":true}',
+      });
+      await store().complete(r.accountId, r.key, r.requestId, {
+        state: 'completed',
+        statusCode: 201,
+        body: '{"id":"x"}',
+      });
       const again = await store().claim({ ...r, requestId: newId('req') }, T0 + 1);
-      expect(again).toEqual({ claimed: false, existing: { ...r, state: 'completed', statusCode: 201, body: '{"id":"x"}' } });
+      expect(again).toEqual({
+        claimed: false,
+        existing: { ...r, state: 'completed', statusCode: 201, body: '{"id":"x"}' },
+      });
       await store().complete(r.accountId, r.key, r.requestId, { state: 'completed', statusCode: 200, body: null });
-      expect(await store().claim({ ...r, requestId: newId('req') }, T0 + 2)).toMatchObject({ existing: { statusCode: 200, body: null } });
+      expect(await store().claim({ ...r, requestId: newId('req') }, T0 + 2)).toMatchObject({
+        existing: { statusCode: 200, body: null },
+      });
     });
 
     it('marks a key used by a stream', async () => {
       const r = record();
       await store().claim(r, T0);
       await store().complete(r.accountId, r.key, r.requestId, { state: 'streamed' });
-      expect(await store().claim({ ...r, requestId: newId('req') }, T0)).toMatchObject({ existing: { state: 'streamed', requestId: r.requestId } });
+      expect(await store().claim({ ...r, requestId: newId('req') }, T0)).toMatchObject({
+        existing: { state: 'streamed', requestId: r.requestId },
+      });
     });
 
     it('frees a key released by its owner, and ignores a release by anyone else', async () => {
@@ -97,7 +116,11 @@ export function idempotencyConformance(name: string, make: () => Promise<Idempot
     it('hands an abandoned in-flight claim to exactly one successor, never a completed one', async () => {
       const r = record();
       await store().claim(r, T0);
-      const successors = Array.from({ length: 5 }, () => ({ ...r, requestId: newId('req'), lockedUntilMs: T0 + 120_000 }));
+      const successors = Array.from({ length: 5 }, () => ({
+        ...r,
+        requestId: newId('req'),
+        lockedUntilMs: T0 + 120_000,
+      }));
       const taken = await Promise.all(successors.map((s) => store().takeOver(s, r.requestId)));
       expect(taken.filter(Boolean)).toHaveLength(1);
       const winner = successors[taken.indexOf(true)]!;
@@ -111,12 +134,23 @@ export function idempotencyConformance(name: string, make: () => Promise<Idempot
       const other = record({ expiresAtMs: T0 + 10 });
       await store().claim(old, T0);
       await store().claim(other, T0);
-      const fresh = { ...old, requestId: newId('req'), fingerprint: 'e'.repeat(64), createdAtMs: T0 + 10, expiresAtMs: T0 + DAY };
+      const fresh = {
+        ...old,
+        requestId: newId('req'),
+        fingerprint: 'e'.repeat(64),
+        createdAtMs: T0 + 10,
+        expiresAtMs: T0 + DAY,
+      };
       expect(await store().claim(fresh, T0 + 9)).toMatchObject({ claimed: false });
       expect(await store().claim(fresh, T0 + 10)).toEqual({ claimed: true });
-      expect(await store().claim({ ...fresh, requestId: newId('req') }, T0 + 11)).toEqual({ claimed: false, existing: fresh });
+      expect(await store().claim({ ...fresh, requestId: newId('req') }, T0 + 11)).toEqual({
+        claimed: false,
+        existing: fresh,
+      });
       expect(await store().expire(T0 + 10)).toBeGreaterThanOrEqual(1);
-      expect(await store().claim({ ...other, requestId: newId('req'), expiresAtMs: T0 + DAY }, T0 + 11)).toEqual({ claimed: true });
+      expect(await store().claim({ ...other, requestId: newId('req'), expiresAtMs: T0 + DAY }, T0 + 11)).toEqual({
+        claimed: true,
+      });
     });
   });
 }

@@ -6,7 +6,12 @@
  * `unsupported`, `invalid_reference`; and a caller's abort surfacing as the caller's own reason.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { ImageRegistryError, UNPACK_FACTOR, type ImageRegistry, type ImageRegistryErrorKind } from '../../src/adapters/image-registry/index.js';
+import {
+  type ImageRegistry,
+  ImageRegistryError,
+  type ImageRegistryErrorKind,
+  UNPACK_FACTOR,
+} from '../../src/adapters/image-registry/index.js';
 import type { FakeImageFacts } from '../fixtures/fake-registry.js';
 
 export interface ImageRegistryUnderTest {
@@ -19,7 +24,10 @@ export interface ImageRegistryUnderTest {
   cleanup(): Promise<void>;
 }
 
-export async function expectImageFailure(check: Promise<unknown>, kind: ImageRegistryErrorKind): Promise<ImageRegistryError> {
+export async function expectImageFailure(
+  check: Promise<unknown>,
+  kind: ImageRegistryErrorKind,
+): Promise<ImageRegistryError> {
   const error = await check.then(
     () => null,
     (e: unknown) => e,
@@ -57,7 +65,12 @@ export function imageRegistryConformance(name: string, make: () => Promise<Image
       await ready;
       const { host, amd64, indexDigest } = subject;
       const size = await subject.registry.imageSize(`${host}/team/multi@${indexDigest}`);
-      expect(size).toMatchObject({ reference: `${host}/team/multi@${indexDigest}`, tag: null, digest: amd64.digest, compressedBytes: amd64.compressedBytes });
+      expect(size).toMatchObject({
+        reference: `${host}/team/multi@${indexDigest}`,
+        tag: null,
+        digest: amd64.digest,
+        compressedBytes: amd64.compressedBytes,
+      });
     });
 
     it('an unknown tag → not_found; a private image → unauthorized; no manifest for the platform → unsupported', async () => {
@@ -77,7 +90,9 @@ export function imageRegistryConformance(name: string, make: () => Promise<Image
     it("the caller's abort rejects with the caller's reason, not a verdict on the image", async () => {
       await ready;
       const reason = new Error('client went away');
-      await expect(subject.registry.imageSize(`${subject.host}/team/multi:1.0`, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+      await expect(
+        subject.registry.imageSize(`${subject.host}/team/multi:1.0`, { signal: AbortSignal.abort(reason) }),
+      ).rejects.toBe(reason);
     });
   });
 }

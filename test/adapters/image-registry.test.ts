@@ -6,14 +6,27 @@
  * policy applied to the registry and its token realm (SSRF).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  MemoryImageRegistry,
+  OciImageRegistry,
+  type OciImageRegistryOptions,
+} from '../../src/adapters/image-registry/index.js';
 import { AddressPolicy } from '../../src/adapters/media-fetch/address-policy.js';
-import { MemoryImageRegistry, OciImageRegistry, type OciImageRegistryOptions } from '../../src/adapters/image-registry/index.js';
+import {
+  DOCKER_LIST,
+  DOCKER_MANIFEST,
+  type FakeRegistry,
+  fakeRegistryFacts,
+  OCI_INDEX,
+  OCI_MANIFEST,
+  startFakeRegistry,
+} from '../fixtures/fake-registry.js';
 import { closedPortUrl } from '../fixtures/fake-upstream.js';
-import { DOCKER_LIST, DOCKER_MANIFEST, fakeRegistryFacts, OCI_INDEX, OCI_MANIFEST, startFakeRegistry, type FakeRegistry } from '../fixtures/fake-registry.js';
 import { expectImageFailure, imageRegistryConformance } from './image-registry.conformance.js';
 
 /** The fake listens on loopback, which the default policy refuses: the tests allow-list it. */
-const adapter = (options: OciImageRegistryOptions = {}) => new OciImageRegistry({ policy: AddressPolicy.parse('127.0.0.1'), ...options });
+const adapter = (options: OciImageRegistryOptions = {}) =>
+  new OciImageRegistry({ policy: AddressPolicy.parse('127.0.0.1'), ...options });
 
 imageRegistryConformance('in memory', async () => {
   const facts = fakeRegistryFacts();
@@ -34,7 +47,13 @@ imageRegistryConformance('in memory', async () => {
 
 imageRegistryConformance('OCI distribution API, fake registry on loopback', async () => {
   const fake = await startFakeRegistry();
-  return { registry: adapter(), host: fake.host, amd64: fake.facts.multiAmd64, indexDigest: fake.facts.multiIndexDigest, cleanup: () => fake.close() };
+  return {
+    registry: adapter(),
+    host: fake.host,
+    amd64: fake.facts.multiAmd64,
+    indexDigest: fake.facts.multiIndexDigest,
+    cleanup: () => fake.close(),
+  };
 });
 
 describe('OCI adapter against the fake registry', () => {
@@ -56,12 +75,25 @@ describe('OCI adapter against the fake registry', () => {
 
   it('a multi-arch image: linux/amd64 by default, another platform when asked', async () => {
     const amd64 = await registry.imageSize(`${fake.host}/team/multi:1.0`);
-    expect(amd64).toMatchObject({ digest: fake.facts.multiAmd64.digest, compressedBytes: fake.facts.multiAmd64.compressedBytes, layers: 3 });
+    expect(amd64).toMatchObject({
+      digest: fake.facts.multiAmd64.digest,
+      compressedBytes: fake.facts.multiAmd64.compressedBytes,
+      layers: 3,
+    });
     expect(amd64.compressedBytes).toBe(7_337 + 29_754_290 + 118_422_016 + 2_104);
     expect(amd64.estimatedDiskBytes).toBe(Math.ceil(amd64.compressedBytes * 2.5));
-    const arm64 = await registry.imageSize(`${fake.host}/team/multi:1.0`, { platform: { os: 'linux', architecture: 'arm64' } });
-    expect(arm64).toMatchObject({ digest: fake.facts.multiArm64.digest, compressedBytes: 7_351 + 28_861_712 + 117_009_411, layers: 2 });
-    const none = await expectImageFailure(registry.imageSize(`${fake.host}/team/multi:1.0`, { platform: { os: 'windows', architecture: 'amd64' } }), 'unsupported');
+    const arm64 = await registry.imageSize(`${fake.host}/team/multi:1.0`, {
+      platform: { os: 'linux', architecture: 'arm64' },
+    });
+    expect(arm64).toMatchObject({
+      digest: fake.facts.multiArm64.digest,
+      compressedBytes: 7_351 + 28_861_712 + 117_009_411,
+      layers: 2,
+    });
+    const none = await expectImageFailure(
+      registry.imageSize(`${fake.host}/team/multi:1.0`, { platform: { os: 'windows', architecture: 'amd64' } }),
+      'unsupported',
+    );
     expect(none.message).toMatch(/windows\/amd64.*linux\/amd64, linux\/arm64/);
   });
 
@@ -74,14 +106,23 @@ describe('OCI adapter against the fake registry', () => {
       expect.stringMatching(new RegExp(`^/v2/team/multi/manifests/${fake.facts.multiAmd64.digest} Bearer tok-\\d+$`)),
     ]);
     expect(requests[1]!.query).toEqual({ service: 'fake-registry', scope: 'repository:team/multi:pull' });
-    for (const type of [OCI_INDEX, DOCKER_LIST, OCI_MANIFEST, DOCKER_MANIFEST]) expect(requests[0]!.headers.accept).toContain(type);
+    for (const type of [OCI_INDEX, DOCKER_LIST, OCI_MANIFEST, DOCKER_MANIFEST])
+      expect(requests[0]!.headers.accept).toContain(type);
   });
 
   it('a registry that asks for no token is not sent to one; Docker v2 manifests and manifest lists', async () => {
     const { result, requests } = await during(() => registry.imageSize(`${fake.host}/open/plain`));
-    expect(result).toMatchObject({ reference: `${fake.host}/open/plain:latest`, digest: fake.facts.plain.digest, compressedBytes: 1_512 + 3_623_807 + 10_240, layers: 2 });
+    expect(result).toMatchObject({
+      reference: `${fake.host}/open/plain:latest`,
+      digest: fake.facts.plain.digest,
+      compressedBytes: 1_512 + 3_623_807 + 10_240,
+      layers: 2,
+    });
     expect(requests.map((r) => r.path)).toEqual(['/v2/open/plain/manifests/latest']);
-    expect(await registry.imageSize(`${fake.host}/open/list:1`)).toMatchObject({ compressedBytes: 1_512 + 3_623_807 + 10_240, layers: 2 });
+    expect(await registry.imageSize(`${fake.host}/open/list:1`)).toMatchObject({
+      compressedBytes: 1_512 + 3_623_807 + 10_240,
+      layers: 2,
+    });
   });
 
   it('an index inside an index is followed; one level more is unsupported', async () => {
@@ -90,13 +131,19 @@ describe('OCI adapter against the fake registry', () => {
   });
 
   it('not_found: an unknown tag (MANIFEST_UNKNOWN) or repository (NAME_UNKNOWN), with the registry code in the message', async () => {
-    expect((await expectImageFailure(registry.imageSize(`${fake.host}/team/multi:2.0`), 'not_found')).message).toMatch(/MANIFEST_UNKNOWN/);
-    expect((await expectImageFailure(registry.imageSize(`${fake.host}/team/nothing:1`), 'not_found')).message).toMatch(/NAME_UNKNOWN/);
+    expect((await expectImageFailure(registry.imageSize(`${fake.host}/team/multi:2.0`), 'not_found')).message).toMatch(
+      /MANIFEST_UNKNOWN/,
+    );
+    expect((await expectImageFailure(registry.imageSize(`${fake.host}/team/nothing:1`), 'not_found')).message).toMatch(
+      /NAME_UNKNOWN/,
+    );
     await expectImageFailure(registry.imageSize(`${fake.host}/open/plain@sha256:${'0'.repeat(64)}`), 'not_found');
   });
 
   it('unauthorized: still 401 after the token dance (a private image), asked for a token once only', async () => {
-    const { result, requests } = await during(() => registry.imageSize(`${fake.host}/team/private:1`).catch((e: unknown) => e));
+    const { result, requests } = await during(() =>
+      registry.imageSize(`${fake.host}/team/private:1`).catch((e: unknown) => e),
+    );
     expect((result as { kind?: string }).kind).toBe('unauthorized');
     expect(requests.filter((r) => r.path === '/token')).toHaveLength(1);
   });
@@ -104,39 +151,58 @@ describe('OCI adapter against the fake registry', () => {
   it('unreachable: a 500, an answer slower than the timeout, a port nobody listens on', async () => {
     await expectImageFailure(registry.imageSize(`${fake.host}/team/broken:1`), 'unreachable');
     const impatient = adapter({ timeoutMs: 300 });
-    expect((await expectImageFailure(impatient.imageSize(`${fake.host}/team/slow:1`), 'unreachable')).message).toMatch(/within 300 ms/);
+    expect((await expectImageFailure(impatient.imageSize(`${fake.host}/team/slow:1`), 'unreachable')).message).toMatch(
+      /within 300 ms/,
+    );
     await impatient.close();
     const closed = new URL(await closedPortUrl()).host;
     await expectImageFailure(registry.imageSize(`${closed}/team/app:1`), 'unreachable');
   });
 
   it('unreachable: a manifest whose bytes do not match the digest it was fetched by', async () => {
-    expect((await expectImageFailure(registry.imageSize(`${fake.host}/team/tampered:1`), 'unreachable')).message).toMatch(/do not match/);
+    expect(
+      (await expectImageFailure(registry.imageSize(`${fake.host}/team/tampered:1`), 'unreachable')).message,
+    ).toMatch(/do not match/);
   });
 
   it('unsupported: a schema 1 manifest, an OCI artifact that is not an image, an index without the platform, a manifest over the cap', async () => {
     await expectImageFailure(registry.imageSize(`${fake.host}/team/legacy:1`), 'unsupported');
-    expect((await expectImageFailure(registry.imageSize(`${fake.host}/team/helm:1`), 'unsupported')).message).toMatch(/artifact/);
-    expect((await expectImageFailure(registry.imageSize(`${fake.host}/team/armonly:1`), 'unsupported')).message).toMatch(/linux\/amd64.*linux\/arm64/);
+    expect((await expectImageFailure(registry.imageSize(`${fake.host}/team/helm:1`), 'unsupported')).message).toMatch(
+      /artifact/,
+    );
+    expect(
+      (await expectImageFailure(registry.imageSize(`${fake.host}/team/armonly:1`), 'unsupported')).message,
+    ).toMatch(/linux\/amd64.*linux\/arm64/);
     const small = adapter({ maxManifestBytes: 200 });
-    expect((await expectImageFailure(small.imageSize(`${fake.host}/team/multi:1.0`), 'unsupported')).message).toMatch(/larger than 200 bytes/);
+    expect((await expectImageFailure(small.imageSize(`${fake.host}/team/multi:1.0`), 'unsupported')).message).toMatch(
+      /larger than 200 bytes/,
+    );
     // Without Content-Length the cap is found while reading.
-    expect(await registry.imageSize(`${fake.host}/team/chunked:1`)).toMatchObject({ compressedBytes: 6_100, layers: 3 });
+    expect(await registry.imageSize(`${fake.host}/team/chunked:1`)).toMatchObject({
+      compressedBytes: 6_100,
+      layers: 3,
+    });
     await expectImageFailure(small.imageSize(`${fake.host}/team/chunked:1`), 'unsupported');
     await small.close();
   });
 
   it('unsupported: an index entry naming a malformed digest is neither hashed nor fetched', async () => {
     for (const tag of ['md5', 'path', 'proto']) {
-      const { result, requests } = await during(() => expectImageFailure(registry.imageSize(`${fake.host}/team/hostile:${tag}`), 'unsupported'));
+      const { result, requests } = await during(() =>
+        expectImageFailure(registry.imageSize(`${fake.host}/team/hostile:${tag}`), 'unsupported'),
+      );
       expect(result.message).toMatch(/malformed digest/);
       // The tag only (asked twice: before and after the token dance), never the digest the index named.
-      expect(new Set(requests.map((r) => r.path).filter((path) => path.startsWith('/v2/')))).toEqual(new Set([`/v2/team/hostile/manifests/${tag}`]));
+      expect(new Set(requests.map((r) => r.path).filter((path) => path.startsWith('/v2/')))).toEqual(
+        new Set([`/v2/team/hostile/manifests/${tag}`]),
+      );
     }
   });
 
   it('invalid_reference: refused before anything is sent', async () => {
-    const { requests } = await during(() => expectImageFailure(registry.imageSize(`${fake.host}/Team/multi:1.0`), 'invalid_reference'));
+    const { requests } = await during(() =>
+      expectImageFailure(registry.imageSize(`${fake.host}/Team/multi:1.0`), 'invalid_reference'),
+    );
     expect(requests).toEqual([]);
   });
 

@@ -29,7 +29,11 @@ export function jobQueueConformance(name: string, make: () => Promise<JobQueue>)
       await queue.enqueue(a);
       await queue.enqueue(a);
       await queue.enqueue(b);
-      queue.start(async (jobId) => void seen.push(jobId), 2, (err) => expect.fail(String(err)));
+      queue.start(
+        async (jobId) => void seen.push(jobId),
+        2,
+        (err) => expect.fail(String(err)),
+      );
       await eventually(() => seen.length >= 2);
       await sleep(200);
       expect(seen.sort()).toEqual([a, b].sort());
@@ -63,7 +67,11 @@ export function jobQueueConformance(name: string, make: () => Promise<JobQueue>)
       const queue = await open();
       const seen: string[] = [];
       const errors: unknown[] = [];
-      queue.start(async (jobId) => void seen.push(jobId), 1, (err) => void errors.push(err));
+      queue.start(
+        async (jobId) => void seen.push(jobId),
+        1,
+        (err) => void errors.push(err),
+      );
       await sleep(6_000);
       const id = newId('job');
       await queue.enqueue(id);

@@ -12,7 +12,8 @@ const PREFIX = `test-jq-${process.pid}-${randomBytes(4).toString('hex')}`;
 afterAll(async () => {
   const client = createClient({ url: TEST_REDIS_URL });
   await client.connect();
-  for await (const keys of client.scanIterator({ MATCH: `${PREFIX}*`, COUNT: 500 })) if (keys.length > 0) await client.del(keys);
+  for await (const keys of client.scanIterator({ MATCH: `${PREFIX}*`, COUNT: 500 }))
+    if (keys.length > 0) await client.del(keys);
   await client.close();
 });
 

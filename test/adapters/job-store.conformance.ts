@@ -64,7 +64,8 @@ export function jobStoreConformance(name: string, make: () => Promise<JobStoreUn
       expect(await store().create(record)).toBe(true);
       return record;
     };
-    const transition = (id: string, from: JobStatus[], patch: JobPatch, nowMs: number) => store().transition(id, from, patch, nowMs);
+    const transition = (id: string, from: JobStatus[], patch: JobPatch, nowMs: number) =>
+      store().transition(id, from, patch, nowMs);
 
     beforeAll(async () => {
       subject = await make();
@@ -82,7 +83,9 @@ export function jobStoreConformance(name: string, make: () => Promise<JobStoreUn
 
       it('refuses an id that exists already and keeps the first record', async () => {
         const first = await created();
-        expect(await store().create({ ...job(), id: first.id, status: 'completed', data: { other: true } })).toBe(false);
+        expect(await store().create({ ...job(), id: first.id, status: 'completed', data: { other: true } })).toBe(
+          false,
+        );
         expect(await store().get(first.id, T0 + 1)).toEqual(first);
       });
 
@@ -134,8 +137,15 @@ export function jobStoreConformance(name: string, make: () => Promise<JobStoreUn
     describe('transition', () => {
       it('applies the patch when the status is in `from`, stamping updatedAtMs', async () => {
         const record = await created();
-        const expected: JobRecord = { ...record, status: 'processing', updatedAtMs: T0 + 500, data: { ...record.data, route: 'primary' } };
-        expect(await transition(record.id, ['pending'], { status: 'processing', data: { route: 'primary' } }, T0 + 500)).toEqual(expected);
+        const expected: JobRecord = {
+          ...record,
+          status: 'processing',
+          updatedAtMs: T0 + 500,
+          data: { ...record.data, route: 'primary' },
+        };
+        expect(
+          await transition(record.id, ['pending'], { status: 'processing', data: { route: 'primary' } }, T0 + 500),
+        ).toEqual(expected);
         expect(await store().get(record.id, T0 + 501)).toEqual(expected);
       });
 
@@ -152,13 +162,22 @@ export function jobStoreConformance(name: string, make: () => Promise<JobStoreUn
 
       it('accepts any of several `from` statuses', async () => {
         const record = await created({ status: 'processing' });
-        expect(await transition(record.id, ['pending', 'processing'], { status: 'failed' }, T0 + 1)).toMatchObject({ status: 'failed' });
+        expect(await transition(record.id, ['pending', 'processing'], { status: 'failed' }, T0 + 1)).toMatchObject({
+          status: 'failed',
+        });
       });
 
       it('lets exactly one of 50 concurrent pending → completed transitions win (charge once, SPEC 3.1)', async () => {
         const record = await created();
         const answers = await Promise.all(
-          Array.from({ length: 50 }, (_, i) => transition(record.id, ['pending', 'processing'], { status: 'completed', data: { winner: i } }, T0 + 1_000 + i)),
+          Array.from({ length: 50 }, (_, i) =>
+            transition(
+              record.id,
+              ['pending', 'processing'],
+              { status: 'completed', data: { winner: i } },
+              T0 + 1_000 + i,
+            ),
+          ),
         );
         const winners = answers.flatMap((answer, i) => (answer === null ? [] : [{ answer, i }]));
         expect(winners).toHaveLength(1);
@@ -169,27 +188,46 @@ export function jobStoreConformance(name: string, make: () => Promise<JobStoreUn
 
       it('applies a patch that `expect`s data only while the data holds it; one of 20 concurrent claims wins', async () => {
         const record = await created({ status: 'completed', data: { ready: true } });
-        expect(await transition(record.id, ['completed'], { data: { claim: 'x' }, expect: { ready: false } }, T0 + 1)).toBeNull();
+        expect(
+          await transition(record.id, ['completed'], { data: { claim: 'x' }, expect: { ready: false } }, T0 + 1),
+        ).toBeNull();
         const answers = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => transition(record.id, ['completed'], { data: { claim: `c${i}` }, expect: { claim: null, ready: true } }, T0 + 2 + i)),
+          Array.from({ length: 20 }, (_, i) =>
+            transition(
+              record.id,
+              ['completed'],
+              { data: { claim: `c${i}` }, expect: { claim: null, ready: true } },
+              T0 + 2 + i,
+            ),
+          ),
         );
         const winners = answers.filter((answer) => answer !== null);
         expect(winners).toHaveLength(1);
         expect(await store().get(record.id, T0 + 100)).toEqual(winners[0]);
         // Handed on only by whoever names the current claim.
         const current = String(winners[0]!.data.claim);
-        expect(await transition(record.id, ['completed'], { data: { claim: 'y' }, expect: { claim: 'other' } }, T0 + 101)).toBeNull();
-        expect(await transition(record.id, ['completed'], { data: { claim: 'y' }, expect: { claim: current } }, T0 + 102)).toMatchObject({ data: { claim: 'y', ready: true } });
+        expect(
+          await transition(record.id, ['completed'], { data: { claim: 'y' }, expect: { claim: 'other' } }, T0 + 101),
+        ).toBeNull();
+        expect(
+          await transition(record.id, ['completed'], { data: { claim: 'y' }, expect: { claim: current } }, T0 + 102),
+        ).toMatchObject({ data: { claim: 'y', ready: true } });
       });
 
       it('keeps terminal states final unless `from` names them', async () => {
         for (const terminal of ['completed', 'failed'] as const) {
           const record = await created({ status: terminal });
           const others: JobStatus[] = ['pending', 'processing', terminal === 'completed' ? 'failed' : 'completed'];
-          expect(await transition(record.id, others, { status: 'processing', data: { late: true } }, T0 + 1)).toBeNull();
+          expect(
+            await transition(record.id, others, { status: 'processing', data: { late: true } }, T0 + 1),
+          ).toBeNull();
           expect(await store().get(record.id, T0 + 2)).toEqual(record);
           // Named explicitly, a terminal record can still be annotated (e.g. the hosted copy has landed, SPEC 2.8).
-          expect(await transition(record.id, [terminal], { data: { stored_ready: true } }, T0 + 3)).toEqual({ ...record, updatedAtMs: T0 + 3, data: { ...record.data, stored_ready: true } });
+          expect(await transition(record.id, [terminal], { data: { stored_ready: true } }, T0 + 3)).toEqual({
+            ...record,
+            updatedAtMs: T0 + 3,
+            data: { ...record.data, stored_ready: true },
+          });
         }
       });
 
@@ -197,15 +235,30 @@ export function jobStoreConformance(name: string, make: () => Promise<JobStoreUn
         const record = await created({ kind: 'video', data: {} });
         await transition(record.id, ['pending'], { status: 'processing', data: { progress: 0 } }, T0 + 1);
         await transition(record.id, ['processing'], { data: { progress: 40 } }, T0 + 2);
-        const done = await transition(record.id, ['processing'], { status: 'completed', data: { progress: 100, video: { url: 'https://cdn.example/v.mp4' } } }, T0 + 3);
-        expect(done).toEqual({ ...record, status: 'completed', updatedAtMs: T0 + 3, data: { progress: 100, video: { url: 'https://cdn.example/v.mp4' } } });
+        const done = await transition(
+          record.id,
+          ['processing'],
+          { status: 'completed', data: { progress: 100, video: { url: 'https://cdn.example/v.mp4' } } },
+          T0 + 3,
+        );
+        expect(done).toEqual({
+          ...record,
+          status: 'completed',
+          updatedAtMs: T0 + 3,
+          data: { progress: 100, video: { url: 'https://cdn.example/v.mp4' } },
+        });
       });
     });
 
     describe('data merge', () => {
       it('merges shallowly: top-level keys replace, others stay', async () => {
         const record = await created({ data: { a: 1, nested: { x: 1, y: 2 }, list: [1, 2] } });
-        const next = await transition(record.id, ['pending'], { data: { nested: { x: 3 }, list: [], b: 'new' } }, T0 + 1);
+        const next = await transition(
+          record.id,
+          ['pending'],
+          { data: { nested: { x: 3 }, list: [], b: 'new' } },
+          T0 + 1,
+        );
         expect(next?.data).toEqual({ a: 1, nested: { x: 3 }, list: [], b: 'new' });
         expect(next?.status).toBe('pending');
       });
@@ -227,19 +280,35 @@ export function jobStoreConformance(name: string, make: () => Promise<JobStoreUn
       it('keeps kind and account of every record, through transitions too', async () => {
         const accountId = newId('acc');
         const records = await Promise.all(
-          ['image', 'video', 'music', 'audio', 'restoration', 'chat'].map((kind, i) => created({ kind, accountId: i % 2 === 0 ? accountId : newId('acc'), expiresAtMs: T0 + (i + 1) * 60_000 })),
+          ['image', 'video', 'music', 'audio', 'restoration', 'chat'].map((kind, i) =>
+            created({ kind, accountId: i % 2 === 0 ? accountId : newId('acc'), expiresAtMs: T0 + (i + 1) * 60_000 }),
+          ),
         );
         for (const record of records) {
           expect(await store().get(record.id, T0)).toEqual(record);
-          expect(await transition(record.id, ['pending'], { status: 'processing' }, T0 + 1)).toMatchObject({ kind: record.kind, accountId: record.accountId, expiresAtMs: record.expiresAtMs });
+          expect(await transition(record.id, ['pending'], { status: 'processing' }, T0 + 1)).toMatchObject({
+            kind: record.kind,
+            accountId: record.accountId,
+            expiresAtMs: record.expiresAtMs,
+          });
         }
       });
 
       it('round-trips JSON exactly through create, get and transition', async () => {
         const record = await created({ data: TRICKY_DATA });
         expect(await store().get(record.id, T0)).toEqual(record);
-        const next = await transition(record.id, ['pending'], { status: 'completed', data: { again: TRICKY_DATA } }, T0 + 1);
-        expect(next).toEqual({ ...record, status: 'completed', updatedAtMs: T0 + 1, data: { ...TRICKY_DATA, again: TRICKY_DATA } });
+        const next = await transition(
+          record.id,
+          ['pending'],
+          { status: 'completed', data: { again: TRICKY_DATA } },
+          T0 + 1,
+        );
+        expect(next).toEqual({
+          ...record,
+          status: 'completed',
+          updatedAtMs: T0 + 1,
+          data: { ...TRICKY_DATA, again: TRICKY_DATA },
+        });
         expect(await store().get(record.id, T0 + 2)).toEqual(next);
       });
 
@@ -250,9 +319,15 @@ export function jobStoreConformance(name: string, make: () => Promise<JobStoreUn
       });
 
       it('keeps the largest safe epoch times exactly', async () => {
-        const record = await created({ createdAtMs: 9_000_000_000_000_000, updatedAtMs: 9_000_000_000_000_001, expiresAtMs: Number.MAX_SAFE_INTEGER });
+        const record = await created({
+          createdAtMs: 9_000_000_000_000_000,
+          updatedAtMs: 9_000_000_000_000_001,
+          expiresAtMs: Number.MAX_SAFE_INTEGER,
+        });
         expect(await store().get(record.id, 9_000_000_000_000_002)).toEqual(record);
-        expect(await transition(record.id, ['pending'], { status: 'processing' }, 9_000_000_000_000_003)).toMatchObject({ updatedAtMs: 9_000_000_000_000_003 });
+        expect(await transition(record.id, ['pending'], { status: 'processing' }, 9_000_000_000_000_003)).toMatchObject(
+          { updatedAtMs: 9_000_000_000_000_003 },
+        );
       });
     });
 
@@ -282,7 +357,9 @@ export function jobStoreConformance(name: string, make: () => Promise<JobStoreUn
         const done = await created({ status: 'completed' });
         const failed = await created({ status: 'failed' });
         const gone = await created({ expiresAtMs: T0 + 5 });
-        const got = (await store().claim(lease('w1', T0 + 60_000), T0 + 5, 1_000)).filter((j) => [early, late, done, failed, gone].some((r) => r.id === j.id));
+        const got = (await store().claim(lease('w1', T0 + 60_000), T0 + 5, 1_000)).filter((j) =>
+          [early, late, done, failed, gone].some((r) => r.id === j.id),
+        );
         expect(got).toEqual([early, late]);
       });
 
@@ -294,7 +371,9 @@ export function jobStoreConformance(name: string, make: () => Promise<JobStoreUn
 
       it('lets exactly one of 20 concurrent claimers have a job', async () => {
         const record = await created({ createdAtMs: T0 - 50_000, updatedAtMs: T0 - 50_000 });
-        const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => claimed([record.id], `w${i}`, T0 + 100)));
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => claimed([record.id], `w${i}`, T0 + 100)),
+        );
         expect(answers.flat()).toEqual([record.id]);
       });
 
@@ -325,11 +404,29 @@ export function jobStoreConformance(name: string, make: () => Promise<JobStoreUn
       it('applies a worker’s transition only while that worker holds the lease', async () => {
         const record = job();
         await store().create(record, lease('w1', T0 + 1_000));
-        expect(await store().transition(record.id, ['pending'], { status: 'processing' }, T0 + 1, 'w1')).toMatchObject({ status: 'processing' });
+        expect(await store().transition(record.id, ['pending'], { status: 'processing' }, T0 + 1, 'w1')).toMatchObject({
+          status: 'processing',
+        });
         expect(await store().transition(record.id, ['processing'], { data: { by: 'w2' } }, T0 + 2, 'w2')).toBeNull();
         await store().claimOne(record.id, lease('w2', T0 + 90_000), T0 + 1_000);
-        expect(await store().transition(record.id, ['processing'], { status: 'completed', data: { by: 'w1' } }, T0 + 1_001, 'w1')).toBeNull();
-        expect(await store().transition(record.id, ['processing'], { status: 'completed', data: { by: 'w2' } }, T0 + 1_002, 'w2')).toMatchObject({ status: 'completed', data: { by: 'w2' } });
+        expect(
+          await store().transition(
+            record.id,
+            ['processing'],
+            { status: 'completed', data: { by: 'w1' } },
+            T0 + 1_001,
+            'w1',
+          ),
+        ).toBeNull();
+        expect(
+          await store().transition(
+            record.id,
+            ['processing'],
+            { status: 'completed', data: { by: 'w2' } },
+            T0 + 1_002,
+            'w2',
+          ),
+        ).toMatchObject({ status: 'completed', data: { by: 'w2' } });
       });
 
       it('renews nothing once the job is terminal', async () => {
@@ -363,7 +460,9 @@ export function jobStoreConformance(name: string, make: () => Promise<JobStoreUn
       await expect(store().create(job({ id: '' }))).rejects.toThrow(TypeError);
       await expect(store().get(newId('job'), T0 + 0.5)).rejects.toThrow(RangeError);
       await expect(transition(newId('job'), ['done' as JobStatus], {}, T0)).rejects.toThrow(RangeError);
-      await expect(transition(newId('job'), ['pending'], { status: 'done' as JobStatus }, T0)).rejects.toThrow(RangeError);
+      await expect(transition(newId('job'), ['pending'], { status: 'done' as JobStatus }, T0)).rejects.toThrow(
+        RangeError,
+      );
       await expect(store().create(job(), { owner: '', untilMs: T0 })).rejects.toThrow(TypeError);
       await expect(store().claim({ owner: 'w', untilMs: 1.5 }, T0, 1)).rejects.toThrow(RangeError);
     });

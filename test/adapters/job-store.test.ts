@@ -9,13 +9,23 @@ import { MemoryJobStore } from '../../src/adapters/job-store/memory.js';
 import { SqlJobStore } from '../../src/adapters/job-store/sql.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { newId } from '../../src/domain/ids.js';
-import { postgresSchema, sqliteMemory, TEST_POSTGRES_URL, type PostgresSchema } from '../setup/databases.js';
+import { type PostgresSchema, postgresSchema, sqliteMemory, TEST_POSTGRES_URL } from '../setup/databases.js';
 import { jobStoreConformance } from './job-store.conformance.js';
 
 const T0 = 1_750_000_000_000;
 
 function job(overrides: Partial<JobRecord> = {}): JobRecord {
-  return { id: newId('job'), accountId: newId('acc'), kind: 'video', status: 'pending', createdAtMs: T0, updatedAtMs: T0, expiresAtMs: T0 + 7_200_000, data: {}, ...overrides };
+  return {
+    id: newId('job'),
+    accountId: newId('acc'),
+    kind: 'video',
+    status: 'pending',
+    createdAtMs: T0,
+    updatedAtMs: T0,
+    expiresAtMs: T0 + 7_200_000,
+    data: {},
+    ...overrides,
+  };
 }
 
 jobStoreConformance('memory', async () => ({ store: new MemoryJobStore(), cleanup: async () => {} }));
@@ -48,7 +58,11 @@ describe('SqlJobStore on two PostgreSQL pools (two gateway processes)', () => {
   it('lets exactly one of 60 transitions win', async () => {
     const record = job({ status: 'processing' });
     await stores[0]!.create(record);
-    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => stores[i % 2]!.transition(record.id, ['processing'], { status: 'completed', data: { by: i } }, T0 + i)));
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        stores[i % 2]!.transition(record.id, ['processing'], { status: 'completed', data: { by: i } }, T0 + i),
+      ),
+    );
     expect(answers.filter((answer) => answer !== null)).toHaveLength(1);
   });
 
@@ -56,7 +70,14 @@ describe('SqlJobStore on two PostgreSQL pools (two gateway processes)', () => {
     const record = job({ status: 'completed', kind: 'video_draft', data: { ready: true } });
     await stores[0]!.create(record);
     const answers = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => stores[i % 2]!.transition(record.id, ['completed'], { data: { final_job_id: `job_${i}` }, expect: { final_job_id: null } }, T0 + i)),
+      Array.from({ length: 40 }, (_, i) =>
+        stores[i % 2]!.transition(
+          record.id,
+          ['completed'],
+          { data: { final_job_id: `job_${i}` }, expect: { final_job_id: null } },
+          T0 + i,
+        ),
+      ),
     );
     expect(answers.filter((answer) => answer !== null)).toHaveLength(1);
   });
@@ -65,7 +86,9 @@ describe('SqlJobStore on two PostgreSQL pools (two gateway processes)', () => {
     const records = Array.from({ length: 40 }, () => job());
     for (const record of records) await stores[0]!.create(record);
     const rounds = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => stores[i % 2]!.claim({ owner: `w${i % 2}`, untilMs: T0 + 60_000 }, T0 + 1, 3)),
+      Array.from({ length: 20 }, (_, i) =>
+        stores[i % 2]!.claim({ owner: `w${i % 2}`, untilMs: T0 + 60_000 }, T0 + 1, 3),
+      ),
     );
     const ids = rounds.flat().map((j) => j.id);
     expect(new Set(ids).size).toBe(ids.length);

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchBook } from '../../src/adapters/ledger/batch-book.js';
 import { newEntry } from '../../src/adapters/ledger/entries.js';
 import { SYSTEM_ACCOUNTS } from '../../src/adapters/ledger/index.js';
-import { preparedFor, type Prepared } from '../../src/adapters/ledger/sqlite-book.js';
 import type { PoolClient } from '../../src/adapters/ledger/sqlite.js';
+import { type Prepared, preparedFor } from '../../src/adapters/ledger/sqlite-book.js';
 import type { Database } from '../../src/db/connect.js';
 import { sqliteMemory } from '../setup/databases.js';
 

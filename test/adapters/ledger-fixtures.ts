@@ -32,8 +32,15 @@ export function line(over: Partial<UsageLine> = {}): UsageLine {
 
 /** The outcome, asserted successful (its JSON shown when it is not). */
 export function ok<T extends { ok: boolean }>(outcome: T): Extract<T, { ok: true }> {
-  expect(outcome.ok, JSON.stringify(outcome, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))).toBe(true);
+  expect(
+    outcome.ok,
+    JSON.stringify(outcome, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)),
+  ).toBe(true);
   return outcome as Extract<T, { ok: true }>;
 }
 
-export const alloc = (lotId: string, amountMicros: Micros, fxRateRubMicro: bigint): Allocation => ({ lotId, amountMicros, fxRateRubMicro });
+export const alloc = (lotId: string, amountMicros: Micros, fxRateRubMicro: bigint): Allocation => ({
+  lotId,
+  amountMicros,
+  fxRateRubMicro,
+});

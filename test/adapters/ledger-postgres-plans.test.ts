@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresLedger } from '../../src/adapters/ledger/postgres.js';
 import type { Database } from '../../src/db/connect.js';
-import { postgresSchema, type PostgresSchema } from '../setup/databases.js';
+import { type PostgresSchema, postgresSchema } from '../setup/databases.js';
 
 /**
  * A batch's cost must not grow with the ledger (src/adapters/ledger/README.md "Concurrency and durability"):
@@ -17,7 +17,13 @@ describe('PostgreSQL ledger: a batch reads rows by key, never a whole table', ()
     pg = await postgresSchema();
     db = pg.db;
     const ledger = postgresLedger(db);
-    const funded = await ledger.credit({ id: 'cr-plans', accountId: 'acc-plans', amountMicros: 1_000_000n, lot: { currency: 'USD', fxRateRubMicro: 90_000_000n }, nowMs: 1 });
+    const funded = await ledger.credit({
+      id: 'cr-plans',
+      accountId: 'acc-plans',
+      amountMicros: 1_000_000n,
+      lot: { currency: 'USD', fxRateRubMicro: 90_000_000n },
+      nowMs: 1,
+    });
     expect(funded.ok).toBe(true);
     // Other accounts' history: the table a scan would have to read.
     await db.knex.raw(
@@ -38,7 +44,9 @@ describe('PostgreSQL ledger: a batch reads rows by key, never a whole table', ()
   async function seqScansOf(ops: unknown[]): Promise<Record<string, number>> {
     return db.knex.transaction(async (trx) => {
       const counts = async () => {
-        const { rows } = (await trx.raw('SELECT relname, seq_scan FROM pg_stat_xact_user_tables WHERE schemaname = current_schema()')) as {
+        const { rows } = (await trx.raw(
+          'SELECT relname, seq_scan FROM pg_stat_xact_user_tables WHERE schemaname = current_schema()',
+        )) as {
           rows: { relname: string; seq_scan: string }[];
         };
         return new Map(rows.map((r) => [r.relname, Number(r.seq_scan)]));
@@ -51,7 +59,14 @@ describe('PostgreSQL ledger: a batch reads rows by key, never a whole table', ()
   }
 
   it('holds, then settles, without scanning the transfers', async () => {
-    const hold = { op: 'hold', id: 'hold-plans', accountId: 'acc-plans', amountMicros: '5000', nowMs: 10, expiresAtMs: 60_000 };
+    const hold = {
+      op: 'hold',
+      id: 'hold-plans',
+      accountId: 'acc-plans',
+      amountMicros: '5000',
+      nowMs: 10,
+      expiresAtMs: 60_000,
+    };
     expect((await seqScansOf([hold])).ledger_transfers).toBe(0);
     const settle = { op: 'settle', holdId: 'hold-plans', amountMicros: '4000', nowMs: 20, usage: null };
     expect((await seqScansOf([settle])).ledger_transfers).toBe(0);

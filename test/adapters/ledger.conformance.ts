@@ -13,8 +13,8 @@ import type { UsageLogStore } from '../../src/adapters/usage-log/index.js';
 import { newId } from '../../src/domain/ids.js';
 import { ledgerBatchCases } from './ledger-batches.conformance.js';
 import { ledgerCaptureCases } from './ledger-captures.conformance.js';
+import { alloc, ok, RUB_90, RUB_100, T0, YEAR_MS } from './ledger-fixtures.js';
 import { ledgerPayoutCases } from './ledger-payouts.conformance.js';
-import { alloc, ok, RUB_100, RUB_90, T0, YEAR_MS } from './ledger-fixtures.js';
 
 export interface LedgerUnderTest {
   ledger: Ledger;
@@ -71,7 +71,13 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
       const lotIds: string[] = [];
       for (const [i, [amountMicros, fxRateRubMicro]] of topUps.entries()) {
         const id = newId('cr');
-        const out = await ledger().credit({ id, accountId, amountMicros, lot: { currency: 'RUB', fxRateRubMicro }, nowMs: T0 + i });
+        const out = await ledger().credit({
+          id,
+          accountId,
+          amountMicros,
+          lot: { currency: 'RUB', fxRateRubMicro },
+          nowMs: T0 + i,
+        });
         if (!out.ok) throw new Error('fixture credit failed');
         lotIds.push(id);
       }
@@ -84,9 +90,12 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
 
     const hold = (accountId: string, amountMicros: Micros, id = newId('hold'), nowMs = T0, ttlMs = YEAR_MS) =>
       ledger().hold({ id, accountId, amountMicros, nowMs, ttlMs });
-    const settle = (holdId: string, amountMicros: Micros, nowMs = T0 + 10) => ledger().settle({ holdId, amountMicros, nowMs });
-    const debit = (accountId: string, amountMicros: Micros, id = newId('chg'), nowMs = T0 + 10) => ledger().debit({ id, accountId, amountMicros, nowMs });
-    const refund = (refundOf: string, amountMicros: Micros, id = newId('rf'), nowMs = T0 + 20) => ledger().refund({ id, refundOf, amountMicros, nowMs });
+    const settle = (holdId: string, amountMicros: Micros, nowMs = T0 + 10) =>
+      ledger().settle({ holdId, amountMicros, nowMs });
+    const debit = (accountId: string, amountMicros: Micros, id = newId('chg'), nowMs = T0 + 10) =>
+      ledger().debit({ id, accountId, amountMicros, nowMs });
+    const refund = (refundOf: string, amountMicros: Micros, id = newId('rf'), nowMs = T0 + 20) =>
+      ledger().refund({ id, refundOf, amountMicros, nowMs });
     const balance = async (accountId: string) => {
       const b = await ledger().getBalance(accountId);
       return [b.availableMicros, b.heldMicros];
@@ -109,14 +118,39 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
         touched.push(accountId);
         const lotSpec = { currency: 'USD' as const, fxRateRubMicro: RUB_90 };
         const input = { id: newId('cr'), accountId, amountMicros: 700_000n, lot: lotSpec, nowMs: T0, memo: 'card' };
-        const transfer = { id: input.id, accountId, holdId: null, kind: 'credit', amountMicros: 700_000n, postedMicros: 700_000n, createdAtMs: T0, refundOf: null, allocations: [], memo: 'card' };
+        const transfer = {
+          id: input.id,
+          accountId,
+          holdId: null,
+          kind: 'credit',
+          amountMicros: 700_000n,
+          postedMicros: 700_000n,
+          createdAtMs: T0,
+          refundOf: null,
+          allocations: [],
+          memo: 'card',
+        };
         expect(await ledger().credit(input)).toEqual({ ok: true, transfer, replayed: false, ...plain });
         expect(await ledger().credit(input)).toEqual({ ok: true, transfer, replayed: true, ...plain });
-        expect(await ledger().credit({ ...input, amountMicros: 1n })).toEqual({ ok: false, reason: 'idempotency_conflict' });
-        expect(await ledger().credit({ ...input, lot: { currency: 'USD', fxRateRubMicro: RUB_100 } })).toEqual({ ok: false, reason: 'idempotency_conflict' });
+        expect(await ledger().credit({ ...input, amountMicros: 1n })).toEqual({
+          ok: false,
+          reason: 'idempotency_conflict',
+        });
+        expect(await ledger().credit({ ...input, lot: { currency: 'USD', fxRateRubMicro: RUB_100 } })).toEqual({
+          ok: false,
+          reason: 'idempotency_conflict',
+        });
         expect(await ledger().getTransfer(input.id)).toEqual(transfer);
         expect(await balance(accountId)).toEqual([700_000n, 0n]);
-        const lot = { id: input.id, accountId, currency: 'USD', amountMicros: 700_000n, remainingMicros: 700_000n, fxRateRubMicro: RUB_90, createdAtMs: T0 };
+        const lot = {
+          id: input.id,
+          accountId,
+          currency: 'USD',
+          amountMicros: 700_000n,
+          remainingMicros: 700_000n,
+          fxRateRubMicro: RUB_90,
+          createdAtMs: T0,
+        };
         expect(await ledger().listLots(accountId)).toEqual([lot]);
       });
     });
@@ -133,12 +167,15 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
         );
         const won = outcomes.filter((o) => o.ok);
         expect(won).toHaveLength(50);
-        for (const lost of outcomes.filter((o) => !o.ok)) expect(lost).toMatchObject({ ok: false, reason: 'insufficient_balance' });
+        for (const lost of outcomes.filter((o) => !o.ok))
+          expect(lost).toMatchObject({ ok: false, reason: 'insufficient_balance' });
         expect(reads.every((r) => r >= 0n)).toBe(true);
         expect(await balance(accountId)).toEqual([0n, 500_000n]);
 
         const holds = won.map((o) => (o.ok ? o.hold.id : ''));
-        const done = await Promise.all(holds.map((id, i) => (i % 2 === 0 ? settle(id, 6_000n) : ledger().release({ holdId: id, nowMs: T0 + 10 }))));
+        const done = await Promise.all(
+          holds.map((id, i) => (i % 2 === 0 ? settle(id, 6_000n) : ledger().release({ holdId: id, nowMs: T0 + 10 }))),
+        );
         expect(done.every((o) => o.ok)).toBe(true);
         expect(await balance(accountId)).toEqual([500_000n - 25n * 6_000n, 0n]);
         expect(await ledger().postedSpend(accountId)).toBe(150_000n);
@@ -201,8 +238,13 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
         const charge = ok(await debit(accountId, CENT)).transfer;
         const outcomes = await Promise.all(Array.from({ length: 10 }, () => refund(charge.id, 2_000n)));
         expect(outcomes.filter((o) => o.ok)).toHaveLength(5);
-        expect(outcomes.filter((o) => !o.ok)).toEqual(Array.from({ length: 5 }, () => ({ ok: false, reason: 'exceeds_refundable' })));
-        expect((await ledger().listLots(accountId)).map((l) => [l.id, l.remainingMicros])).toEqual([[lotIds[0], 4_000n], [lotIds[1], 20_000n]]);
+        expect(outcomes.filter((o) => !o.ok)).toEqual(
+          Array.from({ length: 5 }, () => ({ ok: false, reason: 'exceeds_refundable' })),
+        );
+        expect((await ledger().listLots(accountId)).map((l) => [l.id, l.remainingMicros])).toEqual([
+          [lotIds[0], 4_000n],
+          [lotIds[1], 20_000n],
+        ]);
         expect(await ledger().postedSpend(accountId)).toBe(0n);
       });
     });
@@ -216,12 +258,22 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
           ...{ createdAtMs: T0, expiresAtMs: T0 + YEAR_MS, resolvedAtMs: null, allocations: [] },
         });
         expect(await balance(accountId)).toEqual([60_000n, 40_000n]);
-        const posted = { ...h, status: 'posted', postedMicros: 25_000n, resolvedAtMs: T0 + 10, allocations: [alloc(lotIds[0]!, 25_000n, RUB_90)] };
+        const posted = {
+          ...h,
+          status: 'posted',
+          postedMicros: 25_000n,
+          resolvedAtMs: T0 + 10,
+          allocations: [alloc(lotIds[0]!, 25_000n, RUB_90)],
+        };
         expect(await settle(h.id, 25_000n)).toEqual({ ok: true, hold: posted, replayed: false, ...plain });
         expect(await balance(accountId)).toEqual([75_000n, 0n]);
         expect(await settle(h.id, 25_000n, T0 + 99)).toEqual({ ok: true, hold: posted, replayed: true, ...plain });
         expect(await settle(h.id, 24_000n)).toEqual({ ok: false, reason: 'idempotency_conflict' });
-        expect(await ledger().release({ holdId: h.id, nowMs: T0 + 20 })).toEqual({ ok: false, reason: 'hold_not_pending', status: 'posted' });
+        expect(await ledger().release({ holdId: h.id, nowMs: T0 + 20 })).toEqual({
+          ok: false,
+          reason: 'hold_not_pending',
+          status: 'posted',
+        });
         expect(await ledger().getHold(h.id)).toEqual(posted);
         expect(await ledger().postedSpend(accountId)).toBe(25_000n);
       });
@@ -237,12 +289,23 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
         const { accountId } = await account([100_000n, RUB_90]);
         const h = ok(await hold(accountId, 40_000n)).hold;
         const voided = { ...h, status: 'voided', resolvedAtMs: T0 + 5 };
-        expect(await ledger().release({ holdId: h.id, nowMs: T0 + 5 })).toEqual({ ok: true, hold: voided, replayed: false });
-        expect(await ledger().release({ holdId: h.id, nowMs: T0 + 6 })).toEqual({ ok: true, hold: voided, replayed: true });
+        expect(await ledger().release({ holdId: h.id, nowMs: T0 + 5 })).toEqual({
+          ok: true,
+          hold: voided,
+          replayed: false,
+        });
+        expect(await ledger().release({ holdId: h.id, nowMs: T0 + 6 })).toEqual({
+          ok: true,
+          hold: voided,
+          replayed: true,
+        });
         expect(await settle(h.id, 1n)).toEqual({ ok: false, reason: 'hold_not_pending', status: 'voided' });
         expect(await balance(accountId)).toEqual([100_000n, 0n]);
         expect(await settle(newId('hold'), 1n)).toEqual({ ok: false, reason: 'hold_not_found' });
-        expect(await ledger().release({ holdId: newId('hold'), nowMs: T0 })).toEqual({ ok: false, reason: 'hold_not_found' });
+        expect(await ledger().release({ holdId: newId('hold'), nowMs: T0 })).toEqual({
+          ok: false,
+          reason: 'hold_not_found',
+        });
       });
 
       it('replays a hold with the same account and amount, and refuses the id for anything else', async () => {
@@ -260,9 +323,21 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
       it('records nothing for a hold refused for lack of money, so the same id can succeed later', async () => {
         const { accountId } = await account([10_000n, RUB_90]);
         const id = newId('hold');
-        expect(await hold(accountId, 15_000n, id)).toEqual({ ok: false, reason: 'insufficient_balance', availableMicros: 10_000n });
+        expect(await hold(accountId, 15_000n, id)).toEqual({
+          ok: false,
+          reason: 'insufficient_balance',
+          availableMicros: 10_000n,
+        });
         expect(await ledger().getHold(id)).toBeNull();
-        ok(await ledger().credit({ id: newId('cr'), accountId, amountMicros: 5_000n, lot: { currency: 'RUB', fxRateRubMicro: RUB_90 }, nowMs: T0 + 1 }));
+        ok(
+          await ledger().credit({
+            id: newId('cr'),
+            accountId,
+            amountMicros: 5_000n,
+            lot: { currency: 'RUB', fxRateRubMicro: RUB_90 },
+            nowMs: T0 + 1,
+          }),
+        );
         expect(ok(await hold(accountId, 15_000n, id)).replayed).toBe(false);
         ok(await ledger().release({ holdId: id, nowMs: T0 + 2 }));
       });
@@ -278,10 +353,22 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
         expect(await ledger().expireHolds(T0 + 999)).toBe(0);
         expect(await ledger().expireHolds(T0 + 1_000)).toBe(1);
         expect(await ledger().expireHolds(T0 + 1_000)).toBe(0);
-        expect(await ledger().getHold(short.id)).toMatchObject({ status: 'expired', resolvedAtMs: T0 + 1_000, postedMicros: null });
+        expect(await ledger().getHold(short.id)).toMatchObject({
+          status: 'expired',
+          resolvedAtMs: T0 + 1_000,
+          postedMicros: null,
+        });
         expect(await balance(accountId)).toEqual([50_000n, 20_000n]);
-        expect(await settle(short.id, 10_000n, T0 + 1_001)).toEqual({ ok: false, reason: 'hold_not_pending', status: 'expired' });
-        expect(await ledger().release({ holdId: short.id, nowMs: T0 + 1_001 })).toEqual({ ok: false, reason: 'hold_not_pending', status: 'expired' });
+        expect(await settle(short.id, 10_000n, T0 + 1_001)).toEqual({
+          ok: false,
+          reason: 'hold_not_pending',
+          status: 'expired',
+        });
+        expect(await ledger().release({ holdId: short.id, nowMs: T0 + 1_001 })).toEqual({
+          ok: false,
+          reason: 'hold_not_pending',
+          status: 'expired',
+        });
         expect(await ledger().expireHolds(T0 + 5_000)).toBe(1);
         expect(await ledger().getHold(long.id)).toMatchObject({ status: 'expired' });
         expect(await balance(accountId)).toEqual([70_000n, 0n]);
@@ -290,7 +377,11 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
       it('treats a hold past its time as expired when settled before the sweeper ran', async () => {
         const { accountId } = await account([100_000n, RUB_90]);
         const h = ok(await hold(accountId, 10_000n, newId('hold'), T0, 1_000)).hold;
-        expect(await settle(h.id, 10_000n, T0 + 1_000)).toEqual({ ok: false, reason: 'hold_not_pending', status: 'expired' });
+        expect(await settle(h.id, 10_000n, T0 + 1_000)).toEqual({
+          ok: false,
+          reason: 'hold_not_pending',
+          status: 'expired',
+        });
         expect(await ledger().getHold(h.id)).toMatchObject({ status: 'expired', resolvedAtMs: T0 + 1_000 });
         expect(await balance(accountId)).toEqual([100_000n, 0n]);
       });
@@ -314,9 +405,18 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
         expect((await ledger().listLots(accountId)).map((l) => l.id)).toEqual([lotB]);
 
         const r1 = ok(await refund(second.id, 5_000n)).transfer;
-        expect(r1).toMatchObject({ accountId, kind: 'refund', amountMicros: 5_000n, refundOf: second.id, createdAtMs: T0 + 20 });
+        expect(r1).toMatchObject({
+          accountId,
+          kind: 'refund',
+          amountMicros: 5_000n,
+          refundOf: second.id,
+          createdAtMs: T0 + 20,
+        });
         expect(r1.allocations).toEqual([alloc(lotB, -3_000n, RUB_100), alloc(lotA, -2_000n, RUB_90)]);
-        expect((await ledger().listLots(accountId)).map((l) => [l.id, l.remainingMicros])).toEqual([[lotA, 2_000n], [lotB, 20_000n]]);
+        expect((await ledger().listLots(accountId)).map((l) => [l.id, l.remainingMicros])).toEqual([
+          [lotA, 2_000n],
+          [lotB, 20_000n],
+        ]);
         expect(await refund(second.id, 5_000n, r1.id)).toEqual({ ok: true, transfer: r1, replayed: true, ...plain });
         expect(await refund(second.id, 4_000n, r1.id)).toEqual({ ok: false, reason: 'idempotency_conflict' });
         expect(await ledger().getTransfer(r1.id)).toEqual(r1);
@@ -324,7 +424,10 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
         expect(ok(await refund(second.id, 2_000n)).transfer.allocations).toEqual([alloc(lotA, -2_000n, RUB_90)]);
         expect(await refund(second.id, 1n)).toEqual({ ok: false, reason: 'exceeds_refundable' });
         // FIFO resumes as if the refunded spend never happened: lot A first again.
-        expect(ok(await debit(accountId, 5_000n)).transfer.allocations).toEqual([alloc(lotA, 4_000n, RUB_90), alloc(lotB, 1_000n, RUB_100)]);
+        expect(ok(await debit(accountId, 5_000n)).transfer.allocations).toEqual([
+          alloc(lotA, 4_000n, RUB_90),
+          alloc(lotB, 1_000n, RUB_100),
+        ]);
         expect(await ledger().postedSpend(accountId)).toBe(6_000n + 7_000n - 5_000n - 2_000n + 5_000n);
       });
 
@@ -332,7 +435,11 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
         const { accountId, lotIds } = await account([100_000n, RUB_90]);
         const h = ok(await hold(accountId, 10_000n)).hold;
         ok(await settle(h.id, 8_000n));
-        expect(ok(await refund(h.id, 3_000n)).transfer).toMatchObject({ accountId, refundOf: h.id, allocations: [alloc(lotIds[0]!, -3_000n, RUB_90)] });
+        expect(ok(await refund(h.id, 3_000n)).transfer).toMatchObject({
+          accountId,
+          refundOf: h.id,
+          allocations: [alloc(lotIds[0]!, -3_000n, RUB_90)],
+        });
         ok(await refund(h.id, 5_000n));
         expect(await refund(h.id, 1n)).toEqual({ ok: false, reason: 'exceeds_refundable' });
         expect(await balance(accountId)).toEqual([100_000n, 0n]);
@@ -347,10 +454,21 @@ export function ledgerConformance(name: string, make: (options: BatchingOptions)
       it('replays a debit by id, refuses a different one, and records nothing for a refused debit', async () => {
         const { accountId } = await account([10_000n, RUB_90]);
         const id = newId('chg');
-        expect(await debit(accountId, 20_000n, id)).toEqual({ ok: false, reason: 'insufficient_balance', availableMicros: 10_000n });
+        expect(await debit(accountId, 20_000n, id)).toEqual({
+          ok: false,
+          reason: 'insufficient_balance',
+          availableMicros: 10_000n,
+        });
         expect(await ledger().getTransfer(id)).toBeNull();
         const first = ok(await debit(accountId, 4_000n, id));
-        expect(first.transfer).toMatchObject({ id, accountId, kind: 'debit', amountMicros: 4_000n, refundOf: null, memo: '' });
+        expect(first.transfer).toMatchObject({
+          id,
+          accountId,
+          kind: 'debit',
+          amountMicros: 4_000n,
+          refundOf: null,
+          memo: '',
+        });
         expect(await debit(accountId, 4_000n, id, T0 + 99)).toEqual({ ...first, replayed: true });
         expect(await debit(accountId, 5_000n, id)).toEqual({ ok: false, reason: 'idempotency_conflict' });
         expect(await balance(accountId)).toEqual([6_000n, 0n]);

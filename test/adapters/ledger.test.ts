@@ -64,7 +64,13 @@ describe('the SQLite ledger sharing the pooled connection with knex', () => {
     try {
       const ledger = sqliteLedger(db);
       const accountId = 'acc_shared';
-      await ledger.credit({ id: 'cr_shared', accountId, amountMicros: 1_000_000n, lot: { currency: 'USD', fxRateRubMicro: 90_000_000n }, nowMs: 1 });
+      await ledger.credit({
+        id: 'cr_shared',
+        accountId,
+        amountMicros: 1_000_000n,
+        lot: { currency: 'USD', fxRateRubMicro: 90_000_000n },
+        nowMs: 1,
+      });
       let stop = false;
       let selects = 0;
       const selectLoop = (async () => {
@@ -94,10 +100,16 @@ describe('the SQLite ledger sharing the pooled connection with knex', () => {
       expect(settled.every((s) => s.ok)).toBe(true);
       expect(selects).toBeGreaterThan(0);
       expect(await db.knex('accounts').count({ n: '*' }).first()).toEqual({ n: 20 });
-      expect(await ledger.getBalance(accountId)).toEqual({ accountId, availableMicros: 1_000_000n - 40_000n, heldMicros: 0n });
+      expect(await ledger.getBalance(accountId)).toEqual({
+        accountId,
+        availableMicros: 1_000_000n - 40_000n,
+        heldMicros: 0n,
+      });
       expect(await ledger.sumOfAllBalances()).toBe(0n);
       // The ledger's money reads return bigints; knex running the very same SQL text must still get plain numbers.
-      const raw = (await db.knex.raw('SELECT available_micros, held_micros FROM ledger_balances WHERE account_id = ?', [accountId])) as unknown[];
+      const raw = (await db.knex.raw('SELECT available_micros, held_micros FROM ledger_balances WHERE account_id = ?', [
+        accountId,
+      ])) as unknown[];
       expect(raw).toEqual([{ available_micros: 960_000, held_micros: 0 }]);
     } finally {
       await db.knex.destroy();

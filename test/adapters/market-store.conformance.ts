@@ -37,7 +37,10 @@ export function machine(overrides: Partial<MachineRecord> = {}): MachineRecord {
 }
 
 /** An instance of `m` as a placement would make it (one GPU, minute plan, pending). */
-export function instance(m: MachineRecord, overrides: Partial<InstanceRecord> = {}): Omit<InstanceRecord, 'gpuIndexes' | 'version'> {
+export function instance(
+  m: MachineRecord,
+  overrides: Partial<InstanceRecord> = {},
+): Omit<InstanceRecord, 'gpuIndexes' | 'version'> {
   return {
     id: newId('inst'),
     accountId: newId('acc'),
@@ -82,15 +85,33 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       await subject?.cleanup();
     });
 
-    const query = (overrides: Partial<OfferQuery>): OfferQuery => ({ verifiedOnly: false, heardSinceMs: T0 - 60_000, nowMs: T0, minFreeGpus: 1, sort: 'price', limit: 50, offset: 0, ...overrides });
+    const query = (overrides: Partial<OfferQuery>): OfferQuery => ({
+      verifiedOnly: false,
+      heardSinceMs: T0 - 60_000,
+      nowMs: T0,
+      minFreeGpus: 1,
+      sort: 'price',
+      limit: 50,
+      offset: 0,
+      ...overrides,
+    });
 
     it('stores a machine with all its GPUs free, updates it, lists a provider’s machines', async () => {
       const m = machine({ availableUntilMs: T0 + 86_400_000 });
       await store().addMachine(m);
       expect(await store().getMachine(m.id)).toEqual(m);
       expect(await store().freeGpus(m.id)).toBe(4);
-      const updated = await store().updateMachine(m.id, { pricePerGpuHourMicros: 500_000n, listed: false, discountsBp: { day: 500, week: 1500, month: 2500 } });
-      expect(updated).toEqual({ ...m, pricePerGpuHourMicros: 500_000n, listed: false, discountsBp: { day: 500, week: 1500, month: 2500 } });
+      const updated = await store().updateMachine(m.id, {
+        pricePerGpuHourMicros: 500_000n,
+        listed: false,
+        discountsBp: { day: 500, week: 1500, month: 2500 },
+      });
+      expect(updated).toEqual({
+        ...m,
+        pricePerGpuHourMicros: 500_000n,
+        listed: false,
+        discountsBp: { day: 500, week: 1500, month: 2500 },
+      });
       expect((await store().listMachines(m.providerAccountId)).map((x) => x.id)).toEqual([m.id]);
       expect(await store().getMachine(newId('mch'))).toBeNull();
       expect(await store().updateMachine(newId('mch'), { listed: true })).toBeNull();
@@ -100,8 +121,10 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       const tag = newId('g').replace(/[^A-Za-z0-9]/g, '');
       const m = machine({ gpuName: `RTX_${tag}_Ada` });
       await store().addMachine(m);
-      const ids = async (gpuNames: string[]) => (await store().searchOffers(query({ gpuNames }))).offers.map((o) => o.id);
-      for (const spelling of [`rtx_${tag}_ada`, `RTX ${tag} Ada`, `rtx-${tag}-ADA`, `RTX${tag}ADA`.toLowerCase()]) expect(await ids([spelling])).toEqual([m.id]);
+      const ids = async (gpuNames: string[]) =>
+        (await store().searchOffers(query({ gpuNames }))).offers.map((o) => o.id);
+      for (const spelling of [`rtx_${tag}_ada`, `RTX ${tag} Ada`, `rtx-${tag}-ADA`, `RTX${tag}ADA`.toLowerCase()])
+        expect(await ids([spelling])).toEqual([m.id]);
       expect(await ids([`RTX_${tag}`])).toEqual([]);
     });
 
@@ -109,12 +132,18 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       const gpu = `GPU_${newId('g')}`;
       const cheap = machine({ gpuName: gpu, pricePerGpuHourMicros: 300_000n, vramGb: 24, location: 'US' });
       const dear = machine({ gpuName: gpu, pricePerGpuHourMicros: 900_000n, vramGb: 80, location: 'DE' });
-      const unverified = machine({ gpuName: gpu, pricePerGpuHourMicros: 500_000n, verification: 'unverified', location: 'DE' });
+      const unverified = machine({
+        gpuName: gpu,
+        pricePerGpuHourMicros: 500_000n,
+        verification: 'unverified',
+        location: 'DE',
+      });
       const unlisted = machine({ gpuName: gpu, listed: false });
       const silent = machine({ gpuName: gpu, lastHeartbeatMs: T0 - 3_600_000 });
       const expired = machine({ gpuName: gpu, availableUntilMs: T0 - 1 });
       for (const m of [cheap, dear, unverified, unlisted, silent, expired]) await store().addMachine(m);
-      const ids = async (q: Partial<OfferQuery>) => (await store().searchOffers(query({ gpuNames: [gpu], ...q }))).offers.map((o) => o.id);
+      const ids = async (q: Partial<OfferQuery>) =>
+        (await store().searchOffers(query({ gpuNames: [gpu], ...q }))).offers.map((o) => o.id);
       expect(await ids({})).toEqual([cheap.id, unverified.id, dear.id]);
       expect(await ids({ sort: '-price' })).toEqual([dear.id, unverified.id, cheap.id]);
       expect((await ids({ sort: '-vram' }))[0]).toBe(dear.id);
@@ -142,7 +171,8 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       await store().refreshReliability(T0);
       expect((await store().getMachine(steady.id))!.reliabilityBp).toBe(10_000);
       expect((await store().getMachine(flaky.id))!.reliabilityBp).toBe(5_000);
-      const ids = async (sort: OfferQuery['sort']) => (await store().searchOffers(query({ gpuNames: [gpu], sort }))).offers.map((o) => o.id);
+      const ids = async (sort: OfferQuery['sort']) =>
+        (await store().searchOffers(query({ gpuNames: [gpu], sort }))).offers.map((o) => o.id);
       expect(await ids('-reliability')).toEqual([steady.id, flaky.id]);
       expect(await ids('reliability')).toEqual([flaky.id, steady.id]);
     });
@@ -179,15 +209,26 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       await store().addMachine(m);
       const placed = await store().place(instance(m, { gpuCount: 2 }));
       if (!placed.ok) throw new Error('not placed');
-      const running = await store().change(placed.instance.id, 1, { patch: { status: 'running', runningSinceMs: T0 + 1_000, updatedAtMs: T0 + 1_000 } });
+      const running = await store().change(placed.instance.id, 1, {
+        patch: { status: 'running', runningSinceMs: T0 + 1_000, updatedAtMs: T0 + 1_000 },
+      });
       expect(running.ok && running.instance.version).toBe(2);
-      expect(await store().change(placed.instance.id, 1, { patch: { status: 'stopped' } })).toEqual({ ok: false, reason: 'stale' });
-      const stopped = await store().change(placed.instance.id, 2, { patch: { status: 'stopped', desiredStatus: 'stopped', statusReason: 'user', updatedAtMs: T0 + 2_000 }, gpus: 'release' });
+      expect(await store().change(placed.instance.id, 1, { patch: { status: 'stopped' } })).toEqual({
+        ok: false,
+        reason: 'stale',
+      });
+      const stopped = await store().change(placed.instance.id, 2, {
+        patch: { status: 'stopped', desiredStatus: 'stopped', statusReason: 'user', updatedAtMs: T0 + 2_000 },
+        gpus: 'release',
+      });
       expect(stopped.ok && stopped.instance.gpuIndexes).toEqual([]);
       expect(await store().freeGpus(m.id)).toBe(2);
       const other = await store().place(instance(m, { gpuCount: 1 }));
       expect(other.ok).toBe(true);
-      const refused = await store().change(placed.instance.id, 3, { patch: { desiredStatus: 'running', updatedAtMs: T0 + 3_000 }, gpus: 'acquire' });
+      const refused = await store().change(placed.instance.id, 3, {
+        patch: { desiredStatus: 'running', updatedAtMs: T0 + 3_000 },
+        gpus: 'acquire',
+      });
       expect(refused).toEqual({ ok: false, reason: 'gpus_taken' });
       // The refused change left nothing behind: same version, no GPUs, the other instance's GPU untouched.
       const after = (await store().getInstance(placed.instance.id))!;
@@ -196,7 +237,10 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       expect(await store().freeGpus(m.id)).toBe(1);
       if (other.ok) await store().unplace(other.instance.id);
       expect(await store().getInstance(other.ok ? other.instance.id : '')).toBeNull();
-      const restarted = await store().change(placed.instance.id, 3, { patch: { desiredStatus: 'running', status: 'pending', statusReason: null, updatedAtMs: T0 + 4_000 }, gpus: 'acquire' });
+      const restarted = await store().change(placed.instance.id, 3, {
+        patch: { desiredStatus: 'running', status: 'pending', statusReason: null, updatedAtMs: T0 + 4_000 },
+        gpus: 'acquire',
+      });
       expect(restarted.ok && restarted.instance.gpuIndexes).toEqual([0, 1]);
       expect((await store().history(placed.instance.id)).map((e) => [e.status, e.desiredStatus, e.reason])).toEqual([
         ['pending', 'running', null],
@@ -217,7 +261,10 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       const c = await store().place(instance(m, { gpuCount: 1 }));
       expect(c.ok && c.instance.gpuIndexes).toEqual([1]);
       // GPU 2 is free, but b's container was made with GPU 1: b cannot start until GPU 1 is free again.
-      expect(await store().change(b.instance.id, 2, { patch: { status: 'pending' }, gpus: 'acquire' })).toEqual({ ok: false, reason: 'gpus_taken' });
+      expect(await store().change(b.instance.id, 2, { patch: { status: 'pending' }, gpus: 'acquire' })).toEqual({
+        ok: false,
+        reason: 'gpus_taken',
+      });
       if (c.ok) await store().change(c.instance.id, 1, { patch: { status: 'stopped' }, gpus: 'release' });
       const started = await store().change(b.instance.id, 2, { patch: { status: 'pending' }, gpus: 'acquire' });
       expect(started.ok && started.instance.gpuIndexes).toEqual([1]);
@@ -226,11 +273,23 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
     it('tells which of some instance ids are asked to run (not stopped, not terminated): the SSH proxy keeps their ports only', async () => {
       const m = machine();
       await store().addMachine(m);
-      const [a, b, c] = [await store().place(instance(m)), await store().place(instance(m)), await store().place(instance(m, { status: 'running' }))];
+      const [a, b, c] = [
+        await store().place(instance(m)),
+        await store().place(instance(m)),
+        await store().place(instance(m, { status: 'running' })),
+      ];
       if (!a.ok || !b.ok || !c.ok) throw new Error('not placed');
-      await store().change(b.instance.id, b.instance.version, { patch: { desiredStatus: 'terminated', status: 'terminated' }, gpus: 'release' });
-      await store().change(c.instance.id, c.instance.version, { patch: { desiredStatus: 'stopped', status: 'stopped' }, gpus: 'release' });
-      expect(await store().instancesAskedToRun([a.instance.id, b.instance.id, c.instance.id, newId('inst')])).toEqual(new Set([a.instance.id]));
+      await store().change(b.instance.id, b.instance.version, {
+        patch: { desiredStatus: 'terminated', status: 'terminated' },
+        gpus: 'release',
+      });
+      await store().change(c.instance.id, c.instance.version, {
+        patch: { desiredStatus: 'stopped', status: 'stopped' },
+        gpus: 'release',
+      });
+      expect(await store().instancesAskedToRun([a.instance.id, b.instance.id, c.instance.id, newId('inst')])).toEqual(
+        new Set([a.instance.id]),
+      );
       expect(await store().instancesAskedToRun([])).toEqual(new Set());
     });
 
@@ -241,7 +300,9 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       const old = await store().place(instance(m, { accountId, updatedAtMs: T0 - 60_000 }));
       const fresh = await store().place(instance(m, { accountId, updatedAtMs: T0 }));
       const running = await store().place(instance(m, { accountId, status: 'running', updatedAtMs: T0 - 120_000 }));
-      const stopping = await store().place(instance(m, { accountId, desiredStatus: 'stopped', updatedAtMs: T0 - 120_000 }));
+      const stopping = await store().place(
+        instance(m, { accountId, desiredStatus: 'stopped', updatedAtMs: T0 - 120_000 }),
+      );
       if (!old.ok || !fresh.ok || !running.ok || !stopping.ok) throw new Error('not placed');
       expect(await store().pendingCount(accountId)).toBe(2);
       expect(await store().pendingCount(newId('acc'))).toBe(0);
@@ -250,19 +311,39 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       expect(stale[0]!.gpuIndexes).toHaveLength(1);
       const offline = await store().place(instance(m, { accountId, status: 'offline', updatedAtMs: T0 - 60_000 }));
       if (!offline.ok) throw new Error('not placed');
-      expect((await store().staleInstances('offline', T0, 100)).filter((i) => i.accountId === accountId).map((i) => i.id)).toEqual([offline.instance.id]);
-      expect((await store().staleInstances('offline', T0 - 60_000, 100)).filter((i) => i.accountId === accountId)).toEqual([]);
+      expect(
+        (await store().staleInstances('offline', T0, 100)).filter((i) => i.accountId === accountId).map((i) => i.id),
+      ).toEqual([offline.instance.id]);
+      expect(
+        (await store().staleInstances('offline', T0 - 60_000, 100)).filter((i) => i.accountId === accountId),
+      ).toEqual([]);
     });
 
     it('keeps a machine’s announced price rise and applies those due, moving their prices and discounts into the listing', async () => {
-      const due = machine({ priceRise: { pricePerGpuHourMicros: 4_000_000n, discountsBp: { day: 0, week: 500, month: 1000 }, atMs: T0 } });
-      const later = machine({ priceRise: { pricePerGpuHourMicros: 5_000_000n, discountsBp: { day: 100, week: 200, month: 300 }, atMs: T0 + 1 } });
+      const due = machine({
+        priceRise: { pricePerGpuHourMicros: 4_000_000n, discountsBp: { day: 0, week: 500, month: 1000 }, atMs: T0 },
+      });
+      const later = machine({
+        priceRise: {
+          pricePerGpuHourMicros: 5_000_000n,
+          discountsBp: { day: 100, week: 200, month: 300 },
+          atMs: T0 + 1,
+        },
+      });
       await store().addMachine(due);
       await store().addMachine(later);
       expect((await store().getMachine(later.id))!.priceRise).toEqual(later.priceRise);
       await store().applyPriceRises(T0);
-      expect(await store().getMachine(due.id)).toMatchObject({ pricePerGpuHourMicros: 4_000_000n, discountsBp: { day: 0, week: 500, month: 1000 }, priceRise: null });
-      expect(await store().getMachine(later.id)).toMatchObject({ pricePerGpuHourMicros: 400_000n, discountsBp: { day: 1000, week: 2000, month: 3000 }, priceRise: later.priceRise });
+      expect(await store().getMachine(due.id)).toMatchObject({
+        pricePerGpuHourMicros: 4_000_000n,
+        discountsBp: { day: 0, week: 500, month: 1000 },
+        priceRise: null,
+      });
+      expect(await store().getMachine(later.id)).toMatchObject({
+        pricePerGpuHourMicros: 400_000n,
+        discountsBp: { day: 1000, week: 2000, month: 3000 },
+        priceRise: later.priceRise,
+      });
       const cut = await store().updateMachine(later.id, { pricePerGpuHourMicros: 300_000n, priceRise: null });
       expect(cut).toMatchObject({ pricePerGpuHourMicros: 300_000n, priceRise: null });
       await store().applyPriceRises(T0 + 10);
@@ -274,8 +355,12 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       await store().addMachine(m);
       const accountId = newId('acc');
       const a = await store().place(instance(m, { accountId, createdAtMs: T0 }));
-      const b = await store().place(instance(m, { accountId, createdAtMs: T0 + 1, status: 'running', runningSinceMs: T0 }));
-      const c = await store().place(instance(m, { createdAtMs: T0 + 2, status: 'terminated', pendingChargeMicros: 5n }));
+      const b = await store().place(
+        instance(m, { accountId, createdAtMs: T0 + 1, status: 'running', runningSinceMs: T0 }),
+      );
+      const c = await store().place(
+        instance(m, { createdAtMs: T0 + 2, status: 'terminated', pendingChargeMicros: 5n }),
+      );
       if (!a.ok || !b.ok || !c.ok) throw new Error('not placed');
       expect((await store().listInstances(accountId, 10, 0)).map((i) => i.id)).toEqual([b.instance.id, a.instance.id]);
       expect((await store().listInstances(accountId, 1, 1)).map((i) => i.id)).toEqual([a.instance.id]);
@@ -285,8 +370,13 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       expect(active).toContain(c.instance.id);
       expect(active).not.toContain(a.instance.id);
       expect((await store().runningInstances(accountId)).map((i) => i.id)).toEqual([b.instance.id]);
-      expect((await store().wantedRunning(accountId)).map((i) => i.id).sort()).toEqual([a.instance.id, b.instance.id].sort());
-      const stopped = await store().change(a.instance.id, a.instance.version, { patch: { desiredStatus: 'stopped', status: 'stopped' }, gpus: 'release' });
+      expect((await store().wantedRunning(accountId)).map((i) => i.id).sort()).toEqual(
+        [a.instance.id, b.instance.id].sort(),
+      );
+      const stopped = await store().change(a.instance.id, a.instance.version, {
+        patch: { desiredStatus: 'stopped', status: 'stopped' },
+        gpus: 'release',
+      });
       expect(stopped.ok).toBe(true);
       expect((await store().wantedRunning(accountId)).map((i) => i.id)).toEqual([b.instance.id]);
     });
@@ -295,15 +385,29 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       const m = machine({ gpuName: `GPU_${newId('g')}`, gpuCount: 4 });
       await store().addMachine(m);
       const due = T0 - 1_000_000;
-      const late = await store().place(instance(m, { pricingType: 'week', termMs: 7 * 86_400_000, minutePriceMicros: 12_345n, holdId: newId('rhold'), holdRenewAtMs: due + 10 }));
-      const later = await store().place(instance(m, { pricingType: 'day', termMs: 86_400_000, holdId: newId('rhold'), holdRenewAtMs: due }));
-      const notYet = await store().place(instance(m, { pricingType: 'day', termMs: 86_400_000, holdId: newId('rhold'), holdRenewAtMs: T0 + 1 }));
+      const late = await store().place(
+        instance(m, {
+          pricingType: 'week',
+          termMs: 7 * 86_400_000,
+          minutePriceMicros: 12_345n,
+          holdId: newId('rhold'),
+          holdRenewAtMs: due + 10,
+        }),
+      );
+      const later = await store().place(
+        instance(m, { pricingType: 'day', termMs: 86_400_000, holdId: newId('rhold'), holdRenewAtMs: due }),
+      );
+      const notYet = await store().place(
+        instance(m, { pricingType: 'day', termMs: 86_400_000, holdId: newId('rhold'), holdRenewAtMs: T0 + 1 }),
+      );
       if (!late.ok || !later.ok || !notYet.ok) throw new Error('not placed');
       expect(late.instance).toMatchObject({ minutePriceMicros: 12_345n, holdRenewAtMs: due + 10 });
       const ids = (await store().holdsToRenew(T0, 1000)).map((i) => i.id);
       expect(ids.indexOf(later.instance.id)).toBeLessThan(ids.indexOf(late.instance.id));
       expect(ids).not.toContain(notYet.instance.id);
-      const renewed = await store().change(late.instance.id, late.instance.version, { patch: { holdRenewAtMs: T0 + 5 } });
+      const renewed = await store().change(late.instance.id, late.instance.version, {
+        patch: { holdRenewAtMs: T0 + 5 },
+      });
       expect(renewed.ok && renewed.instance.holdRenewAtMs).toBe(T0 + 5);
       expect((await store().holdsToRenew(T0, 1000)).map((i) => i.id)).not.toContain(late.instance.id);
     });
@@ -336,14 +440,21 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       expect((await store().listBurstOrders(accountId, 1, 1)).map((o) => o.id)).toEqual([order.id]);
       const a = await store().place(instance(m, { accountId, burstOrderId: order.id, gpuCount: 2 }));
       await store().place(instance(m, { accountId, gpuCount: 1 }));
-      expect((await store().orderInstances(order.id)).map((i) => [i.id, i.burstOrderId, i.gpuIndexes.length])).toEqual([[a.ok && a.instance.id, order.id, 2]]);
+      expect((await store().orderInstances(order.id)).map((i) => [i.id, i.burstOrderId, i.gpuIndexes.length])).toEqual([
+        [a.ok && a.instance.id, order.id, 2],
+      ]);
       await store().updateBurstOrder(order.id, { desiredStatus: 'stopped', updatedAtMs: T0 + 5 });
-      expect(await store().getBurstOrder(order.id)).toEqual({ ...order, desiredStatus: 'stopped', updatedAtMs: T0 + 5 });
+      expect(await store().getBurstOrder(order.id)).toEqual({
+        ...order,
+        desiredStatus: 'stopped',
+        updatedAtMs: T0 + 5,
+      });
       await store().removeBurstOrder(later.id);
       expect(await store().getBurstOrder(later.id)).toBeNull();
     });
 
-    const newVolume = (accountId: string, sizeGb = 50) => store().volumes.create({ accountId, name: 'data', sizeGb, priceMicrosPerGbMonth: 100_000n, createdAtMs: T0 });
+    const newVolume = (accountId: string, sizeGb = 50) =>
+      store().volumes.create({ accountId, name: 'data', sizeGb, priceMicrosPerGbMonth: 100_000n, createdAtMs: T0 });
 
     it('keeps volumes: created unpinned, pinned by the first placement, refused on another machine, listed newest first', async () => {
       const [a, b] = [machine(), machine()];
@@ -351,19 +462,37 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       await store().addMachine(b);
       const accountId = newId('acc');
       const volume = await newVolume(accountId);
-      expect(volume).toMatchObject({ accountId, sizeGb: 50, machineId: null, deletedAtMs: null, settledUntilMs: T0, chargedMicros: 0n, settleSeq: 0, version: 1 });
+      expect(volume).toMatchObject({
+        accountId,
+        sizeGb: 50,
+        machineId: null,
+        deletedAtMs: null,
+        settledUntilMs: T0,
+        chargedMicros: 0n,
+        settleSeq: 0,
+        version: 1,
+      });
       const second = await newVolume(accountId, 10);
       expect((await store().volumes.list(accountId, 10, 0)).map((v) => v.id)).toEqual([second.id, volume.id]);
       expect((await store().volumes.list(accountId, 1, 1)).map((v) => v.id)).toEqual([volume.id]);
 
       const placed = await store().place(instance(a, { accountId, volumeId: volume.id }));
       expect(placed.ok && placed.instance.volumeId).toBe(volume.id);
-      expect(await store().volumes.get(volume.id)).toMatchObject({ machineId: a.id, providerAccountId: a.providerAccountId });
+      expect(await store().volumes.get(volume.id)).toMatchObject({
+        machineId: a.id,
+        providerAccountId: a.providerAccountId,
+      });
       expect((await store().volumes.onMachine(a.id)).map((v) => v.id)).toEqual([volume.id]);
       expect(await store().place(instance(a, { accountId, volumeId: volume.id }))).toMatchObject({ ok: true });
-      expect(await store().place(instance(b, { accountId, volumeId: volume.id, gpuCount: 4 }))).toEqual({ ok: false, reason: 'volume_elsewhere' });
+      expect(await store().place(instance(b, { accountId, volumeId: volume.id, gpuCount: 4 }))).toEqual({
+        ok: false,
+        reason: 'volume_elsewhere',
+      });
       expect(await store().freeGpus(b.id)).toBe(4);
-      expect(await store().place(instance(b, { accountId, volumeId: 999_999 }))).toEqual({ ok: false, reason: 'volume_elsewhere' });
+      expect(await store().place(instance(b, { accountId, volumeId: 999_999 }))).toEqual({
+        ok: false,
+        reason: 'volume_elsewhere',
+      });
     });
 
     it('deletes a volume only when no live instance has it, once; a deleted volume is never attached again', async () => {
@@ -374,15 +503,26 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       const placed = await store().place(instance(m, { accountId, volumeId: volume.id }));
       if (!placed.ok) throw new Error('not placed');
       expect(await store().volumes.remove(volume.id, T0 + 10)).toEqual({ ok: false, reason: 'in_use' });
-      const stopped = await store().change(placed.instance.id, placed.instance.version, { patch: { desiredStatus: 'stopped', status: 'stopped' }, gpus: 'release' });
+      const stopped = await store().change(placed.instance.id, placed.instance.version, {
+        patch: { desiredStatus: 'stopped', status: 'stopped' },
+        gpus: 'release',
+      });
       expect(await store().volumes.remove(volume.id, T0 + 10)).toEqual({ ok: false, reason: 'in_use' });
       if (!stopped.ok) throw new Error('not stopped');
-      await store().change(placed.instance.id, stopped.instance.version, { patch: { desiredStatus: 'terminated', status: 'terminated' } });
+      await store().change(placed.instance.id, stopped.instance.version, {
+        patch: { desiredStatus: 'terminated', status: 'terminated' },
+      });
       const removed = await store().volumes.remove(volume.id, T0 + 20);
       expect(removed).toMatchObject({ ok: true, volume: { id: volume.id, deletedAtMs: T0 + 20 } });
-      expect(await store().volumes.remove(volume.id, T0 + 30)).toMatchObject({ ok: true, volume: { deletedAtMs: T0 + 20 } });
+      expect(await store().volumes.remove(volume.id, T0 + 30)).toMatchObject({
+        ok: true,
+        volume: { deletedAtMs: T0 + 20 },
+      });
       expect(await store().volumes.onMachine(m.id)).toEqual([]);
-      expect(await store().place(instance(m, { accountId, volumeId: volume.id }))).toEqual({ ok: false, reason: 'volume_elsewhere' });
+      expect(await store().place(instance(m, { accountId, volumeId: volume.id }))).toEqual({
+        ok: false,
+        reason: 'volume_elsewhere',
+      });
       expect(await store().volumes.remove(999_999, T0)).toEqual({ ok: false, reason: 'not_found' });
     });
 
@@ -392,7 +532,9 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       const accountId = newId('acc');
       const volume = await newVolume(accountId);
       const outcomes = await Promise.all([
-        ...Array.from({ length: 12 }, (_, i) => store().place(instance(machines[i % 2]!, { accountId, volumeId: volume.id }))),
+        ...Array.from({ length: 12 }, (_, i) =>
+          store().place(instance(machines[i % 2]!, { accountId, volumeId: volume.id })),
+        ),
         store().volumes.remove(volume.id, T0 + 1),
       ]);
       const placed = outcomes.slice(0, 12).flatMap((o) => ('instance' in o && o.ok ? [o.instance] : []));
@@ -412,19 +554,43 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       const pinned = (await store().volumes.get(volume.id))!;
       const recorded = await store().volumes.change(volume.id, pinned.version, {
         patch: { settleSeq: 1, settledUntilMs: T0 + 60_000, chargedMicros: 7n, pendingChargeMicros: 7n },
-        settlement: { recorded: { volumeId: volume.id, seq: 1, machineId: m.id, providerAccountId: m.providerAccountId, chargedMicros: 7n, providerMicros: null, atMs: T0 + 60_000 } },
+        settlement: {
+          recorded: {
+            volumeId: volume.id,
+            seq: 1,
+            machineId: m.id,
+            providerAccountId: m.providerAccountId,
+            chargedMicros: 7n,
+            providerMicros: null,
+            atMs: T0 + 60_000,
+          },
+        },
       });
-      expect(recorded).toMatchObject({ settleSeq: 1, settledUntilMs: T0 + 60_000, chargedMicros: 7n, pendingChargeMicros: 7n, version: pinned.version + 1 });
+      expect(recorded).toMatchObject({
+        settleSeq: 1,
+        settledUntilMs: T0 + 60_000,
+        chargedMicros: 7n,
+        pendingChargeMicros: 7n,
+        version: pinned.version + 1,
+      });
       expect(await store().volumes.change(volume.id, pinned.version, { patch: { chargedMicros: 1n } })).toBeNull();
-      const billable = async (settledBeforeMs: number) => (await store().volumes.billable(settledBeforeMs, 10_000)).map((v) => v.id);
+      const billable = async (settledBeforeMs: number) =>
+        (await store().volumes.billable(settledBeforeMs, 10_000)).map((v) => v.id);
       expect(await billable(T0 + 60_000)).toContain(volume.id); // a settlement left to post
       expect(await store().providerSettlements(m.providerAccountId, T0, T0 + 120_000)).toEqual([]);
-      await store().volumes.change(volume.id, recorded!.version, { patch: { pendingChargeMicros: 0n }, settlement: { posted: { seq: 1, providerMicros: 6n } } });
-      expect(await store().providerSettlements(m.providerAccountId, T0, T0 + 120_000)).toEqual([{ machineId: m.id, chargedMicros: 7n, providerMicros: 6n, atMs: T0 + 60_000 }]);
+      await store().volumes.change(volume.id, recorded!.version, {
+        patch: { pendingChargeMicros: 0n },
+        settlement: { posted: { seq: 1, providerMicros: 6n } },
+      });
+      expect(await store().providerSettlements(m.providerAccountId, T0, T0 + 120_000)).toEqual([
+        { machineId: m.id, chargedMicros: 7n, providerMicros: 6n, atMs: T0 + 60_000 },
+      ]);
       expect(await billable(T0 + 60_000)).not.toContain(volume.id); // settled up to then
       expect(await billable(T0 + 120_000)).toContain(volume.id);
       const [attached] = await store().machineInstances(m.id);
-      await store().change(attached!.id, attached!.version, { patch: { desiredStatus: 'terminated', status: 'terminated' } });
+      await store().change(attached!.id, attached!.version, {
+        patch: { desiredStatus: 'terminated', status: 'terminated' },
+      });
       await store().volumes.remove(volume.id, T0 + 90_000);
       expect(await billable(T0)).toContain(volume.id); // deleted, not yet charged up to its deletion
       const last = (await store().volumes.get(volume.id))!;

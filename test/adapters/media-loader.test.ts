@@ -9,14 +9,21 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddressPolicy } from '../../src/adapters/media-fetch/address-policy.js';
 import { MemoryMediaLoader, SafeMediaLoader } from '../../src/adapters/media-fetch/index.js';
-import { BIG_BYTES, expectLoadFailure, MAX_BYTES, mediaLoaderConformance, PNG_BYTES } from './media-loader.conformance.js';
+import {
+  BIG_BYTES,
+  expectLoadFailure,
+  MAX_BYTES,
+  mediaLoaderConformance,
+  PNG_BYTES,
+} from './media-loader.conformance.js';
 
 /** A media server on `host`: /a.png, /big, /slow, /to?url=<location> (302), anything else 404. */
 async function mediaServer(host: string): Promise<{ server: Server; origin: string }> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname === '/a.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(PNG_BYTES);
-    if (url.pathname === '/big') return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(BIG_BYTES);
+    if (url.pathname === '/big')
+      return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(BIG_BYTES);
     if (url.pathname === '/slow') return void setTimeout(() => res.writeHead(200).end('late'), 2_000).unref();
     if (url.pathname === '/to') return void res.writeHead(302, { location: url.searchParams.get('url') ?? '/' }).end();
     res.writeHead(404).end();
@@ -26,7 +33,8 @@ async function mediaServer(host: string): Promise<{ server: Server; origin: stri
 }
 
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
-const safeLoader = (allow: string, timeoutMs = 5_000) => new SafeMediaLoader({ policy: AddressPolicy.parse(allow), maxBytes: MAX_BYTES, timeoutMs, maxRedirects: 3 });
+const safeLoader = (allow: string, timeoutMs = 5_000) =>
+  new SafeMediaLoader({ policy: AddressPolicy.parse(allow), maxBytes: MAX_BYTES, timeoutMs, maxRedirects: 3 });
 
 mediaLoaderConformance('in memory', async () => ({
   loader: new MemoryMediaLoader(
@@ -44,7 +52,13 @@ mediaLoaderConformance('in memory', async () => ({
 
 mediaLoaderConformance('SSRF-safe, loopback allow-listed', async () => {
   const { server, origin } = await mediaServer('127.0.0.1');
-  return { loader: safeLoader('127.0.0.1'), pngUrl: `${origin}/a.png`, bigUrl: `${origin}/big`, missingUrl: `${origin}/none`, cleanup: () => close(server) };
+  return {
+    loader: safeLoader('127.0.0.1'),
+    pngUrl: `${origin}/a.png`,
+    bigUrl: `${origin}/big`,
+    missingUrl: `${origin}/none`,
+    cleanup: () => close(server),
+  };
 });
 
 describe('SSRF-safe loader: what it refuses', () => {
@@ -71,16 +85,31 @@ describe('SSRF-safe loader: what it refuses', () => {
   });
 
   it('private, link-local (cloud metadata), carrier NAT, unique-local and unspecified addresses, before any connection', async () => {
-    for (const host of ['10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '[fd00:ec2::254]', '[fe80::1]', '0.0.0.0']) {
+    for (const host of [
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '[fd00:ec2::254]',
+      '[fe80::1]',
+      '0.0.0.0',
+    ]) {
       await expectLoadFailure(loader.load(`http://${host}/latest/meta-data/`), 'blocked_address');
     }
   });
 
   it('a redirect from an allowed host to loopback', async () => {
     expect((await loader.load(`${allowedHop.origin}/a.png`)).bytes.equals(PNG_BYTES)).toBe(true); // the hop itself is fine
-    await expectLoadFailure(loader.load(`${allowedHop.origin}/to?url=${encodeURIComponent(`${loopback.origin}/a.png`)}`), 'blocked_address');
+    await expectLoadFailure(
+      loader.load(`${allowedHop.origin}/to?url=${encodeURIComponent(`${loopback.origin}/a.png`)}`),
+      'blocked_address',
+    );
     // A probe follows the same rules as a load.
-    await expectLoadFailure(loader.probe(`${allowedHop.origin}/to?url=${encodeURIComponent(`${loopback.origin}/a.png`)}`, 16), 'blocked_address');
+    await expectLoadFailure(
+      loader.probe(`${allowedHop.origin}/to?url=${encodeURIComponent(`${loopback.origin}/a.png`)}`, 16),
+      'blocked_address',
+    );
     await expectLoadFailure(loader.probe(`${loopback.origin}/a.png`, 16), 'blocked_address');
   });
 

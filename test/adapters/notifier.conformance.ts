@@ -5,7 +5,7 @@
  * on the messenger's retry hint.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NotifierError, type Notifier } from '../../src/adapters/notifier/index.js';
+import { type Notifier, NotifierError } from '../../src/adapters/notifier/index.js';
 
 /** Ways to make the next send fail as the messenger would. */
 export interface Misbehaviour {
@@ -25,7 +25,10 @@ export interface NotifierUnderTest {
 }
 
 const failureOf = async (send: Promise<void>): Promise<NotifierError> => {
-  const err = await send.then(() => null, (e: unknown) => e);
+  const err = await send.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(NotifierError);
   return err as NotifierError;
 };
@@ -42,7 +45,11 @@ export function notifierConformance(name: string, make: () => Promise<NotifierUn
     });
 
     it('delivers each text to its chat, exactly and in order', async () => {
-      const texts = ['Rental inst_a (2× RTX_4090) is running.', 'Аренда остановлена: недостаточно средств\nвторая строка', 'emoji ✅ and <b>markup-looking</b> text'];
+      const texts = [
+        'Rental inst_a (2× RTX_4090) is running.',
+        'Аренда остановлена: недостаточно средств\nвторая строка',
+        'emoji ✅ and <b>markup-looking</b> text',
+      ];
       await subject.notifier.send({ chatId: '123456789' }, texts[0]!);
       await subject.notifier.send({ chatId: '-1001234567890' }, texts[1]!);
       await subject.notifier.send({ chatId: '@rental_alerts' }, texts[2]!);

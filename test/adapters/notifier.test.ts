@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogNotifier, MemoryNotifier, MessengerBotNotifier, NotifierError } from '../../src/adapters/notifier/index.js';
-import { startFakeMessengerBot, type FakeMessengerBot } from '../fixtures/fake-messenger-bot.js';
+import { type FakeMessengerBot, startFakeMessengerBot } from '../fixtures/fake-messenger-bot.js';
 import { notifierConformance } from './notifier.conformance.js';
 
 notifierConformance('memory', async () => {
@@ -20,7 +20,10 @@ notifierConformance('memory', async () => {
 
 notifierConformance('log', async () => {
   const lines: Record<string, unknown>[] = [];
-  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const logger = pino(
+    { level: 'info' },
+    { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
   return {
     notifier: new LogNotifier(logger),
     delivered: () => lines.map((l) => ({ chatId: l.chat_id as string, text: l.alert as string })),
@@ -61,12 +64,20 @@ describe('MessengerBotNotifier: the Bot API wire format', () => {
 
   it('POSTs {chat_id, text, disable_web_page_preview: true} to /bot<token>/sendMessage; a trailing slash on the base is fine', async () => {
     await notifier({ baseUrl: `${bot.url}/` }).send({ chatId: '123' }, 'hello https://example.com');
-    expect(bot.messages).toEqual([{ chatId: '123', text: 'hello https://example.com', body: { chat_id: '123', text: 'hello https://example.com', disable_web_page_preview: true } }]);
+    expect(bot.messages).toEqual([
+      {
+        chatId: '123',
+        text: 'hello https://example.com',
+        body: { chat_id: '123', text: 'hello https://example.com', disable_web_page_preview: true },
+      },
+    ]);
   });
 
   it('403 (the bot was blocked) is permanent, with the Bot API’s description; the token never appears in it', async () => {
     bot.blockedChats.add('555');
-    const err = (await notifier().send({ chatId: '555' }, 'x').catch((e: unknown) => e)) as NotifierError;
+    const err = (await notifier()
+      .send({ chatId: '555' }, 'x')
+      .catch((e: unknown) => e)) as NotifierError;
     expect(err).toBeInstanceOf(NotifierError);
     expect(err.permanent).toBe(true);
     expect(err.message).toContain('403: Forbidden: bot was blocked by the user');
@@ -74,7 +85,9 @@ describe('MessengerBotNotifier: the Bot API wire format', () => {
   });
 
   it('a wrong token (401) is worth retrying: the operator fixes it, not the message', async () => {
-    const err = (await notifier({ token: '999:wrong' }).send({ chatId: '1' }, 'x').catch((e: unknown) => e)) as NotifierError;
+    const err = (await notifier({ token: '999:wrong' })
+      .send({ chatId: '1' }, 'x')
+      .catch((e: unknown) => e)) as NotifierError;
     expect(err).toMatchObject({ permanent: false });
     expect(err.message).toContain('401: Unauthorized');
     expect(err.message).not.toContain('999:wrong');
@@ -82,7 +95,9 @@ describe('MessengerBotNotifier: the Bot API wire format', () => {
 
   it('an answer slower than the budget is a timeout worth retrying', async () => {
     bot.delayMs = 2_000;
-    const err = (await notifier({ budgetMs: 100 }).send({ chatId: '1' }, 'x').catch((e: unknown) => e)) as NotifierError;
+    const err = (await notifier({ budgetMs: 100 })
+      .send({ chatId: '1' }, 'x')
+      .catch((e: unknown) => e)) as NotifierError;
     expect(err).toMatchObject({ permanent: false });
     expect(err.message).toContain('timeout');
   });
@@ -90,7 +105,9 @@ describe('MessengerBotNotifier: the Bot API wire format', () => {
   it('a bot API that refuses connections is worth retrying', async () => {
     const url = bot.url;
     await bot.close();
-    const err = (await notifier({ baseUrl: url }).send({ chatId: '1' }, 'x').catch((e: unknown) => e)) as NotifierError;
+    const err = (await notifier({ baseUrl: url })
+      .send({ chatId: '1' }, 'x')
+      .catch((e: unknown) => e)) as NotifierError;
     expect(err).toMatchObject({ permanent: false });
     bot = await startFakeMessengerBot(); // for afterEach
   });

@@ -5,21 +5,37 @@
  * by answers arriving although the timeout is far longer than the test's own time limit, or by the timeout
  * being the only thing that can end the wait.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+
 import { createClient } from 'redis';
+import { afterEach, describe, expect, it } from 'vitest';
 import { FailOpenRateLimiter, type WarnLogger } from '../../src/adapters/rate-limiter/fail-open.js';
 import type { RateLimitDecision, RateLimiter, RateLimitRequest } from '../../src/adapters/rate-limiter/index.js';
 import { MemoryRateLimiter } from '../../src/adapters/rate-limiter/memory.js';
 import { RedisRateLimiter } from '../../src/adapters/rate-limiter/redis.js';
 
 const T0 = 1_750_000_000_000;
-const request = (nowMs = T0): RateLimitRequest => ({ keyId: 'key_a', accountId: 'acc_a', keyLimit: 2, accountLimit: 10, nowMs });
+const request = (nowMs = T0): RateLimitRequest => ({
+  keyId: 'key_a',
+  accountId: 'acc_a',
+  keyLimit: 2,
+  accountLimit: 10,
+  nowMs,
+});
 
 /** What the stub primary answers: a limit no real request uses, so its answers are recognisable. */
-const PRIMARY_ANSWER: RateLimitDecision = { allowed: true, key: { limit: 999, remaining: 998, resetMs: 1 }, account: { limit: 999, remaining: 998, resetMs: 1 } };
+const PRIMARY_ANSWER: RateLimitDecision = {
+  allowed: true,
+  key: { limit: 999, remaining: 998, resetMs: 1 },
+  account: { limit: 999, remaining: 998, resetMs: 1 },
+};
 
 function stubPrimary(check: () => Promise<RateLimitDecision>) {
-  const primary = { calls: 0, closed: false, check: async () => (primary.calls++, check()), close: async () => void (primary.closed = true) };
+  const primary = {
+    calls: 0,
+    closed: false,
+    check: async () => (primary.calls++, check()),
+    close: async () => void (primary.closed = true),
+  };
   return primary satisfies RateLimiter;
 }
 
@@ -32,7 +48,13 @@ function recordingLogger() {
 function setup(primary: RateLimiter, options: { isPrimaryReady?: () => boolean; timeoutMs?: number } = {}) {
   const { logger, warnings } = recordingLogger();
   const clock = { nowMs: 0 };
-  const limiter = new FailOpenRateLimiter({ primary, fallback: new MemoryRateLimiter(), logger, clock: () => clock.nowMs, ...options });
+  const limiter = new FailOpenRateLimiter({
+    primary,
+    fallback: new MemoryRateLimiter(),
+    logger,
+    clock: () => clock.nowMs,
+    ...options,
+  });
   return { limiter, warnings, clock };
 }
 
@@ -50,7 +72,11 @@ describe('FailOpenRateLimiter with stub primaries', () => {
   it('answers from the local window when the primary throws, enforcing the limit locally', async () => {
     const failure = new Error('ECONNRESET');
     const { limiter, warnings } = setup(stubPrimary(async () => Promise.reject(failure)));
-    const decisions = [await limiter.check(request()), await limiter.check(request(T0 + 1)), await limiter.check(request(T0 + 2))];
+    const decisions = [
+      await limiter.check(request()),
+      await limiter.check(request(T0 + 1)),
+      await limiter.check(request(T0 + 2)),
+    ];
     expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, false]);
     expect(decisions[2]).toMatchObject({ rejectedBy: 'key', retryAfterMs: 59_998 });
     expect(warnings).toHaveLength(1);
@@ -126,7 +152,11 @@ describe('FailOpenRateLimiter over node-redis pointed at a closed port', () => {
 
   /** Keeps reconnecting, as production would; `connect()` rejects on the first refusal, which we ignore. */
   function deadRedis(options: { disableOfflineQueue: boolean }) {
-    const client = createClient({ url: 'redis://127.0.0.1:1', disableOfflineQueue: options.disableOfflineQueue, socket: { reconnectStrategy: () => 100, connectTimeout: 1_000 } });
+    const client = createClient({
+      url: 'redis://127.0.0.1:1',
+      disableOfflineQueue: options.disableOfflineQueue,
+      socket: { reconnectStrategy: () => 100, connectTimeout: 1_000 },
+    });
     client.on('error', () => {});
     client.connect().catch(() => {});
     clients.push(client);
@@ -139,7 +169,10 @@ describe('FailOpenRateLimiter over node-redis pointed at a closed port', () => {
 
   it('answers without touching Redis while the client is not ready', async () => {
     const client = deadRedis({ disableOfflineQueue: false });
-    const { limiter, warnings } = setup(new RedisRateLimiter(client), { isPrimaryReady: () => client.isReady, timeoutMs: 600_000 });
+    const { limiter, warnings } = setup(new RedisRateLimiter(client), {
+      isPrimaryReady: () => client.isReady,
+      timeoutMs: 600_000,
+    });
     const decisions = await answersAll(limiter);
     expect(decisions.filter((decision) => decision.allowed)).toHaveLength(2);
     expect(warnings).toHaveLength(1);
@@ -148,7 +181,10 @@ describe('FailOpenRateLimiter over node-redis pointed at a closed port', () => {
 
   it('answers at once when readiness is stale but the offline queue is disabled (commands fail fast)', async () => {
     const client = deadRedis({ disableOfflineQueue: true });
-    const { limiter, warnings } = setup(new RedisRateLimiter(client), { isPrimaryReady: () => true, timeoutMs: 600_000 });
+    const { limiter, warnings } = setup(new RedisRateLimiter(client), {
+      isPrimaryReady: () => true,
+      timeoutMs: 600_000,
+    });
     expect((await answersAll(limiter)).filter((decision) => decision.allowed)).toHaveLength(2);
     expect(warnings[0]?.obj).toMatchObject({ reason: 'primary_error' });
   });

@@ -4,8 +4,8 @@
  * shared by separate processes (DESIGN 8: rate limits wrong across instances).
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WINDOW_MS } from '../../src/adapters/rate-limiter/index.js';
 import { MemoryRateLimiter } from '../../src/adapters/rate-limiter/memory.js';
 import { RedisRateLimiter, type RedisScriptClient } from '../../src/adapters/rate-limiter/redis.js';
@@ -51,10 +51,23 @@ rateLimiterConformance('redis', async () => {
 describe('MemoryRateLimiter memory', () => {
   it('forgets windows of keys that stopped sending', async () => {
     const limiter = new MemoryRateLimiter();
-    for (let i = 0; i < 50; i += 1) await limiter.check({ keyId: newId('key'), accountId: newId('acc'), keyLimit: 5, accountLimit: 5, nowMs: T0 + i });
+    for (let i = 0; i < 50; i += 1)
+      await limiter.check({
+        keyId: newId('key'),
+        accountId: newId('acc'),
+        keyLimit: 5,
+        accountLimit: 5,
+        nowMs: T0 + i,
+      });
     expect(limiter.windowCount).toBe(100);
     // One window later, any check sweeps every window whose entries have all left.
-    await limiter.check({ keyId: 'key_other', accountId: 'acc_other', keyLimit: 5, accountLimit: 5, nowMs: T0 + 49 + WINDOW_MS });
+    await limiter.check({
+      keyId: 'key_other',
+      accountId: 'acc_other',
+      keyLimit: 5,
+      accountLimit: 5,
+      nowMs: T0 + 49 + WINDOW_MS,
+    });
     expect(limiter.windowCount).toBe(2);
   });
 
@@ -75,7 +88,8 @@ describe('MemoryRateLimiter memory', () => {
       }
     }
     // 1,000 more fill it; the next is refused until the oldest entries (t = 2,000 ms) leave.
-    for (let i = 0; i < 1_000; i += 1) expect((await limiter.check({ ...request, nowMs: T0 + 2_999 })).allowed).toBe(true);
+    for (let i = 0; i < 1_000; i += 1)
+      expect((await limiter.check({ ...request, nowMs: T0 + 2_999 })).allowed).toBe(true);
     const refused = await limiter.check({ ...request, nowMs: T0 + 2_999 });
     expect(refused).toMatchObject({ allowed: false, rejectedBy: 'key', retryAfterMs: 1 });
     expect((await limiter.check({ ...request, nowMs: T0 + 3_000 })).allowed).toBe(true);
@@ -99,7 +113,11 @@ describe('RedisRateLimiter on the real Redis', () => {
     try {
       const limiters = [new RedisRateLimiter(client, { prefix }), new RedisRateLimiter(other, { prefix })];
       const request = { keyId: newId('key'), accountId: newId('acc'), keyLimit: 120, accountLimit: 600 };
-      const decisions = await Promise.all(Array.from({ length: 130 }, (_, i) => (limiters[i % 2] as RedisRateLimiter).check({ ...request, nowMs: T0 + (i % 3) })));
+      const decisions = await Promise.all(
+        Array.from({ length: 130 }, (_, i) =>
+          (limiters[i % 2] as RedisRateLimiter).check({ ...request, nowMs: T0 + (i % 3) }),
+        ),
+      );
       expect(decisions.filter((decision) => decision.allowed)).toHaveLength(120);
       expect(decisions.filter((decision) => !decision.allowed && decision.rejectedBy === 'key')).toHaveLength(10);
     } finally {
@@ -134,7 +152,13 @@ describe('RedisRateLimiter on the real Redis', () => {
       },
       scriptLoad: (script) => client.scriptLoad(script),
     };
-    const decision = await new RedisRateLimiter(forgetful, { prefix }).check({ keyId: newId('key'), accountId: newId('acc'), keyLimit: 2, accountLimit: 2, nowMs: T0 });
+    const decision = await new RedisRateLimiter(forgetful, { prefix }).check({
+      keyId: newId('key'),
+      accountId: newId('acc'),
+      keyLimit: 2,
+      accountLimit: 2,
+      nowMs: T0,
+    });
     expect(decision).toMatchObject({ allowed: true, key: { remaining: 1 } });
     expect(evalCalls).toBe(1);
   });
@@ -142,11 +166,13 @@ describe('RedisRateLimiter on the real Redis', () => {
   it('passes other Redis errors through to the caller', async () => {
     const broken: RedisScriptClient = {
       evalSha: async () => {
-        throw new Error('READONLY You can\'t write against a read only replica.');
+        throw new Error("READONLY You can't write against a read only replica.");
       },
       eval: async () => expect.fail('EVAL must not be tried'),
       scriptLoad: async () => expect.fail('not used'),
     };
-    await expect(new RedisRateLimiter(broken).check({ keyId: 'k', accountId: 'a', keyLimit: 1, accountLimit: 1, nowMs: T0 })).rejects.toThrow(/READONLY/);
+    await expect(
+      new RedisRateLimiter(broken).check({ keyId: 'k', accountId: 'a', keyLimit: 1, accountLimit: 1, nowMs: T0 }),
+    ).rejects.toThrow(/READONLY/);
   });
 });

@@ -18,12 +18,14 @@ describe('the SQLite checkpoint worker', () => {
     try {
       await db.knex.raw('create table t (id integer primary key, text text not null)');
       const before = statSync(file).size;
-      for (let i = 0; i < 20; i++) await db.knex('t').insert(Array.from({ length: 50 }, (_, j) => ({ text: `row ${i}-${j} `.repeat(20) })));
+      for (let i = 0; i < 20; i++)
+        await db.knex('t').insert(Array.from({ length: 50 }, (_, j) => ({ text: `row ${i}-${j} `.repeat(20) })));
       expect(statSync(file).size).toBe(before); // everything is still in the WAL
       expect(statSync(`${file}-wal`).size).toBeGreaterThan(100_000);
       const failures: string[] = [];
       const checkpointer = startCheckpointer(file, 50, (failure) => failures.push(failure));
-      for (let waited = 0; statSync(file).size === before && waited < 5_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let waited = 0; statSync(file).size === before && waited < 5_000; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       await checkpointer.stop();
       expect(statSync(file).size).toBeGreaterThan(100_000);
       expect(failures).toEqual([]);

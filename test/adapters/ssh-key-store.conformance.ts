@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SshKeyRecord, SshKeyStore } from '../../src/adapters/ssh-key-store/index.js';
 import { newId } from '../../src/domain/ids.js';
 
-export function sshKeyStoreConformance(name: string, make: () => Promise<{ store: SshKeyStore; cleanup(): Promise<void> }>): void {
+export function sshKeyStoreConformance(
+  name: string,
+  make: () => Promise<{ store: SshKeyStore; cleanup(): Promise<void> }>,
+): void {
   describe(`SshKeyStore conformance: ${name}`, () => {
     let subject: { store: SshKeyStore; cleanup(): Promise<void> } | undefined;
     const store = (): SshKeyStore => subject!.store;
@@ -13,7 +16,14 @@ export function sshKeyStoreConformance(name: string, make: () => Promise<{ store
     afterAll(async () => {
       await subject?.cleanup();
     });
-    const key = (accountId: string, fingerprint: string, createdAtMs: number): SshKeyRecord => ({ id: newId('sshk'), accountId, name: 'laptop', publicKey: `ssh-ed25519 AAAA ${fingerprint}`, fingerprint, createdAtMs });
+    const key = (accountId: string, fingerprint: string, createdAtMs: number): SshKeyRecord => ({
+      id: newId('sshk'),
+      accountId,
+      name: 'laptop',
+      publicKey: `ssh-ed25519 AAAA ${fingerprint}`,
+      fingerprint,
+      createdAtMs,
+    });
 
     it('adds keys, answers the existing one for a fingerprint the account has, lists oldest first, removes only the account’s own', async () => {
       const [a, b] = [newId('acc'), newId('acc')];

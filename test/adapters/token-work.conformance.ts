@@ -34,7 +34,14 @@ export function tokenWorkConformance(name: string, make: () => TokenWork): void 
       const body = {
         messages: [
           { role: 'system', content: 'Be brief.' },
-          { role: 'user', content: [{ type: 'text', text: LONG }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }], name: 'ann' },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: LONG },
+              { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+            ],
+            name: 'ann',
+          },
         ],
         tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
       };

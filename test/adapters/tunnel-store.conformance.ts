@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TunnelStore } from '../../src/adapters/tunnel-store/index.js';
 import { newId } from '../../src/domain/ids.js';
 
-export function tunnelStoreConformance(name: string, make: () => Promise<{ store: TunnelStore; cleanup(): Promise<void> }>): void {
+export function tunnelStoreConformance(
+  name: string,
+  make: () => Promise<{ store: TunnelStore; cleanup(): Promise<void> }>,
+): void {
   describe(`TunnelStore conformance: ${name}`, () => {
     let subject: { store: TunnelStore; cleanup(): Promise<void> } | undefined;
     const store = (): TunnelStore => subject!.store;
@@ -43,7 +46,13 @@ export function tunnelStoreConformance(name: string, make: () => Promise<{ store
 
     it('hands each tunnel request to one claim, oldest first, not those made before `since`, and expires old ones', async () => {
       const machineId = newId('mch');
-      const request = (token: string, createdAtMs: number) => ({ token, machineId, instanceId: newId('inst'), tunnel: { host: 'proxy-1.example', port: 7022 }, createdAtMs });
+      const request = (token: string, createdAtMs: number) => ({
+        token,
+        machineId,
+        instanceId: newId('inst'),
+        tunnel: { host: 'proxy-1.example', port: 7022 },
+        createdAtMs,
+      });
       await store().request(request('old', 100));
       await store().request(request('t2', 300));
       await store().request(request('t1', 200));

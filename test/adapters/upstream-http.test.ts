@@ -5,21 +5,34 @@
  * timeouts use budgets far below the test's own limit, and only the failure kind is checked.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Canceller, type CancelSignal } from '../../src/cancel-signal.js';
 import { CohereRerankProvider } from '../../src/adapters/upstream/cohere-rerank.js';
-import { createUpstreamAgent, httpFailure, postJson, transportFailure } from '../../src/adapters/upstream/http-client.js';
-import { UpstreamError, type ChatStream, type StreamEvent, type UpstreamFailure } from '../../src/adapters/upstream/index.js';
-import { OpenAiCompatibleProvider, type OpenAiCompatibleOptions } from '../../src/adapters/upstream/openai-compatible.js';
+import {
+  createUpstreamAgent,
+  httpFailure,
+  postJson,
+  transportFailure,
+} from '../../src/adapters/upstream/http-client.js';
+import {
+  type ChatStream,
+  type StreamEvent,
+  UpstreamError,
+  type UpstreamFailure,
+} from '../../src/adapters/upstream/index.js';
+import {
+  type OpenAiCompatibleOptions,
+  OpenAiCompatibleProvider,
+} from '../../src/adapters/upstream/openai-compatible.js';
 import { TeiRerankProvider } from '../../src/adapters/upstream/tei-rerank.js';
+import { Canceller, type CancelSignal } from '../../src/cancel-signal.js';
 import {
   closedPortUrl,
+  type FakeUpstream,
+  type FakeUpstreamOptions,
   fakeChunkText,
   fakeEmbedding,
   fakeRelevance,
   fakeTokenCount,
   startFakeUpstream,
-  type FakeUpstream,
-  type FakeUpstreamOptions,
 } from '../fixtures/fake-upstream.js';
 
 /** Calls here are bounded by their provider's budget only. */
@@ -47,13 +60,24 @@ async function restartFake(options: FakeUpstreamOptions): Promise<void> {
 }
 
 function openAi(options: Partial<OpenAiCompatibleOptions> = {}): OpenAiCompatibleProvider {
-  const provider = new OpenAiCompatibleProvider({ name: 'fake-openai', baseUrl: `${fake.baseUrl}/v1`, apiKey: 'sk-test', ...options });
+  const provider = new OpenAiCompatibleProvider({
+    name: 'fake-openai',
+    baseUrl: `${fake.baseUrl}/v1`,
+    apiKey: 'sk-test',
+    ...options,
+  });
   closers.push(() => provider.close());
   return provider;
 }
 
 const signal = (): CancelSignal => new AbortController().signal;
-const chatCall = (body: Record<string, unknown> = { messages: MESSAGES }, callSignal = signal()) => ({ upstreamModel: 'vendor-model-1', body, maxOutputTokens: 256, signal: callSignal, deadlineAtMs: NO_DEADLINE });
+const chatCall = (body: Record<string, unknown> = { messages: MESSAGES }, callSignal = signal()) => ({
+  upstreamModel: 'vendor-model-1',
+  body,
+  maxOutputTokens: 256,
+  signal: callSignal,
+  deadlineAtMs: NO_DEADLINE,
+});
 
 /** The UpstreamFailure a promise rejects with (and proof that it rejects with an UpstreamError). */
 async function failureOf(promise: Promise<unknown>): Promise<UpstreamFailure> {
@@ -99,11 +123,16 @@ describe('OpenAiCompatibleProvider.chat', () => {
     const [request] = fake.requests;
     expect(request).toMatchObject({ method: 'POST', path: '/v1/chat/completions' });
     expect(request?.body).toEqual({ ...body, model: 'vendor-model-1', stream: false, max_completion_tokens: 256 });
-    expect(request?.headers).toMatchObject({ authorization: 'Bearer sk-test', 'content-type': 'application/json', 'x-vendor-tag': 'gw' });
+    expect(request?.headers).toMatchObject({
+      authorization: 'Bearer sk-test',
+      'content-type': 'application/json',
+      'x-vendor-tag': 'gw',
+    });
     expect(result.completion).toMatchObject({ object: 'chat.completion', model: 'vendor-model-1' });
-    expect(result.completion.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'chunk1 chunk2 chunk3 ' }, finish_reason: 'stop' }]);
+    expect(result.completion.choices).toEqual([
+      { index: 0, message: { role: 'assistant', content: 'chunk1 chunk2 chunk3 ' }, finish_reason: 'stop' },
+    ]);
   });
-
 
   it('sends the output cap in the field the provider is configured for, whatever the client called it', async () => {
     await openAi({ outputCapField: 'max_tokens' }).chat(chatCall({ messages: MESSAGES }));
@@ -133,7 +162,11 @@ describe('OpenAiCompatibleProvider.chat', () => {
 
   it('5xx → http with the status and the vendor message', async () => {
     fake.setBehaviour({ status: 503 });
-    expect(await failureOf(openAi().chat(chatCall()))).toEqual({ kind: 'http', status: 503, message: 'fake upstream error 503' });
+    expect(await failureOf(openAi().chat(chatCall()))).toEqual({
+      kind: 'http',
+      status: 503,
+      message: 'fake upstream error 503',
+    });
   });
 
   it('429 → http with retryAfterSec from Retry-After', async () => {
@@ -150,7 +183,11 @@ describe('OpenAiCompatibleProvider.chat', () => {
 
   it('a non-JSON error body → its text excerpt as the message', async () => {
     fake.setBehaviour({ status: 502, body: '<html>  Bad\n gateway </html>' });
-    expect(await failureOf(openAi().chat(chatCall()))).toEqual({ kind: 'http', status: 502, message: '<html> Bad gateway </html>' });
+    expect(await failureOf(openAi().chat(chatCall()))).toEqual({
+      kind: 'http',
+      status: 502,
+      message: '<html> Bad gateway </html>',
+    });
   });
 
   it('2xx that is not JSON, or not a chat completion → bad_response', async () => {
@@ -158,7 +195,10 @@ describe('OpenAiCompatibleProvider.chat', () => {
     fake.setBehaviour({ status: 200, body: 'surprise' });
     expect(await failureOf(provider.chat(chatCall()))).toMatchObject({ kind: 'bad_response' });
     fake.setBehaviour({ status: 200, body: { error: { message: 'quota exceeded' } } });
-    expect(await failureOf(provider.chat(chatCall()))).toMatchObject({ kind: 'bad_response', message: expect.stringMatching(/quota exceeded/) });
+    expect(await failureOf(provider.chat(chatCall()))).toMatchObject({
+      kind: 'bad_response',
+      message: expect.stringMatching(/quota exceeded/),
+    });
   });
 
   it('a body cut off after the headers → bad_response', async () => {
@@ -168,7 +208,10 @@ describe('OpenAiCompatibleProvider.chat', () => {
 
   it('nothing listening → connect', async () => {
     const provider = openAi({ baseUrl: await closedPortUrl() });
-    expect(await failureOf(provider.chat(chatCall()))).toMatchObject({ kind: 'connect', message: expect.stringMatching(/ECONNREFUSED/) });
+    expect(await failureOf(provider.chat(chatCall()))).toMatchObject({
+      kind: 'connect',
+      message: expect.stringMatching(/ECONNREFUSED/),
+    });
   });
 
   it('a silent upstream past the budget → timeout, and the fake sees the connection closed', async () => {
@@ -204,11 +247,19 @@ describe('OpenAiCompatibleProvider.chatStream', () => {
     const stream = await openAi().chatStream(chatCall(body));
     const { events, failure } = await drain(stream);
     expect(failure).toBeNull();
-    expect(fake.requests[0]?.body).toEqual({ ...body, model: 'vendor-model-1', stream: true, max_completion_tokens: 256 });
+    expect(fake.requests[0]?.body).toEqual({
+      ...body,
+      model: 'vendor-model-1',
+      stream: true,
+      max_completion_tokens: 256,
+    });
     expect(fake.requests[0]?.headers.accept).toBe('text/event-stream');
     expect(events.map(contentOf).slice(0, 3)).toEqual([0, 1, 2].map(fakeChunkText));
     expect(events).toHaveLength(4);
-    expect(JSON.parse(events[3]?.data ?? '')).toMatchObject({ choices: [], usage: { prompt_tokens: 11, completion_tokens: 3 } });
+    expect(JSON.parse(events[3]?.data ?? '')).toMatchObject({
+      choices: [],
+      usage: { prompt_tokens: 11, completion_tokens: 3 },
+    });
     expect(events.some((event) => event.data.includes('[DONE]'))).toBe(false);
   });
 
@@ -232,12 +283,19 @@ describe('OpenAiCompatibleProvider.chatStream', () => {
 
   it('an HTTP error rejects the opening itself (nothing was streamed yet: routing can fail over)', async () => {
     fake.setBehaviour({ status: 429, retryAfterSec: 3 });
-    expect(await failureOf(openAi().chatStream(chatCall()))).toMatchObject({ kind: 'http', status: 429, retryAfterSec: 3 });
+    expect(await failureOf(openAi().chatStream(chatCall()))).toMatchObject({
+      kind: 'http',
+      status: 429,
+      retryAfterSec: 3,
+    });
   });
 
   it('a JSON answer where an event stream was promised → bad_response at the opening', async () => {
     fake.setBehaviour({ status: 200, body: { error: { message: 'stream unsupported' } } });
-    expect(await failureOf(openAi().chatStream(chatCall()))).toMatchObject({ kind: 'bad_response', message: expect.stringMatching(/stream unsupported/) });
+    expect(await failureOf(openAi().chatStream(chatCall()))).toMatchObject({
+      kind: 'bad_response',
+      message: expect.stringMatching(/stream unsupported/),
+    });
   });
 
   it('a silent opening past the budget → timeout', async () => {
@@ -355,8 +413,18 @@ describe('OpenAiCompatibleProvider.embed', () => {
   const input = ['first text', 'the second, longer text', 'third'];
 
   it('posts float encoding with dimensions and user, and returns the vectors in input order', async () => {
-    const result = await openAi().embed({ upstreamModel: 'text-embedding-3-small', input, dimensions: 4, user: 'acc_1', signal: signal(), deadlineAtMs: NO_DEADLINE });
-    expect(fake.requests[0]).toMatchObject({ path: '/v1/embeddings', body: { model: 'text-embedding-3-small', input, encoding_format: 'float', dimensions: 4, user: 'acc_1' } });
+    const result = await openAi().embed({
+      upstreamModel: 'text-embedding-3-small',
+      input,
+      dimensions: 4,
+      user: 'acc_1',
+      signal: signal(),
+      deadlineAtMs: NO_DEADLINE,
+    });
+    expect(fake.requests[0]).toMatchObject({
+      path: '/v1/embeddings',
+      body: { model: 'text-embedding-3-small', input, encoding_format: 'float', dimensions: 4, user: 'acc_1' },
+    });
     // The fake answers in reverse index order: the provider must sort by `index`.
     expect(result.vectors).toEqual(input.map((text) => fakeEmbedding(text, 4)));
     expect(result.promptTokens).toBe(input.reduce((sum, text) => sum + fakeTokenCount(text), 0));
@@ -364,14 +432,24 @@ describe('OpenAiCompatibleProvider.embed', () => {
 
   it('forwards token-id inputs as given (OpenAI-compatible servers read them), one vector each', async () => {
     const ids = [[9906, 1917], [15339]];
-    const result = await openAi().embed({ upstreamModel: 'text-embedding-3-small', input: ids, signal: signal(), deadlineAtMs: NO_DEADLINE });
+    const result = await openAi().embed({
+      upstreamModel: 'text-embedding-3-small',
+      input: ids,
+      signal: signal(),
+      deadlineAtMs: NO_DEADLINE,
+    });
     expect(fake.requests[0]?.body).toMatchObject({ input: ids });
     expect(result.vectors).toHaveLength(2);
   });
 
   it('omits dimensions and user when not given; null promptTokens without usage', async () => {
     fake.setBehaviour('noUsage');
-    const result = await openAi().embed({ upstreamModel: 'bge-m3', input, signal: signal(), deadlineAtMs: NO_DEADLINE });
+    const result = await openAi().embed({
+      upstreamModel: 'bge-m3',
+      input,
+      signal: signal(),
+      deadlineAtMs: NO_DEADLINE,
+    });
     expect(fake.requests[0]?.body).toEqual({ model: 'bge-m3', input, encoding_format: 'float' });
     expect(result.vectors.map((vector) => vector.length)).toEqual([8, 8, 8]);
     expect(result.promptTokens).toBeNull();
@@ -379,17 +457,29 @@ describe('OpenAiCompatibleProvider.embed', () => {
 
   it('a vector count that does not match the inputs → bad_response', async () => {
     fake.setBehaviour({ status: 200, body: { data: [{ index: 0, embedding: [0.1] }] } });
-    expect(await failureOf(openAi().embed({ upstreamModel: 'm', input, signal: signal(), deadlineAtMs: NO_DEADLINE }))).toMatchObject({ kind: 'bad_response' });
+    expect(
+      await failureOf(openAi().embed({ upstreamModel: 'm', input, signal: signal(), deadlineAtMs: NO_DEADLINE })),
+    ).toMatchObject({ kind: 'bad_response' });
   });
 });
 
 describe('postJson body cap', () => {
   it('a 2xx answer larger than the cap is a bad_response (which fails over), and the pool still serves the next call', async () => {
     const agent = oneConnectionAgent();
-    const post = { dispatcher: agent, url: `${fake.baseUrl}/v1/embeddings`, headers: {}, body: { model: 'm', input: ['a', 'b', 'c'] }, signal: signal(), budgetMs: 5_000 };
+    const post = {
+      dispatcher: agent,
+      url: `${fake.baseUrl}/v1/embeddings`,
+      headers: {},
+      body: { model: 'm', input: ['a', 'b', 'c'] },
+      signal: signal(),
+      budgetMs: 5_000,
+    };
     const whole = await postJson(post);
     const size = Buffer.byteLength(JSON.stringify(whole));
-    expect(await failureOf(postJson({ ...post, maxBodyBytes: Math.floor(size / 2) }))).toMatchObject({ kind: 'bad_response', message: expect.stringContaining('larger than') });
+    expect(await failureOf(postJson({ ...post, maxBodyBytes: Math.floor(size / 2) }))).toMatchObject({
+      kind: 'bad_response',
+      message: expect.stringContaining('larger than'),
+    });
     // The same one-connection pool still serves the next call.
     expect(await postJson({ ...post, maxBodyBytes: size * 2 })).toEqual(whole);
   });
@@ -402,8 +492,19 @@ describe('rerank providers', () => {
   it('Cohere: POST {baseUrl}/v1/rerank {model, query, documents, top_n}; scores by index; promptTokens null', async () => {
     const provider = new CohereRerankProvider({ name: 'cohere', baseUrl: fake.baseUrl, apiKey: 'co-key' });
     closers.push(() => provider.close());
-    const result = await provider.rerank({ upstreamModel: 'rerank-v3.5', query, documents, topN: 2, signal: signal(), deadlineAtMs: NO_DEADLINE });
-    expect(fake.requests[0]).toMatchObject({ path: '/v1/rerank', body: { model: 'rerank-v3.5', query, documents, top_n: 2 }, headers: { authorization: 'Bearer co-key' } });
+    const result = await provider.rerank({
+      upstreamModel: 'rerank-v3.5',
+      query,
+      documents,
+      topN: 2,
+      signal: signal(),
+      deadlineAtMs: NO_DEADLINE,
+    });
+    expect(fake.requests[0]).toMatchObject({
+      path: '/v1/rerank',
+      body: { model: 'rerank-v3.5', query, documents, top_n: 2 },
+      headers: { authorization: 'Bearer co-key' },
+    });
     expect(result.promptTokens).toBeNull();
     expect(result.results).toEqual([
       { index: 0, relevanceScore: fakeRelevance(query, documents[0] ?? '') },
@@ -414,11 +515,23 @@ describe('rerank providers', () => {
   it('TEI: POST {baseUrl}/rerank {query, texts, raw_scores: false, truncate: true}; every text scored', async () => {
     const provider = new TeiRerankProvider({ name: 'tei', baseUrl: fake.baseUrl });
     closers.push(() => provider.close());
-    const result = await provider.rerank({ upstreamModel: 'bge-reranker', query, documents, topN: 1, signal: signal(), deadlineAtMs: NO_DEADLINE });
-    expect(fake.requests[0]).toMatchObject({ path: '/rerank', body: { query, texts: documents, raw_scores: false, truncate: true } });
+    const result = await provider.rerank({
+      upstreamModel: 'bge-reranker',
+      query,
+      documents,
+      topN: 1,
+      signal: signal(),
+      deadlineAtMs: NO_DEADLINE,
+    });
+    expect(fake.requests[0]).toMatchObject({
+      path: '/rerank',
+      body: { query, texts: documents, raw_scores: false, truncate: true },
+    });
     expect(fake.requests[0]?.headers.authorization).toBeUndefined();
     expect(result.promptTokens).toBeNull();
-    expect([...result.results].sort((a, b) => a.index - b.index)).toEqual(documents.map((text, index) => ({ index, relevanceScore: fakeRelevance(query, text) })));
+    expect([...result.results].sort((a, b) => a.index - b.index)).toEqual(
+      documents.map((text, index) => ({ index, relevanceScore: fakeRelevance(query, text) })),
+    );
   });
 
   it('an out-of-range index → bad_response; an HTTP error → http', async () => {
@@ -427,15 +540,26 @@ describe('rerank providers', () => {
     const call = { upstreamModel: 'm', query, documents, signal: signal(), deadlineAtMs: NO_DEADLINE };
     fake.setBehaviour({ status: 200, body: [{ index: 9, score: 0.5 }] });
     expect(await failureOf(provider.rerank(call))).toMatchObject({ kind: 'bad_response' });
-    fake.setBehaviour({ status: 413, body: { error: 'batch size 3 > maximum allowed batch size 2', error_type: 'Validation' } });
-    expect(await failureOf(provider.rerank(call))).toEqual({ kind: 'http', status: 413, message: 'batch size 3 > maximum allowed batch size 2' });
+    fake.setBehaviour({
+      status: 413,
+      body: { error: 'batch size 3 > maximum allowed batch size 2', error_type: 'Validation' },
+    });
+    expect(await failureOf(provider.rerank(call))).toEqual({
+      kind: 'http',
+      status: 413,
+      message: 'batch size 3 > maximum allowed batch size 2',
+    });
   });
 
   it('a Cohere error message (top-level `message`) is kept', async () => {
     const provider = new CohereRerankProvider({ name: 'cohere', baseUrl: fake.baseUrl });
     closers.push(() => provider.close());
     fake.setBehaviour({ status: 400, body: { message: 'invalid request: query must not be empty' } });
-    expect(await failureOf(provider.rerank({ upstreamModel: 'm', query, documents, signal: signal(), deadlineAtMs: NO_DEADLINE }))).toMatchObject({ message: 'invalid request: query must not be empty' });
+    expect(
+      await failureOf(
+        provider.rerank({ upstreamModel: 'm', query, documents, signal: signal(), deadlineAtMs: NO_DEADLINE }),
+      ),
+    ).toMatchObject({ message: 'invalid request: query must not be empty' });
   });
 });
 
@@ -453,15 +577,23 @@ describe('failure mapping', () => {
   });
 
   it('finds the code of a happy-eyeballs AggregateError', () => {
-    expect(transportFailure(new AggregateError([coded('ECONNREFUSED')], 'all failed'), 'request')).toMatchObject({ kind: 'connect', message: expect.stringMatching(/ECONNREFUSED/) });
+    expect(transportFailure(new AggregateError([coded('ECONNREFUSED')], 'all failed'), 'request')).toMatchObject({
+      kind: 'connect',
+      message: expect.stringMatching(/ECONNREFUSED/),
+    });
   });
 
   it('reads Retry-After as an HTTP date, and retry-after-ms, and the Azure content_filter type', () => {
     const inTenSec = new Date(Date.now() + 10_500).toUTCString();
     expect(httpFailure(429, { 'retry-after': inTenSec }, '').retryAfterSec).toBeGreaterThanOrEqual(9);
     expect(httpFailure(429, { 'retry-after-ms': '1500' }, '')).toMatchObject({ retryAfterSec: 2, message: 'HTTP 429' });
-    expect(httpFailure(400, {}, JSON.stringify({ error: { message: 'no', type: 'content_filter' } }))).toMatchObject({ contentFilter: true, message: 'no' });
-    expect(httpFailure(400, {}, JSON.stringify({ error: { message: 'bad', code: 'invalid_value' } }))).not.toHaveProperty('contentFilter');
+    expect(httpFailure(400, {}, JSON.stringify({ error: { message: 'no', type: 'content_filter' } }))).toMatchObject({
+      contentFilter: true,
+      message: 'no',
+    });
+    expect(
+      httpFailure(400, {}, JSON.stringify({ error: { message: 'bad', code: 'invalid_value' } })),
+    ).not.toHaveProperty('contentFilter');
   });
 
   it('rejects a base URL that is not http(s) at construction (DESIGN 7: options validated at boot)', () => {

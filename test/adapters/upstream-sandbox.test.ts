@@ -2,12 +2,12 @@ import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { dominantColour, solidImage } from '../../src/adapters/image-codec/index.js';
-import { UpstreamError, type ChatCall, type StreamEvent } from '../../src/adapters/upstream/index.js';
-import { SandboxProvider, bm25 } from '../../src/adapters/upstream/sandbox.js';
-import { SANDBOX_REFERENCE_MAX_PIXELS } from '../../src/adapters/upstream/sandbox-reference.js';
-import { countTokens, estimatePromptTokens } from '../../src/domain/tokens.js';
 import { InProcessTokenWork } from '../../src/adapters/tokenizer/index.js';
+import { type ChatCall, type StreamEvent, UpstreamError } from '../../src/adapters/upstream/index.js';
+import { bm25, SandboxProvider } from '../../src/adapters/upstream/sandbox.js';
+import { SANDBOX_REFERENCE_MAX_PIXELS } from '../../src/adapters/upstream/sandbox-reference.js';
 import { TokenCounter } from '../../src/domain/token-counter.js';
+import { countTokens, estimatePromptTokens } from '../../src/domain/tokens.js';
 
 const tokens = new TokenCounter(new InProcessTokenWork());
 
@@ -24,7 +24,13 @@ const MESSAGES = [
 ];
 
 function chatCall(body: Record<string, unknown>, signal = live(), maxOutputTokens = 4096): ChatCall {
-  return { upstreamModel: 'sandbox-chat', body: { messages: MESSAGES, ...body }, maxOutputTokens, signal, deadlineAtMs: NO_DEADLINE };
+  return {
+    upstreamModel: 'sandbox-chat',
+    body: { messages: MESSAGES, ...body },
+    maxOutputTokens,
+    signal,
+    deadlineAtMs: NO_DEADLINE,
+  };
 }
 
 interface Chunk {
@@ -47,7 +53,10 @@ function contentOf(result: { completion: Record<string, unknown> }): string {
 }
 
 async function expectUpstreamError(promise: Promise<unknown>, kind: string): Promise<void> {
-  const error = await promise.then(() => null, (err: unknown) => err);
+  const error = await promise.then(
+    () => null,
+    (err: unknown) => err,
+  );
   expect(error).toBeInstanceOf(UpstreamError);
   expect((error as UpstreamError).failure.kind).toBe(kind);
 }
@@ -78,7 +87,10 @@ describe('SandboxProvider.chat', () => {
   });
 
   it('derives the reply from the messages', async () => {
-    const other = await sandbox.chat({ ...chatCall({}), body: { messages: [{ role: 'user', content: 'Something else entirely' }] } });
+    const other = await sandbox.chat({
+      ...chatCall({}),
+      body: { messages: [{ role: 'user', content: 'Something else entirely' }] },
+    });
     expect(contentOf(other)).not.toBe(contentOf(await sandbox.chat(chatCall({}))));
   });
 
@@ -86,8 +98,17 @@ describe('SandboxProvider.chat', () => {
     const result = await sandbox.chat(chatCall({}));
     const prompt = estimatePromptTokens({ messages: MESSAGES });
     const completion = countTokens(contentOf(result));
-    expect(result.completion.usage).toMatchObject({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion });
-    expect(result.usage).toEqual({ promptTokens: prompt, completionTokens: completion, cachedTokens: 0, reasoningTokens: 0 });
+    expect(result.completion.usage).toMatchObject({
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+    });
+    expect(result.usage).toEqual({
+      promptTokens: prompt,
+      completionTokens: completion,
+      cachedTokens: 0,
+      reasoningTokens: 0,
+    });
     expect(result.cachedDiscountApplied).toBe(false);
   });
 
@@ -110,7 +131,9 @@ describe('SandboxProvider.chat', () => {
   });
 
   it('fails like an upstream on a body without messages, and as aborted when the caller left', async () => {
-    const error = await sandbox.chat({ upstreamModel: 'm', body: {}, maxOutputTokens: 16, signal: live(), deadlineAtMs: NO_DEADLINE }).catch((err: unknown) => err);
+    const error = await sandbox
+      .chat({ upstreamModel: 'm', body: {}, maxOutputTokens: 16, signal: live(), deadlineAtMs: NO_DEADLINE })
+      .catch((err: unknown) => err);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).failure).toMatchObject({ kind: 'http', status: 400 });
     await expectUpstreamError(sandbox.chat(chatCall({}, AbortSignal.abort())), 'aborted');
@@ -136,7 +159,9 @@ describe('SandboxProvider.chatStream', () => {
 
   it('ends with a usage chunk (choices: []) when stream_options.include_usage is set', async () => {
     const result = await sandbox.chat(chatCall({}));
-    const chunks = await collect((await sandbox.chatStream(chatCall({ stream: true, stream_options: { include_usage: true } }))).events);
+    const chunks = await collect(
+      (await sandbox.chatStream(chatCall({ stream: true, stream_options: { include_usage: true } }))).events,
+    );
     const last = chunks.at(-1);
     expect(last?.choices).toEqual([]);
     expect(last?.usage).toMatchObject(result.completion.usage as Record<string, number>);
@@ -145,7 +170,9 @@ describe('SandboxProvider.chatStream', () => {
   });
 
   it('says length when the output cap cut the streamed reply', async () => {
-    const chunks = await collect((await sandbox.chatStream(chatCall({ stream: true, stream_options: { include_usage: true } }, live(), 4))).events);
+    const chunks = await collect(
+      (await sandbox.chatStream(chatCall({ stream: true, stream_options: { include_usage: true } }, live(), 4))).events,
+    );
     const streamed = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
     expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('length');
     expect(chunks.at(-1)?.usage?.completion_tokens).toBe(countTokens(streamed));
@@ -159,7 +186,9 @@ describe('SandboxProvider.chatStream', () => {
   it('stops mid-stream with aborted when the caller aborts, also while waiting between chunks', async () => {
     const slow = new SandboxProvider({ embeddingDimensions: () => 8, chunkDelayMs: 20, tokens });
     const controller = new AbortController();
-    const iterator = (await slow.chatStream(chatCall({ stream: true }, controller.signal))).events[Symbol.asyncIterator]();
+    const iterator = (await slow.chatStream(chatCall({ stream: true }, controller.signal))).events[
+      Symbol.asyncIterator
+    ]();
     expect((await iterator.next()).done).toBe(false);
     const waiting = iterator.next();
     controller.abort();
@@ -168,7 +197,9 @@ describe('SandboxProvider.chatStream', () => {
 
   it('checks the signal between chunks without a delay too', async () => {
     const controller = new AbortController();
-    const iterator = (await sandbox.chatStream(chatCall({ stream: true }, controller.signal))).events[Symbol.asyncIterator]();
+    const iterator = (await sandbox.chatStream(chatCall({ stream: true }, controller.signal))).events[
+      Symbol.asyncIterator
+    ]();
     await iterator.next();
     controller.abort();
     await expectUpstreamError(iterator.next(), 'aborted');
@@ -177,7 +208,13 @@ describe('SandboxProvider.chatStream', () => {
 
 describe('SandboxProvider.embed', () => {
   const embed = (input: string[], extra: { dimensions?: number; upstreamModel?: string } = {}) =>
-    sandbox.embed({ upstreamModel: extra.upstreamModel ?? 'emb', input, signal: live(), deadlineAtMs: NO_DEADLINE, ...(extra.dimensions === undefined ? {} : { dimensions: extra.dimensions }) });
+    sandbox.embed({
+      upstreamModel: extra.upstreamModel ?? 'emb',
+      input,
+      signal: live(),
+      deadlineAtMs: NO_DEADLINE,
+      ...(extra.dimensions === undefined ? {} : { dimensions: extra.dimensions }),
+    });
 
   it('returns one unit vector per input, in order, of the native size', async () => {
     const inputs = ['The cat sat on the mat.', 'Stock prices fell sharply today.', '!!!', 'Ünïcödé wörds 42'];
@@ -197,11 +234,13 @@ describe('SandboxProvider.embed', () => {
   });
 
   it('puts similar texts closer than unrelated ones', async () => {
-    const [a, b, c] = (await embed([
-      'the quick brown fox jumps over the lazy dog',
-      'a quick brown fox jumped over a lazy dog',
-      'quarterly revenue grew in the european region',
-    ])).vectors as [number[], number[], number[]];
+    const [a, b, c] = (
+      await embed([
+        'the quick brown fox jumps over the lazy dog',
+        'a quick brown fox jumped over a lazy dog',
+        'quarterly revenue grew in the european region',
+      ])
+    ).vectors as [number[], number[], number[]];
     expect(cosine(a, b)).toBeGreaterThan(cosine(a, c));
     expect(cosine(a, b)).toBeGreaterThan(0.3);
   });
@@ -218,7 +257,10 @@ describe('SandboxProvider.embed', () => {
   });
 
   it('fails as aborted when the caller left', async () => {
-    await expectUpstreamError(sandbox.embed({ upstreamModel: 'emb', input: ['x'], signal: AbortSignal.abort(), deadlineAtMs: NO_DEADLINE }), 'aborted');
+    await expectUpstreamError(
+      sandbox.embed({ upstreamModel: 'emb', input: ['x'], signal: AbortSignal.abort(), deadlineAtMs: NO_DEADLINE }),
+      'aborted',
+    );
   });
 });
 
@@ -229,7 +271,8 @@ describe('SandboxProvider.rerank', () => {
     'The weather in Oslo is cold in winter.',
     '',
   ];
-  const rerank = (query: string, docs = documents) => sandbox.rerank({ upstreamModel: 'rr', query, documents: docs, topN: 1, signal: live(), deadlineAtMs: NO_DEADLINE });
+  const rerank = (query: string, docs = documents) =>
+    sandbox.rerank({ upstreamModel: 'rr', query, documents: docs, topN: 1, signal: live(), deadlineAtMs: NO_DEADLINE });
 
   it('scores every document and ranks the matching one first', async () => {
     const { results } = await rerank('cheap GPU rental prices');
@@ -260,7 +303,16 @@ describe('SandboxProvider.rerank', () => {
   });
 
   it('fails as aborted when the caller left', async () => {
-    await expectUpstreamError(sandbox.rerank({ upstreamModel: 'rr', query: 'q', documents: ['d'], signal: AbortSignal.abort(), deadlineAtMs: NO_DEADLINE }), 'aborted');
+    await expectUpstreamError(
+      sandbox.rerank({
+        upstreamModel: 'rr',
+        query: 'q',
+        documents: ['d'],
+        signal: AbortSignal.abort(),
+        deadlineAtMs: NO_DEADLINE,
+      }),
+      'aborted',
+    );
   });
 });
 
@@ -271,13 +323,20 @@ describe('bm25', () => {
   });
 
   it('prefers the shorter document for the same term frequency', () => {
-    const [short, long] = bm25(['gpu'], [['gpu', 'x'], ['gpu', 'x', 'y', 'z', 'w', 'v']]);
+    const [short, long] = bm25(
+      ['gpu'],
+      [
+        ['gpu', 'x'],
+        ['gpu', 'x', 'y', 'z', 'w', 'v'],
+      ],
+    );
     expect(short).toBeGreaterThan(long ?? 0);
   });
 });
 
 /** A real PNG of `width` × `height`, one colour (sharp renders it; kept small enough to be quick). */
-const solidPng = (width: number, height: number, colour: { r: number; g: number; b: number }) => solidImage(width, height, { ...colour, alpha: 1 }, 'png');
+const solidPng = (width: number, height: number, colour: { r: number; g: number; b: number }) =>
+  solidImage(width, height, { ...colour, alpha: 1 }, 'png');
 
 /**
  * A PNG whose header says `width` × `height` and whose pixels are those of a 1×1 image: a giant in its metadata
@@ -294,29 +353,57 @@ async function pngClaiming(width: number, height: number): Promise<Buffer> {
 
 describe('image edits read their reference at a bounded size', () => {
   const edit = (reference: Buffer) =>
-    sandbox.image({ upstreamModel: 'sandbox-image', prompt: 'a cat', n: 1, width: 8, height: 8, aspectRatio: null, references: [{ bytes: reference, mimeType: 'image/png', url: 'http://ref' }], signal: live(), deadlineAtMs: NO_DEADLINE });
+    sandbox.image({
+      upstreamModel: 'sandbox-image',
+      prompt: 'a cat',
+      n: 1,
+      width: 8,
+      height: 8,
+      aspectRatio: null,
+      references: [{ bytes: reference, mimeType: 'image/png', url: 'http://ref' }],
+      signal: live(),
+      deadlineAtMs: NO_DEADLINE,
+    });
   const colourOf = async (png: Buffer) => (await sharp(png).stats()).dominant;
 
   it('paints the edit in the colour of a large reference, read from a thumbnail', async () => {
     const reference = await solidPng(3000, 2000, { r: 16, g: 200, b: 32 });
     const [image] = (await edit(reference)).images;
     expect(await colourOf(image!.bytes)).toEqual(await colourOf(reference));
-    expect(await colourOf(image!.bytes)).not.toEqual(await colourOf((await edit(await solidPng(30, 20, { r: 200, g: 16, b: 32 }))).images[0]!.bytes));
+    expect(await colourOf(image!.bytes)).not.toEqual(
+      await colourOf((await edit(await solidPng(30, 20, { r: 200, g: 16, b: 32 }))).images[0]!.bytes),
+    );
   });
 
   it('a 16000² reference is refused from its header: a 400 naming its size, no pixel decoded', async () => {
-    const error = await edit(await pngClaiming(16_000, 16_000)).then(() => null, (err: unknown) => err);
+    const error = await edit(await pngClaiming(16_000, 16_000)).then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(error).toBeInstanceOf(UpstreamError);
-    expect((error as UpstreamError).failure).toMatchObject({ kind: 'http', status: 400, message: expect.stringContaining('16000×16000') });
+    expect((error as UpstreamError).failure).toMatchObject({
+      kind: 'http',
+      status: 400,
+      message: expect.stringContaining('16000×16000'),
+    });
   });
 
   it('one within the pixel limit that does not decode is refused too (400), not thrown as a crash', async () => {
-    const error = await edit(await pngClaiming(4_000, 4_000)).then(() => null, (err: unknown) => err);
-    expect((error as UpstreamError).failure).toMatchObject({ kind: 'http', status: 400, message: expect.stringContaining('could not be decoded') });
+    const error = await edit(await pngClaiming(4_000, 4_000)).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect((error as UpstreamError).failure).toMatchObject({
+      kind: 'http',
+      status: 400,
+      message: expect.stringContaining('could not be decoded'),
+    });
   });
 
   it('the thumbnail itself refuses more pixels than its limit, whatever the caller checked', async () => {
-    await expect(dominantColour(await solidPng(300, 200, { r: 1, g: 2, b: 3 }), 300 * 200 - 1)).rejects.toThrow(/pixel limit/);
+    await expect(dominantColour(await solidPng(300, 200, { r: 1, g: 2, b: 3 }), 300 * 200 - 1)).rejects.toThrow(
+      /pixel limit/,
+    );
     expect(SANDBOX_REFERENCE_MAX_PIXELS).toBeLessThan(16_000 * 16_000);
   });
 });

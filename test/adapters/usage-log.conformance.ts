@@ -72,8 +72,15 @@ export function usageLogConformance(name: string, make: () => Promise<UsageLogUn
     describe('get', () => {
       it('round-trips every field with plain numbers and exact bigints', async () => {
         const acc = newId('acc');
-        const usd = rec(acc, { transferId: null, metadata: { stream: true, upstream: { provider: 'sandbox', tries: [1, 2] } } });
-        const rubled = rec(acc, { ...rub(2_500_000n, 237_500_000n), kind: 'image', endpoint: '/v1/llm/images/generations' });
+        const usd = rec(acc, {
+          transferId: null,
+          metadata: { stream: true, upstream: { provider: 'sandbox', tries: [1, 2] } },
+        });
+        const rubled = rec(acc, {
+          ...rub(2_500_000n, 237_500_000n),
+          kind: 'image',
+          endpoint: '/v1/llm/images/generations',
+        });
         await seed([usd, rubled]);
         expect(await store().get(acc, usd.id)).toEqual(usd);
         const read = await store().get(acc, rubled.id);
@@ -126,7 +133,8 @@ export function usageLogConformance(name: string, make: () => Promise<UsageLogUn
         const b = rec(acc, { createdAtMs: T0 + 200, model: 'm/two' });
         const c = rec(acc, { createdAtMs: T0 + 300, model: 'm/one' });
         await seed([a, b, c]);
-        const ids = async (filter: Parameters<UsageLogStore['list']>[1]) => (await store().list(acc, filter, everything)).map((r) => r.id);
+        const ids = async (filter: Parameters<UsageLogStore['list']>[1]) =>
+          (await store().list(acc, filter, everything)).map((r) => r.id);
         expect(await ids({ model: 'm/one' })).toEqual([c.id, a.id]);
         expect(await ids({ fromMs: T0 + 200 })).toEqual([c.id, b.id]);
         expect(await ids({ toMs: T0 + 300 })).toEqual([b.id, a.id]);
@@ -141,7 +149,8 @@ export function usageLogConformance(name: string, make: () => Promise<UsageLogUn
         await seed(records);
         const expected = [...records].reverse().map((r) => r.id);
         const pages = [];
-        for (let offset = 0; offset < 9; offset += 3) pages.push(...(await store().list(acc, {}, { limit: 3, offset })));
+        for (let offset = 0; offset < 9; offset += 3)
+          pages.push(...(await store().list(acc, {}, { limit: 3, offset })));
         expect(pages.map((r) => r.id)).toEqual(expected);
         expect(await store().list(acc, {}, { limit: 3, offset: 7 })).toEqual([]);
         expect(await store().list(acc, {}, { limit: 0, offset: 0 })).toEqual([]);
@@ -184,7 +193,15 @@ export function usageLogConformance(name: string, make: () => Promise<UsageLogUn
       });
 
       it('answers zeros for an account with no records', async () => {
-        const zero = { requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, costMicros: 0n, billedRubMicro: 0n, unbilledCostMicros: 0n };
+        const zero = {
+          requests: 0,
+          promptTokens: 0,
+          completionTokens: 0,
+          totalTokens: 0,
+          costMicros: 0n,
+          billedRubMicro: 0n,
+          unbilledCostMicros: 0n,
+        };
         expect(await store().totals(newId('acc'), {})).toEqual(zero);
         expect(await store().totals(newId('acc'), { fromMs: 1 })).toEqual(zero);
       });
@@ -242,7 +259,9 @@ export function usageLogConformance(name: string, make: () => Promise<UsageLogUn
         await seed(batch);
         const sum = (n: number) => (BigInt(n) * BigInt(n + 1)) / 2n;
         expect(await store().totals(acc, {})).toMatchObject({ requests: 2_500, costMicros: sum(2_500) });
-        const extra = Array.from({ length: 10 }, () => rec(acc, { createdAtMs: MIDNIGHT + 5_000, costMicros: 1n, model: 'm/odd' }));
+        const extra = Array.from({ length: 10 }, () =>
+          rec(acc, { createdAtMs: MIDNIGHT + 5_000, costMicros: 1n, model: 'm/odd' }),
+        );
         await seed(extra);
         expect(await store().totals(acc, {})).toMatchObject({ requests: 2_510, costMicros: sum(2_500) + 10n });
         const days = await store().daily(acc, { fromDay: '2025-06-14', toDay: '2025-06-15' });

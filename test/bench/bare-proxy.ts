@@ -7,11 +7,27 @@
  * `{"port": N}` once it listens on 127.0.0.1 and exits on SIGTERM or when its stdin closes. express-proxy.ts
  * imports `passThrough` so that the two differ only by the framework.
  */
-import { Agent, createServer, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  Agent,
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  request,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'host',
+]);
 
 function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const kept: IncomingHttpHeaders = {};
@@ -25,7 +41,14 @@ export function passThrough(upstreamUrl: string): (req: IncomingMessage, res: Se
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 1024, scheduling: 'lifo' });
   return (req, res) => {
     const outgoing = request(
-      { agent, host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...endToEnd(req.headers), host: upstream.host } },
+      {
+        agent,
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...endToEnd(req.headers), host: upstream.host },
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
         answer.pipe(res);

@@ -7,7 +7,7 @@
  * content chunk, then silence with the connection open, until the caller hangs up); every other request is
  * answered at once. Env: BENCH_STREAM_CHUNKS (content chunks per chat answer, default 16), BENCH_HOLD_MARKER.
  */
-import { startFakeUpstream, type FakeBehaviour, type RecordedRequest } from '../fixtures/fake-upstream.js';
+import { type FakeBehaviour, type RecordedRequest, startFakeUpstream } from '../fixtures/fake-upstream.js';
 
 /** run.ts puts the same marker in the messages of the streams it holds open. */
 const HOLD_MARKER = process.env.BENCH_HOLD_MARKER ?? '[bench:hold]';

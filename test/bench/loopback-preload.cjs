@@ -8,7 +8,11 @@ net.Server.prototype.listen = function loopbackListen(...args) {
     return listen.call(this, { ...first, host: '127.0.0.1' }, ...args.slice(1).filter((a) => typeof a === 'function'));
   }
   if (typeof first === 'number' || (typeof first === 'string' && /^\d+$/.test(first))) {
-    return listen.call(this, { port: Number(first), host: '127.0.0.1' }, ...args.filter((a) => typeof a === 'function'));
+    return listen.call(
+      this,
+      { port: Number(first), host: '127.0.0.1' },
+      ...args.filter((a) => typeof a === 'function'),
+    );
   }
   return listen.apply(this, args);
 };

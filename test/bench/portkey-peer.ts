@@ -4,7 +4,7 @@
  * same fake upstream as every other target. `@hono/node-server` is held at 1.13.5 by an npm override: newer
  * versions break Portkey's streaming.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,22 +20,37 @@ export async function installPortkey(log: (line: string) => void): Promise<void>
   if (existsSync(ENTRY)) return;
   log(`bench: installing @portkey-ai/gateway@${PORTKEY_VERSION} into ${FOLDER}`);
   mkdirSync(FOLDER, { recursive: true });
-  const manifest = { name: 'bench-peer-portkey', private: true, dependencies: { '@portkey-ai/gateway': PORTKEY_VERSION }, overrides: { '@hono/node-server': '1.13.5' } };
+  const manifest = {
+    name: 'bench-peer-portkey',
+    private: true,
+    dependencies: { '@portkey-ai/gateway': PORTKEY_VERSION },
+    overrides: { '@hono/node-server': '1.13.5' },
+  };
   writeFileSync(join(FOLDER, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: FOLDER });
 }
 
 /** Starts the peer on `port` (loopback, production mode, no UI) and resolves once it answers. */
 export async function startPortkey(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-r', join(PROJECT_ROOT, 'test', 'bench', 'loopback-preload.cjs'), ENTRY, `--port=${port}`, '--headless'], {
-    cwd: FOLDER,
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['-r', join(PROJECT_ROOT, 'test', 'bench', 'loopback-preload.cjs'), ENTRY, `--port=${port}`, '--headless'],
+    {
+      cwd: FOLDER,
+      env: { ...process.env, NODE_ENV: 'production' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`portkey exited with ${child.exitCode}`);
-    if (await fetch(`http://127.0.0.1:${port}/`).then((r) => r.ok, () => false)) return child;
+    if (
+      await fetch(`http://127.0.0.1:${port}/`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return child;
     if (Date.now() > deadline) throw new Error('portkey did not answer within 30 s');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

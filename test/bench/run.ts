@@ -27,24 +27,30 @@
  * This file is longer than the 300-line convention because the whole run is one script by design (the
  * orchestration, the load generator and the report belong together and nothing else imports them).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { PROJECT_ROOT } from '../../src/project-root.js';
-import { postgresSchema, TEST_POSTGRES_URL, type PostgresSchema } from '../setup/databases.js';
-import { installPortkey, portkeyHeaders, PORTKEY_VERSION, startPortkey } from './portkey-peer.js';
+import { type PostgresSchema, postgresSchema, TEST_POSTGRES_URL } from '../setup/databases.js';
+import { installPortkey, PORTKEY_VERSION, portkeyHeaders, startPortkey } from './portkey-peer.js';
 
 const run = promisify(execFile);
 const args = new Set(process.argv.slice(2));
-const BENCH_USAGE = 'usage: node --import tsx test/bench/run.ts [--quick] [--no-build] [--embedded-only] [--help]  (make bench BENCH_ARGS=...)';
-const unknownArgs = [...args].filter((arg) => !['--quick', '--no-build', '--embedded-only', '--help', '-h'].includes(arg));
+const BENCH_USAGE =
+  'usage: node --import tsx test/bench/run.ts [--quick] [--no-build] [--embedded-only] [--help]  (make bench BENCH_ARGS=...)';
+const unknownArgs = [...args].filter(
+  (arg) => !['--quick', '--no-build', '--embedded-only', '--help', '-h'].includes(arg),
+);
 if (args.has('--help') || args.has('-h') || unknownArgs.length > 0) {
   if (unknownArgs.length > 0) process.stderr.write(`unknown option ${unknownArgs.join(' ')}\n${BENCH_USAGE}\n`);
-  else process.stdout.write(`${BENCH_USAGE}\nSee the top of test/bench/run.ts and README "Benchmark" for what it measures.\n`);
+  else
+    process.stdout.write(
+      `${BENCH_USAGE}\nSee the top of test/bench/run.ts and README "Benchmark" for what it measures.\n`,
+    );
   process.exit(unknownArgs.length > 0 ? 2 : 0);
 }
 const QUICK = args.has('--quick');
@@ -85,7 +91,11 @@ const GATEWAY_NODE_FLAGS = (process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(/\
 const WATCHDOG_MS = 25 * 60_000;
 
 const BODIES: Record<Kind, string> = {
-  chat: JSON.stringify({ model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Benchmark: one sentence about gateways.' }], max_tokens: 64 }),
+  chat: JSON.stringify({
+    model: 'gpt-5-mini',
+    messages: [{ role: 'user', content: 'Benchmark: one sentence about gateways.' }],
+    max_tokens: 64,
+  }),
   stream: JSON.stringify({
     model: 'gpt-5-mini',
     messages: [{ role: 'user', content: 'Benchmark: one sentence about gateways.' }],
@@ -93,7 +103,12 @@ const BODIES: Record<Kind, string> = {
     stream: true,
     stream_options: { include_usage: true },
   }),
-  embeddings: JSON.stringify({ model: 'text-embedding-3-small', input: 'Benchmark: a sentence to embed.', encoding_format: 'float', dimensions: PLAN.embeddingDimensions }),
+  embeddings: JSON.stringify({
+    model: 'text-embedding-3-small',
+    input: 'Benchmark: a sentence to embed.',
+    encoding_format: 'float',
+    dimensions: PLAN.embeddingDimensions,
+  }),
 };
 
 /**
@@ -120,7 +135,11 @@ const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
 /** Starts `node --import tsx <script>`, which prints `{"port": N}` once it listens; its stdin is its lifeline. */
 async function startScript(name: string, script: string, env: Record<string, string>): Promise<Proc> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let buffered = '';
     const timer = setTimeout(() => reject(new Error(`${name} did not start within 30 s`)), 30_000);
@@ -168,7 +187,10 @@ function rssMb(pid: number): number {
 
 /** V8's heap as the gateway's own /metrics reports it (used = live objects and not yet collected garbage). */
 async function heapMb(origin: string): Promise<{ usedMb: number; totalMb: number }> {
-  const text = await fetch(`${origin}/metrics`).then((r) => r.text(), () => '');
+  const text = await fetch(`${origin}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
   const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN) / 1048576;
   return { usedMb: metric('nodejs_heap_size_used_bytes'), totalMb: metric('nodejs_heap_size_total_bytes') };
 }
@@ -206,13 +228,27 @@ function upstreamsYaml(fakeOrigin: string): string {
 }
 
 async function admin(env: Record<string, string>, ...command: string[]): Promise<Record<string, string>> {
-  const { stdout } = await run('npm', ['run', '--silent', 'admin', '--', ...command], { cwd: PROJECT_ROOT, env: { ...process.env, ...env } });
+  const { stdout } = await run('npm', ['run', '--silent', 'admin', '--', ...command], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+  });
   return JSON.parse(stdout) as Record<string, string>;
 }
 
 /** An account with limits far above anything the run sends, and `balanceUsd` (null: no money); answers its API key. */
-async function benchAccount(storage: Record<string, string>, email: string, balanceUsd: string | null): Promise<string> {
-  const account = await admin(storage, 'accounts', 'create', '--email', email, ...(balanceUsd === null ? [] : ['--balance-usd', balanceUsd]));
+async function benchAccount(
+  storage: Record<string, string>,
+  email: string,
+  balanceUsd: string | null,
+): Promise<string> {
+  const account = await admin(
+    storage,
+    'accounts',
+    'create',
+    '--email',
+    email,
+    ...(balanceUsd === null ? [] : ['--balance-usd', balanceUsd]),
+  );
   await admin(storage, 'keys', 'limit', '--key-id', account.key_id!, '--per-minute', '1000000000');
   await admin(storage, 'accounts', 'limit', '--account', account.account_id!, '--per-minute', '1000000000');
   return account.api_key!;
@@ -223,19 +259,45 @@ async function startGateway(name: string, upstreamsFile: string, storage: Record
   const apiKey = await benchAccount(storage, `bench-${name}-${Date.now()}@example.com`, '1000000');
   const brokeKey = await benchAccount(storage, `bench-${name}-broke-${Date.now()}@example.com`, null);
   const port = await freePort();
-  const env = { ...process.env, ...storage, NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), UPSTREAMS_FILE: upstreamsFile };
-  const child = spawn(process.execPath, [...GATEWAY_NODE_FLAGS, 'dist/src/main.js'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = {
+    ...process.env,
+    ...storage,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    UPSTREAMS_FILE: upstreamsFile,
+  };
+  const child = spawn(process.execPath, [...GATEWAY_NODE_FLAGS, 'dist/src/main.js'], {
+    cwd: PROJECT_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const warnings: string[] = [];
   // Always read the log pipe: a full pipe would block the gateway.
   child.stdout!.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n')) if (line.trim() !== '' && warnings.length < 50) warnings.push(line.slice(0, 400));
+    for (const line of chunk.toString().split('\n'))
+      if (line.trim() !== '' && warnings.length < 50) warnings.push(line.slice(0, 400));
   });
-  const gateway: Gateway = { name, child, pid: child.pid!, origin: `http://127.0.0.1:${port}`, apiKey, brokeKey, rssAtStartMb: 0, warnings };
+  const gateway: Gateway = {
+    name,
+    child,
+    pid: child.pid!,
+    origin: `http://127.0.0.1:${port}`,
+    apiKey,
+    brokeKey,
+    rssAtStartMb: 0,
+    warnings,
+  };
   children.push(gateway);
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`gateway ${name} exited with ${child.exitCode}: ${warnings.join('\n')}`);
-    const ok = await fetch(`${gateway.origin}/healthz`).then((r) => r.ok, () => false);
+    if (child.exitCode !== null)
+      throw new Error(`gateway ${name} exited with ${child.exitCode}: ${warnings.join('\n')}`);
+    const ok = await fetch(`${gateway.origin}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) throw new Error(`gateway ${name} not healthy within 60 s`);
     await sleep(200);
@@ -255,20 +317,54 @@ interface Target {
   headers: Record<string, string>;
 }
 
-const OPENAI_PATHS: Record<Kind, string> = { chat: '/v1/chat/completions', stream: '/v1/chat/completions', embeddings: '/v1/embeddings' };
-const COMPAT_PATHS: Record<Kind, string> = { chat: '/v1/compat/chat/completions', stream: '/v1/compat/chat/completions', embeddings: '/v1/compat/embeddings' };
-const loadAgent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, connections: null, pipelining: 1 });
+const OPENAI_PATHS: Record<Kind, string> = {
+  chat: '/v1/chat/completions',
+  stream: '/v1/chat/completions',
+  embeddings: '/v1/embeddings',
+};
+const COMPAT_PATHS: Record<Kind, string> = {
+  chat: '/v1/compat/chat/completions',
+  stream: '/v1/compat/chat/completions',
+  embeddings: '/v1/compat/embeddings',
+};
+const loadAgent = new Agent({
+  keepAliveTimeout: 30_000,
+  keepAliveMaxTimeout: 60_000,
+  connections: null,
+  pipelining: 1,
+});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function target(name: string, origin: string, paths: Record<Kind, string>, apiKey = 'sk-bench', extra: Record<string, string> = {}): Target {
-  return { name, origin, paths, headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, 'user-agent': 'compute-gateway-bench/1', ...extra } };
+function target(
+  name: string,
+  origin: string,
+  paths: Record<Kind, string>,
+  apiKey = 'sk-bench',
+  extra: Record<string, string> = {},
+): Target {
+  return {
+    name,
+    origin,
+    paths,
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${apiKey}`,
+      'user-agent': 'compute-gateway-bench/1',
+      ...extra,
+    },
+  };
 }
 
 /** One request, its whole answer read; the time in ms, or null on any failure. */
 async function send(t: Target, kind: Kind, dispatcher: Dispatcher = loadAgent): Promise<number | null> {
   const started = performance.now();
   try {
-    const { statusCode, body } = await request(t.origin + t.paths[kind], { method: 'POST', headers: t.headers, body: BODIES[kind], dispatcher });
+    const { statusCode, body } = await request(t.origin + t.paths[kind], {
+      method: 'POST',
+      headers: t.headers,
+      body: BODIES[kind],
+      dispatcher,
+    });
     for await (const _ of body) void _;
     return statusCode === 200 ? performance.now() - started : null;
   } catch {
@@ -278,17 +374,27 @@ async function send(t: Target, kind: Kind, dispatcher: Dispatcher = loadAgent): 
 
 /** Checks that the target answers each kind as the OpenAI wire format says, before anything is timed. */
 async function probe(t: Target, kind: Kind): Promise<void> {
-  const { statusCode, body } = await request(t.origin + t.paths[kind], { method: 'POST', headers: t.headers, body: BODIES[kind], dispatcher: loadAgent });
+  const { statusCode, body } = await request(t.origin + t.paths[kind], {
+    method: 'POST',
+    headers: t.headers,
+    body: BODIES[kind],
+    dispatcher: loadAgent,
+  });
   const text = await body.text();
   const fail = (why: string) => new Error(`${t.name} ${kind}: ${why}: ${statusCode} ${text.slice(0, 300)}`);
   if (statusCode !== 200) throw fail('not 200');
   if (kind === 'stream') {
-    if (!text.trimEnd().endsWith('data: [DONE]') || !text.includes('"usage"')) throw fail('not a complete stream with usage');
+    if (!text.trimEnd().endsWith('data: [DONE]') || !text.includes('"usage"'))
+      throw fail('not a complete stream with usage');
     return;
   }
-  const json = JSON.parse(text) as { choices?: { message?: { content?: string } }[]; data?: { embedding?: unknown[] }[] };
+  const json = JSON.parse(text) as {
+    choices?: { message?: { content?: string } }[];
+    data?: { embedding?: unknown[] }[];
+  };
   if (kind === 'chat' && !(json.choices?.[0]?.message?.content ?? '')) throw fail('no content');
-  if (kind === 'embeddings' && json.data?.[0]?.embedding?.length !== PLAN.embeddingDimensions) throw fail('wrong vector size');
+  if (kind === 'embeddings' && json.data?.[0]?.embedding?.length !== PLAN.embeddingDimensions)
+    throw fail('wrong vector size');
 }
 
 interface Latencies {
@@ -302,7 +408,13 @@ interface Latencies {
 function summarise(samples: (number | null)[]): Latencies {
   const ok = samples.filter((s): s is number => s !== null).sort((a, b) => a - b);
   const at = (p: number) => ok[Math.max(0, Math.ceil(p * ok.length) - 1)] ?? Number.NaN;
-  return { n: ok.length, errors: samples.length - ok.length, p50: at(0.5), p99: at(0.99), mean: ok.reduce((a, b) => a + b, 0) / (ok.length || 1) };
+  return {
+    n: ok.length,
+    errors: samples.length - ok.length,
+    p50: at(0.5),
+    p99: at(0.99),
+    mean: ok.reduce((a, b) => a + b, 0) / (ok.length || 1),
+  };
 }
 
 async function sequential(t: Target, kind: Kind, n: number): Promise<(number | null)[]> {
@@ -337,7 +449,13 @@ interface PeakRun {
 }
 
 /** Closed loop at fixed concurrency for `ms` (or until `maxRequests` were sent). */
-async function closedLoop(t: Target, kind: Kind, concurrency: number, ms: number, maxRequests = Infinity): Promise<PeakRun> {
+async function closedLoop(
+  t: Target,
+  kind: Kind,
+  concurrency: number,
+  ms: number,
+  maxRequests = Infinity,
+): Promise<PeakRun> {
   const samples: (number | null)[] = [];
   const start = performance.now();
   const deadline = start + ms;
@@ -378,22 +496,27 @@ async function measureKind(targets: Target[], kind: Kind): Promise<Cell[]> {
   // Sequential requests in rounds, every target in turn in each, so a minute of a busier machine falls on all alike.
   const seqSamples: (number | null)[][] = targets.map(() => []);
   for (let round = 0; round < PLAN.sequentialRounds; round++) {
-    for (const [i, t] of targets.entries()) seqSamples[i]!.push(...(await sequential(t, kind, PLAN.sequentialRequests / PLAN.sequentialRounds)));
+    for (const [i, t] of targets.entries())
+      seqSamples[i]!.push(...(await sequential(t, kind, PLAN.sequentialRequests / PLAN.sequentialRounds)));
   }
   const seqs = seqSamples.map(summarise);
   const rates: Cell['fixedRate'][] = [];
-  for (const t of targets) rates.push({ ...summarise(await fixedRate(t, kind, PLAN.ratePerSec, PLAN.rateMs)), perSec: PLAN.ratePerSec });
+  for (const t of targets)
+    rates.push({ ...summarise(await fixedRate(t, kind, PLAN.ratePerSec, PLAN.rateMs)), perSec: PLAN.ratePerSec });
   // Peak in rounds too, every other round in reverse order, so that no target always follows the same neighbour.
   const peakRuns: PeakRun[][] = targets.map(() => []);
   for (let round = 0; round < PLAN.peakRounds; round++) {
     const order = round % 2 === 0 ? [...targets.keys()] : [...targets.keys()].reverse();
-    for (const i of order) peakRuns[i]!.push(await closedLoop(targets[i]!, kind, PLAN.concurrency, PLAN.peakMs / PLAN.peakRounds));
+    for (const i of order)
+      peakRuns[i]!.push(await closedLoop(targets[i]!, kind, PLAN.concurrency, PLAN.peakMs / PLAN.peakRounds));
   }
   const peaks = peakRuns.map(peakOf);
   const f = (x: number) => x.toFixed(2);
   return targets.map((t, i) => {
     const [seq, rate, top] = [seqs[i]!, rates[i]!, peaks[i]!];
-    log(`  ${kind.padEnd(10)} ${t.name.padEnd(18)} seq ${f(seq.p50)}/${f(seq.p99)} ms  rate ${f(rate.p50)}/${f(rate.p99)} ms  peak ${top.rps.toFixed(0)} req/s  errors ${seq.errors + rate.errors + top.errors}`);
+    log(
+      `  ${kind.padEnd(10)} ${t.name.padEnd(18)} seq ${f(seq.p50)}/${f(seq.p99)} ms  rate ${f(rate.p50)}/${f(rate.p99)} ms  peak ${top.rps.toFixed(0)} req/s  errors ${seq.errors + rate.errors + top.errors}`,
+    );
     return { sequential: seq, fixedRate: rate, peak: top };
   });
 }
@@ -423,14 +546,24 @@ interface StreamsRss {
 async function holdStreams(gateway: Gateway, n: number, holdMs: number): Promise<StreamsRss> {
   const agent = new Agent({ connections: null, keepAliveTimeout: 1_000 });
   const t = target(gateway.name, gateway.origin, COMPAT_PATHS, gateway.apiKey);
-  const body = JSON.stringify({ model: 'gpt-5-mini', messages: [{ role: 'user', content: `${HOLD_MARKER} keep this stream open` }], max_tokens: 64, stream: true });
+  const body = JSON.stringify({
+    model: 'gpt-5-mini',
+    messages: [{ role: 'user', content: `${HOLD_MARKER} keep this stream open` }],
+    max_tokens: 64,
+    stream: true,
+  });
   const heapBefore = await heapMb(gateway.origin);
   const rssBeforeMb = rssMb(gateway.pid);
   let rssPeakMb = rssBeforeMb;
   const sampler = setInterval(() => (rssPeakMb = Math.max(rssPeakMb, rssMb(gateway.pid))), 100);
   const held: Dispatcher.ResponseData['body'][] = [];
   const openOne = async (): Promise<void> => {
-    const { statusCode, body: answer } = await request(t.origin + t.paths.stream, { method: 'POST', headers: t.headers, body, dispatcher: agent });
+    const { statusCode, body: answer } = await request(t.origin + t.paths.stream, {
+      method: 'POST',
+      headers: t.headers,
+      body,
+      dispatcher: agent,
+    });
     held.push(answer);
     const first = await answer[Symbol.asyncIterator]().next();
     if (statusCode !== 200 || first.done === true) throw new Error(`stream not opened: ${statusCode}`);
@@ -453,7 +586,17 @@ async function holdStreams(gateway: Gateway, n: number, holdMs: number): Promise
     for (const answer of held) answer.destroy();
     await agent.destroy();
     await sleep(2_000);
-    return { wanted: n, opened, rssBeforeMb, rssPeakMb, rssHeldMb, rssAfterReleaseMb: rssMb(gateway.pid), heapBefore, heapHeld, firstError };
+    return {
+      wanted: n,
+      opened,
+      rssBeforeMb,
+      rssPeakMb,
+      rssHeldMb,
+      rssAfterReleaseMb: rssMb(gateway.pid),
+      heapBefore,
+      heapHeld,
+      firstError,
+    };
   } finally {
     clearInterval(sampler);
     for (const answer of held) answer.destroy();
@@ -477,7 +620,12 @@ async function attack(t: Target, stop: () => boolean, statuses: Record<string, n
   for (let i = 0; !stop(); i++) {
     let status = 0;
     try {
-      const { statusCode, body } = await request(t.origin + t.paths.chat, { method: 'POST', headers: t.headers, body: HOSTILE_BODIES[i % HOSTILE_BODIES.length]!, dispatcher: loadAgent });
+      const { statusCode, body } = await request(t.origin + t.paths.chat, {
+        method: 'POST',
+        headers: t.headers,
+        body: HOSTILE_BODIES[i % HOSTILE_BODIES.length]!,
+        dispatcher: loadAgent,
+      });
       await body.dump();
       status = statusCode;
     } catch {
@@ -498,7 +646,9 @@ async function measureHostile(gateway: Gateway): Promise<HostilePhase> {
   done = true;
   await Promise.all(attackers);
   const f = (x: number) => x.toFixed(2);
-  log(`  hostile    gateway-${gateway.name.padEnd(10)} bystander ${f(alone.p50)}/${f(alone.p99)} ms alone, ${f(underAttack.p50)}/${f(underAttack.p99)} ms under attack; $0 key: ${JSON.stringify(hostileStatuses)}`);
+  log(
+    `  hostile    gateway-${gateway.name.padEnd(10)} bystander ${f(alone.p50)}/${f(alone.p99)} ms alone, ${f(underAttack.p50)}/${f(underAttack.p99)} ms under attack; $0 key: ${JSON.stringify(hostileStatuses)}`,
+  );
   return { alone, underAttack, hostileStatuses };
 }
 
@@ -519,7 +669,12 @@ interface Configuration {
   /** The embedded default (its targets are the stricter ones). */
   embedded: boolean;
   gateway: Partial<Record<Kind, Cell>>;
-  rss: { atStartMb: number; afterLoadMb: number; heapAfterLoad: { usedMb: number; totalMb: number } | null; streams: StreamsRss | null };
+  rss: {
+    atStartMb: number;
+    afterLoadMb: number;
+    heapAfterLoad: { usedMb: number; totalMb: number } | null;
+    streams: StreamsRss | null;
+  };
   hostile: HostilePhase | null;
   warnings: string[];
   checks: Check[];
@@ -545,10 +700,20 @@ function checksFor(config: Configuration, baselines: Baselines): Check[] {
     const { direct, portkey } = baselines.chat;
     const ratio = chat.peak.rps / portkey.peak.rps;
     const needed = config.embedded ? 2 : 1;
-    checks.push({ name: 'chat: peak req/s vs Portkey', threshold: `≥ ${needed.toFixed(1)}×`, measured: `${ratio.toFixed(2)}×`, pass: ratio >= needed });
+    checks.push({
+      name: 'chat: peak req/s vs Portkey',
+      threshold: `≥ ${needed.toFixed(1)}×`,
+      measured: `${ratio.toFixed(2)}×`,
+      pass: ratio >= needed,
+    });
     const p50 = added(chat, direct, 'p50');
     const p50Limit = config.embedded ? added(portkey, direct, 'p50') : 2;
-    checks.push({ name: 'chat: added p50, sequential', threshold: `≤ ${ms(p50Limit)}${config.embedded ? ' (Portkey’s)' : ''}`, measured: ms(p50), pass: p50 <= p50Limit });
+    checks.push({
+      name: 'chat: added p50, sequential',
+      threshold: `≤ ${ms(p50Limit)}${config.embedded ? ' (Portkey’s)' : ''}`,
+      measured: ms(p50),
+      pass: p50 <= p50Limit,
+    });
     if (config.embedded) {
       const p99 = added(chat, direct, 'p99');
       checks.push({ name: 'chat: added p99, sequential', threshold: '≤ 3.00 ms', measured: ms(p99), pass: p99 <= 3 });
@@ -563,7 +728,12 @@ function checksFor(config: Configuration, baselines: Baselines): Check[] {
   if (config.hostile !== null) {
     const { hostileStatuses: statuses, underAttack } = config.hostile;
     const refused = Object.keys(statuses).every((status) => status === '402');
-    checks.push({ name: 'hostile: every $0 request answered 402', threshold: 'only 402', measured: JSON.stringify(statuses), pass: refused && underAttack.errors === 0 });
+    checks.push({
+      name: 'hostile: every $0 request answered 402',
+      threshold: 'only 402',
+      measured: JSON.stringify(statuses),
+      pass: refused && underAttack.errors === 0,
+    });
   }
   return checks;
 }
@@ -628,7 +798,7 @@ function markdown(meta: Record<string, unknown>, baselines: Baselines, configs: 
       `Sequential: ${PLAN.sequentialRequests} requests one at a time, in ${PLAN.sequentialRounds} rounds that take the targets in turn. Fixed rate: ${PLAN.ratePerSec} req/s for ${PLAN.rateMs / 1000} s, open loop. ` +
       `Peak: completed req/s with ${PLAN.concurrency} requests in flight for ${PLAN.peakMs / 1000} s, in ${PLAN.peakRounds} rounds that take the targets in turn (answers still in flight at the end of a round are not counted). Embeddings: one input, ${PLAN.embeddingDimensions} dimensions, float. ` +
       '"Added" is the target\'s percentile minus the direct percentile of the same phase. The fake upstream, each proxy and each gateway run in their own processes; ' +
-      'the client, the upstream and the server under test share the machine\'s cores, so peak figures are relative, not capacities. ' +
+      "the client, the upstream and the server under test share the machine's cores, so peak figures are relative, not capacities. " +
       `Portkey ${PORTKEY_VERSION} (the peer, npm \`@portkey-ai/gateway\`, production mode, routed with \`x-portkey-provider: openai\` and \`x-portkey-custom-host\`) ` +
       'sees the same fake upstream. Each phase runs every target in turn. direct, bare, express and Portkey rows are measured once and shown in both tables.',
     '',
@@ -639,9 +809,15 @@ function markdown(meta: Record<string, unknown>, baselines: Baselines, configs: 
       out.push(`Skipped: ${config.skipped}`, '');
       continue;
     }
-    out.push(...tableFor(config, baselines), '', `† peak throughput below the fixed rate (${PLAN.ratePerSec} req/s): requests queued, so those figures are queueing time.`, '');
+    out.push(
+      ...tableFor(config, baselines),
+      '',
+      `† peak throughput below the fixed rate (${PLAN.ratePerSec} req/s): requests queued, so those figures are queueing time.`,
+      '',
+    );
     const s = config.rss.streams;
-    const heap = (h: { usedMb: number; totalMb: number } | null) => (h === null ? '' : ` (V8 heap ${h.usedMb.toFixed(0)} MB used of ${h.totalMb.toFixed(0)} MB)`);
+    const heap = (h: { usedMb: number; totalMb: number } | null) =>
+      h === null ? '' : ` (V8 heap ${h.usedMb.toFixed(0)} MB used of ${h.totalMb.toFixed(0)} MB)`;
     out.push(
       `Gateway memory: RSS ${config.rss.atStartMb.toFixed(1)} MB just after start` +
         (s === null
@@ -658,7 +834,11 @@ function markdown(meta: Record<string, unknown>, baselines: Baselines, configs: 
       ...config.checks.map((c) => `| ${c.name} | ${c.threshold} | ${c.measured} | ${c.pass ? 'PASS' : 'FAIL'} |`),
       '',
     );
-    if (config.warnings.length > 0) out.push(`Gateway log lines at warn or above: ${config.warnings.length}; first: \`${config.warnings[0]!.replaceAll('`', "'")}\``, '');
+    if (config.warnings.length > 0)
+      out.push(
+        `Gateway log lines at warn or above: ${config.warnings.length}; first: \`${config.warnings[0]!.replaceAll('`', "'")}\``,
+        '',
+      );
   }
   return out.join('\n');
 }
@@ -673,15 +853,30 @@ function postgresUrl(schema: string): string {
 }
 
 function newConfiguration(name: string, label: string, embedded: boolean): Configuration {
-  return { name, label, embedded, gateway: {}, rss: { atStartMb: Number.NaN, afterLoadMb: Number.NaN, heapAfterLoad: null, streams: null }, hostile: null, warnings: [], checks: [] };
+  return {
+    name,
+    label,
+    embedded,
+    gateway: {},
+    rss: { atStartMb: Number.NaN, afterLoadMb: Number.NaN, heapAfterLoad: null, streams: null },
+    hostile: null,
+    warnings: [],
+    checks: [],
+  };
 }
 
 /** The scale-out gateway on a fresh PostgreSQL schema and the local Redis; null (with the reason) when they are missing. */
-async function startScaleGateway(upstreamsFile: string, config: Configuration): Promise<{ gateway: Gateway; pg: PostgresSchema } | null> {
+async function startScaleGateway(
+  upstreamsFile: string,
+  config: Configuration,
+): Promise<{ gateway: Gateway; pg: PostgresSchema } | null> {
   let pg: PostgresSchema | null = null;
   try {
     pg = await postgresSchema();
-    const storage = { DATABASE_URL: postgresUrl(pg.schema), REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379' };
+    const storage = {
+      DATABASE_URL: postgresUrl(pg.schema),
+      REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    };
     return { gateway: await startGateway('scale', upstreamsFile, storage), pg };
   } catch (err) {
     await pg?.drop().catch(() => undefined);
@@ -695,17 +890,24 @@ async function startScaleGateway(upstreamsFile: string, config: Configuration): 
 async function gitCommit(): Promise<string> {
   try {
     const head = (await run('git', ['rev-parse', '--short', 'HEAD'], { cwd: PROJECT_ROOT })).stdout.trim();
-    const changes = (await run('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: PROJECT_ROOT })).stdout.trim();
+    const changes = (
+      await run('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: PROJECT_ROOT })
+    ).stdout.trim();
     return changes === '' ? head : `${head}+dirty`;
   } catch {
     return 'unknown';
   }
 }
 
-async function measureAll(baselineTargets: Record<Baseline, Target>, gateways: [Configuration, Gateway][]): Promise<Baselines> {
+async function measureAll(
+  baselineTargets: Record<Baseline, Target>,
+  gateways: [Configuration, Gateway][],
+): Promise<Baselines> {
   const baselines = {} as Baselines;
   for (const kind of KINDS) {
-    const gatewayTargets = gateways.map(([config, gateway]) => target(`gateway-${config.name}`, gateway.origin, COMPAT_PATHS, gateway.apiKey));
+    const gatewayTargets = gateways.map(([config, gateway]) =>
+      target(`gateway-${config.name}`, gateway.origin, COMPAT_PATHS, gateway.apiKey),
+    );
     const cells = await measureKind([...BASELINES.map((name) => baselineTargets[name]), ...gatewayTargets], kind);
     baselines[kind] = Object.fromEntries(BASELINES.map((name, i) => [name, cells[i]!])) as Record<Baseline, Cell>;
     gateways.forEach(([config], i) => (config.gateway[kind] = cells[BASELINES.length + i]));
@@ -722,7 +924,10 @@ interface Servers {
 
 /** The fake upstream, both proxies, and a gateway per configuration, each in its own process. */
 async function startServers(tmp: string): Promise<Servers> {
-  const fake = await startScript('fake-upstream', 'test/bench/fake-upstream-server.ts', { BENCH_STREAM_CHUNKS: String(PLAN.streamChunks), BENCH_HOLD_MARKER: HOLD_MARKER });
+  const fake = await startScript('fake-upstream', 'test/bench/fake-upstream-server.ts', {
+    BENCH_STREAM_CHUNKS: String(PLAN.streamChunks),
+    BENCH_HOLD_MARKER: HOLD_MARKER,
+  });
   const bare = await startScript('bare-proxy', 'test/bench/bare-proxy.ts', { UPSTREAM_URL: fake.origin });
   const express = await startScript('express-proxy', 'test/bench/express-proxy.ts', { UPSTREAM_URL: fake.origin });
   await installPortkey(log);
@@ -733,7 +938,9 @@ async function startServers(tmp: string): Promise<Servers> {
   writeFileSync(upstreamsFile, upstreamsYaml(fake.origin));
   const embedded = newConfiguration('embedded', 'Embedded default: SQLite file, in-process rate limiter', true);
   const scale = newConfiguration('scale', 'PostgreSQL + Redis', false);
-  const gateways: [Configuration, Gateway][] = [[embedded, await startGateway('embedded', upstreamsFile, { DATABASE_URL: `sqlite:${join(tmp, 'bench.sqlite')}` })]];
+  const gateways: [Configuration, Gateway][] = [
+    [embedded, await startGateway('embedded', upstreamsFile, { DATABASE_URL: `sqlite:${join(tmp, 'bench.sqlite')}` })],
+  ];
   let pg: PostgresSchema | null = null;
   if (args.has('--embedded-only')) scale.skipped = '--embedded-only';
   else {
@@ -747,7 +954,13 @@ async function startServers(tmp: string): Promise<Servers> {
     direct: target('direct', fake.origin, OPENAI_PATHS),
     bare: target('bare-proxy', bare.origin, OPENAI_PATHS),
     express: target('express-proxy', express.origin, OPENAI_PATHS),
-    portkey: target('portkey', `http://127.0.0.1:${portkeyPort}`, OPENAI_PATHS, 'sk-bench', portkeyHeaders(fake.origin)),
+    portkey: target(
+      'portkey',
+      `http://127.0.0.1:${portkeyPort}`,
+      OPENAI_PATHS,
+      'sk-bench',
+      portkeyHeaders(fake.origin),
+    ),
   };
   return { baselineTargets, gateways, configs: [embedded, scale], pg };
 }
@@ -760,22 +973,35 @@ async function measureStreamsMemory(gateways: [Configuration, Gateway][]): Promi
     config.rss.atStartMb = gateway.rssAtStartMb;
     config.rss.streams = await holdStreams(gateway, PLAN.openStreams, PLAN.streamHoldMs);
     const st = config.rss.streams;
-    log(`  streams    gateway-${config.name.padEnd(10)} ${st.opened}/${st.wanted} open, RSS ${st.rssBeforeMb.toFixed(1)} → ${st.rssHeldMb.toFixed(1)} MB held, ${st.rssAfterReleaseMb.toFixed(1)} MB after`);
+    log(
+      `  streams    gateway-${config.name.padEnd(10)} ${st.opened}/${st.wanted} open, RSS ${st.rssBeforeMb.toFixed(1)} → ${st.rssHeldMb.toFixed(1)} MB held, ${st.rssAfterReleaseMb.toFixed(1)} MB after`,
+    );
     if (st.firstError !== null) log(`  streams    first failure: ${st.firstError}`);
   }
 }
 
 function writeResults(meta: Record<string, unknown>, baselines: Baselines, configs: Configuration[]): void {
   mkdirSync(join(PROJECT_ROOT, 'bench'), { recursive: true });
-  writeFileSync(join(PROJECT_ROOT, 'bench/results.json'), `${JSON.stringify({ meta, baselines, configurations: configs }, null, 2)}\n`);
+  writeFileSync(
+    join(PROJECT_ROOT, 'bench/results.json'),
+    `${JSON.stringify({ meta, baselines, configurations: configs }, null, 2)}\n`,
+  );
   writeFileSync(join(PROJECT_ROOT, 'bench/results.md'), `${markdown(meta, baselines, configs)}\n`);
-  const failed = configs.flatMap((c) => c.checks.filter((check) => !check.pass).map((check) => `${c.name}: ${check.name} ${check.measured} (target ${check.threshold})`));
-  log(`bench: done in ${String(meta.durationSec)} s; bench/results.md written; ${failed.length === 0 ? 'every target PASS' : `FAIL:\n  ${failed.join('\n  ')}`}`);
+  const failed = configs.flatMap((c) =>
+    c.checks
+      .filter((check) => !check.pass)
+      .map((check) => `${c.name}: ${check.name} ${check.measured} (target ${check.threshold})`),
+  );
+  log(
+    `bench: done in ${String(meta.durationSec)} s; bench/results.md written; ${failed.length === 0 ? 'every target PASS' : `FAIL:\n  ${failed.join('\n  ')}`}`,
+  );
 }
 
 async function main(): Promise<void> {
   const startedAt = Date.now();
-  const loadAvgStart = loadavg().map((x) => x.toFixed(2)).join(' ');
+  const loadAvgStart = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   const commit = await gitCommit();
   if (!args.has('--no-build')) {
     log('bench: npm run build');
@@ -795,11 +1021,15 @@ async function main(): Promise<void> {
     for (const [config, gateway] of servers.gateways) {
       config.rss.afterLoadMb = rssMb(gateway.pid);
       config.rss.heapAfterLoad = await heapMb(gateway.origin);
-      const healthy = await fetch(`${gateway.origin}/healthz`).then((r) => r.ok, () => false);
+      const healthy = await fetch(`${gateway.origin}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (!healthy) throw new Error(`gateway ${config.name} is not healthy after the run`);
       config.warnings = gateway.warnings;
     }
-    for (const config of servers.configs) if (config.skipped === undefined) config.checks = checksFor(config, baselines);
+    for (const config of servers.configs)
+      if (config.skipped === undefined) config.checks = checksFor(config, baselines);
     const meta = {
       date: new Date().toISOString(),
       node: process.version,
@@ -807,7 +1037,9 @@ async function main(): Promise<void> {
       cpuModel: cpus()[0]?.model ?? 'unknown',
       commit,
       loadAvgStart,
-      loadAvgEnd: loadavg().map((x) => x.toFixed(2)).join(' '),
+      loadAvgEnd: loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' '),
       quick: QUICK,
       gatewayNodeFlags: GATEWAY_NODE_FLAGS.join(' '),
       plan: PLAN,
@@ -827,7 +1059,8 @@ const watchdog = setTimeout(() => {
   log(`bench: still running after ${WATCHDOG_MS / 60_000} minutes; stopping`);
   void stopChildren().finally(() => process.exit(1));
 }, WATCHDOG_MS);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stopChildren().finally(() => process.exit(1)));
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => void stopChildren().finally(() => process.exit(1)));
 
 try {
   await main();

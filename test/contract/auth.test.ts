@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount, revokeKey } from '../../src/domain/accounts.js';
 import { envelopeForPath } from '../../src/errors/render.js';
-import { call, startHarness, type Harness, type JsonResponse } from '../setup/harness.js';
-import { expectCompatError, expectNativeError } from '../setup/envelopes.js';
 import { protectedOperations } from '../setup/contract.js';
+import { expectCompatError, expectNativeError } from '../setup/envelopes.js';
+import { call, type Harness, type JsonResponse, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -30,8 +30,18 @@ describe.each(operations)('$method $path', ({ method, path, samplePath }) => {
 
   describe.each(['bearer', 'x-api-key'] as const)('with %s', (keyHeader) => {
     it('401 invalid_api_key for a malformed key and for an unknown well-formed one', async () => {
-      expectError(path, await call(h.baseUrl, method, samplePath, { key: 'sk-something-else', keyHeader }), 401, 'invalid_api_key');
-      expectError(path, await call(h.baseUrl, method, samplePath, { key: `cgw_${'Z'.repeat(40)}`, keyHeader }), 401, 'invalid_api_key');
+      expectError(
+        path,
+        await call(h.baseUrl, method, samplePath, { key: 'sk-something-else', keyHeader }),
+        401,
+        'invalid_api_key',
+      );
+      expectError(
+        path,
+        await call(h.baseUrl, method, samplePath, { key: `cgw_${'Z'.repeat(40)}`, keyHeader }),
+        401,
+        'invalid_api_key',
+      );
     });
 
     it('401 api_key_revoked for a revoked key', async () => {
@@ -56,7 +66,9 @@ describe.each(operations)('$method $path', ({ method, path, samplePath }) => {
 });
 
 it('covers at least the key-management and compat operations', () => {
-  expect(operations.map((o) => o.operationId)).toEqual(expect.arrayContaining(['listCompatModels', 'listApiKeys', 'createApiKey', 'revokeApiKey']));
+  expect(operations.map((o) => o.operationId)).toEqual(
+    expect.arrayContaining(['listCompatModels', 'listApiKeys', 'createApiKey', 'revokeApiKey']),
+  );
 });
 
 describe('a flood of unknown keys from one address (AUTH_FAILURES_PER_MINUTE)', () => {
@@ -65,7 +77,8 @@ describe('a flood of unknown keys from one address (AUTH_FAILURES_PER_MINUTE)', 
   it('past the limit the address gets 429 auth_rate_limited with Retry-After, in either envelope; a trusted proxy names the address', async () => {
     const guarded = await startHarness({ AUTH_FAILURES_PER_MINUTE: '3', TRUSTED_PROXY: 'loopback' });
     try {
-      const from = (address: string, path = '/v1/compat/models') => call(guarded.baseUrl, 'GET', path, { key: random(), headers: { 'x-forwarded-for': address } });
+      const from = (address: string, path = '/v1/compat/models') =>
+        call(guarded.baseUrl, 'GET', path, { key: random(), headers: { 'x-forwarded-for': address } });
       for (let i = 0; i < 3; i++) expectCompatError(await from('203.0.113.7'), 401, 'invalid_api_key');
       const limited = await from('203.0.113.7');
       expectCompatError(limited, 429, 'auth_rate_limited');
@@ -83,9 +96,19 @@ describe('a flood of unknown keys from one address (AUTH_FAILURES_PER_MINUTE)', 
     const guarded = await startHarness({ AUTH_FAILURES_PER_MINUTE: '2' });
     try {
       for (const address of ['203.0.113.1', '203.0.113.2']) {
-        expectCompatError(await call(guarded.baseUrl, 'GET', '/v1/compat/models', { key: random(), headers: { 'x-forwarded-for': address } }), 401, 'invalid_api_key');
+        expectCompatError(
+          await call(guarded.baseUrl, 'GET', '/v1/compat/models', {
+            key: random(),
+            headers: { 'x-forwarded-for': address },
+          }),
+          401,
+          'invalid_api_key',
+        );
       }
-      const limited = await call(guarded.baseUrl, 'GET', '/v1/compat/models', { key: random(), headers: { 'x-forwarded-for': '203.0.113.3' } });
+      const limited = await call(guarded.baseUrl, 'GET', '/v1/compat/models', {
+        key: random(),
+        headers: { 'x-forwarded-for': '203.0.113.3' },
+      });
       expectCompatError(limited, 429, 'auth_rate_limited');
     } finally {
       await guarded.close();

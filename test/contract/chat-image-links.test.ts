@@ -9,9 +9,9 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPortUrl } from '../fixtures/fake-upstream.js';
-import { expectCompatError, expectNativeError } from '../setup/envelopes.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { expectCompatError, expectNativeError } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 let images: Server;
@@ -20,11 +20,14 @@ let origin: string;
 const fetched: string[] = [];
 
 beforeAll(async () => {
-  const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c33' } }).png().toBuffer();
+  const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c33' } })
+    .png()
+    .toBuffer();
   images = createServer((req, res) => {
     fetched.push(req.url ?? '');
     if (req.url === '/cat.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(png);
-    if (req.url === '/page.html') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>a view page</html>');
+    if (req.url === '/page.html')
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>a view page</html>');
     res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
@@ -38,7 +41,13 @@ afterAll(async () => {
 const PATH = '/v1/compat/chat/completions';
 const withImage = (url: string) => [
   { role: 'system', content: 'Be brief.' },
-  { role: 'user', content: [{ type: 'text', text: 'What is in the picture?' }, { type: 'image_url', image_url: { url } }] },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'What is in the picture?' },
+      { type: 'image_url', image_url: { url } },
+    ],
+  },
 ];
 
 async function expectNothingHeldOrCharged(accountId: string): Promise<void> {
@@ -60,7 +69,10 @@ describe.each(HARNESS_DATABASES)('image links in chat messages on $name', (datab
 
   it('a link to an image is loaded and the chat answered', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
-    const response = await call(h.baseUrl, 'POST', PATH, { key: apiKey, body: { model: 'gpt-4o-mini', messages: withImage(`${origin}/cat.png`) } });
+    const response = await call(h.baseUrl, 'POST', PATH, {
+      key: apiKey,
+      body: { model: 'gpt-4o-mini', messages: withImage(`${origin}/cat.png`) },
+    });
     expect(response.status, response.text).toBe(200);
   });
 
@@ -69,24 +81,55 @@ describe.each(HARNESS_DATABASES)('image links in chat messages on $name', (datab
     ['a closed port', async () => `${await closedPortUrl()}/cat.png`, /could not be loaded/],
     ['a page, not an image', () => `${origin}/page.html`, /not a PNG, JPEG, GIF or WebP image/],
     ['a metadata address (SSRF policy)', () => 'http://169.254.169.254/latest/meta-data/', /could not be loaded/],
-  ])('%s → 400 invalid_image_payload naming the part, with a hint; nothing held or charged', async (_name, link, reason) => {
-    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
-    const response = await call(h.baseUrl, 'POST', PATH, { key: apiKey, body: { model: 'gpt-4o-mini', messages: withImage(await link()) } });
-    expectCompatError(response, 400, 'invalid_image_payload');
-    expect(response.body.error.message).toMatch(/^messages\[1\]\.content: part 1: /);
-    expect(response.body.error.message).toMatch(reason);
-    expect(response.body.error.meta.hint).toMatch(/direct-download link/);
-    await expectNothingHeldOrCharged(accountId);
-  });
+  ])(
+    '%s → 400 invalid_image_payload naming the part, with a hint; nothing held or charged',
+    async (_name, link, reason) => {
+      const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
+      const response = await call(h.baseUrl, 'POST', PATH, {
+        key: apiKey,
+        body: { model: 'gpt-4o-mini', messages: withImage(await link()) },
+      });
+      expectCompatError(response, 400, 'invalid_image_payload');
+      expect(response.body.error.message).toMatch(/^messages\[1\]\.content: part 1: /);
+      expect(response.body.error.message).toMatch(reason);
+      expect(response.body.error.meta.hint).toMatch(/direct-download link/);
+      await expectNothingHeldOrCharged(accountId);
+    },
+  );
 
   it('the same verdict on a stream (a JSON 400, before the stream opens), the native surface and the Responses API', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
     const missing = `${origin}/missing.png`;
-    expectCompatError(await call(h.baseUrl, 'POST', PATH, { key: apiKey, body: { model: 'gpt-4o-mini', messages: withImage(missing), stream: true } }), 400, 'invalid_image_payload');
-    expectNativeError(await call(h.baseUrl, 'POST', '/v1/llm/chat/completions', { key: apiKey, body: { model: 'gpt-4o-mini', messages: withImage(missing) } }), 400, 'invalid_image_payload');
+    expectCompatError(
+      await call(h.baseUrl, 'POST', PATH, {
+        key: apiKey,
+        body: { model: 'gpt-4o-mini', messages: withImage(missing), stream: true },
+      }),
+      400,
+      'invalid_image_payload',
+    );
+    expectNativeError(
+      await call(h.baseUrl, 'POST', '/v1/llm/chat/completions', {
+        key: apiKey,
+        body: { model: 'gpt-4o-mini', messages: withImage(missing) },
+      }),
+      400,
+      'invalid_image_payload',
+    );
     const responses = await call(h.baseUrl, 'POST', '/v1/responses', {
       key: apiKey,
-      body: { model: 'gpt-4o-mini', input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is it?' }, { type: 'input_image', image_url: missing }] }] },
+      body: {
+        model: 'gpt-4o-mini',
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'What is it?' },
+              { type: 'input_image', image_url: missing },
+            ],
+          },
+        ],
+      },
     });
     expect(responses.status, responses.text).toBe(400);
     expect(responses.body.error.code).toBe('invalid_image_payload');
@@ -96,7 +139,10 @@ describe.each(HARNESS_DATABASES)('image links in chat messages on $name', (datab
   it('a caller who cannot pay is refused 402 before the link is fetched', async () => {
     const { apiKey } = await h.newAccount();
     const before = fetched.length;
-    const response = await call(h.baseUrl, 'POST', PATH, { key: apiKey, body: { model: 'gpt-4o-mini', messages: withImage(`${origin}/cat.png?broke`) } });
+    const response = await call(h.baseUrl, 'POST', PATH, {
+      key: apiKey,
+      body: { model: 'gpt-4o-mini', messages: withImage(`${origin}/cat.png?broke`) },
+    });
     expectCompatError(response, 402, 'insufficient_balance');
     expect(fetched.slice(before)).toEqual([]);
   });

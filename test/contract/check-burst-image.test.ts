@@ -1,8 +1,8 @@
 /** POST /v1/burst/orders/image-check: a Docker image's size from its registry, against the disk asked for. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeRegistry, type FakeRegistry } from '../fixtures/fake-registry.js';
+import { type FakeRegistry, startFakeRegistry } from '../fixtures/fake-registry.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 let registry: FakeRegistry;
@@ -36,7 +36,12 @@ describe('POST /v1/burst/orders/image-check', () => {
   });
 
   it('400 invalid_request naming docker_image for a missing or private image, a bad reference, a private registry not allowed', async () => {
-    for (const image of [`${registry.host}/team/absent:1`, `${registry.host}/team/private:1`, 'ubuntu:not a tag', '10.0.0.1:5000/team/app:1']) {
+    for (const image of [
+      `${registry.host}/team/absent:1`,
+      `${registry.host}/team/private:1`,
+      'ubuntu:not a tag',
+      '10.0.0.1:5000/team/app:1',
+    ]) {
       const response = await check({ docker_image: image });
       expectNativeError(response, 400, 'invalid_request');
       expect(JSON.stringify(response.body.data)).toContain('docker_image');
@@ -46,7 +51,12 @@ describe('POST /v1/burst/orders/image-check', () => {
 
   it('400 naming docker_image, never a 500, for a registry naming a hostile digest or a registry no URL can name', async () => {
     const images = ['md5', 'path', 'proto'].map((tag) => `${registry.host}/team/hostile:${tag}`);
-    for (const image of [...images, '[:::::]:5000/team/app:1', 'example.com:99999/team/app:1', `ubuntu@constructor:${'a'.repeat(64)}`]) {
+    for (const image of [
+      ...images,
+      '[:::::]:5000/team/app:1',
+      'example.com:99999/team/app:1',
+      `ubuntu@constructor:${'a'.repeat(64)}`,
+    ]) {
       const response = await check({ docker_image: image });
       expectNativeError(response, 400, 'invalid_request');
       expect(JSON.stringify(response.body.data)).toContain('docker_image');

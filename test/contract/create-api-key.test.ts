@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -8,7 +8,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const create = (key: string, options: Parameters<typeof call>[3] = {}) => call(h.baseUrl, 'POST', '/v1/llm/api-keys', { key, ...options });
+const create = (key: string, options: Parameters<typeof call>[3] = {}) =>
+  call(h.baseUrl, 'POST', '/v1/llm/api-keys', { key, ...options });
 
 describe('POST /v1/llm/api-keys', () => {
   it('201: a new key, shown once, that works at once', async () => {
@@ -33,7 +34,11 @@ describe('POST /v1/llm/api-keys', () => {
     const mint = await create(plain.api_key, { body: { name: 'escape' } });
     expectNativeError(mint, 403, 'key_scope_required');
     expect(mint.headers.get('x-should-retry')).toBe('false');
-    expectNativeError(await call(h.baseUrl, 'DELETE', `/v1/llm/api-keys/${manager.key.id}`, { key: plain.api_key }), 403, 'key_scope_required');
+    expectNativeError(
+      await call(h.baseUrl, 'DELETE', `/v1/llm/api-keys/${manager.key.id}`, { key: plain.api_key }),
+      403,
+      'key_scope_required',
+    );
     // A manager revokes the plain key: it is gone for good, with nothing it could have minted.
     expectNativeOk(await call(h.baseUrl, 'DELETE', `/v1/llm/api-keys/${plain.key.id}`, { key: manager.api_key }));
     expectNativeError(await call(h.baseUrl, 'GET', '/v1/account', { key: plain.api_key }), 401, 'api_key_revoked');
@@ -77,10 +82,18 @@ describe('POST /v1/llm/api-keys', () => {
 
   it('415 unsupported_media_type for a body that is not JSON', async () => {
     const { apiKey } = await h.newAccount();
-    expectNativeError(await create(apiKey, { rawBody: 'name=x', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectNativeError(
+      await create(apiKey, { rawBody: 'name=x', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   it('401 before validation: no key and a bad body answers authentication_required', async () => {
-    expectNativeError(await call(h.baseUrl, 'POST', '/v1/llm/api-keys', { body: { name: 7 } }), 401, 'authentication_required');
+    expectNativeError(
+      await call(h.baseUrl, 'POST', '/v1/llm/api-keys', { body: { name: 7 } }),
+      401,
+      'authentication_required',
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimatePromptTokens } from '../../src/domain/tokens.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
 
 let h: Harness;
@@ -15,7 +15,8 @@ const hello = [{ role: 'user', content: 'Say hello' }];
 
 const kickoff = (key: string | undefined, body: unknown, options: Parameters<typeof call>[3] = {}) =>
   call(h.baseUrl, 'POST', '/v1/llm/chat/jobs', { ...(key === undefined ? {} : { key }), body, ...options });
-const poll = (key: string, jobId: string) => call(h.baseUrl, 'GET', `/v1/llm/chat/jobs/${encodeURIComponent(jobId)}`, { key });
+const poll = (key: string, jobId: string) =>
+  call(h.baseUrl, 'GET', `/v1/llm/chat/jobs/${encodeURIComponent(jobId)}`, { key });
 
 const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -34,7 +35,15 @@ async function untilDone(key: string, jobId: string): Promise<any> {
 describe('POST /v1/llm/chat/jobs', () => {
   it('409 idempotency_conflict for a key reused with another body; the same body is replayed; 400 for a malformed key', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
-    await expectIdempotencyContract((body, key) => kickoff(apiKey, body, { headers: { 'idempotency-key': key } }), { first: { model: MODEL, messages: hello }, other: { model: MODEL, messages: [{ role: 'user', content: 'Say goodbye' }] } }, 'native', 202);
+    await expectIdempotencyContract(
+      (body, key) => kickoff(apiKey, body, { headers: { 'idempotency-key': key } }),
+      {
+        first: { model: MODEL, messages: hello },
+        other: { model: MODEL, messages: [{ role: 'user', content: 'Say goodbye' }] },
+      },
+      'native',
+      202,
+    );
   });
 
   it('202: job_id, status and the estimate (the worst-case hold); the job completes and is charged once', async () => {
@@ -46,13 +55,25 @@ describe('POST /v1/llm/chat/jobs', () => {
     expect(['pending', 'processing']).toContain(job.status);
     expect(job.model).toBe(MODEL);
     const row = h.deps.catalog.find(MODEL)!;
-    const worstCase = Math.round(estimatePromptTokens({ messages: hello }) * row.retail_input_usd_per_mtok! + 1000 * row.retail_output_usd_per_mtok!);
+    const worstCase = Math.round(
+      estimatePromptTokens({ messages: hello }) * row.retail_input_usd_per_mtok! +
+        1000 * row.retail_output_usd_per_mtok!,
+    );
     expect(micros(job.estimated_cost_usd)).toBe(BigInt(worstCase));
     expect(job).not.toHaveProperty('result');
 
     const done = await untilDone(apiKey, job.job_id);
-    expect(done).toMatchObject({ job_id: job.job_id, status: 'completed', model: MODEL, estimated_cost_usd: job.estimated_cost_usd });
-    expect(done.result).toMatchObject({ object: 'chat.completion', model: MODEL, choices: [{ index: 0, message: { role: 'assistant' }, finish_reason: 'stop' }] });
+    expect(done).toMatchObject({
+      job_id: job.job_id,
+      status: 'completed',
+      model: MODEL,
+      estimated_cost_usd: job.estimated_cost_usd,
+    });
+    expect(done.result).toMatchObject({
+      object: 'chat.completion',
+      model: MODEL,
+      choices: [{ index: 0, message: { role: 'assistant' }, finish_reason: 'stop' }],
+    });
     expect(done.cost_usd).toBe(done.result.usage.cost);
     expect(done.cost_usd).toBeGreaterThan(0);
     expect(done.cost_usd).toBeLessThanOrEqual(job.estimated_cost_usd);
@@ -66,7 +87,12 @@ describe('POST /v1/llm/chat/jobs', () => {
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(posted);
     const requests = expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/usage/requests', { key: apiKey })).requests;
     expect(requests).toHaveLength(1);
-    expect(requests[0]).toMatchObject({ model: MODEL, kind: 'chat', cost_usd: done.cost_usd, request_id: response.headers.get('x-request-id') });
+    expect(requests[0]).toMatchObject({
+      model: MODEL,
+      kind: 'chat',
+      cost_usd: done.cost_usd,
+      request_id: response.headers.get('x-request-id'),
+    });
   });
 
   it('the result is the same completion a chat call gives for the same messages', async () => {
@@ -74,14 +100,20 @@ describe('POST /v1/llm/chat/jobs', () => {
     const job = expectNativeOk(await kickoff(apiKey, { messages: hello }), 202);
     expect(job.model).toBe(h.deps.catalog.defaultModel);
     const done = await untilDone(apiKey, job.job_id);
-    const direct = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: { messages: hello } });
+    const direct = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', {
+      key: apiKey,
+      body: { messages: hello },
+    });
     expect(done.result.choices[0].message.content).toBe(direct.body.choices[0].message.content);
     expect(done.result.usage).toEqual(direct.body.usage);
   });
 
   it('an alias resolves to the native slug; `stream: true` in the body is ignored (a job never streams)', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    const job = expectNativeOk(await kickoff(apiKey, { model: 'openai/gpt-5-mini', messages: hello, stream: true }), 202);
+    const job = expectNativeOk(
+      await kickoff(apiKey, { model: 'openai/gpt-5-mini', messages: hello, stream: true }),
+      202,
+    );
     expect(job.model).toBe(MODEL);
     const done = await untilDone(apiKey, job.job_id);
     expect(done.status).toBe('completed');
@@ -98,12 +130,23 @@ describe('POST /v1/llm/chat/jobs', () => {
     ['messages empty', 'messages_required', { model: MODEL, messages: [] }],
     ['whitespace content', 'empty_message_content', { model: MODEL, messages: [{ role: 'user', content: ' ' }] }],
     ['a bad role', 'invalid_messages_format', { model: MODEL, messages: [{ role: 'narrator', content: 'hi' }] }],
-    ['a bad data URI', 'invalid_image_payload', { model: MODEL, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/gif;base64,!!' } }] }] }],
+    [
+      'a bad data URI',
+      'invalid_image_payload',
+      {
+        model: MODEL,
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/gif;base64,!!' } }] }],
+      },
+    ],
     ['temperature 3', 'invalid_temperature', { model: MODEL, messages: hello, temperature: 3 }],
     ['top_p 1.5', 'invalid_top_p', { model: MODEL, messages: hello, top_p: 1.5 }],
     ['max_tokens 0', 'invalid_max_tokens', { model: MODEL, messages: hello, max_tokens: 0 }],
     ['max_tokens above the cap', 'invalid_max_tokens', { model: MODEL, messages: hello, max_tokens: 128_001 }],
-    ['a prompt over the context window', 'context_window_exceeded', { model: 'gemma-2-9b-it', messages: [{ role: 'user', content: 'lorem ipsum '.repeat(4500) }] }],
+    [
+      'a prompt over the context window',
+      'context_window_exceeded',
+      { model: 'gemma-2-9b-it', messages: [{ role: 'user', content: 'lorem ipsum '.repeat(4500) }] },
+    ],
   ];
 
   it.each(cases)('400 at kickoff: %s → %s; no job, nothing held', async (_name, code, body) => {
@@ -122,18 +165,32 @@ describe('POST /v1/llm/chat/jobs', () => {
     expect(response.body.data).not.toHaveProperty('job_id');
     await sleep(40);
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(0n);
-    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/usage/requests', { key: apiKey })).requests).toEqual([]);
+    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/usage/requests', { key: apiKey })).requests).toEqual(
+      [],
+    );
   });
 
   it('401 without a key and with an unknown key in either header', async () => {
     expectNativeError(await kickoff(undefined, { messages: hello }), 401, 'authentication_required');
     expectNativeError(await kickoff(`cgw_${'Z'.repeat(40)}`, { messages: hello }), 401, 'invalid_api_key');
-    expectNativeError(await kickoff(`cgw_${'Z'.repeat(40)}`, { messages: hello }, { keyHeader: 'x-api-key' }), 401, 'invalid_api_key');
+    expectNativeError(
+      await kickoff(`cgw_${'Z'.repeat(40)}`, { messages: hello }, { keyHeader: 'x-api-key' }),
+      401,
+      'invalid_api_key',
+    );
   });
 
   it('413 over the body cap and 415 for a body that is not JSON', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    expectNativeError(await kickoff(apiKey, { messages: [{ role: 'user', content: 'x'.repeat(70_000) }] }), 413, 'request_too_large');
-    expectNativeError(await kickoff(apiKey, undefined, { rawBody: 'hi', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectNativeError(
+      await kickoff(apiKey, { messages: [{ role: 'user', content: 'x'.repeat(70_000) }] }),
+      413,
+      'request_too_large',
+    );
+    expectNativeError(
+      await kickoff(apiKey, undefined, { rawBody: 'hi', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
   });
 });

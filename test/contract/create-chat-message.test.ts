@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
 
 let h: Harness;
@@ -16,15 +16,24 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
-const newChat = async (key: string) => expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/chats', { key }), 201).chat_id as string;
-const say = (key: string, chatId: string, body: Record<string, unknown>) => call(h.baseUrl, 'POST', `/v1/llm/chats/${chatId}/messages`, { key, body });
+const newChat = async (key: string) =>
+  expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/chats', { key }), 201).chat_id as string;
+const say = (key: string, chatId: string, body: Record<string, unknown>) =>
+  call(h.baseUrl, 'POST', `/v1/llm/chats/${chatId}/messages`, { key, body });
 
 describe('POST /v1/llm/chats/{chat_id}/messages', () => {
   it('a text model replies now; both turns join the history; the reply is charged what it says', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
     const chatId = await newChat(apiKey);
     const first = expectNativeOk(await say(apiKey, chatId, { model: 'gpt-5-mini', content: 'Name a colour.' }));
-    expect(first).toEqual({ chat_id: chatId, type: 'text', dialogue_id: expect.stringMatching(/^dlg_/), content: expect.any(String), model: 'gpt-5-mini', cost_usd: expect.any(Number) });
+    expect(first).toEqual({
+      chat_id: chatId,
+      type: 'text',
+      dialogue_id: expect.stringMatching(/^dlg_/),
+      content: expect.any(String),
+      model: 'gpt-5-mini',
+      cost_usd: expect.any(Number),
+    });
     expect(first.content.length).toBeGreaterThan(0);
     const second = expectNativeOk(await say(apiKey, chatId, { model: 'gpt-5-mini', content: 'Another one.' }));
     const { dialogues } = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/chats/${chatId}`, { key: apiKey }));
@@ -44,16 +53,42 @@ describe('POST /v1/llm/chats/{chat_id}/messages', () => {
     const started = Date.now();
     const reply = expectNativeOk(await say(apiKey, chatId, { model: 'imgG-4o', content: 'A lighthouse at dawn' }));
     expect(Date.now() - started).toBeLessThan(1_000);
-    expect(reply).toEqual({ chat_id: chatId, type: 'image_pending', dialogue_id: expect.stringMatching(/^dlg_/), job_id: expect.stringMatching(/^job_/), model: 'imgG-4o', estimated_cost_usd: expect.any(Number) });
+    expect(reply).toEqual({
+      chat_id: chatId,
+      type: 'image_pending',
+      dialogue_id: expect.stringMatching(/^dlg_/),
+      job_id: expect.stringMatching(/^job_/),
+      model: 'imgG-4o',
+      estimated_cost_usd: expect.any(Number),
+    });
     const { dialogues } = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/chats/${chatId}`, { key: apiKey }));
-    expect(dialogues[1]).toMatchObject({ dialogue_id: reply.dialogue_id, role: 'assistant', type: expect.stringMatching(/^image/), job_id: reply.job_id, model: 'imgG-4o' });
+    expect(dialogues[1]).toMatchObject({
+      dialogue_id: reply.dialogue_id,
+      role: 'assistant',
+      type: expect.stringMatching(/^image/),
+      job_id: reply.job_id,
+      model: 'imgG-4o',
+    });
   });
 
   it('an Idempotency-Key replays the first answer without charging again; another body with it is 409', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
     const chatId = await newChat(apiKey);
-    const send = (body: unknown, key: string) => call(h.baseUrl, 'POST', `/v1/llm/chats/${chatId}/messages`, { key: apiKey, body, headers: { 'Idempotency-Key': key } });
-    const firstAnswer = await expectIdempotencyContract(send, { first: { model: 'gpt-5-mini', content: 'Name a colour.' }, other: { model: 'gpt-5-mini', content: 'Another one.' } }, 'native', 200);
+    const send = (body: unknown, key: string) =>
+      call(h.baseUrl, 'POST', `/v1/llm/chats/${chatId}/messages`, {
+        key: apiKey,
+        body,
+        headers: { 'Idempotency-Key': key },
+      });
+    const firstAnswer = await expectIdempotencyContract(
+      send,
+      {
+        first: { model: 'gpt-5-mini', content: 'Name a colour.' },
+        other: { model: 'gpt-5-mini', content: 'Another one.' },
+      },
+      'native',
+      200,
+    );
     // Answered once: one turn in the history, charged once.
     const reply = expectNativeOk(firstAnswer);
     const { dialogues } = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/chats/${chatId}`, { key: apiKey }));
@@ -71,7 +106,11 @@ describe('POST /v1/llm/chats/{chat_id}/messages', () => {
     const body = { model: 'gpt-5-mini', content: 'Name a colour.' };
     const headers = { 'Idempotency-Key': 'one-key-two-chats' };
     expectNativeOk(await call(h.baseUrl, 'POST', `/v1/llm/chats/${a}/messages`, { key: apiKey, body, headers }));
-    expectNativeError(await call(h.baseUrl, 'POST', `/v1/llm/chats/${b}/messages`, { key: apiKey, body, headers }), 409, 'idempotency_conflict');
+    expectNativeError(
+      await call(h.baseUrl, 'POST', `/v1/llm/chats/${b}/messages`, { key: apiKey, body, headers }),
+      409,
+      'idempotency_conflict',
+    );
     expect(expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/chats/${b}`, { key: apiKey })).dialogues).toEqual([]);
   });
 
@@ -80,11 +119,29 @@ describe('POST /v1/llm/chats/{chat_id}/messages', () => {
     const broke = await h.newAccount();
     const chatId = await newChat(owner.apiKey);
     expectNativeError(await say(broke.apiKey, chatId, { model: 'gpt-5-mini', content: 'hi' }), 404, 'chat_not_found');
-    expectNativeError(await say(owner.apiKey, newId('chat'), { model: 'gpt-5-mini', content: 'hi' }), 404, 'chat_not_found');
+    expectNativeError(
+      await say(owner.apiKey, newId('chat'), { model: 'gpt-5-mini', content: 'hi' }),
+      404,
+      'chat_not_found',
+    );
     const brokeChat = await newChat(broke.apiKey);
-    expectNativeError(await say(broke.apiKey, brokeChat, { model: 'imgG-4o', content: 'x' }), 402, 'insufficient_balance');
-    expectNativeError(await say(broke.apiKey, brokeChat, { model: 'gpt-5-mini', content: 'x' }), 402, 'insufficient_balance');
-    expectNativeError(await say(owner.apiKey, chatId, { model: 'text-embedding-3-small', content: 'x' }), 400, 'model_is_retrieval');
-    expect(expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/chats/${brokeChat}`, { key: broke.apiKey })).dialogues).toEqual([]);
+    expectNativeError(
+      await say(broke.apiKey, brokeChat, { model: 'imgG-4o', content: 'x' }),
+      402,
+      'insufficient_balance',
+    );
+    expectNativeError(
+      await say(broke.apiKey, brokeChat, { model: 'gpt-5-mini', content: 'x' }),
+      402,
+      'insufficient_balance',
+    );
+    expectNativeError(
+      await say(owner.apiKey, chatId, { model: 'text-embedding-3-small', content: 'x' }),
+      400,
+      'model_is_retrieval',
+    );
+    expect(
+      expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/chats/${brokeChat}`, { key: broke.apiKey })).dialogues,
+    ).toEqual([]);
   });
 });

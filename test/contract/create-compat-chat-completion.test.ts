@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UpstreamError, type ChatStream, type StreamEvent, type UpstreamProvider } from '../../src/adapters/upstream/index.js';
+import {
+  type ChatStream,
+  type StreamEvent,
+  UpstreamError,
+  type UpstreamProvider,
+} from '../../src/adapters/upstream/index.js';
 import { countTokens, estimatePromptTokens } from '../../src/domain/tokens.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
-import { jsonFrames, postSse } from '../setup/sse.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
+import { jsonFrames, postSse } from '../setup/sse.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,7 +22,8 @@ const MODEL = 'gpt-5-mini';
 const hello = [{ role: 'user', content: 'Say hello' }];
 const user = (content: unknown) => [{ role: 'user', content }];
 /** An image inline: links are loaded before the hold, and this harness's loader reaches no network. */
-const ONE_PIXEL_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+const ONE_PIXEL_PNG =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 const chat = (key: string | undefined, body: unknown, options: Parameters<typeof call>[3] = {}) =>
   call(h.baseUrl, 'POST', PATH, { ...(key === undefined ? {} : { key }), body, ...options });
@@ -28,7 +34,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** What a text call costs at the row's retail rates (SPEC 2.5, 2.6): micro-USD, half-up once. */
 function retailMicros(slug: string, promptTokens: number, completionTokens: number): bigint {
   const row = h.deps.catalog.find(slug)!;
-  return BigInt(Math.round(promptTokens * row.retail_input_usd_per_mtok! + completionTokens * row.retail_output_usd_per_mtok!));
+  return BigInt(
+    Math.round(promptTokens * row.retail_input_usd_per_mtok! + completionTokens * row.retail_output_usd_per_mtok!),
+  );
 }
 
 /** Polls until `done` holds (a stream settles its bill right after `[DONE]`). */
@@ -45,7 +53,11 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
  * Swaps one method of the sandbox provider (the only upstream routed) for the length of `run`: the way to make
  * an upstream fail or fall silent without a second upstream in the harness.
  */
-async function withSandbox<K extends 'chat' | 'chatStream'>(method: K, impl: NonNullable<UpstreamProvider[K]>, run: () => Promise<void>): Promise<void> {
+async function withSandbox<K extends 'chat' | 'chatStream'>(
+  method: K,
+  impl: NonNullable<UpstreamProvider[K]>,
+  run: () => Promise<void>,
+): Promise<void> {
   const provider = h.deps.routes.chain(MODEL, 'chat')[0]!.provider as UpstreamProvider;
   const original = provider[method];
   provider[method] = impl as UpstreamProvider[K];
@@ -57,14 +69,25 @@ async function withSandbox<K extends 'chat' | 'chatStream'>(method: K, impl: Non
 }
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-  JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 1, model: MODEL, choices: [{ index: 0, delta, finish_reason: finish }] });
+  JSON.stringify({
+    id: 'chatcmpl-x',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: MODEL,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
 
-const usageRequests = async (key: string) => expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/usage/requests', { key })).requests as Record<string, unknown>[];
+const usageRequests = async (key: string) =>
+  expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/usage/requests', { key })).requests as Record<string, unknown>[];
 
 describe('POST /v1/compat/chat/completions: 200', () => {
   it('409 idempotency_conflict for a key reused with another body; the same body is replayed; 400 for a malformed key', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
-    await expectIdempotencyContract((body, key) => chat(apiKey, body, { headers: { 'idempotency-key': key } }), { first: { model: MODEL, messages: hello }, other: { model: MODEL, messages: user('Say goodbye') } }, 'compat');
+    await expectIdempotencyContract(
+      (body, key) => chat(apiKey, body, { headers: { 'idempotency-key': key } }),
+      { first: { model: MODEL, messages: hello }, other: { model: MODEL, messages: user('Say goodbye') } },
+      'compat',
+    );
   });
 
   it('the completion unwrapped; usage.cost is exactly what the ledger posted; the call is in the usage log', async () => {
@@ -150,7 +173,12 @@ describe('POST /v1/compat/chat/completions: 200', () => {
     expect(usage.cost_rub).toBe(Number(micros(usage.cost) * 100n) / 1e6);
     expect(usage.fx_rate_rub).toBe(100);
     const [record] = await usageRequests(apiKey);
-    expect(record).toMatchObject({ cost_usd: usage.cost, cost_rub: usage.cost_rub, fx_rate_rub: 100, rub_pricing: 'billed' });
+    expect(record).toMatchObject({
+      cost_usd: usage.cost,
+      cost_rub: usage.cost_rub,
+      fx_rate_rub: 100,
+      rub_pricing: 'billed',
+    });
   });
 
   it('standard fields (tools, tool_choice, seed, response_format, logprobs, stop, user, …) are accepted and forwarded', async () => {
@@ -159,7 +187,12 @@ describe('POST /v1/compat/chat/completions: 200', () => {
     const response = await chat(apiKey, {
       model: MODEL,
       messages: hello,
-      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+        },
+      ],
       tool_choice: 'auto',
       seed: 7,
       response_format: { type: 'json_object' },
@@ -185,8 +218,20 @@ describe('POST /v1/compat/chat/completions: 200', () => {
       model: MODEL,
       messages: [
         { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'image_url', image_url: { url: ONE_PIXEL_PNG, detail: 'low' } }] },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather?' },
+            { type: 'image_url', image_url: { url: ONE_PIXEL_PNG, detail: 'low' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: '{"temp": 3}' },
       ],
     });
@@ -209,7 +254,10 @@ describe('POST /v1/compat/chat/completions: stream', () => {
     const plain = await chat(reference.apiKey, { model: MODEL, messages: hello });
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
 
-    const stream = await postSse(h.baseUrl, PATH, { key: apiKey, body: { model: MODEL, messages: hello, stream: true } });
+    const stream = await postSse(h.baseUrl, PATH, {
+      key: apiKey,
+      body: { model: MODEL, messages: hello, stream: true },
+    });
     expect(stream.status, stream.raw).toBe(200);
     expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(stream.headers.get('x-request-id')).toMatch(/^req_/);
@@ -229,18 +277,29 @@ describe('POST /v1/compat/chat/completions: stream', () => {
     const text = chunks.map((c) => c.choices[0].delta.content ?? '').join('');
     expect(text).toBe(plain.body.choices[0].message.content);
 
-    const posted = await eventually(() => h.deps.ledger.postedSpend(accountId), (v) => v > 0n);
+    const posted = await eventually(
+      () => h.deps.ledger.postedSpend(accountId),
+      (v) => v > 0n,
+    );
     expect(posted).toBe(micros(plain.body.usage.cost));
     await sleep(50);
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(posted);
     const requests = await usageRequests(apiKey);
     expect(requests).toHaveLength(1);
-    expect(requests[0]).toMatchObject({ model: MODEL, kind: 'chat', cost_usd: plain.body.usage.cost, completion_tokens: plain.body.usage.completion_tokens });
+    expect(requests[0]).toMatchObject({
+      model: MODEL,
+      kind: 'chat',
+      cost_usd: plain.body.usage.cost,
+      completion_tokens: plain.body.usage.completion_tokens,
+    });
   });
 
   it('stream_options.include_usage: one usage chunk (choices []) before [DONE], its cost = the ledger charge', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    const stream = await postSse(h.baseUrl, PATH, { key: apiKey, body: { model: MODEL, messages: hello, stream: true, stream_options: { include_usage: true } } });
+    const stream = await postSse(h.baseUrl, PATH, {
+      key: apiKey,
+      body: { model: MODEL, messages: hello, stream: true, stream_options: { include_usage: true } },
+    });
     expect(stream.status, stream.raw).toBe(200);
     expect(stream.frames.at(-1)).toBe('[DONE]');
     const chunks = jsonFrames(stream.frames);
@@ -249,14 +308,20 @@ describe('POST /v1/compat/chat/completions: stream', () => {
     const last = chunks.at(-1)!;
     expect(last).toBe(withUsage[0]);
     expect(last.choices).toEqual([]);
-    const text = chunks.flatMap((c) => c.choices).map((c: { delta: { content?: string } }) => c.delta.content ?? '').join('');
+    const text = chunks
+      .flatMap((c) => c.choices)
+      .map((c: { delta: { content?: string } }) => c.delta.content ?? '')
+      .join('');
     expect(last.usage).toMatchObject({
       prompt_tokens: estimatePromptTokens({ messages: hello }),
       completion_tokens: countTokens(text),
       total_tokens: estimatePromptTokens({ messages: hello }) + countTokens(text),
     });
     expect(last.usage.cost).toBeGreaterThan(0);
-    const posted = await eventually(() => h.deps.ledger.postedSpend(accountId), (v) => v > 0n);
+    const posted = await eventually(
+      () => h.deps.ledger.postedSpend(accountId),
+      (v) => v > 0n,
+    );
     expect(posted).toBe(micros(last.usage.cost));
     expect(posted).toBe(retailMicros(MODEL, last.usage.prompt_tokens, last.usage.completion_tokens));
     await sleep(50);
@@ -266,7 +331,10 @@ describe('POST /v1/compat/chat/completions: stream', () => {
 
   it('stream_options.include_usage false: no usage chunk', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    const stream = await postSse(h.baseUrl, PATH, { key: apiKey, body: { model: MODEL, messages: hello, stream: true, stream_options: { include_usage: false } } });
+    const stream = await postSse(h.baseUrl, PATH, {
+      key: apiKey,
+      body: { model: MODEL, messages: hello, stream: true, stream_options: { include_usage: false } },
+    });
     expect(stream.status, stream.raw).toBe(200);
     expect(jsonFrames(stream.frames).every((c) => (c.usage ?? null) === null && c.choices.length === 1)).toBe(true);
     expect(stream.frames.at(-1)).toBe('[DONE]');
@@ -283,24 +351,32 @@ describe('POST /v1/compat/chat/completions: stream', () => {
 describe('POST /v1/compat/chat/completions: upstream failures', () => {
   it('non-stream: every upstream 5xx → 502 upstream_server_error, retryable, nothing charged', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    await withSandbox('chat', async () => {
-      throw new UpstreamError({ kind: 'http', status: 503, message: 'down' });
-    }, async () => {
-      const response = await chat(apiKey, { model: MODEL, messages: hello });
-      expectCompatError(response, 502, 'upstream_server_error');
-      expect(response.headers.get('x-should-retry')).toBe('true');
-    });
+    await withSandbox(
+      'chat',
+      async () => {
+        throw new UpstreamError({ kind: 'http', status: 503, message: 'down' });
+      },
+      async () => {
+        const response = await chat(apiKey, { model: MODEL, messages: hello });
+        expectCompatError(response, 502, 'upstream_server_error');
+        expect(response.headers.get('x-should-retry')).toBe('true');
+      },
+    );
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(0n);
     expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/account', { key: apiKey })).balance_usd).toBe(10);
   });
 
   it('non-stream: every upstream 429 → 429 upstream_rate_limit', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    await withSandbox('chat', async () => {
-      throw new UpstreamError({ kind: 'http', status: 429, message: 'slow down', retryAfterSec: 3 });
-    }, async () => {
-      expectCompatError(await chat(apiKey, { model: MODEL, messages: hello }), 429, 'upstream_rate_limit');
-    });
+    await withSandbox(
+      'chat',
+      async () => {
+        throw new UpstreamError({ kind: 'http', status: 429, message: 'slow down', retryAfterSec: 3 });
+      },
+      async () => {
+        expectCompatError(await chat(apiKey, { model: MODEL, messages: hello }), 429, 'upstream_rate_limit');
+      },
+    );
   });
 
   it('stream: an upstream that dies after the first token → its chunks, one error frame, [DONE]; nothing billed', async () => {
@@ -310,15 +386,24 @@ describe('POST /v1/compat/chat/completions: upstream failures', () => {
       yield { data: chunk({ content: 'Hello' }) };
       throw new UpstreamError({ kind: 'http', status: 500, message: 'connection reset' });
     }
-    await withSandbox('chatStream', async (): Promise<ChatStream> => ({ events: dying() }), async () => {
-      const stream = await postSse(h.baseUrl, PATH, { key: apiKey, body: { model: MODEL, messages: hello, stream: true } });
-      expect(stream.status).toBe(200);
-      expect(stream.frames).toHaveLength(4);
-      expect(stream.frames[0]).toBe(chunk({ role: 'assistant', content: '' })); // forwarded byte for byte
-      expect(stream.frames[1]).toBe(chunk({ content: 'Hello' }));
-      expect(JSON.parse(stream.frames[2]!)).toEqual({ error: { message: expect.any(String), type: 'api_error', code: 'upstream_error' } });
-      expect(stream.frames[3]).toBe('[DONE]');
-    });
+    await withSandbox(
+      'chatStream',
+      async (): Promise<ChatStream> => ({ events: dying() }),
+      async () => {
+        const stream = await postSse(h.baseUrl, PATH, {
+          key: apiKey,
+          body: { model: MODEL, messages: hello, stream: true },
+        });
+        expect(stream.status).toBe(200);
+        expect(stream.frames).toHaveLength(4);
+        expect(stream.frames[0]).toBe(chunk({ role: 'assistant', content: '' })); // forwarded byte for byte
+        expect(stream.frames[1]).toBe(chunk({ content: 'Hello' }));
+        expect(JSON.parse(stream.frames[2]!)).toEqual({
+          error: { message: expect.any(String), type: 'api_error', code: 'upstream_error' },
+        });
+        expect(stream.frames[3]).toBe('[DONE]');
+      },
+    );
     await sleep(30);
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(0n);
     expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/account', { key: apiKey })).balance_usd).toBe(10);
@@ -330,31 +415,44 @@ describe('POST /v1/compat/chat/completions: upstream failures', () => {
     async function* silent(): AsyncGenerator<StreamEvent> {
       yield { data: chunk({ role: 'assistant', content: '' }) }; // accepted, but no token ever follows
     }
-    await withSandbox('chatStream', async (): Promise<ChatStream> => ({ events: silent() }), async () => {
-      const stream = await postSse(h.baseUrl, PATH, { key: apiKey, body: { model: MODEL, messages: hello, stream: true } });
-      expect(stream.status).toBe(200);
-      expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
-      expect(stream.frames).toHaveLength(2);
-      expect(JSON.parse(stream.frames[0]!)).toEqual({ error: { message: expect.any(String), type: 'api_error', code: 'empty_upstream_stream' } });
-      expect(stream.frames[1]).toBe('[DONE]');
-    });
+    await withSandbox(
+      'chatStream',
+      async (): Promise<ChatStream> => ({ events: silent() }),
+      async () => {
+        const stream = await postSse(h.baseUrl, PATH, {
+          key: apiKey,
+          body: { model: MODEL, messages: hello, stream: true },
+        });
+        expect(stream.status).toBe(200);
+        expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+        expect(stream.frames).toHaveLength(2);
+        expect(JSON.parse(stream.frames[0]!)).toEqual({
+          error: { message: expect.any(String), type: 'api_error', code: 'empty_upstream_stream' },
+        });
+        expect(stream.frames[1]).toBe('[DONE]');
+      },
+    );
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(0n);
     expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/account', { key: apiKey })).balance_usd).toBe(10);
   });
 
   it('keep-alive: an upstream failure after the 200 → a KeepAliveError body (error before choices); nothing charged', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    await withSandbox('chat', async () => {
-      throw new UpstreamError({ kind: 'http', status: 500, message: 'down' });
-    }, async () => {
-      const response = await chat(apiKey, { model: MODEL, messages: hello, max_tokens: 8000 });
-      expect(response.status).toBe(200);
-      expect(response.text).toMatch(/^\s+\{/);
-      expect(JSON.parse(response.text)).toEqual({
-        error: { message: expect.any(String), type: 'api_error', code: 'upstream_server_error' },
-        request_id: response.headers.get('x-request-id'),
-      });
-    });
+    await withSandbox(
+      'chat',
+      async () => {
+        throw new UpstreamError({ kind: 'http', status: 500, message: 'down' });
+      },
+      async () => {
+        const response = await chat(apiKey, { model: MODEL, messages: hello, max_tokens: 8000 });
+        expect(response.status).toBe(200);
+        expect(response.text).toMatch(/^\s+\{/);
+        expect(JSON.parse(response.text)).toEqual({
+          error: { message: expect.any(String), type: 'api_error', code: 'upstream_server_error' },
+          request_id: response.headers.get('x-request-id'),
+        });
+      },
+    );
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(0n);
   });
 });
@@ -371,7 +469,11 @@ describe('POST /v1/compat/chat/completions: keep-alive path (max_tokens > 4096, 
     expect(response.text.startsWith('{')).toBe(false);
     const body = JSON.parse(response.text);
     expect(body).not.toHaveProperty('error');
-    expect(body).toMatchObject({ object: 'chat.completion', model: MODEL, choices: [{ index: 0, message: { role: 'assistant' }, finish_reason: 'stop' }] });
+    expect(body).toMatchObject({
+      object: 'chat.completion',
+      model: MODEL,
+      choices: [{ index: 0, message: { role: 'assistant' }, finish_reason: 'stop' }],
+    });
     expect(micros(body.usage.cost)).toBe(await h.deps.ledger.postedSpend(accountId));
   });
 });
@@ -395,18 +497,58 @@ describe('POST /v1/compat/chat/completions: 400s', () => {
     ['messages not an array', 'invalid_messages_format', { model: MODEL, messages: 'hi' }],
     ['content empty', 'empty_message_content', { model: MODEL, messages: user('') }],
     ['content whitespace only', 'empty_message_content', { model: MODEL, messages: user(' \n\t ') }],
-    ['text parts whitespace only', 'empty_message_content', { model: MODEL, messages: user([{ type: 'text', text: '  ' }]) }],
+    [
+      'text parts whitespace only',
+      'empty_message_content',
+      { model: MODEL, messages: user([{ type: 'text', text: '  ' }]) },
+    ],
     ['an unsupported role', 'invalid_messages_format', { model: MODEL, messages: [{ role: 'wizard', content: 'hi' }] }],
-    ['a role that is not a string', 'invalid_messages_format', { model: MODEL, messages: [{ role: 7, content: 'hi' }] }],
+    [
+      'a role that is not a string',
+      'invalid_messages_format',
+      { model: MODEL, messages: [{ role: 7, content: 'hi' }] },
+    ],
     ['a message that is not an object', 'invalid_messages_format', { model: MODEL, messages: ['hi'] }],
     ['content that is a number', 'invalid_messages_format', { model: MODEL, messages: user(5) }],
     ['a part that is not an object', 'invalid_messages_format', { model: MODEL, messages: user(['hi']) }],
-    ['a part of an unknown type', 'invalid_messages_format', { model: MODEL, messages: user([{ type: 'video_url', video_url: { url: 'https://example.com/v.mp4' } }]) }],
+    [
+      'a part of an unknown type',
+      'invalid_messages_format',
+      { model: MODEL, messages: user([{ type: 'video_url', video_url: { url: 'https://example.com/v.mp4' } }]) },
+    ],
     ['a text part without text', 'invalid_messages_format', { model: MODEL, messages: user([{ type: 'text' }]) }],
-    ['an image part in a system message', 'invalid_messages_format', { model: MODEL, messages: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }, ...hello] }],
-    ['a malformed base64 data URI', 'invalid_image_payload', { model: MODEL, messages: user([{ type: 'text', text: 'What is it?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,@@@@' } }]) }],
-    ['a data URI that is not an image', 'invalid_image_payload', { model: MODEL, messages: user([{ type: 'image_url', image_url: { url: 'data:text/plain;base64,aGVsbG8=' } }]) }],
-    ['an image URL that is not http(s)', 'invalid_image_payload', { model: MODEL, messages: user([{ type: 'image_url', image_url: { url: 'ftp://example.com/a.png' } }]) }],
+    [
+      'an image part in a system message',
+      'invalid_messages_format',
+      {
+        model: MODEL,
+        messages: [
+          { role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] },
+          ...hello,
+        ],
+      },
+    ],
+    [
+      'a malformed base64 data URI',
+      'invalid_image_payload',
+      {
+        model: MODEL,
+        messages: user([
+          { type: 'text', text: 'What is it?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,@@@@' } },
+        ]),
+      },
+    ],
+    [
+      'a data URI that is not an image',
+      'invalid_image_payload',
+      { model: MODEL, messages: user([{ type: 'image_url', image_url: { url: 'data:text/plain;base64,aGVsbG8=' } }]) },
+    ],
+    [
+      'an image URL that is not http(s)',
+      'invalid_image_payload',
+      { model: MODEL, messages: user([{ type: 'image_url', image_url: { url: 'ftp://example.com/a.png' } }]) },
+    ],
     ['temperature 3', 'invalid_temperature', { model: MODEL, messages: hello, temperature: 3 }],
     ['temperature -0.5', 'invalid_temperature', { model: MODEL, messages: hello, temperature: -0.5 }],
     ['temperature a string', 'invalid_temperature', { model: MODEL, messages: hello, temperature: 'hot' }],
@@ -416,11 +558,31 @@ describe('POST /v1/compat/chat/completions: 400s', () => {
     ['max_tokens -5', 'invalid_max_tokens', { model: MODEL, messages: hello, max_tokens: -5 }],
     ['max_tokens not an integer', 'invalid_max_tokens', { model: MODEL, messages: hello, max_tokens: 10.5 }],
     ['max_completion_tokens 0', 'invalid_max_tokens', { model: MODEL, messages: hello, max_completion_tokens: 0 }],
-    ['max_tokens above the model output cap', 'invalid_max_tokens', { model: MODEL, messages: hello, max_tokens: 128_001 }],
-    ['max_completion_tokens above the cap', 'invalid_max_tokens', { model: 'gemma-2-9b-it', messages: hello, max_completion_tokens: 4097 }],
-    ['service_tier priority (billed above the catalog price)', 'invalid_request', { model: MODEL, messages: hello, service_tier: 'priority' }],
-    ['prediction (billed beyond the output cap)', 'invalid_request', { model: MODEL, messages: hello, prediction: { type: 'content', content: 'Hi' } }],
-    ['web_search_options (billed per search)', 'invalid_request', { model: MODEL, messages: hello, web_search_options: {} }],
+    [
+      'max_tokens above the model output cap',
+      'invalid_max_tokens',
+      { model: MODEL, messages: hello, max_tokens: 128_001 },
+    ],
+    [
+      'max_completion_tokens above the cap',
+      'invalid_max_tokens',
+      { model: 'gemma-2-9b-it', messages: hello, max_completion_tokens: 4097 },
+    ],
+    [
+      'service_tier priority (billed above the catalog price)',
+      'invalid_request',
+      { model: MODEL, messages: hello, service_tier: 'priority' },
+    ],
+    [
+      'prediction (billed beyond the output cap)',
+      'invalid_request',
+      { model: MODEL, messages: hello, prediction: { type: 'content', content: 'Hi' } },
+    ],
+    [
+      'web_search_options (billed per search)',
+      'invalid_request',
+      { model: MODEL, messages: hello, web_search_options: {} },
+    ],
     ['a field nobody listed', 'invalid_request', { model: MODEL, messages: hello, top_k: 40 }],
   ];
 
@@ -435,13 +597,22 @@ describe('POST /v1/compat/chat/completions: 400s', () => {
   // Regression guard: a keyword entry (`/body/messages@required`) is about `messages` itself, not a `role`
   // missing inside one message; that is invalid_messages_format (SPEC 7.2).
   it('a message without a role → invalid_messages_format (not messages_required)', async () => {
-    expectCompatError(await chat(account.apiKey, { model: MODEL, messages: [{ content: 'hi' }] }), 400, 'invalid_messages_format');
+    expectCompatError(
+      await chat(account.apiKey, { model: MODEL, messages: [{ content: 'hi' }] }),
+      400,
+      'invalid_messages_format',
+    );
   });
 
   // Regression guard: with both spellings sent, each must respect the cap (upstreams obey max_completion_tokens).
   it('max_completion_tokens above the cap is refused even when a small max_tokens is sent too', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    const response = await chat(apiKey, { model: MODEL, messages: hello, max_tokens: 10, max_completion_tokens: 128_001 });
+    const response = await chat(apiKey, {
+      model: MODEL,
+      messages: hello,
+      max_tokens: 10,
+      max_completion_tokens: 128_001,
+    });
     expectCompatError(response, 400, 'invalid_max_tokens');
   });
 
@@ -457,7 +628,9 @@ describe('POST /v1/compat/chat/completions: 400s', () => {
     const unknown = await chat(account.apiKey, { model: 'no-such-model', messages: hello });
     expectCompatError(unknown, 400, 'model_not_found');
     expect(unknown.body.error.param).toBe('model');
-    const noKey = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { body: { model: MODEL, messages: hello } });
+    const noKey = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', {
+      body: { model: MODEL, messages: hello },
+    });
     expectCompatError(noKey, 401, 'authentication_required');
     expect(noKey.body.error.param).toBeNull();
   });
@@ -478,7 +651,10 @@ describe('POST /v1/compat/chat/completions: 400s', () => {
     // What client libraries match on to raise their own context-overflow error (LangChain), and the field at fault.
     expect(huge.body.error.message).toContain('maximum context length');
     expect(huge.body.error.param).toBe('messages');
-    expect(huge.body.error.meta).toMatchObject({ limit: 8192, prompt_tokens: estimatePromptTokens({ messages: user('lorem ipsum '.repeat(6000)) }) });
+    expect(huge.body.error.meta).toMatchObject({
+      limit: 8192,
+      prompt_tokens: estimatePromptTokens({ messages: user('lorem ipsum '.repeat(6000)) }),
+    });
 
     const half = user('lorem ipsum '.repeat(3000));
     const promptTokens = estimatePromptTokens({ messages: half });
@@ -495,13 +671,28 @@ describe('POST /v1/compat/chat/completions: 400s', () => {
     const small = await startHarness({ MAX_MESSAGE_CHARS: '100' });
     try {
       const { accountId, apiKey } = await small.newAccount(undefined, { balanceUsd: 10 });
-      const at = await call(small.baseUrl, 'POST', PATH, { key: apiKey, body: { model: MODEL, messages: user('x'.repeat(100)) } });
+      const at = await call(small.baseUrl, 'POST', PATH, {
+        key: apiKey,
+        body: { model: MODEL, messages: user('x'.repeat(100)) },
+      });
       expect(at.status, at.text).toBe(200);
-      const over = await call(small.baseUrl, 'POST', PATH, { key: apiKey, body: { model: MODEL, messages: [...hello, { role: 'user', content: 'é'.repeat(101) }] } });
+      const over = await call(small.baseUrl, 'POST', PATH, {
+        key: apiKey,
+        body: { model: MODEL, messages: [...hello, { role: 'user', content: 'é'.repeat(101) }] },
+      });
       expectCompatError(over, 400, 'message_too_long');
       expect(over.body.error.meta.limit).toBe(100);
       expect(over.body.error.meta.fields[0].loc).toEqual(['body', 'messages', 1, 'content']);
-      const parts = await call(small.baseUrl, 'POST', PATH, { key: apiKey, body: { model: MODEL, messages: user([{ type: 'text', text: 'a'.repeat(60) }, { type: 'text', text: 'b'.repeat(60) }]) } });
+      const parts = await call(small.baseUrl, 'POST', PATH, {
+        key: apiKey,
+        body: {
+          model: MODEL,
+          messages: user([
+            { type: 'text', text: 'a'.repeat(60) },
+            { type: 'text', text: 'b'.repeat(60) },
+          ]),
+        },
+      });
       expectCompatError(parts, 400, 'message_too_long');
       const spent = await small.deps.ledger.postedSpend(accountId);
       expect(micros(at.body.usage.cost)).toBe(spent);
@@ -526,7 +717,10 @@ describe('POST /v1/compat/chat/completions: other statuses', () => {
     const roomy = await startHarness(); // the default 20 MB body cap
     try {
       const { accountId, apiKey } = await roomy.newAccount();
-      const response = await call(roomy.baseUrl, 'POST', PATH, { key: apiKey, body: { model: MODEL, messages: user('a'.repeat(1_000_000)) } });
+      const response = await call(roomy.baseUrl, 'POST', PATH, {
+        key: apiKey,
+        body: { model: MODEL, messages: user('a'.repeat(1_000_000)) },
+      });
       expectCompatError(response, 402, 'insufficient_balance');
       expect(await roomy.deps.ledger.postedSpend(accountId)).toBe(0n);
     } finally {
@@ -546,8 +740,16 @@ describe('POST /v1/compat/chat/completions: other statuses', () => {
   it('401 authentication_required without a key; invalid_api_key with either header style; X-API-Key works', async () => {
     expectCompatError(await chat(undefined, { model: MODEL, messages: hello }), 401, 'authentication_required');
     expectCompatError(await chat(`cgw_${'Z'.repeat(40)}`, { model: MODEL, messages: hello }), 401, 'invalid_api_key');
-    expectCompatError(await chat(`cgw_${'Z'.repeat(40)}`, { model: MODEL, messages: hello }, { keyHeader: 'x-api-key' }), 401, 'invalid_api_key');
-    expectCompatError(await chat('sk-not-ours', { model: MODEL, messages: hello }, { keyHeader: 'x-api-key' }), 401, 'invalid_api_key');
+    expectCompatError(
+      await chat(`cgw_${'Z'.repeat(40)}`, { model: MODEL, messages: hello }, { keyHeader: 'x-api-key' }),
+      401,
+      'invalid_api_key',
+    );
+    expectCompatError(
+      await chat('sk-not-ours', { model: MODEL, messages: hello }, { keyHeader: 'x-api-key' }),
+      401,
+      'invalid_api_key',
+    );
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const viaHeader = await chat(apiKey, { model: MODEL, messages: hello }, { keyHeader: 'x-api-key' });
     expect(viaHeader.status, viaHeader.text).toBe(200);
@@ -559,17 +761,29 @@ describe('POST /v1/compat/chat/completions: other statuses', () => {
 
   it('413 request_too_large over the body cap', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    expectCompatError(await chat(apiKey, { model: MODEL, messages: user('x'.repeat(300 * 1024)) }), 413, 'request_too_large');
+    expectCompatError(
+      await chat(apiKey, { model: MODEL, messages: user('x'.repeat(300 * 1024)) }),
+      413,
+      'request_too_large',
+    );
   });
 
   it('415 unsupported_media_type for a body that is not JSON', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    expectCompatError(await chat(apiKey, undefined, { rawBody: 'model=gpt-5-mini', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectCompatError(
+      await chat(apiKey, undefined, { rawBody: 'model=gpt-5-mini', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   it('400 invalid_request for malformed JSON', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    expectCompatError(await chat(apiKey, undefined, { rawBody: '{"messages": [', headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
+    expectCompatError(
+      await chat(apiKey, undefined, { rawBody: '{"messages": [', headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('429 rate_limit_per_key past the key’s own limit, with Retry-After', async () => {
@@ -588,7 +802,10 @@ describe('POST /v1/compat/chat/completions: other statuses', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     // The limit is checked while the body is read: over it, a broken body is still a 429 (nothing else was looked at).
-    const brokenAndLimited = await chat(apiKey, undefined, { rawBody: '{"messages": [', headers: { 'content-type': 'application/json' } });
+    const brokenAndLimited = await chat(apiKey, undefined, {
+      rawBody: '{"messages": [',
+      headers: { 'content-type': 'application/json' },
+    });
     expectCompatError(brokenAndLimited, 429, 'rate_limit_per_key');
     expect(brokenAndLimited.headers.get('x-ratelimit-remaining')).toBe('0');
   });
@@ -599,7 +816,10 @@ describe('POST /v1/compat/chat/completions: other statuses', () => {
       const { apiKey } = await broken.newAccount(undefined, { balanceUsd: 10 });
       expectNativeOk(await call(broken.baseUrl, 'GET', '/v1/account', { key: apiKey })); // the key is now cached
       await broken.deps.db.knex.destroy();
-      const response = await call(broken.baseUrl, 'POST', PATH, { key: apiKey, body: { model: MODEL, messages: hello } });
+      const response = await call(broken.baseUrl, 'POST', PATH, {
+        key: apiKey,
+        body: { model: MODEL, messages: hello },
+      });
       expectCompatError(response, 503, 'billing_temporarily_unavailable');
       expect(response.body.error.type).toBe('api_error');
       expect(response.headers.get('x-should-retry')).toBe('true');

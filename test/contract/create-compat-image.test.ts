@@ -4,7 +4,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usdToMicros } from '../../src/domain/money.js';
 import { expectCompatError } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
 
 let h: Harness;
@@ -25,7 +25,13 @@ const validateImagesResponse = new Ajv2020({ strict: false }).compile({
   required: ['created'],
   properties: {
     created: tokens,
-    data: { type: 'array', items: { type: 'object', properties: { b64_json: { type: 'string' }, url: { type: 'string' }, revised_prompt: { type: 'string' } } } },
+    data: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { b64_json: { type: 'string' }, url: { type: 'string' }, revised_prompt: { type: 'string' } },
+      },
+    },
     background: { enum: ['transparent', 'opaque'] },
     output_format: { enum: ['png', 'webp', 'jpeg'] },
     size: { enum: ['1024x1024', '1024x1536', '1536x1024'] },
@@ -37,7 +43,11 @@ const validateImagesResponse = new Ajv2020({ strict: false }).compile({
         input_tokens: tokens,
         total_tokens: tokens,
         output_tokens: tokens,
-        input_tokens_details: { type: 'object', required: ['text_tokens', 'image_tokens'], properties: { text_tokens: tokens, image_tokens: tokens } },
+        input_tokens_details: {
+          type: 'object',
+          required: ['text_tokens', 'image_tokens'],
+          properties: { text_tokens: tokens, image_tokens: tokens },
+        },
       },
     },
   },
@@ -46,20 +56,34 @@ const validateImagesResponse = new Ajv2020({ strict: false }).compile({
 describe('POST /v1/compat/images/generations', () => {
   it('the same images in OpenAI’s ImagesResponse shape: no usage (it would need token counts), charged as the native path', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
-    const response = await call(h.baseUrl, 'POST', COMPAT, { key: apiKey, body: { model: 'imgG-1-5', prompt: 'A fox', size: '1000x1500' } });
+    const response = await call(h.baseUrl, 'POST', COMPAT, {
+      key: apiKey,
+      body: { model: 'imgG-1-5', prompt: 'A fox', size: '1000x1500' },
+    });
     expect(response.status, response.text).toBe(200);
     expect(validateImagesResponse(response.body), JSON.stringify(validateImagesResponse.errors)).toBe(true);
     expect(response.body).not.toHaveProperty('usage');
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(50_000n); // imgG-1-5 at 1024x1536: $0.05
-    const native = await call(h.baseUrl, 'POST', '/v1/llm/images/generations', { key: apiKey, body: { model: 'imgG-1-5', prompt: 'A fox', size: '1000x1500' } });
-    expect(native.body.data.usage).toEqual({ model: 'imgG-1-5', images: 1, size: '1024x1536', aspect_ratio: null, output_format: 'png', cost: 0.05 });
+    const native = await call(h.baseUrl, 'POST', '/v1/llm/images/generations', {
+      key: apiKey,
+      body: { model: 'imgG-1-5', prompt: 'A fox', size: '1000x1500' },
+    });
+    expect(native.body.data.usage).toEqual({
+      model: 'imgG-1-5',
+      images: 1,
+      size: '1024x1536',
+      aspect_ratio: null,
+      output_format: 'png',
+      cost: 0.05,
+    });
     const meta = await sharp(Buffer.from(response.body.data[0].b64_json, 'base64')).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['png', 1024, 1536]);
   });
 
   it('an Idempotency-Key replays the first answer without charging again; another body with it is 409', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
-    const send = (body: unknown, key: string) => call(h.baseUrl, 'POST', COMPAT, { key: apiKey, body, headers: { 'Idempotency-Key': key } });
+    const send = (body: unknown, key: string) =>
+      call(h.baseUrl, 'POST', COMPAT, { key: apiKey, body, headers: { 'Idempotency-Key': key } });
     const first = { model: 'imgG-1-5', prompt: 'A fox', size: '1000x1500' };
     await expectIdempotencyContract(send, { first, other: { ...first, prompt: 'A hare' } }, 'compat', 200);
     // Rendered and charged once ($0.05): the replay cost nothing.
@@ -68,8 +92,16 @@ describe('POST /v1/compat/images/generations', () => {
 
   it('errors in the compat envelope: 402, 400 model_not_found', async () => {
     const broke = await h.newAccount();
-    expectCompatError(await call(h.baseUrl, 'POST', COMPAT, { key: broke.apiKey, body: { model: 'imgG-2', prompt: 'x' } }), 402, 'insufficient_balance');
+    expectCompatError(
+      await call(h.baseUrl, 'POST', COMPAT, { key: broke.apiKey, body: { model: 'imgG-2', prompt: 'x' } }),
+      402,
+      'insufficient_balance',
+    );
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
-    expectCompatError(await call(h.baseUrl, 'POST', COMPAT, { key: apiKey, body: { model: 'gpt-5-mini', prompt: 'x' } }), 400, 'model_not_found');
+    expectCompatError(
+      await call(h.baseUrl, 'POST', COMPAT, { key: apiKey, body: { model: 'gpt-5-mini', prompt: 'x' } }),
+      400,
+      'model_not_found',
+    );
   });
 });

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usdToMicros } from '../../src/domain/money.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
-import { expectIdempotencyContract } from '../setup/idempotency.js';
 import { expectCompatError } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
+import { expectIdempotencyContract } from '../setup/idempotency.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -15,12 +15,18 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const respond = (key: string | undefined, body: unknown) => call(h.baseUrl, 'POST', '/v1/compat/responses', { ...(key === undefined ? {} : { key }), body });
+const respond = (key: string | undefined, body: unknown) =>
+  call(h.baseUrl, 'POST', '/v1/compat/responses', { ...(key === undefined ? {} : { key }), body });
 
 describe('POST /v1/compat/responses', () => {
   it('200: a Responses object, charged like /v1/responses', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    const response = await respond(apiKey, { model: 'gpt-5-mini', input: 'Say hello', store: false, include: ['reasoning.encrypted_content'] });
+    const response = await respond(apiKey, {
+      model: 'gpt-5-mini',
+      input: 'Say hello',
+      store: false,
+      include: ['reasoning.encrypted_content'],
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body).toMatchObject({ object: 'response', status: 'completed', model: 'gpt-5-mini' });
     expect(response.body.output_text.length).toBeGreaterThan(0);
@@ -29,9 +35,15 @@ describe('POST /v1/compat/responses', () => {
 
   it('an Idempotency-Key replays the first answer without charging again; another body with it is 409', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    const send = (body: unknown, key: string) => call(h.baseUrl, 'POST', '/v1/compat/responses', { key: apiKey, body, headers: { 'Idempotency-Key': key } });
+    const send = (body: unknown, key: string) =>
+      call(h.baseUrl, 'POST', '/v1/compat/responses', { key: apiKey, body, headers: { 'Idempotency-Key': key } });
     const first = { model: 'gpt-5-mini', input: 'Say hello', store: false, include: ['reasoning.encrypted_content'] };
-    const firstAnswer = await expectIdempotencyContract(send, { first, other: { ...first, input: 'Say goodbye' } }, 'compat', 200);
+    const firstAnswer = await expectIdempotencyContract(
+      send,
+      { first, other: { ...first, input: 'Say goodbye' } },
+      'compat',
+      200,
+    );
     // Answered and charged once: the replay cost nothing.
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(usdToMicros(firstAnswer.body.usage.cost));
   });
@@ -39,7 +51,11 @@ describe('POST /v1/compat/responses', () => {
   it('errors in the compat envelope: 401 without a key, 400 for a bad body, 402 with $0', async () => {
     expectCompatError(await respond(undefined, { model: 'gpt-5-mini', input: 'hi' }), 401, 'authentication_required');
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    expectCompatError(await respond(apiKey, { model: 'gpt-5-mini', input: 'hi', temperature: 3 }), 400, 'invalid_temperature');
+    expectCompatError(
+      await respond(apiKey, { model: 'gpt-5-mini', input: 'hi', temperature: 3 }),
+      400,
+      'invalid_temperature',
+    );
     const broke = await h.newAccount();
     expectCompatError(await respond(broke.apiKey, { model: 'gpt-5-mini', input: 'hi' }), 402, 'insufficient_balance');
   });

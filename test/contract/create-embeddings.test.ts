@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens } from '../../src/domain/tokens.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
 
 let h: Harness;
@@ -36,7 +36,11 @@ function expectedMicros(slug: string, tokens: number): bigint {
 describe('POST /v1/compat/embeddings', () => {
   it('409 idempotency_conflict for a key reused with another body; the same body is replayed; 400 for a malformed key', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
-    await expectIdempotencyContract((body, key) => embed(apiKey, body, { headers: { 'idempotency-key': key } }), { first: { model: SMALL, input: 'one' }, other: { model: SMALL, input: 'two' } }, 'compat');
+    await expectIdempotencyContract(
+      (body, key) => embed(apiKey, body, { headers: { 'idempotency-key': key } }),
+      { first: { model: SMALL, input: 'one' }, other: { model: SMALL, input: 'two' } },
+      'compat',
+    );
   });
 
   it('200: one float vector per input, in order with its index, native size; usage and cost = the ledger charge', async () => {
@@ -137,7 +141,9 @@ describe('POST /v1/compat/embeddings', () => {
     const response = await embed(apiKey, { model: SMALL, input: 'hello', user: 'end-user-7' });
     expect(response.status, response.text).toBe(200);
     const [record] = expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/usage/requests', { key: apiKey })).requests;
-    const full = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/usage/requests/${record.id}`, { key: apiKey })).request;
+    const full = expectNativeOk(
+      await call(h.baseUrl, 'GET', `/v1/llm/usage/requests/${record.id}`, { key: apiKey }),
+    ).request;
     expect(full.metadata).toMatchObject({ user: 'end-user-7' });
   });
 
@@ -148,8 +154,16 @@ describe('POST /v1/compat/embeddings', () => {
   });
 
   const cases: [string, string, Record<string, unknown>][] = [
-    ['dimensions on text-embedding-ada-002', 'dimensions_unsupported', { model: 'text-embedding-ada-002', input: 'hi', dimensions: 256 }],
-    ['dimensions on alpha-embedding-001', 'dimensions_unsupported', { model: 'alpha-embedding-001', input: 'hi', dimensions: 256 }],
+    [
+      'dimensions on text-embedding-ada-002',
+      'dimensions_unsupported',
+      { model: 'text-embedding-ada-002', input: 'hi', dimensions: 256 },
+    ],
+    [
+      'dimensions on alpha-embedding-001',
+      'dimensions_unsupported',
+      { model: 'alpha-embedding-001', input: 'hi', dimensions: 256 },
+    ],
     ['dimensions above the native size', 'dimensions_unsupported', { model: SMALL, input: 'hi', dimensions: 1537 }],
     ['input an empty string', 'input_required', { model: SMALL, input: '' }],
     ['input an empty list', 'input_required', { model: SMALL, input: [] }],
@@ -174,7 +188,7 @@ describe('POST /v1/compat/embeddings', () => {
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(0n);
   });
 
-  it('token ids (OpenAI\'s other two input forms): counted as given, embedded as the text they spell', async () => {
+  it("token ids (OpenAI's other two input forms): counted as given, embedded as the text they spell", async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const texts = ['the ledger settles holds', 'gateways route requests'];
     const ids = texts.map((text) => encodeCl100k(text));
@@ -191,9 +205,15 @@ describe('POST /v1/compat/embeddings', () => {
     expect(many.body.usage.prompt_tokens).toBe(ids[0]!.length + ids[1]!.length);
   });
 
-  it('token ids: outside the model\'s vocabulary, on a text-only model, or mixed with text → 400, nothing charged', async () => {
+  it("token ids: outside the model's vocabulary, on a text-only model, or mixed with text → 400, nothing charged", async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    const outside = await embed(apiKey, { model: SMALL, input: [[1, 2], [3, 100_277]] });
+    const outside = await embed(apiKey, {
+      model: SMALL,
+      input: [
+        [1, 2],
+        [3, 100_277],
+      ],
+    });
     expectCompatError(outside, 400, 'invalid_request');
     expect(outside.body.error.param).toBe('input[1][1]');
     const textOnly = await embed(apiKey, { model: 'alpha-embedding-001', input: [1, 2, 3] });
@@ -209,8 +229,16 @@ describe('POST /v1/compat/embeddings', () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const over = await embed(apiKey, { model: SMALL, input: Array.from({ length: 2049 }, (_, i) => `item ${i}`) });
     expect(over.status, over.text).toBe(400);
-    expect(over.body.error.meta.fields.some((f: { type: string; loc: unknown[] }) => f.type === 'maxItems' && f.loc.join('.') === 'body.input')).toBe(true);
-    const at = await embed(apiKey, { model: SMALL, input: Array.from({ length: 2048 }, (_, i) => `item ${i}`), dimensions: 8 });
+    expect(
+      over.body.error.meta.fields.some(
+        (f: { type: string; loc: unknown[] }) => f.type === 'maxItems' && f.loc.join('.') === 'body.input',
+      ),
+    ).toBe(true);
+    const at = await embed(apiKey, {
+      model: SMALL,
+      input: Array.from({ length: 2048 }, (_, i) => `item ${i}`),
+      dimensions: 8,
+    });
     expect(at.status, at.text).toBe(200);
     expect(at.body.data).toHaveLength(2048);
     expect(at.body.data[2047].index).toBe(2047);
@@ -226,7 +254,10 @@ describe('POST /v1/compat/embeddings', () => {
 
   it('400 over the model’s own input count (alpha-embedding-001 takes 250)', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    const response = await embed(apiKey, { model: 'alpha-embedding-001', input: Array.from({ length: 251 }, () => 'x') });
+    const response = await embed(apiKey, {
+      model: 'alpha-embedding-001',
+      input: Array.from({ length: 251 }, () => 'x'),
+    });
     expectCompatError(response, 400, 'invalid_request');
     expect(response.body.error.meta.fields[0]).toMatchObject({ type: 'maxItems', loc: ['body', 'input'] });
   });
@@ -248,11 +279,19 @@ describe('POST /v1/compat/embeddings', () => {
   it('401 without a key and with an unknown key in either header', async () => {
     expectCompatError(await embed(undefined, { model: SMALL, input: 'hi' }), 401, 'authentication_required');
     expectCompatError(await embed(`cgw_${'Z'.repeat(40)}`, { model: SMALL, input: 'hi' }), 401, 'invalid_api_key');
-    expectCompatError(await embed(`cgw_${'Z'.repeat(40)}`, { model: SMALL, input: 'hi' }, { keyHeader: 'x-api-key' }), 401, 'invalid_api_key');
+    expectCompatError(
+      await embed(`cgw_${'Z'.repeat(40)}`, { model: SMALL, input: 'hi' }, { keyHeader: 'x-api-key' }),
+      401,
+      'invalid_api_key',
+    );
   });
 
   it('415 for a body that is not JSON', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    expectCompatError(await embed(apiKey, undefined, { rawBody: 'input=hi', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectCompatError(
+      await embed(apiKey, undefined, { rawBody: 'input=hi', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
   });
 });

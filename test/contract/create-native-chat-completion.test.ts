@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens, estimatePromptTokens } from '../../src/domain/tokens.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { jsonFrames, postSse } from '../setup/sse.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
+import { jsonFrames, postSse } from '../setup/sse.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -25,7 +25,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** What a text call costs at the row's retail rates (SPEC 2.5, 2.6): micro-USD, half-up once. */
 function retailMicros(slug: string, promptTokens: number, completionTokens: number): bigint {
   const row = h.deps.catalog.find(slug)!;
-  return BigInt(Math.round(promptTokens * row.retail_input_usd_per_mtok! + completionTokens * row.retail_output_usd_per_mtok!));
+  return BigInt(
+    Math.round(promptTokens * row.retail_input_usd_per_mtok! + completionTokens * row.retail_output_usd_per_mtok!),
+  );
 }
 
 /** Polls until `done` holds (a stream settles its bill right after `[DONE]`). */
@@ -38,12 +40,17 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
   }
 }
 
-const usageRequests = async (key: string) => expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/usage/requests', { key })).requests as Record<string, unknown>[];
+const usageRequests = async (key: string) =>
+  expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/usage/requests', { key })).requests as Record<string, unknown>[];
 
 describe('POST /v1/llm/chat/completions: 200', () => {
   it('409 idempotency_conflict for a key reused with another body; the same body is replayed; 400 for a malformed key', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
-    await expectIdempotencyContract((body, key) => chat(apiKey, body, { headers: { 'idempotency-key': key } }), { first: { model: MODEL, messages: hello }, other: { model: MODEL, messages: user('Say goodbye') } }, 'native');
+    await expectIdempotencyContract(
+      (body, key) => chat(apiKey, body, { headers: { 'idempotency-key': key } }),
+      { first: { model: MODEL, messages: hello }, other: { model: MODEL, messages: user('Say goodbye') } },
+      'native',
+    );
   });
 
   it('the completion in the native envelope; usage.cost is exactly what the ledger posted; the call is logged', async () => {
@@ -90,7 +97,10 @@ describe('POST /v1/llm/chat/completions: 200', () => {
   it('the same messages give the same reply and price as the compat surface', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const native = expectNativeOk(await chat(apiKey, { model: MODEL, messages: hello }));
-    const compat = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: { model: MODEL, messages: hello } });
+    const compat = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', {
+      key: apiKey,
+      body: { model: MODEL, messages: hello },
+    });
     expect(compat.status, compat.text).toBe(200);
     expect(native.choices[0].message.content).toBe(compat.body.choices[0].message.content);
     expect(native.usage).toEqual(compat.body.usage);
@@ -145,7 +155,10 @@ describe('POST /v1/llm/chat/completions: stream', () => {
     const reference = await h.newAccount(undefined, { balanceUsd: 10 });
     const plain = expectNativeOk(await chat(reference.apiKey, { model: MODEL, messages: hello }));
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    const stream = await postSse(h.baseUrl, PATH, { key: apiKey, body: { model: MODEL, messages: hello, stream: true } });
+    const stream = await postSse(h.baseUrl, PATH, {
+      key: apiKey,
+      body: { model: MODEL, messages: hello, stream: true },
+    });
     expect(stream.status, stream.raw).toBe(200);
     expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(stream.raw.endsWith('data: [DONE]\n\n')).toBe(true);
@@ -157,7 +170,10 @@ describe('POST /v1/llm/chat/completions: stream', () => {
       expect(chunk.usage ?? null).toBeNull();
     }
     expect(chunks.map((c) => c.choices[0].delta.content ?? '').join('')).toBe(plain.choices[0].message.content);
-    const posted = await eventually(() => h.deps.ledger.postedSpend(accountId), (v) => v > 0n);
+    const posted = await eventually(
+      () => h.deps.ledger.postedSpend(accountId),
+      (v) => v > 0n,
+    );
     expect(posted).toBe(micros(plain.usage.cost));
     await sleep(50);
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(posted);
@@ -166,7 +182,10 @@ describe('POST /v1/llm/chat/completions: stream', () => {
 
   it('stream_options.include_usage: the usage chunk carries cost = the ledger charge', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    const stream = await postSse(h.baseUrl, PATH, { key: apiKey, body: { model: MODEL, messages: hello, stream: true, stream_options: { include_usage: true } } });
+    const stream = await postSse(h.baseUrl, PATH, {
+      key: apiKey,
+      body: { model: MODEL, messages: hello, stream: true, stream_options: { include_usage: true } },
+    });
     expect(stream.status, stream.raw).toBe(200);
     expect(stream.frames.at(-1)).toBe('[DONE]');
     const chunks = jsonFrames(stream.frames);
@@ -175,7 +194,10 @@ describe('POST /v1/llm/chat/completions: stream', () => {
     expect(chunks.at(-1)).toBe(withUsage[0]);
     const { usage } = withUsage[0]!;
     expect(withUsage[0]!.choices).toEqual([]);
-    const posted = await eventually(() => h.deps.ledger.postedSpend(accountId), (v) => v > 0n);
+    const posted = await eventually(
+      () => h.deps.ledger.postedSpend(accountId),
+      (v) => v > 0n,
+    );
     expect(posted).toBe(micros(usage.cost));
     expect(posted).toBe(retailMicros(MODEL, usage.prompt_tokens, usage.completion_tokens));
     await sleep(50);
@@ -190,7 +212,10 @@ describe('POST /v1/llm/chat/completions: keep-alive path (max_tokens > 4096, non
     expect(response.status, response.text).toBe(200);
     expect(response.text).toMatch(/^\s+\{/);
     const body = JSON.parse(response.text);
-    expect(body).toMatchObject({ exception: 0, data: { object: 'chat.completion', model: MODEL, choices: [{ message: { role: 'assistant' } }] } });
+    expect(body).toMatchObject({
+      exception: 0,
+      data: { object: 'chat.completion', model: MODEL, choices: [{ message: { role: 'assistant' } }] },
+    });
     expect(body).not.toHaveProperty('error');
     expect(micros(body.data.usage.cost)).toBe(await h.deps.ledger.postedSpend(accountId));
   });
@@ -221,13 +246,29 @@ describe('POST /v1/llm/chat/completions: 400s', () => {
     ['content empty', 'empty_message_content', { model: MODEL, messages: user('') }],
     ['content whitespace only', 'empty_message_content', { model: MODEL, messages: user('   ') }],
     ['an unsupported role', 'invalid_messages_format', { model: MODEL, messages: [{ role: 'robot', content: 'hi' }] }],
-    ['a part of an unknown type', 'invalid_messages_format', { model: MODEL, messages: user([{ type: 'file', file: {} }]) }],
-    ['an image_url part without url', 'invalid_messages_format', { model: MODEL, messages: user([{ type: 'image_url', image_url: {} }]) }],
-    ['a malformed base64 data URI', 'invalid_image_payload', { model: MODEL, messages: user([{ type: 'image_url', image_url: { url: 'data:image/jpeg;base64,abc' } }]) }],
+    [
+      'a part of an unknown type',
+      'invalid_messages_format',
+      { model: MODEL, messages: user([{ type: 'file', file: {} }]) },
+    ],
+    [
+      'an image_url part without url',
+      'invalid_messages_format',
+      { model: MODEL, messages: user([{ type: 'image_url', image_url: {} }]) },
+    ],
+    [
+      'a malformed base64 data URI',
+      'invalid_image_payload',
+      { model: MODEL, messages: user([{ type: 'image_url', image_url: { url: 'data:image/jpeg;base64,abc' } }]) },
+    ],
     ['temperature 3', 'invalid_temperature', { model: MODEL, messages: hello, temperature: 3 }],
     ['top_p 1.5', 'invalid_top_p', { model: MODEL, messages: hello, top_p: 1.5 }],
     ['max_tokens 0', 'invalid_max_tokens', { model: MODEL, messages: hello, max_tokens: 0 }],
-    ['max_tokens above the model output cap', 'invalid_max_tokens', { model: MODEL, messages: hello, max_tokens: 128_001 }],
+    [
+      'max_tokens above the model output cap',
+      'invalid_max_tokens',
+      { model: MODEL, messages: hello, max_tokens: 128_001 },
+    ],
   ];
 
   it.each(cases)('%s → %s', async (_name, code, body) => {
@@ -246,7 +287,10 @@ describe('POST /v1/llm/chat/completions: 400s', () => {
   });
 
   it('context_window_exceeded: a huge prompt on a small-context model', async () => {
-    const response = await chat(account.apiKey, { model: 'gemma-2-9b-it', messages: user('lorem ipsum '.repeat(6000)) });
+    const response = await chat(account.apiKey, {
+      model: 'gemma-2-9b-it',
+      messages: user('lorem ipsum '.repeat(6000)),
+    });
     expectNativeError(response, 400, 'context_window_exceeded');
     expect(response.body.data.meta.limit).toBe(8192);
   });
@@ -255,7 +299,10 @@ describe('POST /v1/llm/chat/completions: 400s', () => {
     const small = await startHarness({ MAX_MESSAGE_CHARS: '50' });
     try {
       const { apiKey } = await small.newAccount(undefined, { balanceUsd: 10 });
-      const over = await call(small.baseUrl, 'POST', PATH, { key: apiKey, body: { model: MODEL, messages: user('x'.repeat(51)) } });
+      const over = await call(small.baseUrl, 'POST', PATH, {
+        key: apiKey,
+        body: { model: MODEL, messages: user('x'.repeat(51)) },
+      });
       expectNativeError(over, 400, 'message_too_long');
       expect(over.body.data.meta.limit).toBe(50);
     } finally {
@@ -277,19 +324,31 @@ describe('POST /v1/llm/chat/completions: other statuses', () => {
   it('401 with neither header, and invalid_api_key with either header style', async () => {
     expectNativeError(await chat(undefined, { model: MODEL, messages: hello }), 401, 'authentication_required');
     expectNativeError(await chat(`cgw_${'Q'.repeat(40)}`, { model: MODEL, messages: hello }), 401, 'invalid_api_key');
-    expectNativeError(await chat(`cgw_${'Q'.repeat(40)}`, { model: MODEL, messages: hello }, { keyHeader: 'x-api-key' }), 401, 'invalid_api_key');
+    expectNativeError(
+      await chat(`cgw_${'Q'.repeat(40)}`, { model: MODEL, messages: hello }, { keyHeader: 'x-api-key' }),
+      401,
+      'invalid_api_key',
+    );
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     expectNativeOk(await chat(apiKey, { model: MODEL, messages: hello }, { keyHeader: 'x-api-key' }));
   });
 
   it('413 request_too_large over the body cap', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    expectNativeError(await chat(apiKey, { model: MODEL, messages: user('x'.repeat(300 * 1024)) }), 413, 'request_too_large');
+    expectNativeError(
+      await chat(apiKey, { model: MODEL, messages: user('x'.repeat(300 * 1024)) }),
+      413,
+      'request_too_large',
+    );
   });
 
   it('415 unsupported_media_type for a body that is not JSON', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    expectNativeError(await chat(apiKey, undefined, { rawBody: 'hello', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectNativeError(
+      await chat(apiKey, undefined, { rawBody: 'hello', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   it('429 rate_limit_per_key past the key’s own limit', async () => {
@@ -309,7 +368,10 @@ describe('POST /v1/llm/chat/completions: other statuses', () => {
       const { apiKey } = await broken.newAccount(undefined, { balanceUsd: 10 });
       expectNativeOk(await call(broken.baseUrl, 'GET', '/v1/account', { key: apiKey })); // the key is now cached
       await broken.deps.db.knex.destroy();
-      const response = await call(broken.baseUrl, 'POST', PATH, { key: apiKey, body: { model: MODEL, messages: hello } });
+      const response = await call(broken.baseUrl, 'POST', PATH, {
+        key: apiKey,
+        body: { model: MODEL, messages: hello },
+      });
       expectNativeError(response, 503, 'billing_temporarily_unavailable');
       expect(response.headers.get('x-should-retry')).toBe('true');
     } finally {

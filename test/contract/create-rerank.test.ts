@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens, truncateToTokens } from '../../src/domain/tokens.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
 
 let h: Harness;
@@ -32,7 +32,11 @@ const promptTokens = (q: string, docs: string[]) => docs.reduce((sum, d) => sum 
 describe('POST /v1/compat/rerank', () => {
   it('409 idempotency_conflict for a key reused with another body; the same body is replayed; 400 for a malformed key', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
-    await expectIdempotencyContract((body, key) => rerank(apiKey, body, { headers: { 'idempotency-key': key } }), { first: { model: MODEL, query, documents }, other: { model: MODEL, query: 'something else', documents } }, 'compat');
+    await expectIdempotencyContract(
+      (body, key) => rerank(apiKey, body, { headers: { 'idempotency-key': key } }),
+      { first: { model: MODEL, query, documents }, other: { model: MODEL, query: 'something else', documents } },
+      'compat',
+    );
   });
 
   it('200: every document scored, sorted by relevance_score highest first, no documents echoed by default', async () => {
@@ -51,7 +55,12 @@ describe('POST /v1/compat/rerank', () => {
       expect(result.relevance_score).toBeLessThan(1);
     }
     // The two documents about ledgers and holds lead; the unrelated ones score 0.
-    expect(results.slice(0, 2).map((r: { index: number }) => r.index).sort()).toEqual([1, 2]);
+    expect(
+      results
+        .slice(0, 2)
+        .map((r: { index: number }) => r.index)
+        .sort(),
+    ).toEqual([1, 2]);
     expect(scores[0]).toBeGreaterThan(0);
     expect(results.find((r: { index: number }) => r.index === 0).relevance_score).toBe(0);
   });
@@ -121,19 +130,33 @@ describe('POST /v1/compat/rerank', () => {
     expect(asObjects.status, asObjects.text).toBe(200);
     expect(asObjects.body.results).toEqual(asStrings.body.results);
     expect(asObjects.body.usage).toEqual(asStrings.body.usage);
-    expectCompatError(await rerank(apiKey, { model: MODEL, query, documents: [{ title: 'no text' }] }), 400, 'invalid_request');
+    expectCompatError(
+      await rerank(apiKey, { model: MODEL, query, documents: [{ title: 'no text' }] }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('max_tokens_per_doc: each document cut before scoring and billing; return_documents echoes the whole text', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const longDocs = documents.map((d) => `${d} `.repeat(40));
-    const response = await rerank(apiKey, { model: MODEL, query, documents: longDocs, max_tokens_per_doc: 8, return_documents: true });
+    const response = await rerank(apiKey, {
+      model: MODEL,
+      query,
+      documents: longDocs,
+      max_tokens_per_doc: 8,
+      return_documents: true,
+    });
     expect(response.status, response.text).toBe(200);
     const cut = longDocs.map((d) => truncateToTokens(d, 8));
     expect(response.body.usage.prompt_tokens).toBe(promptTokens(query, cut));
     expect(response.body.usage.prompt_tokens).toBeLessThan(promptTokens(query, longDocs));
     for (const result of response.body.results) expect(result.document.text).toBe(longDocs[result.index]);
-    expectCompatError(await rerank(apiKey, { model: MODEL, query, documents, max_tokens_per_doc: 0 }), 400, 'invalid_request');
+    expectCompatError(
+      await rerank(apiKey, { model: MODEL, query, documents, max_tokens_per_doc: 0 }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('a blank document beside real ones is scored (0)', async () => {
@@ -169,7 +192,11 @@ describe('POST /v1/compat/rerank', () => {
 
   it('400 over the model’s document count (bce-reranker-base-v1 takes 500)', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    const response = await rerank(apiKey, { model: 'bce-reranker-base-v1', query: 'q', documents: Array.from({ length: 501 }, (_, i) => `doc ${i}`) });
+    const response = await rerank(apiKey, {
+      model: 'bce-reranker-base-v1',
+      query: 'q',
+      documents: Array.from({ length: 501 }, (_, i) => `doc ${i}`),
+    });
     expectCompatError(response, 400, 'invalid_request');
     expect(response.body.error.meta.fields[0]).toMatchObject({ type: 'maxItems', loc: ['body', 'documents'] });
   });
@@ -177,7 +204,11 @@ describe('POST /v1/compat/rerank', () => {
   // Regression guards: a query or document list that is too long is not a missing one (SPEC 7.2 input_required).
   it('over 1000 documents answers invalid_request (not input_required)', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    const response = await rerank(apiKey, { model: 'bge-reranker-v2-m3', query: 'q', documents: Array.from({ length: 1001 }, (_, i) => `doc ${i}`) });
+    const response = await rerank(apiKey, {
+      model: 'bge-reranker-v2-m3',
+      query: 'q',
+      documents: Array.from({ length: 1001 }, (_, i) => `doc ${i}`),
+    });
     expectCompatError(response, 400, 'invalid_request');
   });
 
@@ -189,7 +220,11 @@ describe('POST /v1/compat/rerank', () => {
 
   it('over-limit query and document count are refused with 400 either way, nothing charged', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    const many = await rerank(apiKey, { model: 'bge-reranker-v2-m3', query: 'q', documents: Array.from({ length: 1001 }, (_, i) => `doc ${i}`) });
+    const many = await rerank(apiKey, {
+      model: 'bge-reranker-v2-m3',
+      query: 'q',
+      documents: Array.from({ length: 1001 }, (_, i) => `doc ${i}`),
+    });
     expect(many.status).toBe(400);
     expect(many.body.error.meta.fields[0]).toMatchObject({ type: 'maxItems', loc: ['body', 'documents'] });
     const long = await rerank(apiKey, { model: MODEL, query: 'q'.repeat(32_769), documents });
@@ -207,14 +242,26 @@ describe('POST /v1/compat/rerank', () => {
 
   it('401 without a key and with an unknown key in either header; X-API-Key works', async () => {
     expectCompatError(await rerank(undefined, { model: MODEL, query, documents }), 401, 'authentication_required');
-    expectCompatError(await rerank(`cgw_${'Z'.repeat(40)}`, { model: MODEL, query, documents }), 401, 'invalid_api_key');
-    expectCompatError(await rerank(`cgw_${'Z'.repeat(40)}`, { model: MODEL, query, documents }, { keyHeader: 'x-api-key' }), 401, 'invalid_api_key');
+    expectCompatError(
+      await rerank(`cgw_${'Z'.repeat(40)}`, { model: MODEL, query, documents }),
+      401,
+      'invalid_api_key',
+    );
+    expectCompatError(
+      await rerank(`cgw_${'Z'.repeat(40)}`, { model: MODEL, query, documents }, { keyHeader: 'x-api-key' }),
+      401,
+      'invalid_api_key',
+    );
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     expect((await rerank(apiKey, { model: MODEL, query, documents }, { keyHeader: 'x-api-key' })).status).toBe(200);
   });
 
   it('415 for a body that is not JSON', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    expectCompatError(await rerank(apiKey, undefined, { rawBody: 'query=x', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectCompatError(
+      await rerank(apiKey, undefined, { rawBody: 'query=x', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
   });
 });

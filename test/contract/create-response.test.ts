@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens, estimatePromptTokens } from '../../src/domain/tokens.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
 
 let h: Harness;
@@ -21,7 +21,11 @@ const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
 describe('POST /v1/responses', () => {
   it('409 idempotency_conflict for a key reused with another body; the same body is replayed; 400 for a malformed key', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
-    await expectIdempotencyContract((body, key) => respond(apiKey, body, { headers: { 'idempotency-key': key } }), { first: { model: MODEL, input: 'Say hello' }, other: { model: MODEL, input: 'Say goodbye' } }, 'compat');
+    await expectIdempotencyContract(
+      (body, key) => respond(apiKey, body, { headers: { 'idempotency-key': key } }),
+      { first: { model: MODEL, input: 'Say hello' }, other: { model: MODEL, input: 'Say goodbye' } },
+      'compat',
+    );
   });
 
   it('200: a Responses object; output_text is the reply; usage.cost is what the ledger posted', async () => {
@@ -86,7 +90,13 @@ describe('POST /v1/responses', () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const instructed = await respond(apiKey, { model: MODEL, instructions: 'Answer as a pirate.', input: 'Say hello' });
     expect(instructed.status, instructed.text).toBe(200);
-    const equivalent = await chat(apiKey, { model: MODEL, messages: [{ role: 'system', content: 'Answer as a pirate.' }, { role: 'user', content: 'Say hello' }] });
+    const equivalent = await chat(apiKey, {
+      model: MODEL,
+      messages: [
+        { role: 'system', content: 'Answer as a pirate.' },
+        { role: 'user', content: 'Say hello' },
+      ],
+    });
     expect(instructed.body.output_text).toBe(equivalent.body.choices[0].message.content);
     expect(instructed.body.usage.input_tokens).toBe(equivalent.body.usage.prompt_tokens);
 
@@ -106,7 +116,10 @@ describe('POST /v1/responses', () => {
     expect(response.status, response.text).toBe(200);
     const equivalent = await chat(apiKey, {
       model: MODEL,
-      messages: [{ role: 'developer', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: 'Describe' }] }],
+      messages: [
+        { role: 'developer', content: 'Be brief.' },
+        { role: 'user', content: [{ type: 'text', text: 'Describe' }] },
+      ],
     });
     expect(response.body.output_text).toBe(equivalent.body.choices[0].message.content);
   });
@@ -133,12 +146,32 @@ describe('POST /v1/responses', () => {
     ['temperature 3', 'invalid_temperature', { model: MODEL, input: 'hi', temperature: 3 }],
     ['top_p 1.5', 'invalid_top_p', { model: MODEL, input: 'hi', top_p: 1.5 }],
     ['max_output_tokens 0', 'invalid_max_tokens', { model: MODEL, input: 'hi', max_output_tokens: 0 }],
-    ['max_output_tokens above the model cap', 'invalid_max_tokens', { model: MODEL, input: 'hi', max_output_tokens: 128_001 }],
-    ['stream_options with an unknown field', 'invalid_request', { model: MODEL, input: 'hi', stream: true, stream_options: { include_usage: true } }],
+    [
+      'max_output_tokens above the model cap',
+      'invalid_max_tokens',
+      { model: MODEL, input: 'hi', max_output_tokens: 128_001 },
+    ],
+    [
+      'stream_options with an unknown field',
+      'invalid_request',
+      { model: MODEL, input: 'hi', stream: true, stream_options: { include_usage: true } },
+    ],
     ['an unknown field', 'invalid_request', { model: MODEL, input: 'hi', modalities: ['text'] }],
-    ['previous_response_id (responses are not stored)', 'invalid_request', { model: MODEL, input: 'hi', previous_response_id: 'resp_abc' }],
-    ['a tool that is not a function', 'invalid_request', { model: MODEL, input: 'hi', tools: [{ type: 'web_search' }] }],
-    ['a function_call_output without call_id', 'invalid_messages_format', { model: MODEL, input: [{ type: 'function_call_output', output: '42' }] }],
+    [
+      'previous_response_id (responses are not stored)',
+      'invalid_request',
+      { model: MODEL, input: 'hi', previous_response_id: 'resp_abc' },
+    ],
+    [
+      'a tool that is not a function',
+      'invalid_request',
+      { model: MODEL, input: 'hi', tools: [{ type: 'web_search' }] },
+    ],
+    [
+      'a function_call_output without call_id',
+      'invalid_messages_format',
+      { model: MODEL, input: [{ type: 'function_call_output', output: '42' }] },
+    ],
   ];
 
   it.each(cases)('400: %s → %s', async (_name, code, body) => {
@@ -152,13 +185,21 @@ describe('POST /v1/responses', () => {
   // Regression guard: the same mistake answers the same code as on chat completions (SPEC 4.2 "same codes").
   it('an input message with an unsupported role answers invalid_messages_format, as on chat completions', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    expectCompatError(await respond(apiKey, { model: MODEL, input: [{ role: 'tool', content: 'x' }] }), 400, 'invalid_messages_format');
+    expectCompatError(
+      await respond(apiKey, { model: MODEL, input: [{ role: 'tool', content: 'x' }] }),
+      400,
+      'invalid_messages_format',
+    );
   });
 
   // Regression guard: `/body/input@required` is about `input` itself, not a `content` missing inside one message.
   it('an input message without content → invalid_messages_format (not messages_required)', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    expectCompatError(await respond(apiKey, { model: MODEL, input: [{ role: 'user' }] }), 400, 'invalid_messages_format');
+    expectCompatError(
+      await respond(apiKey, { model: MODEL, input: [{ role: 'user' }] }),
+      400,
+      'invalid_messages_format',
+    );
   });
 
   it('402 insufficient_balance with $0', async () => {
@@ -169,12 +210,20 @@ describe('POST /v1/responses', () => {
   it('401 without a key and with an unknown key in either header', async () => {
     expectCompatError(await respond(undefined, { model: MODEL, input: 'hi' }), 401, 'authentication_required');
     expectCompatError(await respond(`cgw_${'Z'.repeat(40)}`, { model: MODEL, input: 'hi' }), 401, 'invalid_api_key');
-    expectCompatError(await respond(`cgw_${'Z'.repeat(40)}`, { model: MODEL, input: 'hi' }, { keyHeader: 'x-api-key' }), 401, 'invalid_api_key');
+    expectCompatError(
+      await respond(`cgw_${'Z'.repeat(40)}`, { model: MODEL, input: 'hi' }, { keyHeader: 'x-api-key' }),
+      401,
+      'invalid_api_key',
+    );
   });
 
   it('413 over the body cap and 415 for a body that is not JSON', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     expectCompatError(await respond(apiKey, { model: MODEL, input: 'x'.repeat(100_000) }), 413, 'request_too_large');
-    expectCompatError(await respond(apiKey, undefined, { rawBody: 'input=hi', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectCompatError(
+      await respond(apiKey, undefined, { rawBody: 'input=hi', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
   });
 });

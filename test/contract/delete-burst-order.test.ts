@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { usdToMicros } from '../../src/domain/money.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { newProvider, placeBurst } from '../setup/market.js';
 
 let h: Harness;
@@ -19,11 +19,23 @@ describe('DELETE /v1/burst/orders/{order_id}', () => {
     const renter = await h.newAccount(undefined, { balanceUsd: 100 });
     const placed = await placeBurst(h, renter.apiKey, { primary_gpu: gpu, gpu_count: 2, pricing_type: 'day' });
     expect((await h.deps.ledger.getBalance(renter.accountId)).heldMicros).toBe(usdToMicros(43.2));
-    const deleted = expectNativeOk(await call(h.baseUrl, 'DELETE', `/v1/burst/orders/${placed.order_id}`, { key: renter.apiKey }));
+    const deleted = expectNativeOk(
+      await call(h.baseUrl, 'DELETE', `/v1/burst/orders/${placed.order_id}`, { key: renter.apiKey }),
+    );
     expect(deleted).toMatchObject({ status: 'terminated', desired_status: 'terminated', counts: { terminated: 1 } });
-    expect(await h.deps.ledger.getBalance(renter.accountId)).toMatchObject({ availableMicros: usdToMicros(100), heldMicros: 0n });
+    expect(await h.deps.ledger.getBalance(renter.accountId)).toMatchObject({
+      availableMicros: usdToMicros(100),
+      heldMicros: 0n,
+    });
     expect(await h.deps.market.store.freeGpus(a.machineId)).toBe(2);
-    expect(expectNativeOk(await call(h.baseUrl, 'GET', `/v1/burst/orders/${placed.order_id}`, { key: renter.apiKey })).status).toBe('terminated');
-    expectNativeError(await call(h.baseUrl, 'DELETE', `/v1/burst/orders/${placed.order_id}`, { key: a.apiKey }), 404, 'burst_order_not_found');
+    expect(
+      expectNativeOk(await call(h.baseUrl, 'GET', `/v1/burst/orders/${placed.order_id}`, { key: renter.apiKey }))
+        .status,
+    ).toBe('terminated');
+    expectNativeError(
+      await call(h.baseUrl, 'DELETE', `/v1/burst/orders/${placed.order_id}`, { key: a.apiKey }),
+      404,
+      'burst_order_not_found',
+    );
   });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { usdToMicros } from '../../src/domain/money.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { heartbeat, keepRunning, newProvider, runningRental } from '../setup/market.js';
 
 const clock = { now: Date.now() };
@@ -19,16 +19,44 @@ describe('DELETE /v1/instances/{task_id}', () => {
     const renter = await h.newAccount(undefined, { balanceUsd: 600 });
     const rental = await runningRental(h, renter.apiKey, provider, { pricing_type: 'month' });
     await keepRunning(h, clock, provider, rental.task_id, 24 * 3600_000);
-    const deleted = expectNativeOk(await call(h.baseUrl, 'DELETE', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
+    const deleted = expectNativeOk(
+      await call(h.baseUrl, 'DELETE', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }),
+    );
     // A month is 720 × $1 less 30 % = $504 ($16.80 a day); deleted after a day, that day costs 1,440 minutes at
     // $0.016667 (the hourly price / 60, rounded up to a micro-dollar): $24.00048.
-    expect(deleted).toMatchObject({ desired_status: 'terminated', status: 'terminated', status_reason: 'user', gpu_indexes: [], charged_usd: 24.00048 });
-    expect(await h.deps.ledger.getBalance(renter.accountId)).toMatchObject({ availableMicros: usdToMicros(600 - 24.00048), heldMicros: 0n });
-    expect((await h.deps.ledger.getBalance(provider.accountId)).availableMicros).toBe(24_000_480n - (24_000_480n * 15n) / 100n);
+    expect(deleted).toMatchObject({
+      desired_status: 'terminated',
+      status: 'terminated',
+      status_reason: 'user',
+      gpu_indexes: [],
+      charged_usd: 24.00048,
+    });
+    expect(await h.deps.ledger.getBalance(renter.accountId)).toMatchObject({
+      availableMicros: usdToMicros(600 - 24.00048),
+      heldMicros: 0n,
+    });
+    expect((await h.deps.ledger.getBalance(provider.accountId)).availableMicros).toBe(
+      24_000_480n - (24_000_480n * 15n) / 100n,
+    );
     expect(await h.deps.market.store.freeGpus(provider.machineId)).toBe(4);
     const assignments = await heartbeat(h, provider, [{ instance_id: rental.task_id, state: 'running' }]);
-    expect(assignments).toContainEqual({ instance_id: rental.task_id, desired_status: 'terminated', docker_image: '', disk_gb: 0, gpu_indexes: [], ssh_public_keys: [], volume: null });
-    expect(expectNativeOk(await call(h.baseUrl, 'DELETE', `/v1/instances/${rental.task_id}`, { key: renter.apiKey })).updated_at).toBe(deleted.updated_at);
-    expectNativeError(await call(h.baseUrl, 'DELETE', `/v1/instances/${rental.task_id}`, { key: provider.apiKey }), 404, 'instance_not_found');
+    expect(assignments).toContainEqual({
+      instance_id: rental.task_id,
+      desired_status: 'terminated',
+      docker_image: '',
+      disk_gb: 0,
+      gpu_indexes: [],
+      ssh_public_keys: [],
+      volume: null,
+    });
+    expect(
+      expectNativeOk(await call(h.baseUrl, 'DELETE', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }))
+        .updated_at,
+    ).toBe(deleted.updated_at);
+    expectNativeError(
+      await call(h.baseUrl, 'DELETE', `/v1/instances/${rental.task_id}`, { key: provider.apiKey }),
+      404,
+      'instance_not_found',
+    );
   });
 });

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { newProvider } from '../setup/market.js';
 
 let h: Harness;
@@ -12,7 +12,13 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const rent = async (key: string, offerId: string) =>
-  expectNativeOk(await call(h.baseUrl, 'POST', '/v1/instances', { key, body: { offer_id: offerId, docker_image: 'ubuntu:24.04', pricing_type: 'hour' } }), 201);
+  expectNativeOk(
+    await call(h.baseUrl, 'POST', '/v1/instances', {
+      key,
+      body: { offer_id: offerId, docker_image: 'ubuntu:24.04', pricing_type: 'hour' },
+    }),
+    201,
+  );
 const ensure = (key: string, id: string) => call(h.baseUrl, 'POST', `/v1/instances/${id}/ssh-proxy/ensure`, { key });
 
 describe('POST /v1/instances/{id}/ssh-proxy/ensure', () => {
@@ -21,7 +27,10 @@ describe('POST /v1/instances/{id}/ssh-proxy/ensure', () => {
     const renter = await h.newAccount(undefined, { balanceUsd: 100 });
     const first = await rent(renter.apiKey, provider.machineId);
     expect(first).toMatchObject({ ssh_host: 'ssh.example.test', ssh_port: 41000 });
-    expect(expectNativeOk(await ensure(renter.apiKey, first.task_id))).toMatchObject({ ssh_host: 'ssh.example.test', ssh_port: 41000 });
+    expect(expectNativeOk(await ensure(renter.apiKey, first.task_id))).toMatchObject({
+      ssh_host: 'ssh.example.test',
+      ssh_port: 41000,
+    });
     const second = await rent(renter.apiKey, provider.machineId);
     expect(second.ssh_port).toBe(41001);
     // The range is full: a third rental is placed without a port, and ensure says so until one is free.
@@ -30,7 +39,10 @@ describe('POST /v1/instances/{id}/ssh-proxy/ensure', () => {
     expectNativeError(await ensure(renter.apiKey, third.task_id), 503, 'provider_unavailable');
     expectNativeOk(await call(h.baseUrl, 'DELETE', `/v1/instances/${first.task_id}`, { key: renter.apiKey }));
     await h.deps.market.sshProxy.sync();
-    expect(expectNativeOk(await ensure(renter.apiKey, third.task_id))).toMatchObject({ ssh_host: 'ssh.example.test', ssh_port: 41000 });
+    expect(expectNativeOk(await ensure(renter.apiKey, third.task_id))).toMatchObject({
+      ssh_host: 'ssh.example.test',
+      ssh_port: 41000,
+    });
   });
 
   it('404 instance_not_found for another account’s rental; 409 instance_terminated once deleted', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount } from '../../src/domain/accounts.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,8 +18,22 @@ const shift = (d: string, days: number) => day(Date.parse(`${d}T00:00:00Z`) + da
 const tick = () => new Promise((resolve) => setTimeout(resolve, 3));
 
 const COLUMNS = [
-  'id', 'created_at', 'request_id', 'key_id', 'model', 'kind', 'endpoint', 'prompt_tokens', 'completion_tokens',
-  'cached_tokens', 'reasoning_tokens', 'total_tokens', 'cost_usd', 'cost_rub', 'fx_rate_rub', 'rub_pricing',
+  'id',
+  'created_at',
+  'request_id',
+  'key_id',
+  'model',
+  'kind',
+  'endpoint',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'reasoning_tokens',
+  'total_tokens',
+  'cost_usd',
+  'cost_rub',
+  'fx_rate_rub',
+  'rub_pricing',
 ];
 
 const exportCsv = (key: string | undefined, query = '') =>
@@ -67,9 +81,19 @@ describe('GET /v1/llm/usage/export', () => {
   it('200: text/csv, the documented header, one line per record newest first, market rubles for a dollar account', async () => {
     const { apiKey, keyId } = await h.newAccount(undefined, { balanceUsd: 10 });
     await h.newAccount(undefined, { balanceUsd: 1 }).then((o) => h.spend(o.apiKey, 0.5)); // not ours
-    const first = await h.spend(apiKey, 0.123456, { promptTokens: 12, completionTokens: 30, cachedTokens: 2, reasoningTokens: 9 });
+    const first = await h.spend(apiKey, 0.123456, {
+      promptTokens: 12,
+      completionTokens: 30,
+      cachedTokens: 2,
+      reasoningTokens: 9,
+    });
     await tick();
-    const second = await h.spend(apiKey, 1.5, { model: 'text-embedding-3-small', kind: 'embedding', endpoint: '/v1/compat/embeddings', promptTokens: 8 });
+    const second = await h.spend(apiKey, 1.5, {
+      model: 'text-embedding-3-small',
+      kind: 'embedding',
+      endpoint: '/v1/compat/embeddings',
+      promptTokens: 8,
+    });
 
     const response = await exportCsv(apiKey);
     expect(response.status, response.text).toBe(200);
@@ -101,7 +125,14 @@ describe('GET /v1/llm/usage/export', () => {
       fx_rate_rub: '90',
       rub_pricing: 'market',
     });
-    expect(rows[0]).toMatchObject({ model: 'text-embedding-3-small', kind: 'embedding', cost_usd: '1.5', cost_rub: '135', fx_rate_rub: '90', rub_pricing: 'market' });
+    expect(rows[0]).toMatchObject({
+      model: 'text-embedding-3-small',
+      kind: 'embedding',
+      cost_usd: '1.5',
+      cost_rub: '135',
+      fx_rate_rub: '90',
+      rub_pricing: 'market',
+    });
 
     // The same records as the JSON listing shows them.
     const listed = expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/usage/requests', { key: apiKey })).requests;

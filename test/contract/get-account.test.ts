@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount, issueKey } from '../../src/domain/accounts.js';
 import { newId } from '../../src/domain/ids.js';
 import { usdToMicros } from '../../src/domain/money.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -47,7 +47,11 @@ describe('GET /v1/account', () => {
     const principal = await h.deps.authenticator.authenticate(apiKey);
     const reservation = await h.deps.billing.reserve(principal, newId('req'), usdToMicros(2.5));
     expect(expectNativeOk(await getAccount(apiKey))).toMatchObject({ balance_usd: 10, held_usd: 2.5 });
-    await h.deps.billing.settle(reservation, usdToMicros(1.25), { model: 'gpt-5-mini', kind: 'chat', endpoint: '/v1/compat/chat/completions' });
+    await h.deps.billing.settle(reservation, usdToMicros(1.25), {
+      model: 'gpt-5-mini',
+      kind: 'chat',
+      endpoint: '/v1/compat/chat/completions',
+    });
     expect(expectNativeOk(await getAccount(apiKey))).toMatchObject({ balance_usd: 8.75, held_usd: 0 });
   });
 
@@ -57,7 +61,10 @@ describe('GET /v1/account', () => {
     await h.deps.apiKeys.updateAccountSettings(accountId, { rateLimitPerMinute: 1000 });
     h.deps.authenticator.invalidate({ accountId });
     const response = await getAccount(apiKey);
-    expect(expectNativeOk(response).limits).toEqual({ requests_per_minute_per_key: 30, requests_per_minute_per_account: 1000 });
+    expect(expectNativeOk(response).limits).toEqual({
+      requests_per_minute_per_key: 30,
+      requests_per_minute_per_account: 1000,
+    });
     expect(response.headers.get('x-ratelimit-limit')).toBe('30');
     expect(response.headers.get('x-ratelimit-remaining')).toBe('29');
   });
@@ -68,7 +75,12 @@ describe('GET /v1/account', () => {
     await h.topUp(accountId, 10, 100);
     await h.deps.apiKeys.updateAccountSettings(accountId, { rubBilling: true });
     h.deps.authenticator.invalidate({ accountId });
-    expect(expectNativeOk(await getAccount(apiKey))).toMatchObject({ rub_billing: true, balance_usd: 20, held_usd: 0, balance_rub: 1900 });
+    expect(expectNativeOk(await getAccount(apiKey))).toMatchObject({
+      rub_billing: true,
+      balance_usd: 20,
+      held_usd: 0,
+      balance_rub: 1900,
+    });
 
     // A hold stays in the balance (and in rubles) until it is charged.
     const principal = await h.deps.authenticator.authenticate(apiKey);
@@ -84,7 +96,11 @@ describe('GET /v1/account', () => {
   it('200: balance_rub is null while ruble billing is off, even with ruble top-ups', async () => {
     const { accountId, apiKey } = await h.newAccount();
     await h.topUp(accountId, 10, 95);
-    expect(expectNativeOk(await getAccount(apiKey))).toMatchObject({ rub_billing: false, balance_usd: 10, balance_rub: null });
+    expect(expectNativeOk(await getAccount(apiKey))).toMatchObject({
+      rub_billing: false,
+      balance_usd: 10,
+      balance_rub: null,
+    });
   });
 
   it('400 invalid_request for a query parameter the operation does not take', async () => {

@@ -6,7 +6,7 @@ import { parseBuffer } from 'music-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { fetchHosted } from '../setup/hosted-files.js';
 import { untilTerminal } from '../setup/jobs.js';
 
@@ -27,12 +27,28 @@ describe('GET /v1/llm/audio/jobs/{job_id}', () => {
     const body = { model: 'tts-1', input: TEXT, output_format: 'wav' };
     const estimate = expectNativeOk(await call(h.baseUrl, 'POST', `${JOBS}/estimate`, { key: apiKey, body }));
     const job = expectNativeOk(await call(h.baseUrl, 'POST', JOBS, { key: apiKey, body }), 202);
-    expect(job).toMatchObject({ job_id: expect.stringMatching(/^job_/), status: 'processing', model: 'tts-1', estimated_cost_usd: estimate.discounted_cost_usd });
+    expect(job).toMatchObject({
+      job_id: expect.stringMatching(/^job_/),
+      status: 'processing',
+      model: 'tts-1',
+      estimated_cost_usd: estimate.discounted_cost_usd,
+    });
     expect(job.inputs).toEqual({ model: 'tts-1', voice: 'alloy', output_format: 'wav', characters: TEXT.length });
     expect(job.expires_at * 1000).toBeGreaterThan(Date.now() + 59 * 60_000);
     const done = await untilTerminal(h, JOBS, apiKey, job.job_id);
-    expect(done).toMatchObject({ status: 'completed', cost_usd: estimate.discounted_cost_usd, usage: { model: 'tts-1', unit: 'character', units: TEXT.length, cost: estimate.discounted_cost_usd } });
-    expect(done.outputs).toEqual([{ url: expect.stringContaining('/v1/files/'), mime_type: 'audio/wav', format: 'wav', duration_seconds: expect.any(Number) }]);
+    expect(done).toMatchObject({
+      status: 'completed',
+      cost_usd: estimate.discounted_cost_usd,
+      usage: { model: 'tts-1', unit: 'character', units: TEXT.length, cost: estimate.discounted_cost_usd },
+    });
+    expect(done.outputs).toEqual([
+      {
+        url: expect.stringContaining('/v1/files/'),
+        mime_type: 'audio/wav',
+        format: 'wav',
+        duration_seconds: expect.any(Number),
+      },
+    ]);
     const hosted = await fetchHosted(h, done.outputs[0].url);
     expect(hosted.type).toBe('audio/wav');
     const { format } = await parseBuffer(hosted.bytes, { mimeType: 'audio/wav' });
@@ -46,10 +62,19 @@ describe('GET /v1/llm/audio/jobs/{job_id}', () => {
   it('404 job_not_found: another account’s job, an unknown id, an image job id', async () => {
     const owner = await h.newAccount(undefined, { balanceUsd: 1 });
     const stranger = await h.newAccount(undefined, { balanceUsd: 1 });
-    const job = expectNativeOk(await call(h.baseUrl, 'POST', JOBS, { key: owner.apiKey, body: { model: 'tts-1', input: TEXT } }), 202);
+    const job = expectNativeOk(
+      await call(h.baseUrl, 'POST', JOBS, { key: owner.apiKey, body: { model: 'tts-1', input: TEXT } }),
+      202,
+    );
     expectNativeError(await poll(stranger.apiKey, job.job_id), 404, 'job_not_found');
     expectNativeError(await poll(owner.apiKey, newId('job')), 404, 'job_not_found');
-    const image = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/images/jobs', { key: owner.apiKey, body: { model: 'imgG-4o', prompt: 'x' } }), 202);
+    const image = expectNativeOk(
+      await call(h.baseUrl, 'POST', '/v1/llm/images/jobs', {
+        key: owner.apiKey,
+        body: { model: 'imgG-4o', prompt: 'x' },
+      }),
+      202,
+    );
     expectNativeError(await poll(owner.apiKey, image.job_id), 404, 'job_not_found');
   });
 });

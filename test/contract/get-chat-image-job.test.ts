@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
-import { startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import { type FakeBehaviour, type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 
 let h: Harness;
@@ -16,7 +16,10 @@ let behaviour: FakeBehaviour = 'ok';
 
 beforeAll(async () => {
   fake = await startFakeUpstream({ behaviour: () => behaviour });
-  const upstreams = writeUpstreamsFile({ 'imgG-4o': [{ provider: 'images', type: 'openai-images', url: fake.baseUrl, cost: { perRequest: 0.01 } }] }, { sandboxDefault: true });
+  const upstreams = writeUpstreamsFile(
+    { 'imgG-4o': [{ provider: 'images', type: 'openai-images', url: fake.baseUrl, cost: { perRequest: 0.01 } }] },
+    { sandboxDefault: true },
+  );
   h = await startHarness({ UPSTREAMS_FILE: upstreams });
 });
 afterAll(async () => {
@@ -29,11 +32,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function imageMessage(key: string): Promise<{ chatId: string; jobId: string; dialogueId: string }> {
   const chatId = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/chats', { key }), 201).chat_id;
-  const reply = expectNativeOk(await call(h.baseUrl, 'POST', `/v1/llm/chats/${chatId}/messages`, { key, body: { model: 'imgG-4o', content: 'A lighthouse at dawn' } }));
+  const reply = expectNativeOk(
+    await call(h.baseUrl, 'POST', `/v1/llm/chats/${chatId}/messages`, {
+      key,
+      body: { model: 'imgG-4o', content: 'A lighthouse at dawn' },
+    }),
+  );
   return { chatId, jobId: reply.job_id, dialogueId: reply.dialogue_id };
 }
 
-const poll = (key: string, chatId: string, jobId: string) => call(h.baseUrl, 'GET', `/v1/llm/chats/${chatId}/image-jobs/${jobId}`, { key });
+const poll = (key: string, chatId: string, jobId: string) =>
+  call(h.baseUrl, 'GET', `/v1/llm/chats/${chatId}/image-jobs/${jobId}`, { key });
 
 describe('GET /v1/llm/chats/{chat_id}/image-jobs/{job_id}', () => {
   it('coalesces polls in 2 s; completed rewrites the placeholder with the image, charged once', async () => {
@@ -44,11 +53,17 @@ describe('GET /v1/llm/chats/{chat_id}/image-jobs/{job_id}', () => {
     expect(early).toMatchObject({ job_id: jobId, chat_id: chatId, dialogue_id: dialogueId });
     expect(['pending', 'processing']).toContain(early.status);
     // The render is done well within the window, but polls inside it share the first look.
-    for (let i = 0; i < 100 && (await h.deps.jobs.get(jobId, h.deps.now()))?.status !== 'completed'; i++) await sleep(20);
+    for (let i = 0; i < 100 && (await h.deps.jobs.get(jobId, h.deps.now()))?.status !== 'completed'; i++)
+      await sleep(20);
     expect(expectNativeOk(await poll(apiKey, chatId, jobId)).status).toBe(early.status);
     await sleep(2_000);
     const done = expectNativeOk(await poll(apiKey, chatId, jobId));
-    expect(done).toMatchObject({ status: 'completed', model: 'imgG-4o', cost_usd: 0.04, image: { url: expect.stringContaining('/v1/files/'), mime_type: 'image/png' } });
+    expect(done).toMatchObject({
+      status: 'completed',
+      model: 'imgG-4o',
+      cost_usd: 0.04,
+      image: { url: expect.stringContaining('/v1/files/'), mime_type: 'image/png' },
+    });
     const { dialogues } = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/chats/${chatId}`, { key: apiKey }));
     expect(dialogues[1]).toMatchObject({ dialogue_id: dialogueId, type: 'image', image: done.image, job_id: jobId });
     await sleep(2_000);

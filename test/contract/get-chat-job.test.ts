@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError, type UpstreamProvider } from '../../src/adapters/upstream/index.js';
 import { deleteAccount } from '../../src/domain/accounts.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -15,7 +15,10 @@ const hello = [{ role: 'user', content: 'Say hello' }];
 
 const kickoff = (key: string, body: unknown) => call(h.baseUrl, 'POST', '/v1/llm/chat/jobs', { key, body });
 const poll = (key: string | undefined, jobId: string, options: Parameters<typeof call>[3] = {}) =>
-  call(h.baseUrl, 'GET', `/v1/llm/chat/jobs/${encodeURIComponent(jobId)}`, { ...(key === undefined ? {} : { key }), ...options });
+  call(h.baseUrl, 'GET', `/v1/llm/chat/jobs/${encodeURIComponent(jobId)}`, {
+    ...(key === undefined ? {} : { key }),
+    ...options,
+  });
 
 const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -40,7 +43,15 @@ describe('GET /v1/llm/chat/jobs/{job_id}', () => {
 
     const done = await untilDone(apiKey, job.job_id);
     expect(done.status).toBe('completed');
-    expect(Object.keys(done).sort()).toEqual(['balance_usd', 'cost_usd', 'estimated_cost_usd', 'job_id', 'model', 'result', 'status']);
+    expect(Object.keys(done).sort()).toEqual([
+      'balance_usd',
+      'cost_usd',
+      'estimated_cost_usd',
+      'job_id',
+      'model',
+      'result',
+      'status',
+    ]);
     expect(done.result.usage.cost).toBe(done.cost_usd);
     const posted = await h.deps.ledger.postedSpend(accountId);
     expect(micros(done.cost_usd)).toBe(posted);
@@ -84,7 +95,9 @@ describe('GET /v1/llm/chat/jobs/{job_id}', () => {
     expect(done).not.toHaveProperty('cost_usd');
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(0n);
     expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/account', { key: apiKey })).balance_usd).toBe(5);
-    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/usage/requests', { key: apiKey })).requests).toEqual([]);
+    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/usage/requests', { key: apiKey })).requests).toEqual(
+      [],
+    );
   });
 
   it('404 job_not_found for another account’s job (indistinguishable from none)', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectCompatError } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -28,7 +28,11 @@ describe('GET /v1/compat/models/{model}', () => {
     expect(unencoded.status, unencoded.text).toBe(200);
     expect(unencoded.body).toEqual(encoded.body);
     expect(unencoded.body.id).toBe(external);
-    expectCompatError(await call(h.baseUrl, 'GET', '/v1/compat/models/no-such/model', { key: apiKey }), 404, 'model_not_found');
+    expectCompatError(
+      await call(h.baseUrl, 'GET', '/v1/compat/models/no-such/model', { key: apiKey }),
+      404,
+      'model_not_found',
+    );
     expect((await call(h.baseUrl, 'POST', `/v1/compat/models/${external}`, { key: apiKey })).status).toBe(405);
   });
 
@@ -39,10 +43,19 @@ describe('GET /v1/compat/models/{model}', () => {
     expect(unknown.body.error).toMatchObject({ param: 'model', type: 'invalid_request_error' });
     expect(unknown.headers.get('x-should-retry')).toBe('false');
     const unavailable = h.deps.catalog.view(null).models.find((m) => !m.available);
-    if (unavailable !== undefined) expectCompatError(await call(h.baseUrl, 'GET', `/v1/compat/models/${unavailable.slug}`, { key: apiKey }), 404, 'model_not_found');
+    if (unavailable !== undefined)
+      expectCompatError(
+        await call(h.baseUrl, 'GET', `/v1/compat/models/${unavailable.slug}`, { key: apiKey }),
+        404,
+        'model_not_found',
+      );
   });
 
   it('401 authentication_required without a key', async () => {
-    expectCompatError(await call(h.baseUrl, 'GET', '/v1/compat/models/text-embedding-3-small'), 401, 'authentication_required');
+    expectCompatError(
+      await call(h.baseUrl, 'GET', '/v1/compat/models/text-embedding-3-small'),
+      401,
+      'authentication_required',
+    );
   });
 });

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNativeError } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -46,7 +46,15 @@ describe('GET /v1/files/{file}', () => {
     const link = new URL(h.deps.fileLinks.link(file, expiresAtMs));
     const signature = link.searchParams.get('signature')!;
     const tampered = `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`;
-    expectNativeError(await call(h.baseUrl, 'GET', `${link.pathname}?expires=${link.searchParams.get('expires')}&signature=${tampered}`), 403, 'file_link_invalid');
+    expectNativeError(
+      await call(
+        h.baseUrl,
+        'GET',
+        `${link.pathname}?expires=${link.searchParams.get('expires')}&signature=${tampered}`,
+      ),
+      403,
+      'file_link_invalid',
+    );
     const foreign = new URL(h.deps.fileLinks.link(other, expiresAtMs));
     expectNativeError(await call(h.baseUrl, 'GET', `${link.pathname}${foreign.search}`), 403, 'file_link_invalid');
     const expired = h.deps.fileLinks.link(file, h.deps.now() - 1_000);
@@ -58,7 +66,11 @@ describe('GET /v1/files/{file}', () => {
     const expiresAtMs = h.deps.now() + 15 * MINUTE;
     await h.deps.blobs.put(file, Buffer.from('x'), { contentType: 'image/png', expiresAtMs });
     await h.deps.blobs.delete(file);
-    expectNativeError(await call(h.baseUrl, 'GET', pathOf(h.deps.fileLinks.link(file, expiresAtMs))), 404, 'file_not_found');
+    expectNativeError(
+      await call(h.baseUrl, 'GET', pathOf(h.deps.fileLinks.link(file, expiresAtMs))),
+      404,
+      'file_not_found',
+    );
     expectNativeError(await call(h.baseUrl, 'GET', `/v1/files/${file}?expires=1&signature=zz`), 400, 'invalid_request');
   });
 });

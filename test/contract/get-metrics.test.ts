@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError, type UpstreamProvider } from '../../src/adapters/upstream/index.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -28,8 +28,16 @@ describe('GET /metrics', () => {
     try {
       expectNativeError(await call(guarded.baseUrl, 'GET', '/metrics'), 401, 'authentication_required');
       const { apiKey } = await guarded.newAccount();
-      expectNativeError(await call(guarded.baseUrl, 'GET', '/metrics', { key: apiKey }), 401, 'authentication_required');
-      expectNativeError(await call(guarded.baseUrl, 'GET', '/metrics', { key: `${token}x` }), 401, 'authentication_required');
+      expectNativeError(
+        await call(guarded.baseUrl, 'GET', '/metrics', { key: apiKey }),
+        401,
+        'authentication_required',
+      );
+      expectNativeError(
+        await call(guarded.baseUrl, 'GET', '/metrics', { key: `${token}x` }),
+        401,
+        'authentication_required',
+      );
       const allowed = await call(guarded.baseUrl, 'GET', '/metrics', { key: token });
       expect(allowed.status, allowed.text).toBe(200);
       expect(allowed.text).toContain('process_cpu_user_seconds_total');
@@ -55,14 +63,19 @@ describe('GET /metrics', () => {
     };
     try {
       for (let i = 0; i < 2; i++) {
-        const response = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: { model: 'gpt-5-nano', messages: [{ role: 'user', content: 'hi' }] } });
+        const response = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', {
+          key: apiKey,
+          body: { model: 'gpt-5-nano', messages: [{ role: 'user', content: 'hi' }] },
+        });
         expect(response.status, response.text).toBe(502);
       }
     } finally {
       provider.chat = original;
     }
     const metrics = await call(h.baseUrl, 'GET', '/metrics');
-    expect(metrics.text).toMatch(/^gateway_chain_exhausted_total\{model="gpt-5-nano",code="upstream_server_error"\} 2$/m);
+    expect(metrics.text).toMatch(
+      /^gateway_chain_exhausted_total\{model="gpt-5-nano",code="upstream_server_error"\} 2$/m,
+    );
     expect(h.logs.filter((line) => line.event === 'chain_exhausted' && line.slug === 'gpt-5-nano')).toHaveLength(2);
   });
 

@@ -1,15 +1,37 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setDiscounts, deleteAccount } from '../../src/domain/accounts.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { deleteAccount, setDiscounts } from '../../src/domain/accounts.js';
 import { expectCompatError, expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 
 const ENTRY_FIELDS = [
-  'slug', 'label', 'description', 'provider', 'category', 'media_kind', 'retail_input_usd_per_mtok',
-  'retail_output_usd_per_mtok', 'retail_cached_input_usd_per_mtok', 'retail_usd_per_image', 'retail_usd_per_unit',
-  'video_billing_unit', 'audio_billing_unit', 'pricing', 'discounted', 'discount_percent_label', 'user_discount_percent',
-  'user_tier_discounts', 'tokens_per_sec', 'tokens_per_sec_approx', 'credit_metered', 'usd_per_credit', 'capabilities',
-  'available', 'unavailable_reason', 'sandbox', 'aliases',
+  'slug',
+  'label',
+  'description',
+  'provider',
+  'category',
+  'media_kind',
+  'retail_input_usd_per_mtok',
+  'retail_output_usd_per_mtok',
+  'retail_cached_input_usd_per_mtok',
+  'retail_usd_per_image',
+  'retail_usd_per_unit',
+  'video_billing_unit',
+  'audio_billing_unit',
+  'pricing',
+  'discounted',
+  'discount_percent_label',
+  'user_discount_percent',
+  'user_tier_discounts',
+  'tokens_per_sec',
+  'tokens_per_sec_approx',
+  'credit_metered',
+  'usd_per_credit',
+  'capabilities',
+  'available',
+  'unavailable_reason',
+  'sandbox',
+  'aliases',
 ];
 
 let h: Harness;
@@ -48,8 +70,15 @@ describe('GET /v1/llm/models/catalog', () => {
   it('with a key, unit prices finer than a micro-dollar show the discount exactly (issue 24: speech at 10 % off)', async () => {
     const { accountId, apiKey } = await h.newAccount();
     await setDiscounts(h.deps.apiKeys, accountId, { discountPercent: 10, tierDiscounts: {} });
-    const rows = new Map(expectNativeOk(await catalog(apiKey)).models.map((m: { slug: string; retail_usd_per_unit: number | null }) => [m.slug, m.retail_usd_per_unit]));
-    expect(Object.fromEntries(['tts-1', 'kokoro-82m', 'orpheus-3b', 'inworld-tts-1'].map((slug) => [slug, rows.get(slug)]))).toEqual({
+    const rows = new Map(
+      expectNativeOk(await catalog(apiKey)).models.map((m: { slug: string; retail_usd_per_unit: number | null }) => [
+        m.slug,
+        m.retail_usd_per_unit,
+      ]),
+    );
+    expect(
+      Object.fromEntries(['tts-1', 'kokoro-82m', 'orpheus-3b', 'inworld-tts-1'].map((slug) => [slug, rows.get(slug)])),
+    ).toEqual({
       'tts-1': 0.0000135,
       'kokoro-82m': 0.0000009,
       'orpheus-3b': 0.0000045,
@@ -76,10 +105,18 @@ describe('GET /v1/llm/models/catalog', () => {
 
 describe('output formats follow the routes (issue 24: what is advertised is deliverable)', () => {
   const estimate = (key: string, model: string, outputFormat: string) =>
-    call(h.baseUrl, 'POST', '/v1/llm/videos/jobs/estimate', { key, body: { model, prompt: 'Waves', output_format: outputFormat } });
+    call(h.baseUrl, 'POST', '/v1/llm/videos/jobs/estimate', {
+      key,
+      body: { model, prompt: 'Waves', output_format: outputFormat },
+    });
 
   it('a video model lists only the containers a route renders, and each one listed is accepted; webm, which none renders, is not listed', async () => {
-    const rows = new Map(expectNativeOk(await catalog()).models.map((m: { slug: string; capabilities: { output_formats?: string[] } }) => [m.slug, m.capabilities.output_formats]));
+    const rows = new Map(
+      expectNativeOk(await catalog()).models.map((m: { slug: string; capabilities: { output_formats?: string[] } }) => [
+        m.slug,
+        m.capabilities.output_formats,
+      ]),
+    );
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
     for (const slug of ['vidA-2-5', 'vidK-3-0', 'wan-2-6', 'ltx-2-pro']) {
       const listed = rows.get(slug) as string[];
@@ -91,13 +128,24 @@ describe('output formats follow the routes (issue 24: what is advertised is deli
   });
 
   it('a route that delivers webm makes it listed; a route that delivers mp4 alone leaves only mp4', async () => {
-    const upstreams = writeUpstreamsFile({
-      'vidA-2-5': [{ provider: 'queue-webm', type: 'fal-queue', url: 'http://127.0.0.1:9', formats: { video: ['mp4', 'webm'] } }],
-      'vidK-3-0': [{ provider: 'queue-mp4', type: 'fal-queue', url: 'http://127.0.0.1:9', formats: { video: ['mp4'] } }],
-    }, { sandboxDefault: true });
+    const upstreams = writeUpstreamsFile(
+      {
+        'vidA-2-5': [
+          { provider: 'queue-webm', type: 'fal-queue', url: 'http://127.0.0.1:9', formats: { video: ['mp4', 'webm'] } },
+        ],
+        'vidK-3-0': [
+          { provider: 'queue-mp4', type: 'fal-queue', url: 'http://127.0.0.1:9', formats: { video: ['mp4'] } },
+        ],
+      },
+      { sandboxDefault: true },
+    );
     const routed = await startHarness({ UPSTREAMS_FILE: upstreams });
     try {
-      const rows = new Map(expectNativeOk(await call(routed.baseUrl, 'GET', '/v1/llm/models/catalog')).models.map((m: { slug: string; capabilities: { output_formats?: string[] } }) => [m.slug, m.capabilities.output_formats]));
+      const rows = new Map(
+        expectNativeOk(await call(routed.baseUrl, 'GET', '/v1/llm/models/catalog')).models.map(
+          (m: { slug: string; capabilities: { output_formats?: string[] } }) => [m.slug, m.capabilities.output_formats],
+        ),
+      );
       expect(rows.get('vidA-2-5')).toEqual(['mp4', 'webm']);
       expect(rows.get('vidK-3-0')).toEqual(['mp4']);
     } finally {
@@ -110,26 +158,56 @@ describe('output formats follow the routes (issue 24: what is advertised is deli
 describe('availability follows the routes', () => {
   it('a disabled, an unrouted and a keyless model show available: false with the reason, leave the compat list, and still answer their own codes; sandbox-served rows say so', async () => {
     const upstreams = writeUpstreamsFile(
-      { 'gpt-5-nano': [], 'text-embedding-3-small': [{ provider: 'keyless', url: 'http://127.0.0.1:9', apiKeyEnv: 'CGW_TEST_UNSET_KEY' }] },
+      {
+        'gpt-5-nano': [],
+        'text-embedding-3-small': [{ provider: 'keyless', url: 'http://127.0.0.1:9', apiKeyEnv: 'CGW_TEST_UNSET_KEY' }],
+      },
       { sandboxDefault: true, disabledModels: ['gpt-5-mini'] },
     );
     const routed = await startHarness({ UPSTREAMS_FILE: upstreams });
     try {
-      const rows = expectNativeOk(await call(routed.baseUrl, 'GET', '/v1/llm/models/catalog')).models as { slug: string; available: boolean; unavailable_reason: string | null; sandbox: boolean }[];
+      const rows = expectNativeOk(await call(routed.baseUrl, 'GET', '/v1/llm/models/catalog')).models as {
+        slug: string;
+        available: boolean;
+        unavailable_reason: string | null;
+        sandbox: boolean;
+      }[];
       const row = (slug: string) => rows.find((r) => r.slug === slug)!;
-      expect(row('gpt-5-mini')).toMatchObject({ available: false, unavailable_reason: expect.stringMatching(/disabled/) });
-      expect(row('gpt-5-nano')).toMatchObject({ available: false, unavailable_reason: expect.stringMatching(/No route serves/) });
-      expect(row('text-embedding-3-small')).toMatchObject({ available: false, unavailable_reason: expect.stringMatching(/credentials/) });
+      expect(row('gpt-5-mini')).toMatchObject({
+        available: false,
+        unavailable_reason: expect.stringMatching(/disabled/),
+      });
+      expect(row('gpt-5-nano')).toMatchObject({
+        available: false,
+        unavailable_reason: expect.stringMatching(/No route serves/),
+      });
+      expect(row('text-embedding-3-small')).toMatchObject({
+        available: false,
+        unavailable_reason: expect.stringMatching(/credentials/),
+      });
       expect(row('text-embedding-3-large')).toMatchObject({ available: true, unavailable_reason: null, sandbox: true });
       expect(row('text-embedding-3-small').sandbox).toBe(false);
       const { apiKey } = await routed.newAccount(undefined, { balanceUsd: 10 });
-      const listed = (await call(routed.baseUrl, 'GET', '/v1/compat/models', { key: apiKey })).body.data.map((m: { id: string }) => m.id);
+      const listed = (await call(routed.baseUrl, 'GET', '/v1/compat/models', { key: apiKey })).body.data.map(
+        (m: { id: string }) => m.id,
+      );
       for (const slug of ['gpt-5-mini', 'gpt-5-nano', 'text-embedding-3-small']) expect(listed).not.toContain(slug);
       expect(listed).toContain('text-embedding-3-large');
-      const chat = (model: string) => call(routed.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: { model, messages: [{ role: 'user', content: 'hi' }] } });
+      const chat = (model: string) =>
+        call(routed.baseUrl, 'POST', '/v1/compat/chat/completions', {
+          key: apiKey,
+          body: { model, messages: [{ role: 'user', content: 'hi' }] },
+        });
       expectCompatError(await chat('gpt-5-mini'), 503, 'model_disabled');
       expectCompatError(await chat('gpt-5-nano'), 400, 'no_provider_available');
-      expectCompatError(await call(routed.baseUrl, 'POST', '/v1/compat/embeddings', { key: apiKey, body: { model: 'text-embedding-3-small', input: 'x' } }), 503, 'gateway_misconfigured');
+      expectCompatError(
+        await call(routed.baseUrl, 'POST', '/v1/compat/embeddings', {
+          key: apiKey,
+          body: { model: 'text-embedding-3-small', input: 'x' },
+        }),
+        503,
+        'gateway_misconfigured',
+      );
     } finally {
       await routed.close();
       removeUpstreamsFiles();
@@ -143,10 +221,15 @@ describe('the external tier: listed, and answering its availability code, never 
   it('every external id of /v1/compat/models answers 400 no_provider_available on chat, nothing charged', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const external: string[] = expectNativeOk(await catalog()).external_models;
-    const listed = (await call(h.baseUrl, 'GET', '/v1/compat/models', { key: apiKey })).body.data.map((m: { id: string }) => m.id);
+    const listed = (await call(h.baseUrl, 'GET', '/v1/compat/models', { key: apiKey })).body.data.map(
+      (m: { id: string }) => m.id,
+    );
     for (const id of external) {
       expect(listed).toContain(id);
-      const response = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: { model: id, messages: user } });
+      const response = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', {
+        key: apiKey,
+        body: { model: id, messages: user },
+      });
       expectCompatError(response, 400, 'no_provider_available');
       expect(response.body.error.meta).toMatchObject({ slug: id, hint: expect.stringMatching(/External-tier/) });
     }
@@ -155,15 +238,36 @@ describe('the external tier: listed, and answering its availability code, never 
 
   it('the same verdict on every surface that takes a model; one named in disabled_models answers 503 model_disabled', async () => {
     const [disabled, unrouted] = h.deps.catalog.view(null).external_models as [string, string];
-    const routed = await startHarness({ UPSTREAMS_FILE: writeUpstreamsFile({}, { sandboxDefault: true, disabledModels: [disabled] }) });
+    const routed = await startHarness({
+      UPSTREAMS_FILE: writeUpstreamsFile({}, { sandboxDefault: true, disabledModels: [disabled] }),
+    });
     try {
       const { apiKey } = await routed.newAccount(undefined, { balanceUsd: 10 });
-      const post = (path: string, body: Record<string, unknown>) => call(routed.baseUrl, 'POST', path, { key: apiKey, body });
-      expectCompatError(await post('/v1/compat/chat/completions', { model: disabled, messages: user }), 503, 'model_disabled');
-      expectCompatError(await post('/v1/compat/chat/completions', { model: unrouted, messages: user, stream: true }), 400, 'no_provider_available');
-      expectNativeError(await post('/v1/llm/chat/completions', { model: unrouted, messages: user }), 400, 'no_provider_available');
-      expectCompatError(await post('/v1/compat/embeddings', { model: unrouted, input: 'x' }), 400, 'no_provider_available');
-      expect((await post('/v1/responses', { model: unrouted, input: 'hi' })).body.error.code).toBe('no_provider_available');
+      const post = (path: string, body: Record<string, unknown>) =>
+        call(routed.baseUrl, 'POST', path, { key: apiKey, body });
+      expectCompatError(
+        await post('/v1/compat/chat/completions', { model: disabled, messages: user }),
+        503,
+        'model_disabled',
+      );
+      expectCompatError(
+        await post('/v1/compat/chat/completions', { model: unrouted, messages: user, stream: true }),
+        400,
+        'no_provider_available',
+      );
+      expectNativeError(
+        await post('/v1/llm/chat/completions', { model: unrouted, messages: user }),
+        400,
+        'no_provider_available',
+      );
+      expectCompatError(
+        await post('/v1/compat/embeddings', { model: unrouted, input: 'x' }),
+        400,
+        'no_provider_available',
+      );
+      expect((await post('/v1/responses', { model: unrouted, input: 'hi' })).body.error.code).toBe(
+        'no_provider_available',
+      );
     } finally {
       await routed.close();
       removeUpstreamsFiles();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount } from '../../src/domain/accounts.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { postSse } from '../setup/sse.js';
 
 let h: Harness;
@@ -11,13 +11,19 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const performance = (key: string | undefined, slug: string, options: Parameters<typeof call>[3] = {}) =>
-  call(h.baseUrl, 'GET', `/v1/llm/models/${encodeURIComponent(slug)}/performance`, { ...(key === undefined ? {} : { key }), ...options });
+  call(h.baseUrl, 'GET', `/v1/llm/models/${encodeURIComponent(slug)}/performance`, {
+    ...(key === undefined ? {} : { key }),
+    ...options,
+  });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One streamed chat on `model`, read to `[DONE]`. */
 async function streamOnce(apiKey: string, model: string, text: string): Promise<void> {
-  const stream = await postSse(h.baseUrl, '/v1/compat/chat/completions', { key: apiKey, body: { model, messages: [{ role: 'user', content: text }], stream: true } });
+  const stream = await postSse(h.baseUrl, '/v1/compat/chat/completions', {
+    key: apiKey,
+    body: { model, messages: [{ role: 'user', content: text }], stream: true },
+  });
   expect(stream.status, stream.raw).toBe(200);
   expect(stream.frames.at(-1)).toBe('[DONE]');
 }
@@ -62,14 +68,20 @@ describe('GET /v1/llm/models/{slug}/performance', () => {
   it('a non-stream chat is not a throughput sample', async () => {
     const slug = 'gpt-4-1-nano';
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    const chat = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: { model: slug, messages: [{ role: 'user', content: 'hi' }] } });
+    const chat = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', {
+      key: apiKey,
+      body: { model: slug, messages: [{ role: 'user', content: 'hi' }] },
+    });
     expect(chat.status, chat.text).toBe(200);
     expect(expectNativeOk(await performance(apiKey, slug))).toMatchObject({ samples: 0, tokens_per_sec_approx: true });
   });
 
   it('an alias answers for its native slug', async () => {
     const { apiKey } = await h.newAccount();
-    expect(expectNativeOk(await performance(apiKey, 'gpt-5-mini-2025-08-07'))).toMatchObject({ slug: 'gpt-5-mini', tokens_per_sec: 115 });
+    expect(expectNativeOk(await performance(apiKey, 'gpt-5-mini-2025-08-07'))).toMatchObject({
+      slug: 'gpt-5-mini',
+      tokens_per_sec: 115,
+    });
     expect(expectNativeOk(await performance(apiKey, 'openai/gpt-5-mini')).slug).toBe('gpt-5-mini');
   });
 
@@ -84,7 +96,11 @@ describe('GET /v1/llm/models/{slug}/performance', () => {
   it('401 without a key and with an unknown key in either header', async () => {
     expectNativeError(await performance(undefined, 'gpt-5-mini'), 401, 'authentication_required');
     expectNativeError(await performance(`cgw_${'Z'.repeat(40)}`, 'gpt-5-mini'), 401, 'invalid_api_key');
-    expectNativeError(await performance(`cgw_${'Z'.repeat(40)}`, 'gpt-5-mini', { keyHeader: 'x-api-key' }), 401, 'invalid_api_key');
+    expectNativeError(
+      await performance(`cgw_${'Z'.repeat(40)}`, 'gpt-5-mini', { keyHeader: 'x-api-key' }),
+      401,
+      'invalid_api_key',
+    );
   });
 
   it('404 user_not_found once the account behind the key was deleted', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount } from '../../src/domain/accounts.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -22,7 +22,12 @@ describe('GET /v1/settings/notifications', () => {
   it('200: the chat and switch last saved, for this account only', async () => {
     const linked = await h.newAccount();
     const other = await h.newAccount();
-    expectNativeOk(await call(h.baseUrl, 'PUT', '/v1/settings/notifications', { key: linked.apiKey, body: { messenger_chat_id: '-1001234567890', rentals: false } }));
+    expectNativeOk(
+      await call(h.baseUrl, 'PUT', '/v1/settings/notifications', {
+        key: linked.apiKey,
+        body: { messenger_chat_id: '-1001234567890', rentals: false },
+      }),
+    );
     expect(expectNativeOk(await get(linked.apiKey))).toEqual({ messenger_chat_id: '-1001234567890', rentals: false });
     expect(expectNativeOk(await get(other.apiKey))).toEqual({ messenger_chat_id: null, rentals: true });
   });

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount } from '../../src/domain/accounts.js';
 import { newId } from '../../src/domain/ids.js';
 import { usdToMicros } from '../../src/domain/money.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const getRubBilling = (key?: string) => call(h.baseUrl, 'GET', '/v1/settings/rub-billing', key === undefined ? {} : { key });
+const getRubBilling = (key?: string) =>
+  call(h.baseUrl, 'GET', '/v1/settings/rub-billing', key === undefined ? {} : { key });
 const enable = (key: string) => call(h.baseUrl, 'PUT', '/v1/settings/rub-billing', { key, body: { enabled: true } });
 const getRecord = async (key: string, id: string) =>
   expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/usage/requests/${id}`, { key })).request;
@@ -38,7 +39,15 @@ describe('GET /v1/settings/rub-billing', () => {
       balance_rub: 900,
       market_fx_rate_rub: 90,
       lots: [
-        { id: lot!.id, currency: 'USD', created_at: new Date(lot!.createdAtMs).toISOString(), amount_usd: 10, remaining_usd: 10, fx_rate_rub: 90, remaining_rub: 900 },
+        {
+          id: lot!.id,
+          currency: 'USD',
+          created_at: new Date(lot!.createdAtMs).toISOString(),
+          amount_usd: 10,
+          remaining_usd: 10,
+          fx_rate_rub: 90,
+          remaining_rub: 900,
+        },
       ],
     });
     expect(response.headers.get('x-ratelimit-remaining')).toBe('119');
@@ -49,8 +58,24 @@ describe('GET /v1/settings/rub-billing', () => {
     const initial = expectNativeOk(await getRubBilling(apiKey));
     expect(initial).toMatchObject({ enabled: false, balance_usd: 20, balance_rub: 1900, market_fx_rate_rub: 90 });
     expect(initial.lots).toEqual([
-      { id: first, currency: 'RUB', created_at: expect.any(String), amount_usd: 10, remaining_usd: 10, fx_rate_rub: 90, remaining_rub: 900 },
-      { id: second, currency: 'RUB', created_at: expect.any(String), amount_usd: 10, remaining_usd: 10, fx_rate_rub: 100, remaining_rub: 1000 },
+      {
+        id: first,
+        currency: 'RUB',
+        created_at: expect.any(String),
+        amount_usd: 10,
+        remaining_usd: 10,
+        fx_rate_rub: 90,
+        remaining_rub: 900,
+      },
+      {
+        id: second,
+        currency: 'RUB',
+        created_at: expect.any(String),
+        amount_usd: 10,
+        remaining_usd: 10,
+        fx_rate_rub: 100,
+        remaining_rub: 1000,
+      },
     ]);
     for (const lot of initial.lots) {
       expect(Date.parse(lot.created_at)).toBeGreaterThanOrEqual(before);
@@ -81,9 +106,24 @@ describe('GET /v1/settings/rub-billing', () => {
       lots: [{ id: second, remaining_usd: 9, fx_rate_rub: 100, remaining_rub: 900 }],
     });
 
-    expect(await getRecord(apiKey, four.usageId)).toMatchObject({ cost_usd: 4, cost_rub: 360, fx_rate_rub: 90, rub_pricing: 'billed' });
-    expect(await getRecord(apiKey, six.usageId)).toMatchObject({ cost_usd: 6, cost_rub: 540, fx_rate_rub: 90, rub_pricing: 'billed' });
-    expect(await getRecord(apiKey, one.usageId)).toMatchObject({ cost_usd: 1, cost_rub: 100, fx_rate_rub: 100, rub_pricing: 'billed' });
+    expect(await getRecord(apiKey, four.usageId)).toMatchObject({
+      cost_usd: 4,
+      cost_rub: 360,
+      fx_rate_rub: 90,
+      rub_pricing: 'billed',
+    });
+    expect(await getRecord(apiKey, six.usageId)).toMatchObject({
+      cost_usd: 6,
+      cost_rub: 540,
+      fx_rate_rub: 90,
+      rub_pricing: 'billed',
+    });
+    expect(await getRecord(apiKey, one.usageId)).toMatchObject({
+      cost_usd: 1,
+      cost_rub: 100,
+      fx_rate_rub: 100,
+      rub_pricing: 'billed',
+    });
   });
 
   it('200: a charge that straddles two lots is priced part at each rate', async () => {
@@ -96,7 +136,12 @@ describe('GET /v1/settings/rub-billing', () => {
       lots: [{ id: second, amount_usd: 10, remaining_usd: 8, fx_rate_rub: 100, remaining_rub: 800 }],
     });
     // 10 × 90 + 2 × 100 = 1100 RUB; effective rate 1100 / 12.
-    expect(await getRecord(apiKey, charge.usageId)).toMatchObject({ cost_usd: 12, cost_rub: 1100, fx_rate_rub: 91.666667, rub_pricing: 'billed' });
+    expect(await getRecord(apiKey, charge.usageId)).toMatchObject({
+      cost_usd: 12,
+      cost_rub: 1100,
+      fx_rate_rub: 91.666667,
+      rub_pricing: 'billed',
+    });
   });
 
   it('200: money held for a request in flight stays in the balance, in the lots and in balance_rub until it is charged', async () => {
@@ -112,7 +157,13 @@ describe('GET /v1/settings/rub-billing', () => {
 
   it('200: no lots and zero balance for an account never topped up', async () => {
     const { apiKey } = await h.newAccount();
-    expect(expectNativeOk(await getRubBilling(apiKey))).toEqual({ enabled: false, balance_usd: 0, balance_rub: 0, market_fx_rate_rub: 90, lots: [] });
+    expect(expectNativeOk(await getRubBilling(apiKey))).toEqual({
+      enabled: false,
+      balance_usd: 0,
+      balance_rub: 0,
+      market_fx_rate_rub: 90,
+      lots: [],
+    });
   });
 
   it('400 invalid_request for a query parameter the operation does not take', async () => {

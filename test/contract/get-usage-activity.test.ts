@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount } from '../../src/domain/accounts.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -24,7 +24,12 @@ describe('GET /v1/usage/activity', () => {
     await h.newAccount(undefined, { balanceUsd: 5 }).then((o) => h.spend(o.apiKey, 2)); // not ours
     await h.spend(apiKey, 0.2, { promptTokens: 100, completionTokens: 40 });
     await h.spend(apiKey, 0.300002, { model: 'claude-sonnet-4', promptTokens: 10, completionTokens: 5 });
-    await h.spend(apiKey, 0.000123, { kind: 'embedding', model: 'text-embedding-3-small', endpoint: '/v1/compat/embeddings', promptTokens: 64 });
+    await h.spend(apiKey, 0.000123, {
+      kind: 'embedding',
+      model: 'text-embedding-3-small',
+      endpoint: '/v1/compat/embeddings',
+      promptTokens: 64,
+    });
 
     const data = expectNativeOk(await activity(apiKey, '?days=7'));
     const t = today();
@@ -38,7 +43,12 @@ describe('GET /v1/usage/activity', () => {
       { date: t, ...total },
     ]);
     expect(data.by_kind).toHaveLength(2);
-    expect(data.by_kind).toEqual(expect.arrayContaining([{ kind: 'chat', ...chat }, { kind: 'embedding', ...embedding }]));
+    expect(data.by_kind).toEqual(
+      expect.arrayContaining([
+        { kind: 'chat', ...chat },
+        { kind: 'embedding', ...embedding },
+      ]),
+    );
     expect(data.totals).toEqual(total);
   });
 
@@ -47,7 +57,9 @@ describe('GET /v1/usage/activity', () => {
     const data = expectNativeOk(await activity(apiKey));
     expect(data.days).toHaveLength(30);
     expect(data.from).toBe(shift(today(), -29));
-    expect(data.days.every((d: Record<string, unknown>) => d.requests === 0 && d.cost_usd === 0 && !('cost_rub' in d))).toBe(true);
+    expect(
+      data.days.every((d: Record<string, unknown>) => d.requests === 0 && d.cost_usd === 0 && !('cost_rub' in d)),
+    ).toBe(true);
     expect(data.by_kind).toEqual([]);
     expect(data.totals).toEqual(ZERO);
   });
@@ -61,7 +73,15 @@ describe('GET /v1/usage/activity', () => {
     const data = expectNativeOk(await activity(apiKey, '?days=2'));
     expect(data.days).toEqual([
       { date: shift(today(), -1), ...ZERO, cost_rub: 0 },
-      { date: today(), requests: 2, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_usd: 1.5, cost_rub: 140 },
+      {
+        date: today(),
+        requests: 2,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        total_tokens: 0,
+        cost_usd: 1.5,
+        cost_rub: 140,
+      },
     ]);
     expect(data.by_kind).toEqual(
       expect.arrayContaining([

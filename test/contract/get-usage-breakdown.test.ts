@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount } from '../../src/domain/accounts.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -26,14 +26,33 @@ describe('GET /v1/llm/usage/breakdown', () => {
     await h.spend(apiKey, 0.25, { model: 'gpt-5-mini', promptTokens: 100, completionTokens: 50 });
     await h.spend(apiKey, 0.500001, { model: 'gpt-5-mini', promptTokens: 10, completionTokens: 5 });
     await h.spend(apiKey, 1.2, { model: 'claude-sonnet-4', promptTokens: 7, completionTokens: 3 });
-    await h.spend(apiKey, 0.03, { model: 'claude-sonnet-4', kind: 'embedding', endpoint: '/v1/compat/embeddings', promptTokens: 4 });
+    await h.spend(apiKey, 0.03, {
+      model: 'claude-sonnet-4',
+      kind: 'embedding',
+      endpoint: '/v1/compat/embeddings',
+      promptTokens: 4,
+    });
 
     const data = expectNativeOk(await breakdown(apiKey));
     const t = today();
     expect(data.to).toBe(t);
     expect(data.from).toBe(shift(t, -29));
-    const claude = { model: 'claude-sonnet-4', requests: 2, prompt_tokens: 11, completion_tokens: 3, total_tokens: 14, cost_usd: 1.23 };
-    const gpt = { model: 'gpt-5-mini', requests: 2, prompt_tokens: 110, completion_tokens: 55, total_tokens: 165, cost_usd: 0.750001 };
+    const claude = {
+      model: 'claude-sonnet-4',
+      requests: 2,
+      prompt_tokens: 11,
+      completion_tokens: 3,
+      total_tokens: 14,
+      cost_usd: 1.23,
+    };
+    const gpt = {
+      model: 'gpt-5-mini',
+      requests: 2,
+      prompt_tokens: 110,
+      completion_tokens: 55,
+      total_tokens: 165,
+      cost_usd: 0.750001,
+    };
     expect(data.daily).toEqual([
       { date: t, ...claude },
       { date: t, ...gpt },
@@ -55,8 +74,26 @@ describe('GET /v1/llm/usage/breakdown', () => {
     const data = expectNativeOk(await breakdown(apiKey, `?from=${t}&to=${t}`));
     expect(data).toMatchObject({ from: t, to: t });
     expect(data.daily).toEqual([
-      { date: t, model: 'claude-sonnet-4', requests: 1, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_usd: 0.5, cost_rub: 50 },
-      { date: t, model: 'gpt-5-mini', requests: 2, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_usd: 3, cost_rub: 290 },
+      {
+        date: t,
+        model: 'claude-sonnet-4',
+        requests: 1,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        total_tokens: 0,
+        cost_usd: 0.5,
+        cost_rub: 50,
+      },
+      {
+        date: t,
+        model: 'gpt-5-mini',
+        requests: 2,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        total_tokens: 0,
+        cost_usd: 3,
+        cost_rub: 290,
+      },
     ]);
     expect(data.weekly.map((w: { model: string; cost_rub: number }) => [w.model, w.cost_rub])).toEqual([
       ['claude-sonnet-4', 50],
@@ -74,7 +111,10 @@ describe('GET /v1/llm/usage/breakdown', () => {
       weekly: [],
     });
     // `to` alone: `from` is 29 days before it.
-    expect(expectNativeOk(await breakdown(apiKey, '?to=2024-03-01'))).toMatchObject({ from: '2024-02-01', to: '2024-03-01' });
+    expect(expectNativeOk(await breakdown(apiKey, '?to=2024-03-01'))).toMatchObject({
+      from: '2024-02-01',
+      to: '2024-03-01',
+    });
   });
 
   it('400 invalid_request when from is after to, for a range over 366 days, and for a malformed date', async () => {
@@ -97,7 +137,10 @@ describe('GET /v1/llm/usage/breakdown', () => {
     for (const query of ['?to=2025-19-39', '?from=2025-13-01', '?from=2025-02-30&to=2025-03-01']) {
       const response = await breakdown(apiKey, query);
       expectNativeError(response, 400, 'invalid_request');
-      expect(response.body.data.meta.fields[0]).toMatchObject({ type: 'format', loc: ['query', query.slice(1, query.indexOf('='))] });
+      expect(response.body.data.meta.fields[0]).toMatchObject({
+        type: 'format',
+        loc: ['query', query.slice(1, query.indexOf('='))],
+      });
     }
   });
 

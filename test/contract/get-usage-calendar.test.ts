@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount } from '../../src/domain/accounts.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -19,11 +19,18 @@ describe('GET /v1/usage/calendar', () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     await h.newAccount(undefined, { balanceUsd: 5 }).then((o) => h.spend(o.apiKey, 2)); // not ours
     await h.spend(apiKey, 0.75, { promptTokens: 30, completionTokens: 12 });
-    await h.spend(apiKey, 0.000001, { kind: 'embedding', model: 'text-embedding-3-small', endpoint: '/v1/compat/embeddings', promptTokens: 3 });
+    await h.spend(apiKey, 0.000001, {
+      kind: 'embedding',
+      model: 'text-embedding-3-small',
+      endpoint: '/v1/compat/embeddings',
+      promptTokens: 3,
+    });
     const data = expectNativeOk(await calendar(apiKey));
     expect(data).toEqual({
       year: new Date().getUTCFullYear(),
-      days: [{ date: today(), requests: 2, prompt_tokens: 33, completion_tokens: 12, total_tokens: 45, cost_usd: 0.750001 }],
+      days: [
+        { date: today(), requests: 2, prompt_tokens: 33, completion_tokens: 12, total_tokens: 45, cost_usd: 0.750001 },
+      ],
     });
   });
 
@@ -40,7 +47,15 @@ describe('GET /v1/usage/calendar', () => {
     await h.spend(apiKey, 2);
     const year = new Date().getUTCFullYear();
     expect(expectNativeOk(await calendar(apiKey, `?year=${year}`)).days).toEqual([
-      { date: today(), requests: 1, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_usd: 2, cost_rub: 190 },
+      {
+        date: today(),
+        requests: 1,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        total_tokens: 0,
+        cost_usd: 2,
+        cost_rub: 190,
+      },
     ]);
   });
 

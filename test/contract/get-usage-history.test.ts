@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount } from '../../src/domain/accounts.js';
 import { microsToUsd, usdToMicros } from '../../src/domain/money.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -36,7 +36,13 @@ describe('GET /v1/llm/usage/history', () => {
     expect(data.total_cost_usd).toBe(1.923457);
     expect(data.total_cost_usd).toBe(microsToUsd(await h.deps.ledger.postedSpend(accountId)));
     expect(data.total_cost_rub).toBe(173.11113); // dollar-billed: 1.923457 × 90
-    expect(data).toMatchObject({ total_requests: 4, total_tokens: 10 + 21 + 32 + 43, limit: 50, offset: 0, has_more: false });
+    expect(data).toMatchObject({
+      total_requests: 4,
+      total_tokens: 10 + 21 + 32 + 43,
+      limit: 50,
+      offset: 0,
+      has_more: false,
+    });
   });
 
   it('200: limit and offset page the logs; the totals stay over all usage', async () => {
@@ -48,7 +54,14 @@ describe('GET /v1/llm/usage/history', () => {
     }
     const page = expectNativeOk(await history(apiKey, '?limit=2&offset=1'));
     expect(page.logs.map((l: { id: string }) => l.id)).toEqual([usageIds[1], usageIds[0]]);
-    expect(page).toMatchObject({ limit: 2, offset: 1, has_more: false, total_requests: 3, total_cost_usd: 0.6, total_cost_rub: 54 });
+    expect(page).toMatchObject({
+      limit: 2,
+      offset: 1,
+      has_more: false,
+      total_requests: 3,
+      total_cost_usd: 0.6,
+      total_cost_rub: 54,
+    });
     const first = expectNativeOk(await history(apiKey, '?limit=1'));
     expect(first.logs.map((l: { id: string }) => l.id)).toEqual([usageIds[2]]);
     expect(first.has_more).toBe(true);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount } from '../../src/domain/accounts.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -16,7 +16,13 @@ describe('GET /v1/llm/usage/requests/{log_id}', () => {
   it('200: the record in full, with its metadata', async () => {
     const { apiKey, keyId } = await h.newAccount(undefined, { balanceUsd: 5 });
     const metadata = { finish_reason: 'stop', provider: 'alpha', attempts: 2, nested: { stream: false } };
-    const charge = await h.spend(apiKey, 0.004321, { model: 'gpt-5-mini', promptTokens: 40, completionTokens: 60, reasoningTokens: 10, metadata });
+    const charge = await h.spend(apiKey, 0.004321, {
+      model: 'gpt-5-mini',
+      promptTokens: 40,
+      completionTokens: 60,
+      reasoningTokens: 10,
+      metadata,
+    });
     const response = await getRecord(apiKey, charge.usageId);
     const { request } = expectNativeOk(response);
     expect(request).toEqual({

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { heartbeat, newProvider, placeBurst } from '../setup/market.js';
 
 let h: Harness;
@@ -20,14 +20,22 @@ describe('GET /v1/burst/orders/{order_id}/history', () => {
     const taskId = placed.instances[0].task_id;
     await heartbeat(h, provider, [{ instance_id: taskId, state: 'running' }]);
     await heartbeat(h, provider, [{ instance_id: taskId, state: 'failed' }]);
-    const { events } = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/burst/orders/${placed.order_id}/history`, { key: renter.apiKey }));
+    const { events } = expectNativeOk(
+      await call(h.baseUrl, 'GET', `/v1/burst/orders/${placed.order_id}/history`, { key: renter.apiKey }),
+    );
     expect(events.map((e: any) => [e.task_id, e.status, e.reason])).toEqual([
       [taskId, 'stopped', 'error'],
       [taskId, 'running', null],
       [taskId, 'pending', null],
     ]);
-    const page = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/burst/orders/${placed.order_id}/history?limit=1`, { key: renter.apiKey }));
+    const page = expectNativeOk(
+      await call(h.baseUrl, 'GET', `/v1/burst/orders/${placed.order_id}/history?limit=1`, { key: renter.apiKey }),
+    );
     expect(page.events).toHaveLength(1);
-    expectNativeError(await call(h.baseUrl, 'GET', `/v1/burst/orders/${newId('burst')}/history`, { key: renter.apiKey }), 404, 'burst_order_not_found');
+    expectNativeError(
+      await call(h.baseUrl, 'GET', `/v1/burst/orders/${newId('burst')}/history`, { key: renter.apiKey }),
+      404,
+      'burst_order_not_found',
+    );
   });
 });

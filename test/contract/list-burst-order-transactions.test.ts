@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { heartbeat, newProvider, placeBurst } from '../setup/market.js';
 
 const clock = { now: Date.now() };
@@ -25,12 +25,18 @@ describe('GET /v1/burst/orders/{order_id}/transactions', () => {
       await heartbeat(h, provider, [{ instance_id: taskId, state: 'running' }]);
       expectNativeOk(await call(h.baseUrl, 'GET', `/v1/instances/${taskId}`, { key: renter.apiKey }));
     }
-    const { transactions } = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/burst/orders/${placed.order_id}/transactions?limit=2`, { key: renter.apiKey }));
+    const { transactions } = expectNativeOk(
+      await call(h.baseUrl, 'GET', `/v1/burst/orders/${placed.order_id}/transactions?limit=2`, { key: renter.apiKey }),
+    );
     // 2 GPUs at $6 an hour: $0.20 a minute.
     expect(transactions).toEqual([
       { transaction_id: `rental:${taskId}:3`, task_id: taskId, amount_usd: 0.2, created_at: clock.now },
       { transaction_id: `rental:${taskId}:2`, task_id: taskId, amount_usd: 0.2, created_at: clock.now - 60_000 },
     ]);
-    expectNativeError(await call(h.baseUrl, 'GET', `/v1/burst/orders/${placed.order_id}/transactions`, { key: provider.apiKey }), 404, 'burst_order_not_found');
+    expectNativeError(
+      await call(h.baseUrl, 'GET', `/v1/burst/orders/${placed.order_id}/transactions`, { key: provider.apiKey }),
+      404,
+      'burst_order_not_found',
+    );
   });
 });

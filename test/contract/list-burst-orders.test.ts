@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { newProvider, placeBurst } from '../setup/market.js';
 
 let h: Harness;
@@ -24,9 +24,17 @@ describe('GET /v1/burst/orders', () => {
       [second.order_id, 2, 1],
       [first.order_id, 1, 1],
     ]);
-    const page = expectNativeOk(await call(h.baseUrl, 'GET', '/v1/burst/orders?limit=1&offset=1', { key: renter.apiKey }));
+    const page = expectNativeOk(
+      await call(h.baseUrl, 'GET', '/v1/burst/orders?limit=1&offset=1', { key: renter.apiKey }),
+    );
     expect(page.orders.map((o: any) => o.order_id)).toEqual([first.order_id]);
-    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/burst/orders', { key: (await h.newAccount()).apiKey })).orders).toEqual([]);
-    expectNativeError(await call(h.baseUrl, 'GET', '/v1/burst/orders?limit=-1', { key: renter.apiKey }), 400, 'invalid_request');
+    expect(
+      expectNativeOk(await call(h.baseUrl, 'GET', '/v1/burst/orders', { key: (await h.newAccount()).apiKey })).orders,
+    ).toEqual([]);
+    expectNativeError(
+      await call(h.baseUrl, 'GET', '/v1/burst/orders?limit=-1', { key: renter.apiKey }),
+      400,
+      'invalid_request',
+    );
   });
 });

@@ -1,7 +1,7 @@
 /** GET /v1/llm/chats: the caller's chats, newest first, paged; nobody else's. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -19,8 +19,14 @@ describe('GET /v1/llm/chats', () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     await call(h.baseUrl, 'POST', '/v1/llm/chats', { key: other.apiKey, body: { title: 'not yours' } });
-    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/chats', { key: apiKey })).chats.map((c: { title: string }) => c.title)).toEqual(['third', 'second', 'first']);
-    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/chats?limit=1&offset=1', { key: apiKey })).chats).toEqual([made[1]]);
+    expect(
+      expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/chats', { key: apiKey })).chats.map(
+        (c: { title: string }) => c.title,
+      ),
+    ).toEqual(['third', 'second', 'first']);
+    expect(
+      expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/chats?limit=1&offset=1', { key: apiKey })).chats,
+    ).toEqual([made[1]]);
   });
 
   it('400 for a bad limit; 401 without a key', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectCompatError } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -28,7 +28,9 @@ describe('GET /v1/compat/models', () => {
 
   it('lists only available native models', async () => {
     const { apiKey } = await h.newAccount();
-    const ids = new Set((await call(h.baseUrl, 'GET', '/v1/compat/models', { key: apiKey })).body.data.map((m: { id: string }) => m.id));
+    const ids = new Set(
+      (await call(h.baseUrl, 'GET', '/v1/compat/models', { key: apiKey })).body.data.map((m: { id: string }) => m.id),
+    );
     for (const model of h.deps.catalog.view(null).models) expect(ids.has(model.slug)).toBe(model.available);
   });
 

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { newProvider } from '../setup/market.js';
 
 let h: Harness;
@@ -17,7 +17,13 @@ describe('GET /v1/instances', () => {
     const renter = await h.newAccount(undefined, { balanceUsd: 10 });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const rental = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/instances', { key: renter.apiKey, body: { offer_id: provider.machineId, docker_image: `img:${i}`, pricing_type: 'hour' } }), 201);
+      const rental = expectNativeOk(
+        await call(h.baseUrl, 'POST', '/v1/instances', {
+          key: renter.apiKey,
+          body: { offer_id: provider.machineId, docker_image: `img:${i}`, pricing_type: 'hour' },
+        }),
+        201,
+      );
       ids.push(rental.task_id);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -27,8 +33,14 @@ describe('GET /v1/instances', () => {
     expect(all.instances[2].status).toBe('terminated');
     const page = expectNativeOk(await call(h.baseUrl, 'GET', '/v1/instances?limit=1&offset=1', { key: renter.apiKey }));
     expect(page.instances.map((i: { task_id: string }) => i.task_id)).toEqual([ids[1]]);
-    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/instances', { key: provider.apiKey })).instances).toEqual([]);
-    expectNativeError(await call(h.baseUrl, 'GET', '/v1/instances?limit=0', { key: renter.apiKey }), 400, 'invalid_request');
+    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/instances', { key: provider.apiKey })).instances).toEqual(
+      [],
+    );
+    expectNativeError(
+      await call(h.baseUrl, 'GET', '/v1/instances?limit=0', { key: renter.apiKey }),
+      400,
+      'invalid_request',
+    );
     expectNativeError(await call(h.baseUrl, 'GET', '/v1/instances'), 401, 'authentication_required');
   });
 });

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { newProvider } from '../setup/market.js';
 
 let h: Harness;
@@ -13,7 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const offers = async (query: string) => expectNativeOk(await call(h.baseUrl, 'GET', `/v1/marketplace/offers?${query}`, { key: renter }));
+const offers = async (query: string) =>
+  expectNativeOk(await call(h.baseUrl, 'GET', `/v1/marketplace/offers?${query}`, { key: renter }));
 
 describe('GET /v1/marketplace/offers', () => {
   it('prices every plan of an offer: minute = hour / 60, terms discounted, and what starting needs', async () => {
@@ -52,11 +53,21 @@ describe('GET /v1/marketplace/offers', () => {
   it('filters by GPU model, VRAM, hourly price, location and free GPUs, sorted and paged', async () => {
     const [a, b] = [newId('g'), newId('g')];
     const cheap = await newProvider(h, { gpu_name: a, price_per_gpu_hour_usd: 0.3, vram_gb: 24, location: 'US' });
-    const dear = await newProvider(h, { gpu_name: a, price_per_gpu_hour_usd: 1.5, vram_gb: 80, location: 'FI', gpu_count: 8 });
+    const dear = await newProvider(h, {
+      gpu_name: a,
+      price_per_gpu_hour_usd: 1.5,
+      vram_gb: 80,
+      location: 'FI',
+      gpu_count: 8,
+    });
     const other = await newProvider(h, { gpu_name: b, price_per_gpu_hour_usd: 0.5 });
     const ids = async (query: string) => (await offers(query)).offers.map((o: { offer_id: string }) => o.offer_id);
     expect(await ids(`gpu_model=${a}`)).toEqual([cheap.machineId, dear.machineId]);
-    expect(await ids(`gpu_model=${a}&gpu_model=${b}&sort=-price`)).toEqual([dear.machineId, other.machineId, cheap.machineId]);
+    expect(await ids(`gpu_model=${a}&gpu_model=${b}&sort=-price`)).toEqual([
+      dear.machineId,
+      other.machineId,
+      cheap.machineId,
+    ]);
     expect(await ids(`gpu_model=${a}&min_vram_gb=48`)).toEqual([dear.machineId]);
     expect(await ids(`gpu_model=${a}&max_price_per_hour=1`)).toEqual([cheap.machineId]);
     expect(await ids(`gpu_model=${a}&location=FI&location=SE`)).toEqual([dear.machineId]);
@@ -71,9 +82,16 @@ describe('GET /v1/marketplace/offers', () => {
     const gpu = newId('g');
     const provider = await newProvider(h, { gpu_name: gpu, listed: false });
     expect((await offers(`gpu_model=${gpu}`)).total).toBe(0);
-    expectNativeOk(await call(h.baseUrl, 'PATCH', `/v1/provider/machines/${provider.machineId}`, { key: provider.apiKey, body: { listed: true } }));
+    expectNativeOk(
+      await call(h.baseUrl, 'PATCH', `/v1/provider/machines/${provider.machineId}`, {
+        key: provider.apiKey,
+        body: { listed: true },
+      }),
+    );
     expect((await offers(`gpu_model=${gpu}`)).total).toBe(1);
-    await h.deps.market.store.updateMachine(provider.machineId, { lastHeartbeatMs: Date.now() - h.deps.config.MACHINE_OFFLINE_MS - 1 });
+    await h.deps.market.store.updateMachine(provider.machineId, {
+      lastHeartbeatMs: Date.now() - h.deps.config.MACHINE_OFFLINE_MS - 1,
+    });
     expect((await offers(`gpu_model=${gpu}`)).total).toBe(0);
   });
 
@@ -88,7 +106,15 @@ describe('GET /v1/marketplace/offers', () => {
   });
 
   it('400 invalid_request for a filter it does not know or a value in another unit, never silently ignored', async () => {
-    for (const query of ['datacenter=eu-1', 'min_vram_gb=24GB', 'max_price_per_hour=%240.50', 'location=Germany', 'sort=score', 'gpu_model=RTX%2F4090', 'gpu_model=_4090']) {
+    for (const query of [
+      'datacenter=eu-1',
+      'min_vram_gb=24GB',
+      'max_price_per_hour=%240.50',
+      'location=Germany',
+      'sort=score',
+      'gpu_model=RTX%2F4090',
+      'gpu_model=_4090',
+    ]) {
       const response = await call(h.baseUrl, 'GET', `/v1/marketplace/offers?${query}`, { key: renter });
       expectNativeError(response, 400, 'invalid_request');
     }

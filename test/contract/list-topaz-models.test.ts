@@ -1,7 +1,7 @@
 /** GET /v1/llm/topaz/models (SPEC 4.3): the live restoration catalog with its price per credit. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -24,7 +24,11 @@ describe('GET /v1/llm/topaz/models', () => {
       available: true,
       unavailable_reason: null,
     });
-    expect(models.find((m: { slug: string }) => m.slug === 'topaz-video-proteus')).toMatchObject({ media: 'video', resolutions: ['1080p', '4k'], available: true });
+    expect(models.find((m: { slug: string }) => m.slug === 'topaz-video-proteus')).toMatchObject({
+      media: 'video',
+      resolutions: ['1080p', '4k'],
+      available: true,
+    });
   });
 
   it('401 without a key', async () => {

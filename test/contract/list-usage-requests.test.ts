@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount } from '../../src/domain/accounts.js';
 import type { Charge } from '../../src/domain/billing.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -23,11 +23,21 @@ describe('GET /v1/llm/usage/requests', () => {
     const { accountId, apiKey, keyId } = await h.newAccount(undefined, { balanceUsd: 10 });
     const other = await h.newAccount(undefined, { balanceUsd: 10 });
     const before = Date.now();
-    const a = await h.spend(apiKey, 0.123456, { promptTokens: 100, completionTokens: 20, cachedTokens: 5, reasoningTokens: 7 });
+    const a = await h.spend(apiKey, 0.123456, {
+      promptTokens: 100,
+      completionTokens: 20,
+      cachedTokens: 5,
+      reasoningTokens: 7,
+    });
     await tick();
     await h.spend(other.apiKey, 0.5);
     await tick();
-    const b = await h.spend(apiKey, 1.5, { model: 'text-embedding-3-small', kind: 'embedding', endpoint: '/v1/compat/embeddings', promptTokens: 8 });
+    const b = await h.spend(apiKey, 1.5, {
+      model: 'text-embedding-3-small',
+      kind: 'embedding',
+      endpoint: '/v1/compat/embeddings',
+      promptTokens: 8,
+    });
     const after = Date.now();
 
     const response = await list(apiKey);
@@ -57,7 +67,15 @@ describe('GET /v1/llm/usage/requests', () => {
     expect(first).not.toHaveProperty('metadata'); // only on the single-record endpoint
     expect(Date.parse(first.created_at)).toBeGreaterThanOrEqual(before);
     expect(Date.parse(first.created_at)).toBeLessThanOrEqual(after);
-    expect(second).toMatchObject({ model: 'text-embedding-3-small', kind: 'embedding', endpoint: '/v1/compat/embeddings', prompt_tokens: 8, total_tokens: 8, cost_usd: 1.5, cost_rub: 135 });
+    expect(second).toMatchObject({
+      model: 'text-embedding-3-small',
+      kind: 'embedding',
+      endpoint: '/v1/compat/embeddings',
+      prompt_tokens: 8,
+      total_tokens: 8,
+      cost_usd: 1.5,
+      cost_rub: 135,
+    });
 
     const others = expectNativeOk(await list(other.apiKey)).requests;
     expect(others).toHaveLength(1);
@@ -87,11 +105,15 @@ describe('GET /v1/llm/usage/requests', () => {
     expect(ids(expectNativeOk(await list(apiKey, q({ since: t1 }))).requests)).toEqual([third.usageId, second.usageId]);
     expect(ids(expectNativeOk(await list(apiKey, q({ until: t2 }))).requests)).toEqual([second.usageId, first.usageId]);
     expect(ids(expectNativeOk(await list(apiKey, q({ since: t1, until: t2 }))).requests)).toEqual([second.usageId]);
-    expect(ids(expectNativeOk(await list(apiKey, q({ since: t1, model: 'gpt-5-mini' }))).requests)).toEqual([third.usageId]);
+    expect(ids(expectNativeOk(await list(apiKey, q({ since: t1, model: 'gpt-5-mini' }))).requests)).toEqual([
+      third.usageId,
+    ]);
     // `since` is inclusive, `until` exclusive: a record's own time bounds it on both sides.
     const created = expectNativeOk(await list(apiKey, '?model=claude-sonnet-4')).requests[0].created_at as string;
     expect(ids(expectNativeOk(await list(apiKey, q({ since: created, until: created }))).requests)).toEqual([]);
-    expect(ids(expectNativeOk(await list(apiKey, q({ since: created, model: 'claude-sonnet-4' }))).requests)).toEqual([second.usageId]);
+    expect(ids(expectNativeOk(await list(apiKey, q({ since: created, model: 'claude-sonnet-4' }))).requests)).toEqual([
+      second.usageId,
+    ]);
   });
 
   it('200: since/until as typed in a shell (colons unencoded) and as plain dates (00:00 UTC of that day)', async () => {
@@ -103,7 +125,9 @@ describe('GET /v1/llm/usage/requests', () => {
     const tomorrow = new Date(Date.parse(today) + 86_400_000).toISOString().slice(0, 10);
 
     expect(ids(expectNativeOk(await list(apiKey, `?since=${before}`)).requests)).toEqual([record.usageId]);
-    expect(ids(expectNativeOk(await list(apiKey, `?since=${today}T00:00:00Z&until=${tomorrow}`)).requests)).toEqual([record.usageId]);
+    expect(ids(expectNativeOk(await list(apiKey, `?since=${today}T00:00:00Z&until=${tomorrow}`)).requests)).toEqual([
+      record.usageId,
+    ]);
     expect(ids(expectNativeOk(await list(apiKey, `?since=${today}`)).requests)).toEqual([record.usageId]);
     expect(expectNativeOk(await list(apiKey, `?until=${today}`)).requests).toEqual([]);
     expect(expectNativeOk(await list(apiKey, `?since=${tomorrow}`)).requests).toEqual([]);

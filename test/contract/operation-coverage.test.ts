@@ -10,16 +10,21 @@ describe('the contract and its tests', () => {
     expect(existsSync(new URL(`./${kebab(operationId)}.test.ts`, import.meta.url))).toBe(true);
   });
 
-  it.each(contractOperations())('$operationId: x-envelope agrees with the envelope its path is answered in', ({ path, envelope }) => {
-    expect(envelope).toBe(envelopeForPath(path));
-  });
+  it.each(contractOperations())(
+    '$operationId: x-envelope agrees with the envelope its path is answered in',
+    ({ path, envelope }) => {
+      expect(envelope).toBe(envelopeForPath(path));
+    },
+  );
 });
 
 describe('x-error-codes', () => {
   it('names only codes of the ErrorCode enum, on fields of the request', async () => {
     const { ERROR_CATALOG } = await import('../../src/errors/catalog.js');
     const { loadContract } = await import('../../src/container.js');
-    const contract = loadContract() as unknown as { paths: Record<string, Record<string, { 'x-error-codes'?: Record<string, string> }>> };
+    const contract = loadContract() as unknown as {
+      paths: Record<string, Record<string, { 'x-error-codes'?: Record<string, string> }>>;
+    };
     let seen = 0;
     for (const item of Object.values(contract.paths)) {
       for (const operation of Object.values(item)) {

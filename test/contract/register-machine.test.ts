@@ -1,8 +1,8 @@
 /** POST /v1/provider/machines: a provider registers a machine with its inventory and listing (SPEC 1.6). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { setVerification } from '../../src/domain/market/machines.js';
+import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { MACHINE } from '../setup/market.js';
 
 let h: Harness;
@@ -16,7 +16,10 @@ describe('POST /v1/provider/machines', () => {
     const provider = await h.newAccount();
     const until = Math.floor(Date.now() / 1000) + 86_400;
     const machine = expectNativeOk(
-      await call(h.baseUrl, 'POST', '/v1/provider/machines', { key: provider.apiKey, body: { ...MACHINE, min_gpus: 2, available_until: until, discounts: { day: 5, week: 25, month: 40 } } }),
+      await call(h.baseUrl, 'POST', '/v1/provider/machines', {
+        key: provider.apiKey,
+        body: { ...MACHINE, min_gpus: 2, available_until: until, discounts: { day: 5, week: 25, month: 40 } },
+      }),
       201,
     );
     expect(machine).toEqual({
@@ -41,7 +44,10 @@ describe('POST /v1/provider/machines', () => {
       last_heartbeat_at: expect.any(Number),
       created_at: expect.any(Number),
     });
-    const plain = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/provider/machines', { key: provider.apiKey, body: MACHINE }), 201);
+    const plain = expectNativeOk(
+      await call(h.baseUrl, 'POST', '/v1/provider/machines', { key: provider.apiKey, body: MACHINE }),
+      201,
+    );
     expect(plain).toMatchObject({ min_gpus: 1, discounts: { day: 10, week: 20, month: 30 }, available_until: null });
   });
 
@@ -65,13 +71,25 @@ describe('POST /v1/provider/machines', () => {
       expectNativeError(response, 400, 'invalid_request');
       expect(JSON.stringify(response.body.data)).toContain(field);
     }
-    expectNativeError(await call(h.baseUrl, 'POST', '/v1/provider/machines', { body: MACHINE }), 401, 'authentication_required');
+    expectNativeError(
+      await call(h.baseUrl, 'POST', '/v1/provider/machines', { body: MACHINE }),
+      401,
+      'authentication_required',
+    );
   });
 
   it('the price floor of $0.01 per GPU-hour is accepted, and every plan of it costs at least a micro-dollar', async () => {
     const provider = await h.newAccount();
-    const machine = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/provider/machines', { key: provider.apiKey, body: { ...MACHINE, price_per_gpu_hour_usd: 0.01, discounts: { day: 40, week: 40, month: 40 } } }), 201);
-    const { offers } = expectNativeOk(await call(h.baseUrl, 'GET', '/v1/marketplace/offers?gpu_model=RTX_4090&limit=200', { key: provider.apiKey }));
+    const machine = expectNativeOk(
+      await call(h.baseUrl, 'POST', '/v1/provider/machines', {
+        key: provider.apiKey,
+        body: { ...MACHINE, price_per_gpu_hour_usd: 0.01, discounts: { day: 40, week: 40, month: 40 } },
+      }),
+      201,
+    );
+    const { offers } = expectNativeOk(
+      await call(h.baseUrl, 'GET', '/v1/marketplace/offers?gpu_model=RTX_4090&limit=200', { key: provider.apiKey }),
+    );
     const offer = offers.find((o: { offer_id: string }) => o.offer_id === machine.machine_id);
     for (const plan of Object.values(offer.prices) as { per_gpu_usd: number; due_at_start_usd: number }[]) {
       expect(plan.per_gpu_usd).toBeGreaterThanOrEqual(0.000001);
@@ -81,17 +99,25 @@ describe('POST /v1/provider/machines', () => {
 
   it('409 too_many_unverified_machines past MARKET_MAX_UNVERIFIED_LISTED (10) listed unverified machines; unlisted or verified ones do not count', async () => {
     const provider = await h.newAccount();
-    const register = (body: Record<string, unknown> = {}) => call(h.baseUrl, 'POST', '/v1/provider/machines', { key: provider.apiKey, body: { ...MACHINE, ...body } });
+    const register = (body: Record<string, unknown> = {}) =>
+      call(h.baseUrl, 'POST', '/v1/provider/machines', { key: provider.apiKey, body: { ...MACHINE, ...body } });
     const first = expectNativeOk(await register(), 201);
     for (let n = 1; n < 10; n++) expectNativeOk(await register(), 201);
     const refused = await register();
     expectNativeError(refused, 409, 'too_many_unverified_machines');
     expect(refused.body.data.meta).toMatchObject({ unverified_listed: 10, max_unverified_listed: 10 });
     const hidden = expectNativeOk(await register({ listed: false }), 201);
-    const relist = () => call(h.baseUrl, 'PATCH', `/v1/provider/machines/${hidden.machine_id}`, { key: provider.apiKey, body: { listed: true } });
+    const relist = () =>
+      call(h.baseUrl, 'PATCH', `/v1/provider/machines/${hidden.machine_id}`, {
+        key: provider.apiKey,
+        body: { listed: true },
+      });
     expectNativeError(await relist(), 409, 'too_many_unverified_machines');
     // Another provider is not affected; an operator verifying one machine makes room.
-    expectNativeOk(await call(h.baseUrl, 'POST', '/v1/provider/machines', { key: (await h.newAccount()).apiKey, body: MACHINE }), 201);
+    expectNativeOk(
+      await call(h.baseUrl, 'POST', '/v1/provider/machines', { key: (await h.newAccount()).apiKey, body: MACHINE }),
+      201,
+    );
     await setVerification(h.deps.market.store, first.machine_id, 'verified');
     expect(expectNativeOk(await relist()).listed).toBe(true);
   });

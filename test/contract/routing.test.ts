@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectCompatError, expectNativeError } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -24,9 +24,17 @@ describe('answers no single operation owns', () => {
   it('413 and malformed JSON answer in the compat envelope on compat paths', async () => {
     const { apiKey } = await h.newAccount();
     const path = '/v1/compat/embeddings';
-    const big = await call(h.baseUrl, 'POST', path, { key: apiKey, rawBody: 'x'.repeat(21 * 1024 * 1024), headers: { 'content-type': 'application/json' } });
+    const big = await call(h.baseUrl, 'POST', path, {
+      key: apiKey,
+      rawBody: 'x'.repeat(21 * 1024 * 1024),
+      headers: { 'content-type': 'application/json' },
+    });
     expectCompatError(big, 413, 'request_too_large');
-    const broken = await call(h.baseUrl, 'POST', path, { key: apiKey, rawBody: '{', headers: { 'content-type': 'application/json' } });
+    const broken = await call(h.baseUrl, 'POST', path, {
+      key: apiKey,
+      rawBody: '{',
+      headers: { 'content-type': 'application/json' },
+    });
     expectCompatError(broken, 400, 'invalid_request');
   });
 
@@ -40,24 +48,44 @@ describe('answers no single operation owns', () => {
   it('body caps per operation (x-max-body-bytes): 20 KB is too much for a new key, not for a chat', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
     const pad = 'x'.repeat(20 * 1024);
-    expectNativeError(await call(h.baseUrl, 'POST', '/v1/llm/api-keys', { key: apiKey, body: { name: 'k', pad } }), 413, 'request_too_large');
-    expectNativeError(await call(h.baseUrl, 'PUT', '/v1/settings/rub-billing', { key: apiKey, body: { enabled: true, pad } }), 413, 'request_too_large');
-    const chat = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: pad }], max_tokens: 8 } });
+    expectNativeError(
+      await call(h.baseUrl, 'POST', '/v1/llm/api-keys', { key: apiKey, body: { name: 'k', pad } }),
+      413,
+      'request_too_large',
+    );
+    expectNativeError(
+      await call(h.baseUrl, 'PUT', '/v1/settings/rub-billing', { key: apiKey, body: { enabled: true, pad } }),
+      413,
+      'request_too_large',
+    );
+    const chat = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', {
+      key: apiKey,
+      body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: pad }], max_tokens: 8 },
+    });
     expect(chat.status, chat.text).toBe(200);
   });
 
   it('CORS: preflight answers 204 and responses expose the request id and rate-limit headers', async () => {
     const preflight = await fetch(`${h.baseUrl}/v1/compat/models`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'x-api-key',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/X-API-Key/);
     // What the official openai SDK sends from a browser: every header it asks for is granted.
-    const sdkHeaders = 'authorization, content-type, idempotency-key, openai-organization, openai-project, x-stainless-arch, x-stainless-lang, x-stainless-retry-count, x-stainless-timeout';
+    const sdkHeaders =
+      'authorization, content-type, idempotency-key, openai-organization, openai-project, x-stainless-arch, x-stainless-lang, x-stainless-retry-count, x-stainless-timeout';
     const sdkPreflight = await fetch(`${h.baseUrl}/v1/compat/chat/completions`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': sdkHeaders },
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': sdkHeaders,
+      },
     });
     expect(sdkPreflight.status).toBe(204);
     const granted = (sdkPreflight.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/\s*,\s*/);
@@ -66,19 +94,31 @@ describe('answers no single operation owns', () => {
     // A malformed list is not echoed (it could not be a header name list, and would not be a valid header value).
     const odd = await fetch(`${h.baseUrl}/v1/compat/models`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-ok, (bad)' },
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'x-ok, (bad)',
+      },
     });
     expect(odd.status).toBe(204);
     expect(odd.headers.get('access-control-allow-headers')).not.toContain('bad');
     const response = await call(h.baseUrl, 'GET', '/healthz', { headers: { origin: 'https://app.example' } });
     const exposed = response.headers.get('access-control-expose-headers') ?? '';
-    for (const header of ['X-Request-ID', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']) {
+    for (const header of [
+      'X-Request-ID',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'Retry-After',
+    ]) {
       expect(exposed).toContain(header);
     }
   });
 
   it('every request id is unique', async () => {
-    const ids = await Promise.all(Array.from({ length: 20 }, async () => (await call(h.baseUrl, 'GET', '/healthz')).headers.get('x-request-id')));
+    const ids = await Promise.all(
+      Array.from({ length: 20 }, async () => (await call(h.baseUrl, 'GET', '/healthz')).headers.get('x-request-id')),
+    );
     expect(new Set(ids).size).toBe(20);
   });
 });

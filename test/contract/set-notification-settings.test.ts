@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount } from '../../src/domain/accounts.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -11,7 +11,8 @@ afterAll(() => h.close());
 
 const put = (key: string | undefined, options: Parameters<typeof call>[3] = {}) =>
   call(h.baseUrl, 'PUT', '/v1/settings/notifications', { ...(key === undefined ? {} : { key }), ...options });
-const saved = async (key: string) => expectNativeOk(await call(h.baseUrl, 'GET', '/v1/settings/notifications', { key }));
+const saved = async (key: string) =>
+  expectNativeOk(await call(h.baseUrl, 'GET', '/v1/settings/notifications', { key }));
 
 describe('PUT /v1/settings/notifications', () => {
   it('200: links a chat, echoes what was saved, and the target is stored for the dispatcher', async () => {
@@ -21,15 +22,30 @@ describe('PUT /v1/settings/notifications', () => {
     expect(response.body.message).toBe('Настройка сохранена');
     expect(response.headers.get('x-ratelimit-limit')).toBe('120');
     expect(await saved(apiKey)).toEqual({ messenger_chat_id: '123456789', rentals: true });
-    expect(await h.deps.alerts.getTarget(accountId)).toMatchObject({ accountId, messengerChatId: '123456789', rentalsEnabled: true });
+    expect(await h.deps.alerts.getTarget(accountId)).toMatchObject({
+      accountId,
+      messengerChatId: '123456789',
+      rentalsEnabled: true,
+    });
   });
 
   it('200: a group id, a public channel, rental alerts off, and null unlinking; idempotent', async () => {
     const { apiKey } = await h.newAccount();
-    expect(expectNativeOk(await put(apiKey, { body: { messenger_chat_id: '-1001234567890', rentals: true } }))).toEqual({ messenger_chat_id: '-1001234567890', rentals: true });
-    expect(expectNativeOk(await put(apiKey, { body: { messenger_chat_id: '@gpu_alerts', rentals: false } }))).toEqual({ messenger_chat_id: '@gpu_alerts', rentals: false });
-    expect(expectNativeOk(await put(apiKey, { body: { messenger_chat_id: null, rentals: false } }))).toEqual({ messenger_chat_id: null, rentals: false });
-    expect(expectNativeOk(await put(apiKey, { body: { messenger_chat_id: null, rentals: false } }))).toEqual({ messenger_chat_id: null, rentals: false });
+    expect(expectNativeOk(await put(apiKey, { body: { messenger_chat_id: '-1001234567890', rentals: true } }))).toEqual(
+      { messenger_chat_id: '-1001234567890', rentals: true },
+    );
+    expect(expectNativeOk(await put(apiKey, { body: { messenger_chat_id: '@gpu_alerts', rentals: false } }))).toEqual({
+      messenger_chat_id: '@gpu_alerts',
+      rentals: false,
+    });
+    expect(expectNativeOk(await put(apiKey, { body: { messenger_chat_id: null, rentals: false } }))).toEqual({
+      messenger_chat_id: null,
+      rentals: false,
+    });
+    expect(expectNativeOk(await put(apiKey, { body: { messenger_chat_id: null, rentals: false } }))).toEqual({
+      messenger_chat_id: null,
+      rentals: false,
+    });
     expect(await saved(apiKey)).toEqual({ messenger_chat_id: null, rentals: false });
   });
 
@@ -53,7 +69,11 @@ describe('PUT /v1/settings/notifications', () => {
     expectNativeError(extra, 400, 'invalid_request');
     expect(extra.body.data.meta.fields[0].type).toBe('additionalProperties');
 
-    expectNativeError(await put(apiKey, { rawBody: '{"rentals": ', headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
+    expectNativeError(
+      await put(apiKey, { rawBody: '{"rentals": ', headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_request',
+    );
     expect(await saved(apiKey)).toEqual({ messenger_chat_id: null, rentals: true });
   });
 
@@ -70,12 +90,20 @@ describe('PUT /v1/settings/notifications', () => {
   it('413 request_too_large over the body cap', async () => {
     const { apiKey } = await h.newAccount();
     const rawBody = `{"messenger_chat_id": "42", "rentals": true, "pad": "${'x'.repeat(20_000)}"}`;
-    expectNativeError(await put(apiKey, { rawBody, headers: { 'content-type': 'application/json' } }), 413, 'request_too_large');
+    expectNativeError(
+      await put(apiKey, { rawBody, headers: { 'content-type': 'application/json' } }),
+      413,
+      'request_too_large',
+    );
   });
 
   it('415 unsupported_media_type for a body that is not JSON', async () => {
     const { apiKey } = await h.newAccount();
-    expectNativeError(await put(apiKey, { rawBody: 'messenger_chat_id=42', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectNativeError(
+      await put(apiKey, { rawBody: 'messenger_chat_id=42', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   it('503 not_ready when the settings store cannot be written, retryable; nothing saved', async () => {

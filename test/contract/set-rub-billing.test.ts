@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount } from '../../src/domain/accounts.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,7 +17,12 @@ const put = (key: string | undefined, options: Parameters<typeof call>[3] = {}) 
 
 const pricing = async (key: string) =>
   expectNativeOk(await call(h.baseUrl, 'GET', '/v1/llm/usage/requests', { key })).requests.map(
-    (r: { cost_usd: number; cost_rub: number; fx_rate_rub: number; rub_pricing: string }) => [r.cost_usd, r.cost_rub, r.fx_rate_rub, r.rub_pricing],
+    (r: { cost_usd: number; cost_rub: number; fx_rate_rub: number; rub_pricing: string }) => [
+      r.cost_usd,
+      r.cost_rub,
+      r.fx_rate_rub,
+      r.rub_pricing,
+    ],
   );
 
 describe('PUT /v1/settings/rub-billing', () => {
@@ -38,12 +43,31 @@ describe('PUT /v1/settings/rub-billing', () => {
       balance_rub: 1540, // 6 × 90 + 10 × 100
       market_fx_rate_rub: 90,
       lots: [
-        { id: first, currency: 'RUB', created_at: expect.any(String), amount_usd: 10, remaining_usd: 6, fx_rate_rub: 90, remaining_rub: 540 },
-        { id: second, currency: 'RUB', created_at: expect.any(String), amount_usd: 10, remaining_usd: 10, fx_rate_rub: 100, remaining_rub: 1000 },
+        {
+          id: first,
+          currency: 'RUB',
+          created_at: expect.any(String),
+          amount_usd: 10,
+          remaining_usd: 6,
+          fx_rate_rub: 90,
+          remaining_rub: 540,
+        },
+        {
+          id: second,
+          currency: 'RUB',
+          created_at: expect.any(String),
+          amount_usd: 10,
+          remaining_usd: 10,
+          fx_rate_rub: 100,
+          remaining_rub: 1000,
+        },
       ],
     });
     expect(response.headers.get('x-ratelimit-limit')).toBe('120');
-    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/account', { key: apiKey }))).toMatchObject({ rub_billing: true, balance_rub: 1540 });
+    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/account', { key: apiKey }))).toMatchObject({
+      rub_billing: true,
+      balance_rub: 1540,
+    });
 
     await h.spend(apiKey, 8); // $6 at 90 + $2 at 100
     await tick();
@@ -70,7 +94,10 @@ describe('PUT /v1/settings/rub-billing', () => {
     await tick();
     const off = expectNativeOk(await put(apiKey, { body: { enabled: false } }));
     expect(off).toMatchObject({ enabled: false, balance_usd: 9, balance_rub: 900 });
-    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/account', { key: apiKey }))).toMatchObject({ rub_billing: false, balance_rub: null });
+    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/account', { key: apiKey }))).toMatchObject({
+      rub_billing: false,
+      balance_rub: null,
+    });
     await h.spend(apiKey, 2);
     expect(await pricing(apiKey)).toEqual([
       [2, 180, 90, 'market'],
@@ -97,7 +124,9 @@ describe('PUT /v1/settings/rub-billing', () => {
     expectNativeError(malformed, 400, 'invalid_request');
 
     // None of them changed anything.
-    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/settings/rub-billing', { key: apiKey })).enabled).toBe(false);
+    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/settings/rub-billing', { key: apiKey })).enabled).toBe(
+      false,
+    );
   });
 
   it('401 authentication_required without a key, before the body is looked at', async () => {
@@ -112,12 +141,23 @@ describe('PUT /v1/settings/rub-billing', () => {
 
   it('413 request_too_large over the body cap', async () => {
     const { apiKey } = await h.newAccount();
-    expectNativeError(await put(apiKey, { rawBody: `{"enabled": true, "pad": "${'x'.repeat(4096)}"}`, headers: { 'content-type': 'application/json' } }), 413, 'request_too_large');
+    expectNativeError(
+      await put(apiKey, {
+        rawBody: `{"enabled": true, "pad": "${'x'.repeat(4096)}"}`,
+        headers: { 'content-type': 'application/json' },
+      }),
+      413,
+      'request_too_large',
+    );
   });
 
   it('415 unsupported_media_type for a body that is not JSON', async () => {
     const { apiKey } = await h.newAccount();
-    expectNativeError(await put(apiKey, { rawBody: 'enabled=true', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectNativeError(
+      await put(apiKey, { rawBody: 'enabled=true', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   it('503 billing_temporarily_unavailable when the ledger cannot be read for the answer, retryable', async () => {
@@ -140,7 +180,10 @@ describe('PUT /v1/settings/rub-billing', () => {
       const { apiKey } = await broken.newAccount(undefined, { balanceUsd: 1 });
       expectNativeOk(await call(broken.baseUrl, 'GET', '/v1/settings/rub-billing', { key: apiKey })); // the key is now cached
       await broken.deps.db.knex.destroy();
-      const response = await call(broken.baseUrl, 'PUT', '/v1/settings/rub-billing', { key: apiKey, body: { enabled: true } });
+      const response = await call(broken.baseUrl, 'PUT', '/v1/settings/rub-billing', {
+        key: apiKey,
+        body: { enabled: true },
+      });
       expect(response.status, response.text).toBe(503);
       expect(['billing_temporarily_unavailable', 'not_ready']).toContain(response.body.data.error_code);
       expect(response.headers.get('x-should-retry')).toBe('true');

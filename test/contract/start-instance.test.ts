@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { usdToMicros } from '../../src/domain/money.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { keepRunning, newProvider, runningRental } from '../setup/market.js';
 
 const clock = { now: Date.now() };
@@ -13,7 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const act = (key: string, id: string, action: 'start' | 'stop') => call(h.baseUrl, 'POST', `/v1/instances/${id}/${action}`, { key });
+const act = (key: string, id: string, action: 'start' | 'stop') =>
+  call(h.baseUrl, 'POST', `/v1/instances/${id}/${action}`, { key });
 
 describe('POST /v1/instances/{task_id}/start', () => {
   it('starts a stopped term rental on its GPUs again, holding what is left of the term; starting it twice changes nothing', async () => {
@@ -25,7 +26,13 @@ describe('POST /v1/instances/{task_id}/start', () => {
     const started = expectNativeOk(await act(renter.apiKey, rental.task_id, 'start'));
     // Two GPUs for a day at $21.60 each; stopped after 12 hours, those cost 720 minutes × 2 GPUs × $0.016667, and what
     // is left of the day's $43.20 is held again.
-    expect(started).toMatchObject({ desired_status: 'running', status: 'pending', status_reason: null, gpu_indexes: [0, 1], charged_usd: 24.00048 });
+    expect(started).toMatchObject({
+      desired_status: 'running',
+      status: 'pending',
+      status_reason: null,
+      gpu_indexes: [0, 1],
+      charged_usd: 24.00048,
+    });
     const balance = await h.deps.ledger.getBalance(renter.accountId);
     expect(balance.heldMicros).toBe(usdToMicros(43.2 - 24.00048));
     expect(balance.availableMicros).toBe(usdToMicros(50 - 43.2));

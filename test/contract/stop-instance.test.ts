@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { usdToMicros } from '../../src/domain/money.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { heartbeat, keepRunning, newProvider, runningRental } from '../setup/market.js';
 
 const clock = { now: Date.now() };
@@ -19,17 +19,33 @@ describe('POST /v1/instances/{task_id}/stop', () => {
     const renter = await h.newAccount(undefined, { balanceUsd: 5 });
     const rental = await runningRental(h, renter.apiKey, provider, { pricing_type: 'hour', gpu_count: 4 });
     await keepRunning(h, clock, provider, rental.task_id, 30 * 60_000);
-    const stopped = expectNativeOk(await call(h.baseUrl, 'POST', `/v1/instances/${rental.task_id}/stop`, { key: renter.apiKey }));
-    expect(stopped).toMatchObject({ desired_status: 'stopped', status: 'stopped', status_reason: 'user', gpu_indexes: [], running_seconds: 1800, charged_usd: 1.2 });
+    const stopped = expectNativeOk(
+      await call(h.baseUrl, 'POST', `/v1/instances/${rental.task_id}/stop`, { key: renter.apiKey }),
+    );
+    expect(stopped).toMatchObject({
+      desired_status: 'stopped',
+      status: 'stopped',
+      status_reason: 'user',
+      gpu_indexes: [],
+      running_seconds: 1800,
+      charged_usd: 1.2,
+    });
     expect(await h.deps.market.store.freeGpus(provider.machineId)).toBe(4);
     clock.now += 3 * 3600_000;
-    const later = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
+    const later = expectNativeOk(
+      await call(h.baseUrl, 'GET', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }),
+    );
     expect(later).toMatchObject({ status: 'stopped', running_seconds: 1800, charged_usd: 1.2 });
-    expect(expectNativeOk(await call(h.baseUrl, 'POST', `/v1/instances/${rental.task_id}/stop`, { key: renter.apiKey })).updated_at).toBe(stopped.updated_at);
+    expect(
+      expectNativeOk(await call(h.baseUrl, 'POST', `/v1/instances/${rental.task_id}/stop`, { key: renter.apiKey }))
+        .updated_at,
+    ).toBe(stopped.updated_at);
     expect((await h.deps.ledger.getBalance(renter.accountId)).availableMicros).toBe(usdToMicros(5 - 1.2));
     // The agent is told to stop the container.
     const assignments = await heartbeat(h, provider, [{ instance_id: rental.task_id, state: 'running' }]);
-    expect(assignments).toContainEqual(expect.objectContaining({ instance_id: rental.task_id, desired_status: 'stopped' }));
+    expect(assignments).toContainEqual(
+      expect.objectContaining({ instance_id: rental.task_id, desired_status: 'stopped' }),
+    );
   });
 
   it('stops a term plan early: the time used charged at the minute price, the rest of its hold back in the balance', async () => {
@@ -37,7 +53,9 @@ describe('POST /v1/instances/{task_id}/stop', () => {
     const renter = await h.newAccount(undefined, { balanceUsd: 200 });
     const rental = await runningRental(h, renter.apiKey, provider, { pricing_type: 'week' });
     await keepRunning(h, clock, provider, rental.task_id, 42 * 3600_000); // a quarter of the week
-    const stopped = expectNativeOk(await call(h.baseUrl, 'POST', `/v1/instances/${rental.task_id}/stop`, { key: renter.apiKey }));
+    const stopped = expectNativeOk(
+      await call(h.baseUrl, 'POST', `/v1/instances/${rental.task_id}/stop`, { key: renter.apiKey }),
+    );
     // A week is 168 × $1 less 20 % = $134.40 ($33.60 a quarter); stopped early, its 2,520 minutes cost $0.016667 each.
     expect(stopped.charged_usd).toBe(42.00084);
     const balance = await h.deps.ledger.getBalance(renter.accountId);
@@ -49,6 +67,10 @@ describe('POST /v1/instances/{task_id}/stop', () => {
     const provider = await newProvider(h, { gpu_name: newId('g') });
     const renter = await h.newAccount(undefined, { balanceUsd: 5 });
     const rental = await runningRental(h, renter.apiKey, provider, { pricing_type: 'hour' });
-    expectNativeError(await call(h.baseUrl, 'POST', `/v1/instances/${rental.task_id}/stop`, { key: provider.apiKey }), 404, 'instance_not_found');
+    expectNativeError(
+      await call(h.baseUrl, 'POST', `/v1/instances/${rental.task_id}/stop`, { key: provider.apiKey }),
+      404,
+      'instance_not_found',
+    );
   });
 });

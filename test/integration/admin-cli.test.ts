@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlApiKeyStore } from '../../src/adapters/api-keys/sql.js';
+import { SqlMarketStore } from '../../src/adapters/market-store/sql.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { hashApiKey } from '../../src/domain/api-key-secret.js';
-import { SqlMarketStore } from '../../src/adapters/market-store/sql.js';
 import { newId } from '../../src/domain/ids.js';
 import { instance, machine } from '../adapters/market-store.conformance.js';
 
@@ -73,15 +73,24 @@ describe('admin CLI', { timeout: 30_000 }, () => {
 
   it('accounts create prints the account and its first key', async () => {
     const out = ok(await admin('accounts', 'create', '--email', 'Ops@Example.COM'));
-    expect(out).toEqual({ account_id: expect.stringMatching(/^acc_/), api_key: expect.stringMatching(/^cgw_[0-9A-Za-z]{40}$/), key_id: expect.stringMatching(/^key_/) });
+    expect(out).toEqual({
+      account_id: expect.stringMatching(/^acc_/),
+      api_key: expect.stringMatching(/^cgw_[0-9A-Za-z]{40}$/),
+      key_id: expect.stringMatching(/^key_/),
+    });
     accountId = out.account_id as string;
     firstKey = { key_id: out.key_id as string, api_key: out.api_key as string };
     const resolved = await withStore((s) => s.resolveKey(hashApiKey(firstKey.api_key)));
-    expect(resolved).toMatchObject({ key: { id: firstKey.key_id, accountId }, account: { id: accountId, email: 'ops@example.com' } });
+    expect(resolved).toMatchObject({
+      key: { id: firstKey.key_id, accountId },
+      account: { id: accountId, email: 'ops@example.com' },
+    });
   });
 
   it('refuses a taken email (case-insensitively) with exit 1 and JSON on stderr', async () => {
-    expect(failed(await admin('accounts', 'create', '--email', 'ops@example.com'), 1)).toMatchObject({ error: 'email_taken' });
+    expect(failed(await admin('accounts', 'create', '--email', 'ops@example.com'), 1)).toMatchObject({
+      error: 'email_taken',
+    });
   });
 
   it('keys create issues another key for the account', async () => {
@@ -102,12 +111,28 @@ describe('admin CLI', { timeout: 30_000 }, () => {
   });
 
   it('accounts discount sets the flat and per-tier discounts', async () => {
-    const out = ok(await admin('accounts', 'discount', '--account', accountId, '--percent', '12.5', '--tier', 'premium=20', '--tier', 'basic=5'));
+    const out = ok(
+      await admin(
+        'accounts',
+        'discount',
+        '--account',
+        accountId,
+        '--percent',
+        '12.5',
+        '--tier',
+        'premium=20',
+        '--tier',
+        'basic=5',
+      ),
+    );
     expect(out).toEqual({ account_id: accountId, discount_percent: 12.5, tier_discounts: { premium: 20, basic: 5 } });
   });
 
   it('accounts delete removes the account but leaves its keys resolvable to no account', async () => {
-    expect(ok(await admin('accounts', 'delete', '--account', accountId))).toEqual({ account_id: accountId, deleted: true });
+    expect(ok(await admin('accounts', 'delete', '--account', accountId))).toEqual({
+      account_id: accountId,
+      deleted: true,
+    });
     const resolved = await withStore((s) => s.resolveKey(hashApiKey(firstKey.api_key)));
     expect(resolved).toMatchObject({ key: { id: firstKey.key_id }, account: null });
     expect(failed(await admin('accounts', 'delete', '--account', accountId), 1).error).toBe('account_not_found');
@@ -122,7 +147,11 @@ describe('admin CLI', { timeout: 30_000 }, () => {
       expect(run.stdout).toContain('machines deverify --machine MACHINE_ID');
     }
     const one = await admin('accounts', 'create', '--help');
-    expect(one).toEqual({ code: 0, stderr: '', stdout: 'usage: npm run --silent admin -- accounts create --email EMAIL [--balance-usd N]\n' });
+    expect(one).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: 'usage: npm run --silent admin -- accounts create --email EMAIL [--balance-usd N]\n',
+    });
   });
 
   it.each([
@@ -138,19 +167,28 @@ describe('admin CLI', { timeout: 30_000 }, () => {
 
 describe('money and limits commands', () => {
   it('accounts create --balance-usd opens with a dollar top-up; topup adds ruble lots at their rate', async () => {
-    const created = ok(await admin('accounts', 'create', '--email', `money-${Date.now()}@example.com`, '--balance-usd', '12.5'));
+    const created = ok(
+      await admin('accounts', 'create', '--email', `money-${Date.now()}@example.com`, '--balance-usd', '12.5'),
+    );
     expect(created.balance_usd).toBe(12.5);
     const accountId = String(created.account_id);
     const rub = ok(await admin('topup', '--account', accountId, '--usd', '10', '--rub', '925'));
     expect(rub).toMatchObject({ currency: 'RUB', fx_rate_rub: 92.5, amount_usd: 10, balance_usd: 22.5 });
-    const byRate = ok(await admin('topup', '--account', accountId, '--usd', '1', '--fx-rate', '101.25', '--id', 'pay_1'));
+    const byRate = ok(
+      await admin('topup', '--account', accountId, '--usd', '1', '--fx-rate', '101.25', '--id', 'pay_1'),
+    );
     expect(byRate).toMatchObject({ fx_rate_rub: 101.25, balance_usd: 23.5, topup_id: 'topup:pay_1' });
     // Same idempotency key again: the original top-up, not a second one.
-    expect(ok(await admin('topup', '--account', accountId, '--usd', '1', '--fx-rate', '101.25', '--id', 'pay_1')).balance_usd).toBe(23.5);
+    expect(
+      ok(await admin('topup', '--account', accountId, '--usd', '1', '--fx-rate', '101.25', '--id', 'pay_1'))
+        .balance_usd,
+    ).toBe(23.5);
   });
 
   it('topup settles the account’s running rentals first: what they ran before it is charged, the provider paid', async () => {
-    const created = ok(await admin('accounts', 'create', '--email', `renter-${Date.now()}@example.com`, '--balance-usd', '10'));
+    const created = ok(
+      await admin('accounts', 'create', '--email', `renter-${Date.now()}@example.com`, '--balance-usd', '10'),
+    );
     const accountId = String(created.account_id);
     const now = Date.now();
     const rig = machine({ lastHeartbeatMs: now });
@@ -159,7 +197,9 @@ describe('money and limits commands', () => {
     try {
       await market.addMachine(rig);
       // A minute-plan rental running for the last hour, confirmed by its agent's heartbeat now: 60 × $0.006666.
-      const placed = await market.place(instance(rig, { accountId, status: 'running', runningSinceMs: now - 3_600_000, createdAtMs: now - 3_600_000 }));
+      const placed = await market.place(
+        instance(rig, { accountId, status: 'running', runningSinceMs: now - 3_600_000, createdAtMs: now - 3_600_000 }),
+      );
       if (!placed.ok) throw new Error('not placed');
     } finally {
       await db.knex.destroy();
@@ -182,14 +222,21 @@ describe('money and limits commands', () => {
 
   it('sets and resets per-key and per-account limits', async () => {
     const created = ok(await admin('accounts', 'create', '--email', `limits-${Date.now()}@example.com`));
-    expect(ok(await admin('keys', 'limit', '--key-id', String(created.key_id), '--per-minute', '30'))).toEqual({ key_id: created.key_id, requests_per_minute: 30 });
-    expect(ok(await admin('accounts', 'limit', '--account', String(created.account_id), '--per-minute', 'default'))).toEqual({
+    expect(ok(await admin('keys', 'limit', '--key-id', String(created.key_id), '--per-minute', '30'))).toEqual({
+      key_id: created.key_id,
+      requests_per_minute: 30,
+    });
+    expect(
+      ok(await admin('accounts', 'limit', '--account', String(created.account_id), '--per-minute', 'default')),
+    ).toEqual({
       account_id: created.account_id,
       requests_per_minute: null,
     });
     const key = await withStore((store) => store.getKey(String(created.key_id)));
     expect(key?.rateLimitPerMinute).toBe(30);
-    expect(failed(await admin('keys', 'limit', '--key-id', 'key_nope', '--per-minute', '5'), 1).error).toBe('api_key_not_found');
+    expect(failed(await admin('keys', 'limit', '--key-id', 'key_nope', '--per-minute', '5'), 1).error).toBe(
+      'api_key_not_found',
+    );
     expect(failed(await admin('keys', 'limit', '--key-id', 'key_nope', '--per-minute', '0'), 2).error).toBe('usage');
   });
 });
@@ -225,8 +272,14 @@ describe('marketplace commands', () => {
     } finally {
       await db.knex.destroy();
     }
-    expect(ok(await admin('machines', 'verify', '--machine', machineId))).toEqual({ machine_id: machineId, verification: 'verified' });
-    expect(ok(await admin('machines', 'deverify', '--machine', machineId))).toEqual({ machine_id: machineId, verification: 'deverified' });
+    expect(ok(await admin('machines', 'verify', '--machine', machineId))).toEqual({
+      machine_id: machineId,
+      verification: 'verified',
+    });
+    expect(ok(await admin('machines', 'deverify', '--machine', machineId))).toEqual({
+      machine_id: machineId,
+      verification: 'deverified',
+    });
     expect(failed(await admin('machines', 'verify', '--machine', 'mch_nope'), 1).error).toBe('machine_not_found');
     expect(failed(await admin('machines', 'verify'), 2).error).toBe('usage');
   });

@@ -9,8 +9,8 @@ import { newId } from '../../src/domain/ids.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, type JsonResponse } from '../setup/harness.js';
-import { harnessOn } from '../setup/suite-harness.js';
 import { newProvider } from '../setup/market.js';
+import { harnessOn } from '../setup/suite-harness.js';
 
 const PARALLEL = 20;
 
@@ -23,17 +23,22 @@ describe.each(HARNESS_DATABASES)('balance rules under parallel requests on $name
   /** Sends the same request `PARALLEL` times at once; answers the ones that created something, having checked the refusals. */
   async function inParallel(send: () => Promise<JsonResponse>): Promise<JsonResponse[]> {
     const answers = await Promise.all(Array.from({ length: PARALLEL }, send));
-    for (const refused of answers.filter((a) => a.status !== 201)) expectNativeError(refused, 402, 'insufficient_balance');
+    for (const refused of answers.filter((a) => a.status !== 201))
+      expectNativeError(refused, 402, 'insufficient_balance');
     return answers.filter((a) => a.status === 201).map((a) => ({ ...a, body: expectNativeOk(a, 201) }));
   }
 
   async function expectNothingHeld(accountId: string, availableUsd: number): Promise<void> {
-    expect(await h.deps.ledger.getBalance(accountId)).toEqual(expect.objectContaining({ heldMicros: 0n, availableMicros: BigInt(availableUsd * 1e6) }));
+    expect(await h.deps.ledger.getBalance(accountId)).toEqual(
+      expect.objectContaining({ heldMicros: 0n, availableMicros: BigInt(availableUsd * 1e6) }),
+    );
   }
 
   it('20 parallel 1400 GB volumes from a $5 account: one is created (a day of all of them must be available)', async () => {
     const renter = await h.newAccount(undefined, { balanceUsd: 5 });
-    const created = await inParallel(() => call(h.baseUrl, 'POST', '/v1/volumes', { key: renter.apiKey, body: { size_gb: 1400 } }));
+    const created = await inParallel(() =>
+      call(h.baseUrl, 'POST', '/v1/volumes', { key: renter.apiKey, body: { size_gb: 1400 } }),
+    );
     expect(created).toHaveLength(1);
     expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/volumes', { key: renter.apiKey })).volumes).toHaveLength(1);
     await expectNothingHeld(renter.accountId, 5);
@@ -42,7 +47,11 @@ describe.each(HARNESS_DATABASES)('balance rules under parallel requests on $name
   it('20 parallel hourly rentals from a balance of two and a half hours of one: two are placed (the runway is the account’s)', async () => {
     const provider = await newProvider(h, { gpu_name: newId('g'), gpu_count: 32, price_per_gpu_hour_usd: 1 });
     const renter = await h.newAccount(undefined, { balanceUsd: 2.5 });
-    const rent = () => call(h.baseUrl, 'POST', '/v1/instances', { key: renter.apiKey, body: { offer_id: provider.machineId, docker_image: 'ubuntu:24.04', pricing_type: 'hour' } });
+    const rent = () =>
+      call(h.baseUrl, 'POST', '/v1/instances', {
+        key: renter.apiKey,
+        body: { offer_id: provider.machineId, docker_image: 'ubuntu:24.04', pricing_type: 'hour' },
+      });
     expect(await inParallel(rent)).toHaveLength(2);
     await expectNothingHeld(renter.accountId, 2.5);
     // One more is refused one at a time too: two hours are spoken for, whatever each rental alone would need.
@@ -54,8 +63,12 @@ describe.each(HARNESS_DATABASES)('balance rules under parallel requests on $name
     await newProvider(h, { gpu_name: gpuName, gpu_count: 32, price_per_gpu_hour_usd: 1 });
     const renter = await h.newAccount(undefined, { balanceUsd: 1.5 });
     const body = { docker_image: 'ubuntu:24.04', primary_gpu: gpuName, gpu_count: 1, pricing_type: 'hour' };
-    expect(await inParallel(() => call(h.baseUrl, 'POST', '/v1/burst/orders', { key: renter.apiKey, body }))).toHaveLength(1);
+    expect(
+      await inParallel(() => call(h.baseUrl, 'POST', '/v1/burst/orders', { key: renter.apiKey, body })),
+    ).toHaveLength(1);
     await expectNothingHeld(renter.accountId, 1.5);
-    expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/burst/orders', { key: renter.apiKey })).orders).toHaveLength(1);
+    expect(
+      expectNativeOk(await call(h.baseUrl, 'GET', '/v1/burst/orders', { key: renter.apiKey })).orders,
+    ).toHaveLength(1);
   });
 });

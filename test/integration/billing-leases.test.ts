@@ -11,7 +11,7 @@ import type { Billing, Reservation } from '../../src/domain/billing.js';
 import { leaseSize } from '../../src/domain/billing-leases.js';
 import { retryJournaledCharges } from '../../src/domain/charge-retrier.js';
 import { ApiError } from '../../src/errors/api-error.js';
-import { BILLING_BACKENDS, LEASES, openBillingWorld, type BillingWorld } from '../setup/billing.js';
+import { BILLING_BACKENDS, type BillingWorld, LEASES, openBillingWorld } from '../setup/billing.js';
 
 const CALL = { model: 'm', kind: 'chat' as const, endpoint: '/x' };
 
@@ -56,9 +56,16 @@ describe.each(BILLING_BACKENDS)('billing leases on $name', (backend) => {
   }
 
   const pendingLeases = async (accountId: string) =>
-    (await w.db.knex('ledger_transfers').where({ account_id: accountId, status: 'pending' }).andWhereLike('id', 'lease:%').select('id', 'amount_micros')).map(
-      (row: { id: string; amount_micros: unknown }) => ({ id: row.id, amountMicros: BigInt(row.amount_micros as bigint) }),
-    );
+    (
+      await w.db
+        .knex('ledger_transfers')
+        .where({ account_id: accountId, status: 'pending' })
+        .andWhereLike('id', 'lease:%')
+        .select('id', 'amount_micros')
+    ).map((row: { id: string; amount_micros: unknown }) => ({
+      id: row.id,
+      amountMicros: BigInt(row.amount_micros as bigint),
+    }));
 
   it('reserves from a lease once the account is busy: no hold per request, each charge a capture with its usage line', async () => {
     const p = await principal(10);
@@ -67,14 +74,21 @@ describe.each(BILLING_BACKENDS)('billing leases on $name', (backend) => {
     const [lease] = await pendingLeases(p.accountId);
     expect(lease?.id).toBe(first.holdId);
     const size = lease!.amountMicros;
-    const reservations = [first, ...(await Promise.all(Array.from({ length: 20 }, (_, i) => billing.reserve(p, `req_l${i}`, 1_000n))))];
+    const reservations = [
+      first,
+      ...(await Promise.all(Array.from({ length: 20 }, (_, i) => billing.reserve(p, `req_l${i}`, 1_000n)))),
+    ];
     expect(reservations.every((r) => r.holdId === first.holdId)).toBe(true);
     const charges = await Promise.all(reservations.map((r, i) => billing.settle(r, BigInt(100 + i), CALL)));
     expect(charges.map((c) => c.costMicros)).toEqual(reservations.map((_, i) => BigInt(100 + i)));
     await billing.drain();
     const charged = reservations.reduce((sum, _, i) => sum + BigInt(100 + i), 0n);
     expect(await pendingLeases(p.accountId)).toEqual([{ id: first.holdId, amountMicros: size - charged }]);
-    expect(await w.ledger.getTransfer(`charge:${reservations[3]!.requestId}`)).toMatchObject({ kind: 'capture', holdId: first.holdId, postedMicros: 103n });
+    expect(await w.ledger.getTransfer(`charge:${reservations[3]!.requestId}`)).toMatchObject({
+      kind: 'capture',
+      holdId: first.holdId,
+      postedMicros: 103n,
+    });
     const lines = await w.usageLog.list(p.accountId, {}, { limit: 100, offset: 0 });
     expect(lines.filter((l) => l.transferId?.startsWith('charge:'))).toHaveLength(21);
     expect((await w.usageLog.totals(p.accountId, {})).costMicros).toBe(await w.ledger.postedSpend(p.accountId));
@@ -94,7 +108,10 @@ describe.each(BILLING_BACKENDS)('billing leases on $name', (backend) => {
     expect(reads).toHaveBeenCalledTimes(1);
     const broke = await principal(0);
     await expect(billing.assertCanPay(broke, 1n)).rejects.toMatchObject({ code: 'insufficient_balance' });
-    await expect(billing.assertCanPay(idle, 1_000_001n)).rejects.toMatchObject({ code: 'insufficient_balance', meta: { required_usd: 1.000001, available_usd: 1 } });
+    await expect(billing.assertCanPay(idle, 1_000_001n)).rejects.toMatchObject({
+      code: 'insufficient_balance',
+      meta: { required_usd: 1.000001, available_usd: 1 },
+    });
     expect(holds).not.toHaveBeenCalled(); // a check, never a write
     await billing.settle(lease, 0n, CALL);
   });
@@ -105,7 +122,10 @@ describe.each(BILLING_BACKENDS)('billing leases on $name', (backend) => {
     expect((await billing.settle(r, 5_000n, CALL)).costMicros).toBe(2_000n);
     await billing.drain();
     expect(w.losses).toEqual([{ requestId: r.requestId, model: 'm', lossMicros: 3_000n }]);
-    expect(await w.ledger.getTransfer(`charge:${r.requestId}`)).toMatchObject({ amountMicros: 5_000n, postedMicros: 2_000n });
+    expect(await w.ledger.getTransfer(`charge:${r.requestId}`)).toMatchObject({
+      amountMicros: 5_000n,
+      postedMicros: 2_000n,
+    });
   });
 
   it('gives an idle lease back, renews one in use, and a dead process’s lease expires', async () => {
@@ -160,7 +180,11 @@ describe.each(BILLING_BACKENDS)('billing leases on $name', (backend) => {
     expect(leased).toBeGreaterThan(100);
     expect(refused).toBeGreaterThan(0);
     expect(await pendingLeases(p.accountId)).toEqual([]);
-    expect(await w.ledger.getBalance(p.accountId)).toEqual({ accountId: p.accountId, availableMicros: 2_000_000n - served, heldMicros: 0n });
+    expect(await w.ledger.getBalance(p.accountId)).toEqual({
+      accountId: p.accountId,
+      availableMicros: 2_000_000n - served,
+      heldMicros: 0n,
+    });
     expect((await w.usageLog.totals(p.accountId, {})).costMicros).toBe(served);
   });
 
@@ -190,7 +214,9 @@ describe.each(BILLING_BACKENDS)('billing leases on $name', (backend) => {
     }
     expect(await retryJournaledCharges(w.journal, billing)).toBe(1);
     expect(await retryJournaledCharges(w.journal, billing)).toBe(0);
-    expect((await w.usageLog.list(p.accountId, {}, { limit: 20, offset: 0 })).filter((l) => l.requestId === r.requestId)).toHaveLength(1);
+    expect(
+      (await w.usageLog.list(p.accountId, {}, { limit: 20, offset: 0 })).filter((l) => l.requestId === r.requestId),
+    ).toHaveLength(1);
     expect(await w.ledger.getTransfer(`charge:${r.requestId}`)).toMatchObject({ postedMicros: 6_000n });
   });
 });

@@ -9,8 +9,8 @@ import { usdToMicros } from '../../src/domain/money.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness } from '../setup/harness.js';
-import { harnessOn } from '../setup/suite-harness.js';
 import { newProvider } from '../setup/market.js';
+import { harnessOn } from '../setup/suite-harness.js';
 
 describe.each(HARNESS_DATABASES)('ten burst orders at once on $name', (database) => {
   const harness = harnessOn(database);
@@ -26,13 +26,23 @@ describe.each(HARNESS_DATABASES)('ten burst orders at once on $name', (database)
       { gpu_name: fallback, gpu_count: 8, price_per_gpu_hour_usd: 0.95 },
     ];
     const providers = [];
-    for (const m of machines) providers.push({ ...(await newProvider(h, m)), price: m.price_per_gpu_hour_usd, gpuName: m.gpu_name });
+    for (const m of machines)
+      providers.push({ ...(await newProvider(h, m)), price: m.price_per_gpu_hour_usd, gpuName: m.gpu_name });
     const renters = await Promise.all(Array.from({ length: 10 }, () => h.newAccount(undefined, { balanceUsd: 100 })));
-    const body = { docker_image: 'ubuntu:24.04', primary_gpu: primary, gpu_count: 6, extra_gpus: [{ gpu_name: fallback, max_price: 0.8 }], pricing_type: 'hour' };
-    const answers = await Promise.all(renters.map((r) => call(h.baseUrl, 'POST', '/v1/burst/orders', { key: r.apiKey, body })));
+    const body = {
+      docker_image: 'ubuntu:24.04',
+      primary_gpu: primary,
+      gpu_count: 6,
+      extra_gpus: [{ gpu_name: fallback, max_price: 0.8 }],
+      pricing_type: 'hour',
+    };
+    const answers = await Promise.all(
+      renters.map((r) => call(h.baseUrl, 'POST', '/v1/burst/orders', { key: r.apiKey, body })),
+    );
 
     const placed = answers.filter((a) => a.status === 201).map((a) => expectNativeOk(a, 201));
-    for (const refused of answers.filter((a) => a.status !== 201)) expectNativeError(refused, 409, 'insufficient_capacity');
+    for (const refused of answers.filter((a) => a.status !== 201))
+      expectNativeError(refused, 409, 'insufficient_capacity');
     expect(placed.length).toBeGreaterThanOrEqual(1);
     expect(placed.length).toBeLessThanOrEqual(8);
 
@@ -56,8 +66,12 @@ describe.each(HARNESS_DATABASES)('ten burst orders at once on $name', (database)
     // A refused order leaves its renter's money whole and no order behind.
     for (const [i, answer] of answers.entries()) {
       if (answer.status === 201) continue;
-      expect(await h.deps.ledger.getBalance(renters[i]!.accountId)).toEqual(expect.objectContaining({ availableMicros: usdToMicros(100), heldMicros: 0n }));
-      expect(expectNativeOk(await call(h.baseUrl, 'GET', '/v1/burst/orders', { key: renters[i]!.apiKey })).orders).toEqual([]);
+      expect(await h.deps.ledger.getBalance(renters[i]!.accountId)).toEqual(
+        expect.objectContaining({ availableMicros: usdToMicros(100), heldMicros: 0n }),
+      );
+      expect(
+        expectNativeOk(await call(h.baseUrl, 'GET', '/v1/burst/orders', { key: renters[i]!.apiKey })).orders,
+      ).toEqual([]);
     }
   });
 });

@@ -5,11 +5,28 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { countTokens } from '../../src/domain/tokens.js';
-import { closedPortUrl, fakeChunkText, startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import {
+  closedPortUrl,
+  type FakeBehaviour,
+  type FakeUpstream,
+  fakeChunkText,
+  startFakeUpstream,
+} from '../fixtures/fake-upstream.js';
 import { expectCompatError } from '../setup/envelopes.js';
-import { startHarness, type Harness, type JsonResponse } from '../setup/harness.js';
-import { removeUpstreamsFiles, writeUpstreamsFile, type UpstreamRouteSpec } from '../setup/upstreams.js';
-import { alertLines, chat, CHAT_PATH, eventually, exhaustedMetric, expectNothingBilled, MESSAGES, micros, money, within } from './gateway-helpers.js';
+import { type Harness, type JsonResponse, startHarness } from '../setup/harness.js';
+import { removeUpstreamsFiles, type UpstreamRouteSpec, writeUpstreamsFile } from '../setup/upstreams.js';
+import {
+  alertLines,
+  CHAT_PATH,
+  chat,
+  eventually,
+  exhaustedMetric,
+  expectNothingBilled,
+  MESSAGES,
+  micros,
+  money,
+  within,
+} from './gateway-helpers.js';
 
 /** What every fake reports; gpt-5-mini retail is $0.25 in / $2 out per Mtok → 250 + 1000 micro-USD. */
 const USAGE = { promptTokens: 1000, completionTokens: 500 };
@@ -20,7 +37,10 @@ const ANSWER = [0, 1, 2].map(fakeChunkText).join('');
 afterAll(() => removeUpstreamsFiles());
 
 /** A harness whose upstreams file is written once the fakes it names are up. */
-function gateway(routes: () => Promise<Record<string, UpstreamRouteSpec[]>>, env: Record<string, string> = {}): { h: Harness } {
+function gateway(
+  routes: () => Promise<Record<string, UpstreamRouteSpec[]>>,
+  env: Record<string, string> = {},
+): { h: Harness } {
   const ctx = {} as { h: Harness };
   beforeAll(async () => {
     ctx.h = await startHarness({ UPSTREAMS_FILE: writeUpstreamsFile(await routes()), ...env });
@@ -69,7 +89,11 @@ describe('a chain of three fake upstreams for gpt-5-mini', () => {
   });
 
   /** The chain ran out: the SPEC 7.2 code, one alert line, the metric up by one, nothing billed. */
-  async function expectExhausted(send: () => Promise<JsonResponse>, status: number, code: string): Promise<JsonResponse> {
+  async function expectExhausted(
+    send: () => Promise<JsonResponse>,
+    status: number,
+    code: string,
+  ): Promise<JsonResponse> {
     const { h } = ctx;
     const before = await money(h, account.accountId);
     const metricBefore = await exhaustedMetric(h, 'gpt-5-mini', code);
@@ -79,7 +103,11 @@ describe('a chain of three fake upstreams for gpt-5-mini', () => {
     const alerts = alertLines(h, response.body.request_id);
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({ level: 50, slug: 'gpt-5-mini', code });
-    expect((alerts[0]!.attempts as { provider: string }[]).map((a) => a.provider)).toEqual(['fake-a', 'fake-b', 'fake-c']);
+    expect((alerts[0]!.attempts as { provider: string }[]).map((a) => a.provider)).toEqual([
+      'fake-a',
+      'fake-b',
+      'fake-c',
+    ]);
     expect(await exhaustedMetric(h, 'gpt-5-mini', code)).toBe(metricBefore + 1);
     await expectNothingBilled(h, account.accountId, before);
     return response;
@@ -93,11 +121,21 @@ describe('a chain of three fake upstreams for gpt-5-mini', () => {
     expect(arrivals).toEqual(['a', 'b']);
     expect(response.body.model).toBe('gpt-5-mini');
     expect(response.body.choices[0].message.content).toBe(ANSWER);
-    expect(response.body.usage).toMatchObject({ prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500, cost: 0.00125 });
+    expect(response.body.usage).toMatchObject({
+      prompt_tokens: 1000,
+      completion_tokens: 500,
+      total_tokens: 1500,
+      cost: 0.00125,
+    });
 
     const after = await money(h, account.accountId);
     expect(after.records).toHaveLength(1);
-    expect(after.records[0]).toMatchObject({ requestId: response.headers.get('x-request-id'), costMicros: COST_MICROS, promptTokens: 1000, completionTokens: 500 });
+    expect(after.records[0]).toMatchObject({
+      requestId: response.headers.get('x-request-id'),
+      costMicros: COST_MICROS,
+      promptTokens: 1000,
+      completionTokens: 500,
+    });
     expect(after.records[0]!.metadata).toMatchObject({ provider: 'fake-b' });
     expect(after.postedMicros).toBe(COST_MICROS);
     expect(after.heldMicros).toBe(0n);
@@ -106,7 +144,11 @@ describe('a chain of three fake upstreams for gpt-5-mini', () => {
   });
 
   it('429 everywhere → 429 upstream_rate_limit with the longest Retry-After any upstream asked for', async () => {
-    Object.assign(behaviours, { a: { status: 429, retryAfterSec: 2 }, b: { status: 429, retryAfterSec: 7 }, c: { status: 429 } });
+    Object.assign(behaviours, {
+      a: { status: 429, retryAfterSec: 2 },
+      b: { status: 429, retryAfterSec: 7 },
+      c: { status: 429 },
+    });
     const response = await expectExhausted(() => chat(ctx.h, account.apiKey, {}), 429, 'upstream_rate_limit');
     expect(response.headers.get('retry-after')).toBe('7');
   });
@@ -124,7 +166,11 @@ describe('a chain of three fake upstreams for gpt-5-mini', () => {
 
   it('5xx everywhere → 502 upstream_server_error; the vendor’s error text is not forwarded', async () => {
     const secret = 'internal vendor detail 7f3a';
-    Object.assign(behaviours, { a: { status: 500, body: { error: { message: secret } } }, b: { status: 502 }, c: { status: 503 } });
+    Object.assign(behaviours, {
+      a: { status: 500, body: { error: { message: secret } } },
+      b: { status: 502 },
+      c: { status: 503 },
+    });
     const response = await expectExhausted(() => chat(ctx.h, account.apiKey, {}), 502, 'upstream_server_error');
     expect(response.text).not.toContain(secret);
   });
@@ -145,10 +191,22 @@ describe('a chain of three fake upstreams for gpt-5-mini', () => {
     const { h } = ctx;
     behaviours.a = { status: 500 };
     const extra = {
-      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'get_weather',
+            description: 'Weather',
+            parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          },
+        },
+      ],
       tool_choice: 'auto',
       seed: 42,
-      response_format: { type: 'json_schema', json_schema: { name: 'greeting', schema: { type: 'object', properties: { text: { type: 'string' } } } } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'greeting', schema: { type: 'object', properties: { text: { type: 'string' } } } },
+      },
       temperature: 0.3,
       logprobs: true,
       user: 'end-user-17',
@@ -177,7 +235,10 @@ describe('a chain of three fake upstreams for gpt-5-mini', () => {
     expect(response.body.usage.cost).toBeGreaterThan(0);
     const after = await money(h, account.accountId);
     expect(after.records).toHaveLength(1);
-    expect(after.records[0]).toMatchObject({ completionTokens: countTokens(ANSWER), costMicros: micros(response.body.usage.cost) });
+    expect(after.records[0]).toMatchObject({
+      completionTokens: countTokens(ANSWER),
+      costMicros: micros(response.body.usage.cost),
+    });
     expect(after.postedMicros).toBe(micros(response.body.usage.cost));
   });
 

@@ -6,10 +6,10 @@
  * Redis (the scale-out configuration).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
-import { postgresSchema, TEST_POSTGRES_URL, type PostgresSchema } from '../setup/databases.js';
+import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { type PostgresSchema, postgresSchema, TEST_POSTGRES_URL } from '../setup/databases.js';
 import { expectCompatError } from '../setup/envelopes.js';
-import { startHarness, type Harness } from '../setup/harness.js';
+import { type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 import { chat, micros, money } from './gateway-helpers.js';
 
@@ -24,7 +24,10 @@ const backends = [
     open: async () => {
       const pg: PostgresSchema = await postgresSchema();
       return {
-        env: { DATABASE_URL: `${TEST_POSTGRES_URL}?options=-c%20search_path%3D${pg.schema}`, REDIS_URL: 'redis://127.0.0.1:6379' },
+        env: {
+          DATABASE_URL: `${TEST_POSTGRES_URL}?options=-c%20search_path%3D${pg.schema}`,
+          REDIS_URL: 'redis://127.0.0.1:6379',
+        },
         drop: () => pg.drop(),
       };
     },
@@ -44,7 +47,9 @@ describe.each(backends)('200 concurrent chats on $name', ({ open }) => {
     fake = await startFakeUpstream({ usage: { promptTokens: 5, completionTokens: MAX_TOKENS } });
     const database = await open();
     drop = database.drop;
-    const upstreams = writeUpstreamsFile({ 'gpt-5-mini': [{ provider: 'fake', url: fake.baseUrl, cost: { input: 0.1, output: 1 } }] });
+    const upstreams = writeUpstreamsFile({
+      'gpt-5-mini': [{ provider: 'fake', url: fake.baseUrl, cost: { input: 0.1, output: 1 } }],
+    });
     h = await startHarness({ UPSTREAMS_FILE: upstreams, ...database.env });
   });
 
@@ -87,7 +92,9 @@ describe.each(backends)('200 concurrent chats on $name', ({ open }) => {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
-    const responses = await Promise.all(Array.from({ length: CONCURRENT }, () => chat(h, apiKey, { max_tokens: MAX_TOKENS })));
+    const responses = await Promise.all(
+      Array.from({ length: CONCURRENT }, () => chat(h, apiKey, { max_tokens: MAX_TOKENS })),
+    );
     racing = false;
     await sampler;
 
@@ -112,7 +119,9 @@ describe.each(backends)('200 concurrent chats on $name', ({ open }) => {
     expect(after.availableMicros).toBeGreaterThanOrEqual(0n);
     expect(after.availableMicros).toBe(opening - charged);
     expect(after.records).toHaveLength(AFFORDABLE);
-    expect(new Set(after.records.map((r) => r.requestId))).toEqual(new Set(served.map((r) => r.headers.get('x-request-id'))));
+    expect(new Set(after.records.map((r) => r.requestId))).toEqual(
+      new Set(served.map((r) => r.headers.get('x-request-id'))),
+    );
     const totals = await h.deps.usageLog.totals(accountId, {});
     expect(totals.requests).toBe(AFFORDABLE);
     expect(totals.costMicros).toBe(charged);

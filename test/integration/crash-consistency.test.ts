@@ -15,10 +15,10 @@ import { openLedger } from '../../src/adapters/ledger/open.js';
 import { SqlUsageLogStore } from '../../src/adapters/usage-log/sql.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
-import { openAccounts, processBackends, startServerProcess, type ServerProcess } from '../setup/server-process.js';
-import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
+import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { openAccounts, processBackends, type ServerProcess, startServerProcess } from '../setup/server-process.js';
 import { jobBudgetsWithin } from '../setup/short-holds.js';
+import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 
 const OPENING_MICROS = 20_000_000n;
 const HOLD_TTL_MS = 2_500;
@@ -37,7 +37,12 @@ const SERVER_ENV: Record<string, string> = {};
 
 beforeAll(async () => {
   // Slow enough that requests are in flight when the process dies, at every stage (dispatch, stream, settle).
-  fake = await startFakeUpstream({ behaviour: { slowFirstByteMs: 40 }, streamChunks: 6, chunkIntervalMs: 30, usage: { promptTokens: 900, completionTokens: 400 } });
+  fake = await startFakeUpstream({
+    behaviour: { slowFirstByteMs: 40 },
+    streamChunks: 6,
+    chunkIntervalMs: 30,
+    usage: { promptTokens: 900, completionTokens: 400 },
+  });
   upstreams = writeUpstreamsFile({
     'gpt-5-mini': [{ provider: 'fake', url: fake.baseUrl, cost: { input: 0.1, output: 1 } }],
     'text-embedding-3-small': [{ provider: 'fake', url: fake.baseUrl, cost: { input: 0.01 } }],
@@ -65,10 +70,22 @@ afterAll(async () => {
 });
 
 const BODIES = [
-  { path: '/v1/compat/chat/completions', body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Tell me something.' }], max_tokens: 600 } },
-  { path: '/v1/compat/chat/completions', body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Stream it.' }], max_tokens: 600, stream: true } },
-  { path: '/v1/llm/chat/completions', body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Native.' }], max_tokens: 600 } },
-  { path: '/v1/compat/embeddings', body: { model: 'text-embedding-3-small', input: ['one sentence to embed', 'and another'] } },
+  {
+    path: '/v1/compat/chat/completions',
+    body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Tell me something.' }], max_tokens: 600 },
+  },
+  {
+    path: '/v1/compat/chat/completions',
+    body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Stream it.' }], max_tokens: 600, stream: true },
+  },
+  {
+    path: '/v1/llm/chat/completions',
+    body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Native.' }], max_tokens: 600 },
+  },
+  {
+    path: '/v1/compat/embeddings',
+    body: { model: 'text-embedding-3-small', input: ['one sentence to embed', 'and another'] },
+  },
 ];
 
 interface Traffic {
@@ -79,7 +96,12 @@ interface Traffic {
 }
 
 /** Paid requests from every account, as fast as the workers go, until the process dies; counts those in flight. */
-function load(baseUrl: string, accounts: { apiKey: string }[], stop: { now: boolean }, inFlight: Traffic): Promise<void> {
+function load(
+  baseUrl: string,
+  accounts: { apiKey: string }[],
+  stop: { now: boolean },
+  inFlight: Traffic,
+): Promise<void> {
   const worker = async (w: number) => {
     for (let i = 0; !stop.now; i++) {
       const { path, body } = BODIES[(w + i) % BODIES.length]!;
@@ -87,7 +109,11 @@ function load(baseUrl: string, accounts: { apiKey: string }[], stop: { now: bool
       try {
         const response = await fetch(baseUrl + path, {
           method: 'POST',
-          headers: { authorization: `Bearer ${accounts[(w + i) % accounts.length]!.apiKey}`, 'content-type': 'application/json', 'user-agent': 'crash-test/1' },
+          headers: {
+            authorization: `Bearer ${accounts[(w + i) % accounts.length]!.apiKey}`,
+            'content-type': 'application/json',
+            'user-agent': 'crash-test/1',
+          },
           body: JSON.stringify(body),
         });
         const text = await response.text();
@@ -109,9 +135,16 @@ async function booksSettled(db: Database, accountIds: string[]): Promise<void> {
   const usage = new SqlUsageLogStore(db);
   const settled = async (accountId: string) => {
     const balance = await ledger.getBalance(accountId);
-    return balance.heldMicros === 0n && OPENING_MICROS - balance.availableMicros === (await usage.totals(accountId, {})).costMicros;
+    return (
+      balance.heldMicros === 0n &&
+      OPENING_MICROS - balance.availableMicros === (await usage.totals(accountId, {})).costMicros
+    );
   };
-  for (const giveUpAt = Date.now() + SETTLE_LIMIT_MS; Date.now() < giveUpAt; await new Promise((resolve) => setTimeout(resolve, SWEEP_MS))) {
+  for (
+    const giveUpAt = Date.now() + SETTLE_LIMIT_MS;
+    Date.now() < giveUpAt;
+    await new Promise((resolve) => setTimeout(resolve, SWEEP_MS))
+  ) {
     if ((await Promise.all(accountIds.map(settled))).every(Boolean)) return;
   }
 }
@@ -131,7 +164,8 @@ describe.each(backends)('kill -9 under paid load, then a restart, on $name', ({ 
       const traffic: Traffic = { n: 0, answered: [] };
       const running = load(server.baseUrl, accounts, stop, traffic);
       // Killed once a good number of answers went out, however busy the machine is.
-      for (const giveUpAt = Date.now() + 20_000; traffic.answered.length < 40 && Date.now() < giveUpAt; ) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (const giveUpAt = Date.now() + 20_000; traffic.answered.length < 40 && Date.now() < giveUpAt; )
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect(traffic.answered.length).toBeGreaterThan(10);
       const inFlightAtKill = traffic.n;
       server.child.kill('SIGKILL');
@@ -144,10 +178,15 @@ describe.each(backends)('kill -9 under paid load, then a restart, on $name', ({ 
       // The dead process's holds: expired at their TTL, released by the restarted process's sweeper, whenever a busy
       // machine lets it run: waited for, not timed (the books are checked in full below either way).
       await new Promise((resolve) => setTimeout(resolve, HOLD_TTL_MS));
-      await booksSettled(db, accounts.map((a) => a.accountId));
+      await booksSettled(
+        db,
+        accounts.map((a) => a.accountId),
+      );
 
       // Every answer received is billed; a line without an answer can only be a request cut off by the kill.
-      const billed = new Set(((await db.knex('usage_records').select('request_id')) as { request_id: string }[]).map((r) => r.request_id));
+      const billed = new Set(
+        ((await db.knex('usage_records').select('request_id')) as { request_id: string }[]).map((r) => r.request_id),
+      );
       expect(traffic.answered.slice(0, answered).filter((id) => !billed.has(id))).toEqual([]);
       expect(billed.size - answered).toBeLessThanOrEqual(inFlightAtKill);
       expect(billed.size).toBeGreaterThanOrEqual(answered);
@@ -159,19 +198,28 @@ describe.each(backends)('kill -9 under paid load, then a restart, on $name', ({ 
         const balance = await ledger.getBalance(accountId);
         const lines = await usage.totals(accountId, {});
         expect({ accountId, held: balance.heldMicros }).toEqual({ accountId, held: 0n });
-        expect({ accountId, left: OPENING_MICROS - balance.availableMicros }).toEqual({ accountId, left: lines.costMicros });
+        expect({ accountId, left: OPENING_MICROS - balance.availableMicros }).toEqual({
+          accountId,
+          left: lines.costMicros,
+        });
         expect(await ledger.postedSpend(accountId)).toBe(lines.costMicros);
         charged += lines.costMicros;
       }
       expect(charged).toBeGreaterThan(0n);
       // Both ways of paying were cut short: holds of their own, and captures from leases.
-      const kinds = (await db.knex('ledger_transfers').whereIn('kind', ['capture', 'hold']).distinct('kind')) as { kind: string }[];
+      const kinds = (await db.knex('ledger_transfers').whereIn('kind', ['capture', 'hold']).distinct('kind')) as {
+        kind: string;
+      }[];
       expect(kinds.map((k) => k.kind).sort()).toEqual(['capture', 'hold']);
       expect(await ledger.sumOfAllBalances()).toBe(0n);
       // And the restarted process serves.
       const after = await fetch(`${server.baseUrl}/v1/compat/embeddings`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${accounts[0]!.apiKey}`, 'content-type': 'application/json', 'user-agent': 'crash-test/1' },
+        headers: {
+          authorization: `Bearer ${accounts[0]!.apiKey}`,
+          'content-type': 'application/json',
+          'user-agent': 'crash-test/1',
+        },
         body: JSON.stringify({ model: 'text-embedding-3-small', input: 'after the crash' }),
       });
       expect(after.status).toBe(200);

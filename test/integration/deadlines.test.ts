@@ -4,12 +4,19 @@
  * billed); and a stream that runs past its hold's TTL keeps its hold, so it is settled like any other.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectCompatError } from '../setup/envelopes.js';
-import { startHarness, type Harness } from '../setup/harness.js';
-import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
+import { type Harness, startHarness } from '../setup/harness.js';
 import { jobBudgetsWithin } from '../setup/short-holds.js';
-import { chat, expectEndsWithDone, expectNothingBilled, money, moneyWhenSettled, streamChat } from './gateway-helpers.js';
+import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
+import {
+  chat,
+  expectEndsWithDone,
+  expectNothingBilled,
+  money,
+  moneyWhenSettled,
+  streamChat,
+} from './gateway-helpers.js';
 
 const HOLD_TTL_MS = 600;
 /** The stalling upstream's wait before its first byte: an answer sooner shows the chain did not wait for it. */

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDiscounts } from '../../src/domain/accounts.js';
 import { expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { untilTerminal } from '../setup/jobs.js';
 
 let h: Harness;
@@ -19,27 +19,47 @@ const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
 
 const KINDS = [
   { kind: 'image', jobs: '/v1/llm/images/jobs', body: { model: 'imgG-2', prompt: 'Dunes', size: '2048x1152', n: 2 } },
-  { kind: 'speech', jobs: '/v1/llm/audio/jobs', body: { model: 'eleven-v3', input: 'A sentence read aloud, priced per character.' } },
-  { kind: 'music', jobs: '/v1/llm/music/jobs', body: { model: 'suno-v5', prompt: 'A waltz', duration: 30, output_format: 'wav' } },
-  { kind: 'video', jobs: '/v1/llm/videos/jobs', body: { model: 'vidA-2-5', prompt: 'Rain', duration: 4, resolution: '480p' } },
+  {
+    kind: 'speech',
+    jobs: '/v1/llm/audio/jobs',
+    body: { model: 'eleven-v3', input: 'A sentence read aloud, priced per character.' },
+  },
+  {
+    kind: 'music',
+    jobs: '/v1/llm/music/jobs',
+    body: { model: 'suno-v5', prompt: 'A waltz', duration: 30, output_format: 'wav' },
+  },
+  {
+    kind: 'video',
+    jobs: '/v1/llm/videos/jobs',
+    body: { model: 'vidA-2-5', prompt: 'Rain', duration: 4, resolution: '480p' },
+  },
 ] as const;
 
 describe.each([
   { who: 'no discount', discounts: null, price: 'estimated_cost_usd' },
-  { who: 'a 20 % discount (25 % on the 2K tier)', discounts: { discountPercent: 20, tierDiscounts: { '2K': 25 } }, price: 'discounted_cost_usd' },
+  {
+    who: 'a 20 % discount (25 % on the 2K tier)',
+    discounts: { discountPercent: 20, tierDiscounts: { '2K': 25 } },
+    price: 'discounted_cost_usd',
+  },
 ] as const)('an account with $who', ({ discounts, price }) => {
-  it.each(KINDS)('$kind: the estimate is what the job is charged', async ({ jobs, body }) => {
-    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
-    if (discounts !== null) {
-      await setDiscounts(h.deps.apiKeys, accountId, discounts);
-      h.deps.authenticator.invalidate({ accountId });
-    }
-    const estimate = expectNativeOk(await call(h.baseUrl, 'POST', `${jobs}/estimate`, { key: apiKey, body }));
-    if (discounts !== null) expect(estimate.discounted_cost_usd).toBeLessThan(estimate.estimated_cost_usd);
-    const job = expectNativeOk(await call(h.baseUrl, 'POST', jobs, { key: apiKey, body }), 202);
-    const done = await untilTerminal(h, jobs, apiKey, job.job_id, 20_000);
-    expect(done.status).toBe('completed');
-    expect(done.cost_usd).toBe(estimate[price]);
-    expect(await h.deps.ledger.postedSpend(accountId)).toBe(micros(estimate[price]));
-  }, 30_000);
+  it.each(KINDS)(
+    '$kind: the estimate is what the job is charged',
+    async ({ jobs, body }) => {
+      const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 10 });
+      if (discounts !== null) {
+        await setDiscounts(h.deps.apiKeys, accountId, discounts);
+        h.deps.authenticator.invalidate({ accountId });
+      }
+      const estimate = expectNativeOk(await call(h.baseUrl, 'POST', `${jobs}/estimate`, { key: apiKey, body }));
+      if (discounts !== null) expect(estimate.discounted_cost_usd).toBeLessThan(estimate.estimated_cost_usd);
+      const job = expectNativeOk(await call(h.baseUrl, 'POST', jobs, { key: apiKey, body }), 202);
+      const done = await untilTerminal(h, jobs, apiKey, job.job_id, 20_000);
+      expect(done.status).toBe('completed');
+      expect(done.cost_usd).toBe(estimate[price]);
+      expect(await h.deps.ledger.postedSpend(accountId)).toBe(micros(estimate[price]));
+    },
+    30_000,
+  );
 });

@@ -9,9 +9,9 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobStore } from '../../src/adapters/job-store/index.js';
 import { textCost } from '../../src/domain/pricing/index.js';
-import { startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import { type FakeBehaviour, type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectCompatError } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 import { eventually, MESSAGES, micros, streamChat } from './gateway-helpers.js';
 
@@ -22,8 +22,13 @@ let enforcing: Harness;
 let reporting: Harness;
 
 beforeAll(async () => {
-  fake = await startFakeUpstream({ usage: { promptTokens: 11, cachedTokens: 50, completionTokens: 3 }, behaviour: () => behaviour });
-  const upstreams = writeUpstreamsFile({ [MODEL]: [{ provider: 'fake', url: fake.baseUrl, cost: { input: 0.1, output: 1 }, cachedInputDiscount: true }] });
+  fake = await startFakeUpstream({
+    usage: { promptTokens: 11, cachedTokens: 50, completionTokens: 3 },
+    behaviour: () => behaviour,
+  });
+  const upstreams = writeUpstreamsFile({
+    [MODEL]: [{ provider: 'fake', url: fake.baseUrl, cost: { input: 0.1, output: 1 }, cachedInputDiscount: true }],
+  });
   enforcing = await startHarness({ UPSTREAMS_FILE: upstreams });
   reporting = await startHarness({ UPSTREAMS_FILE: upstreams, VALIDATE_RESPONSES: 'report' });
 });
@@ -35,7 +40,8 @@ afterAll(async () => {
   removeUpstreamsFiles();
 });
 
-const chat = (h: Harness, apiKey: string) => call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: { model: MODEL, messages: MESSAGES } });
+const chat = (h: Harness, apiKey: string) =>
+  call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: { model: MODEL, messages: MESSAGES } });
 
 describe('usage that reports more cached than prompt tokens', () => {
   it('is clamped (every prompt token cached) and charged, streamed or not, instead of failing after the work was done', async () => {
@@ -43,14 +49,20 @@ describe('usage that reports more cached than prompt tokens', () => {
     const { accountId, apiKey } = await enforcing.newAccount(undefined, { balanceUsd: 1 });
     const entry = enforcing.deps.catalog.find(MODEL)!;
     const principal = await enforcing.deps.authenticator.authenticate(apiKey);
-    const expected = textCost(entry, { promptTokens: 11, cachedTokens: 11, completionTokens: 3 }, principal.account, { cachedDiscountApplies: true });
+    const expected = textCost(entry, { promptTokens: 11, cachedTokens: 11, completionTokens: 3 }, principal.account, {
+      cachedDiscountApplies: true,
+    });
     const answer = await chat(enforcing, apiKey);
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body.usage).toMatchObject({ prompt_tokens: 11, prompt_tokens_details: { cached_tokens: 11 } });
     expect(micros(answer.body.usage.cost)).toBe(expected);
     const streamed = await streamChat(enforcing, apiKey, {});
     expect(streamed.frames.at(-1)).toBe('[DONE]');
-    await eventually(async () => ((await enforcing.deps.ledger.postedSpend(accountId)) === 2n * expected ? true : undefined), 15_000, 'both charged');
+    await eventually(
+      async () => ((await enforcing.deps.ledger.postedSpend(accountId)) === 2n * expected ? true : undefined),
+      15_000,
+      'both charged',
+    );
   });
 });
 
@@ -62,9 +74,17 @@ describe('a charged response that leaves the contract', () => {
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body.created).toBe('yesterday');
     expect(micros(answer.body.usage.cost)).toBe(await reporting.deps.ledger.postedSpend(accountId));
-    expect(reporting.logs.some((l) => l.event === 'contract_violation' && l.requestId === answer.headers.get('x-request-id'))).toBe(true);
-    const metrics = await (await fetch(`${reporting.baseUrl}/metrics`, { headers: { 'user-agent': 'integration-tests/1' } })).text();
-    expect(metrics).toMatch(/^gateway_contract_violations_total\{method="POST",route="\/v1\/compat\/chat\/completions"\} 1$/m);
+    expect(
+      reporting.logs.some(
+        (l) => l.event === 'contract_violation' && l.requestId === answer.headers.get('x-request-id'),
+      ),
+    ).toBe(true);
+    const metrics = await (
+      await fetch(`${reporting.baseUrl}/metrics`, { headers: { 'user-agent': 'integration-tests/1' } })
+    ).text();
+    expect(metrics).toMatch(
+      /^gateway_contract_violations_total\{method="POST",route="\/v1\/compat\/chat\/completions"\} 1$/m,
+    );
   });
 
   it('fails the request under VALIDATE_RESPONSES=enforce, so a test that meets it fails', async () => {
@@ -88,14 +108,21 @@ describe('a chat job whose completed record cannot be written at first', () => {
       return original(id, from, patch, nowMs);
     };
     try {
-      const kickoff = await call(enforcing.baseUrl, 'POST', '/v1/llm/chat/jobs', { key: apiKey, body: { model: MODEL, messages: MESSAGES } });
+      const kickoff = await call(enforcing.baseUrl, 'POST', '/v1/llm/chat/jobs', {
+        key: apiKey,
+        body: { model: MODEL, messages: MESSAGES },
+      });
       expect(kickoff.status).toBe(202);
       const jobId = kickoff.body.data.job_id as string;
-      const done = await eventually(async () => {
-        const poll = await call(enforcing.baseUrl, 'GET', `/v1/llm/chat/jobs/${jobId}`, { key: apiKey });
-        expect(poll.body.data.status).not.toBe('failed');
-        return poll.body.data.status === 'completed' ? poll.body.data : undefined;
-      }, 5_000, 'job completed');
+      const done = await eventually(
+        async () => {
+          const poll = await call(enforcing.baseUrl, 'GET', `/v1/llm/chat/jobs/${jobId}`, { key: apiKey });
+          expect(poll.body.data.status).not.toBe('failed');
+          return poll.body.data.status === 'completed' ? poll.body.data : undefined;
+        },
+        5_000,
+        'job completed',
+      );
       expect(seen).toEqual(['processing', 'completed', 'completed', 'completed']);
       expect(micros(done.cost_usd)).toBe(await enforcing.deps.ledger.postedSpend(accountId));
     } finally {
@@ -106,12 +133,18 @@ describe('a chat job whose completed record cannot be written at first', () => {
 
 describe('an unhandled promise rejection', () => {
   it('is logged, with its reason, and the process keeps serving', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/unhandled-rejection-server.ts'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/unhandled-rejection-server.ts'], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     try {
       const port = await eventually(async () => /"port":(\d+)/.exec(output)?.[1], 10_000, 'the child listening');
-      const logged = await eventually(async () => output.split('\n').find((line) => line.includes('"event":"unhandled_rejection"')), 15_000, 'the log line');
+      const logged = await eventually(
+        async () => output.split('\n').find((line) => line.includes('"event":"unhandled_rejection"')),
+        15_000,
+        'the log line',
+      );
       expect(JSON.parse(logged)).toMatchObject({ level: 50, err: { message: 'a rejection nobody handles' } });
       expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('still serving');
       expect(child.exitCode).toBeNull();

@@ -24,19 +24,45 @@ export interface SseResult {
 }
 
 /** POSTs a streaming chat and reads the whole body raw; bounded by `timeoutMs`. */
-export function streamChat(h: Harness, key: string, body: Record<string, unknown>, timeoutMs = 15_000): Promise<SseResult> {
+export function streamChat(
+  h: Harness,
+  key: string,
+  body: Record<string, unknown>,
+  timeoutMs = 15_000,
+): Promise<SseResult> {
   return streamPost(h, key, CHAT_PATH, { model: 'gpt-5-mini', messages: MESSAGES, stream: true, ...body }, timeoutMs);
 }
 
 /** POSTs a streaming Responses request (SPEC 4.2) and reads the whole body raw. */
-export function streamResponses(h: Harness, key: string, body: Record<string, unknown>, timeoutMs = 15_000): Promise<SseResult> {
-  return streamPost(h, key, RESPONSES_PATH, { model: 'gpt-5-mini', input: MESSAGES[0]!.content, stream: true, ...body }, timeoutMs);
+export function streamResponses(
+  h: Harness,
+  key: string,
+  body: Record<string, unknown>,
+  timeoutMs = 15_000,
+): Promise<SseResult> {
+  return streamPost(
+    h,
+    key,
+    RESPONSES_PATH,
+    { model: 'gpt-5-mini', input: MESSAGES[0]!.content, stream: true, ...body },
+    timeoutMs,
+  );
 }
 
-async function streamPost(h: Harness, key: string, path: string, body: Record<string, unknown>, timeoutMs: number): Promise<SseResult> {
+async function streamPost(
+  h: Harness,
+  key: string,
+  path: string,
+  body: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<SseResult> {
   const response = await fetch(h.baseUrl + path, {
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'user-agent': 'integration-tests/1' },
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      'user-agent': 'integration-tests/1',
+    },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(timeoutMs),
   });
@@ -57,7 +83,12 @@ export function namedEvents(result: SseResult): { event: string | undefined; dat
 export function dataFrames(raw: string): string[] {
   return raw
     .split(/\r?\n\r?\n/)
-    .flatMap((event) => event.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).replace(/^ /, '')))
+    .flatMap((event) =>
+      event
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).replace(/^ /, '')),
+    )
     .filter((data) => data.length > 0);
 }
 
@@ -123,10 +154,14 @@ export async function money(h: Harness, accountId: string): Promise<MoneySnapsho
  * after its last byte went out, so the client can see `[DONE]` a moment before the ledger moves.
  */
 export async function moneyWhenSettled(h: Harness, accountId: string, records: number): Promise<MoneySnapshot> {
-  return eventually(async () => {
-    const snapshot = await money(h, accountId);
-    return snapshot.heldMicros === 0n && snapshot.records.length >= records ? snapshot : undefined;
-  }, 5_000, `no hold left and ${records} usage record(s)`);
+  return eventually(
+    async () => {
+      const snapshot = await money(h, accountId);
+      return snapshot.heldMicros === 0n && snapshot.records.length >= records ? snapshot : undefined;
+    },
+    5_000,
+    `no hold left and ${records} usage record(s)`,
+  );
 }
 
 /** A failed request costs nothing: same balance, nothing held, no posted spend, no usage record. */
@@ -145,7 +180,11 @@ export const micros = (usd: number): bigint => BigInt(Math.round(usd * 1e6));
  * Re-runs `probe` until it returns a value other than undefined, at most `withinMs` (then fails). The bound is
  * generous on purpose: it only turns a hang into a failure, and a busy 2-core machine runs background work late.
  */
-export async function eventually<T>(probe: () => Promise<T | undefined>, withinMs = 15_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | undefined>,
+  withinMs = 15_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + withinMs;
   for (;;) {
     const value = await probe();

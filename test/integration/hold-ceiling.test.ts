@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM_ACCOUNTS } from '../../src/adapters/ledger/index.js';
 import { textHoldEstimate } from '../../src/domain/pricing/index.js';
 import { estimatePromptTokens } from '../../src/domain/tokens.js';
-import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
-import { call, startHarness, type Harness, type JsonResponse } from '../setup/harness.js';
+import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { call, type Harness, type JsonResponse, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 import { dataFrames, eventually } from './gateway-helpers.js';
 
@@ -22,7 +22,11 @@ const TOOLS = Array.from({ length: 12 }, (_, i) => ({
   function: {
     name: `tool_${i}`,
     description: `Looks up fact number ${i} about a destination, with every detail a traveller could want. `.repeat(8),
-    parameters: { type: 'object', properties: { place: { type: 'string' }, day: { type: 'integer' } }, required: ['place'] },
+    parameters: {
+      type: 'object',
+      properties: { place: { type: 'string' }, day: { type: 'integer' } },
+      required: ['place'],
+    },
   },
 }));
 const CHAT = { model: MODEL, messages: MESSAGES, n: 3, tools: TOOLS, tool_choice: 'auto' };
@@ -32,12 +36,27 @@ let reranker: FakeUpstream;
 let h: Harness;
 
 beforeAll(async () => {
-  greedy = await startFakeUpstream({ usage: { promptTokens: 9_000_000, completionTokens: 40_000_000, cachedTokens: 12_000_000 }, embeddingPromptTokens: 80_000_000 });
+  greedy = await startFakeUpstream({
+    usage: { promptTokens: 9_000_000, completionTokens: 40_000_000, cachedTokens: 12_000_000 },
+    embeddingPromptTokens: 80_000_000,
+  });
   reranker = await startFakeUpstream();
   const upstreams = writeUpstreamsFile({
-    [MODEL]: [{ provider: 'greedy', url: greedy.baseUrl, model: 'vendor/gpt-5-mini', cost: { input: 0.2, output: 1.6 } }],
-    'text-embedding-3-small': [{ provider: 'greedy', url: greedy.baseUrl, model: 'vendor/te3-small', cost: { input: 0.01 } }],
-    'qwen3-rerank': [{ provider: 'reranker', type: 'cohere-rerank', url: reranker.baseUrl, model: 'vendor/rerank', cost: { input: 0.05 } }],
+    [MODEL]: [
+      { provider: 'greedy', url: greedy.baseUrl, model: 'vendor/gpt-5-mini', cost: { input: 0.2, output: 1.6 } },
+    ],
+    'text-embedding-3-small': [
+      { provider: 'greedy', url: greedy.baseUrl, model: 'vendor/te3-small', cost: { input: 0.01 } },
+    ],
+    'qwen3-rerank': [
+      {
+        provider: 'reranker',
+        type: 'cohere-rerank',
+        url: reranker.baseUrl,
+        model: 'vendor/rerank',
+        cost: { input: 0.05 },
+      },
+    ],
   });
   h = await startHarness({ UPSTREAMS_FILE: upstreams });
 });
@@ -56,18 +75,28 @@ async function lossMetric(): Promise<number> {
 
 /** The hold's capped charge: posted = the whole hold, the usage line says so, the excess is a posted, logged loss. */
 async function expectChargedTheHold(requestId: string, accountId: string, opening: bigint): Promise<bigint> {
-  const hold = await eventually(async () => {
-    const found = await h.deps.ledger.getHold(`hold:${requestId}`);
-    return found?.status === 'posted' ? found : undefined;
-  }, 5_000, `hold of ${requestId} posted`);
+  const hold = await eventually(
+    async () => {
+      const found = await h.deps.ledger.getHold(`hold:${requestId}`);
+      return found?.status === 'posted' ? found : undefined;
+    },
+    5_000,
+    `hold of ${requestId} posted`,
+  );
   expect(hold.postedMicros).toBe(hold.amountMicros);
-  const [line] = (await h.deps.usageLog.list(accountId, {}, { limit: 10, offset: 0 })).filter((l) => l.requestId === requestId);
+  const [line] = (await h.deps.usageLog.list(accountId, {}, { limit: 10, offset: 0 })).filter(
+    (l) => l.requestId === requestId,
+  );
   expect(line?.costMicros).toBe(hold.amountMicros);
   const loss = await h.deps.ledger.getTransfer(`loss:hold:${requestId}`);
   expect(loss).toMatchObject({ kind: 'loss', accountId: SYSTEM_ACCOUNTS.losses });
   expect(loss!.amountMicros).toBeGreaterThan(0n);
   expect(h.logs.some((l) => l.event === 'platform_loss' && l.requestId === requestId)).toBe(true);
-  expect(await h.deps.ledger.getBalance(accountId)).toEqual({ accountId, availableMicros: opening - hold.amountMicros, heldMicros: 0n });
+  expect(await h.deps.ledger.getBalance(accountId)).toEqual({
+    accountId,
+    availableMicros: opening - hold.amountMicros,
+    heldMicros: 0n,
+  });
   return hold.amountMicros;
 }
 
@@ -85,7 +114,8 @@ async function newAccount() {
   return { ...account, opening: (await h.deps.ledger.getBalance(account.accountId)).availableMicros };
 }
 
-const post = (key: string, path: string, body: unknown): Promise<JsonResponse> => call(h.baseUrl, 'POST', path, { key, body });
+const post = (key: string, path: string, body: unknown): Promise<JsonResponse> =>
+  call(h.baseUrl, 'POST', path, { key, body });
 
 describe('a greedy upstream cannot make a caller pay more than its hold', () => {
   it('compat chat: the hold covers prompt with tools plus n × the model cap; the caller pays the hold; the loss is posted and counted', async () => {
@@ -97,7 +127,12 @@ describe('a greedy upstream cannot make a caller pay more than its hold', () => 
     const requestId = response.headers.get('x-request-id')!;
     const entry = h.deps.catalog.find(MODEL)!;
     const principal = await h.deps.authenticator.authenticate(apiKey);
-    const expectedHold = textHoldEstimate(entry, estimatePromptTokens(CHAT), entry.capabilities.max_output_tokens! * 3, principal.account);
+    const expectedHold = textHoldEstimate(
+      entry,
+      estimatePromptTokens(CHAT),
+      entry.capabilities.max_output_tokens! * 3,
+      principal.account,
+    );
     expect(estimatePromptTokens(CHAT)).toBeGreaterThan(estimatePromptTokens({ messages: MESSAGES }) + 1_000);
     const charged = await expectChargedTheHold(requestId, accountId, opening);
     expect(charged).toBe(expectedHold);
@@ -110,7 +145,11 @@ describe('a greedy upstream cannot make a caller pay more than its hold', () => 
       const { accountId, apiKey, opening } = await newAccount();
       const response = await fetch(h.baseUrl + path, {
         method: 'POST',
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'user-agent': 'integration-tests/1' },
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          'content-type': 'application/json',
+          'user-agent': 'integration-tests/1',
+        },
         body: JSON.stringify({ ...CHAT, stream: true, stream_options: { include_usage: true } }),
       });
       const frames = dataFrames(await response.text());
@@ -140,10 +179,14 @@ describe('a greedy upstream cannot make a caller pay more than its hold', () => 
     const kickoff = await post(jobs.apiKey, '/v1/llm/chat/jobs', CHAT);
     expect(kickoff.status).toBe(202);
     const jobId = kickoff.body.data.job_id as string;
-    const done = await eventually(async () => {
-      const poll = await call(h.baseUrl, 'GET', `/v1/llm/chat/jobs/${jobId}`, { key: jobs.apiKey });
-      return poll.body.data.status === 'completed' ? poll.body.data : undefined;
-    }, 5_000, 'chat job completed');
+    const done = await eventually(
+      async () => {
+        const poll = await call(h.baseUrl, 'GET', `/v1/llm/chat/jobs/${jobId}`, { key: jobs.apiKey });
+        return poll.body.data.status === 'completed' ? poll.body.data : undefined;
+      },
+      5_000,
+      'chat job completed',
+    );
     expectCappedUpstreamCall();
     const charged = await expectChargedTheHold(kickoff.headers.get('x-request-id')!, jobs.accountId, jobs.opening);
     expect(BigInt(Math.round(done.cost_usd * 1e6))).toBe(charged);
@@ -151,7 +194,10 @@ describe('a greedy upstream cannot make a caller pay more than its hold', () => 
 
   it('embeddings: the input is counted before the hold, and a greedy usage report is capped at it', async () => {
     const { accountId, apiKey, opening } = await newAccount();
-    const response = await post(apiKey, '/v1/compat/embeddings', { model: 'text-embedding-3-small', input: ['a', 'few words to embed'] });
+    const response = await post(apiKey, '/v1/compat/embeddings', {
+      model: 'text-embedding-3-small',
+      input: ['a', 'few words to embed'],
+    });
     expect(response.status).toBe(200);
     const charged = await expectChargedTheHold(response.headers.get('x-request-id')!, accountId, opening);
     expect(BigInt(Math.round(response.body.usage.cost * 1e6))).toBe(charged);

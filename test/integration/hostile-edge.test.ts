@@ -5,9 +5,9 @@
  * about 130 MB of JSON) is written one vector at a time and arrives whole.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectCompatError } from '../setup/envelopes.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { expectCompatError } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { harnessOn } from '../setup/suite-harness.js';
 import { expectNothingBilled, money } from './gateway-helpers.js';
 
@@ -27,7 +27,11 @@ async function tokenizedChars(gateway = h): Promise<{ event_loop: number; worker
 /** 1,000,000 characters of words: about 170,000 tokens, inside gpt-5-mini's window. */
 const MEGA_PROMPT = 'gateways count every token twice '.repeat(30_304).slice(0, 1_000_000);
 
-const chat = (key: string) => call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key, body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: MEGA_PROMPT }], max_tokens: 16 } });
+const chat = (key: string) =>
+  call(h.baseUrl, 'POST', '/v1/compat/chat/completions', {
+    key,
+    body: { model: 'gpt-5-mini', messages: [{ role: 'user', content: MEGA_PROMPT }], max_tokens: 16 },
+  });
 
 describe('a megabyte prompt', () => {
   it('from a $0 key: 402 insufficient_balance, and not one character of it tokenized', async () => {
@@ -64,7 +68,11 @@ describe('the largest embeddings answer', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-length')).toBeNull();
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    const body = (await response.json()) as { object: string; data: { index: number; embedding: number[] }[]; usage: { prompt_tokens: number; cost: number } };
+    const body = (await response.json()) as {
+      object: string;
+      data: { index: number; embedding: number[] }[];
+      usage: { prompt_tokens: number; cost: number };
+    };
     expect(body.object).toBe('list');
     expect(body.data).toHaveLength(2048);
     expect(body.data.map((item) => item.index)).toEqual(input.map((_, i) => i));
@@ -73,25 +81,36 @@ describe('the largest embeddings answer', () => {
   }, 60_000);
 });
 
-describe.each(HARNESS_DATABASES)('inline-sized hostile text from a zero-balance key on $name (issue 23)', (database) => {
-  const harness = harnessOn(database);
-  // 16,200 ideographic spaces: under the inline limit, and one pre-token the encoder once took 1.8 s to count.
-  const WHITESPACE = `x${'\u3000'.repeat(16_200)}x`;
+describe.each(HARNESS_DATABASES)(
+  'inline-sized hostile text from a zero-balance key on $name (issue 23)',
+  (database) => {
+    const harness = harnessOn(database);
+    // 16,200 ideographic spaces: under the inline limit, and one pre-token the encoder once took 1.8 s to count.
+    const WHITESPACE = `x${'\u3000'.repeat(16_200)}x`;
 
-  it('chat, embeddings and rerank answer 402 before a character is counted, on the event loop or off it', async () => {
-    const g = harness();
-    const broke = await g.newAccount();
-    const before = { chars: await tokenizedChars(g), money: await money(g, broke.accountId) };
-    const asks = [
-      ['/v1/compat/chat/completions', { model: 'gpt-5-mini', messages: [{ role: 'user', content: WHITESPACE }], max_tokens: 1 }],
-      ['/v1/compat/embeddings', { model: 'text-embedding-3-small', input: WHITESPACE }],
-      ['/v1/compat/rerank', { model: 'qwen3-rerank', query: WHITESPACE, documents: [WHITESPACE] }],
-    ] as const;
-    for (const [path, body] of asks) expectCompatError(await call(g.baseUrl, 'POST', path, { key: broke.apiKey, body }), 402, 'insufficient_balance');
-    expect(await tokenizedChars(g)).toEqual(before.chars);
-    await expectNothingBilled(g, broke.accountId, before.money);
-  });
-});
+    it('chat, embeddings and rerank answer 402 before a character is counted, on the event loop or off it', async () => {
+      const g = harness();
+      const broke = await g.newAccount();
+      const before = { chars: await tokenizedChars(g), money: await money(g, broke.accountId) };
+      const asks = [
+        [
+          '/v1/compat/chat/completions',
+          { model: 'gpt-5-mini', messages: [{ role: 'user', content: WHITESPACE }], max_tokens: 1 },
+        ],
+        ['/v1/compat/embeddings', { model: 'text-embedding-3-small', input: WHITESPACE }],
+        ['/v1/compat/rerank', { model: 'qwen3-rerank', query: WHITESPACE, documents: [WHITESPACE] }],
+      ] as const;
+      for (const [path, body] of asks)
+        expectCompatError(
+          await call(g.baseUrl, 'POST', path, { key: broke.apiKey, body }),
+          402,
+          'insufficient_balance',
+        );
+      expect(await tokenizedChars(g)).toEqual(before.chars);
+      await expectNothingBilled(g, broke.accountId, before.money);
+    });
+  },
+);
 
 describe.each(HARNESS_DATABASES)('a counting task over its time cap on $name (issue 23)', (database) => {
   const harness = harnessOn(database, { TOKENIZER_TASK_TIMEOUT_MS: '1' });

@@ -7,11 +7,11 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
-import { startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import { type FakeBehaviour, type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectCompatError, expectNativeError } from '../setup/envelopes.js';
-import { call, startHarness, type Harness, type JsonResponse } from '../setup/harness.js';
-import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
+import { call, type Harness, type JsonResponse, startHarness } from '../setup/harness.js';
 import { jobBudgetsWithin } from '../setup/short-holds.js';
+import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 import { dataFrames, eventually, MESSAGES, money } from './gateway-helpers.js';
 
 const HOLD_TTL_MS = 600;
@@ -28,7 +28,13 @@ beforeAll(async () => {
     'qwen3-rerank': [{ provider: 'rerank', type: 'cohere-rerank', url: fake.baseUrl, cost: { input: 0.05 } }],
   });
   // A short hold TTL is the claim's lease: an abandoned claim can be examined within the test.
-  h = await startHarness({ UPSTREAMS_FILE: upstreams, BILLING_HOLD_TTL_MS: String(HOLD_TTL_MS), REQUEST_DEADLINE_MS: '500', CHAT_JOB_BUDGET_MS: '500', ...jobBudgetsWithin(500) });
+  h = await startHarness({
+    UPSTREAMS_FILE: upstreams,
+    BILLING_HOLD_TTL_MS: String(HOLD_TTL_MS),
+    REQUEST_DEADLINE_MS: '500',
+    CHAT_JOB_BUDGET_MS: '500',
+    ...jobBudgetsWithin(500),
+  });
 });
 
 afterAll(async () => {
@@ -55,30 +61,37 @@ const PAID: [string, string, unknown][] = [
 ];
 
 describe('a retry with the same key and body', () => {
-  it.each(PAID)('%s: replays the first response exactly, uncharged and without calling the upstream', async (_name, path, body) => {
-    const key = newId('idem');
-    const first = await post(path, body, key);
-    expect([200, 202]).toContain(first.status);
-    const jobId = first.body?.data?.job_id as string | undefined;
-    if (jobId !== undefined) {
-      await eventually(async () => {
-        const poll = await call(h.baseUrl, 'GET', `/v1/llm/chat/jobs/${jobId}`, { key: account.apiKey });
-        return poll.body.data.status === 'completed' ? true : undefined;
-      }, 5_000, 'the job charged');
-    }
-    const charged = await money(h, account.accountId);
-    const upstreamCalls = fake.requests.length;
-    const again = await post(path, { ...(body as object) }, key);
-    expect(again.status).toBe(first.status);
-    expect(again.text).toBe(first.text);
-    expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(fake.requests).toHaveLength(upstreamCalls);
-    const after = await money(h, account.accountId);
-    expect(after.postedMicros).toBe(charged.postedMicros);
-    expect(after.availableMicros).toBe(charged.availableMicros);
-    expect(after.records).toHaveLength(charged.records.length);
-    expect(charged.records).toHaveLength(1);
-  });
+  it.each(PAID)(
+    '%s: replays the first response exactly, uncharged and without calling the upstream',
+    async (_name, path, body) => {
+      const key = newId('idem');
+      const first = await post(path, body, key);
+      expect([200, 202]).toContain(first.status);
+      const jobId = first.body?.data?.job_id as string | undefined;
+      if (jobId !== undefined) {
+        await eventually(
+          async () => {
+            const poll = await call(h.baseUrl, 'GET', `/v1/llm/chat/jobs/${jobId}`, { key: account.apiKey });
+            return poll.body.data.status === 'completed' ? true : undefined;
+          },
+          5_000,
+          'the job charged',
+        );
+      }
+      const charged = await money(h, account.accountId);
+      const upstreamCalls = fake.requests.length;
+      const again = await post(path, { ...(body as object) }, key);
+      expect(again.status).toBe(first.status);
+      expect(again.text).toBe(first.text);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(fake.requests).toHaveLength(upstreamCalls);
+      const after = await money(h, account.accountId);
+      expect(after.postedMicros).toBe(charged.postedMicros);
+      expect(after.availableMicros).toBe(charged.availableMicros);
+      expect(after.records).toHaveLength(charged.records.length);
+      expect(charged.records).toHaveLength(1);
+    },
+  );
 
   it('is recognised whatever the key order and whitespace of the body; another account’s same key is its own', async () => {
     const key = newId('idem');
@@ -95,7 +108,12 @@ describe('a retry with the same key and body', () => {
     expect(reordered.headers.get('idempotent-replayed')).toBe('true');
     expect(reordered.text).toBe(first.text);
     const other = await h.newAccount(undefined, { balanceUsd: 1 });
-    const theirs = await post('/v1/compat/embeddings', { model: 'text-embedding-3-small', input: ['a'] }, key, other.apiKey);
+    const theirs = await post(
+      '/v1/compat/embeddings',
+      { model: 'text-embedding-3-small', input: ['a'] },
+      key,
+      other.apiKey,
+    );
     expect(theirs.status).toBe(200);
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
   });
@@ -136,7 +154,12 @@ describe('409 idempotency_conflict', () => {
     const body = { model: 'gpt-5-mini', messages: MESSAGES, stream: true };
     const response = await fetch(`${h.baseUrl}/v1/compat/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json', 'idempotency-key': key, 'user-agent': 'integration-tests/1' },
+      headers: {
+        authorization: `Bearer ${account.apiKey}`,
+        'content-type': 'application/json',
+        'idempotency-key': key,
+        'user-agent': 'integration-tests/1',
+      },
       body: JSON.stringify(body),
     });
     expect(dataFrames(await response.text()).at(-1)).toBe('[DONE]');
@@ -167,14 +190,27 @@ describe('what a key keeps', () => {
   it('a claim whose owner died: taken over when its request was never charged, 409 when it was', async () => {
     const body = { model: 'text-embedding-3-small', input: ['orphan'], encoding_format: 'float' };
     const begin = (key: string, requestId: string) =>
-      h.deps.idempotency.begin({ accountId: account.accountId, key, operationId: 'createEmbeddings', params: {}, body, requestId, stream: false, creates: null });
+      h.deps.idempotency.begin({
+        accountId: account.accountId,
+        key,
+        operationId: 'createEmbeddings',
+        params: {},
+        body,
+        requestId,
+        stream: false,
+        creates: null,
+      });
     const uncharged = newId('idem');
     await begin(uncharged, newId('req')); // a process claimed it, then died before charging
     const charged = newId('idem');
     const chargedRequest = newId('req');
     await begin(charged, chargedRequest); // a process claimed it, charged, then died before answering
     const principal = await h.deps.authenticator.authenticate(account.apiKey);
-    await h.deps.billing.settle(await h.deps.billing.reserve(principal, chargedRequest, 1_000n), 500n, { model: 'text-embedding-3-small', kind: 'embedding', endpoint: 'embeddings' });
+    await h.deps.billing.settle(await h.deps.billing.reserve(principal, chargedRequest, 1_000n), 500n, {
+      model: 'text-embedding-3-small',
+      kind: 'embedding',
+      endpoint: 'embeddings',
+    });
     await new Promise((resolve) => setTimeout(resolve, HOLD_TTL_MS + 50));
     const resumed = await post('/v1/compat/embeddings', body, uncharged);
     expect(resumed.status).toBe(200);
@@ -189,11 +225,26 @@ describe('what a key keeps', () => {
     const key = newId('idem');
     const first = newId('req');
     // A process claimed it for a volume, then died (before or after making the volume: nobody can tell).
-    await h.deps.idempotency.begin({ accountId: account.accountId, key, operationId: 'createVolume', params: {}, body, requestId: first, stream: false, creates: 'volume' });
+    await h.deps.idempotency.begin({
+      accountId: account.accountId,
+      key,
+      operationId: 'createVolume',
+      params: {},
+      body,
+      requestId: first,
+      stream: false,
+      creates: 'volume',
+    });
     await new Promise((resolve) => setTimeout(resolve, HOLD_TTL_MS + 50));
-    const refused = await call(h.baseUrl, 'POST', '/v1/volumes', { key: account.apiKey, body, headers: { 'idempotency-key': key } });
+    const refused = await call(h.baseUrl, 'POST', '/v1/volumes', {
+      key: account.apiKey,
+      body,
+      headers: { 'idempotency-key': key },
+    });
     expectNativeError(refused, 409, 'idempotency_conflict');
     expect(refused.body.data.meta).toMatchObject({ first_request_id: first, creates: 'volume' });
-    expect(await h.deps.market.volumes.list(await h.deps.authenticator.authenticate(account.apiKey), 10, 0)).toEqual([]);
+    expect(await h.deps.market.volumes.list(await h.deps.authenticator.authenticate(account.apiKey), 10, 0)).toEqual(
+      [],
+    );
   });
 });

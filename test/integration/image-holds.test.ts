@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textCost } from '../../src/domain/pricing/index.js';
 import { estimatePromptTokens } from '../../src/domain/tokens.js';
 import { isRecord } from '../../src/is-record.js';
-import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 import { eventually } from './gateway-helpers.js';
 
@@ -25,7 +25,11 @@ const UNRULED = 'qwen2-5-vl-72b-instruct';
 const UNRULED_BILL_PER_IMAGE = 6_000;
 
 /** The image links the test sends, served by `imageHost` (the gateway loads every link before the hold). */
-const LINKED = { 'square-1024.png': [1024, 1024], 'wide-2048x768.png': [2048, 768], 'poster-4096x8192.png': [4096, 8192] } as const;
+const LINKED = {
+  'square-1024.png': [1024, 1024],
+  'wide-2048x768.png': [2048, 768],
+  'poster-4096x8192.png': [4096, 8192],
+} as const;
 let imageOrigin = '';
 const link = (name: keyof typeof LINKED) => `${imageOrigin}/${name}`;
 /** What the images the test sends measure, by link or data URI: the upstream "fetches" or decodes them. */
@@ -55,7 +59,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => imageHost.listen(0, '127.0.0.1', resolve));
   imageOrigin = `http://127.0.0.1:${(imageHost.address() as AddressInfo).port}`;
-  for (const [name, [width, height]] of Object.entries(LINKED)) SIZES.set(link(name as keyof typeof LINKED), { width, height });
+  for (const [name, [width, height]] of Object.entries(LINKED))
+    SIZES.set(link(name as keyof typeof LINKED), { width, height });
 });
 afterAll(async () => {
   await new Promise((resolve) => imageHost?.close(resolve));
@@ -65,8 +70,16 @@ afterAll(async () => {
 function openAiImageTokens(url: string, detail: unknown, base: number, perTile: number): number {
   if (detail === 'low') return base;
   let { width, height } = SIZES.get(url)!;
-  if (Math.max(width, height) > 2048) [width, height] = [width, height].map((side) => Math.floor((side * 2048) / Math.max(width, height))) as [number, number];
-  if (Math.min(width, height) > 768) [width, height] = [width, height].map((side) => Math.floor((side * 768) / Math.min(width, height))) as [number, number];
+  if (Math.max(width, height) > 2048)
+    [width, height] = [width, height].map((side) => Math.floor((side * 2048) / Math.max(width, height))) as [
+      number,
+      number,
+    ];
+  if (Math.min(width, height) > 768)
+    [width, height] = [width, height].map((side) => Math.floor((side * 768) / Math.min(width, height))) as [
+      number,
+      number,
+    ];
   return base + Math.ceil(width / 512) * Math.ceil(height / 512) * perTile;
 }
 
@@ -77,14 +90,21 @@ function vendorUsage(body: Record<string, unknown>) {
     for (const part of Array.isArray(message.content) ? message.content : []) {
       if (!isRecord(part) || part.type !== 'image_url' || !isRecord(part.image_url)) continue;
       const { url, detail } = part.image_url as { url: string; detail?: string };
-      images += String(body.model).endsWith(TILED) ? openAiImageTokens(url, detail, 2833, 5667) : UNRULED_BILL_PER_IMAGE;
+      images += String(body.model).endsWith(TILED)
+        ? openAiImageTokens(url, detail, 2833, 5667)
+        : UNRULED_BILL_PER_IMAGE;
     }
   }
   return { promptTokens: estimatePromptTokens(body) + images, completionTokens: 1 };
 }
 
-const ask = (...parts: unknown[]) => [{ role: 'user', content: [{ type: 'text', text: 'What is in these pictures?' }, ...parts] }];
-const image = (url: string, detail?: string) => ({ type: 'image_url', image_url: { url, ...(detail === undefined ? {} : { detail }) } });
+const ask = (...parts: unknown[]) => [
+  { role: 'user', content: [{ type: 'text', text: 'What is in these pictures?' }, ...parts] },
+];
+const image = (url: string, detail?: string) => ({
+  type: 'image_url',
+  image_url: { url, ...(detail === undefined ? {} : { detail }) },
+});
 
 describe.each(HARNESS_DATABASES)('image holds on $name', (database) => {
   let vendor: FakeUpstream;
@@ -92,12 +112,18 @@ describe.each(HARNESS_DATABASES)('image holds on $name', (database) => {
   let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    const png = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#888' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#888' } })
+      .png()
+      .toBuffer();
     SIZES.set(`data:image/png;base64,${png.toString('base64')}`, { width: 512, height: 512 });
     vendor = await startFakeUpstream({ usage: vendorUsage });
     const upstreams = writeUpstreamsFile({
-      [TILED]: [{ provider: 'vendor', url: vendor.baseUrl, model: `vendor/${TILED}`, cost: { input: 0.1, output: 0.5 } }],
-      [UNRULED]: [{ provider: 'vendor', url: vendor.baseUrl, model: `vendor/${UNRULED}`, cost: { input: 0.1, output: 0.5 } }],
+      [TILED]: [
+        { provider: 'vendor', url: vendor.baseUrl, model: `vendor/${TILED}`, cost: { input: 0.1, output: 0.5 } },
+      ],
+      [UNRULED]: [
+        { provider: 'vendor', url: vendor.baseUrl, model: `vendor/${UNRULED}`, cost: { input: 0.1, output: 0.5 } },
+      ],
     });
     const opened = await database.open();
     drop = opened.drop;
@@ -115,19 +141,39 @@ describe.each(HARNESS_DATABASES)('image holds on $name', (database) => {
   async function chat(model: string, messages: unknown) {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
     const opening = (await h.deps.ledger.getBalance(accountId)).availableMicros;
-    const response = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: { model, messages, max_tokens: 1 } });
+    const response = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', {
+      key: apiKey,
+      body: { model, messages, max_tokens: 1 },
+    });
     expect(response.status, response.text).toBe(200);
     const requestId = response.headers.get('x-request-id')!;
-    const hold = await eventually(async () => {
-      const found = await h.deps.ledger.getHold(`hold:${requestId}`);
-      return found?.status === 'posted' ? found : undefined;
-    }, 5_000, `hold of ${requestId} posted`);
+    const hold = await eventually(
+      async () => {
+        const found = await h.deps.ledger.getHold(`hold:${requestId}`);
+        return found?.status === 'posted' ? found : undefined;
+      },
+      5_000,
+      `hold of ${requestId} posted`,
+    );
     const upstreamBody = vendor.requests.at(-1)!.body as Record<string, unknown>;
     const principal = await h.deps.authenticator.authenticate(apiKey);
-    const bill = textCost(h.deps.catalog.find(model)!, { ...vendorUsage(upstreamBody), cachedTokens: 0 }, principal.account, { cachedDiscountApplies: false });
+    const bill = textCost(
+      h.deps.catalog.find(model)!,
+      { ...vendorUsage(upstreamBody), cachedTokens: 0 },
+      principal.account,
+      { cachedDiscountApplies: false },
+    );
     const spent = opening - (await h.deps.ledger.getBalance(accountId)).availableMicros;
     const loss = await h.deps.ledger.getTransfer(`loss:hold:${requestId}`);
-    return { requestId, bill, held: hold.amountMicros, charged: hold.postedMicros!, spent, loss: loss?.amountMicros ?? 0n, reported: response.body.usage.prompt_tokens as number };
+    return {
+      requestId,
+      bill,
+      held: hold.amountMicros,
+      charged: hold.postedMicros!,
+      spent,
+      loss: loss?.amountMicros ?? 0n,
+      reported: response.body.usage.prompt_tokens as number,
+    };
   }
 
   it('gpt-4o-mini: URL images at any detail and a data-URI image are charged exactly the vendor bill, never a loss', async () => {

@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { solidImage } from '../../src/adapters/image-codec/index.js';
 import { newId } from '../../src/domain/ids.js';
-import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 import { eventually } from './gateway-helpers.js';
 
@@ -17,7 +17,9 @@ let fake: FakeUpstream;
 
 beforeAll(async () => {
   fake = await startFakeUpstream();
-  const upstreams = writeUpstreamsFile({ 'imgG-4o': [{ provider: 'images', type: 'openai-images', url: fake.baseUrl, cost: { perRequest: 0.01 } }] });
+  const upstreams = writeUpstreamsFile({
+    'imgG-4o': [{ provider: 'images', type: 'openai-images', url: fake.baseUrl, cost: { perRequest: 0.01 } }],
+  });
   h = await startHarness({ UPSTREAMS_FILE: upstreams });
 });
 
@@ -33,11 +35,19 @@ async function orphanedAfterHosting(apiKey: string, chargedAlready: boolean): Pr
   const jobId = newId('job');
   const nowMs = h.deps.now();
   const reservation = await h.deps.billing.reserve(principal, jobId, 80_000n, { durable: true });
-  if (chargedAlready) await h.deps.billing.chargeOnce(reservation, 80_000n, { model: 'imgG-4o', kind: 'image', endpoint: 'images.generations' });
+  if (chargedAlready)
+    await h.deps.billing.chargeOnce(reservation, 80_000n, {
+      model: 'imgG-4o',
+      kind: 'image',
+      endpoint: 'images.generations',
+    });
   const images = [];
   for (const i of [0, 1]) {
     const name = `${jobId}-${i}.png`;
-    await h.deps.blobs.put(name, await solidImage(8, 8, { r: 0, g: 128, b: 0, alpha: 1 }, 'png'), { contentType: 'image/png', expiresAtMs: nowMs + 15 * 60_000 });
+    await h.deps.blobs.put(name, await solidImage(8, 8, { r: 0, g: 128, b: 0, alpha: 1 }, 'png'), {
+      contentType: 'image/png',
+      expiresAtMs: nowMs + 15 * 60_000,
+    });
     images.push({ name, url: h.deps.fileLinks.link(name, nowMs + 15 * 60_000), mime_type: 'image/png' });
   }
   const data = {
@@ -49,7 +59,16 @@ async function orphanedAfterHosting(apiKey: string, chargedAlready: boolean): Pr
     hold: { id: reservation.holdId, amount_micros: '80000', started_at_ms: reservation.startedAtMs },
     delivery: { provider: 'images', format: 'png', images },
   };
-  const job = { id: jobId, accountId: principal.accountId, kind: 'image', status: 'processing' as const, createdAtMs: nowMs, updatedAtMs: nowMs, expiresAtMs: nowMs + 15 * 60_000, data };
+  const job = {
+    id: jobId,
+    accountId: principal.accountId,
+    kind: 'image',
+    status: 'processing' as const,
+    createdAtMs: nowMs,
+    updatedAtMs: nowMs,
+    expiresAtMs: nowMs + 15 * 60_000,
+    data,
+  };
   expect(await h.deps.jobs.create(job, { owner: 'a-dead-worker', untilMs: nowMs - 1 })).toBe(true);
   return jobId;
 }
@@ -63,11 +82,18 @@ describe('an image job resumed after its images were hosted', () => {
     const seen = fake.requests.length;
     const jobId = await orphanedAfterHosting(apiKey, chargedAlready);
     await h.deps.jobRunner.resumeOrphans();
-    const done = await eventually(async () => {
-      const job = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/images/jobs/${jobId}`, { key: apiKey }));
-      return job.status === 'completed' ? job : undefined;
-    }, 5_000, 'the resumed job completed');
-    expect(done).toMatchObject({ cost_usd: 0.08, usage: { model: 'imgG-4o', images: 2, size: '1024x1024', output_format: 'png', cost: 0.08 } });
+    const done = await eventually(
+      async () => {
+        const job = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/images/jobs/${jobId}`, { key: apiKey }));
+        return job.status === 'completed' ? job : undefined;
+      },
+      5_000,
+      'the resumed job completed',
+    );
+    expect(done).toMatchObject({
+      cost_usd: 0.08,
+      usage: { model: 'imgG-4o', images: 2, size: '1024x1024', output_format: 'png', cost: 0.08 },
+    });
     expect(done.images.map((image: { b64_json?: string }) => typeof image.b64_json)).toEqual(['string', 'string']);
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(80_000n);
     expect((await h.deps.ledger.getBalance(accountId)).heldMicros).toBe(0n);

@@ -7,9 +7,9 @@
  */
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import { type FakeBehaviour, type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 import { eventually, expectNothingBilled, money } from './gateway-helpers.js';
 
@@ -28,7 +28,11 @@ beforeAll(async () => {
     ],
   });
   h = await startHarness({ UPSTREAMS_FILE: upstreams });
-  impatient = await startHarness({ UPSTREAMS_FILE: upstreams, IMAGE_RENDER_BUDGET_MS: '400', IMAGE_JOB_BUDGET_MS: '400' });
+  impatient = await startHarness({
+    UPSTREAMS_FILE: upstreams,
+    IMAGE_RENDER_BUDGET_MS: '400',
+    IMAGE_JOB_BUDGET_MS: '400',
+  });
 });
 
 afterAll(async () => {
@@ -46,8 +50,13 @@ describe('an OpenAI-style images upstream', () => {
   it('is asked for the model, prompt, n and pixel size; its PNGs reach the caller; 2 × $0.04 charged', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
     const seen = fakes.a.requests.length;
-    const result = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/images/generations', { key: apiKey, body: BODY }));
-    expect(fakes.a.requests[seen]).toMatchObject({ path: '/v1/images/generations', body: { model: 'images-a/imgG-4o', prompt: BODY.prompt, n: 2, size: '1024x1536' } });
+    const result = expectNativeOk(
+      await call(h.baseUrl, 'POST', '/v1/llm/images/generations', { key: apiKey, body: BODY }),
+    );
+    expect(fakes.a.requests[seen]).toMatchObject({
+      path: '/v1/images/generations',
+      body: { model: 'images-a/imgG-4o', prompt: BODY.prompt, n: 2, size: '1024x1536' },
+    });
     expect(result.data).toHaveLength(2);
     const meta = await sharp(Buffer.from(result.data[1].b64_json, 'base64')).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['png', 1024, 1536]);
@@ -65,10 +74,14 @@ describe('an OpenAI-style images upstream', () => {
   });
 
   it('an upstream that answers bytes that are not an image is failed over; its junk is never delivered or charged', async () => {
-    behaviours.a = { overrides: { data: [{ b64_json: Buffer.from('not an image').toString('base64') }, { b64_json: '' }] } };
+    behaviours.a = {
+      overrides: { data: [{ b64_json: Buffer.from('not an image').toString('base64') }, { b64_json: '' }] },
+    };
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
     const seen = fakes.b.requests.length;
-    const result = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/images/generations', { key: apiKey, body: BODY }));
+    const result = expectNativeOk(
+      await call(h.baseUrl, 'POST', '/v1/llm/images/generations', { key: apiKey, body: BODY }),
+    );
     expect(fakes.b.requests.length).toBe(seen + 1);
     expect((await sharp(Buffer.from(result.data[0].b64_json, 'base64')).metadata()).format).toBe('png');
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(80_000n);
@@ -78,7 +91,10 @@ describe('an OpenAI-style images upstream', () => {
     Object.assign(behaviours, { a: 'silent', b: 'silent' });
     const { accountId, apiKey } = await impatient.newAccount(undefined, { balanceUsd: 1 });
     const before = await money(impatient, accountId);
-    const response = await call(impatient.baseUrl, 'POST', '/v1/compat/images/generations', { key: apiKey, body: BODY });
+    const response = await call(impatient.baseUrl, 'POST', '/v1/compat/images/generations', {
+      key: apiKey,
+      body: BODY,
+    });
     expectCompatError(response, 504, 'render_timeout');
     // The budget configured (IMAGE_RENDER_BUDGET_MS 400), not the spec's default of 300 seconds.
     expect(response.body.error.message).toMatch(/within 0\.4 seconds/);
@@ -87,19 +103,29 @@ describe('an OpenAI-style images upstream', () => {
 });
 
 describe('image jobs on OpenAI-style upstreams', () => {
-  const kickoff = async (harness: Harness, key: string) => expectNativeOk(await call(harness.baseUrl, 'POST', '/v1/llm/images/jobs', { key, body: BODY }), 202);
+  const kickoff = async (harness: Harness, key: string) =>
+    expectNativeOk(await call(harness.baseUrl, 'POST', '/v1/llm/images/jobs', { key, body: BODY }), 202);
   const terminal = (harness: Harness, key: string, jobId: string) =>
-    eventually(async () => {
-      const job = expectNativeOk(await call(harness.baseUrl, 'GET', `/v1/llm/images/jobs/${jobId}`, { key }));
-      return job.status === 'completed' || job.status === 'failed' ? job : undefined;
-    }, 10_000, `job ${jobId} terminal`);
+    eventually(
+      async () => {
+        const job = expectNativeOk(await call(harness.baseUrl, 'GET', `/v1/llm/images/jobs/${jobId}`, { key }));
+        return job.status === 'completed' || job.status === 'failed' ? job : undefined;
+      },
+      10_000,
+      `job ${jobId} terminal`,
+    );
 
   it('a failing route is failed over inside the job; the job id stays; charged once', async () => {
     behaviours.a = { status: 500 };
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
     const job = await kickoff(h, apiKey);
     const done = await terminal(h, apiKey, job.job_id);
-    expect(done).toMatchObject({ job_id: job.job_id, status: 'completed', cost_usd: 0.08, usage: { images: 2, size: '1024x1536' } });
+    expect(done).toMatchObject({
+      job_id: job.job_id,
+      status: 'completed',
+      cost_usd: 0.08,
+      usage: { images: 2, size: '1024x1536' },
+    });
     expect(await h.deps.ledger.postedSpend(accountId)).toBe(80_000n);
   });
 
@@ -129,7 +155,11 @@ describe('image jobs on OpenAI-style upstreams', () => {
     const { accountId, apiKey } = await impatient.newAccount(undefined, { balanceUsd: 1 });
     const before = await money(impatient, accountId);
     const done = await terminal(impatient, apiKey, (await kickoff(impatient, apiKey)).job_id);
-    expect(done).toMatchObject({ status: 'failed', error_code: 'generation_failed', error: expect.stringMatching(/did not finish within/) });
+    expect(done).toMatchObject({
+      status: 'failed',
+      error_code: 'generation_failed',
+      error: expect.stringMatching(/did not finish within/),
+    });
     await expectNothingBilled(impatient, accountId, before);
   });
 });

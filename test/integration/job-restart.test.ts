@@ -13,9 +13,9 @@ import { openLedger } from '../../src/adapters/ledger/open.js';
 import { SqlUsageLogStore } from '../../src/adapters/usage-log/sql.js';
 import { connectDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { startFakeQueue, type FakeQueue } from '../fixtures/fake-queue-upstream.js';
-import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
-import { openAccounts, processBackends, startServerProcess, type ServerProcess } from '../setup/server-process.js';
+import { type FakeQueue, startFakeQueue } from '../fixtures/fake-queue-upstream.js';
+import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { openAccounts, processBackends, type ServerProcess, startServerProcess } from '../setup/server-process.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 import { eventually } from './gateway-helpers.js';
 
@@ -33,7 +33,15 @@ beforeAll(async () => {
   const upstreams = writeUpstreamsFile({
     'imgG-4o': [{ provider: 'images', type: 'openai-images', url: fake.baseUrl, cost: { perRequest: 0.01 } }],
     'gpt-5-mini': [{ provider: 'chat', url: fake.baseUrl, cost: { input: 0.1, output: 1 } }],
-    'tts-1': [{ provider: 'fal', type: 'fal-queue', url: queue.baseUrl, cost: { perRequest: 0.001 }, formats: { audio: ['wav'] } }],
+    'tts-1': [
+      {
+        provider: 'fal',
+        type: 'fal-queue',
+        url: queue.baseUrl,
+        cost: { perRequest: 0.001 },
+        formats: { audio: ['wav'] },
+      },
+    ],
   });
   dir = mkdtempSync(join(tmpdir(), 'cgw-jobs-'));
   Object.assign(env, {
@@ -55,7 +63,11 @@ afterAll(async () => {
 });
 
 async function post(server: ServerProcess, key: string, path: string, body: unknown): Promise<any> {
-  const response = await fetch(server.baseUrl + path, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(server.baseUrl + path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(response.status).toBe(202);
   return ((await response.json()) as { data: unknown }).data;
 }
@@ -69,40 +81,75 @@ async function poll(server: ServerProcess, key: string, path: string): Promise<a
 describe.each(processBackends(() => dir))('a process killed mid-job, then restarted, on $name', ({ name, open }) => {
   it('resumes the image and speech jobs (completed, charged once, the speech task polled, not submitted again) and fails the chat job (nothing charged)', async () => {
     const { url, drop } = await open();
-    const scale: Record<string, string> = name === 'PostgreSQL' ? { REDIS_URL: 'redis://127.0.0.1:6379', JOB_QUEUE_PREFIX: `test-restart-${process.pid}-${Date.now()}` } : {};
+    const scale: Record<string, string> =
+      name === 'PostgreSQL'
+        ? { REDIS_URL: 'redis://127.0.0.1:6379', JOB_QUEUE_PREFIX: `test-restart-${process.pid}-${Date.now()}` }
+        : {};
     const db = connectDatabase(url);
     let server: ServerProcess | undefined;
     try {
       await migrateToLatest(db);
       const [images, chat, speech] = await openAccounts(db, 3, 5_000_000n);
       server = await startServerProcess(url, { ...env, ...scale });
-      const imageJob = await post(server, images!.apiKey, '/v1/llm/images/jobs', { model: 'imgG-4o', prompt: 'A lighthouse', n: 2 });
-      const chatJob = await post(server, chat!.apiKey, '/v1/llm/chat/jobs', { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 100 });
-      const speechJob = await post(server, speech!.apiKey, '/v1/llm/audio/jobs', { model: 'tts-1', input: 'Read this after a crash.', output_format: 'wav' });
+      const imageJob = await post(server, images!.apiKey, '/v1/llm/images/jobs', {
+        model: 'imgG-4o',
+        prompt: 'A lighthouse',
+        n: 2,
+      });
+      const chatJob = await post(server, chat!.apiKey, '/v1/llm/chat/jobs', {
+        model: 'gpt-5-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 100,
+      });
+      const speechJob = await post(server, speech!.apiKey, '/v1/llm/audio/jobs', {
+        model: 'tts-1',
+        input: 'Read this after a crash.',
+        output_format: 'wav',
+      });
       const submitted = queue.submissions.length;
       const rendersBefore = fake.requests.filter((r) => r.path.endsWith('/images/generations')).length;
-      await eventually(async () => (fake.requests.length >= 2 && queue.polls.size > 0 ? true : undefined), 15_000, 'every job dispatched');
+      await eventually(
+        async () => (fake.requests.length >= 2 && queue.polls.size > 0 ? true : undefined),
+        15_000,
+        'every job dispatched',
+      );
       server.child.kill('SIGKILL');
       await new Promise((resolve) => server!.child.once('exit', resolve));
 
       server = await startServerProcess(url, { ...env, ...scale });
-      const done = await eventually(async () => {
-        const job = await poll(server!, images!.apiKey, `/v1/llm/images/jobs/${imageJob.job_id}`);
-        return job.status === 'completed' ? job : undefined;
-      }, 15_000, 'the image job resumed and completed');
-      expect(done).toMatchObject({ job_id: imageJob.job_id, cost_usd: imageJob.estimated_cost_usd, usage: { images: 2 } });
+      const done = await eventually(
+        async () => {
+          const job = await poll(server!, images!.apiKey, `/v1/llm/images/jobs/${imageJob.job_id}`);
+          return job.status === 'completed' ? job : undefined;
+        },
+        15_000,
+        'the image job resumed and completed',
+      );
+      expect(done).toMatchObject({
+        job_id: imageJob.job_id,
+        cost_usd: imageJob.estimated_cost_usd,
+        usage: { images: 2 },
+      });
       expect(done.images).toHaveLength(2);
       // The render the dead process started was never delivered: the resumed job rendered once more.
       expect(fake.requests.filter((r) => r.path.endsWith('/images/generations')).length).toBe(rendersBefore + 1);
-      const failed = await eventually(async () => {
-        const job = await poll(server!, chat!.apiKey, `/v1/llm/chat/jobs/${chatJob.job_id}`);
-        return job.status === 'failed' ? job : undefined;
-      }, 15_000, 'the chat job failed');
+      const failed = await eventually(
+        async () => {
+          const job = await poll(server!, chat!.apiKey, `/v1/llm/chat/jobs/${chatJob.job_id}`);
+          return job.status === 'failed' ? job : undefined;
+        },
+        15_000,
+        'the chat job failed',
+      );
       expect(failed.error).toMatch(/restarted/);
-      const spoken = await eventually(async () => {
-        const job = await poll(server!, speech!.apiKey, `/v1/llm/audio/jobs/${speechJob.job_id}`);
-        return job.status === 'completed' ? job : undefined;
-      }, 15_000, 'the speech job resumed and completed');
+      const spoken = await eventually(
+        async () => {
+          const job = await poll(server!, speech!.apiKey, `/v1/llm/audio/jobs/${speechJob.job_id}`);
+          return job.status === 'completed' ? job : undefined;
+        },
+        15_000,
+        'the speech job resumed and completed',
+      );
       expect(spoken).toMatchObject({ cost_usd: speechJob.estimated_cost_usd, outputs: [{ format: 'wav' }] });
       expect(queue.submissions.length).toBe(submitted);
 

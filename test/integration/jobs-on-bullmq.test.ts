@@ -5,7 +5,7 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { untilTerminal } from '../setup/jobs.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -20,7 +20,8 @@ afterAll(async () => {
   await h?.close();
   const client = createClient({ url: REDIS_URL });
   await client.connect();
-  for await (const keys of client.scanIterator({ MATCH: `${PREFIX}*`, COUNT: 500 })) if (keys.length > 0) await client.del(keys);
+  for await (const keys of client.scanIterator({ MATCH: `${PREFIX}*`, COUNT: 500 }))
+    if (keys.length > 0) await client.del(keys);
   await client.close();
 });
 

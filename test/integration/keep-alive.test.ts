@@ -4,8 +4,8 @@
  * failure on that path is a 200 whose body carries `error` (and the request id); nothing is billed.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fakeChunkText, startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fixtures/fake-upstream.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { type FakeBehaviour, type FakeUpstream, fakeChunkText, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 import { alertLines, chat, expectNothingBilled, MESSAGES, money } from './gateway-helpers.js';
 
@@ -81,7 +81,10 @@ describe('keep-alive path (non-stream, max_tokens > 4096)', () => {
   });
 
   it('an upstream 5xx on that path → 200 with {error: {code: upstream_server_error, …}, request_id}; nothing billed', async () => {
-    Object.assign(behaviours, { a: { slowFirstByteMs: SLOW_MS / 2, then: { status: 500 } }, b: { slowFirstByteMs: SLOW_MS / 2, then: { status: 503 } } });
+    Object.assign(behaviours, {
+      a: { slowFirstByteMs: SLOW_MS / 2, then: { status: 500 } },
+      b: { slowFirstByteMs: SLOW_MS / 2, then: { status: 503 } },
+    });
     const before = await money(h, account.accountId);
     const response = await chat(h, account.apiKey, { max_tokens: 5000 });
     expect(response.status).toBe(200);
@@ -98,7 +101,10 @@ describe('keep-alive path (non-stream, max_tokens > 4096)', () => {
   });
 
   it('the chain is still walked on that path: slow 5xx, then slow ok → the completion', async () => {
-    Object.assign(behaviours, { a: { slowFirstByteMs: SLOW_MS / 2, then: { status: 502 } }, b: { slowFirstByteMs: SLOW_MS / 2 } });
+    Object.assign(behaviours, {
+      a: { slowFirstByteMs: SLOW_MS / 2, then: { status: 502 } },
+      b: { slowFirstByteMs: SLOW_MS / 2 },
+    });
     const response = await chat(h, account.apiKey, { max_tokens: 8000 });
     expect(response.status).toBe(200);
     const { json } = split(response.text);

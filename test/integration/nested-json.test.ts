@@ -52,7 +52,13 @@ describe.each(HARNESS_DATABASES)('nested JSON bodies on $name', (database) => {
 
   it('every kind of operation: a native chat, embeddings, a volume, an image check, a machine registration', async () => {
     const deep = `{"input":${'['.repeat(50_000)}${']'.repeat(50_000)}}`;
-    for (const path of ['/v1/llm/chat/completions', '/v1/compat/embeddings', '/v1/volumes', '/v1/burst/orders/image-check', '/v1/provider/machines']) {
+    for (const path of [
+      '/v1/llm/chat/completions',
+      '/v1/compat/embeddings',
+      '/v1/volumes',
+      '/v1/burst/orders/image-check',
+      '/v1/provider/machines',
+    ]) {
       const response = await post(path, deep, { 'idempotency-key': `deep-${path}` });
       if (path.startsWith('/v1/compat/')) expectCompatError(response, 400, 'invalid_request');
       else expectNativeError(response, 400, 'invalid_request');
@@ -64,7 +70,11 @@ describe.each(HARNESS_DATABASES)('nested JSON bodies on $name', (database) => {
     const deep = Buffer.from(`{"input":${'['.repeat(1_000)}${']'.repeat(1_000)}}`, 'utf16le');
     const response = await fetch(`${h.baseUrl}/v1/compat/embeddings`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json; charset=utf-16le', 'user-agent': 'integration-tests/1' },
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json; charset=utf-16le',
+        'user-agent': 'integration-tests/1',
+      },
       body: deep,
     });
     expect(response.status).toBe(400);
@@ -73,8 +83,16 @@ describe.each(HARNESS_DATABASES)('nested JSON bodies on $name', (database) => {
 
   it('a tool nested to the limit is answered; past it is refused; brackets in text never count', async () => {
     expect((await post('/v1/compat/chat/completions', chatWithToolDepth(MAX_JSON_DEPTH - 1))).status).toBe(200);
-    expectCompatError(await post('/v1/compat/chat/completions', chatWithToolDepth(MAX_JSON_DEPTH + 1)), 400, 'invalid_request');
-    const brackets = JSON.stringify({ model: MODEL, max_tokens: 8, messages: [{ role: 'user', content: `${'[{'.repeat(5_000)} "\\" ]` }] });
+    expectCompatError(
+      await post('/v1/compat/chat/completions', chatWithToolDepth(MAX_JSON_DEPTH + 1)),
+      400,
+      'invalid_request',
+    );
+    const brackets = JSON.stringify({
+      model: MODEL,
+      max_tokens: 8,
+      messages: [{ role: 'user', content: `${'[{'.repeat(5_000)} "\\" ]` }],
+    });
     expect((await post('/v1/compat/chat/completions', brackets)).status).toBe(200);
   });
 });

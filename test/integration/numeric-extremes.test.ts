@@ -23,15 +23,27 @@ describe.each(HARNESS_DATABASES)('extreme numbers on $name', (database) => {
     h = harness();
     key = (await h.newAccount(undefined, { balanceUsd: 5 })).apiKey;
   });
-  const send = (method: string, path: string, body?: unknown, as = key) => call(h.baseUrl, method, path, { key: as, ...(body === undefined ? {} : { body }) });
+  const send = (method: string, path: string, body?: unknown, as = key) =>
+    call(h.baseUrl, method, path, { key: as, ...(body === undefined ? {} : { body }) });
 
   it('available_until: 1e16 is refused on registration and on a listing change; the last second of 9999 is kept', async () => {
     const provider = await h.newAccount();
-    expectNativeError(await send('POST', '/v1/provider/machines', { ...MACHINE, available_until: 1e16 }, provider.apiKey), 400, 'invalid_request');
-    const machine = expectNativeOk(await send('POST', '/v1/provider/machines', { ...MACHINE, available_until: LAST_SECOND }, provider.apiKey), 201);
+    expectNativeError(
+      await send('POST', '/v1/provider/machines', { ...MACHINE, available_until: 1e16 }, provider.apiKey),
+      400,
+      'invalid_request',
+    );
+    const machine = expectNativeOk(
+      await send('POST', '/v1/provider/machines', { ...MACHINE, available_until: LAST_SECOND }, provider.apiKey),
+      201,
+    );
     const path = `/v1/provider/machines/${machine.machine_id}`;
     expectNativeError(await send('PATCH', path, { available_until: 1e16 }, provider.apiKey), 400, 'invalid_request');
-    expectNativeError(await send('PATCH', path, { available_until: LAST_SECOND + 1 }, provider.apiKey), 400, 'invalid_request');
+    expectNativeError(
+      await send('PATCH', path, { available_until: LAST_SECOND + 1 }, provider.apiKey),
+      400,
+      'invalid_request',
+    );
     expectNativeOk(await send('PATCH', path, { available_until: LAST_SECOND }, provider.apiKey));
     const offers = expectNativeOk(await send('GET', '/v1/marketplace/offers'));
     expect(JSON.stringify(offers)).toContain(String(LAST_SECOND));
@@ -41,7 +53,12 @@ describe.each(HARNESS_DATABASES)('extreme numbers on $name', (database) => {
     expectNativeError(await send('GET', `/v1/volumes/${INT4_MAX + 1}`), 400, 'invalid_request');
     expectNativeError(await send('GET', `/v1/volumes/${INT4_MAX}`), 404, 'volume_not_found');
     const provider = await newProvider(h);
-    const rent = (volumeId: number) => send('POST', '/v1/instances', { offer_id: provider.machineId, docker_image: 'ubuntu:24.04', volume_id: volumeId });
+    const rent = (volumeId: number) =>
+      send('POST', '/v1/instances', {
+        offer_id: provider.machineId,
+        docker_image: 'ubuntu:24.04',
+        volume_id: volumeId,
+      });
     expectNativeError(await rent(INT4_MAX + 1), 400, 'invalid_request');
     const missing = await rent(INT4_MAX);
     expect(missing.status, missing.text).toBeGreaterThanOrEqual(400);
@@ -51,19 +68,43 @@ describe.each(HARNESS_DATABASES)('extreme numbers on $name', (database) => {
   it('price caps: past a million dollars an hour is refused, a million is a filter like any other', async () => {
     expectNativeError(await send('GET', '/v1/marketplace/offers?max_price_per_hour=1e300'), 400, 'invalid_request');
     expectNativeOk(await send('GET', '/v1/marketplace/offers?max_price_per_hour=1000000'));
-    const estimate = (price: number) => send('POST', '/v1/burst/orders/estimate', { primary_gpu: 'RTX_4090', gpu_count: 1, primary_max_price: price, pricing_type: 'hour' });
+    const estimate = (price: number) =>
+      send('POST', '/v1/burst/orders/estimate', {
+        primary_gpu: 'RTX_4090',
+        gpu_count: 1,
+        primary_max_price: price,
+        pricing_type: 'hour',
+      });
     expectNativeError(await estimate(1e300), 400, 'invalid_request');
     const bounded = await estimate(1_000_000);
     expect(bounded.status, bounded.text).toBeLessThan(500);
   });
 
   it('token counts and link expiries: past the bound is a 400 with the field’s own code', async () => {
-    const chat = await send('POST', '/v1/compat/chat/completions', { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: INT4_MAX + 1 });
+    const chat = await send('POST', '/v1/compat/chat/completions', {
+      model: 'gpt-5-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: INT4_MAX + 1,
+    });
     expectCompatError(chat, 400, 'invalid_max_tokens');
-    expectCompatError(await send('POST', '/v1/compat/chat/completions', { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: INT4_MAX }), 400, 'invalid_max_tokens');
-    const embeddings = await send('POST', '/v1/compat/embeddings', { model: 'text-embedding-3-small', input: 'hi', dimensions: 1e12 });
+    expectCompatError(
+      await send('POST', '/v1/compat/chat/completions', {
+        model: 'gpt-5-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: INT4_MAX,
+      }),
+      400,
+      'invalid_max_tokens',
+    );
+    const embeddings = await send('POST', '/v1/compat/embeddings', {
+      model: 'text-embedding-3-small',
+      input: 'hi',
+      dimensions: 1e12,
+    });
     expect(embeddings.status, embeddings.text).toBe(400);
-    const link = await fetch(`${h.baseUrl}/v1/files/x.png?expires=1e20&signature=abc`, { headers: { 'user-agent': 'integration-tests/1' } });
+    const link = await fetch(`${h.baseUrl}/v1/files/x.png?expires=1e20&signature=abc`, {
+      headers: { 'user-agent': 'integration-tests/1' },
+    });
     expect(link.status).toBe(400);
   });
 });

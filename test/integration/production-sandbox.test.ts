@@ -41,10 +41,24 @@ describe('NODE_ENV=production and the sandbox', () => {
   it('names a route that points at the sandbox too, and starts with SANDBOX_IN_PRODUCTION=allow', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cgw-upstreams-'));
     const file = join(dir, 'upstreams.yaml');
-    writeFileSync(file, ['providers:', '  play:', '    type: sandbox', 'routes:', '  gpt-5-mini:', '    - provider: play', '      model: gpt-5-mini', ''].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'providers:',
+        '  play:',
+        '    type: sandbox',
+        'routes:',
+        '  gpt-5-mini:',
+        '    - provider: play',
+        '      model: gpt-5-mini',
+        '',
+      ].join('\n'),
+    );
     const refused = await start({ NODE_ENV: 'production', UPSTREAMS_FILE: file });
     expect(refused.listening).toBe(false);
     expect(refused.output).toContain('routes.gpt-5-mini');
-    expect((await start({ NODE_ENV: 'production', UPSTREAMS_FILE: file, SANDBOX_IN_PRODUCTION: 'allow' })).listening).toBe(true);
+    expect(
+      (await start({ NODE_ENV: 'production', UPSTREAMS_FILE: file, SANDBOX_IN_PRODUCTION: 'allow' })).listening,
+    ).toBe(true);
   });
 });

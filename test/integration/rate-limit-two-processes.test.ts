@@ -6,11 +6,10 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlApiKeyStore } from '../../src/adapters/api-keys/sql.js';
 import { createAccount, issueKey } from '../../src/domain/accounts.js';
-import { postgresSchema, type PostgresSchema, TEST_POSTGRES_URL } from '../setup/databases.js';
+import { type PostgresSchema, postgresSchema, TEST_POSTGRES_URL } from '../setup/databases.js';
+import { expectCompatError } from '../setup/envelopes.js';
 import { call } from '../setup/harness.js';
 import { spawnGateway } from '../setup/server-process.js';
-import { expectCompatError } from '../setup/envelopes.js';
-
 
 describe('rate limits across two gateway processes (Redis + PostgreSQL)', () => {
   let pg: PostgresSchema;
@@ -36,7 +35,9 @@ describe('rate limits across two gateway processes (Redis + PostgreSQL)', () => 
 
   afterAll(async () => {
     for (const server of servers) server.child.kill('SIGTERM');
-    await Promise.all(servers.map((s) => (s.child.exitCode === null ? new Promise((r) => s.child.once('exit', r)) : undefined)));
+    await Promise.all(
+      servers.map((s) => (s.child.exitCode === null ? new Promise((r) => s.child.once('exit', r)) : undefined)),
+    );
     await pg?.drop();
   });
 

@@ -60,12 +60,26 @@ it('README "First steps" serve, create a funded account and use it, verbatim', a
   const steps = firstSteps();
   expect(steps).toMatch(/^make run &/);
   const port = await freePort();
-  const script = steps.replace(/^make run &/, 'node --import tsx src/main.ts &').replaceAll('localhost:8080', `localhost:${port}`);
-  const env = { ...process.env, PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'gateway.sqlite')}`, CHARGE_JOURNAL_DIR: join(dir, 'pending'), BLOB_DIR: join(dir, 'files'), SSH_PROXY: 'off', LOG_LEVEL: 'warn' };
+  const script = steps
+    .replace(/^make run &/, 'node --import tsx src/main.ts &')
+    .replaceAll('localhost:8080', `localhost:${port}`);
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    DATABASE_URL: `sqlite:${join(dir, 'gateway.sqlite')}`,
+    CHARGE_JOURNAL_DIR: join(dir, 'pending'),
+    BLOB_DIR: join(dir, 'files'),
+    SSH_PROXY: 'off',
+    LOG_LEVEL: 'warn',
+  };
   const stdout = await runScript(script, env);
   // The server writes its log lines to the same terminal: each step's answer is found by its shape.
-  const answers = stdout.trim().split('\n').map((line) => JSON.parse(line) as unknown);
-  const find = (shape: Record<string, unknown>) => answers.find((a) => expect.objectContaining(shape).asymmetricMatch(a));
+  const answers = stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as unknown);
+  const find = (shape: Record<string, unknown>) =>
+    answers.find((a) => expect.objectContaining(shape).asymmetricMatch(a));
   expect(find({ data: expect.objectContaining({ email: 'you@example.com', balance_usd: 10 }) })).toBeDefined();
   expect(find({ object: 'chat.completion', model: 'gpt-5-mini' })).toBeDefined();
   // Usage lines are written in batches: the call answers, whether the chat's line is in yet or not.

@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
+import { type FakeMessengerBot, startFakeMessengerBot } from '../fixtures/fake-messenger-bot.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
 import { newProvider, runningRental } from '../setup/market.js';
-import { startFakeMessengerBot, type FakeMessengerBot } from '../fixtures/fake-messenger-bot.js';
 
 /** Two processes need one database: an SQLite file (the in-memory default is private to a process), or PostgreSQL. */
 const SHARED_DATABASES = [
@@ -23,7 +23,10 @@ const SHARED_DATABASES = [
     name: 'an SQLite file',
     open: async () => {
       const dir = mkdtempSync(join(tmpdir(), 'cgw-alerts-'));
-      return { env: { DATABASE_URL: `sqlite:${join(dir, 'gateway.sqlite')}` } as Record<string, string>, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+      return {
+        env: { DATABASE_URL: `sqlite:${join(dir, 'gateway.sqlite')}` } as Record<string, string>,
+        drop: async () => rmSync(dir, { recursive: true, force: true }),
+      };
     },
   },
   HARNESS_DATABASES.find((d) => d.name === 'PostgreSQL')!,
@@ -39,7 +42,12 @@ describe.each(SHARED_DATABASES)('rental alerts, two gateway processes on $name',
     bot = await startFakeMessengerBot();
     const database = await open();
     drop = database.drop;
-    const env = { ...database.env, MESSENGER_BOT_TOKEN: bot.token, MESSENGER_API_BASE: bot.url, ALERTS_INTERVAL_MS: '25' };
+    const env = {
+      ...database.env,
+      MESSENGER_BOT_TOKEN: bot.token,
+      MESSENGER_API_BASE: bot.url,
+      ALERTS_INTERVAL_MS: '25',
+    };
     h = await startHarness(env);
     other = await startHarness(env); // a second process: it races `h` for every alert
   });
@@ -50,8 +58,10 @@ describe.each(SHARED_DATABASES)('rental alerts, two gateway processes on $name',
     await drop();
   });
 
-  const link = async (apiKey: string, body: Record<string, unknown>) => expectNativeOk(await call(h.baseUrl, 'PUT', '/v1/settings/notifications', { key: apiKey, body }));
-  const act = async (apiKey: string, method: string, path: string) => expectNativeOk(await call(h.baseUrl, method, path, { key: apiKey }));
+  const link = async (apiKey: string, body: Record<string, unknown>) =>
+    expectNativeOk(await call(h.baseUrl, 'PUT', '/v1/settings/notifications', { key: apiKey, body }));
+  const act = async (apiKey: string, method: string, path: string) =>
+    expectNativeOk(await call(h.baseUrl, method, path, { key: apiKey }));
 
   /** Until the shared cursor has passed every rental event written so far, then a few more runs of both processes. */
   async function allAlerted(): Promise<void> {
@@ -59,7 +69,8 @@ describe.each(SHARED_DATABASES)('rental alerts, two gateway processes on $name',
     const last = Number(row.id);
     const deadline = Date.now() + 10_000;
     while ((await h.deps.alerts.readCursor()).lastEventId < last) {
-      if (Date.now() > deadline) throw new Error(`alerts stuck at ${JSON.stringify(await h.deps.alerts.readCursor())}, last event ${last}`);
+      if (Date.now() > deadline)
+        throw new Error(`alerts stuck at ${JSON.stringify(await h.deps.alerts.readCursor())}, last event ${last}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await new Promise((resolve) => setTimeout(resolve, 150)); // ~6 more runs each: nothing may be sent twice
@@ -76,7 +87,10 @@ describe.each(SHARED_DATABASES)('rental alerts, two gateway processes on $name',
     bot.failNext({ status: 429, retryAfterSec: 1 }, { status: 500 });
 
     const rental = await runningRental(h, renter.apiKey, provider, { gpu_count: 2, pricing_type: 'hour' });
-    const quiet = await runningRental(h, unlinked.apiKey, await newProvider(h, { gpu_name: gpu }), { gpu_count: 1, pricing_type: 'hour' });
+    const quiet = await runningRental(h, unlinked.apiKey, await newProvider(h, { gpu_name: gpu }), {
+      gpu_count: 1,
+      pricing_type: 'hour',
+    });
     await act(renter.apiKey, 'POST', `/v1/instances/${rental.task_id}/stop`);
     await act(unlinked.apiKey, 'POST', `/v1/instances/${quiet.task_id}/stop`);
     await act(renter.apiKey, 'DELETE', `/v1/instances/${rental.task_id}`);
@@ -110,6 +124,8 @@ describe.each(SHARED_DATABASES)('rental alerts, two gateway processes on $name',
     await link(renter.apiKey, { messenger_chat_id: '@gpu_alerts', rentals: true });
     await act(renter.apiKey, 'DELETE', `/v1/instances/${rental.task_id}`);
     await allAlerted();
-    expect(bot.messages.slice(sentBefore).map((m) => [m.chatId, m.text])).toEqual([['@gpu_alerts', `Rental ${rental.task_id} (1× ${gpu}) was deleted.`]]);
+    expect(bot.messages.slice(sentBefore).map((m) => [m.chatId, m.text])).toEqual([
+      ['@gpu_alerts', `Rental ${rental.task_id} (1× ${gpu}) was deleted.`],
+    ]);
   });
 });

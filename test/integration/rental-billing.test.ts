@@ -11,15 +11,19 @@ import { microsToUsd, usdToMicros } from '../../src/domain/money.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness } from '../setup/harness.js';
-import { harnessOn } from '../setup/suite-harness.js';
 import { heartbeat, newProvider, runningRental } from '../setup/market.js';
+import { harnessOn } from '../setup/suite-harness.js';
 
 const SWEEP_MS = 15_000;
 
 describe.each(HARNESS_DATABASES)('rental billing on $name', (database) => {
   const clock = { now: Date.now() };
   // The test runs the sweeps itself, one per RENTAL_SWEEP_MS of its clock.
-  const harness = harnessOn(database, { RENTAL_SWEEP_MS: String(SWEEP_MS), MACHINE_OFFLINE_MS: '90000' }, { now: () => clock.now });
+  const harness = harnessOn(
+    database,
+    { RENTAL_SWEEP_MS: String(SWEEP_MS), MACHINE_OFFLINE_MS: '90000' },
+    { now: () => clock.now },
+  );
   let h: Harness;
   beforeAll(() => void (h = harness()));
 
@@ -40,12 +44,24 @@ describe.each(HARNESS_DATABASES)('rental billing on $name', (database) => {
     // The hour of runtime a metered start needs is checked at creation; then the balance is spent down to 3 minutes.
     const renter = await h.newAccount(undefined, { balanceUsd: 60 });
     const rental = await runningRental(h, renter.apiKey, provider, { pricing_type: 'minute' });
-    await h.deps.ledger.debit({ id: newId('spend'), accountId: renter.accountId, amountMicros: usdToMicros(57), nowMs: clock.now });
+    await h.deps.ledger.debit({
+      id: newId('spend'),
+      accountId: renter.accountId,
+      amountMicros: usdToMicros(57),
+      nowMs: clock.now,
+    });
     const beat = () => heartbeat(h, provider, [{ instance_id: rental.task_id, state: 'running' }]);
     const balances = await run(5 * 60_000, beat, renter.accountId);
     expect(balances.every((b) => b >= 0n)).toBe(true);
-    const read = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
-    expect(read).toMatchObject({ status: 'stopped', desired_status: 'stopped', status_reason: 'insufficient_balance', gpu_indexes: [] });
+    const read = expectNativeOk(
+      await call(h.baseUrl, 'GET', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }),
+    );
+    expect(read).toMatchObject({
+      status: 'stopped',
+      desired_status: 'stopped',
+      status_reason: 'insufficient_balance',
+      gpu_indexes: [],
+    });
     expect(read.running_seconds).toBeGreaterThanOrEqual(180);
     expect(read.running_seconds).toBeLessThan(240);
     const charged = usdToMicros(read.charged_usd);
@@ -56,7 +72,9 @@ describe.each(HARNESS_DATABASES)('rental billing on $name', (database) => {
 
     // Stopped, it accrues nothing, however long it stays so.
     await run(10 * 60_000, beat, renter.accountId);
-    const later = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
+    const later = expectNativeOk(
+      await call(h.baseUrl, 'GET', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }),
+    );
     expect(later.charged_usd).toBe(read.charged_usd);
     expect(later.running_seconds).toBe(read.running_seconds);
   });
@@ -66,11 +84,15 @@ describe.each(HARNESS_DATABASES)('rental billing on $name', (database) => {
     const renter = await h.newAccount(undefined, { balanceUsd: 10 });
     const rental = await runningRental(h, renter.apiKey, provider, { pricing_type: 'hour' });
     const beat = () => heartbeat(h, provider, [{ instance_id: rental.task_id, state: 'running' }]);
-    const read = async () => expectNativeOk(await call(h.baseUrl, 'GET', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
+    const read = async () =>
+      expectNativeOk(await call(h.baseUrl, 'GET', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
     for (let second = 1; second <= 42; second++) {
       clock.now += 1000;
       await beat();
-      expect(await read()).toMatchObject({ running_seconds: second, charged_usd: microsToUsd((20_000n * BigInt(second)) / 3600n) });
+      expect(await read()).toMatchObject({
+        running_seconds: second,
+        charged_usd: microsToUsd((20_000n * BigInt(second)) / 3600n),
+      });
     }
     expect(await h.deps.market.store.settlements([rental.task_id], 100)).toEqual([]);
     const listed = expectNativeOk(await call(h.baseUrl, 'GET', '/v1/instances', { key: renter.apiKey })).instances;
@@ -81,7 +103,9 @@ describe.each(HARNESS_DATABASES)('rental billing on $name', (database) => {
     await read();
     await read();
     expect(await h.deps.market.store.settlements([rental.task_id], 100)).toHaveLength(1);
-    const deleted = expectNativeOk(await call(h.baseUrl, 'DELETE', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
+    const deleted = expectNativeOk(
+      await call(h.baseUrl, 'DELETE', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }),
+    );
     const charged = usdToMicros(deleted.charged_usd);
     expect(charged).toBe((20_000n * 60n) / 3600n);
     expect((await h.deps.ledger.getBalance(provider.accountId)).availableMicros).toBe(charged - (charged * 15n) / 100n);
@@ -94,10 +118,20 @@ describe.each(HARNESS_DATABASES)('rental billing on $name', (database) => {
     const beat = () => heartbeat(h, provider, [{ instance_id: rental.task_id, state: 'running' }]);
     await run(60_000, beat, renter.accountId);
     await run(3 * 60_000, async () => undefined, renter.accountId); // silent for three minutes
-    const offline = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
-    expect(offline).toMatchObject({ status: 'offline', status_reason: 'host_offline', desired_status: 'running', running_seconds: 60, charged_usd: 0.1 });
+    const offline = expectNativeOk(
+      await call(h.baseUrl, 'GET', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }),
+    );
+    expect(offline).toMatchObject({
+      status: 'offline',
+      status_reason: 'host_offline',
+      desired_status: 'running',
+      running_seconds: 60,
+      charged_usd: 0.1,
+    });
     await run(60_000, beat, renter.accountId);
-    const back = expectNativeOk(await call(h.baseUrl, 'GET', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
+    const back = expectNativeOk(
+      await call(h.baseUrl, 'GET', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }),
+    );
     expect(back).toMatchObject({ status: 'running', status_reason: null });
     expect(back.running_seconds).toBe(60 + 45);
     expect(back.history.map((e: { status: string }) => e.status)).toEqual(['pending', 'running', 'offline', 'running']);

@@ -9,12 +9,23 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { streamText } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fakeChunkText, startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import { type FakeBehaviour, type FakeUpstream, fakeChunkText, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { componentChecker } from '../setup/contract.js';
 import { expectCompatError } from '../setup/envelopes.js';
-import { startHarness, type Harness } from '../setup/harness.js';
+import { type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
-import { dataFrames, expectEndsWithDone, expectNothingBilled, micros, money, moneyWhenSettled, namedEvents, RESPONSES_PATH, streamResponses, type SseResult } from './gateway-helpers.js';
+import {
+  dataFrames,
+  expectEndsWithDone,
+  expectNothingBilled,
+  micros,
+  money,
+  moneyWhenSettled,
+  namedEvents,
+  RESPONSES_PATH,
+  type SseResult,
+  streamResponses,
+} from './gateway-helpers.js';
 
 const USAGE = { promptTokens: 1000, completionTokens: 500 };
 /** gpt-5-mini: 1000 × $0.25 + 500 × $2 per Mtok. */
@@ -99,14 +110,39 @@ describe('Responses stream: what a normal answer sends', () => {
       'response.completed',
     ]);
     const suffix = result.headers.get('x-request-id')!.replace(/^req_/, '');
-    expect(events[0]!.response).toMatchObject({ id: `resp_${suffix}`, status: 'in_progress', output: [], usage: null, metadata: { ticket: 'T-9' } });
+    expect(events[0]!.response).toMatchObject({
+      id: `resp_${suffix}`,
+      status: 'in_progress',
+      output: [],
+      usage: null,
+      metadata: { ticket: 'T-9' },
+    });
     const deltas = events.filter((e) => e.type === 'response.output_text.delta');
     expect(deltas.map((e) => e.delta).join('')).toBe(ANSWER);
     expect(new Set(deltas.map((e) => e.item_id))).toEqual(new Set([`msg_${suffix}`]));
     const completed = events.at(-1)!.response;
-    expect(completed).toMatchObject({ id: `resp_${suffix}`, status: 'completed', incomplete_details: null, output_text: ANSWER, metadata: { ticket: 'T-9' } });
-    expect(completed.output).toEqual([{ type: 'message', id: `msg_${suffix}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: ANSWER, annotations: [] }] }]);
-    expect(completed.usage).toMatchObject({ input_tokens: 1000, output_tokens: 500, total_tokens: 1500, input_tokens_details: { cached_tokens: 0 } });
+    expect(completed).toMatchObject({
+      id: `resp_${suffix}`,
+      status: 'completed',
+      incomplete_details: null,
+      output_text: ANSWER,
+      metadata: { ticket: 'T-9' },
+    });
+    expect(completed.output).toEqual([
+      {
+        type: 'message',
+        id: `msg_${suffix}`,
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: ANSWER, annotations: [] }],
+      },
+    ]);
+    expect(completed.usage).toMatchObject({
+      input_tokens: 1000,
+      output_tokens: 500,
+      total_tokens: 1500,
+      input_tokens_details: { cached_tokens: 0 },
+    });
     // usage.cost is the list-price estimate (SPEC 2.6); with no discount it is what the ledger posts.
     expect(micros(completed.usage.cost)).toBe(COST_MICROS);
     const after = await moneyWhenSettled(h, account.accountId, 1);
@@ -116,7 +152,12 @@ describe('Responses stream: what a normal answer sends', () => {
 
   it('function calls: one item per call, its arguments in deltas, then the calls in response.completed', async () => {
     behaviours.a = { reply: { toolCalls: CALLS } };
-    const result = await streamResponses(h, account.apiKey, { tools: [{ type: 'function', name: 'get_weather' }, { type: 'function', name: 'get_time' }] });
+    const result = await streamResponses(h, account.apiKey, {
+      tools: [
+        { type: 'function', name: 'get_weather' },
+        { type: 'function', name: 'get_time' },
+      ],
+    });
     const events = eventsOf(result);
     expect(typesOf(events)).toEqual([
       'response.created',
@@ -139,12 +180,23 @@ describe('Responses stream: what a normal answer sends', () => {
       [1, 'call_b', 'get_time', '', 'in_progress'],
     ]);
     for (const [index, call] of CALLS.entries()) {
-      const pieces = events.filter((e) => e.type === 'response.function_call_arguments.delta' && e.output_index === index);
+      const pieces = events.filter(
+        (e) => e.type === 'response.function_call_arguments.delta' && e.output_index === index,
+      );
       expect(pieces.map((e) => e.delta).join('')).toBe(call.arguments);
       expect(new Set(pieces.map((e) => e.item_id))).toEqual(new Set([added[index]!.item.id]));
     }
     const completed = events.at(-1)!.response;
-    expect(completed.output).toEqual(CALLS.map((call, i) => ({ type: 'function_call', id: added[i]!.item.id, call_id: call.id, name: call.name, arguments: call.arguments, status: 'completed' })));
+    expect(completed.output).toEqual(
+      CALLS.map((call, i) => ({
+        type: 'function_call',
+        id: added[i]!.item.id,
+        call_id: call.id,
+        name: call.name,
+        arguments: call.arguments,
+        status: 'completed',
+      })),
+    );
     expect(completed.output_text).toBe('');
     await moneyWhenSettled(h, account.accountId, 1);
   });
@@ -154,7 +206,11 @@ describe('Responses stream: what a normal answer sends', () => {
     const events = eventsOf(await streamResponses(h, account.apiKey, { max_output_tokens: 600 }));
     const last = events.at(-1)!;
     expect(last.type).toBe('response.incomplete');
-    expect(last.response).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output_text: ANSWER });
+    expect(last.response).toMatchObject({
+      status: 'incomplete',
+      incomplete_details: { reason: 'max_output_tokens' },
+      output_text: ANSWER,
+    });
     expect(last.response.output[0].status).toBe('incomplete');
   });
 
@@ -185,7 +241,14 @@ describe('Responses stream: the guarantees of chat streams', () => {
     const before = await money(h, account.accountId);
     const events = eventsOf(await streamResponses(h, account.apiKey, {}));
     expect(arrivals).toEqual(['a']);
-    expect(typesOf(events)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'error']);
+    expect(typesOf(events)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'error',
+    ]);
     expect(events.at(-1)).toEqual({
       type: 'error',
       sequence_number: 5,
@@ -198,10 +261,17 @@ describe('Responses stream: the guarantees of chat streams', () => {
   });
 
   it('an error inside the upstream stream maps like chat (429 → rate_limit_exceeded); nothing billed', async () => {
-    behaviours.a = { errorAfterChunks: 1, error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limit_exceeded' } };
+    behaviours.a = {
+      errorAfterChunks: 1,
+      error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limit_exceeded' },
+    };
     const before = await money(h, account.accountId);
     const events = eventsOf(await streamResponses(h, account.apiKey, {}));
-    expect(events.at(-1)).toMatchObject({ type: 'error', code: 'rate_limit_exceeded', error: { type: 'rate_limit_error' } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'error',
+      code: 'rate_limit_exceeded',
+      error: { type: 'rate_limit_error' },
+    });
     expect(JSON.stringify(events)).not.toContain('slow down'); // nothing of the upstream's body is forwarded
     await expectNothingBilled(h, account.accountId, before);
   });
@@ -220,7 +290,10 @@ describe('Responses stream: the guarantees of chat streams', () => {
     const before = await money(h, account.accountId);
     const events = eventsOf(await streamResponses(h, account.apiKey, {}));
     expect(events.filter((event) => event.type === 'error')).toEqual([
-      expect.objectContaining({ code: 'upstream_server_error', error: expect.objectContaining({ type: 'api_error', code: 'upstream_server_error' }) }),
+      expect.objectContaining({
+        code: 'upstream_server_error',
+        error: expect.objectContaining({ type: 'api_error', code: 'upstream_server_error' }),
+      }),
     ]);
     await expectNothingBilled(h, account.accountId, before);
   });
@@ -244,7 +317,12 @@ describe('Responses stream: a dying stream as the client libraries see it', () =
     behaviours.a = { dieAfterChunks: 1 };
     const openai = createOpenAI({ baseURL: `${h.baseUrl}/v1/compat`, apiKey: account.apiKey });
     const errors: unknown[] = [];
-    const result = streamText({ model: openai('gpt-5-mini'), prompt: 'hi', maxRetries: 0, onError: ({ error }) => void errors.push(error) });
+    const result = streamText({
+      model: openai('gpt-5-mini'),
+      prompt: 'hi',
+      maxRetries: 0,
+      onError: ({ error }) => void errors.push(error),
+    });
     for await (const _ of result.fullStream) void _;
     expect(errors).toHaveLength(1);
     expect(JSON.stringify(errors[0])).toContain('upstream_error');

@@ -7,9 +7,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NO_DISCOUNTS, retrievalCost } from '../../src/domain/pricing/index.js';
 import { countTokens } from '../../src/domain/tokens.js';
-import { fakeEmbedding, fakeRelevance, fakeTokenCount, startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import {
+  type FakeBehaviour,
+  type FakeUpstream,
+  fakeEmbedding,
+  fakeRelevance,
+  fakeTokenCount,
+  startFakeUpstream,
+} from '../fixtures/fake-upstream.js';
 import { expectCompatError } from '../setup/envelopes.js';
-import { call, startHarness, type Harness, type JsonResponse } from '../setup/harness.js';
+import { call, type Harness, type JsonResponse, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 import { alertLines, expectNothingBilled, micros, money } from './gateway-helpers.js';
 
@@ -35,11 +42,39 @@ beforeAll(async () => {
       { provider: 'emb2', url: fakes.emb2.baseUrl, model: 'vendor-2/te3-small', cost: { input: 0.02 } },
       { provider: 'emb1', url: fakes.emb1.baseUrl, model: 'vendor-1/te3-small', cost: { input: 0.01 } },
     ],
-    'qwen3-rerank': [{ provider: 'cohere1', type: 'cohere-rerank', url: fakes.cohere1.baseUrl, model: 'Qwen/Qwen3-Rerank', cost: { input: 0.05 } }],
-    'bge-reranker-v2-m3': [{ provider: 'tei', type: 'tei-rerank', url: fakes.tei.baseUrl, model: 'BAAI/bge-reranker-v2-m3', cost: { input: 0.005 } }],
+    'qwen3-rerank': [
+      {
+        provider: 'cohere1',
+        type: 'cohere-rerank',
+        url: fakes.cohere1.baseUrl,
+        model: 'Qwen/Qwen3-Rerank',
+        cost: { input: 0.05 },
+      },
+    ],
+    'bge-reranker-v2-m3': [
+      {
+        provider: 'tei',
+        type: 'tei-rerank',
+        url: fakes.tei.baseUrl,
+        model: 'BAAI/bge-reranker-v2-m3',
+        cost: { input: 0.005 },
+      },
+    ],
     'qwen3-reranker-0.6b': [
-      { provider: 'tei', type: 'tei-rerank', url: fakes.tei.baseUrl, model: 'Qwen/Qwen3-Reranker-0.6B', cost: { input: 0.02 } },
-      { provider: 'cohere2', type: 'cohere-rerank', url: fakes.cohere2.baseUrl, model: 'Qwen/Qwen3-Reranker-0.6B', cost: { input: 0.01 } },
+      {
+        provider: 'tei',
+        type: 'tei-rerank',
+        url: fakes.tei.baseUrl,
+        model: 'Qwen/Qwen3-Reranker-0.6B',
+        cost: { input: 0.02 },
+      },
+      {
+        provider: 'cohere2',
+        type: 'cohere-rerank',
+        url: fakes.cohere2.baseUrl,
+        model: 'Qwen/Qwen3-Reranker-0.6B',
+        cost: { input: 0.01 },
+      },
     ],
   });
   h = await startHarness({ UPSTREAMS_FILE: upstreams });
@@ -57,7 +92,8 @@ beforeEach(async () => {
   account = await h.newAccount(undefined, { balanceUsd: 5 });
 });
 
-const post = (path: string, body: unknown): Promise<JsonResponse> => call(h.baseUrl, 'POST', path, { key: account.apiKey, body });
+const post = (path: string, body: unknown): Promise<JsonResponse> =>
+  call(h.baseUrl, 'POST', path, { key: account.apiKey, body });
 const lastBody = (name: Name) => fakes[name].requests.at(-1)!.body as Record<string, unknown>;
 const costOf = (slug: string, tokens: number) => retrievalCost(h.deps.catalog.find(slug)!, tokens, NO_DISCOUNTS);
 
@@ -65,7 +101,11 @@ const costOf = (slug: string, tokens: number) => retrievalCost(h.deps.catalog.fi
 async function expectBilledOnce(response: JsonResponse, kind: 'embedding' | 'rerank', provider: string): Promise<void> {
   const after = await money(h, account.accountId);
   expect(after.records).toHaveLength(1);
-  expect(after.records[0]).toMatchObject({ requestId: response.headers.get('x-request-id'), kind, promptTokens: response.body.usage.prompt_tokens });
+  expect(after.records[0]).toMatchObject({
+    requestId: response.headers.get('x-request-id'),
+    kind,
+    promptTokens: response.body.usage.prompt_tokens,
+  });
   expect(after.records[0]!.metadata).toMatchObject({ provider });
   expect(after.records[0]!.costMicros).toBe(micros(response.body.usage.cost));
   expect(after.postedMicros).toBe(micros(response.body.usage.cost));
@@ -79,16 +119,32 @@ function decodeBase64(text: string): number[] {
 }
 
 describe('embeddings through an OpenAI-compatible upstream', () => {
-  const inputs = ['The quick brown fox jumps over the lazy dog. '.repeat(40), 'second input', 'third one, a little longer than the second'];
+  const inputs = [
+    'The quick brown fox jumps over the lazy dog. '.repeat(40),
+    'second input',
+    'third one, a little longer than the second',
+  ];
 
   it('forwards dimensions and the upstream model id; base64 is built by the gateway from the float vectors; usage from the upstream', async () => {
-    const response = await post('/v1/compat/embeddings', { model: 'text-embedding-3-small', input: inputs, dimensions: 4, encoding_format: 'base64', user: 'end-user-9' });
+    const response = await post('/v1/compat/embeddings', {
+      model: 'text-embedding-3-small',
+      input: inputs,
+      dimensions: 4,
+      encoding_format: 'base64',
+      user: 'end-user-9',
+    });
     expect(response.status, response.text).toBe(200);
     expect(arrivals).toEqual(['emb1']); // the cheaper route, although written second
     const sent = fakes.emb1.requests.at(-1)!;
     expect(sent.path).toBe('/v1/embeddings');
     // The upstream is always asked for floats: the gateway does the base64 itself.
-    expect(sent.body).toEqual({ model: 'vendor-1/te3-small', input: inputs, dimensions: 4, encoding_format: 'float', user: 'end-user-9' });
+    expect(sent.body).toEqual({
+      model: 'vendor-1/te3-small',
+      input: inputs,
+      dimensions: 4,
+      encoding_format: 'float',
+      user: 'end-user-9',
+    });
 
     expect(response.body.object).toBe('list');
     expect(response.body.model).toBe('text-embedding-3-small');
@@ -101,7 +157,11 @@ describe('embeddings through an OpenAI-compatible upstream', () => {
     });
 
     const upstreamTokens = inputs.reduce((sum, input) => sum + fakeTokenCount(input), 0);
-    expect(response.body.usage).toEqual({ prompt_tokens: upstreamTokens, total_tokens: upstreamTokens, cost: Number(costOf('text-embedding-3-small', upstreamTokens)) / 1e6 });
+    expect(response.body.usage).toEqual({
+      prompt_tokens: upstreamTokens,
+      total_tokens: upstreamTokens,
+      cost: Number(costOf('text-embedding-3-small', upstreamTokens)) / 1e6,
+    });
     expect(response.body.usage.cost).toBeGreaterThan(0);
     await expectBilledOnce(response, 'embedding', 'emb1');
   });
@@ -110,7 +170,9 @@ describe('embeddings through an OpenAI-compatible upstream', () => {
     const response = await post('/v1/compat/embeddings', { model: 'text-embedding-3-small', input: inputs });
     expect(response.status, response.text).toBe(200);
     expect(lastBody('emb1').dimensions).toBeUndefined();
-    expect(response.body.data.map((d: { embedding: number[] }) => d.embedding)).toEqual(inputs.map((input) => fakeEmbedding(input, 8)));
+    expect(response.body.data.map((d: { embedding: number[] }) => d.embedding)).toEqual(
+      inputs.map((input) => fakeEmbedding(input, 8)),
+    );
   });
 
   it('an upstream without usage → billed on our own count of the input', async () => {
@@ -143,23 +205,43 @@ describe('embeddings through an OpenAI-compatible upstream', () => {
 
 describe('rerank through Cohere-style and TEI upstreams', () => {
   const query = 'red apple pie';
-  const documents = ['banana bread recipe', 'red apple pie with cinnamon', 'apple juice', 'a red car', 'pie crust and apple slices'];
+  const documents = [
+    'banana bread recipe',
+    'red apple pie with cinnamon',
+    'apple juice',
+    'a red car',
+    'pie crust and apple slices',
+  ];
   /** Every document's expected score, best first (ties by index). */
-  const ranked = documents.map((text, index) => ({ index, score: fakeRelevance(query, text) })).sort((a, b) => b.score - a.score || a.index - b.index);
+  const ranked = documents
+    .map((text, index) => ({ index, score: fakeRelevance(query, text) }))
+    .sort((a, b) => b.score - a.score || a.index - b.index);
   const counted = countTokens(query) * documents.length + documents.reduce((sum, d) => sum + countTokens(d), 0);
 
   it('Cohere-style: sorted by relevance, top_n, return_documents; the upstream model id is sent', async () => {
-    const response = await post('/v1/compat/rerank', { model: 'qwen3-rerank', query, documents, top_n: 3, return_documents: true });
+    const response = await post('/v1/compat/rerank', {
+      model: 'qwen3-rerank',
+      query,
+      documents,
+      top_n: 3,
+      return_documents: true,
+    });
     expect(response.status, response.text).toBe(200);
     const sent = fakes.cohere1.requests.at(-1)!;
     expect(sent.path).toBe('/v1/rerank');
     expect(sent.body).toMatchObject({ model: 'Qwen/Qwen3-Rerank', query, documents, top_n: 3 });
     expect(response.body.model).toBe('qwen3-rerank');
     expect(response.body.results).toEqual(
-      ranked.slice(0, 3).map(({ index, score }) => ({ index, relevance_score: score, document: { text: documents[index] } })),
+      ranked
+        .slice(0, 3)
+        .map(({ index, score }) => ({ index, relevance_score: score, document: { text: documents[index] } })),
     );
     // Cohere bills search units, so the gateway counts query × documents + documents itself (SPEC 4.1.3).
-    expect(response.body.usage).toEqual({ prompt_tokens: counted, total_tokens: counted, cost: Number(costOf('qwen3-rerank', counted)) / 1e6 });
+    expect(response.body.usage).toEqual({
+      prompt_tokens: counted,
+      total_tokens: counted,
+      cost: Number(costOf('qwen3-rerank', counted)) / 1e6,
+    });
     await expectBilledOnce(response, 'rerank', 'cohere1');
   });
 
@@ -169,7 +251,9 @@ describe('rerank through Cohere-style and TEI upstreams', () => {
     const sent = fakes.tei.requests.at(-1)!;
     expect(sent.path).toBe('/rerank');
     expect(sent.body).toMatchObject({ query, texts: documents });
-    expect(response.body.results).toEqual(ranked.slice(0, 2).map(({ index, score }) => ({ index, relevance_score: score })));
+    expect(response.body.results).toEqual(
+      ranked.slice(0, 2).map(({ index, score }) => ({ index, relevance_score: score })),
+    );
     expect(response.body.usage.prompt_tokens).toBe(counted);
     await expectBilledOnce(response, 'rerank', 'tei');
   });
@@ -184,10 +268,18 @@ describe('rerank through Cohere-style and TEI upstreams', () => {
 
   it('a 5xx rerank upstream fails over to the second (Cohere-style → TEI), billed once', async () => {
     behaviours.cohere2 = { status: 500 };
-    const response = await post('/v1/compat/rerank', { model: 'qwen3-reranker-0.6b', query, documents, top_n: 1, return_documents: true });
+    const response = await post('/v1/compat/rerank', {
+      model: 'qwen3-reranker-0.6b',
+      query,
+      documents,
+      top_n: 1,
+      return_documents: true,
+    });
     expect(response.status, response.text).toBe(200);
     expect(arrivals).toEqual(['cohere2', 'tei']);
-    expect(response.body.results).toEqual([{ index: ranked[0]!.index, relevance_score: ranked[0]!.score, document: { text: documents[ranked[0]!.index] } }]);
+    expect(response.body.results).toEqual([
+      { index: ranked[0]!.index, relevance_score: ranked[0]!.score, document: { text: documents[ranked[0]!.index] } },
+    ]);
     await expectBilledOnce(response, 'rerank', 'tei');
   });
 

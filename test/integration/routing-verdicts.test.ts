@@ -3,10 +3,10 @@
  * request when only non-streaming upstreams serve the model. Nothing is charged for either.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
-import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
-import { call, startHarness, type Harness } from '../setup/harness.js';
+import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectCompatError } from '../setup/envelopes.js';
+import { call, type Harness, startHarness } from '../setup/harness.js';
+import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 
 let fake: FakeUpstream;
 let h: Harness;
@@ -29,7 +29,10 @@ afterAll(async () => {
 });
 
 const chat = (body: Record<string, unknown>) =>
-  call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: { messages: [{ role: 'user', content: 'hi' }], ...body } });
+  call(h.baseUrl, 'POST', '/v1/compat/chat/completions', {
+    key: apiKey,
+    body: { messages: [{ role: 'user', content: 'hi' }], ...body },
+  });
 
 describe('route verdicts before dispatch', () => {
   it('503 model_disabled for a model disabled platform-wide, and nothing is called or charged', async () => {

@@ -10,9 +10,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase } from '../../src/db/connect.js';
 import { TEST_POSTGRES_URL } from '../setup/databases.js';
-import { call, type JsonResponse } from '../setup/harness.js';
-import { spawnGateway, type ServerProcess } from '../setup/server-process.js';
 import { expectCompatError } from '../setup/envelopes.js';
+import { call, type JsonResponse } from '../setup/harness.js';
+import { type ServerProcess, spawnGateway } from '../setup/server-process.js';
 
 const run = promisify(execFile);
 const TSX = 'node_modules/.bin/tsx';
@@ -22,12 +22,15 @@ async function admin(env: NodeJS.ProcessEnv, ...args: string[]): Promise<any> {
   return JSON.parse(stdout);
 }
 
-
 /**
  * Polls until the expected status: another process learns of a revocation within API_KEY_CACHE_TTL_MS (1 s); the
  * bound is wider, as a busy machine answers late.
  */
-async function eventually(probe: () => Promise<JsonResponse>, status: number, withinMs = 10_000): Promise<JsonResponse> {
+async function eventually(
+  probe: () => Promise<JsonResponse>,
+  status: number,
+  withinMs = 10_000,
+): Promise<JsonResponse> {
   const deadline = Date.now() + withinMs;
   for (;;) {
     const response = await probe();
@@ -42,7 +45,10 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 const backends = [
-  { name: 'SQLite file', setup: async (dir: string) => ({ url: `sqlite:${join(dir, 'gateway.sqlite')}`, drop: async () => undefined }) },
+  {
+    name: 'SQLite file',
+    setup: async (dir: string) => ({ url: `sqlite:${join(dir, 'gateway.sqlite')}`, drop: async () => undefined }),
+  },
   {
     name: 'PostgreSQL',
     setup: async () => {
@@ -80,8 +86,15 @@ describe.each(backends)('server and admin CLI on $name', ({ setup }) => {
   });
 
   it('a CLI-made key works with both headers, is refused once revoked, and answers user_not_found after delete', async () => {
-    const { account_id: accountId, api_key: apiKey } = await admin(env, 'accounts', 'create', '--email', `a${Date.now()}@example.com`);
-    const models = (key: string, keyHeader: 'bearer' | 'x-api-key') => call(server.baseUrl, 'GET', '/v1/compat/models', { key, keyHeader });
+    const { account_id: accountId, api_key: apiKey } = await admin(
+      env,
+      'accounts',
+      'create',
+      '--email',
+      `a${Date.now()}@example.com`,
+    );
+    const models = (key: string, keyHeader: 'bearer' | 'x-api-key') =>
+      call(server.baseUrl, 'GET', '/v1/compat/models', { key, keyHeader });
     expect((await models(apiKey, 'bearer')).status).toBe(200);
     expect((await models(apiKey, 'x-api-key')).status).toBe(200);
 
@@ -101,14 +114,18 @@ describe.each(backends)('server and admin CLI on $name', ({ setup }) => {
     const banner = server.stderr();
     expect(banner).toContain(`compute-gateway serves http://127.0.0.1:${port} (`);
     // The admin CLI must name the same database as the server: the banner's command carries a non-default one.
-    expect(banner).toContain(`DATABASE_URL='${env.DATABASE_URL}' npm run --silent admin -- accounts create --email you@example.com --balance-usd 10`);
+    expect(banner).toContain(
+      `DATABASE_URL='${env.DATABASE_URL}' npm run --silent admin -- accounts create --email you@example.com --balance-usd 10`,
+    );
     expect(banner).toContain(`curl -s http://127.0.0.1:${port}/v1/account -H "Authorization: Bearer <api_key>"`);
   });
 
   it('serves the public catalog and blocks the python-requests User-Agent', async () => {
     const catalog = await call(server.baseUrl, 'GET', '/v1/llm/models/catalog');
     expect(catalog.body.data.models.length).toBeGreaterThanOrEqual(370);
-    const blocked = await call(server.baseUrl, 'GET', '/v1/llm/models/catalog', { headers: { 'user-agent': 'python-requests/2.32.3' } });
+    const blocked = await call(server.baseUrl, 'GET', '/v1/llm/models/catalog', {
+      headers: { 'user-agent': 'python-requests/2.32.3' },
+    });
     expect(blocked.status).toBe(403);
     expect(blocked.text).toBe('Forbidden');
   });

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runGatewayToExit, type GatewayExit } from '../setup/server-process.js';
+import { type GatewayExit, runGatewayToExit } from '../setup/server-process.js';
 
 /** A database password that must never be printed. */
 const PASSWORD = 'hunter2-secret';
@@ -59,19 +59,53 @@ describe('a misconfigured start ends with one line naming the setting, exit code
   // Settings as functions: the scratch directory exists only once the suite has started.
   const at = (name: string) => join(dir, name);
   it.each([
-    ['a CATALOG_FILE that is not JSON', () => ({ CATALOG_FILE: at('not-json.json') }), 'CATALOG_FILE', /not-json\.json: .*JSON/],
-    ['a missing CATALOG_FILE', () => ({ CATALOG_FILE: at('missing.json') }), 'CATALOG_FILE', /ENOENT: no such file or directory, open '.*missing\.json'/],
-    ['an UPSTREAMS_FILE that does not parse', () => ({ UPSTREAMS_FILE: at('not-yaml.yaml') }), 'UPSTREAMS_FILE', /not-yaml\.yaml:\d+: /],
-    ['a missing UPSTREAMS_FILE', () => ({ UPSTREAMS_FILE: at('missing.yaml') }), 'UPSTREAMS_FILE', /ENOENT: no such file or directory, open '.*missing\.yaml'/],
-    ['an unreachable PostgreSQL', () => ({ DATABASE_URL: `postgres://postgres:${PASSWORD}@127.0.0.1:1/test` }), 'DATABASE_URL', /postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/test: connect ECONNREFUSED/],
-    ['a SQLite path whose parent is a file', () => ({ DATABASE_URL: `sqlite:${at('a-file')}/gateway.sqlite` }), 'DATABASE_URL', /cannot create the directory .*a-file: a file is in its path/],
+    [
+      'a CATALOG_FILE that is not JSON',
+      () => ({ CATALOG_FILE: at('not-json.json') }),
+      'CATALOG_FILE',
+      /not-json\.json: .*JSON/,
+    ],
+    [
+      'a missing CATALOG_FILE',
+      () => ({ CATALOG_FILE: at('missing.json') }),
+      'CATALOG_FILE',
+      /ENOENT: no such file or directory, open '.*missing\.json'/,
+    ],
+    [
+      'an UPSTREAMS_FILE that does not parse',
+      () => ({ UPSTREAMS_FILE: at('not-yaml.yaml') }),
+      'UPSTREAMS_FILE',
+      /not-yaml\.yaml:\d+: /,
+    ],
+    [
+      'a missing UPSTREAMS_FILE',
+      () => ({ UPSTREAMS_FILE: at('missing.yaml') }),
+      'UPSTREAMS_FILE',
+      /ENOENT: no such file or directory, open '.*missing\.yaml'/,
+    ],
+    [
+      'an unreachable PostgreSQL',
+      () => ({ DATABASE_URL: `postgres://postgres:${PASSWORD}@127.0.0.1:1/test` }),
+      'DATABASE_URL',
+      /postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/test: connect ECONNREFUSED/,
+    ],
+    [
+      'a SQLite path whose parent is a file',
+      () => ({ DATABASE_URL: `sqlite:${at('a-file')}/gateway.sqlite` }),
+      'DATABASE_URL',
+      /cannot create the directory .*a-file: a file is in its path/,
+    ],
     ['a setting of the wrong type', () => ({ PORT: 'eighty' }), 'PORT', /expected number/],
   ])('%s', async (_label, bad, setting, problem) => {
     expectStopped(await start(bad()), setting, problem);
   });
 
   it('a port in use, said before the catalog, the upstreams and the database are even read', async () => {
-    const exit = await start({ PORT: String(busyPort), CATALOG_FILE: join(dir, 'missing.json'), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test' });
+    const exit = await start({
+      PORT: String(busyPort),
+      CATALOG_FILE: join(dir, 'missing.json'),
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test',
+    });
     expectStopped(exit, 'PORT', new RegExp(`${busyPort} is already in use on 127\\.0\\.0\\.1`));
   });
 });

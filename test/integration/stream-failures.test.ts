@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { countTokens } from '../../src/domain/tokens.js';
-import { fakeChunkText, startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import { type FakeBehaviour, type FakeUpstream, fakeChunkText, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectCompatError } from '../setup/envelopes.js';
-import { startHarness, type Harness } from '../setup/harness.js';
+import { type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 import {
   alertLines,
@@ -21,10 +21,10 @@ import {
   micros,
   money,
   moneyWhenSettled,
+  type SseResult,
   streamChat,
   streamedText,
   within,
-  type SseResult,
 } from './gateway-helpers.js';
 
 const USAGE = { promptTokens: 1000, completionTokens: 500 };
@@ -55,7 +55,12 @@ beforeAll(async () => {
       },
     });
   }
-  slow = await startFakeUpstream({ usage: USAGE, streamChunks: 6, chunkIntervalMs: 150, behaviour: { slowFirstByteMs: 300 } });
+  slow = await startFakeUpstream({
+    usage: USAGE,
+    streamChunks: 6,
+    chunkIntervalMs: 150,
+    behaviour: { slowFirstByteMs: 300 },
+  });
   const upstreams = writeUpstreamsFile({
     'gpt-5-nano': [{ provider: 'fake-slow', url: slow.baseUrl, cost: { input: 0.05, output: 0.4 } }],
     'gpt-5-mini': [
@@ -87,7 +92,8 @@ beforeEach(async () => {
 
 const modelsOf = (result: SseResult) => new Set(jsonFrames(result).map((chunk) => chunk.model));
 const errorFrames = (result: SseResult) => jsonFrames(result).filter((chunk) => chunk.error !== undefined);
-const usageFrames = (result: SseResult) => jsonFrames(result).filter((chunk) => chunk.usage !== undefined && chunk.usage !== null);
+const usageFrames = (result: SseResult) =>
+  jsonFrames(result).filter((chunk) => chunk.usage !== undefined && chunk.usage !== null);
 
 describe('stream opening: first bytes held until an upstream answers', () => {
   it('a silent first upstream (headers, then nothing) is failed over; the client sees only the second’s frames', async () => {
@@ -117,7 +123,9 @@ describe('stream opening: first bytes held until an upstream answers', () => {
     expect(result.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(arrivals).toEqual(['a', 'b']);
     expect(result.frames).toHaveLength(2);
-    expect(JSON.parse(result.frames[0]!)).toEqual({ error: { message: expect.any(String), type: 'api_error', code: 'empty_upstream_stream' } });
+    expect(JSON.parse(result.frames[0]!)).toEqual({
+      error: { message: expect.any(String), type: 'api_error', code: 'empty_upstream_stream' },
+    });
     expectEndsWithDone(result);
     // SPEC 7.3: the exhausted chain raised its one alert.
     expect(alertLines(h, result.headers.get('x-request-id'))).toHaveLength(1);
@@ -169,12 +177,20 @@ describe('stream opening: first bytes held until an upstream answers', () => {
     const before = await money(h, account.accountId);
     const response = await fetch(h.baseUrl + CHAT_PATH, {
       method: 'POST',
-      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json', 'user-agent': 'integration-tests/1' },
+      headers: {
+        authorization: `Bearer ${account.apiKey}`,
+        'content-type': 'application/json',
+        'user-agent': 'integration-tests/1',
+      },
       body: JSON.stringify({ model: 'gpt-5-mini', messages: MESSAGES, stream: true }),
       signal: AbortSignal.timeout(10_000),
     });
     const text = await response.text();
-    expectCompatError({ status: response.status, headers: response.headers, body: JSON.parse(text), text }, 400, 'content_filter');
+    expectCompatError(
+      { status: response.status, headers: response.headers, body: JSON.parse(text), text },
+      400,
+      'content_filter',
+    );
     expect(arrivals).toEqual(['a']);
     await expectNothingBilled(h, account.accountId, before);
   });
@@ -190,19 +206,22 @@ describe('stream opening: first bytes held until an upstream answers', () => {
     ['a 400 and a broken stream', { status: 400 }, { dieAfterChunks: 0 }, 'api_error', 'upstream_error'],
   ];
 
-  it.each(openingFailures)('every upstream failing at opening (%s) → 200, one %s/%s frame, [DONE]; nothing billed', async (_name, a, b, type, code) => {
-    Object.assign(behaviours, { a, b });
-    const before = await money(h, account.accountId);
-    const result = await streamChat(h, account.apiKey, {});
-    expect(result.status).toBe(200);
-    expect(result.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    expect(arrivals).toEqual(['a', 'b']);
-    expect(result.frames).toHaveLength(2);
-    expect(JSON.parse(result.frames[0]!)).toEqual({ error: { message: expect.any(String), type, code } });
-    expectEndsWithDone(result);
-    expect(alertLines(h, result.headers.get('x-request-id'))).toHaveLength(1);
-    await expectNothingBilled(h, account.accountId, before);
-  });
+  it.each(openingFailures)(
+    'every upstream failing at opening (%s) → 200, one %s/%s frame, [DONE]; nothing billed',
+    async (_name, a, b, type, code) => {
+      Object.assign(behaviours, { a, b });
+      const before = await money(h, account.accountId);
+      const result = await streamChat(h, account.apiKey, {});
+      expect(result.status).toBe(200);
+      expect(result.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(arrivals).toEqual(['a', 'b']);
+      expect(result.frames).toHaveLength(2);
+      expect(JSON.parse(result.frames[0]!)).toEqual({ error: { message: expect.any(String), type, code } });
+      expectEndsWithDone(result);
+      expect(alertLines(h, result.headers.get('x-request-id'))).toHaveLength(1);
+      await expectNothingBilled(h, account.accountId, before);
+    },
+  );
 });
 
 describe('stream open: the chosen upstream is final', () => {
@@ -223,7 +242,11 @@ describe('stream open: the chosen upstream is final', () => {
 
   it('an error chunk after the stream opened → the chunks before it, the mapped frame (never the upstream’s), [DONE]; nothing billed', async () => {
     const cases: [Record<string, unknown>, string, string][] = [
-      [{ message: 'vendor overloaded: shard 7 on fire', type: 'server_error', code: 'overloaded' }, 'api_error', 'upstream_error'],
+      [
+        { message: 'vendor overloaded: shard 7 on fire', type: 'server_error', code: 'overloaded' },
+        'api_error',
+        'upstream_error',
+      ],
       [{ message: 'slow down', type: 'rate_limit_error', code: 429 }, 'rate_limit_error', 'rate_limit_exceeded'],
       [{ message: 'bad tool schema', type: 'invalid_request_error' }, 'invalid_request_error', 'invalid_request'],
     ];
@@ -267,11 +290,20 @@ describe('billing a stream', () => {
     expect(usage).toHaveLength(1);
     expect(result.frames.at(-2)).toBe(JSON.stringify(usage[0]));
     expect(usage[0]!.choices).toEqual([]);
-    expect(usage[0]!.usage).toMatchObject({ prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500, cost: 0.00125 });
+    expect(usage[0]!.usage).toMatchObject({
+      prompt_tokens: 1000,
+      completion_tokens: 500,
+      total_tokens: 1500,
+      cost: 0.00125,
+    });
     expectEndsWithDone(result);
     const after = await moneyWhenSettled(h, account.accountId, 1);
     expect(after.records).toHaveLength(1);
-    expect(after.records[0]).toMatchObject({ requestId: result.headers.get('x-request-id'), costMicros: COST_MICROS, completionTokens: 500 });
+    expect(after.records[0]).toMatchObject({
+      requestId: result.headers.get('x-request-id'),
+      costMicros: COST_MICROS,
+      completionTokens: 500,
+    });
     expect(after.postedMicros).toBe(COST_MICROS);
     expect(after.heldMicros).toBe(0n);
   });
@@ -302,7 +334,10 @@ describe('billing a stream', () => {
     expect(after.postedMicros).toBe(record.costMicros);
     const usage = usageFrames(result);
     expect(usage).toHaveLength(1);
-    expect(usage[0]!.usage).toMatchObject({ prompt_tokens: record.promptTokens, completion_tokens: record.completionTokens });
+    expect(usage[0]!.usage).toMatchObject({
+      prompt_tokens: record.promptTokens,
+      completion_tokens: record.completionTokens,
+    });
     expect(micros(usage[0]!.usage.cost)).toBe(record.costMicros);
   });
 
@@ -320,12 +355,20 @@ describe('billing a stream', () => {
 
 describe('the client leaves: work done is work billed', () => {
   /** POSTs a chat that the test aborts itself; a safety timer aborts it after 10 s whatever happens. */
-  function abortableChat(body: Record<string, unknown>): { response: Promise<Response>; abort: () => void; done: () => void } {
+  function abortableChat(body: Record<string, unknown>): {
+    response: Promise<Response>;
+    abort: () => void;
+    done: () => void;
+  } {
     const controller = new AbortController();
     const safety = setTimeout(() => controller.abort(), 10_000);
     const response = fetch(h.baseUrl + CHAT_PATH, {
       method: 'POST',
-      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json', 'user-agent': 'integration-tests/1' },
+      headers: {
+        authorization: `Bearer ${account.apiKey}`,
+        'content-type': 'application/json',
+        'user-agent': 'integration-tests/1',
+      },
       body: JSON.stringify({ model: 'gpt-5-mini', messages: MESSAGES, ...body }),
       signal: controller.signal,
     });
@@ -349,7 +392,11 @@ describe('the client leaves: work done is work billed', () => {
       // The usage comes in the upstream's last chunk: it was read to its end, not cut when the client left.
       const records = await billedLine();
       expect(records).toHaveLength(1);
-      expect(records[0]).toMatchObject({ promptTokens: USAGE.promptTokens, completionTokens: USAGE.completionTokens, costMicros: SLOW_COST_MICROS });
+      expect(records[0]).toMatchObject({
+        promptTokens: USAGE.promptTokens,
+        completionTokens: USAGE.completionTokens,
+        costMicros: SLOW_COST_MICROS,
+      });
     } finally {
       client.done();
     }

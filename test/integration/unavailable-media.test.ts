@@ -10,16 +10,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogFile } from '../../src/domain/catalog/catalog-file.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectCompatError, expectNativeError, expectNativeOk } from '../setup/envelopes.js';
-import { call, startHarness, type Harness, type JsonResponse } from '../setup/harness.js';
+import { call, type Harness, type JsonResponse, startHarness } from '../setup/harness.js';
 
 /** The shipped catalog, with one speech and one music row retired as well (the shipped file retires none). */
-const RETIRED: Record<string, string> = { 'kokoro-82m': 'Retired upstream; use orpheus-3b.', 'stable-audio-2-5': 'Upstream capacity paused.' };
+const RETIRED: Record<string, string> = {
+  'kokoro-82m': 'Retired upstream; use orpheus-3b.',
+  'stable-audio-2-5': 'Upstream capacity paused.',
+};
 const dir = mkdtempSync(join(tmpdir(), 'cgw-catalog-'));
 const catalogFile = join(dir, 'catalog.json');
 const shipped = JSON.parse(readFileSync('config/catalog.json', 'utf8')) as CatalogFile;
 writeFileSync(
   catalogFile,
-  JSON.stringify({ ...shipped, models: shipped.models.map((m) => (m.slug in RETIRED ? { ...m, available: false, unavailable_reason: RETIRED[m.slug] } : m)) }),
+  JSON.stringify({
+    ...shipped,
+    models: shipped.models.map((m) =>
+      m.slug in RETIRED ? { ...m, available: false, unavailable_reason: RETIRED[m.slug] } : m,
+    ),
+  }),
 );
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -37,7 +45,10 @@ describe.each(HARNESS_DATABASES)('unavailable media models on $name', (database)
   });
 
   /** Each request is refused with the model's reason, and the account neither paid nor holds anything. */
-  async function expectRefused(requests: [surface: 'compat' | 'native', path: string, body: Record<string, unknown>][], reason: string): Promise<void> {
+  async function expectRefused(
+    requests: [surface: 'compat' | 'native', path: string, body: Record<string, unknown>][],
+    reason: string,
+  ): Promise<void> {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 20 });
     for (const [surface, path, body] of requests) {
       const response: JsonResponse = await call(h.baseUrl, 'POST', path, { key: apiKey, body });
@@ -64,10 +75,16 @@ describe.each(HARNESS_DATABASES)('unavailable media models on $name', (database)
 
   it('an image message in a chat (recraft-v2): refused, and nothing joins the chat', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
-    const chatId = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/chats', { key: apiKey }), 201).chat_id as string;
-    const response = await call(h.baseUrl, 'POST', `/v1/llm/chats/${chatId}/messages`, { key: apiKey, body: { model: 'recraft-v2', content: 'A lighthouse' } });
+    const chatId = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/chats', { key: apiKey }), 201)
+      .chat_id as string;
+    const response = await call(h.baseUrl, 'POST', `/v1/llm/chats/${chatId}/messages`, {
+      key: apiKey,
+      body: { model: 'recraft-v2', content: 'A lighthouse' },
+    });
     expectNativeError(response, 400, 'no_provider_available');
-    expect(expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/chats/${chatId}`, { key: apiKey })).dialogues).toEqual([]);
+    expect(expectNativeOk(await call(h.baseUrl, 'GET', `/v1/llm/chats/${chatId}`, { key: apiKey })).dialogues).toEqual(
+      [],
+    );
   });
 
   it('video and its estimate (vidV-2, no route in the catalog)', async () => {
@@ -82,7 +99,16 @@ describe.each(HARNESS_DATABASES)('unavailable media models on $name', (database)
   });
 
   it('video restoration (topaz-video-starlight, capacity paused): refused before the source is fetched', async () => {
-    await expectRefused([['native', '/v1/llm/topaz/video/jobs', { model: 'topaz-video-starlight', video_url: 'https://example.com/a.mp4' }]], 'Upstream capacity paused');
+    await expectRefused(
+      [
+        [
+          'native',
+          '/v1/llm/topaz/video/jobs',
+          { model: 'topaz-video-starlight', video_url: 'https://example.com/a.mp4' },
+        ],
+      ],
+      'Upstream capacity paused',
+    );
   });
 
   it('speech and music, with their estimates', async () => {
@@ -106,6 +132,12 @@ describe.each(HARNESS_DATABASES)('unavailable media models on $name', (database)
 
   it('an available model of the same kinds is still served (orpheus-3b speech is accepted)', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
-    expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/audio/jobs', { key: apiKey, body: { model: 'orpheus-3b', input: 'Hello there.' } }), 202);
+    expectNativeOk(
+      await call(h.baseUrl, 'POST', '/v1/llm/audio/jobs', {
+        key: apiKey,
+        body: { model: 'orpheus-3b', input: 'Hello there.' },
+      }),
+      202,
+    );
   });
 });

@@ -8,8 +8,8 @@ import { Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, run, setTracin
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fixtures/fake-upstream.js';
-import { startHarness, type Harness } from '../setup/harness.js';
+import { type FakeBehaviour, type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 
 const TEXT_MODEL = 'gpt-5-mini';
@@ -24,7 +24,10 @@ let apiKey: string;
 beforeAll(async () => {
   setTracingDisabled(true);
   fake = await startFakeUpstream({ behaviour: () => turns.shift() ?? 'ok' });
-  const upstreams = writeUpstreamsFile({ [TOOL_MODEL]: [{ provider: 'fake', url: fake.baseUrl, cost: { input: 0.1, output: 0.3 } }] }, { sandboxDefault: true });
+  const upstreams = writeUpstreamsFile(
+    { [TOOL_MODEL]: [{ provider: 'fake', url: fake.baseUrl, cost: { input: 0.1, output: 0.3 } }] },
+    { sandboxDefault: true },
+  );
   h = await startHarness({ UPSTREAMS_FILE: upstreams });
   ({ apiKey } = await h.newAccount(undefined, { balanceUsd: 100 }));
 });
@@ -37,7 +40,12 @@ afterAll(async () => {
 
 const client = (key = apiKey) => new OpenAI({ baseURL: `${h.baseUrl}/v1/compat`, apiKey: key, maxRetries: 0 });
 const agent = (model: string, key = apiKey, tools: ReturnType<typeof tool>[] = []) =>
-  new Agent({ name: 'assistant', instructions: 'Be brief.', model: new OpenAIResponsesModel(client(key), model), tools });
+  new Agent({
+    name: 'assistant',
+    instructions: 'Be brief.',
+    model: new OpenAIResponsesModel(client(key), model),
+    tools,
+  });
 
 const weather = () =>
   tool({
@@ -72,7 +80,9 @@ describe('Agents SDK over the Responses API', () => {
     expect(result.finalOutput).toBe('chunk1 chunk2 chunk3 ');
     const [first, second] = fake.requests.slice(before).map((r) => r.body as Record<string, any>);
     expect(first!.stream).toBe(true);
-    expect(first!.tools).toEqual([expect.objectContaining({ type: 'function', function: expect.objectContaining({ name: 'get_weather' }) })]);
+    expect(first!.tools).toEqual([
+      expect.objectContaining({ type: 'function', function: expect.objectContaining({ name: 'get_weather' }) }),
+    ]);
     expect(second!.messages).toContainEqual({ role: 'tool', tool_call_id: 'call_w1', content: 'Oslo: -3 °C' });
   });
 
@@ -106,6 +116,9 @@ describe('Agents SDK: errors are the openai SDK’s classes', () => {
   it('context overflow → BadRequestError, code context_window_exceeded, "maximum context length"', async () => {
     const err = await run(agent('gemma-2-9b-it'), 'lorem ipsum '.repeat(6000)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(err).toMatchObject({ code: 'context_window_exceeded', message: expect.stringContaining('maximum context length') });
+    expect(err).toMatchObject({
+      code: 'context_window_exceeded',
+      message: expect.stringContaining('maximum context length'),
+    });
   });
 });

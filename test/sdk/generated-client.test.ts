@@ -4,8 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../generated/client/client/index.js';
-import { createApiKey, getModelCatalog, listApiKeys, listCompatModels, revokeApiKey } from '../../generated/client/sdk.gen.js';
-import { startHarness, type Harness } from '../setup/harness.js';
+import {
+  createApiKey,
+  getModelCatalog,
+  listApiKeys,
+  listCompatModels,
+  revokeApiKey,
+} from '../../generated/client/sdk.gen.js';
+import { type Harness, startHarness } from '../setup/harness.js';
 
 let h: Harness;
 beforeAll(async () => {

@@ -6,19 +6,21 @@
  * the embedded sandbox; tool calls from a local fake OpenAI-style upstream routed for one model.
  */
 import { ContextOverflowError } from '@langchain/core/errors';
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { ChatOpenAI, OpenAIEmbeddings } from '@langchain/openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fixtures/fake-upstream.js';
-import { startHarness, type Harness } from '../setup/harness.js';
+import { type FakeBehaviour, type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 
 const TEXT_MODEL = 'gpt-5-mini';
 /** Routed to the fake, which calls the tool when asked to. */
 const TOOL_MODEL = 'gpt-4o-mini';
-const TOOL_CALL: FakeBehaviour = { reply: { toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] } };
+const TOOL_CALL: FakeBehaviour = {
+  reply: { toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] },
+};
 
 let fake: FakeUpstream;
 let behaviour: FakeBehaviour = 'ok';
@@ -27,7 +29,10 @@ let apiKey: string;
 
 beforeAll(async () => {
   fake = await startFakeUpstream({ behaviour: () => behaviour });
-  const upstreams = writeUpstreamsFile({ [TOOL_MODEL]: [{ provider: 'fake', url: fake.baseUrl, cost: { input: 0.1, output: 0.3 } }] }, { sandboxDefault: true });
+  const upstreams = writeUpstreamsFile(
+    { [TOOL_MODEL]: [{ provider: 'fake', url: fake.baseUrl, cost: { input: 0.1, output: 0.3 } }] },
+    { sandboxDefault: true },
+  );
   h = await startHarness({ UPSTREAMS_FILE: upstreams });
   ({ apiKey } = await h.newAccount(undefined, { balanceUsd: 100 }));
 });
@@ -42,7 +47,9 @@ afterAll(async () => {
 let calls: string[] = [];
 const recordingFetch: typeof fetch = async (input, init) => {
   const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as Record<string, unknown>) : {};
-  calls.push(`${new URL(String(input instanceof Request ? input.url : input)).pathname}${body.stream === true ? ' stream' : ''}`);
+  calls.push(
+    `${new URL(String(input instanceof Request ? input.url : input)).pathname}${body.stream === true ? ' stream' : ''}`,
+  );
   return fetch(input, init);
 };
 
@@ -55,7 +62,11 @@ const chatModel = (model: string, options: { key?: string; useResponsesApi?: boo
     useResponsesApi: options.useResponsesApi ?? false,
   });
 
-const weather = tool(async ({ city }) => `${city}: -3 °C`, { name: 'get_weather', description: 'Weather in a city', schema: z.object({ city: z.string() }) });
+const weather = tool(async ({ city }) => `${city}: -3 °C`, {
+  name: 'get_weather',
+  description: 'Weather in a city',
+  schema: z.object({ city: z.string() }),
+});
 
 /** What a call rejects with. */
 async function failure(call: () => Promise<unknown>): Promise<Error & Record<string, unknown>> {
@@ -103,13 +114,23 @@ describe.each([
     const answer = await model.invoke(history);
     expect(answer).toBeInstanceOf(AIMessage);
     expect(answer.text).toBe('chunk1 chunk2 chunk3 ');
-    expect((fake.requests.at(-1)!.body as Record<string, any>).messages).toContainEqual({ role: 'tool', tool_call_id: 'call_w1', content: 'Oslo: -3 °C' });
+    expect((fake.requests.at(-1)!.body as Record<string, any>).messages).toContainEqual({
+      role: 'tool',
+      tool_call_id: 'call_w1',
+      content: 'Oslo: -3 °C',
+    });
   });
 });
 
 describe('OpenAIEmbeddings', () => {
   it('embedDocuments and embedQuery: one vector per text, at the asked dimensions', async () => {
-    const embeddings = new OpenAIEmbeddings({ model: 'text-embedding-3-small', dimensions: 256, apiKey, configuration: { baseURL: `${h.baseUrl}/v1/compat` }, maxRetries: 0 });
+    const embeddings = new OpenAIEmbeddings({
+      model: 'text-embedding-3-small',
+      dimensions: 256,
+      apiKey,
+      configuration: { baseURL: `${h.baseUrl}/v1/compat` },
+      maxRetries: 0,
+    });
     const vectors = await embeddings.embedDocuments(['first text', 'second text']);
     expect(vectors).toHaveLength(2);
     for (const vector of vectors) expect(vector).toHaveLength(256);
@@ -141,7 +162,9 @@ describe('LangChain errors', () => {
   });
 
   it.each([false, true])('context overflow → ContextOverflowError (Responses API: %s)', async (useResponsesApi) => {
-    const err = await failure(() => chatModel('gemma-2-9b-it', { useResponsesApi }).invoke('lorem ipsum '.repeat(6000)));
+    const err = await failure(() =>
+      chatModel('gemma-2-9b-it', { useResponsesApi }).invoke('lorem ipsum '.repeat(6000)),
+    );
     expect(err).toBeInstanceOf(ContextOverflowError);
     expect(err.message).toContain('maximum context length');
   });

@@ -9,7 +9,7 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../setup/harness.js';
+import { type Harness, startHarness } from '../setup/harness.js';
 
 interface Exchange {
   url: string;
@@ -27,7 +27,13 @@ function recordingFetch(exchanges: Exchange[]): typeof fetch {
     const raw = typeof init?.body === 'string' ? init.body : null;
     const response = await fetch(input, init);
     const errorText = response.ok ? null : await response.clone().text();
-    exchanges.push({ url, body: raw === null ? null : (JSON.parse(raw) as Record<string, unknown>), status: response.status, headers: response.headers, errorText });
+    exchanges.push({
+      url,
+      body: raw === null ? null : (JSON.parse(raw) as Record<string, unknown>),
+      status: response.status,
+      headers: response.headers,
+      errorText,
+    });
     return response;
   };
 }
@@ -118,7 +124,11 @@ describe('official openai SDK: embeddings', () => {
       expect(item.embedding.every((x) => typeof x === 'number' && Number.isFinite(x))).toBe(true);
     }
     expect(decoded.usage.prompt_tokens).toBeGreaterThan(0);
-    const floats = await client().embeddings.create({ model: 'text-embedding-3-small', input, encoding_format: 'float' });
+    const floats = await client().embeddings.create({
+      model: 'text-embedding-3-small',
+      input,
+      encoding_format: 'float',
+    });
     // base64 carries float32: equal to the float answer at float32 precision.
     decoded.data.forEach((item, i) => {
       const reference = floats.data[i]!.embedding;
@@ -128,7 +138,11 @@ describe('official openai SDK: embeddings', () => {
   });
 
   it('dimensions: 256 on text-embedding-3-small gives 256-long vectors', async () => {
-    const result = await client().embeddings.create({ model: 'text-embedding-3-small', input: 'shorter vectors', dimensions: 256 });
+    const result = await client().embeddings.create({
+      model: 'text-embedding-3-small',
+      input: 'shorter vectors',
+      dimensions: 256,
+    });
     expect(result.data[0]?.embedding).toHaveLength(256);
     const norm = Math.sqrt(result.data[0]!.embedding.reduce((sum, v) => sum + v * v, 0));
     expect(norm).toBeCloseTo(1, 3);
@@ -140,7 +154,10 @@ describe('official openai SDK: errors', () => {
     const exchanges: Exchange[] = [];
     const err = await rejection(() =>
       // Default retries left on here on purpose: x-should-retry: false must keep the SDK from retrying.
-      client({ exchanges, maxRetries: 2 }).chat.completions.create({ model: 'no-such-model-anywhere', messages: [{ role: 'user', content: 'hi' }] }),
+      client({ exchanges, maxRetries: 2 }).chat.completions.create({
+        model: 'no-such-model-anywhere',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
     );
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     const error = err as InstanceType<typeof OpenAI.BadRequestError>;
@@ -155,7 +172,7 @@ describe('official openai SDK: errors', () => {
     expect((JSON.parse(exchange!.errorText ?? '{}') as { request_id?: string }).request_id).toBe(requestId);
   });
 
-  it('models.retrieve: a listed model in the SDK\'s Model shape; an unknown one is a NotFoundError with code and param', async () => {
+  it("models.retrieve: a listed model in the SDK's Model shape; an unknown one is a NotFoundError with code and param", async () => {
     const model = await client().models.retrieve('text-embedding-3-small');
     expect(model).toMatchObject({ id: 'text-embedding-3-small', object: 'model', owned_by: 'openai' });
     const err = await rejection(() => client().models.retrieve('no-such-model-anywhere'));
@@ -166,7 +183,13 @@ describe('official openai SDK: errors', () => {
   });
 
   it('a field the schema refuses is a BadRequestError whose param names it', async () => {
-    const err = await rejection(() => client().chat.completions.create({ model: 'gpt-5-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 3 }));
+    const err = await rejection(() =>
+      client().chat.completions.create({
+        model: 'gpt-5-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+        temperature: 3,
+      }),
+    );
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('temperature');
   });
@@ -183,7 +206,11 @@ describe('official openai SDK: errors', () => {
   it('a zero balance is a 402 with code insufficient_balance', async () => {
     const broke = await h.newAccount();
     const err = await rejection(() =>
-      client({ key: broke.apiKey }).chat.completions.create({ model: 'gpt-5-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 }),
+      client({ key: broke.apiKey }).chat.completions.create({
+        model: 'gpt-5-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 16,
+      }),
     );
     expect(err).toBeInstanceOf(OpenAI.APIError);
     const error = err as InstanceType<typeof OpenAI.APIError>;
@@ -196,21 +223,39 @@ describe('official openai SDK: errors', () => {
     await h.deps.apiKeys.setKeyRateLimit(limited.keyId, 1);
     h.deps.authenticator.invalidate({ keyId: limited.keyId });
     await client({ key: limited.apiKey }).models.retrieve('gpt-5-mini');
-    const err = await rejection(() => client({ key: limited.apiKey }).chat.completions.create({ model: 'gpt-5-mini', messages: [{ role: 'user', content: 'hi' }] }));
+    const err = await rejection(() =>
+      client({ key: limited.apiKey }).chat.completions.create({
+        model: 'gpt-5-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    );
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
     expect((err as InstanceType<typeof OpenAI.RateLimitError>).headers?.get('retry-after')).toMatch(/^\d+$/);
   });
 
   it('context overflow is a BadRequestError, code context_window_exceeded, "maximum context length"', async () => {
-    const err = await rejection(() => client().chat.completions.create({ model: 'gemma-2-9b-it', messages: [{ role: 'user', content: 'lorem ipsum '.repeat(6000) }] }));
+    const err = await rejection(() =>
+      client().chat.completions.create({
+        model: 'gemma-2-9b-it',
+        messages: [{ role: 'user', content: 'lorem ipsum '.repeat(6000) }],
+      }),
+    );
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(err).toMatchObject({ code: 'context_window_exceeded', message: expect.stringContaining('maximum context length') });
+    expect(err).toMatchObject({
+      code: 'context_window_exceeded',
+      message: expect.stringContaining('maximum context length'),
+    });
   });
 });
 
 describe('official openai SDK: Responses', () => {
   it('responses.create: output_text and usage with its cost', async () => {
-    const response = await client().responses.create({ model: 'gpt-5-mini', instructions: 'Be brief.', input: 'Say hello.', max_output_tokens: 64 });
+    const response = await client().responses.create({
+      model: 'gpt-5-mini',
+      instructions: 'Be brief.',
+      input: 'Say hello.',
+      max_output_tokens: 64,
+    });
     expect(response.output_text).toMatch(/^Sandbox reply \(gpt-5-mini\): \S/);
     expect(response.status).toBe('completed');
     expect(response.usage?.output_tokens).toBeGreaterThan(0);
@@ -218,7 +263,11 @@ describe('official openai SDK: Responses', () => {
   });
 
   it('responses.stream: text deltas join to the final response, which carries the usage', async () => {
-    const stream = client().responses.stream({ model: 'gpt-5-mini', input: 'Tell me about gateways.', max_output_tokens: 64 });
+    const stream = client().responses.stream({
+      model: 'gpt-5-mini',
+      input: 'Tell me about gateways.',
+      max_output_tokens: 64,
+    });
     let joined = '';
     for await (const event of stream) if (event.type === 'response.output_text.delta') joined += event.delta;
     const final = await stream.finalResponse();
@@ -234,7 +283,10 @@ describe('official openai SDK: Idempotency-Key', () => {
     const sdk = client({ key: account.apiKey });
     const key = `retry-${Date.now()}`;
     const ask = (content: string) =>
-      sdk.chat.completions.create({ model: 'gpt-5-mini', messages: [{ role: 'user', content }], max_tokens: 16 }, { headers: { 'Idempotency-Key': key } });
+      sdk.chat.completions.create(
+        { model: 'gpt-5-mini', messages: [{ role: 'user', content }], max_tokens: 16 },
+        { headers: { 'Idempotency-Key': key } },
+      );
     const first = await ask('hi');
     const spent = await h.deps.ledger.postedSpend(account.accountId);
     const again = await ask('hi');

@@ -4,14 +4,15 @@
  * `[DONE]` (README "Decisions"). What the official `openai` client, the AI SDK and LangChain raise for it: the
  * error class each gives an error carried by a stream, with the frame's code, never a silent empty answer.
  */
-import { ChatOpenAI } from '@langchain/openai';
+
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { ChatOpenAI } from '@langchain/openai';
 import { APICallError, streamText } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeBehaviour, type FakeUpstream } from '../fixtures/fake-upstream.js';
-import { startHarness, type Harness } from '../setup/harness.js';
+import { type FakeBehaviour, type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 
 const MODEL = 'gpt-5-mini';
@@ -21,9 +22,16 @@ let h: Harness;
 let apiKey: string;
 
 beforeAll(async () => {
-  fakes = [await startFakeUpstream({ behaviour: () => behaviour }), await startFakeUpstream({ behaviour: () => behaviour })];
+  fakes = [
+    await startFakeUpstream({ behaviour: () => behaviour }),
+    await startFakeUpstream({ behaviour: () => behaviour }),
+  ];
   const upstreams = writeUpstreamsFile({
-    [MODEL]: fakes.map((fake, i) => ({ provider: `fake-${i}`, url: fake.baseUrl, cost: { input: 0.1 * (i + 1), output: 1 } })),
+    [MODEL]: fakes.map((fake, i) => ({
+      provider: `fake-${i}`,
+      url: fake.baseUrl,
+      cost: { input: 0.1 * (i + 1), output: 1 },
+    })),
   });
   h = await startHarness({ UPSTREAMS_FILE: upstreams });
   ({ apiKey } = await h.newAccount(undefined, { balanceUsd: 100 }));
@@ -40,7 +48,11 @@ const baseURL = () => `${h.baseUrl}/v1/compat`;
 async function openaiFailure(): Promise<unknown> {
   const client = new OpenAI({ apiKey, baseURL: baseURL(), maxRetries: 0 });
   try {
-    const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
     for await (const _ of stream) void _;
   } catch (err) {
     return err;
@@ -49,7 +61,9 @@ async function openaiFailure(): Promise<unknown> {
 }
 
 /** Every error part of an AI SDK stream, and the text it delivered. */
-async function aiSdkErrors(model: Parameters<typeof streamText>[0]['model']): Promise<{ errors: unknown[]; text: string }> {
+async function aiSdkErrors(
+  model: Parameters<typeof streamText>[0]['model'],
+): Promise<{ errors: unknown[]; text: string }> {
   const errors: unknown[] = [];
   const result = streamText({ model, prompt: 'hi', maxRetries: 0, onError: ({ error }) => void errors.push(error) });
   let text = '';
@@ -75,44 +89,51 @@ const cases: [string, FakeBehaviour, string, string, number][] = [
   ['503', { status: 503 }, 'api_error', 'upstream_server_error', 500],
 ];
 
-describe.each(cases)('every upstream answering %s before the first token', (_name, failing, type, code, aiSdkStatus) => {
-  beforeEach(() => void (behaviour = failing));
+describe.each(cases)(
+  'every upstream answering %s before the first token',
+  (_name, failing, type, code, aiSdkStatus) => {
+    beforeEach(() => void (behaviour = failing));
 
-  it(`openai: the stream raises APIError (the class of a stream-borne error) with type ${type}, code ${code} and the request id`, async () => {
-    const err = await openaiFailure();
-    expect(err).toBeInstanceOf(OpenAI.APIError);
-    expect((err as object).constructor).toBe(OpenAI.APIError);
-    expect(err).toMatchObject({ status: undefined, type, code, requestID: expect.stringMatching(/^req_/) });
-  });
+    it(`openai: the stream raises APIError (the class of a stream-borne error) with type ${type}, code ${code} and the request id`, async () => {
+      const err = await openaiFailure();
+      expect(err).toBeInstanceOf(OpenAI.APIError);
+      expect((err as object).constructor).toBe(OpenAI.APIError);
+      expect(err).toMatchObject({ status: undefined, type, code, requestID: expect.stringMatching(/^req_/) });
+    });
 
-  it(`AI SDK (@ai-sdk/openai): one APICallError with status ${aiSdkStatus}, retryable as that status is; no text`, async () => {
-    const { errors, text } = await aiSdkErrors(createOpenAI({ baseURL: baseURL(), apiKey }).chat(MODEL));
-    expect(text).toBe('');
-    expect(errors).toHaveLength(1);
-    expect(APICallError.isInstance(errors[0])).toBe(true);
-    const err = errors[0] as APICallError;
-    expect(err.statusCode).toBe(aiSdkStatus);
-    expect(err.isRetryable).toBe(aiSdkStatus === 429 || aiSdkStatus >= 500);
-    expect(err.data).toMatchObject({ type, code });
-  });
+    it(`AI SDK (@ai-sdk/openai): one APICallError with status ${aiSdkStatus}, retryable as that status is; no text`, async () => {
+      const { errors, text } = await aiSdkErrors(createOpenAI({ baseURL: baseURL(), apiKey }).chat(MODEL));
+      expect(text).toBe('');
+      expect(errors).toHaveLength(1);
+      expect(APICallError.isInstance(errors[0])).toBe(true);
+      const err = errors[0] as APICallError;
+      expect(err.statusCode).toBe(aiSdkStatus);
+      expect(err.isRetryable).toBe(aiSdkStatus === 429 || aiSdkStatus >= 500);
+      expect(err.data).toMatchObject({ type, code });
+    });
 
-  it('AI SDK (@ai-sdk/openai-compatible): one error part carrying the frame', async () => {
-    const { errors, text } = await aiSdkErrors(createOpenAICompatible({ name: 'gateway', baseURL: baseURL(), apiKey }).chatModel(MODEL));
-    expect(text).toBe('');
-    expect(errors).toEqual([expect.objectContaining({ type, code })]);
-  });
+    it('AI SDK (@ai-sdk/openai-compatible): one error part carrying the frame', async () => {
+      const { errors, text } = await aiSdkErrors(
+        createOpenAICompatible({ name: 'gateway', baseURL: baseURL(), apiKey }).chatModel(MODEL),
+      );
+      expect(text).toBe('');
+      expect(errors).toEqual([expect.objectContaining({ type, code })]);
+    });
 
-  it(`LangChain ChatOpenAI.stream: rejects with the openai APIError, code ${code}`, async () => {
-    const err = await langchainFailure();
-    expect(err).toBeInstanceOf(OpenAI.APIError);
-    expect(err).toMatchObject({ type, code });
-  });
-});
+    it(`LangChain ChatOpenAI.stream: rejects with the openai APIError, code ${code}`, async () => {
+      const err = await langchainFailure();
+      expect(err).toBeInstanceOf(OpenAI.APIError);
+      expect(err).toMatchObject({ type, code });
+    });
+  },
+);
 
 describe('verdicts on the request itself stay plain HTTP errors on a stream', () => {
   it('an unknown model is still a BadRequestError with code model_not_found, before any upstream is asked', async () => {
     const client = new OpenAI({ apiKey, baseURL: baseURL(), maxRetries: 0 });
-    const err = await client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }], stream: true }).catch((e: unknown) => e);
+    const err = await client.chat.completions
+      .create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }], stream: true })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect(err).toMatchObject({ status: 400, code: 'model_not_found' });
   });

@@ -51,7 +51,13 @@ export async function fundedPrincipal(
       nowMs: nowMs + i,
     });
   }
-  return { accountId: account.id, keyId: record.id, account: { ...account, rubBilling }, keyRateLimitPerMinute: null, managesKeys: true };
+  return {
+    accountId: account.id,
+    keyId: record.id,
+    account: { ...account, rubBilling },
+    keyRateLimitPerMinute: null,
+    managesKeys: true,
+  };
 }
 
 /** One test's billing world: a fresh database with its ledger, usage log and journal, and a clock the test moves. */
@@ -70,7 +76,10 @@ export interface BillingWorld {
   close: () => Promise<void>;
 }
 
-export async function openBillingWorld(backend: (typeof BILLING_BACKENDS)[number], startMs: number): Promise<BillingWorld> {
+export async function openBillingWorld(
+  backend: (typeof BILLING_BACKENDS)[number],
+  startMs: number,
+): Promise<BillingWorld> {
   const { db, drop } = await backend.open();
   const apiKeys = new SqlApiKeyStore(db);
   const ledger = openLedger(db);
@@ -86,7 +95,14 @@ export async function openBillingWorld(backend: (typeof BILLING_BACKENDS)[number
     losses,
     clock,
     billing: (holdTtlMs) =>
-      new Billing(ledger, { now: () => clock.now, holdTtlMs, logger: pino({ level: 'silent' }), journal, onLoss: (r) => losses.push(r), leases: LEASES }),
+      new Billing(ledger, {
+        now: () => clock.now,
+        holdTtlMs,
+        logger: pino({ level: 'silent' }),
+        journal,
+        onLoss: (r) => losses.push(r),
+        leases: LEASES,
+      }),
     async principal(usd, lots = [], rubBilling = false) {
       const p = await fundedPrincipal(apiKeys, ledger, clock.now, usd, lots, rubBilling);
       clock.now += 1 + lots.length;

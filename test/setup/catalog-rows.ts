@@ -2,7 +2,9 @@ import type { CatalogFileEntry } from '../../src/domain/catalog/catalog-file.js'
 import { UNKNOWN_RELEASE_TIME } from '../../src/domain/catalog/model-catalog.js';
 
 /** A synthetic catalog row with every field present; pass what the test is about. */
-export function catalogRow(fields: Partial<CatalogFileEntry> & Pick<CatalogFileEntry, 'slug' | 'media_kind'>): CatalogFileEntry {
+export function catalogRow(
+  fields: Partial<CatalogFileEntry> & Pick<CatalogFileEntry, 'slug' | 'media_kind'>,
+): CatalogFileEntry {
   return {
     label: fields.slug.toUpperCase(),
     description: `About ${fields.slug}`,

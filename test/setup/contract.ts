@@ -34,7 +34,9 @@ export function contractOperations(): ContractOperation[] {
 
 /** Operations that refuse a request without a key. */
 export function protectedOperations(): ContractOperation[] {
-  return contractOperations().filter((op) => op.security.length > 0 && op.security.every((alt) => Object.keys(alt).length > 0));
+  return contractOperations().filter(
+    (op) => op.security.length > 0 && op.security.every((alt) => Object.keys(alt).length > 0),
+  );
 }
 
 /**

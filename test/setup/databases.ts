@@ -55,7 +55,10 @@ export const HARNESS_DATABASES = [
     name: 'PostgreSQL',
     open: async () => {
       const pg = await postgresSchema();
-      return { env: { DATABASE_URL: `${TEST_POSTGRES_URL}?options=-c%20search_path%3D${pg.schema}` } as Record<string, string>, drop: () => pg.drop() };
+      return {
+        env: { DATABASE_URL: `${TEST_POSTGRES_URL}?options=-c%20search_path%3D${pg.schema}` } as Record<string, string>,
+        drop: () => pg.drop(),
+      };
     },
   },
 ];

@@ -2,11 +2,11 @@
  * A real gateway on a random loopback port, with response validation enforced, an in-memory SQLite database and a
  * log that tests can read. Contract tests talk to it over HTTP with fetch, exactly as a client would.
  */
-import type { AddressInfo } from 'node:net';
+
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createApp } from '../../src/app.js';
-import { createHttpServer } from '../../src/http/http-server.js';
 import { loadConfig } from '../../src/config.js';
 import { buildDeps, type Deps } from '../../src/container.js';
 import { createAccount, issueKey } from '../../src/domain/accounts.js';
@@ -14,6 +14,7 @@ import type { CallDetails, Charge } from '../../src/domain/billing.js';
 import { newId } from '../../src/domain/ids.js';
 import { fxRateToMicro, usdToMicros } from '../../src/domain/money.js';
 import { topUp } from '../../src/domain/top-up.js';
+import { createHttpServer } from '../../src/http/http-server.js';
 
 export interface Harness {
   baseUrl: string;
@@ -21,7 +22,10 @@ export interface Harness {
   /** JSON log lines at warn level and above. */
   logs: Record<string, unknown>[];
   /** A new account and one key for it, with an opening dollar top-up when `balanceUsd` is given. */
-  newAccount(email?: string, options?: { balanceUsd?: number }): Promise<{ accountId: string; apiKey: string; keyId: string }>;
+  newAccount(
+    email?: string,
+    options?: { balanceUsd?: number },
+  ): Promise<{ accountId: string; apiKey: string; keyId: string }>;
   /** Credits a top-up; with `fxRate` it is a ruble top-up at that RUB/USD rate. */
   topUp(accountId: string, usd: number, fxRate?: number): Promise<void>;
   /** One billed call through the real billing flow (reserve `holdUsd`, settle `costUsd`), as a paid endpoint makes it. */
@@ -38,7 +42,10 @@ function proxyPorts(): string {
 }
 
 /** `now`: the service's clock (tests of time-driven billing move it by hand). */
-export async function startHarness(env: Record<string, string> = {}, options: { now?: () => number } = {}): Promise<Harness> {
+export async function startHarness(
+  env: Record<string, string> = {},
+  options: { now?: () => number } = {},
+): Promise<Harness> {
   const config = loadConfig({
     DATABASE_URL: 'sqlite::memory:',
     VALIDATE_RESPONSES: 'enforce',
@@ -51,7 +58,10 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
     ...env,
   });
   const logs: Record<string, unknown>[] = [];
-  const logger = pino({ level: 'warn' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
+  const logger = pino(
+    { level: 'warn' },
+    { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) },
+  );
   const deps = await buildDeps(config, logger, options.now);
   readAfterCharges(deps);
   const server: Server = await new Promise((resolve) => {
@@ -80,7 +90,12 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
     async spend(apiKey, costUsd, details = {}, holdUsd = costUsd) {
       const principal = await deps.authenticator.authenticate(apiKey);
       const reservation = await deps.billing.reserve(principal, newId('req'), usdToMicros(holdUsd));
-      return deps.billing.settle(reservation, usdToMicros(costUsd), { model: 'gpt-5-mini', kind: 'chat', endpoint: '/v1/compat/chat/completions', ...details });
+      return deps.billing.settle(reservation, usdToMicros(costUsd), {
+        model: 'gpt-5-mini',
+        kind: 'chat',
+        endpoint: '/v1/compat/chat/completions',
+        ...details,
+      });
     },
     async close() {
       server.closeAllConnections();
@@ -118,7 +133,13 @@ export async function call<T = any>(
   baseUrl: string,
   method: string,
   path: string,
-  options: { key?: string; keyHeader?: 'bearer' | 'x-api-key'; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  options: {
+    key?: string;
+    keyHeader?: 'bearer' | 'x-api-key';
+    body?: unknown;
+    rawBody?: string;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<JsonResponse<T>> {
   const headers: Record<string, string> = { 'user-agent': 'contract-tests/1', ...options.headers };
   if (options.key !== undefined) {

@@ -2,7 +2,7 @@
  * The real server process (`src/main.ts`) for tests that kill it: started on a database URL with extra
  * settings, resolved once it listens; and the databases such tests run on (a SQLite file, a PostgreSQL schema).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { SqlApiKeyStore } from '../../src/adapters/api-keys/sql.js';
 import { openLedger } from '../../src/adapters/ledger/open.js';
@@ -52,7 +52,9 @@ export function spawnGateway(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`server exited (${code ?? signal}) before listening: ${stderr.slice(-500) || buffered.slice(-500)}`));
+      reject(
+        new Error(`server exited (${code ?? signal}) before listening: ${stderr.slice(-500) || buffered.slice(-500)}`),
+      );
     });
   });
 }
@@ -66,9 +68,14 @@ export interface GatewayExit {
 /** `src/main.ts` with exactly this environment, run to its exit (a start that a setting stops). */
 export function runGatewayToExit(env: NodeJS.ProcessEnv, limitMs = STARTUP_LIMIT_MS): Promise<GatewayExit> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, timeout: limitMs, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
-      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/main.ts'],
+      { env, timeout: limitMs, killSignal: 'SIGKILL' },
+      (err, stdout, stderr) => {
+        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -83,14 +90,23 @@ function listeningPort(output: string): number | null {
 }
 
 /** `count` accounts with a key each and `openingMicros` on their balance. */
-export async function openAccounts(db: Database, count: number, openingMicros: bigint): Promise<{ accountId: string; apiKey: string }[]> {
+export async function openAccounts(
+  db: Database,
+  count: number,
+  openingMicros: bigint,
+): Promise<{ accountId: string; apiKey: string }[]> {
   const apiKeys = new SqlApiKeyStore(db);
   const ledger = openLedger(db);
   const accounts = [];
   for (let i = 0; i < count; i++) {
     const account = await createAccount(apiKeys, { email: `process-${i}-${Date.now()}-${Math.random()}@example.com` });
     const { secret } = await issueKey(apiKeys, account.id);
-    await topUp(ledger, apiKeys, { accountId: account.id, usdMicros: openingMicros, marketRateMicro: 90_000_000n, nowMs: Date.now() });
+    await topUp(ledger, apiKeys, {
+      accountId: account.id,
+      usdMicros: openingMicros,
+      marketRateMicro: 90_000_000n,
+      nowMs: Date.now(),
+    });
     accounts.push({ accountId: account.id, apiKey: secret });
   }
   await ledger.drain();
@@ -100,7 +116,10 @@ export async function openAccounts(db: Database, count: number, openingMicros: b
 /** The databases a server process is killed on: a new SQLite file under `dir`, and a new PostgreSQL schema. */
 export function processBackends(dir: () => string) {
   return [
-    { name: 'SQLite file', open: async () => ({ url: `sqlite:${join(dir(), `gateway-${Date.now()}.sqlite`)}`, drop: async () => undefined }) },
+    {
+      name: 'SQLite file',
+      open: async () => ({ url: `sqlite:${join(dir(), `gateway-${Date.now()}.sqlite`)}`, drop: async () => undefined }),
+    },
     {
       name: 'PostgreSQL',
       open: async () => {

@@ -32,10 +32,18 @@ export async function readSse(response: Response): Promise<SseResponse> {
 }
 
 /** POSTs a JSON body with a Bearer key and reads the answer as SSE (whatever its content type). */
-export async function postSse(baseUrl: string, path: string, options: { key: string; body: unknown }): Promise<SseResponse> {
+export async function postSse(
+  baseUrl: string,
+  path: string,
+  options: { key: string; body: unknown },
+): Promise<SseResponse> {
   const response = await fetch(baseUrl + path, {
     method: 'POST',
-    headers: { 'user-agent': 'contract-tests/1', 'content-type': 'application/json', authorization: `Bearer ${options.key}` },
+    headers: {
+      'user-agent': 'contract-tests/1',
+      'content-type': 'application/json',
+      authorization: `Bearer ${options.key}`,
+    },
     body: JSON.stringify(options.body),
   });
   return readSse(response);

@@ -1,12 +1,16 @@
 /** A harness per describe block on one of the databases a suite runs on (HARNESS_DATABASES). */
 import { afterAll, beforeAll } from 'vitest';
 import type { HARNESS_DATABASES } from './databases.js';
-import { startHarness, type Harness } from './harness.js';
+import { type Harness, startHarness } from './harness.js';
 
 type HarnessDatabase = (typeof HARNESS_DATABASES)[number];
 
 /** Started before the block's tests on `database` with `env` added, closed and its database dropped after. */
-export function harnessOn(database: HarnessDatabase, env: Record<string, string> = {}, options: { now?: () => number } = {}): () => Harness {
+export function harnessOn(
+  database: HarnessDatabase,
+  env: Record<string, string> = {},
+  options: { now?: () => number } = {},
+): () => Harness {
   let h: Harness | undefined;
   let drop: () => Promise<void> = async () => undefined;
   beforeAll(async () => {

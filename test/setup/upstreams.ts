@@ -41,7 +41,10 @@ export interface UpstreamsFileOptions {
 const written: string[] = [];
 
 /** Writes the file into a new temporary directory and returns its path. */
-export function writeUpstreamsFile(routes: Record<string, UpstreamRouteSpec[]>, options: UpstreamsFileOptions = {}): string {
+export function writeUpstreamsFile(
+  routes: Record<string, UpstreamRouteSpec[]>,
+  options: UpstreamsFileOptions = {},
+): string {
   const providers: Record<string, Record<string, unknown>> = {};
   if (options.sandboxDefault === true) providers.sandbox = { type: 'sandbox' };
   const fileRoutes: Record<string, Record<string, unknown>[]> = {};

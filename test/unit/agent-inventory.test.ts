@@ -9,7 +9,10 @@ import { PROJECT_ROOT } from '../../src/project-root.js';
 const fixture = (name: string): string => readFileSync(`${PROJECT_ROOT}test/fixtures/nvidia-smi/${name}`, 'utf8');
 
 /** A minimal nvidia-smi report around the given <gpu> bodies. */
-function report(gpus: string[], head = '<driver_version>550.54.14</driver_version><cuda_version>12.4</cuda_version>'): string {
+function report(
+  gpus: string[],
+  head = '<driver_version>550.54.14</driver_version><cuda_version>12.4</cuda_version>',
+): string {
   const body = gpus.map((g) => `<gpu id="x">${g}</gpu>`).join('');
   return `<?xml version="1.0" ?>\n<nvidia_smi_log>${head}<attached_gpus>${gpus.length}</attached_gpus>${body}</nvidia_smi_log>`;
 }
@@ -33,7 +36,13 @@ describe('parseNvidiaSmiXml', () => {
 
   it('reads an 8× A100 80GB SXM4 box, GPUs in nvidia-smi order', () => {
     const inventory = parseNvidiaSmiXml(fixture('a100-80gb-x8.xml'));
-    expect(inventory).toMatchObject({ gpuName: 'A100_80GB', gpuCount: 8, vramGb: 80, driverVersion: '535.129.03', cudaVersion: '12.2' });
+    expect(inventory).toMatchObject({
+      gpuName: 'A100_80GB',
+      gpuCount: 8,
+      vramGb: 80,
+      driverVersion: '535.129.03',
+      cudaVersion: '12.2',
+    });
     expect(inventory.gpus.map((g) => g.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(new Set(inventory.gpus.map((g) => g.uuid)).size).toBe(8);
   });
@@ -45,9 +54,16 @@ describe('parseNvidiaSmiXml', () => {
   });
 
   it('reads a single GPU, and keeps versions as text ("12.10" is not 12.1)', () => {
-    const xml = report([gpu('NVIDIA H100 80GB HBM3', 81559)], '<driver_version>570.86.10</driver_version><cuda_version>12.10</cuda_version>');
+    const xml = report(
+      [gpu('NVIDIA H100 80GB HBM3', 81559)],
+      '<driver_version>570.86.10</driver_version><cuda_version>12.10</cuda_version>',
+    );
     expect(parseNvidiaSmiXml(xml)).toEqual({
-      gpuName: 'H100_80GB', gpuCount: 1, vramGb: 80, driverVersion: '570.86.10', cudaVersion: '12.10',
+      gpuName: 'H100_80GB',
+      gpuCount: 1,
+      vramGb: 80,
+      driverVersion: '570.86.10',
+      cudaVersion: '12.10',
       gpus: [{ index: 0, uuid: 'GPU-1', productName: 'NVIDIA H100 80GB HBM3' }],
     });
   });
@@ -68,9 +84,12 @@ describe('parseNvidiaSmiXml', () => {
     expect(() => parseNvidiaSmiXml(report([]))).toThrow(/lists no GPUs/);
     const lost = report([gpu('NVIDIA A100-SXM4-80GB', 81920)]).replace('<attached_gpus>1<', '<attached_gpus>2<');
     expect(() => parseNvidiaSmiXml(lost)).toThrow(/reports 2 attached GPUs but describes 1/);
-    const noUuid = '<product_name>NVIDIA L40S</product_name><fb_memory_usage><total>46068 MiB</total></fb_memory_usage>';
+    const noUuid =
+      '<product_name>NVIDIA L40S</product_name><fb_memory_usage><total>46068 MiB</total></fb_memory_usage>';
     expect(() => parseNvidiaSmiXml(report([noUuid]))).toThrow(/GPU 0 \(NVIDIA L40S\): no <uuid>/);
-    expect(() => parseNvidiaSmiXml(report([gpu('NVIDIA L40S', 0).replace('0 MiB</total>', 'N/A</total>')]))).toThrow(/no memory size .* \(got nothing\)/);
+    expect(() => parseNvidiaSmiXml(report([gpu('NVIDIA L40S', 0).replace('0 MiB</total>', 'N/A</total>')]))).toThrow(
+      /no memory size .* \(got nothing\)/,
+    );
   });
 
   it('refuses a report cut off mid-GPU (the parser itself is lenient)', () => {
@@ -111,7 +130,16 @@ describe('gpuNameOf', () => {
 describe('readInventoryFile', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-inventory-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const valid = { name: 'demo-box', gpu_name: 'RTX_4090', gpu_count: 2, vram_gb: 24, cpu_cores: 32, ram_gb: 128, disk_gb: 2000, location: 'DE' };
+  const valid = {
+    name: 'demo-box',
+    gpu_name: 'RTX_4090',
+    gpu_count: 2,
+    vram_gb: 24,
+    cpu_cores: 32,
+    ram_gb: 128,
+    disk_gb: 2000,
+    location: 'DE',
+  };
   let n = 0;
   const file = (content: unknown): string => {
     const path = join(dir, `inventory-${n++}.json`);
@@ -121,13 +149,22 @@ describe('readInventoryFile', () => {
 
   it('reads a valid file', () => {
     expect(readInventoryFile(file(valid))).toEqual({
-      name: 'demo-box', gpuName: 'RTX_4090', gpuCount: 2, vramGb: 24, cpuCores: 32, ramGb: 128, diskGb: 2000, location: 'DE',
+      name: 'demo-box',
+      gpuName: 'RTX_4090',
+      gpuCount: 2,
+      vramGb: 24,
+      cpuCores: 32,
+      ramGb: 128,
+      diskGb: 2000,
+      location: 'DE',
     });
   });
 
   it('names every field at fault, and the file', () => {
     const path = file({ ...valid, gpu_name: 'RTX 4090', gpu_count: 0, location: 'Germany' });
-    expect(() => readInventoryFile(path)).toThrow(`${path}: gpu_name: must be underscore style, e.g. RTX_4090; gpu_count: `);
+    expect(() => readInventoryFile(path)).toThrow(
+      `${path}: gpu_name: must be underscore style, e.g. RTX_4090; gpu_count: `,
+    );
     expect(() => readInventoryFile(path)).toThrow(/location: must be an ISO 3166-1 alpha-2 country code/);
     const { disk_gb: _, ...noDisk } = valid;
     expect(() => readInventoryFile(file(noDisk))).toThrow(/disk_gb: /);
@@ -141,8 +178,10 @@ describe('readInventoryFile', () => {
     expect(() => readInventoryFile(join(dir, 'absent.json'))).toThrow(/absent\.json: ENOENT/);
   });
 
-  it('holds the bounds of the contract\'s MachineRegistration, so the gateway accepts what it accepts', () => {
-    const schema = parseYaml(readFileSync(`${PROJECT_ROOT}openapi/components/schemas/MachineRegistration.yaml`, 'utf8')) as {
+  it("holds the bounds of the contract's MachineRegistration, so the gateway accepts what it accepts", () => {
+    const schema = parseYaml(
+      readFileSync(`${PROJECT_ROOT}openapi/components/schemas/MachineRegistration.yaml`, 'utf8'),
+    ) as {
       allOf: { properties?: Record<string, { type?: string; minimum?: number; maximum?: number }> }[];
     };
     const properties = schema.allOf.find((part) => part.properties?.['gpu_count'] !== undefined)!.properties!;

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { API_KEY_PREFIX, displayHint, generateApiKey, hashApiKey, looksLikeApiKey } from '../../src/domain/api-key-secret.js';
+import {
+  API_KEY_PREFIX,
+  displayHint,
+  generateApiKey,
+  hashApiKey,
+  looksLikeApiKey,
+} from '../../src/domain/api-key-secret.js';
 
 describe('generateApiKey', () => {
   it('is the cgw_ prefix and 40 base62 characters (SPEC 5.1: a fixed service prefix)', () => {

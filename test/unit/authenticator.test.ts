@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ApiKeyStore } from '../../src/adapters/api-keys/index.js';
 import { MemoryApiKeyStore } from '../../src/adapters/api-keys/memory.js';
-import { hashApiKey } from '../../src/domain/api-key-secret.js';
 import { createAccount, deleteAccount, issueKey, revokeKey, setDiscounts } from '../../src/domain/accounts.js';
+import { hashApiKey } from '../../src/domain/api-key-secret.js';
 import { AuthFailures } from '../../src/domain/auth-failures.js';
 import { Authenticator } from '../../src/domain/authenticator.js';
 import { KeyUsageRecorder } from '../../src/domain/key-usage-recorder.js';
@@ -63,7 +63,15 @@ describe('Authenticator', () => {
     const principal = await s.auth.authenticate(s.secret);
     expect(principal.accountId).toBe(s.accountId);
     expect(principal.keyId).toBe(s.keyId);
-    expect(principal.account).toEqual({ id: s.accountId, email: 'ada@example.com', createdAtMs: T0, discountPercent: 0, tierDiscounts: {}, rateLimitPerMinute: null, rubBilling: false });
+    expect(principal.account).toEqual({
+      id: s.accountId,
+      email: 'ada@example.com',
+      createdAtMs: T0,
+      discountPercent: 0,
+      tierDiscounts: {},
+      rateLimitPerMinute: null,
+      rubBilling: false,
+    });
     expect(principal.keyRateLimitPerMinute).toBeNull();
   });
 
@@ -96,7 +104,8 @@ describe('Authenticator', () => {
   it('a flood of unknown keys (from many addresses) never pushes a found key out of the cache', async () => {
     const s = await setup();
     await s.auth.authenticate(s.secret);
-    for (let i = 0; i < 10_001; i++) await failure(s.auth.authenticate(`cgw_${String(i).padStart(40, 'z')}`, `10.0.${i >> 8}.${i & 255}`));
+    for (let i = 0; i < 10_001; i++)
+      await failure(s.auth.authenticate(`cgw_${String(i).padStart(40, 'z')}`, `10.0.${i >> 8}.${i & 255}`));
     const lookups = s.store.resolveCalls;
     expect((await s.auth.authenticate(s.secret)).keyId).toBe(s.keyId);
     expect(s.store.resolveCalls).toBe(lookups);
@@ -106,7 +115,15 @@ describe('Authenticator', () => {
     const s = await setup();
     const chosen = `cgw_${'B'.repeat(40)}`;
     expect(await failure(s.auth.authenticate(chosen))).toBe('invalid_api_key');
-    await s.store.createKey({ id: 'key_chosen', accountId: s.accountId, name: 'chosen', hash: hashApiKey(chosen), displayHint: 'x', createdAtMs: T0, managesKeys: false });
+    await s.store.createKey({
+      id: 'key_chosen',
+      accountId: s.accountId,
+      name: 'chosen',
+      hash: hashApiKey(chosen),
+      displayHint: 'x',
+      createdAtMs: T0,
+      managesKeys: false,
+    });
     s.clock.now += TTL_MS;
     expect((await s.auth.authenticate(chosen)).keyId).toBe('key_chosen');
     expect(s.store.resolveCalls).toBe(2);
@@ -116,7 +133,8 @@ describe('Authenticator', () => {
     const s = await setup();
     await s.auth.authenticate(s.secret, '10.0.0.1'); // cached: still usable from the throttled address
     const random = (i: number) => `cgw_${String(i).padStart(40, 'x')}`;
-    for (let i = 0; i < FAILURE_LIMIT; i++) expect(await failure(s.auth.authenticate(random(i), '10.0.0.1'))).toBe('invalid_api_key');
+    for (let i = 0; i < FAILURE_LIMIT; i++)
+      expect(await failure(s.auth.authenticate(random(i), '10.0.0.1'))).toBe('invalid_api_key');
     const lookups = s.store.resolveCalls;
     s.clock.now += 10_000;
     const refused = await s.auth.authenticate(random(99), '10.0.0.1').then(
@@ -215,7 +233,10 @@ describe('Authenticator', () => {
     await setDiscounts(s.store, s.accountId, { discountPercent: 10, tierDiscounts: { '4K': 25 } });
     expect((await s.auth.authenticate(s.secret)).account.discountPercent).toBe(0); // stale, as designed
     s.auth.invalidate({ accountId: s.accountId });
-    expect((await s.auth.authenticate(s.secret)).account).toMatchObject({ discountPercent: 10, tierDiscounts: { '4K': 25 } });
+    expect((await s.auth.authenticate(s.secret)).account).toMatchObject({
+      discountPercent: 10,
+      tierDiscounts: { '4K': 25 },
+    });
     expect((await s.auth.authenticate(second.secret)).account.discountPercent).toBe(10);
     expect(s.store.resolveCalls).toBe(5);
     await s.auth.authenticate(strangerKey.secret);

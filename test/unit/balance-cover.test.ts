@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { memoryLedger } from '../../src/adapters/ledger/memory.js';
 import { MemoryUsageLogStore } from '../../src/adapters/usage-log/memory.js';
-import { ApiError } from '../../src/errors/api-error.js';
-import { insertCovered } from '../../src/domain/market/balance-cover.js';
 import { newId } from '../../src/domain/ids.js';
+import { insertCovered } from '../../src/domain/market/balance-cover.js';
+import { ApiError } from '../../src/errors/api-error.js';
 
 const jitter = () => new Promise((resolve) => setTimeout(resolve, Math.random() * 3));
 
@@ -18,30 +18,47 @@ describe('insertCovered', () => {
     { balance: 10n, each: 3n, parallel: 20 },
     { balance: 100n, each: 7n, parallel: 30 },
     { balance: 2n, each: 3n, parallel: 10 },
-  ])('$parallel parallel creations of $each from a balance of $balance: ⌊balance / each⌋ created', async ({ balance, each, parallel }) => {
-    const ledger = memoryLedger(new MemoryUsageLogStore());
-    const accountId = newId('acc');
-    await ledger.credit({ id: newId('topup'), accountId, amountMicros: balance, lot: { currency: 'USD', fxRateRubMicro: 90_000_000n }, nowMs: 0 });
-    const created: number[] = [];
-    const rule = {
-      accountId,
-      ownMicros: each,
-      existingMicros: async () => {
-        await jitter();
-        return BigInt(created.length) * each;
-      },
-      refuse: () => new ApiError('insufficient_balance'),
-    };
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: parallel }, (_, i) =>
-        insertCovered(ledger, () => 0, rule, async () => {
+  ])(
+    '$parallel parallel creations of $each from a balance of $balance: ⌊balance / each⌋ created',
+    async ({ balance, each, parallel }) => {
+      const ledger = memoryLedger(new MemoryUsageLogStore());
+      const accountId = newId('acc');
+      await ledger.credit({
+        id: newId('topup'),
+        accountId,
+        amountMicros: balance,
+        lot: { currency: 'USD', fxRateRubMicro: 90_000_000n },
+        nowMs: 0,
+      });
+      const created: number[] = [];
+      const rule = {
+        accountId,
+        ownMicros: each,
+        existingMicros: async () => {
           await jitter();
-          created.push(i);
-        }),
-      ),
-    );
-    expect(created).toHaveLength(Number(balance / each));
-    for (const refused of outcomes.filter((o) => o.status === 'rejected')) expect((refused.reason as ApiError).code).toBe('insufficient_balance');
-    expect(await ledger.getBalance(accountId)).toEqual(expect.objectContaining({ availableMicros: balance, heldMicros: 0n }));
-  });
+          return BigInt(created.length) * each;
+        },
+        refuse: () => new ApiError('insufficient_balance'),
+      };
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: parallel }, (_, i) =>
+          insertCovered(
+            ledger,
+            () => 0,
+            rule,
+            async () => {
+              await jitter();
+              created.push(i);
+            },
+          ),
+        ),
+      );
+      expect(created).toHaveLength(Number(balance / each));
+      for (const refused of outcomes.filter((o) => o.status === 'rejected'))
+        expect((refused.reason as ApiError).code).toBe('insufficient_balance');
+      expect(await ledger.getBalance(accountId)).toEqual(
+        expect.objectContaining({ availableMicros: balance, heldMicros: 0n }),
+      );
+    },
+  );
 });

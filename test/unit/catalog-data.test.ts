@@ -2,10 +2,11 @@
  * Checks the hand-curated model catalog data (config/catalog.json) against SPEC 2.5, 2.9, 2.11, 2.12, 4.6 and 8
  * and against the OpenAPI schemas CatalogEntry.yaml / Capabilities.yaml.
  */
-import { ImageTokenRuleSchema } from '../../src/domain/image-tokens.js';
+
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { ImageTokenRuleSchema } from '../../src/domain/image-tokens.js';
 
 type Num = number | null;
 
@@ -199,7 +200,13 @@ const EMBEDDINGS: Record<string, { dims: number; accepts: boolean }> = {
   'alpha-embedding-001': { dims: 3072, accepts: false },
   'alpha-embedding-2-preview': { dims: 3072, accepts: false },
 };
-const RERANKERS = ['qwen3-rerank', 'qwen3-reranker-0.6b', 'bge-reranker-v2-m3', 'bge-reranker-v2-m3-pro', 'bce-reranker-base-v1'];
+const RERANKERS = [
+  'qwen3-rerank',
+  'qwen3-reranker-0.6b',
+  'bge-reranker-v2-m3',
+  'bge-reranker-v2-m3-pro',
+  'bce-reranker-base-v1',
+];
 
 const LADDER = { '1K': 0.0464, '2K': 0.07, '4K': 0.11 };
 const EXTRA_25_ASPECTS = ['27:16', '16:27', '9:8', '8:9'];
@@ -229,13 +236,20 @@ describe('catalog.json: file shape', () => {
 
   it('gives every entry exactly the listed keys, in order', () => {
     // image_tokens is optional (vision rows whose vendor publishes its image rule), right after owned_by.
-    for (const m of models) expect(Object.keys(m).filter((k) => k !== 'image_tokens'), m.slug).toEqual(ENTRY_KEYS);
-    for (const m of models.filter((row) => 'image_tokens' in row)) expect(Object.keys(m).indexOf('image_tokens'), m.slug).toBe(ENTRY_KEYS.indexOf('owned_by') + 1);
+    for (const m of models)
+      expect(
+        Object.keys(m).filter((k) => k !== 'image_tokens'),
+        m.slug,
+      ).toEqual(ENTRY_KEYS);
+    for (const m of models.filter((row) => 'image_tokens' in row))
+      expect(Object.keys(m).indexOf('image_tokens'), m.slug).toBe(ENTRY_KEYS.indexOf('owned_by') + 1);
   });
 
   it('gives image_tokens (the vendor image rule, with its source) only to rows that take images', () => {
     const ruled = models.filter((m) => 'image_tokens' in m);
-    expect(ruled.map((m) => m.slug)).toEqual(expect.arrayContaining(['gpt-4o', 'gpt-4o-mini', 'gpt-5-mini', 'claude-sonnet-4-5']));
+    expect(ruled.map((m) => m.slug)).toEqual(
+      expect.arrayContaining(['gpt-4o', 'gpt-4o-mini', 'gpt-5-mini', 'claude-sonnet-4-5']),
+    );
     for (const m of ruled) {
       expect(m.capabilities.input_modalities, m.slug).toContain('image');
       expect(ImageTokenRuleSchema.safeParse((m as { image_tokens?: unknown }).image_tokens).success, m.slug).toBe(true);
@@ -411,7 +425,13 @@ describe('catalog.json: text rows', () => {
       expect(cached!, m.slug).toBeLessThanOrEqual(inP!);
       expect(inP!, m.slug).toBeLessThanOrEqual(outP!);
       expect(outP!, m.slug).toBeGreaterThan(0);
-      for (const f of ['retail_usd_per_image', 'retail_usd_per_unit', 'video_billing_unit', 'audio_billing_unit', 'pricing'] as const) {
+      for (const f of [
+        'retail_usd_per_image',
+        'retail_usd_per_unit',
+        'video_billing_unit',
+        'audio_billing_unit',
+        'pricing',
+      ] as const) {
         expect(m[f], `${m.slug}.${f}`).toBeNull();
       }
       const c = m.capabilities;
@@ -470,7 +490,15 @@ describe('catalog.json: embedding and rerank rows (SPEC 2.9, 8)', () => {
       expect(m.retail_input_usd_per_mtok, m.slug).toBe(round6(list! * 0.8));
       expect(m.discounted, m.slug).toBe(true);
       expect(m.discount_percent_label, m.slug).toBe(20);
-      for (const f of ['retail_output_usd_per_mtok', 'retail_cached_input_usd_per_mtok', 'retail_usd_per_image', 'retail_usd_per_unit', 'video_billing_unit', 'audio_billing_unit', 'pricing'] as const) {
+      for (const f of [
+        'retail_output_usd_per_mtok',
+        'retail_cached_input_usd_per_mtok',
+        'retail_usd_per_image',
+        'retail_usd_per_unit',
+        'video_billing_unit',
+        'audio_billing_unit',
+        'pricing',
+      ] as const) {
         expect(m[f], `${m.slug}.${f}`).toBeNull();
       }
     }
@@ -560,7 +588,9 @@ describe('catalog.json: image rows (SPEC 2.11, 4.6)', () => {
 
 describe('catalog.json: video rows (SPEC 2.12, 4.6, 8, 9.2)', () => {
   const videos = generative('video');
-  const parametric = videos.filter((m) => sorted(m.capabilities.resolutions ?? []).join() === sorted(['720p', '1080p', '4k']).join());
+  const parametric = videos.filter(
+    (m) => sorted(m.capabilities.resolutions ?? []).join() === sorted(['720p', '1080p', '4k']).join(),
+  );
 
   it('bills per second or per clip and repeats the unit price in retail_usd_per_image', () => {
     for (const m of ofKind('video')) {
@@ -591,7 +621,8 @@ describe('catalog.json: video rows (SPEC 2.12, 4.6, 8, 9.2)', () => {
   });
 
   it('limits vidA-2-5-fast and -mini to 480p/720p and bills vidA-2 at $0.272/s at 720p', () => {
-    for (const s of ['vidA-2-5-fast', 'vidA-2-5-mini']) expect(get(s).capabilities.resolutions, s).toEqual(['480p', '720p']);
+    for (const s of ['vidA-2-5-fast', 'vidA-2-5-mini'])
+      expect(get(s).capabilities.resolutions, s).toEqual(['480p', '720p']);
     const a2 = get('vidA-2');
     expect(a2.retail_usd_per_unit).toBe(0.272);
     expect(a2.video_billing_unit).toBe('second');
@@ -623,7 +654,8 @@ describe('catalog.json: video rows (SPEC 2.12, 4.6, 8, 9.2)', () => {
     expect(i2vOnly.length).toBeGreaterThanOrEqual(2);
     expect(motion.length).toBeGreaterThanOrEqual(2);
     expect(refs.length).toBeGreaterThanOrEqual(2);
-    for (const m of motion) expect(m.capabilities.input_modalities, m.slug).toEqual(expect.arrayContaining(['image', 'video']));
+    for (const m of motion)
+      expect(m.capabilities.input_modalities, m.slug).toEqual(expect.arrayContaining(['image', 'video']));
     for (const m of refs) expect(m.capabilities.max_reference_images!, m.slug).toBeGreaterThan(0);
   });
 

@@ -14,8 +14,10 @@ type Schema = Record<string, unknown>;
 const INT4_MAX = 2 ** 31 - 1;
 /** Field (as the walk names it) → why a bound above INT4_MAX fits its column. */
 const WIDE: Readonly<Record<string, string>> = {
-  'registerMachine body.available_until': 'unix seconds up to 9999-12-31, stored × 1000 in the bigint available_until_ms',
-  'updateMachineListing body.available_until': 'unix seconds up to 9999-12-31, stored × 1000 in the bigint available_until_ms',
+  'registerMachine body.available_until':
+    'unix seconds up to 9999-12-31, stored × 1000 in the bigint available_until_ms',
+  'updateMachineListing body.available_until':
+    'unix seconds up to 9999-12-31, stored × 1000 in the bigint available_until_ms',
   'getHostedFile query.expires': 'unix seconds up to 9999-12-31, compared with the clock in memory, never stored',
 };
 
@@ -25,7 +27,10 @@ const contract = loadContract() as unknown as Schema;
 function resolve(node: unknown): Schema {
   let schema = node as Schema;
   while (typeof schema?.$ref === 'string') {
-    const path = schema.$ref.replace(/^#\//, '').split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const path = schema.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
     schema = path.reduce<Schema>((into, part) => into[part] as Schema, contract);
   }
   return schema;
@@ -46,8 +51,10 @@ function numericFields(node: unknown, name: string, seen: ReadonlySet<string> = 
   const types = ([] as unknown[]).concat(schema.type ?? []);
   const found: NumericField[] = types.includes('integer') || types.includes('number') ? [{ name, schema }] : [];
   const children: [unknown, string][] = [];
-  for (const combinator of ['allOf', 'anyOf', 'oneOf'] as const) for (const part of (schema[combinator] as unknown[] | undefined) ?? []) children.push([part, name]);
-  for (const [field, value] of Object.entries((schema.properties as Schema | undefined) ?? {})) children.push([value, `${name}.${field}`]);
+  for (const combinator of ['allOf', 'anyOf', 'oneOf'] as const)
+    for (const part of (schema[combinator] as unknown[] | undefined) ?? []) children.push([part, name]);
+  for (const [field, value] of Object.entries((schema.properties as Schema | undefined) ?? {}))
+    children.push([value, `${name}.${field}`]);
   if (schema.items !== undefined) children.push([schema.items, `${name}[]`]);
   for (const item of (schema.prefixItems as unknown[] | undefined) ?? []) children.push([item, `${name}[]`]);
   if (typeof schema.additionalProperties === 'object') children.push([schema.additionalProperties, `${name}{}`]);
@@ -60,10 +67,15 @@ function requestNumericFields(): NumericField[] {
   for (const item of Object.values(contract.paths as Record<string, Schema>)) {
     for (const operation of Object.values(item) as Schema[]) {
       if (typeof operation?.operationId !== 'string') continue;
-      const parameters = [...((item.parameters as unknown[]) ?? []), ...((operation.parameters as unknown[]) ?? [])].map(resolve);
-      for (const p of parameters) fields.push(...numericFields(p.schema, `${operation.operationId} ${String(p.in)}.${String(p.name)}`));
+      const parameters = [
+        ...((item.parameters as unknown[]) ?? []),
+        ...((operation.parameters as unknown[]) ?? []),
+      ].map(resolve);
+      for (const p of parameters)
+        fields.push(...numericFields(p.schema, `${operation.operationId} ${String(p.in)}.${String(p.name)}`));
       const content = (resolve(operation.requestBody)?.content ?? {}) as Record<string, Schema>;
-      for (const media of Object.values(content)) fields.push(...numericFields(media.schema, `${operation.operationId} body`));
+      for (const media of Object.values(content))
+        fields.push(...numericFields(media.schema, `${operation.operationId} body`));
     }
   }
   return fields;

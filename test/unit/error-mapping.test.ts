@@ -10,8 +10,17 @@ function bodyParserError(type: string, status: number, message = 'boom'): Error 
 }
 
 /** express-openapi-validator's HttpError shape. */
-function validatorError(status: number, errors: { path?: string; message?: string; errorCode?: string; params?: Record<string, unknown> }[], headers?: Record<string, string>) {
-  return Object.assign(new Error('validator'), { status, errors, path: errors[0]?.path, ...(headers ? { headers } : {}) });
+function validatorError(
+  status: number,
+  errors: { path?: string; message?: string; errorCode?: string; params?: Record<string, unknown> }[],
+  headers?: Record<string, string>,
+) {
+  return Object.assign(new Error('validator'), {
+    status,
+    errors,
+    path: errors[0]?.path,
+    ...(headers ? { headers } : {}),
+  });
 }
 
 function mapped(err: unknown): ApiError {
@@ -60,7 +69,14 @@ describe('toFieldDiagnostic', () => {
   });
 
   it('takes the type from the first part of errorCode, ctx from params', () => {
-    expect(toFieldDiagnostic({ path: '/body/n', message: 'must be <= 2', errorCode: 'maximum.openapi.validation', params: { limit: 2 } })).toEqual({
+    expect(
+      toFieldDiagnostic({
+        path: '/body/n',
+        message: 'must be <= 2',
+        errorCode: 'maximum.openapi.validation',
+        params: { limit: 2 },
+      }),
+    ).toEqual({
       type: 'maximum',
       loc: ['body', 'n'],
       msg: 'must be <= 2',
@@ -74,14 +90,21 @@ describe('toFieldDiagnostic', () => {
 
   // ajv's instancePath is a JSON pointer: a property name containing "/" or "~" arrives as "~1" / "~0".
   it('unescapes JSON-pointer segments (~1 → /, ~0 → ~)', () => {
-    expect(toFieldDiagnostic({ path: '/body/pricing/1024~11024/a~0b', message: 'm' }).loc).toEqual(['body', 'pricing', '1024/1024', 'a~b']);
+    expect(toFieldDiagnostic({ path: '/body/pricing/1024~11024/a~0b', message: 'm' }).loc).toEqual([
+      'body',
+      'pricing',
+      '1024/1024',
+      'a~b',
+    ]);
   });
 });
 
 describe('toApiError: express-openapi-validator errors', () => {
   it('400 enum finding → invalid_request with meta.fields and "body.<field>: <message>"', () => {
     const msg = 'must be equal to one of the allowed values: system, user, assistant, tool';
-    const error = mapped(validatorError(400, [{ path: '/body/messages/0/role', message: msg, errorCode: 'enum.openapi.validation' }]));
+    const error = mapped(
+      validatorError(400, [{ path: '/body/messages/0/role', message: msg, errorCode: 'enum.openapi.validation' }]),
+    );
     expect(error.code).toBe('invalid_request');
     expect(error.status).toBe(400);
     expect(error.message).toBe(`body.messages.0.role: ${msg}`);
@@ -91,12 +114,18 @@ describe('toApiError: express-openapi-validator errors', () => {
   it('several findings are listed in order and joined with "; "', () => {
     const error = mapped(
       validatorError(400, [
-        { path: '/body/model', message: "must have required property 'model'", errorCode: 'required.openapi.validation' },
+        {
+          path: '/body/model',
+          message: "must have required property 'model'",
+          errorCode: 'required.openapi.validation',
+        },
         { path: '/query/x', message: 'must be integer', errorCode: 'type.openapi.validation' },
         { path: '/params/id', message: 'must match pattern', errorCode: 'pattern.openapi.validation' },
       ]),
     );
-    expect(error.message).toBe("body.model: must have required property 'model'; query.x: must be integer; path.id: must match pattern");
+    expect(error.message).toBe(
+      "body.model: must have required property 'model'; query.x: must be integer; path.id: must match pattern",
+    );
     expect(error.meta?.fields?.map((f) => [f.type, f.loc])).toEqual([
       ['required', ['body', 'model']],
       ['type', ['query', 'x']],
@@ -112,7 +141,10 @@ describe('toApiError: express-openapi-validator errors', () => {
   });
 
   it('reads statusCode when status is absent', () => {
-    const error = mapped({ statusCode: 400, errors: [{ path: '/body/a', message: 'bad', errorCode: 'type.openapi.validation' }] });
+    const error = mapped({
+      statusCode: 400,
+      errors: [{ path: '/body/a', message: 'bad', errorCode: 'type.openapi.validation' }],
+    });
     expect(error.code).toBe('invalid_request');
     expect(error.message).toBe('body.a: bad');
   });
@@ -130,15 +162,28 @@ describe('toApiError: express-openapi-validator errors', () => {
   });
 
   it('405 keeps the Allow header of the validator', () => {
-    const error = mapped(validatorError(405, [{ path: '/v1/llm/api-keys', message: 'POST method not allowed' }], { Allow: 'GET, POST' }));
+    const error = mapped(
+      validatorError(405, [{ path: '/v1/llm/api-keys', message: 'POST method not allowed' }], { Allow: 'GET, POST' }),
+    );
     expect(error.headers).toEqual({ Allow: 'GET, POST' });
     expect(mapped(validatorError(405, [{ path: '/v1/x', message: 'no' }])).headers).toEqual({});
   });
 
   it.each([
-    ['a response-body finding', validatorError(500, [{ path: '/response/data/models/0/slug', message: 'must be string', errorCode: 'type.openapi.validation' }])],
+    [
+      'a response-body finding',
+      validatorError(500, [
+        { path: '/response/data/models/0/slug', message: 'must be string', errorCode: 'type.openapi.validation' },
+      ]),
+    ],
     ['a response finding with status 400', validatorError(400, [{ path: '/response', message: 'no schema' }])],
-    ['a response finding among request findings', validatorError(400, [{ path: '/body/a', message: 'x' }, { path: '/response/b', message: 'y' }])],
+    [
+      'a response finding among request findings',
+      validatorError(400, [
+        { path: '/body/a', message: 'x' },
+        { path: '/response/b', message: 'y' },
+      ]),
+    ],
     ['an unknown status', validatorError(418, [{ path: '/body/a', message: 'x' }])],
     ['a 401 from the validator', validatorError(401, [{ path: '/v1/llm/api-keys', message: 'x' }])],
     ['errors without a status', { errors: [{ path: '/body/a', message: 'x' }] }],
@@ -218,7 +263,9 @@ describe('ERROR_CATALOG against SPEC 7.2 and DESIGN.md 3', () => {
   });
 
   it('every 429 and 503 is retryable, except model_disabled and gateway_misconfigured (retrying does not help)', () => {
-    const transient = (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((code) => [429, 503].includes(ERROR_CATALOG[code].status));
+    const transient = (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((code) =>
+      [429, 503].includes(ERROR_CATALOG[code].status),
+    );
     expect(transient.length).toBeGreaterThanOrEqual(8);
     for (const code of transient) {
       expect(ERROR_CATALOG[code].retryable, code).toBe(code !== 'model_disabled' && code !== 'gateway_misconfigured');
@@ -232,6 +279,7 @@ describe('ERROR_CATALOG against SPEC 7.2 and DESIGN.md 3', () => {
   });
 
   it('every entry has a non-empty default message', () => {
-    for (const [code, spec] of Object.entries(ERROR_CATALOG)) expect(spec.message.trim().length, code).toBeGreaterThan(0);
+    for (const [code, spec] of Object.entries(ERROR_CATALOG))
+      expect(spec.message.trim().length, code).toBeGreaterThan(0);
   });
 });

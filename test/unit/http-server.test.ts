@@ -16,18 +16,28 @@ describe('createHttpServer', () => {
     const app = express();
     const seen: { requestProto: boolean; responseProto: boolean }[] = [];
     app.use((req, _res, next) => {
-      seen.push({ requestProto: Object.getPrototypeOf(req) === app.request, responseProto: Object.getPrototypeOf(_res) === app.response });
+      seen.push({
+        requestProto: Object.getPrototypeOf(req) === app.request,
+        responseProto: Object.getPrototypeOf(_res) === app.response,
+      });
       next();
     });
     app.post('/echo/:id', express.json(), (req, res) => {
-      res.status(201).set('x-id', req.params.id).json({ body: req.body as unknown, header: req.get('x-test'), app: req.app === app });
+      res
+        .status(201)
+        .set('x-id', req.params.id)
+        .json({ body: req.body as unknown, header: req.get('x-test'), app: req.app === app });
     });
     const server = createHttpServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     close = () => new Promise<void>((resolve) => server.close(() => resolve()));
     const { port } = server.address() as AddressInfo;
     for (let i = 0; i < 2; i++) {
-      const response = await fetch(`http://127.0.0.1:${port}/echo/${i}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-test': 'yes' }, body: '{"n":1}' });
+      const response = await fetch(`http://127.0.0.1:${port}/echo/${i}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-test': 'yes' },
+        body: '{"n":1}',
+      });
       expect(response.status).toBe(201);
       expect(response.headers.get('x-id')).toBe(String(i));
       expect(await response.json()).toEqual({ body: { n: 1 }, header: 'yes', app: true });
@@ -50,7 +60,11 @@ describe('createHttpServer', () => {
     close = () => new Promise<void>((resolve) => server.close(() => resolve()));
     const { port } = server.address() as AddressInfo;
     for (let i = 0; i < 3; i++) {
-      const response = await fetch(`http://127.0.0.1:${port}/echo/${i}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const response = await fetch(`http://127.0.0.1:${port}/echo/${i}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(await response.json()).toEqual({ id: String(i) });
     }
     for (const { req, res } of handled) {

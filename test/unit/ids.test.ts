@@ -3,7 +3,8 @@ import { BASE62_ALPHABET, newId, newSortableId, randomBase62 } from '../../src/d
 
 describe('newId', () => {
   it('is the prefix, an underscore and 20 base62 characters', () => {
-    for (const prefix of ['acc', 'key', 'req']) expect(newId(prefix)).toMatch(new RegExp(`^${prefix}_[0-9A-Za-z]{20}$`));
+    for (const prefix of ['acc', 'key', 'req'])
+      expect(newId(prefix)).toMatch(new RegExp(`^${prefix}_[0-9A-Za-z]{20}$`));
   });
 
   it('does not repeat', () => {
@@ -60,8 +61,14 @@ describe('randomBase62', () => {
     for (const ch of sample) counts.set(ch, (counts.get(ch) ?? 0) + 1);
     expect([...counts.keys()].sort().join('')).toBe([...BASE62_ALPHABET].sort().join(''));
     // Expected 2,000 each (σ ≈ 44). A plain `byte % 62` would give the first 8 symbols ~2,420 and the rest ~1,940.
-    const low = BASE62_ALPHABET.slice(0, 8).split('').reduce((sum, ch) => sum + (counts.get(ch) ?? 0), 0) / 8;
-    const high = BASE62_ALPHABET.slice(8).split('').reduce((sum, ch) => sum + (counts.get(ch) ?? 0), 0) / 54;
+    const low =
+      BASE62_ALPHABET.slice(0, 8)
+        .split('')
+        .reduce((sum, ch) => sum + (counts.get(ch) ?? 0), 0) / 8;
+    const high =
+      BASE62_ALPHABET.slice(8)
+        .split('')
+        .reduce((sum, ch) => sum + (counts.get(ch) ?? 0), 0) / 54;
     expect(Math.abs(low - high)).toBeLessThan(100);
     for (const n of counts.values()) expect(n).toBeGreaterThan(1_700);
   });

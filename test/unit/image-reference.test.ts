@@ -29,19 +29,54 @@ describe('image references: normalisation', () => {
     ['ubuntu:24.04', 'docker.io/library/ubuntu:24.04', 'docker.io', 'library/ubuntu', '24.04', null],
     ['library/ubuntu:24.04', 'docker.io/library/ubuntu:24.04', 'docker.io', 'library/ubuntu', '24.04', null],
     ['docker.io/ubuntu', 'docker.io/library/ubuntu:latest', 'docker.io', 'library/ubuntu', 'latest', null],
-    ['index.docker.io/library/debian', 'docker.io/library/debian:latest', 'docker.io', 'library/debian', 'latest', null],
+    [
+      'index.docker.io/library/debian',
+      'docker.io/library/debian:latest',
+      'docker.io',
+      'library/debian',
+      'latest',
+      null,
+    ],
     ['index.docker.io/debian', 'docker.io/library/debian:latest', 'docker.io', 'library/debian', 'latest', null],
-    ['pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime', 'docker.io/pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime', 'docker.io', 'pytorch/pytorch', '2.3.0-cuda12.1-cudnn8-runtime', null],
+    [
+      'pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime',
+      'docker.io/pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime',
+      'docker.io',
+      'pytorch/pytorch',
+      '2.3.0-cuda12.1-cudnn8-runtime',
+      null,
+    ],
     ['library/foo/bar', 'docker.io/library/foo/bar:latest', 'docker.io', 'library/foo/bar', 'latest', null],
     ['other/library', 'docker.io/other/library:latest', 'docker.io', 'other/library', 'latest', null],
     ['ghcr.io/owner/app:v1', 'ghcr.io/owner/app:v1', 'ghcr.io', 'owner/app', 'v1', null],
-    ['nvcr.io/nvidia/pytorch:24.05-py3', 'nvcr.io/nvidia/pytorch:24.05-py3', 'nvcr.io', 'nvidia/pytorch', '24.05-py3', null],
+    [
+      'nvcr.io/nvidia/pytorch:24.05-py3',
+      'nvcr.io/nvidia/pytorch:24.05-py3',
+      'nvcr.io',
+      'nvidia/pytorch',
+      '24.05-py3',
+      null,
+    ],
     ['example.com/privatebase', 'example.com/privatebase:latest', 'example.com', 'privatebase', 'latest', null],
-    ['example.com:8000/private/moonbase', 'example.com:8000/private/moonbase:latest', 'example.com:8000', 'private/moonbase', 'latest', null],
+    [
+      'example.com:8000/private/moonbase',
+      'example.com:8000/private/moonbase:latest',
+      'example.com:8000',
+      'private/moonbase',
+      'latest',
+      null,
+    ],
     ['localhost:5000/team/app:1.0', 'localhost:5000/team/app:1.0', 'localhost:5000', 'team/app', '1.0', null],
     ['localhost/app', 'localhost/app:latest', 'localhost', 'app', 'latest', null],
     ['127.0.0.1:5000/team/app:1.0', '127.0.0.1:5000/team/app:1.0', '127.0.0.1:5000', 'team/app', '1.0', null],
-    ['[fc00::1]:5000/docker/docker', '[fc00::1]:5000/docker/docker:latest', '[fc00::1]:5000', 'docker/docker', 'latest', null],
+    [
+      '[fc00::1]:5000/docker/docker',
+      '[fc00::1]:5000/docker/docker:latest',
+      '[fc00::1]:5000',
+      'docker/docker',
+      'latest',
+      null,
+    ],
     ['test-com:8080/foo', 'test-com:8080/foo:latest', 'test-com:8080', 'foo', 'latest', null],
     ['xn--n3h.com:18080/foo', 'xn--n3h.com:18080/foo:latest', 'xn--n3h.com:18080', 'foo', 'latest', null],
     // Upper case cannot be a Docker Hub namespace, so an upper-case first element is a registry host.
@@ -53,11 +88,32 @@ describe('image references: normalisation', () => {
     ['localhost:5000', 'docker.io/library/localhost:5000', 'docker.io', 'library/localhost', '5000', null],
     // A digest: no default tag; tag and digest together are both kept (Docker then pulls by the digest).
     [`redis@${SHA256}`, `docker.io/library/redis@${SHA256}`, 'docker.io', 'library/redis', null, SHA256],
-    [`busybox:latest@${SHA256}`, `docker.io/library/busybox:latest@${SHA256}`, 'docker.io', 'library/busybox', 'latest', SHA256],
+    [
+      `busybox:latest@${SHA256}`,
+      `docker.io/library/busybox:latest@${SHA256}`,
+      'docker.io',
+      'library/busybox',
+      'latest',
+      SHA256,
+    ],
     [`localhost:5000/app@${SHA512}`, `localhost:5000/app@${SHA512}`, 'localhost:5000', 'app', null, SHA512],
     // Hex that is not exactly an image id is an ordinary name; with a registry, even 64 hex characters are.
-    ['dbcc1c35ac38df41fd2f5e4130b32ffdb93ebae8b3dbe638c23575912276fc9', 'docker.io/library/dbcc1c35ac38df41fd2f5e4130b32ffdb93ebae8b3dbe638c23575912276fc9:latest', 'docker.io', 'library/dbcc1c35ac38df41fd2f5e4130b32ffdb93ebae8b3dbe638c23575912276fc9', 'latest', null],
-    ['docker.io/1a3f5e7d9c1b3a5f7e9d1c3b5a7f9e1d3c5b7a9f1e3d5d7c9b1a3f5e7d9c1b3a', 'docker.io/library/1a3f5e7d9c1b3a5f7e9d1c3b5a7f9e1d3c5b7a9f1e3d5d7c9b1a3f5e7d9c1b3a:latest', 'docker.io', 'library/1a3f5e7d9c1b3a5f7e9d1c3b5a7f9e1d3c5b7a9f1e3d5d7c9b1a3f5e7d9c1b3a', 'latest', null],
+    [
+      'dbcc1c35ac38df41fd2f5e4130b32ffdb93ebae8b3dbe638c23575912276fc9',
+      'docker.io/library/dbcc1c35ac38df41fd2f5e4130b32ffdb93ebae8b3dbe638c23575912276fc9:latest',
+      'docker.io',
+      'library/dbcc1c35ac38df41fd2f5e4130b32ffdb93ebae8b3dbe638c23575912276fc9',
+      'latest',
+      null,
+    ],
+    [
+      'docker.io/1a3f5e7d9c1b3a5f7e9d1c3b5a7f9e1d3c5b7a9f1e3d5d7c9b1a3f5e7d9c1b3a',
+      'docker.io/library/1a3f5e7d9c1b3a5f7e9d1c3b5a7f9e1d3c5b7a9f1e3d5d7c9b1a3f5e7d9c1b3a:latest',
+      'docker.io',
+      'library/1a3f5e7d9c1b3a5f7e9d1c3b5a7f9e1d3c5b7a9f1e3d5d7c9b1a3f5e7d9c1b3a',
+      'latest',
+      null,
+    ],
   ])('%s → %s', (input, reference, registry, repository, tag, digest) => {
     expect(parseImageReference(input)).toMatchObject({ reference, registry, repository, tag, digest });
   });
@@ -71,7 +127,15 @@ describe('image references: normalisation', () => {
   });
 
   it('path components: single letters, repeated dashes, one or two underscores, periods between characters', () => {
-    for (const name of ['d/docker', 'jess/t', 'docker-rules/docker', 'docker---rules/docker', 'dock__er/docker', 'dock_er/do.cker', 'a/b/c/d/e']) {
+    for (const name of [
+      'd/docker',
+      'jess/t',
+      'docker-rules/docker',
+      'docker---rules/docker',
+      'dock__er/docker',
+      'dock_er/do.cker',
+      'a/b/c/d/e',
+    ]) {
       expect(parseImageReference(name).repository).toBe(name);
     }
   });
@@ -149,7 +213,8 @@ describe('image references: refused', () => {
 });
 
 describe('registry API address', () => {
-  const base = (input: string, insecure: string[] = []) => registryBaseUrl(parseImageReference(input), new Set(insecure)).href;
+  const base = (input: string, insecure: string[] = []) =>
+    registryBaseUrl(parseImageReference(input), new Set(insecure)).href;
 
   it('https, with Docker Hub on registry-1.docker.io', () => {
     expect(base('ubuntu:24.04')).toBe('https://registry-1.docker.io/v2/');

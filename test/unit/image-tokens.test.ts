@@ -5,17 +5,27 @@
  */
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { ImageHolds } from '../../src/domain/chat/image-holds.js';
 import type { CatalogFileEntry } from '../../src/domain/catalog/catalog-file.js';
+import { ImageHolds } from '../../src/domain/chat/image-holds.js';
 import { dataUriImageSize } from '../../src/domain/image-header.js';
-import { DEFAULT_IMAGE_PART_TOKENS, imagePartsOf, imagePartTokens, type ImageTokenRule } from '../../src/domain/image-tokens.js';
+import {
+  DEFAULT_IMAGE_PART_TOKENS,
+  type ImageTokenRule,
+  imagePartsOf,
+  imagePartTokens,
+} from '../../src/domain/image-tokens.js';
 import { catalogRow } from '../setup/catalog-rows.js';
 
 const SOURCE = 'https://platform.openai.com/docs/guides/images-vision#calculating-costs';
 const GPT_4O: ImageTokenRule = { rule: 'tiles', base: 85, per_tile: 170, source: SOURCE };
 const GPT_4O_MINI: ImageTokenRule = { rule: 'tiles', base: 2833, per_tile: 5667, source: SOURCE };
 const GPT_41_MINI: ImageTokenRule = { rule: 'patches', multiplier: 1.62, source: SOURCE };
-const CLAUDE: ImageTokenRule = { rule: 'pixels', pixels_per_token: 750, max_tokens: 1600, source: 'https://docs.anthropic.com/en/docs/build-with-claude/vision' };
+const CLAUDE: ImageTokenRule = {
+  rule: 'pixels',
+  pixels_per_token: 750,
+  max_tokens: 1600,
+  source: 'https://docs.anthropic.com/en/docs/build-with-claude/vision',
+};
 const size = (width: number, height: number) => ({ width, height });
 
 describe('imagePartTokens', () => {
@@ -49,7 +59,14 @@ describe('dataUriImageSize (header bytes only)', () => {
     const uri = (format: string, bytes: Buffer) => `data:image/${format};base64,${bytes.toString('base64')}`;
     for (const [format, bytes] of [
       ['png', await image.clone().png().toBuffer()],
-      ['jpeg', await image.clone().jpeg().withMetadata({ exif: { IFD0: { Copyright: 'x'.repeat(3000) } } }).toBuffer()],
+      [
+        'jpeg',
+        await image
+          .clone()
+          .jpeg()
+          .withMetadata({ exif: { IFD0: { Copyright: 'x'.repeat(3000) } } })
+          .toBuffer(),
+      ],
       ['webp', await image.clone().webp().toBuffer()],
       ['webp', await image.clone().webp({ lossless: true }).toBuffer()],
       ['gif', await image.clone().gif().toBuffer()],
@@ -63,7 +80,16 @@ describe('dataUriImageSize (header bytes only)', () => {
 
 describe('imagePartsOf and ImageHolds', () => {
   const entry: CatalogFileEntry = catalogRow({ slug: 'vision-model', media_kind: 'text', image_tokens: GPT_4O });
-  const parts = (detail?: string) => imagePartsOf([{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png', ...(detail ? { detail } : {}) } }] }]);
+  const parts = (detail?: string) =>
+    imagePartsOf([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hi' },
+          { type: 'image_url', image_url: { url: 'https://example.com/a.png', ...(detail ? { detail } : {}) } },
+        ],
+      },
+    ]);
 
   it('finds image parts with their detail (auto and absent read as high)', () => {
     expect(parts('low')).toEqual([{ detail: 'low', size: null }]);

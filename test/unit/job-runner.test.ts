@@ -4,10 +4,10 @@
  * first worker is then told it lost the job.
  */
 import { describe, expect, it } from 'vitest';
+import { InProcessJobQueue } from '../../src/adapters/job-queue/in-process.js';
 import type { JobRecord } from '../../src/adapters/job-store/index.js';
 import { MemoryJobStore } from '../../src/adapters/job-store/memory.js';
 import { newId } from '../../src/domain/ids.js';
-import { InProcessJobQueue } from '../../src/adapters/job-queue/in-process.js';
 import { JobRunner, type JobWork } from '../../src/domain/jobs/job-runner.js';
 
 const LEASE_MS = 60;
@@ -30,7 +30,12 @@ function recordingWork() {
 }
 
 function runner(store: MemoryJobStore, work: JobWork, skewMs = 0): JobRunner {
-  const r = new JobRunner(store, new InProcessJobQueue(), { leaseMs: LEASE_MS, claimBatch: 10, now: () => Date.now() + skewMs, onUnexpected: (err: unknown) => expect.fail(String(err)) });
+  const r = new JobRunner(store, new InProcessJobQueue(), {
+    leaseMs: LEASE_MS,
+    claimBatch: 10,
+    now: () => Date.now() + skewMs,
+    onUnexpected: (err: unknown) => expect.fail(String(err)),
+  });
   r.register('image', work);
   r.start();
   return r;
@@ -38,7 +43,16 @@ function runner(store: MemoryJobStore, work: JobWork, skewMs = 0): JobRunner {
 
 function job(): JobRecord {
   const nowMs = Date.now();
-  return { id: newId('job'), accountId: newId('acc'), kind: 'image', status: 'pending', createdAtMs: nowMs, updatedAtMs: nowMs, expiresAtMs: nowMs + 60_000, data: {} };
+  return {
+    id: newId('job'),
+    accountId: newId('acc'),
+    kind: 'image',
+    status: 'pending',
+    createdAtMs: nowMs,
+    updatedAtMs: nowMs,
+    expiresAtMs: nowMs + 60_000,
+    data: {},
+  };
 }
 
 describe('JobRunner', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reliabilityBp, RELIABILITY_WINDOW_MINUTES } from '../../src/adapters/market-store/reliability.js';
+import { RELIABILITY_WINDOW_MINUTES, reliabilityBp } from '../../src/adapters/market-store/reliability.js';
 
 describe('machine reliability (RunPod’s formula over 30 days)', () => {
   it('is (heard + 10 minutes) / window, at most 100 %, over the machine’s life while younger than the window', () => {

@@ -4,11 +4,33 @@ import { ModelCatalog, UNKNOWN_RELEASE_TIME } from '../../src/domain/catalog/mod
 import { catalogRow } from '../setup/catalog-rows.js';
 
 const ENTRY_FIELDS = [
-  'slug', 'label', 'description', 'provider', 'category', 'media_kind', 'retail_input_usd_per_mtok',
-  'retail_output_usd_per_mtok', 'retail_cached_input_usd_per_mtok', 'retail_usd_per_image', 'retail_usd_per_unit',
-  'video_billing_unit', 'audio_billing_unit', 'pricing', 'discounted', 'discount_percent_label', 'user_discount_percent',
-  'user_tier_discounts', 'tokens_per_sec', 'tokens_per_sec_approx', 'credit_metered', 'usd_per_credit', 'capabilities',
-  'available', 'unavailable_reason', 'sandbox', 'aliases',
+  'slug',
+  'label',
+  'description',
+  'provider',
+  'category',
+  'media_kind',
+  'retail_input_usd_per_mtok',
+  'retail_output_usd_per_mtok',
+  'retail_cached_input_usd_per_mtok',
+  'retail_usd_per_image',
+  'retail_usd_per_unit',
+  'video_billing_unit',
+  'audio_billing_unit',
+  'pricing',
+  'discounted',
+  'discount_percent_label',
+  'user_discount_percent',
+  'user_tier_discounts',
+  'tokens_per_sec',
+  'tokens_per_sec_approx',
+  'credit_metered',
+  'usd_per_credit',
+  'capabilities',
+  'available',
+  'unavailable_reason',
+  'sandbox',
+  'aliases',
 ].sort();
 
 const row = catalogRow;
@@ -112,7 +134,11 @@ describe('ModelCatalog.view(null): the public catalog', () => {
   });
 
   it('prices are the file prices', () => {
-    for (const [slug, fileRow] of [['txt-a', TEXT], ['img-b', IMAGE], ['vid-c', VIDEO_OFF]] as const) {
+    for (const [slug, fileRow] of [
+      ['txt-a', TEXT],
+      ['img-b', IMAGE],
+      ['vid-c', VIDEO_OFF],
+    ] as const) {
       const { created: _c, owned_by: _o, ...rest } = fileRow;
       expect(rowOf(body, slug)).toEqual({ ...rest, user_discount_percent: 0, user_tier_discounts: {}, sandbox: false });
     }
@@ -161,7 +187,18 @@ describe('ModelCatalog.view with discounts (SPEC 2.5 user_discount_percent, user
   it('everything that is not a price is as in the public view', () => {
     const publicBody = catalog.view(null);
     const strip = (m: (typeof body.models)[number]) => {
-      const { retail_input_usd_per_mtok, retail_output_usd_per_mtok, retail_cached_input_usd_per_mtok, retail_usd_per_image, retail_usd_per_unit, usd_per_credit, pricing, user_discount_percent, user_tier_discounts, ...rest } = m;
+      const {
+        retail_input_usd_per_mtok,
+        retail_output_usd_per_mtok,
+        retail_cached_input_usd_per_mtok,
+        retail_usd_per_image,
+        retail_usd_per_unit,
+        usd_per_credit,
+        pricing,
+        user_discount_percent,
+        user_tier_discounts,
+        ...rest
+      } = m;
       return rest;
     };
     expect(body.models.map(strip)).toEqual(publicBody.models.map(strip));
@@ -184,13 +221,16 @@ describe('ModelCatalog.view with discounts (SPEC 2.5 user_discount_percent, user
     [10, { '1K': 0 }, { '1K': 0.0464, '2K': 0.063, '4K': 0.099 }, 0.04176, { '1K': 0 }],
     [100, {}, { '1K': 0, '2K': 0, '4K': 0 }, 0, {}],
     [20, { '2K': 100, '4K': 20 }, { '1K': 0.03712, '2K': 0, '4K': 0.088 }, 0.03712, { '2K': 100 }],
-  ])('flat %s %% with tiers %j → pricing %j, per image %s, user_tier_discounts %j', (percent, tiers, pricing, perImage, listed) => {
-    const image = rowOf(catalog.view({ discountPercent: percent, tierDiscounts: tiers }), 'img-b');
-    expect(image.pricing).toEqual(pricing);
-    expect(image.retail_usd_per_image).toBe(perImage);
-    expect(image.user_discount_percent).toBe(percent);
-    expect(image.user_tier_discounts).toEqual(listed);
-  });
+  ])(
+    'flat %s %% with tiers %j → pricing %j, per image %s, user_tier_discounts %j',
+    (percent, tiers, pricing, perImage, listed) => {
+      const image = rowOf(catalog.view({ discountPercent: percent, tierDiscounts: tiers }), 'img-b');
+      expect(image.pricing).toEqual(pricing);
+      expect(image.retail_usd_per_image).toBe(perImage);
+      expect(image.user_discount_percent).toBe(percent);
+      expect(image.user_tier_discounts).toEqual(listed);
+    },
+  );
 
   it('a tier-only discount leaves the flat prices alone', () => {
     const text = rowOf(catalog.view({ discountPercent: 0, tierDiscounts: { '4K': 25 } }), 'txt-a');

@@ -8,7 +8,9 @@ import type { ErrorCode } from '../../src/errors/catalog.js';
 import { PROJECT_ROOT } from '../../src/project-root.js';
 import { catalogRow } from '../setup/catalog-rows.js';
 
-const catalog = new ModelCatalog(loadCatalogFile(`${PROJECT_ROOT}config/catalog.json`, loadContract().components?.schemas ?? {}));
+const catalog = new ModelCatalog(
+  loadCatalogFile(`${PROJECT_ROOT}config/catalog.json`, loadContract().components?.schemas ?? {}),
+);
 
 function thrown(run: () => unknown): ApiError {
   try {
@@ -44,7 +46,9 @@ describe('resolveChatModel', () => {
   });
 
   it('answers model_not_found with meta.slug for an unknown slug', () => {
-    const error = expectError(() => resolveChatModel(catalog, 'no-such-model'), 'model_not_found', { slug: 'no-such-model' });
+    const error = expectError(() => resolveChatModel(catalog, 'no-such-model'), 'model_not_found', {
+      slug: 'no-such-model',
+    });
     expect(error.status).toBe(400);
   });
 
@@ -115,7 +119,9 @@ describe('resolveRetrievalModel', () => {
 
   it('resolves embedding and rerank slugs and aliases to the native row', () => {
     expect(resolveRetrievalModel(catalog, 'text-embedding-3-large', 'embedding').slug).toBe('text-embedding-3-large');
-    expect(resolveRetrievalModel(catalog, 'openai/text-embedding-3-large', 'embedding').slug).toBe('text-embedding-3-large');
+    expect(resolveRetrievalModel(catalog, 'openai/text-embedding-3-large', 'embedding').slug).toBe(
+      'text-embedding-3-large',
+    );
     expect(resolveRetrievalModel(catalog, 'alpha-embedding-001', 'embedding').slug).toBe('alpha-embedding-001');
     expect(resolveRetrievalModel(catalog, 'qwen/qwen3-rerank', 'rerank').slug).toBe('qwen3-rerank');
   });
@@ -139,7 +145,9 @@ describe('resolveRetrievalModel', () => {
   });
 
   it('answers model_not_found with meta.slug for an unknown slug', () => {
-    expectError(() => resolveRetrievalModel(catalog, 'text-embedding-4', 'embedding'), 'model_not_found', { slug: 'text-embedding-4' });
+    expectError(() => resolveRetrievalModel(catalog, 'text-embedding-4', 'embedding'), 'model_not_found', {
+      slug: 'text-embedding-4',
+    });
   });
 
   it('answers no_provider_available for an unavailable retrieval row', () => {
@@ -151,6 +159,9 @@ describe('resolveRetrievalModel', () => {
         catalogRow({ slug: 'emb', media_kind: 'embedding', available: false, unavailable_reason: 'Paused.' }),
       ],
     });
-    expectError(() => resolveRetrievalModel(small, 'emb', 'embedding'), 'no_provider_available', { slug: 'emb', hint: 'Paused.' });
+    expectError(() => resolveRetrievalModel(small, 'emb', 'embedding'), 'no_provider_available', {
+      slug: 'emb',
+      hint: 'Paused.',
+    });
   });
 });

@@ -15,7 +15,7 @@ describe('usdToMicros', () => {
     { usd: 0.000001, micros: 1n },
     { usd: 0.123456, micros: 123_456n },
     { usd: 123456.123456, micros: 123_456_123_456n },
-    { usd: 9_007_199.254740, micros: 9_007_199_254_740n },
+    { usd: 9_007_199.25474, micros: 9_007_199_254_740n },
   ])('$usd USD → $micros micros exactly', ({ usd, micros }) => {
     expect(usdToMicros(usd)).toBe(micros);
   });
@@ -39,9 +39,12 @@ describe('usdToMicros', () => {
     expect(usdToMicros(0.00000049)).toBe(0n);
   });
 
-  it.each([-0.000001, -1, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])('rejects %s with a RangeError', (usd) => {
-    expect(() => usdToMicros(usd)).toThrow(RangeError);
-  });
+  it.each([-0.000001, -1, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])(
+    'rejects %s with a RangeError',
+    (usd) => {
+      expect(() => usdToMicros(usd)).toThrow(RangeError);
+    },
+  );
 });
 
 describe('microsToUsd', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CatalogFile, CatalogFileEntry } from '../../src/domain/catalog/catalog-file.js';
-import { ModelCatalog, UNKNOWN_RELEASE_TIME, type CallerDiscounts } from '../../src/domain/catalog/model-catalog.js';
+import { type CallerDiscounts, ModelCatalog, UNKNOWN_RELEASE_TIME } from '../../src/domain/catalog/model-catalog.js';
 import { microsToUsd, usdToMicros } from '../../src/domain/money.js';
 import {
   audioCost,
@@ -44,27 +44,123 @@ describe('textCost (SPEC 2.6): gpt-5-mini at $0.25 in / $2 out / $0.025 cached p
 
   it.each([
     // 1234 × 0.25 + 567 × 2 = 308.5 + 1134 = 1442.5 µ$ → 1443 (half-up at exactly .5)
-    { name: 'plain call, .5 rounds up', prompt: 1234, cached: 0, completion: 567, discounts: none, applies: false, micros: 1443n },
+    {
+      name: 'plain call, .5 rounds up',
+      prompt: 1234,
+      cached: 0,
+      completion: 567,
+      discounts: none,
+      applies: false,
+      micros: 1443n,
+    },
     // 2 × 0.25 = 0.5 → 1; 1 × 0.25 = 0.25 → 0
-    { name: 'two prompt tokens: exactly half a micro', prompt: 2, cached: 0, completion: 0, discounts: none, applies: false, micros: 1n },
-    { name: 'one prompt token: a quarter micro', prompt: 1, cached: 0, completion: 0, discounts: none, applies: false, micros: 0n },
+    {
+      name: 'two prompt tokens: exactly half a micro',
+      prompt: 2,
+      cached: 0,
+      completion: 0,
+      discounts: none,
+      applies: false,
+      micros: 1n,
+    },
+    {
+      name: 'one prompt token: a quarter micro',
+      prompt: 1,
+      cached: 0,
+      completion: 0,
+      discounts: none,
+      applies: false,
+      micros: 0n,
+    },
     // cached discounted: 200 × 0.25 + 800 × 0.025 + 100 × 2 = 50 + 20 + 200 = 270
-    { name: 'cached input discounted by the provider', prompt: 1000, cached: 800, completion: 100, discounts: none, applies: true, micros: 270n },
+    {
+      name: 'cached input discounted by the provider',
+      prompt: 1000,
+      cached: 800,
+      completion: 100,
+      discounts: none,
+      applies: true,
+      micros: 270n,
+    },
     // not discounted: all 1000 prompt tokens as input: 250 + 200 = 450
-    { name: 'cached input NOT discounted by the provider', prompt: 1000, cached: 800, completion: 100, discounts: none, applies: false, micros: 450n },
-    { name: 'cache discount with no cached tokens', prompt: 1234, cached: 0, completion: 567, discounts: none, applies: true, micros: 1443n },
+    {
+      name: 'cached input NOT discounted by the provider',
+      prompt: 1000,
+      cached: 800,
+      completion: 100,
+      discounts: none,
+      applies: false,
+      micros: 450n,
+    },
+    {
+      name: 'cache discount with no cached tokens',
+      prompt: 1234,
+      cached: 0,
+      completion: 567,
+      discounts: none,
+      applies: true,
+      micros: 1443n,
+    },
     // 10 %: rates 0.225 / 1.8 → 277.65 + 1020.6 = 1298.25 → 1298
-    { name: '10 % personal discount', prompt: 1234, cached: 0, completion: 567, discounts: ten, applies: false, micros: 1298n },
+    {
+      name: '10 % personal discount',
+      prompt: 1234,
+      cached: 0,
+      completion: 567,
+      discounts: ten,
+      applies: false,
+      micros: 1298n,
+    },
     // 7.5 %: rates 0.23125 / 1.85 → 285.3625 + 1048.95 = 1334.3125 → 1334
-    { name: '7.5 % personal discount', prompt: 1234, cached: 0, completion: 567, discounts: sevenHalf, applies: false, micros: 1334n },
+    {
+      name: '7.5 % personal discount',
+      prompt: 1234,
+      cached: 0,
+      completion: 567,
+      discounts: sevenHalf,
+      applies: false,
+      micros: 1334n,
+    },
     // 7.5 %, cached rate 0.023125: 200 × 0.23125 + 800 × 0.023125 + 100 × 1.85 = 46.25 + 18.5 + 185 = 249.75 → 250
-    { name: '7.5 % with discounted cache', prompt: 1000, cached: 800, completion: 100, discounts: sevenHalf, applies: true, micros: 250n },
+    {
+      name: '7.5 % with discounted cache',
+      prompt: 1000,
+      cached: 800,
+      completion: 100,
+      discounts: sevenHalf,
+      applies: true,
+      micros: 250n,
+    },
     // tier discounts touch `pricing` only; text has none, so the personal 10 % applies: 1298
-    { name: 'tier discounts do not touch text rates', prompt: 1234, cached: 0, completion: 567, discounts: tiered, applies: false, micros: 1298n },
+    {
+      name: 'tier discounts do not touch text rates',
+      prompt: 1234,
+      cached: 0,
+      completion: 567,
+      discounts: tiered,
+      applies: false,
+      micros: 1298n,
+    },
     // completion_tokens includes 800 hidden reasoning tokens: 1000 × 2 = 2000
-    { name: 'reasoning tokens are completion tokens', prompt: 0, cached: 0, completion: 1000, discounts: none, applies: false, micros: 2000n },
+    {
+      name: 'reasoning tokens are completion tokens',
+      prompt: 0,
+      cached: 0,
+      completion: 1000,
+      discounts: none,
+      applies: false,
+      micros: 2000n,
+    },
     // 1M × 0.25 + 1M × 2 = $2.25
-    { name: 'a million each way', prompt: 1_000_000, cached: 0, completion: 1_000_000, discounts: none, applies: false, micros: 2_250_000n },
+    {
+      name: 'a million each way',
+      prompt: 1_000_000,
+      cached: 0,
+      completion: 1_000_000,
+      discounts: none,
+      applies: false,
+      micros: 2_250_000n,
+    },
   ])('$name → $micros µ$', ({ prompt, cached, completion, discounts, applies, micros }) => {
     const usage = { promptTokens: prompt, cachedTokens: cached, completionTokens: completion };
     expect(textCost(mini, usage, discounts, { cachedDiscountApplies: applies })).toBe(micros);
@@ -79,16 +175,25 @@ describe('textCost (SPEC 2.6): gpt-5-mini at $0.25 in / $2 out / $0.025 cached p
   });
 
   it('needs the cached rate only when the cache discount applies', () => {
-    const noCachedPrice = synthetic({ slug: 'no-cache', media_kind: 'text', retail_input_usd_per_mtok: 1, retail_output_usd_per_mtok: 2 });
+    const noCachedPrice = synthetic({
+      slug: 'no-cache',
+      media_kind: 'text',
+      retail_input_usd_per_mtok: 1,
+      retail_output_usd_per_mtok: 2,
+    });
     const usage = { promptTokens: 1000, cachedTokens: 500, completionTokens: 0 };
     expect(textCost(noCachedPrice, usage, none, { cachedDiscountApplies: false })).toBe(1000n); // 1000 × 1
-    expect(() => textCost(noCachedPrice, usage, none, { cachedDiscountApplies: true })).toThrow(/"no-cache" has no retail_cached_input_usd_per_mtok/);
+    expect(() => textCost(noCachedPrice, usage, none, { cachedDiscountApplies: true })).toThrow(
+      /"no-cache" has no retail_cached_input_usd_per_mtok/,
+    );
   });
 
   it('throws a plain Error on a row without text prices', () => {
-    expect(() => textCost(real('imgG-2'), { promptTokens: 1, cachedTokens: 0, completionTokens: 0 }, none, { cachedDiscountApplies: false })).toThrow(
-      /"imgG-2" has no retail_input_usd_per_mtok/,
-    );
+    expect(() =>
+      textCost(real('imgG-2'), { promptTokens: 1, cachedTokens: 0, completionTokens: 0 }, none, {
+        cachedDiscountApplies: false,
+      }),
+    ).toThrow(/"imgG-2" has no retail_input_usd_per_mtok/);
   });
 });
 
@@ -109,7 +214,9 @@ describe('textHoldEstimate (SPEC 4.2): estimated prompt + max_tokens at the outp
   });
 
   it('is never below what the call can cost', () => {
-    const cost = textCost(mini, { promptTokens: 1234, cachedTokens: 0, completionTokens: 4096 }, none, { cachedDiscountApplies: false });
+    const cost = textCost(mini, { promptTokens: 1234, cachedTokens: 0, completionTokens: 4096 }, none, {
+      cachedDiscountApplies: false,
+    });
     expect(textHoldEstimate(mini, 1234, 4096, none)).toBe(cost);
   });
 });
@@ -142,7 +249,9 @@ describe('retrievalCost (SPEC 4.1 rule 3): input tokens only, catalog rate alrea
   });
 
   it('refuses a row that is not an embedding or rerank model', () => {
-    expect(() => retrievalCost(real('gpt-5-mini'), 10, none)).toThrow(/"gpt-5-mini" is not an embedding or rerank model/);
+    expect(() => retrievalCost(real('gpt-5-mini'), 10, none)).toThrow(
+      /"gpt-5-mini" is not an embedding or rerank model/,
+    );
   });
 });
 
@@ -182,7 +291,12 @@ describe('imageCost (SPEC 2.11, 4.6): pricing[tier] or retail_usd_per_image, per
 
   it.each([
     { name: 'a tier the row does not price', slug: 'imgG-2', tier: '8K', error: /"imgG-2" has no pricing\["8K"\]/ },
-    { name: 'a restoration row (credits, no image price)', slug: 'topaz-gigapixel-standard', tier: undefined, error: /has no retail_usd_per_image/ },
+    {
+      name: 'a restoration row (credits, no image price)',
+      slug: 'topaz-gigapixel-standard',
+      tier: undefined,
+      error: /has no retail_usd_per_image/,
+    },
   ])('throws on $name', ({ slug, tier, error }) => {
     expect(() => imageCost(real(slug), tier === undefined ? { images: 1 } : { images: 1, tier }, none)).toThrow(error);
   });
@@ -205,7 +319,9 @@ describe('the bill equals the caller catalog view', () => {
       const shown = view.get(entry.slug);
       if (shown === undefined) throw new Error(entry.slug);
       if (entry.media_kind === 'image' && entry.retail_usd_per_image !== null) {
-        expect(imageCost(entry, { images: 1 }, discounts), entry.slug).toBe(usdToMicros(shown.retail_usd_per_image ?? -1));
+        expect(imageCost(entry, { images: 1 }, discounts), entry.slug).toBe(
+          usdToMicros(shown.retail_usd_per_image ?? -1),
+        );
         for (const [tier, usd] of Object.entries(shown.pricing ?? {})) {
           expect(imageCost(entry, { images: 1, tier }, discounts), `${entry.slug} ${tier}`).toBe(usdToMicros(usd));
         }
@@ -213,8 +329,12 @@ describe('the bill equals the caller catalog view', () => {
       if (entry.media_kind === 'text') {
         const million = (usage: { promptTokens: number; cachedTokens: number; completionTokens: number }) =>
           textCost(entry, usage, discounts, { cachedDiscountApplies: true });
-        expect(million({ promptTokens: 1e6, cachedTokens: 0, completionTokens: 0 }), entry.slug).toBe(usdToMicros(shown.retail_input_usd_per_mtok ?? -1));
-        expect(million({ promptTokens: 0, cachedTokens: 0, completionTokens: 1e6 }), entry.slug).toBe(usdToMicros(shown.retail_output_usd_per_mtok ?? -1));
+        expect(million({ promptTokens: 1e6, cachedTokens: 0, completionTokens: 0 }), entry.slug).toBe(
+          usdToMicros(shown.retail_input_usd_per_mtok ?? -1),
+        );
+        expect(million({ promptTokens: 0, cachedTokens: 0, completionTokens: 1e6 }), entry.slug).toBe(
+          usdToMicros(shown.retail_output_usd_per_mtok ?? -1),
+        );
         expect(million({ promptTokens: 1e6, cachedTokens: 1e6, completionTokens: 0 }), entry.slug).toBe(
           usdToMicros(shown.retail_cached_input_usd_per_mtok ?? -1),
         );
@@ -226,69 +346,284 @@ describe('the bill equals the caller catalog view', () => {
 describe('videoCost (SPEC 2.12, 3.2, 4.6)', () => {
   it.each([
     // vidA-2-5: 480p draft 0.198 × 5 = 0.99
-    { slug: 'vidA-2-5', resolution: '480p', seconds: 5, ref: false, refSeconds: undefined, mode: undefined, discounts: none, micros: 990_000n },
+    {
+      slug: 'vidA-2-5',
+      resolution: '480p',
+      seconds: 5,
+      ref: false,
+      refSeconds: undefined,
+      mode: undefined,
+      discounts: none,
+      micros: 990_000n,
+    },
     // 1080p (direct or final of a draft) 0.86 × 5 = 4.30
-    { slug: 'vidA-2-5', resolution: '1080p', seconds: 5, ref: false, refSeconds: undefined, mode: undefined, discounts: none, micros: 4_300_000n },
+    {
+      slug: 'vidA-2-5',
+      resolution: '1080p',
+      seconds: 5,
+      ref: false,
+      refSeconds: undefined,
+      mode: undefined,
+      discounts: none,
+      micros: 4_300_000n,
+    },
     // 1080p with reference video 1.03 × 5 = 5.15; the reference's own 20 s are not billed
-    { slug: 'vidA-2-5', resolution: '1080p', seconds: 5, ref: true, refSeconds: undefined, mode: undefined, discounts: none, micros: 5_150_000n },
-    { slug: 'vidA-2-5', resolution: '1080p', seconds: 5, ref: true, refSeconds: 20, mode: undefined, discounts: none, micros: 5_150_000n },
+    {
+      slug: 'vidA-2-5',
+      resolution: '1080p',
+      seconds: 5,
+      ref: true,
+      refSeconds: undefined,
+      mode: undefined,
+      discounts: none,
+      micros: 5_150_000n,
+    },
+    {
+      slug: 'vidA-2-5',
+      resolution: '1080p',
+      seconds: 5,
+      ref: true,
+      refSeconds: 20,
+      mode: undefined,
+      discounts: none,
+      micros: 5_150_000n,
+    },
     // measured 4.00025 s × 0.198 = 0.7920495 $ = 792049.5 µ$ → 792050 (half-up, once)
-    { slug: 'vidA-2-5', resolution: '480p', seconds: 4.00025, ref: false, refSeconds: undefined, mode: undefined, discounts: none, micros: 792_050n },
+    {
+      slug: 'vidA-2-5',
+      resolution: '480p',
+      seconds: 4.00025,
+      ref: false,
+      refSeconds: undefined,
+      mode: undefined,
+      discounts: none,
+      micros: 792_050n,
+    },
     // vidA-2: 720p 0.272 × 10 = 2.72
-    { slug: 'vidA-2', resolution: '720p', seconds: 10, ref: false, refSeconds: undefined, mode: undefined, discounts: none, micros: 2_720_000n },
+    {
+      slug: 'vidA-2',
+      resolution: '720p',
+      seconds: 10,
+      ref: false,
+      refSeconds: undefined,
+      mode: undefined,
+      discounts: none,
+      micros: 2_720_000n,
+    },
     // vidA-2 with a measured 7.5 s reference: (10 + 7.5) × 0.272 = 4.76
-    { slug: 'vidA-2', resolution: '720p', seconds: 10, ref: true, refSeconds: 7.5, mode: undefined, discounts: none, micros: 4_760_000n },
+    {
+      slug: 'vidA-2',
+      resolution: '720p',
+      seconds: 10,
+      ref: true,
+      refSeconds: 7.5,
+      mode: undefined,
+      discounts: none,
+      micros: 4_760_000n,
+    },
     // parametric vidK-3-0: 4k 0.3024 × 5 = 1.512; 720p 0.0756 × 10 = 0.756
-    { slug: 'vidK-3-0', resolution: '4k', seconds: 5, ref: false, refSeconds: undefined, mode: undefined, discounts: none, micros: 1_512_000n },
-    { slug: 'vidK-3-0', resolution: '720p', seconds: 10, ref: false, refSeconds: undefined, mode: undefined, discounts: none, micros: 756_000n },
+    {
+      slug: 'vidK-3-0',
+      resolution: '4k',
+      seconds: 5,
+      ref: false,
+      refSeconds: undefined,
+      mode: undefined,
+      discounts: none,
+      micros: 1_512_000n,
+    },
+    {
+      slug: 'vidK-3-0',
+      resolution: '720p',
+      seconds: 10,
+      ref: false,
+      refSeconds: undefined,
+      mode: undefined,
+      discounts: none,
+      micros: 756_000n,
+    },
     // vidK-2-1 master tier 0.252 × 10 = 2.52; `pro` has no tier of its own: 1080p 0.0882 × 10 = 0.882
-    { slug: 'vidK-2-1', resolution: '1080p', seconds: 10, ref: false, refSeconds: undefined, mode: 'master', discounts: none, micros: 2_520_000n },
-    { slug: 'vidK-2-1', resolution: '1080p', seconds: 10, ref: false, refSeconds: undefined, mode: 'pro', discounts: none, micros: 882_000n },
+    {
+      slug: 'vidK-2-1',
+      resolution: '1080p',
+      seconds: 10,
+      ref: false,
+      refSeconds: undefined,
+      mode: 'master',
+      discounts: none,
+      micros: 2_520_000n,
+    },
+    {
+      slug: 'vidK-2-1',
+      resolution: '1080p',
+      seconds: 10,
+      ref: false,
+      refSeconds: undefined,
+      mode: 'pro',
+      discounts: none,
+      micros: 882_000n,
+    },
     // per clip (video_billing_unit 'video'), tier by resolution and length
-    { slug: 'hailuo-2-3', resolution: '768p', seconds: 6, ref: false, refSeconds: undefined, mode: undefined, discounts: none, micros: 280_000n },
-    { slug: 'hailuo-2-3', resolution: '768p', seconds: 10, ref: false, refSeconds: undefined, mode: undefined, discounts: none, micros: 560_000n },
-    { slug: 'hailuo-2-3', resolution: '1080p', seconds: 6, ref: false, refSeconds: undefined, mode: undefined, discounts: none, micros: 490_000n },
+    {
+      slug: 'hailuo-2-3',
+      resolution: '768p',
+      seconds: 6,
+      ref: false,
+      refSeconds: undefined,
+      mode: undefined,
+      discounts: none,
+      micros: 280_000n,
+    },
+    {
+      slug: 'hailuo-2-3',
+      resolution: '768p',
+      seconds: 10,
+      ref: false,
+      refSeconds: undefined,
+      mode: undefined,
+      discounts: none,
+      micros: 560_000n,
+    },
+    {
+      slug: 'hailuo-2-3',
+      resolution: '1080p',
+      seconds: 6,
+      ref: false,
+      refSeconds: undefined,
+      mode: undefined,
+      discounts: none,
+      micros: 490_000n,
+    },
     // per clip without tiers: retail_usd_per_unit 0.48
-    { slug: 'hailuo-02-pro', resolution: '1080p', seconds: 6, ref: false, refSeconds: undefined, mode: undefined, discounts: none, micros: 480_000n },
+    {
+      slug: 'hailuo-02-pro',
+      resolution: '1080p',
+      seconds: 6,
+      ref: false,
+      refSeconds: undefined,
+      mode: undefined,
+      discounts: none,
+      micros: 480_000n,
+    },
     // per second without tiers: 0.32 × 8 = 2.56 at any resolution
-    { slug: 'vidV-3', resolution: '1080p', seconds: 8, ref: false, refSeconds: undefined, mode: undefined, discounts: none, micros: 2_560_000n },
+    {
+      slug: 'vidV-3',
+      resolution: '1080p',
+      seconds: 8,
+      ref: false,
+      refSeconds: undefined,
+      mode: undefined,
+      discounts: none,
+      micros: 2_560_000n,
+    },
     // 10 %: 0.86 × 0.9 = 0.774; × 5 = 3.87
-    { slug: 'vidA-2-5', resolution: '1080p', seconds: 5, ref: false, refSeconds: undefined, mode: undefined, discounts: ten, micros: 3_870_000n },
+    {
+      slug: 'vidA-2-5',
+      resolution: '1080p',
+      seconds: 5,
+      ref: false,
+      refSeconds: undefined,
+      mode: undefined,
+      discounts: ten,
+      micros: 3_870_000n,
+    },
     // 7.5 %: 0.198 × 0.925 = 0.18315; × 5 = 0.91575
-    { slug: 'vidA-2-5', resolution: '480p', seconds: 5, ref: false, refSeconds: undefined, mode: undefined, discounts: sevenHalf, micros: 915_750n },
+    {
+      slug: 'vidA-2-5',
+      resolution: '480p',
+      seconds: 5,
+      ref: false,
+      refSeconds: undefined,
+      mode: undefined,
+      discounts: sevenHalf,
+      micros: 915_750n,
+    },
     // tier 20 % replaces personal 10 % on 1080p_reference_video: 1.03 × 0.8 = 0.824; × 5 = 4.12
-    { slug: 'vidA-2-5', resolution: '1080p', seconds: 5, ref: true, refSeconds: undefined, mode: undefined, discounts: tiered, micros: 4_120_000n },
-    { slug: 'vidA-2-5', resolution: '1080p', seconds: 5, ref: false, refSeconds: undefined, mode: undefined, discounts: tiered, micros: 3_870_000n },
-  ])('$slug $resolution $seconds s ref=$ref mode=$mode → $micros µ$', ({ slug, resolution, seconds, ref, refSeconds, mode, discounts, micros }) => {
-    const usage = {
-      seconds,
-      resolution,
-      referenceVideo: ref,
-      ...(refSeconds === undefined ? {} : { referenceSeconds: refSeconds }),
-      ...(mode === undefined ? {} : { mode }),
-    };
-    expect(videoCost(real(slug), usage, discounts)).toBe(micros);
-  });
+    {
+      slug: 'vidA-2-5',
+      resolution: '1080p',
+      seconds: 5,
+      ref: true,
+      refSeconds: undefined,
+      mode: undefined,
+      discounts: tiered,
+      micros: 4_120_000n,
+    },
+    {
+      slug: 'vidA-2-5',
+      resolution: '1080p',
+      seconds: 5,
+      ref: false,
+      refSeconds: undefined,
+      mode: undefined,
+      discounts: tiered,
+      micros: 3_870_000n,
+    },
+  ])(
+    '$slug $resolution $seconds s ref=$ref mode=$mode → $micros µ$',
+    ({ slug, resolution, seconds, ref, refSeconds, mode, discounts, micros }) => {
+      const usage = {
+        seconds,
+        resolution,
+        referenceVideo: ref,
+        ...(refSeconds === undefined ? {} : { referenceSeconds: refSeconds }),
+        ...(mode === undefined ? {} : { mode }),
+      };
+      expect(videoCost(real(slug), usage, discounts)).toBe(micros);
+    },
+  );
 
   it.each([
-    { name: 'vidA-2-5 at 4k (not in its pricing)', slug: 'vidA-2-5', usage: { seconds: 5, resolution: '4k' }, error: /"vidA-2-5" has no pricing\["4k"\]/ },
-    { name: 'vidA-2 at 1080p', slug: 'vidA-2', usage: { seconds: 5, resolution: '1080p' }, error: /pricing\["1080p"\]/ },
+    {
+      name: 'vidA-2-5 at 4k (not in its pricing)',
+      slug: 'vidA-2-5',
+      usage: { seconds: 5, resolution: '4k' },
+      error: /"vidA-2-5" has no pricing\["4k"\]/,
+    },
+    {
+      name: 'vidA-2 at 1080p',
+      slug: 'vidA-2',
+      usage: { seconds: 5, resolution: '1080p' },
+      error: /pricing\["1080p"\]/,
+    },
     {
       name: 'a reference video where only another resolution prices one',
       slug: 'vidA-2-5',
       usage: { seconds: 5, resolution: '480p', referenceVideo: true },
       error: /pricing\["480p_reference_video"\]/,
     },
-    { name: 'master mode at 720p', slug: 'vidK-2-1', usage: { seconds: 5, resolution: '720p', mode: 'master' }, error: /pricing\["720p_master"\]/ },
-    { name: 'a clip length with no tier', slug: 'hailuo-2-3', usage: { seconds: 8, resolution: '768p' }, error: /pricing\["768p"\]/ },
-    { name: 'an image row', slug: 'imgG-2', usage: { seconds: 5, resolution: '1080p' }, error: /"imgG-2" is not a video model/ },
-    { name: 'a credit-metered restoration row', slug: 'topaz-video-proteus', usage: { seconds: 5, resolution: '1080p' }, error: /has no retail_usd_per_unit/ },
+    {
+      name: 'master mode at 720p',
+      slug: 'vidK-2-1',
+      usage: { seconds: 5, resolution: '720p', mode: 'master' },
+      error: /pricing\["720p_master"\]/,
+    },
+    {
+      name: 'a clip length with no tier',
+      slug: 'hailuo-2-3',
+      usage: { seconds: 8, resolution: '768p' },
+      error: /pricing\["768p"\]/,
+    },
+    {
+      name: 'an image row',
+      slug: 'imgG-2',
+      usage: { seconds: 5, resolution: '1080p' },
+      error: /"imgG-2" is not a video model/,
+    },
+    {
+      name: 'a credit-metered restoration row',
+      slug: 'topaz-video-proteus',
+      usage: { seconds: 5, resolution: '1080p' },
+      error: /has no retail_usd_per_unit/,
+    },
   ])('throws on $name', ({ slug, usage, error }) => {
     expect(() => videoCost(real(slug), usage, none)).toThrow(error);
   });
 
   it('needs the measured reference length on vidA-2', () => {
-    expect(() => videoCost(real('vidA-2'), { seconds: 10, resolution: '720p', referenceVideo: true }, none)).toThrow(RangeError);
+    expect(() => videoCost(real('vidA-2'), { seconds: 10, resolution: '720p', referenceVideo: true }, none)).toThrow(
+      RangeError,
+    );
   });
 });
 
@@ -307,7 +642,9 @@ describe('videoHoldEstimate (SPEC 4.6): worst-case reference length on vidA-2', 
   });
 
   it('needs the worst-case reference length on vidA-2', () => {
-    expect(() => videoHoldEstimate(real('vidA-2'), { seconds: 10, resolution: '720p', referenceVideo: true }, none)).toThrow(RangeError);
+    expect(() =>
+      videoHoldEstimate(real('vidA-2'), { seconds: 10, resolution: '720p', referenceVideo: true }, none),
+    ).toThrow(RangeError);
   });
 
   it('equals the cost once the measured reference is as long as the worst case', () => {
@@ -335,7 +672,9 @@ describe('parametricRetail (SPEC 4.6): max(reference × 0.90, source × 1.10)', 
   });
 
   it('agrees with the catalog rate of vidK-3-0 at 1080p', () => {
-    expect(parametricRetail({ referenceMicros: 126_000n, sourceCostMicros: 90_000n })).toBe(usdToMicros(real('vidK-3-0').pricing?.['1080p'] ?? -1));
+    expect(parametricRetail({ referenceMicros: 126_000n, sourceCostMicros: 90_000n })).toBe(
+      usdToMicros(real('vidK-3-0').pricing?.['1080p'] ?? -1),
+    );
   });
 
   it('recognises the parametric family: label 10 and 720p/1080p/4k', () => {
@@ -382,7 +721,9 @@ describe('restorationCost (SPEC 4.6, 8): $0.14 per credit on completion', () => 
   });
 
   it('prices an 8K upscale estimate at 2 credits = $0.28', () => {
-    expect(restorationCost(real('topaz-gigapixel-standard'), creditsForMegapixels(7680 * 4320 / 1e6), none)).toBe(280_000n);
+    expect(restorationCost(real('topaz-gigapixel-standard'), creditsForMegapixels((7680 * 4320) / 1e6), none)).toBe(
+      280_000n,
+    );
   });
 
   it('throws on a row without usd_per_credit, and on negative credits', () => {

@@ -51,7 +51,10 @@ describe('explicit memory', () => {
     expect(parse('a card with 24 GB of VRAM')).toMatchObject({ minVramPerGpuGb: 24 });
     expect(parse('160GB of VRAM in total')).toMatchObject({ vramNeededGb: 160, minVramPerGpuGb: null });
     expect(parse('128GB RAM and 2000GB disk, under $48')).toMatchObject({ minVramPerGpuGb: null, vramNeededGb: null });
-    expect(parse('İstanbul team needs at least 48GB in Germany')).toMatchObject({ minVramPerGpuGb: 48, places: [{ label: 'Germany', codes: ['DE'] }] });
+    expect(parse('İstanbul team needs at least 48GB in Germany')).toMatchObject({
+      minVramPerGpuGb: 48,
+      places: [{ label: 'Germany', codes: ['DE'] }],
+    });
   });
 
   it('the larger of a stated total and the model estimate is needed', () => {
@@ -130,7 +133,10 @@ describe('GPU models, matched against what is on offer now', () => {
   });
 
   it('a GPU model nobody offers now is named as such, never matched to another', () => {
-    expect(parse('H200 or RTX 5090 or a b200', ['RTX_4090'])).toMatchObject({ gpuModels: [], gpusNotOffered: ['H200', 'RTX 5090', 'B200'] });
+    expect(parse('H200 or RTX 5090 or a b200', ['RTX_4090'])).toMatchObject({
+      gpuModels: [],
+      gpusNotOffered: ['H200', 'RTX 5090', 'B200'],
+    });
     expect(parse('an H100', ['RTX_4090'])).toMatchObject({ gpuModels: [], gpusNotOffered: ['H100'] });
   });
 
@@ -155,5 +161,12 @@ it('reads a whole request, the same way every time', () => {
     gpusNotOffered: [],
   });
   expect(parse(query)).toEqual(first);
-  expect(parse('something fast, please')).toMatchObject({ modelBillions: null, vramNeededGb: null, gpuCount: null, places: [], gpuModels: [], maxPricePerHourMicros: null });
+  expect(parse('something fast, please')).toMatchObject({
+    modelBillions: null,
+    vramNeededGb: null,
+    gpuCount: null,
+    places: [],
+    gpuModels: [],
+    maxPricePerHourMicros: null,
+  });
 });

@@ -41,8 +41,10 @@ const RTX_FEW = offer({ gpuName: 'RTX_4090', vramGb: 24, price: 0.4, location: '
 const L4 = offer({ gpuName: 'L4', vramGb: 24, price: 0.3, location: 'FR', freeGpus: 2, gpuCount: 2 });
 const MARKET = [A100, RTX, RTX_FEW, L4];
 const names = [...new Set(MARKET.map((o) => o.gpuName))];
-const rank = (query: string, offers: OfferRecord[] = MARKET) => rankOffers(offers, parseRecommendationQuery(query, names));
-const models = (picks: { offer: OfferRecord; gpuCount: number }[]) => picks.map((p) => `${p.gpuCount}x${p.offer.gpuName}`);
+const rank = (query: string, offers: OfferRecord[] = MARKET) =>
+  rankOffers(offers, parseRecommendationQuery(query, names));
+const models = (picks: { offer: OfferRecord; gpuCount: number }[]) =>
+  picks.map((p) => `${p.gpuCount}x${p.offer.gpuName}`);
 
 describe('gpusToHold', () => {
   it('one GPU when the need fits, else the next power of two (tensor parallelism)', () => {
@@ -96,9 +98,17 @@ describe('rankOffers', () => {
   it('an equal price goes to the verified provider; min_gpus raises the rental; at most 5 suggestions', () => {
     const plain = offer({ gpuName: 'X1', price: 1 });
     const verified = offer({ gpuName: 'X2', price: 1, verification: 'verified' });
-    expect(rankOffers([plain, verified], parseRecommendationQuery('anything', ['X1', 'X2'])).suggestions.map((p) => p.offer.id)).toEqual([verified.id, plain.id]);
+    expect(
+      rankOffers([plain, verified], parseRecommendationQuery('anything', ['X1', 'X2'])).suggestions.map(
+        (p) => p.offer.id,
+      ),
+    ).toEqual([verified.id, plain.id]);
     const blocky = offer({ gpuName: 'X3', minGpus: 2, price: 0.5 });
-    expect(rankOffers([blocky], parseRecommendationQuery('', ['X3'])).suggestions[0]).toMatchObject({ gpuCount: 2, neededGpus: 1, hourlyMicros: usdToMicros(1) });
+    expect(rankOffers([blocky], parseRecommendationQuery('', ['X3'])).suggestions[0]).toMatchObject({
+      gpuCount: 2,
+      neededGpus: 1,
+      hourlyMicros: usdToMicros(1),
+    });
     const many = Array.from({ length: 7 }, (_, i) => offer({ gpuName: `G${i}` }));
     expect(rankOffers(many, parseRecommendationQuery('', [])).suggestions).toHaveLength(5);
   });
@@ -116,10 +126,14 @@ describe('the words', () => {
   it('the rules text names only the GPUs ranked, and says what is missing when nothing fits', () => {
     const fits = parseRecommendationQuery('70B in Germany', names);
     const text = rulesText(fits, rankOffers(MARKET, fits), MARKET.length);
-    expect(text).toMatch(/^For a 70B model at 16-bit \(about 168 GB of GPU memory\), in Germany: rent 4 × A100_80GB at \$6\.00\/hour/);
+    expect(text).toMatch(
+      /^For a 70B model at 16-bit \(about 168 GB of GPU memory\), in Germany: rent 4 × A100_80GB at \$6\.00\/hour/,
+    );
     expect(text).not.toMatch(/RTX_4090|L4/);
     const tight = parseRecommendationQuery('70B under $3/hour', names);
-    expect(rulesText(tight, rankOffers(MARKET, tight), MARKET.length)).toMatch(/^Nothing on offer now meets all of: .*\. What fits costs more than \$3\.00\/hour\. Nearest: 8 × RTX_4090 at \$4\.80\/hour .*over the budget/);
+    expect(rulesText(tight, rankOffers(MARKET, tight), MARKET.length)).toMatch(
+      /^Nothing on offer now meets all of: .*\. What fits costs more than \$3\.00\/hour\. Nearest: 8 × RTX_4090 at \$4\.80\/hour .*over the budget/,
+    );
     expect(rulesText(tight, rankOffers([], tight), 0)).toMatch(/No GPUs are on offer right now/);
   });
 });

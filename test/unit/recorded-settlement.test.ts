@@ -3,7 +3,7 @@
  * another process recorded is posted, never overwritten, even when it appears while this one is clearing its own.
  */
 import { describe, expect, it } from 'vitest';
-import { providerShare, settleRecorded, type Settleable } from '../../src/domain/market/settlements.js';
+import { providerShare, type Settleable, settleRecorded } from '../../src/domain/market/settlements.js';
 
 interface Row extends Settleable {
   version: number;
@@ -22,7 +22,8 @@ function harness(start: Row, owed: bigint, interfere: (row: Row) => Row) {
   const steps = {
     what: 'test record',
     owed: () => owed,
-    record: async (r: Row, seq: number, owedMicros: bigint, chargeMicros: bigint) => cas(r.version, { settleSeq: seq, chargedMicros: owedMicros, pendingChargeMicros: chargeMicros }),
+    record: async (r: Row, seq: number, owedMicros: bigint, chargeMicros: bigint) =>
+      cas(r.version, { settleSeq: seq, chargedMicros: owedMicros, pendingChargeMicros: chargeMicros }),
     post: async (r: Row) => {
       posted.push(`${r.settleSeq}:${r.pendingChargeMicros}`);
       return 0n;
@@ -49,7 +50,13 @@ describe('settleRecorded', () => {
 
   it('never records over a settlement another process recorded while this one cleared: it posts that one too', async () => {
     // Another process cleared settlement 2 and recorded 3 (7 more) just as this one went to clear 2.
-    const h = harness({ version: 1, settleSeq: 2, chargedMicros: 8n, pendingChargeMicros: 5n }, 20n, (r) => ({ ...r, version: r.version + 2, settleSeq: 3, chargedMicros: 15n, pendingChargeMicros: 7n }));
+    const h = harness({ version: 1, settleSeq: 2, chargedMicros: 8n, pendingChargeMicros: 5n }, 20n, (r) => ({
+      ...r,
+      version: r.version + 2,
+      settleSeq: 3,
+      chargedMicros: 15n,
+      pendingChargeMicros: 7n,
+    }));
     const settled = await settleRecorded(h.row(), h.steps);
     expect(h.posted).toEqual(['2:5', '3:7', '4:5']);
     expect(settled).toMatchObject({ settleSeq: 4, chargedMicros: 20n, pendingChargeMicros: 0n });

@@ -4,7 +4,11 @@ import { bearerChallenge } from '../../src/adapters/image-registry/auth-challeng
 
 describe('bearerChallenge', () => {
   it("Docker Hub's challenge", () => {
-    expect(bearerChallenge('Bearer realm="https://auth.docker.io/token",service="registry.docker.io",scope="repository:library/ubuntu:pull"')).toEqual({
+    expect(
+      bearerChallenge(
+        'Bearer realm="https://auth.docker.io/token",service="registry.docker.io",scope="repository:library/ubuntu:pull"',
+      ),
+    ).toEqual({
       realm: 'https://auth.docker.io/token',
       service: 'registry.docker.io',
       scope: 'repository:library/ubuntu:pull',
@@ -12,7 +16,11 @@ describe('bearerChallenge', () => {
   });
 
   it('commas inside quotes, escaped quotes, spaces around separators, unquoted values, case-insensitive names', () => {
-    expect(bearerChallenge('bearer  Realm = "https://r.example/token" , service=reg.example, scope="repository:a/b:pull,push", error="x\\"y"')).toEqual({
+    expect(
+      bearerChallenge(
+        'bearer  Realm = "https://r.example/token" , service=reg.example, scope="repository:a/b:pull,push", error="x\\"y"',
+      ),
+    ).toEqual({
       realm: 'https://r.example/token',
       service: 'reg.example',
       scope: 'repository:a/b:pull,push',
@@ -20,7 +28,9 @@ describe('bearerChallenge', () => {
   });
 
   it('the Bearer one among several headers; none without a realm, for Basic, or with no header', () => {
-    expect(bearerChallenge(['Basic realm="Registry"', 'Bearer realm="https://ghcr.io/token",service="ghcr.io"'])).toEqual({ realm: 'https://ghcr.io/token', service: 'ghcr.io' });
+    expect(
+      bearerChallenge(['Basic realm="Registry"', 'Bearer realm="https://ghcr.io/token",service="ghcr.io"']),
+    ).toEqual({ realm: 'https://ghcr.io/token', service: 'ghcr.io' });
     expect(bearerChallenge('Basic realm="Registry Realm"')).toBeNull();
     expect(bearerChallenge('Bearer service="x"')).toBeNull();
     expect(bearerChallenge(undefined)).toBeNull();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors/api-error.js';
 import { ERROR_CATALOG, type ErrorCode } from '../../src/errors/catalog.js';
-import { envelopeForPath, renderError, type Envelope } from '../../src/errors/render.js';
+import { type Envelope, envelopeForPath, renderError } from '../../src/errors/render.js';
 
 describe('envelopeForPath (DESIGN.md 3)', () => {
   it.each<[string, Envelope]>([
@@ -37,7 +37,12 @@ describe('renderError, compat envelope (SPEC 2.7)', () => {
       status: 401,
       headers: { 'x-should-retry': 'false' },
       body: {
-        error: { message: 'The API key is malformed or does not exist', type: 'invalid_request_error', code: 'invalid_api_key', param: null },
+        error: {
+          message: 'The API key is malformed or does not exist',
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+          param: null,
+        },
         status_code: 401,
         request_id: 'req_abc',
       },
@@ -59,20 +64,31 @@ describe('renderError, compat envelope (SPEC 2.7)', () => {
     const given = renderError('compat', new ApiError('model_not_found', 'x', { param: 'model' }), 'req_3');
     expect(given.body).toMatchObject({ error: { param: 'model' } });
     const fields = [{ type: 'enum', loc: ['body', 'messages', 1, 'content', 0, 'type'], msg: 'x', ctx: {} }];
-    expect(renderError('compat', new ApiError('invalid_request', 'x', { meta: { fields } }), 'req_4').body).toMatchObject({ error: { param: 'messages[1].content[0].type' } });
+    expect(
+      renderError('compat', new ApiError('invalid_request', 'x', { meta: { fields } }), 'req_4').body,
+    ).toMatchObject({ error: { param: 'messages[1].content[0].type' } });
     const whole = [{ type: 'required', loc: ['body'], msg: 'x', ctx: {} }];
-    expect(renderError('compat', new ApiError('invalid_request', 'x', { meta: { fields: whole } }), 'req_5').body).toMatchObject({ error: { param: null } });
+    expect(
+      renderError('compat', new ApiError('invalid_request', 'x', { meta: { fields: whole } }), 'req_5').body,
+    ).toMatchObject({ error: { param: null } });
   });
 
   it('a path resource that is missing is answered 404 with its own code', () => {
-    const rendered = renderError('compat', new ApiError('model_not_found', 'x', { param: 'model', notFound: true }), 'req_6');
+    const rendered = renderError(
+      'compat',
+      new ApiError('model_not_found', 'x', { param: 'model', notFound: true }),
+      'req_6',
+    );
     expect(rendered).toMatchObject({ status: 404, body: { error: { code: 'model_not_found' }, status_code: 404 } });
   });
 
   it('uses the catalog type of the code', () => {
     const rendered = renderError('compat', new ApiError('insufficient_balance'), 'req_2');
     expect(rendered.status).toBe(402);
-    expect(rendered.body).toMatchObject({ error: { type: 'insufficient_quota', code: 'insufficient_balance' }, status_code: 402 });
+    expect(rendered.body).toMatchObject({
+      error: { type: 'insufficient_quota', code: 'insufficient_balance' },
+      status_code: 402,
+    });
   });
 });
 
@@ -84,7 +100,11 @@ describe('renderError, native envelope (SPEC 2.7)', () => {
       headers: { 'x-should-retry': 'false' },
       body: {
         exception: 401,
-        data: { error: 'The API key is malformed or does not exist', error_code: 'invalid_api_key', meta: { request_id: 'req_abc' } },
+        data: {
+          error: 'The API key is malformed or does not exist',
+          error_code: 'invalid_api_key',
+          meta: { request_id: 'req_abc' },
+        },
         message: 'Требуется действительный API-ключ',
       },
     });
@@ -92,16 +112,28 @@ describe('renderError, native envelope (SPEC 2.7)', () => {
 
   it('merges meta with the request id', () => {
     const fields = [{ type: 'enum', loc: ['body', 'role'], msg: 'must be one of', ctx: {} }];
-    const rendered = renderError('native', new ApiError('invalid_request', 'body.role: must be one of', { meta: { fields, hint: 'h' } }), 'req_9');
+    const rendered = renderError(
+      'native',
+      new ApiError('invalid_request', 'body.role: must be one of', { meta: { fields, hint: 'h' } }),
+      'req_9',
+    );
     expect(rendered.body).toEqual({
       exception: 400,
-      data: { error: 'body.role: must be one of', error_code: 'invalid_request', meta: { fields, hint: 'h', request_id: 'req_9' } },
+      data: {
+        error: 'body.role: must be one of',
+        error_code: 'invalid_request',
+        meta: { fields, hint: 'h', request_id: 'req_9' },
+      },
       message: 'Некорректный запрос',
     });
   });
 
   it('the request id of the request wins over a request_id smuggled into meta', () => {
-    const rendered = renderError('native', new ApiError('internal_error', undefined, { meta: { request_id: 'forged' } }), 'req_real');
+    const rendered = renderError(
+      'native',
+      new ApiError('internal_error', undefined, { meta: { request_id: 'forged' } }),
+      'req_real',
+    );
     expect((rendered.body as { data: { meta: { request_id: string } } }).data.meta.request_id).toBe('req_real');
   });
 
@@ -121,7 +153,11 @@ describe('renderError, native envelope (SPEC 2.7)', () => {
   ])('%s → exception %i and message %s', (code, status, message) => {
     const rendered = renderError('native', new ApiError(code), 'req_x');
     expect(rendered.status).toBe(status);
-    expect(rendered.body).toMatchObject({ exception: status, message, data: { error_code: code, error: ERROR_CATALOG[code].message } });
+    expect(rendered.body).toMatchObject({
+      exception: status,
+      message,
+      data: { error_code: code, error: ERROR_CATALOG[code].message },
+    });
   });
 });
 
@@ -148,10 +184,19 @@ describe('renderError headers', () => {
   });
 
   it('keeps the headers of the error (Allow, Retry-After) beside x-should-retry', () => {
-    const error = new ApiError('rate_limit_per_key', undefined, { headers: { 'Retry-After': '7', 'X-RateLimit-Limit': '120' } });
-    expect(renderError('compat', error, 'req_r').headers).toEqual({ 'Retry-After': '7', 'X-RateLimit-Limit': '120', 'x-should-retry': 'true' });
+    const error = new ApiError('rate_limit_per_key', undefined, {
+      headers: { 'Retry-After': '7', 'X-RateLimit-Limit': '120' },
+    });
+    expect(renderError('compat', error, 'req_r').headers).toEqual({
+      'Retry-After': '7',
+      'X-RateLimit-Limit': '120',
+      'x-should-retry': 'true',
+    });
     const notAllowed = new ApiError('method_not_allowed', undefined, { headers: { Allow: 'GET, HEAD' } });
-    expect(renderError('native', notAllowed, 'req_r').headers).toEqual({ Allow: 'GET, HEAD', 'x-should-retry': 'false' });
+    expect(renderError('native', notAllowed, 'req_r').headers).toEqual({
+      Allow: 'GET, HEAD',
+      'x-should-retry': 'false',
+    });
   });
 
   it('the status comes from the catalog, whatever envelope', () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertStore, RentalEvent } from '../../src/adapters/alert-store/index.js';
 import { MemoryAlertStore, type RecordedChange } from '../../src/adapters/alert-store/memory.js';
-import { MemoryNotifier, NotifierError, type Notifier } from '../../src/adapters/notifier/index.js';
+import { MemoryNotifier, type Notifier, NotifierError } from '../../src/adapters/notifier/index.js';
 import { MAX_ATTEMPTS, RentalAlerts } from '../../src/domain/market/rental-alerts.js';
 
 const T0 = 1_750_000_000_000;
@@ -14,7 +14,10 @@ const T0 = 1_750_000_000_000;
 function setup(store: MemoryAlertStore = new MemoryAlertStore(), notifier: Notifier = new MemoryNotifier()) {
   const clock = { now: T0 };
   const warnings: Record<string, unknown>[] = [];
-  const logger = { info: () => undefined, warn: (fields: Record<string, unknown>, msg: string) => void warnings.push({ ...fields, msg }) };
+  const logger = {
+    info: () => undefined,
+    warn: (fields: Record<string, unknown>, msg: string) => void warnings.push({ ...fields, msg }),
+  };
   const make = () => new RentalAlerts({ store, notifier, now: () => clock.now, logger: logger as never });
   return { store, notifier, clock, warnings, alerts: make(), make };
 }
@@ -23,7 +26,8 @@ let seq = 0;
 function rental(store: MemoryAlertStore, accountId = 'acc_linked') {
   const instanceId = `inst_${++seq}`;
   const base = { instanceId, accountId, gpuName: 'RTX_4090', gpuCount: 2, machineId: 'mch_1', atMs: T0 };
-  const write = (status: RecordedChange['status'], reason: RecordedChange['reason'] = null) => store.record({ ...base, status, reason });
+  const write = (status: RecordedChange['status'], reason: RecordedChange['reason'] = null) =>
+    store.record({ ...base, status, reason });
   write('pending');
   return { instanceId, write };
 }
@@ -38,7 +42,9 @@ class InFlightStore extends MemoryAlertStore {
   readonly hidden = new Set<number>();
 
   override async rentalEventsAfter(afterId: number, limit: number): Promise<RentalEvent[]> {
-    return (await super.rentalEventsAfter(afterId, limit + this.hidden.size)).filter((e) => !this.hidden.has(e.id)).slice(0, limit);
+    return (await super.rentalEventsAfter(afterId, limit + this.hidden.size))
+      .filter((e) => !this.hidden.has(e.id))
+      .slice(0, limit);
   }
 }
 
@@ -60,7 +66,10 @@ describe('RentalAlerts', () => {
     await alerts.run();
     expect((notifier as MemoryNotifier).sent).toEqual([
       { chatId: '42', text: `Rental ${a.instanceId} (2× RTX_4090) is running.` },
-      { chatId: '42', text: `Rental ${a.instanceId} (2× RTX_4090) stopped: insufficient balance. Top up and start it again.` },
+      {
+        chatId: '42',
+        text: `Rental ${a.instanceId} (2× RTX_4090) stopped: insufficient balance. Top up and start it again.`,
+      },
       { chatId: '42', text: `Rental ${a.instanceId} (2× RTX_4090) is running.` },
       { chatId: '42', text: `Rental ${a.instanceId} (2× RTX_4090) was deleted.` },
     ]);
@@ -87,7 +96,10 @@ describe('RentalAlerts', () => {
     await alerts.run(); // the 500
     expect(await store.readCursor()).toEqual({ lastEventId: running - 1, attempts: 2 });
     await alerts.run();
-    expect(memory.sent.map((m) => m.text)).toEqual([`Rental ${a.instanceId} (2× RTX_4090) is running.`, `Rental ${a.instanceId} (2× RTX_4090) stopped at your request; billing has ended.`]);
+    expect(memory.sent.map((m) => m.text)).toEqual([
+      `Rental ${a.instanceId} (2× RTX_4090) is running.`,
+      `Rental ${a.instanceId} (2× RTX_4090) stopped at your request; billing has ended.`,
+    ]);
   });
 
   it(`drops an alert after ${MAX_ATTEMPTS} failed sends with a warning, and goes on with the next`, async () => {
@@ -99,8 +111,16 @@ describe('RentalAlerts', () => {
     a.write('stopped', 'user');
     memory.failNext(...Array.from({ length: MAX_ATTEMPTS }, () => new NotifierError('down', false)));
     for (let i = 0; i < MAX_ATTEMPTS; i++) await alerts.run();
-    expect(memory.sent.map((m) => m.text)).toEqual([`Rental ${a.instanceId} (2× RTX_4090) stopped at your request; billing has ended.`]);
-    expect(warnings).toEqual([expect.objectContaining({ instance_id: a.instanceId, attempt: MAX_ATTEMPTS, msg: `rental alert dropped after ${MAX_ATTEMPTS} failed sends` })]);
+    expect(memory.sent.map((m) => m.text)).toEqual([
+      `Rental ${a.instanceId} (2× RTX_4090) stopped at your request; billing has ended.`,
+    ]);
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        instance_id: a.instanceId,
+        attempt: MAX_ATTEMPTS,
+        msg: `rental alert dropped after ${MAX_ATTEMPTS} failed sends`,
+      }),
+    ]);
   });
 
   it('drops an alert the messenger refuses for good at once, and delivers the next in the same run', async () => {
@@ -113,13 +133,18 @@ describe('RentalAlerts', () => {
     memory.failNext(new NotifierError('chat not found', true));
     await alerts.run();
     expect(memory.sent).toHaveLength(1);
-    expect(warnings).toEqual([expect.objectContaining({ attempt: 1, msg: 'rental alert dropped: the messenger refused it for good' })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({ attempt: 1, msg: 'rental alert dropped: the messenger refused it for good' }),
+    ]);
   });
 
   it('two processes running at once never send one alert twice', async () => {
     const sent: string[] = [];
     // A slow messenger: each send takes a few ticks, so both processes' runs overlap.
-    const slow: Notifier = { send: async (_t, text) => void (await new Promise((r) => setTimeout(r, 2)), sent.push(text)), close: async () => undefined };
+    const slow: Notifier = {
+      send: async (_t, text) => void (await new Promise((r) => setTimeout(r, 2)), sent.push(text)),
+      close: async () => undefined,
+    };
     const { store, make } = setup(new MemoryAlertStore(), slow);
     await link(store);
     const rentals = Array.from({ length: 10 }, () => rental(store));
@@ -144,7 +169,10 @@ describe('RentalAlerts', () => {
     expect(memory.sent).toEqual([]);
     hidden.delete(inFlight); // committed
     await alerts.run();
-    expect(memory.sent.map((m) => m.text)).toEqual([`Rental ${a.instanceId} (2× RTX_4090) is running.`, `Rental ${b.instanceId} (2× RTX_4090) is running.`]);
+    expect(memory.sent.map((m) => m.text)).toEqual([
+      `Rental ${a.instanceId} (2× RTX_4090) is running.`,
+      `Rental ${b.instanceId} (2× RTX_4090) is running.`,
+    ]);
 
     const rolledBack = a.write('stopped', 'user');
     hidden.add(rolledBack); // never commits
@@ -155,7 +183,9 @@ describe('RentalAlerts', () => {
     expect(memory.sent).toHaveLength(2);
     clock.now += 1;
     await alerts.run();
-    expect(memory.sent.map((m) => m.text).slice(2)).toEqual([`Rental ${b.instanceId} (2× RTX_4090) stopped at your request; billing has ended.`]);
+    expect(memory.sent.map((m) => m.text).slice(2)).toEqual([
+      `Rental ${b.instanceId} (2× RTX_4090) stopped at your request; billing has ended.`,
+    ]);
   });
 
   it('on a store whose ids commit in order, a gap (a rental removed with its history) is passed at once', async () => {

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatResult, ChatStream, EmbeddingResult, RerankResult, UpstreamProvider } from '../../src/adapters/upstream/index.js';
+import type {
+  ChatResult,
+  ChatStream,
+  EmbeddingResult,
+  RerankResult,
+  UpstreamProvider,
+} from '../../src/adapters/upstream/index.js';
 import { ModelCatalog } from '../../src/domain/catalog/model-catalog.js';
-import { RouteTable, type Need, type ProviderSlot } from '../../src/domain/routing/route-table.js';
+import { type Need, type ProviderSlot, RouteTable } from '../../src/domain/routing/route-table.js';
 import { parseUpstreamsFile } from '../../src/domain/routing/upstreams-file.js';
 import { ApiError } from '../../src/errors/api-error.js';
 import { catalogRow } from '../setup/catalog-rows.js';
@@ -107,11 +113,19 @@ routes:
       ['per-search', { provider: fake('per-search', ['rerank']) }],
       ['flat', { provider: fake('flat', ['rerank']) }],
     ]);
-    expect(table(yaml, providers).chain('rr-a', 'rerank').map((r) => r.providerName)).toEqual(['flat', 'per-search']);
+    expect(
+      table(yaml, providers)
+        .chain('rr-a', 'rerank')
+        .map((r) => r.providerName),
+    ).toEqual(['flat', 'per-search']);
   });
 
   it('keeps only the routes able to serve the need', () => {
-    expect(table().chain('chat-a', 'stream').map((r) => r.providerName)).toEqual(['cheap', 'cheap-too', 'pricey']);
+    expect(
+      table()
+        .chain('chat-a', 'stream')
+        .map((r) => r.providerName),
+    ).toEqual(['cheap', 'cheap-too', 'pricey']);
   });
 
   it('resolves aliases to the slug', () => {
@@ -120,7 +134,9 @@ routes:
 
   it('serves unrouted text, embedding and rerank models through default_route under their own slug', () => {
     const t = table();
-    expect(t.chain('chat-b', 'stream')).toMatchObject([{ providerName: 'sandbox', upstreamModel: 'chat-b', wholesale: { inputUsdPerMtok: 0, outputUsdPerMtok: 0 } }]);
+    expect(t.chain('chat-b', 'stream')).toMatchObject([
+      { providerName: 'sandbox', upstreamModel: 'chat-b', wholesale: { inputUsdPerMtok: 0, outputUsdPerMtok: 0 } },
+    ]);
     expect(t.chain('emb-a', 'embed')).toMatchObject([{ providerName: 'sandbox', upstreamModel: 'emb-a' }]);
     // An explicit route replaces the default entirely.
     expect(t.chain('rr-a', 'rerank').map((r) => r.providerName)).toEqual(['tei']);
@@ -142,7 +158,10 @@ describe('RouteTable.chain: verdicts (SPEC 7.2)', () => {
   it('no_provider_available for a need no route of the model serves, or with no default at all', () => {
     expect(verdict(table(), 'vid-a', 'video')).toMatchObject({ code: 'no_provider_available' });
     const noDefault = YAML.replace('default_route: { provider: sandbox }\n', '');
-    expect(verdict(table(noDefault), 'chat-b', 'chat')).toMatchObject({ code: 'no_provider_available', slug: 'chat-b' });
+    expect(verdict(table(noDefault), 'chat-b', 'chat')).toMatchObject({
+      code: 'no_provider_available',
+      slug: 'chat-b',
+    });
   });
 
   it('gateway_misconfigured when every route lacks its credential', () => {
@@ -212,7 +231,13 @@ describe('RouteTable: caching and unavailableReason', () => {
 
   it('unavailableReason: null when callable for its kind with a configured provider, why not otherwise; unknown slugs are not judged', () => {
     const t = table();
-    expect(['chat-a', 'chat-a-latest', 'chat-b', 'emb-a', 'rr-a'].map((s) => t.unavailableReason(s))).toEqual([null, null, null, null, null]);
+    expect(['chat-a', 'chat-a-latest', 'chat-b', 'emb-a', 'rr-a'].map((s) => t.unavailableReason(s))).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
     expect(t.unavailableReason('vid-a')).toMatch(/No route serves model "vid-a" for video/);
     expect(t.unavailableReason('nope')).toBeNull();
     expect(table(`${YAML}  chat-b: []\n`).unavailableReason('chat-b')).toMatch(/No route serves/);

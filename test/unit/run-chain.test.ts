@@ -2,19 +2,30 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
 import { UpstreamError, type UpstreamFailure, type UpstreamProvider } from '../../src/adapters/upstream/index.js';
-import { createChainAlert, type AlertLogger } from '../../src/domain/routing/alerts.js';
+import { type AlertLogger, createChainAlert } from '../../src/domain/routing/alerts.js';
 import type { Route } from '../../src/domain/routing/route-table.js';
-import { runChain, type ExhaustionInfo } from '../../src/domain/routing/run-chain.js';
+import { type ExhaustionInfo, runChain } from '../../src/domain/routing/run-chain.js';
 import { ApiError } from '../../src/errors/api-error.js';
 
 function route(name: string): Route {
   const provider: UpstreamProvider = { name, streams: true };
-  return { provider, providerName: name, upstreamModel: `${name}-model`, wholesale: { inputUsdPerMtok: 0, outputUsdPerMtok: 0 }, cachedInputDiscount: false };
+  return {
+    provider,
+    providerName: name,
+    upstreamModel: `${name}-model`,
+    wholesale: { inputUsdPerMtok: 0, outputUsdPerMtok: 0 },
+    cachedInputDiscount: false,
+  };
 }
 
 const CHAIN = [route('a'), route('b'), route('c')];
 const fail = (failure: UpstreamFailure) => Promise.reject(new UpstreamError(failure));
-const http = (status: number, retryAfterSec?: number): UpstreamFailure => ({ kind: 'http', status, message: `HTTP ${status}`, ...(retryAfterSec === undefined ? {} : { retryAfterSec }) });
+const http = (status: number, retryAfterSec?: number): UpstreamFailure => ({
+  kind: 'http',
+  status,
+  message: `HTTP ${status}`,
+  ...(retryAfterSec === undefined ? {} : { retryAfterSec }),
+});
 
 /** An attempt that answers with the route's name, or fails as scripted for that provider. */
 function scripted(failures: Record<string, UpstreamFailure | Error>) {
@@ -72,7 +83,10 @@ describe('runChain (SPEC 4.2 fallback chain)', () => {
     const result = await runChain(CHAIN, attempt, hooks());
     expect(tried).toEqual(['a', 'b', 'c']);
     expect(result.value).toBe('answer from c');
-    expect(result.failures.map((f) => [f.provider, f.failure.kind])).toEqual([['a', 'http'], ['b', 'timeout']]);
+    expect(result.failures.map((f) => [f.provider, f.failure.kind])).toEqual([
+      ['a', 'http'],
+      ['b', 'timeout'],
+    ]);
   });
 
   it('rethrows aborted at once: the client left, nothing is failed over or alerted', async () => {
@@ -105,7 +119,12 @@ describe('runChain (SPEC 4.2 fallback chain)', () => {
     const { attempt } = scripted({ a: http(500), b: { kind: 'connect', message: 'refused' }, c: http(502) });
     const h = hooks();
     const err = await rejection(runChain(CHAIN, attempt, h));
-    expect(err).toMatchObject({ code: 'upstream_server_error', status: 502, meta: { slug: 'gpt-x', attempts: 3 }, headers: {} });
+    expect(err).toMatchObject({
+      code: 'upstream_server_error',
+      status: 502,
+      meta: { slug: 'gpt-x', attempts: 3 },
+      headers: {},
+    });
     expect(h.onExhausted).toHaveBeenCalledTimes(1);
     expect(h.onExhausted.mock.calls[0]?.[0]).toMatchObject({
       slug: 'gpt-x',
@@ -129,7 +148,9 @@ describe('runChain (SPEC 4.2 fallback chain)', () => {
 
   it('leaves slug out of meta when the caller gave none', async () => {
     const { attempt } = scripted({ a: { kind: 'timeout', message: 'slow' } });
-    const err = await rejection(runChain([route('a')], attempt, { deadlineAtMs: Number.MAX_SAFE_INTEGER, onExhausted: () => undefined }));
+    const err = await rejection(
+      runChain([route('a')], attempt, { deadlineAtMs: Number.MAX_SAFE_INTEGER, onExhausted: () => undefined }),
+    );
     expect(err).toMatchObject({ code: 'upstream_timeout', meta: { attempts: 1 } });
     expect((err as ApiError).meta).not.toHaveProperty('slug');
   });
@@ -150,7 +171,14 @@ describe('createChainAlert (SPEC 7.3: one operator alert per request)', () => {
   it('one exhausted request → one log line and one counter increment', async () => {
     const { lines, registry, onExhausted } = alert();
     const { attempt } = scripted({ a: http(503), b: http(429), c: { kind: 'connect', message: 'refused' } });
-    await rejection(runChain(CHAIN, attempt, { slug: 'gpt-x', requestId: 'req_42', deadlineAtMs: Number.MAX_SAFE_INTEGER, onExhausted }));
+    await rejection(
+      runChain(CHAIN, attempt, {
+        slug: 'gpt-x',
+        requestId: 'req_42',
+        deadlineAtMs: Number.MAX_SAFE_INTEGER,
+        onExhausted,
+      }),
+    );
     expect(lines).toHaveLength(1);
     expect(lines[0]?.obj).toEqual({
       event: 'chain_exhausted',
@@ -182,6 +210,8 @@ describe('createChainAlert (SPEC 7.3: one operator alert per request)', () => {
     const info: ExhaustionInfo = { slug: 'm', requestId: undefined, failures: [], code: 'upstream_timeout' };
     first(info);
     second(info);
-    expect(await registry.getSingleMetricAsString('gateway_chain_exhausted_total')).toContain('{model="m",code="upstream_timeout"} 2');
+    expect(await registry.getSingleMetricAsString('gateway_chain_exhausted_total')).toContain(
+      '{model="m",code="upstream_timeout"} 2',
+    );
   });
 });

@@ -23,7 +23,11 @@ describe('SseParser', () => {
     ['lone `\\r` line endings', 'data: x\r\rdata: y\r\r', ['x', 'y']],
     ['multi-line data joined with \\n', 'data: first\ndata: second\ndata:third\n\n', ['first\nsecond\nthird']],
     ['comments ignored', ': keep-alive\n\n: OPENROUTER PROCESSING\ndata: x\n\n', ['x']],
-    ['event, id, retry and unknown fields tolerated', 'event: message\nid: 7\nretry: 100\nfoo: bar\ndata: x\n\n', ['x']],
+    [
+      'event, id, retry and unknown fields tolerated',
+      'event: message\nid: 7\nretry: 100\nfoo: bar\ndata: x\n\n',
+      ['x'],
+    ],
     ['only one leading space stripped', 'data:  two spaces\n\n', [' two spaces']],
     ['a field without a colon', 'data\n\n', ['']],
     ['an empty data field is an event', 'data:\n\n', ['']],
@@ -61,9 +65,13 @@ describe('SseParser', () => {
   });
 
   it('throws SseEventTooLargeError on an event past the limit, even without a line ending', () => {
-    expect(() => new SseParser({ maxEventChars: 16 }).push(bytes(`data: ${'x'.repeat(32)}`))).toThrow(SseEventTooLargeError);
+    expect(() => new SseParser({ maxEventChars: 16 }).push(bytes(`data: ${'x'.repeat(32)}`))).toThrow(
+      SseEventTooLargeError,
+    );
     const parser = new SseParser({ maxEventChars: 16 });
-    expect(() => ['data: 0123456\n', 'data: 0123456\n', 'data: 0123456\n'].forEach((line) => parser.push(bytes(line)))).toThrow(SseEventTooLargeError);
+    expect(() =>
+      ['data: 0123456\n', 'data: 0123456\n', 'data: 0123456\n'].forEach((line) => parser.push(bytes(line))),
+    ).toThrow(SseEventTooLargeError);
   });
 
   it('allows events up to the limit', () => {
@@ -77,7 +85,9 @@ describe('SseParser on a long line in many chunks', () => {
   it('reassembles a multi-megabyte payload (e.g. a base64 image) sent in 16 KiB chunks', () => {
     const payload = 'A'.repeat(4 * 1024 * 1024);
     const text = bytes(`data: ${payload}\n\n`);
-    const chunks = Array.from({ length: Math.ceil(text.length / 16_384) }, (_, i) => text.subarray(i * 16_384, (i + 1) * 16_384));
+    const chunks = Array.from({ length: Math.ceil(text.length / 16_384) }, (_, i) =>
+      text.subarray(i * 16_384, (i + 1) * 16_384),
+    );
     expect(parse(chunks)).toEqual([payload]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ThroughputTracker, type ThroughputSample } from '../../src/domain/throughput.js';
+import { type ThroughputSample, ThroughputTracker } from '../../src/domain/throughput.js';
 
 const T0 = 1_750_000_000_000;
 
@@ -9,7 +9,11 @@ function tracker(options: { windowMs?: number; maxSamplesPerModel?: number } = {
 }
 
 /** `tokensPerSec` tokens per second over a 1 s stream, with the given time to first token. */
-const sample = (tokensPerSec: number, firstTokenMs = 100): ThroughputSample => ({ outputTokens: tokensPerSec, firstTokenMs, streamMs: 1000 });
+const sample = (tokensPerSec: number, firstTokenMs = 100): ThroughputSample => ({
+  outputTokens: tokensPerSec,
+  firstTokenMs,
+  streamMs: 1000,
+});
 
 describe('ThroughputTracker', () => {
   it('reports nothing for a slug never measured', () => {
@@ -26,13 +30,26 @@ describe('ThroughputTracker', () => {
 
   it('takes the middle value of an odd count, whatever the order recorded', () => {
     const { throughput } = tracker();
-    for (const [rate, ttft] of [[90, 500], [10, 100], [50, 300], [1000, 50], [40, 9000]] as const) throughput.record('chat-a', sample(rate, ttft));
+    for (const [rate, ttft] of [
+      [90, 500],
+      [10, 100],
+      [50, 300],
+      [1000, 50],
+      [40, 9000],
+    ] as const)
+      throughput.record('chat-a', sample(rate, ttft));
     expect(throughput.stats('chat-a')).toEqual({ samples: 5, tokensPerSec: 50, medianTtftMs: 300 });
   });
 
   it('takes the mean of the two middle values of an even count', () => {
     const { throughput } = tracker();
-    for (const [rate, ttft] of [[20, 100], [40, 200], [30, 150], [10, 50]] as const) throughput.record('chat-a', sample(rate, ttft));
+    for (const [rate, ttft] of [
+      [20, 100],
+      [40, 200],
+      [30, 150],
+      [10, 50],
+    ] as const)
+      throughput.record('chat-a', sample(rate, ttft));
     expect(throughput.stats('chat-a')).toEqual({ samples: 4, tokensPerSec: 25, medianTtftMs: 125 });
   });
 

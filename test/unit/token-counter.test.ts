@@ -3,10 +3,10 @@
  * event loop, long text by the heavy-work port in a bounded line fair between accounts.
  */
 import { describe, expect, it } from 'vitest';
-import { InProcessTokenWork, TokenWorkTimeout, type TokenWork } from '../../src/adapters/tokenizer/index.js';
-import { ApiError } from '../../src/errors/api-error.js';
+import { InProcessTokenWork, type TokenWork, TokenWorkTimeout } from '../../src/adapters/tokenizer/index.js';
 import { TokenCounter, type TokenizeThread } from '../../src/domain/token-counter.js';
 import { countTokens, INLINE_TOKENIZE_CHARS } from '../../src/domain/tokens.js';
+import { ApiError } from '../../src/errors/api-error.js';
 
 /** The in-process twin, counting what reaches it. */
 function recordingWork(): TokenWork & { jobs: string[] } {
@@ -113,7 +113,10 @@ describe('TokenCounter', () => {
     const counter = new TokenCounter(work, { queue: { concurrency: 1, maxWaiting: 10, maxWaitingPerOwner: 2 } });
     const admitted = ['h1', 'h2', 'h3'].map((tag) => counter.count([longOf(tag)], { owner: 'hostile' })); // one running, two waiting
     await settle();
-    await expect(counter.count([longOf('h4')], { owner: 'hostile' })).rejects.toMatchObject({ code: 'tokenizer_busy', status: 503 });
+    await expect(counter.count([longOf('h4')], { owner: 'hostile' })).rejects.toMatchObject({
+      code: 'tokenizer_busy',
+      status: 503,
+    });
     const bystander = counter.count([longOf('b')], { owner: 'bystander' });
     for (const tag of ['h1', 'b', 'h2', 'h3']) {
       await settle();
@@ -143,7 +146,10 @@ describe('TokenCounter', () => {
     const timedOut: TokenWork = { ...gatedWork(), count: () => Promise.reject(new TokenWorkTimeout(250)) };
     const seen: TokenizeThread[] = [];
     const counter = new TokenCounter(timedOut, { onCounted: (thread) => seen.push(thread) });
-    await expect(counter.count([long], { owner: 'a' })).rejects.toMatchObject({ code: 'tokenizer_busy', headers: { 'Retry-After': '1' } });
+    await expect(counter.count([long], { owner: 'a' })).rejects.toMatchObject({
+      code: 'tokenizer_busy',
+      headers: { 'Retry-After': '1' },
+    });
     expect(seen).toEqual(['worker']);
   });
 });

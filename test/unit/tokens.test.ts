@@ -1,15 +1,15 @@
-import { describe, expect, it } from 'vitest';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+import { describe, expect, it } from 'vitest';
 import {
+  AUDIO_BYTES_PER_TOKEN,
   charsUpTo,
   countedParts,
-  MAX_PRETOKEN_CHARS,
-  AUDIO_BYTES_PER_TOKEN,
-  MESSAGE_OVERHEAD_TOKENS,
-  REPLY_PRIMING_TOKENS,
   countTokens,
   estimatePromptTokens,
+  MAX_PRETOKEN_CHARS,
+  MESSAGE_OVERHEAD_TOKENS,
+  REPLY_PRIMING_TOKENS,
   truncateToTokens,
 } from '../../src/domain/tokens.js';
 
@@ -85,13 +85,32 @@ describe('counting is linear whatever the characters (issue: no pre-token reache
     'punctuation then newlines': ['!', '\n', '/'],
     'space before punctuation': [' ', '!'],
     contractions: ["'s", 'a'],
-    'everything at random': ['a', 'Z', '7', ' ', '\u3000', '\u00a0', '\n', '!', '/', '数', '\u0301', '👋', "'", '\t', 'é'],
+    'everything at random': [
+      'a',
+      'Z',
+      '7',
+      ' ',
+      '\u3000',
+      '\u00a0',
+      '\n',
+      '!',
+      '/',
+      '数',
+      '\u0301',
+      '👋',
+      "'",
+      '\t',
+      'é',
+    ],
   };
 
   for (const [name, alphabet] of Object.entries(classes)) {
     it(`${name}: the longest pre-token is at most ${MAX_PRETOKEN_CHARS} characters, and BPE work is at most that per character`, () => {
       for (const length of [1_000, 10_000, 100_000]) {
-        const text = alphabet.length === 1 ? alphabet[0]!.repeat(length / alphabet[0]!.length) : randomText(alphabet, length, length + alphabet.length);
+        const text =
+          alphabet.length === 1
+            ? alphabet[0]!.repeat(length / alphabet[0]!.length)
+            : randomText(alphabet, length, length + alphabet.length);
         const pieces = preTokens(text);
         expect(pieces.join('').length).toBe(text.length); // every character is counted, none twice
         expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(MAX_PRETOKEN_CHARS);
@@ -109,7 +128,9 @@ describe('counting is linear whatever the characters (issue: no pre-token reache
       const char = String.fromCharCode(code);
       // A run of x cut by this character is counted whole exactly when the character is a pre-token start.
       const starts = /\s/.test(char) && char !== '\n' && char !== '\r';
-      expect(countedParts(`${cut.slice(0, 60)}${char}${cut.slice(0, 60)}`) === null, `U+${code.toString(16)}`).toBe(starts);
+      expect(countedParts(`${cut.slice(0, 60)}${char}${cut.slice(0, 60)}`) === null, `U+${code.toString(16)}`).toBe(
+        starts,
+      );
     }
   });
 });
@@ -122,21 +143,28 @@ describe('estimatePromptTokens (OpenAI cookbook framing)', () => {
       { role: 'system', content: 'You are terse.' },
       { role: 'user', content: 'hello world' },
     ];
-    const expected = frame('system') + countTokens('You are terse.') + frame('user') + countTokens('hello world') + REPLY_PRIMING_TOKENS;
+    const expected =
+      frame('system') +
+      countTokens('You are terse.') +
+      frame('user') +
+      countTokens('hello world') +
+      REPLY_PRIMING_TOKENS;
     expect(estimatePromptTokens({ messages })).toBe(expected);
     expect(estimatePromptTokens({ messages: [{ role: 'user', content: 'hello world' }] })).toBe(3 + 1 + 2 + 3);
   });
 
   it('sums every text part; image parts are left to the image rule of the model (image-tokens.ts)', () => {
-    const messages = [{
-      role: 'user',
-      content: [
-        { type: 'text', text: 'What is in these pictures?' },
-        { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
-        { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } },
-        { type: 'text', text: 'Be brief.' },
-      ],
-    }];
+    const messages = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in these pictures?' },
+          { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } },
+          { type: 'text', text: 'Be brief.' },
+        ],
+      },
+    ];
     const text = countTokens('What is in these pictures?') + countTokens('Be brief.');
     expect(estimatePromptTokens({ messages })).toBe(frame('user') + text + REPLY_PRIMING_TOKENS);
   });
@@ -144,28 +172,60 @@ describe('estimatePromptTokens (OpenAI cookbook framing)', () => {
   it('adds name (+1) and the text of tool calls', () => {
     const messages = [
       { role: 'user', name: 'alice', content: 'weather?' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: '12 C' },
     ];
     const expected =
-      frame('user') + 1 + countTokens('alice') + countTokens('weather?') +
-      frame('assistant') + countTokens('get_weather') + countTokens('{"city":"Oslo"}') +
-      frame('tool') + countTokens('12 C') + REPLY_PRIMING_TOKENS;
+      frame('user') +
+      1 +
+      countTokens('alice') +
+      countTokens('weather?') +
+      frame('assistant') +
+      countTokens('get_weather') +
+      countTokens('{"city":"Oslo"}') +
+      frame('tool') +
+      countTokens('12 C') +
+      REPLY_PRIMING_TOKENS;
     expect(estimatePromptTokens({ messages })).toBe(expected);
   });
 
   it('tolerates any shape: junk costs the framing only; audio parts go by their decoded size', () => {
     expect(estimatePromptTokens({ messages: [] })).toBe(REPLY_PRIMING_TOKENS);
-    expect(estimatePromptTokens({ messages: [null, 7, { content: 5 }] })).toBe(3 * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS);
-    const audioOf = (bytes: number) => [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'A'.repeat((bytes / 3) * 4), format: 'wav' } }] }];
+    expect(estimatePromptTokens({ messages: [null, 7, { content: 5 }] })).toBe(
+      3 * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS,
+    );
+    const audioOf = (bytes: number) => [
+      {
+        role: 'user',
+        content: [{ type: 'input_audio', input_audio: { data: 'A'.repeat((bytes / 3) * 4), format: 'wav' } }],
+      },
+    ];
     expect(estimatePromptTokens({ messages: audioOf(3) })).toBe(frame('user') + 1 + REPLY_PRIMING_TOKENS);
-    expect(estimatePromptTokens({ messages: audioOf(3 * AUDIO_BYTES_PER_TOKEN * 100) })).toBe(frame('user') + 300 + REPLY_PRIMING_TOKENS);
+    expect(estimatePromptTokens({ messages: audioOf(3 * AUDIO_BYTES_PER_TOKEN * 100) })).toBe(
+      frame('user') + 300 + REPLY_PRIMING_TOKENS,
+    );
   });
 
   it('counts tool, function and response-format definitions as the JSON the model reads', () => {
     const messages = [{ role: 'user', content: 'hi' }];
-    const tools = [{ type: 'function', function: { name: 'lookup', description: 'Finds a record by id', parameters: { type: 'object', properties: { id: { type: 'string' } } } } }];
-    const format = { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object', properties: { text: { type: 'string' } } } } };
+    const tools = [
+      {
+        type: 'function',
+        function: {
+          name: 'lookup',
+          description: 'Finds a record by id',
+          parameters: { type: 'object', properties: { id: { type: 'string' } } },
+        },
+      },
+    ];
+    const format = {
+      type: 'json_schema',
+      json_schema: { name: 'answer', schema: { type: 'object', properties: { text: { type: 'string' } } } },
+    };
     const base = estimatePromptTokens({ messages });
     expect(estimatePromptTokens({ messages, tools })).toBe(base + countTokens(JSON.stringify(tools)));
     expect(estimatePromptTokens({ messages, tools, tool_choice: 'required', response_format: format })).toBe(
@@ -197,7 +257,9 @@ describe('truncateToTokens', () => {
 
 describe('charsUpTo (what decides where text is tokenized)', () => {
   it('adds the strings at any depth, keys and numbers aside', () => {
-    expect(charsUpTo({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }], n: 2 }, 100)).toBe('user'.length + 'text'.length + 'hello'.length);
+    expect(charsUpTo({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }], n: 2 }, 100)).toBe(
+      'user'.length + 'text'.length + 'hello'.length,
+    );
   });
 
   it('stops once past the limit, and walks a huge array without spreading it', () => {

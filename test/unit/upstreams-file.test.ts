@@ -1,14 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { InProcessTokenWork } from '../../src/adapters/tokenizer/index.js';
 import type { UpstreamProvider } from '../../src/adapters/upstream/index.js';
 import type { CatalogFile } from '../../src/domain/catalog/catalog-file.js';
 import { ModelCatalog } from '../../src/domain/catalog/model-catalog.js';
 import { buildProviders } from '../../src/domain/routing/providers.js';
-import { RouteTable, type ProviderSlot } from '../../src/domain/routing/route-table.js';
-import { loadUpstreamsFile, parseUpstreamsFile, UpstreamsFileError, type UpstreamsFile } from '../../src/domain/routing/upstreams-file.js';
-import { PROJECT_ROOT } from '../../src/project-root.js';
-import { InProcessTokenWork } from '../../src/adapters/tokenizer/index.js';
+import { type ProviderSlot, RouteTable } from '../../src/domain/routing/route-table.js';
+import {
+  loadUpstreamsFile,
+  parseUpstreamsFile,
+  type UpstreamsFile,
+  UpstreamsFileError,
+} from '../../src/domain/routing/upstreams-file.js';
 import { TokenCounter } from '../../src/domain/token-counter.js';
+import { PROJECT_ROOT } from '../../src/project-root.js';
 
 const tokens = new TokenCounter(new InProcessTokenWork());
 
@@ -18,7 +23,14 @@ const catalog = new ModelCatalog(JSON.parse(readFileSync(`${PROJECT_ROOT}config/
 /** Stands in for every provider of the file, able to do everything (the real classes are tested on their own). */
 function everyProvider(file: UpstreamsFile): Map<string, ProviderSlot> {
   const reject = (): Promise<never> => Promise.reject(new Error('not called'));
-  const provider = (name: string): UpstreamProvider => ({ name, streams: true, chat: reject, chatStream: reject, embed: reject, rerank: reject });
+  const provider = (name: string): UpstreamProvider => ({
+    name,
+    streams: true,
+    chat: reject,
+    chatStream: reject,
+    embed: reject,
+    rerank: reject,
+  });
   return new Map(Object.keys(file.providers).map((name) => [name, { provider: provider(name) }]));
 }
 
@@ -44,20 +56,31 @@ describe('the shipped config/upstreams.yaml', () => {
     const table = new RouteTable(file, everyProvider(file), catalog);
     const need = { text: 'stream', embedding: 'embed', rerank: 'rerank' } as const;
     // A row the catalog file retires stays unavailable whatever routes it (README "Availability follows the routes").
-    const served = catalog.view(null).models.filter((m): m is typeof m & { media_kind: keyof typeof need } => m.media_kind in need && m.available);
+    const served = catalog
+      .view(null)
+      .models.filter((m): m is typeof m & { media_kind: keyof typeof need } => m.media_kind in need && m.available);
     expect(served.length).toBeGreaterThan(200);
     for (const model of served) {
-      expect(table.chain(model.slug, need[model.media_kind])).toMatchObject([{ providerName: 'sandbox', upstreamModel: model.slug }]);
+      expect(table.chain(model.slug, need[model.media_kind])).toMatchObject([
+        { providerName: 'sandbox', upstreamModel: model.slug },
+      ]);
     }
   });
 
   it('its commented-out examples, uncommented, form a valid file over real catalog slugs', () => {
     const uncommented = readFileSync(SHIPPED, 'utf8').replace(/^(\s*)# /gm, '$1');
     const examples = parseUpstreamsFile(uncommented, 'uncommented');
-    expect(Object.values(examples.providers).map((p) => p.type).sort()).toEqual(['cohere-rerank', 'openai', 'openai', 'openai', 'sandbox', 'tei-rerank']);
+    expect(
+      Object.values(examples.providers)
+        .map((p) => p.type)
+        .sort(),
+    ).toEqual(['cohere-rerank', 'openai', 'openai', 'openai', 'sandbox', 'tei-rerank']);
     expect(examples.routes['bce-reranker-base-v1']).toEqual([]);
     const table = new RouteTable(examples, everyProvider(examples), catalog);
-    expect(table.chain('llama-3-1-8b-instruct', 'chat').map((r) => r.providerName)).toEqual(['vllm-gpu-pool', 'openrouter']);
+    expect(table.chain('llama-3-1-8b-instruct', 'chat').map((r) => r.providerName)).toEqual([
+      'vllm-gpu-pool',
+      'openrouter',
+    ]);
   });
 });
 
@@ -86,7 +109,9 @@ describe('buildProviders', () => {
     expect(slots.get('vllm-gpu-pool')).toMatchObject({ provider: { name: 'vllm-gpu-pool' } });
     expect(slots.get('tei-bge-reranker')).toMatchObject({ provider: { name: 'tei-bge-reranker', streams: false } });
     const table = new RouteTable(examples, slots, catalog);
-    expect(() => table.chain('qwen3-reranker-0.6b', 'rerank')).toThrow(expect.objectContaining({ code: 'gateway_misconfigured' }));
+    expect(() => table.chain('qwen3-reranker-0.6b', 'rerank')).toThrow(
+      expect.objectContaining({ code: 'gateway_misconfigured' }),
+    );
     expect(table.chain('gpt-4o-mini', 'chat').map((r) => r.providerName)).toEqual(['openai']);
     await closeAll(slots);
   });
@@ -110,12 +135,20 @@ describe('parseUpstreamsFile: bad files name the line and the field', () => {
   });
 
   it('an unknown provider type', () => {
-    expect(problems('providers:\n  x:\n    type: anthropic\n')).toEqual([expect.stringMatching(/^bad\.yaml:3:5: providers\.x\.type: .*'sandbox' \| 'openai' \| 'cohere-rerank' \| 'tei-rerank'/)]);
+    expect(problems('providers:\n  x:\n    type: anthropic\n')).toEqual([
+      expect.stringMatching(
+        /^bad\.yaml:3:5: providers\.x\.type: .*'sandbox' \| 'openai' \| 'cohere-rerank' \| 'tei-rerank'/,
+      ),
+    ]);
   });
 
   it('base_url missing for an HTTP type, or not http(s)', () => {
-    expect(problems('providers:\n  v:\n    type: openai\n')).toEqual(['bad.yaml:2:3: providers.v.base_url: is required for an HTTP provider']);
-    expect(problems('providers:\n  v:\n    type: cohere-rerank\n    base_url: ftp://x\n')).toEqual(['bad.yaml:4:5: providers.v.base_url: must be an http(s) URL']);
+    expect(problems('providers:\n  v:\n    type: openai\n')).toEqual([
+      'bad.yaml:2:3: providers.v.base_url: is required for an HTTP provider',
+    ]);
+    expect(problems('providers:\n  v:\n    type: cohere-rerank\n    base_url: ftp://x\n')).toEqual([
+      'bad.yaml:4:5: providers.v.base_url: must be an http(s) URL',
+    ]);
   });
 
   it('an api_key_env that is not a variable name (a pasted key, say)', () => {
@@ -140,9 +173,9 @@ describe('parseUpstreamsFile: bad files name the line and the field', () => {
         expect.stringMatching(/routes\.a\[0\]\.cost\.per_token: unknown field/),
       ]),
     );
-    expect(problems(`${base}routes:\n  a:\n    - { provider: sandbox, model: m }\n    - { provider: sandbox, model: m }\n`)).toEqual([
-      'bad.yaml:7:7: routes.a[1]: duplicates an earlier route (sandbox, m)',
-    ]);
+    expect(
+      problems(`${base}routes:\n  a:\n    - { provider: sandbox, model: m }\n    - { provider: sandbox, model: m }\n`),
+    ).toEqual(['bad.yaml:7:7: routes.a[1]: duplicates an earlier route (sandbox, m)']);
   });
 
   it('a slug with nothing under it is not an empty list', () => {
@@ -158,7 +191,9 @@ describe('parseUpstreamsFile: bad files name the line and the field', () => {
       }
     })();
     expect(err).toBeInstanceOf(UpstreamsFileError);
-    expect((err as Error).message).toMatch(/two\.yaml:2:3: providers\.a\.base_url[\s\S]*two\.yaml:3:3: providers\.b\.base_url/);
+    expect((err as Error).message).toMatch(
+      /two\.yaml:2:3: providers\.a\.base_url[\s\S]*two\.yaml:3:3: providers\.b\.base_url/,
+    );
   });
 
   it('reads sections left with only comments as empty', () => {

@@ -36,7 +36,8 @@ export class MemoryAlertStore implements AlertStore {
 
   /** Removes a rental's events, leaving their ids unused (a gap). */
   removeInstance(instanceId: string): void {
-    for (let i = this.#events.length - 1; i >= 0; i--) if (this.#events[i]!.instanceId === instanceId) this.#events.splice(i, 1);
+    for (let i = this.#events.length - 1; i >= 0; i--)
+      if (this.#events[i]!.instanceId === instanceId) this.#events.splice(i, 1);
   }
 
   async getTarget(accountId: string): Promise<AlertTarget | null> {
@@ -56,7 +57,11 @@ export class MemoryAlertStore implements AlertStore {
         const before = this.#events.filter((p) => p.instanceId === e.instanceId && p.id < e.id).at(-1);
         const target = this.#targets.get(e.accountId);
         const chatId = target !== undefined && target.rentalsEnabled ? target.messengerChatId : null;
-        return { ...e, previous: before === undefined ? null : { status: before.status, reason: before.reason }, chatId };
+        return {
+          ...e,
+          previous: before === undefined ? null : { status: before.status, reason: before.reason },
+          chatId,
+        };
       });
   }
 

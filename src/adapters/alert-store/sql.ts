@@ -18,7 +18,10 @@ function eventOf(r: Row): RentalEvent {
     atMs: num(r.at_ms),
     status: r.status as InstanceStatus,
     reason: (r.reason ?? null) as StatusReason | null,
-    previous: r.previous_status === null || r.previous_status === undefined ? null : { status: r.previous_status as InstanceStatus, reason: (r.previous_reason ?? null) as StatusReason | null },
+    previous:
+      r.previous_status === null || r.previous_status === undefined
+        ? null
+        : { status: r.previous_status as InstanceStatus, reason: (r.previous_reason ?? null) as StatusReason | null },
     accountId: r.account_id as string,
     gpuName: r.gpu_name as string,
     gpuCount: num(r.gpu_count),
@@ -40,22 +43,51 @@ export class SqlAlertStore implements AlertStore {
   async getTarget(accountId: string): Promise<AlertTarget | null> {
     const row = (await this.knex('alert_targets').where({ account_id: accountId }).first()) as Row | undefined;
     if (row === undefined) return null;
-    return { accountId, messengerChatId: (row.messenger_chat_id ?? null) as string | null, rentalsEnabled: Boolean(row.rentals_enabled), updatedAtMs: num(row.updated_at_ms) };
+    return {
+      accountId,
+      messengerChatId: (row.messenger_chat_id ?? null) as string | null,
+      rentalsEnabled: Boolean(row.rentals_enabled),
+      updatedAtMs: num(row.updated_at_ms),
+    };
   }
 
   async putTarget(target: AlertTarget): Promise<void> {
-    const values = { messenger_chat_id: target.messengerChatId, rentals_enabled: target.rentalsEnabled, updated_at_ms: target.updatedAtMs };
-    await this.knex('alert_targets').insert({ account_id: target.accountId, ...values }).onConflict('account_id').merge(values);
+    const values = {
+      messenger_chat_id: target.messengerChatId,
+      rentals_enabled: target.rentalsEnabled,
+      updated_at_ms: target.updatedAtMs,
+    };
+    await this.knex('alert_targets')
+      .insert({ account_id: target.accountId, ...values })
+      .onConflict('account_id')
+      .merge(values);
   }
 
   /** Read-only over the market store's tables: each event with its rental, the event before it and the account's target. */
   async rentalEventsAfter(afterId: number, limit: number): Promise<RentalEvent[]> {
     const previous = (column: 'status' | 'reason') =>
-      this.knex('instance_events as p').select(`p.${column}`).whereRaw('p.instance_id = e.instance_id and p.id < e.id').orderBy('p.id', 'desc').limit(1).as(`previous_${column}`);
+      this.knex('instance_events as p')
+        .select(`p.${column}`)
+        .whereRaw('p.instance_id = e.instance_id and p.id < e.id')
+        .orderBy('p.id', 'desc')
+        .limit(1)
+        .as(`previous_${column}`);
     const rows = (await this.knex('instance_events as e')
       .join('instances as i', 'i.id', 'e.instance_id')
       .leftJoin('alert_targets as t', 't.account_id', 'i.account_id')
-      .select('e.id', 'e.instance_id', 'e.at_ms', 'e.status', 'e.reason', 'i.account_id', 'i.gpu_name', 'i.gpu_count', 'i.machine_id', 't.messenger_chat_id', 't.rentals_enabled')
+      .select(
+        'e.id',
+        'e.instance_id',
+        'e.at_ms',
+        'e.status',
+        'e.reason',
+        'i.account_id',
+        'i.gpu_name',
+        'i.gpu_count',
+        'i.machine_id',
+        't.messenger_chat_id',
+        't.rentals_enabled',
+      )
       .select(previous('status'), previous('reason'))
       .where('e.id', '>', afterId)
       .orderBy('e.id')
@@ -75,7 +107,9 @@ export class SqlAlertStore implements AlertStore {
     // The compare-and-set: of the processes that read the same cursor, one moves the claim; the others match no row.
     const claimed = await this.knex('alert_cursor')
       .where({ name: CURSOR, last_event_id: seen.lastEventId, attempts: seen.attempts })
-      .where((w) => void w.whereNull('claim_owner').orWhere('claim_owner', owner).orWhere('claim_until_ms', '<=', nowMs))
+      .where(
+        (w) => void w.whereNull('claim_owner').orWhere('claim_owner', owner).orWhere('claim_until_ms', '<=', nowMs),
+      )
       .where('retry_at_ms', '<=', nowMs)
       .update({ claim_owner: owner, claim_until_ms: nowMs + leaseMs });
     return claimed > 0 ? seen : null;
@@ -96,7 +130,9 @@ export class SqlAlertStore implements AlertStore {
   }
 
   async releaseCursor(owner: string): Promise<void> {
-    await this.knex('alert_cursor').where({ name: CURSOR, claim_owner: owner }).update({ claim_owner: null, claim_until_ms: null });
+    await this.knex('alert_cursor')
+      .where({ name: CURSOR, claim_owner: owner })
+      .update({ claim_owner: null, claim_until_ms: null });
   }
 
   private async cursorRow(): Promise<Row> {

@@ -66,7 +66,10 @@ export interface ApiKeyStore {
   deleteAccount(accountId: string): Promise<boolean>;
   setDiscounts(accountId: string, discountPercent: number, tierDiscounts: Record<string, number>): Promise<boolean>;
   /** Changes the given settings only; false when the account does not exist. */
-  updateAccountSettings(accountId: string, patch: { rateLimitPerMinute?: number | null; rubBilling?: boolean }): Promise<boolean>;
+  updateAccountSettings(
+    accountId: string,
+    patch: { rateLimitPerMinute?: number | null; rubBilling?: boolean },
+  ): Promise<boolean>;
   /** false when the key does not exist. */
   setKeyRateLimit(keyId: string, perMinute: number | null): Promise<boolean>;
 

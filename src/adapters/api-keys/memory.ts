@@ -36,7 +36,13 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     if (this.accountIdByEmail.has(input.email)) return { ok: false, reason: 'email_taken' };
     // A repeated id is a bug in the caller, not a business outcome: the SQL store throws on it as well.
     if (this.accounts.has(input.id)) throw new Error(`account id ${input.id} already exists`);
-    const account: AccountRecord = { ...input, discountPercent: 0, tierDiscounts: {}, rateLimitPerMinute: null, rubBilling: false };
+    const account: AccountRecord = {
+      ...input,
+      discountPercent: 0,
+      tierDiscounts: {},
+      rateLimitPerMinute: null,
+      rubBilling: false,
+    };
     this.accounts.set(account.id, account);
     this.accountIdByEmail.set(account.email, account.id);
     return { ok: true, account: copyAccount(account) };
@@ -55,7 +61,11 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     return true; // keys stay on purpose (index.ts)
   }
 
-  async setDiscounts(accountId: string, discountPercent: number, tierDiscounts: Record<string, number>): Promise<boolean> {
+  async setDiscounts(
+    accountId: string,
+    discountPercent: number,
+    tierDiscounts: Record<string, number>,
+  ): Promise<boolean> {
     const account = this.accounts.get(accountId);
     if (!account) return false;
     account.discountPercent = discountPercent;
@@ -63,7 +73,10 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     return true;
   }
 
-  async updateAccountSettings(accountId: string, patch: { rateLimitPerMinute?: number | null; rubBilling?: boolean }): Promise<boolean> {
+  async updateAccountSettings(
+    accountId: string,
+    patch: { rateLimitPerMinute?: number | null; rubBilling?: boolean },
+  ): Promise<boolean> {
     const account = this.accounts.get(accountId);
     if (!account) return false;
     if (patch.rateLimitPerMinute !== undefined) account.rateLimitPerMinute = patch.rateLimitPerMinute;

@@ -46,14 +46,33 @@ interface ResolvedRow extends KeyRow {
   acc_rub_billing: boolean | number;
 }
 
-const KEY_COLUMNS = ['id', 'account_id', 'name', 'display_hint', 'created_at_ms', 'last_used_at_ms', 'revoked_at_ms', 'rate_limit_per_minute', 'manages_keys'];
-const ACCOUNT_COLUMNS = ['id', 'email', 'created_at_ms', 'discount_percent', 'tier_discounts', 'rate_limit_per_minute', 'rub_billing'];
+const KEY_COLUMNS = [
+  'id',
+  'account_id',
+  'name',
+  'display_hint',
+  'created_at_ms',
+  'last_used_at_ms',
+  'revoked_at_ms',
+  'rate_limit_per_minute',
+  'manages_keys',
+];
+const ACCOUNT_COLUMNS = [
+  'id',
+  'email',
+  'created_at_ms',
+  'discount_percent',
+  'tier_discounts',
+  'rate_limit_per_minute',
+  'rub_billing',
+];
 
 const nullableMs = (v: Int | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
 
 function parseTierDiscounts(text: string): Record<string, number> {
   const parsed: unknown = JSON.parse(text);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('accounts.tier_discounts is not a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error('accounts.tier_discounts is not a JSON object');
   const out: Record<string, number> = {};
   for (const [tier, value] of Object.entries(parsed)) out[tier] = Number(value);
   return out;
@@ -129,7 +148,9 @@ export class SqlApiKeyStore implements ApiKeyStore {
   }
 
   async getAccount(accountId: string): Promise<AccountRecord | null> {
-    const row = (await this.knex('accounts').select(ACCOUNT_COLUMNS).where('id', accountId).first()) as AccountRow | undefined;
+    const row = (await this.knex('accounts').select(ACCOUNT_COLUMNS).where('id', accountId).first()) as
+      | AccountRow
+      | undefined;
     return row ? toAccount(row) : null;
   }
 
@@ -138,14 +159,21 @@ export class SqlApiKeyStore implements ApiKeyStore {
     return (await this.knex('accounts').where('id', accountId).del()) > 0;
   }
 
-  async setDiscounts(accountId: string, discountPercent: number, tierDiscounts: Record<string, number>): Promise<boolean> {
+  async setDiscounts(
+    accountId: string,
+    discountPercent: number,
+    tierDiscounts: Record<string, number>,
+  ): Promise<boolean> {
     const changed = await this.knex('accounts')
       .where('id', accountId)
       .update({ discount_percent: discountPercent, tier_discounts: JSON.stringify(tierDiscounts) });
     return changed > 0;
   }
 
-  async updateAccountSettings(accountId: string, patch: { rateLimitPerMinute?: number | null; rubBilling?: boolean }): Promise<boolean> {
+  async updateAccountSettings(
+    accountId: string,
+    patch: { rateLimitPerMinute?: number | null; rubBilling?: boolean },
+  ): Promise<boolean> {
     const changes: Record<string, unknown> = {};
     if (patch.rateLimitPerMinute !== undefined) changes.rate_limit_per_minute = patch.rateLimitPerMinute;
     if (patch.rubBilling !== undefined) changes.rub_billing = patch.rubBilling;

@@ -30,7 +30,8 @@ export function encodeAudio(pcm: Pcm, format: AudioFormat): Buffer {
   }
   const encoder = new Mp3Encoder(1, pcm.sampleRate, MP3_KBPS);
   const chunks: Uint8Array[] = [];
-  for (let i = 0; i < pcm.samples.length; i += MP3_FRAME) chunks.push(encoder.encodeBuffer(pcm.samples.subarray(i, i + MP3_FRAME)));
+  for (let i = 0; i < pcm.samples.length; i += MP3_FRAME)
+    chunks.push(encoder.encodeBuffer(pcm.samples.subarray(i, i + MP3_FRAME)));
   chunks.push(encoder.flush());
   return Buffer.concat(chunks.map((chunk) => Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
 }
@@ -64,7 +65,8 @@ export function tone(seconds: number, frequencyHz: number, sampleRate = 24_000):
   const samples = new Int16Array(length);
   const edge = Math.min(length / 2, sampleRate * 0.02);
   for (let i = 0; i < length; i++) {
-    const envelope = Math.min(1, i / edge, (length - 1 - i) / edge) * (0.75 + 0.25 * Math.sin((2 * Math.PI * 3 * i) / sampleRate));
+    const envelope =
+      Math.min(1, i / edge, (length - 1 - i) / edge) * (0.75 + 0.25 * Math.sin((2 * Math.PI * 3 * i) / sampleRate));
     samples[i] = Math.round(0.4 * 32767 * envelope * Math.sin((2 * Math.PI * frequencyHz * i) / sampleRate));
   }
   return { samples, sampleRate };

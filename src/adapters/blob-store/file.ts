@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
-import { checkBlobKey, type BlobMeta, type BlobStore, type StoredBlob } from './index.js';
+import { type BlobMeta, type BlobStore, checkBlobKey, type StoredBlob } from './index.js';
 
 const META_SUFFIX = '.meta.json';
 

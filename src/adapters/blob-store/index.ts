@@ -32,7 +32,8 @@ export interface BlobStore {
  */
 export function checkBlobKey(key: string): string {
   const segments = key.split('/');
-  if (key.length > 512 || segments.some((s) => !/^[\w.-]+$/.test(s) || s === '.' || s === '..')) throw new Error(`blob key refused: ${JSON.stringify(key)}`);
+  if (key.length > 512 || segments.some((s) => !/^[\w.-]+$/.test(s) || s === '.' || s === '..'))
+    throw new Error(`blob key refused: ${JSON.stringify(key)}`);
   return key;
 }
 

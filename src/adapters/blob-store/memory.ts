@@ -1,4 +1,4 @@
-import { checkBlobKey, type BlobMeta, type BlobStore, type StoredBlob } from './index.js';
+import { type BlobMeta, type BlobStore, checkBlobKey, type StoredBlob } from './index.js';
 
 /** The in-memory twin. */
 export class MemoryBlobStore implements BlobStore {

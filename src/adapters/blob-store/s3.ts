@@ -1,5 +1,14 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, NoSuchKey, NotFound, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { checkBlobKey, type BlobMeta, type BlobStore, type StoredBlob } from './index.js';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  NotFound,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { type BlobMeta, type BlobStore, checkBlobKey, type StoredBlob } from './index.js';
 
 export interface S3BlobStoreOptions {
   bucket: string;
@@ -34,20 +43,31 @@ export class S3BlobStore implements BlobStore {
 
   async put(key: string, bytes: Buffer, meta: BlobMeta): Promise<void> {
     await this.#client.send(
-      new PutObjectCommand({ Bucket: this.options.bucket, Key: this.#key(key), Body: bytes, ContentType: meta.contentType, Metadata: { [EXPIRES_AT]: String(meta.expiresAtMs) } }),
+      new PutObjectCommand({
+        Bucket: this.options.bucket,
+        Key: this.#key(key),
+        Body: bytes,
+        ContentType: meta.contentType,
+        Metadata: { [EXPIRES_AT]: String(meta.expiresAtMs) },
+      }),
     );
   }
 
   async get(key: string, nowMs: number): Promise<StoredBlob | null> {
     try {
-      const object = await this.#client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: this.#key(key) }));
+      const object = await this.#client.send(
+        new GetObjectCommand({ Bucket: this.options.bucket, Key: this.#key(key) }),
+      );
       const expiresAtMs = Number(object.Metadata?.[EXPIRES_AT]);
       const body = object.Body;
       if (!(expiresAtMs > nowMs) || body === undefined) {
         await body?.transformToByteArray(); // read to the end: an unread body holds its socket
         return null;
       }
-      return { bytes: Buffer.from(await body.transformToByteArray()), meta: { contentType: object.ContentType ?? 'application/octet-stream', expiresAtMs } };
+      return {
+        bytes: Buffer.from(await body.transformToByteArray()),
+        meta: { contentType: object.ContentType ?? 'application/octet-stream', expiresAtMs },
+      };
     } catch (err) {
       if (err instanceof NoSuchKey || err instanceof NotFound) return null;
       throw err;
@@ -62,7 +82,13 @@ export class S3BlobStore implements BlobStore {
     let swept = 0;
     let token: string | undefined;
     do {
-      const page = await this.#client.send(new ListObjectsV2Command({ Bucket: this.options.bucket, Prefix: this.options.prefix, ContinuationToken: token }));
+      const page = await this.#client.send(
+        new ListObjectsV2Command({
+          Bucket: this.options.bucket,
+          Prefix: this.options.prefix,
+          ContinuationToken: token,
+        }),
+      );
       for (const { Key } of page.Contents ?? []) {
         if (Key === undefined) continue;
         const expiresAtMs = await this.#expiry(Key);

@@ -22,7 +22,9 @@ export class FileChargeJournal implements ChargeJournal {
     await this.ensureDir();
     const target = join(this.dir, fileName(charge.requestId));
     const temporary = `${target}.${process.pid}.tmp`;
-    const body = JSON.stringify(charge, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+    const body = JSON.stringify(charge, (_key, value: unknown) =>
+      typeof value === 'bigint' ? value.toString() : value,
+    );
     const handle = await open(temporary, 'w');
     try {
       await handle.writeFile(body);
@@ -47,7 +49,11 @@ export class FileChargeJournal implements ChargeJournal {
         const path = join(this.dir, name);
         const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
         const parsed = JSON.parse(text) as PendingCharge & { costMicros: string; capMicros?: string };
-        const charge = { ...parsed, costMicros: BigInt(parsed.costMicros), ...(parsed.capMicros === undefined ? {} : { capMicros: BigInt(parsed.capMicros) }) };
+        const charge = {
+          ...parsed,
+          costMicros: BigInt(parsed.costMicros),
+          ...(parsed.capMicros === undefined ? {} : { capMicros: BigInt(parsed.capMicros) }),
+        };
         return { at: info.mtimeMs, charge };
       }),
     );

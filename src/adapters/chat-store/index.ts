@@ -42,5 +42,9 @@ export interface ChatStore {
    * Resolves the `image_pending` placeholder of `jobId` in `chatId` into `image` or `image_failed`; false when there
    * is none pending (resolved already, by this process or another).
    */
-  resolvePlaceholder(chatId: string, jobId: string, outcome: { type: 'image'; image: { url: string; mime_type: string } } | { type: 'image_failed'; content: string }): Promise<boolean>;
+  resolvePlaceholder(
+    chatId: string,
+    jobId: string,
+    outcome: { type: 'image'; image: { url: string; mime_type: string } } | { type: 'image_failed'; content: string },
+  ): Promise<boolean>;
 }

@@ -34,10 +34,19 @@ export class MemoryChatStore implements ChatStore {
     return structuredClone(this.#dialogues.get(chatId) ?? []);
   }
 
-  async resolvePlaceholder(chatId: string, jobId: string, outcome: Parameters<ChatStore['resolvePlaceholder']>[2]): Promise<boolean> {
+  async resolvePlaceholder(
+    chatId: string,
+    jobId: string,
+    outcome: Parameters<ChatStore['resolvePlaceholder']>[2],
+  ): Promise<boolean> {
     const placeholder = this.#dialogues.get(chatId)?.find((d) => d.jobId === jobId && d.type === 'image_pending');
     if (placeholder === undefined) return false;
-    Object.assign(placeholder, outcome.type === 'image' ? { type: 'image', image: structuredClone(outcome.image) } : { type: 'image_failed', content: outcome.content });
+    Object.assign(
+      placeholder,
+      outcome.type === 'image'
+        ? { type: 'image', image: structuredClone(outcome.image) }
+        : { type: 'image_failed', content: outcome.content },
+    );
     return true;
   }
 }

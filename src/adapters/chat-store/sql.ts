@@ -22,7 +22,12 @@ interface DialogueRow {
   created_at_ms: number | bigint;
 }
 
-const chatOf = (row: ChatRow): ChatRecord => ({ id: row.id, accountId: row.account_id, title: row.title, createdAtMs: Number(row.created_at_ms) });
+const chatOf = (row: ChatRow): ChatRecord => ({
+  id: row.id,
+  accountId: row.account_id,
+  title: row.title,
+  createdAtMs: Number(row.created_at_ms),
+});
 
 const dialogueOf = (row: DialogueRow): DialogueRecord => ({
   id: row.id,
@@ -45,7 +50,12 @@ export class SqlChatStore implements ChatStore {
   }
 
   async createChat(chat: ChatRecord): Promise<void> {
-    await this.knex('chats').insert({ id: chat.id, account_id: chat.accountId, title: chat.title, created_at_ms: chat.createdAtMs });
+    await this.knex('chats').insert({
+      id: chat.id,
+      account_id: chat.accountId,
+      title: chat.title,
+      created_at_ms: chat.createdAtMs,
+    });
   }
 
   async getChat(id: string): Promise<ChatRecord | null> {
@@ -54,7 +64,14 @@ export class SqlChatStore implements ChatStore {
   }
 
   async listChats(accountId: string, limit: number, offset: number): Promise<ChatRecord[]> {
-    const rows = (await this.knex('chats').where({ account_id: accountId }).orderBy([{ column: 'created_at_ms', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset)) as ChatRow[];
+    const rows = (await this.knex('chats')
+      .where({ account_id: accountId })
+      .orderBy([
+        { column: 'created_at_ms', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit)
+      .offset(offset)) as ChatRow[];
     return rows.map(chatOf);
   }
 
@@ -74,7 +91,9 @@ export class SqlChatStore implements ChatStore {
   private async append(dialogues: DialogueRecord[]): Promise<void> {
     await this.knex.transaction(async (trx) => {
       for (const d of dialogues) {
-        const last = (await trx('chat_dialogues').where({ chat_id: d.chatId }).max({ seq: 'seq' }).first()) as { seq: number | bigint | null } | undefined;
+        const last = (await trx('chat_dialogues').where({ chat_id: d.chatId }).max({ seq: 'seq' }).first()) as
+          | { seq: number | bigint | null }
+          | undefined;
         await trx('chat_dialogues').insert({
           id: d.id,
           chat_id: d.chatId,
@@ -96,9 +115,18 @@ export class SqlChatStore implements ChatStore {
     return rows.map(dialogueOf);
   }
 
-  async resolvePlaceholder(chatId: string, jobId: string, outcome: Parameters<ChatStore['resolvePlaceholder']>[2]): Promise<boolean> {
-    const values = outcome.type === 'image' ? { type: 'image', image: JSON.stringify(outcome.image) } : { type: 'image_failed', content: outcome.content };
-    const changed = await this.knex('chat_dialogues').where({ chat_id: chatId, job_id: jobId, type: 'image_pending' }).update(values);
+  async resolvePlaceholder(
+    chatId: string,
+    jobId: string,
+    outcome: Parameters<ChatStore['resolvePlaceholder']>[2],
+  ): Promise<boolean> {
+    const values =
+      outcome.type === 'image'
+        ? { type: 'image', image: JSON.stringify(outcome.image) }
+        : { type: 'image_failed', content: outcome.content };
+    const changed = await this.knex('chat_dialogues')
+      .where({ chat_id: chatId, job_id: jobId, type: 'image_pending' })
+      .update(values);
     return changed > 0;
   }
 }

@@ -33,7 +33,12 @@ export interface IdempotencyStore {
   /** Stores the record unless the key holds one that has not expired (then answers it, untouched). */
   claim(record: IdempotencyRecord, nowMs: number): Promise<ClaimOutcome>;
   /** The owner records how its request ended; nothing happens if `requestId` no longer owns the key. */
-  complete(accountId: string, key: string, requestId: string, outcome: { state: 'completed'; statusCode: number; body: string | null } | { state: 'streamed' }): Promise<void>;
+  complete(
+    accountId: string,
+    key: string,
+    requestId: string,
+    outcome: { state: 'completed'; statusCode: number; body: string | null } | { state: 'streamed' },
+  ): Promise<void>;
   /** The owner gives the key back (its request failed: a retry may run it again). */
   release(accountId: string, key: string, requestId: string): Promise<void>;
   /** Moves an abandoned in-flight claim from `fromRequestId` to `record.requestId`; false if someone else did first. */

@@ -13,10 +13,16 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return { claimed: true };
   }
 
-  async complete(accountId: string, key: string, requestId: string, outcome: Parameters<IdempotencyStore['complete']>[3]): Promise<void> {
+  async complete(
+    accountId: string,
+    key: string,
+    requestId: string,
+    outcome: Parameters<IdempotencyStore['complete']>[3],
+  ): Promise<void> {
     const record = this.owned(accountId, key, requestId);
     if (record === undefined) return;
-    if (outcome.state === 'completed') Object.assign(record, { state: 'completed', statusCode: outcome.statusCode, body: outcome.body });
+    if (outcome.state === 'completed')
+      Object.assign(record, { state: 'completed', statusCode: outcome.statusCode, body: outcome.body });
     else record.state = 'streamed';
   }
 

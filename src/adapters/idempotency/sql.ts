@@ -44,7 +44,17 @@ const fromRow = (row: Row): IdempotencyRecord => ({
   creates: row.creates,
 });
 
-const COLUMNS = ['fingerprint', 'request_id', 'state', 'status_code', 'body', 'created_at_ms', 'expires_at_ms', 'locked_until_ms', 'creates'];
+const COLUMNS = [
+  'fingerprint',
+  'request_id',
+  'state',
+  'status_code',
+  'body',
+  'created_at_ms',
+  'expires_at_ms',
+  'locked_until_ms',
+  'creates',
+];
 
 /** The idempotency-key port over knex, on SQLite and PostgreSQL alike (migrations 0006, 0022). */
 export class SqlIdempotencyStore implements IdempotencyStore {
@@ -64,13 +74,23 @@ export class SqlIdempotencyStore implements IdempotencyStore {
       .where('idempotency_keys.expires_at_ms', '<=', nowMs)
       .returning('request_id')) as { request_id: string }[];
     if (stored[0]?.request_id === record.requestId) return { claimed: true };
-    const existing = (await this.knex('idempotency_keys').where({ account_id: record.accountId, key: record.key }).first()) as Row | undefined;
+    const existing = (await this.knex('idempotency_keys')
+      .where({ account_id: record.accountId, key: record.key })
+      .first()) as Row | undefined;
     // Gone between the two statements (expired and swept): claim again.
     return existing === undefined ? this.claim(record, nowMs) : { claimed: false, existing: fromRow(existing) };
   }
 
-  async complete(accountId: string, key: string, requestId: string, outcome: Parameters<IdempotencyStore['complete']>[3]): Promise<void> {
-    const values = outcome.state === 'completed' ? { state: 'completed', status_code: outcome.statusCode, body: outcome.body } : { state: 'streamed' };
+  async complete(
+    accountId: string,
+    key: string,
+    requestId: string,
+    outcome: Parameters<IdempotencyStore['complete']>[3],
+  ): Promise<void> {
+    const values =
+      outcome.state === 'completed'
+        ? { state: 'completed', status_code: outcome.statusCode, body: outcome.body }
+        : { state: 'streamed' };
     await this.knex('idempotency_keys').where({ account_id: accountId, key, request_id: requestId }).update(values);
   }
 
@@ -80,7 +100,9 @@ export class SqlIdempotencyStore implements IdempotencyStore {
 
   async takeOver(record: IdempotencyRecord, fromRequestId: string): Promise<boolean> {
     const { account_id, key, ...values } = toRow(record);
-    const changed = await this.knex('idempotency_keys').where({ account_id, key, request_id: fromRequestId, state: 'in_flight' }).update(values);
+    const changed = await this.knex('idempotency_keys')
+      .where({ account_id, key, request_id: fromRequestId, state: 'in_flight' })
+      .update(values);
     return changed === 1;
   }
 

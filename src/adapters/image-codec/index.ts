@@ -29,19 +29,38 @@ export async function encodeImage(source: Buffer, sourceFormat: string, format: 
           : await image.png().toBuffer();
     return { bytes, mimeType: MIME[format], format };
   } catch {
-    return sourceFormat === 'png' || format === 'png' ? { bytes: source, mimeType: MIME.png, format: 'png' } : encodeImage(source, sourceFormat, 'png');
+    return sourceFormat === 'png' || format === 'png'
+      ? { bytes: source, mimeType: MIME.png, format: 'png' }
+      : encodeImage(source, sourceFormat, 'png');
   }
 }
 
-const FORMAT_OF: Record<string, OutputFormat | 'gif' | 'avif' | 'tiff' | 'heif'> = { png: 'png', jpeg: 'jpeg', webp: 'webp', gif: 'gif', avif: 'avif', tiff: 'tiff', heif: 'heif' };
+const FORMAT_OF: Record<string, OutputFormat | 'gif' | 'avif' | 'tiff' | 'heif'> = {
+  png: 'png',
+  jpeg: 'jpeg',
+  webp: 'webp',
+  gif: 'gif',
+  avif: 'avif',
+  tiff: 'tiff',
+  heif: 'heif',
+};
 
 /** A solid image of `width` × `height` in `format` (the sandbox's renders). */
-export async function solidImage(width: number, height: number, rgba: { r: number; g: number; b: number; alpha: number }, format: 'png' | 'jpeg' | 'tiff'): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 4, background: rgba } }).toFormat(format).toBuffer();
+export async function solidImage(
+  width: number,
+  height: number,
+  rgba: { r: number; g: number; b: number; alpha: number },
+  format: 'png' | 'jpeg' | 'tiff',
+): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 4, background: rgba } })
+    .toFormat(format)
+    .toBuffer();
 }
 
 /** What an image's bytes are, sniffed (a host's Content-Type is not trusted); null when they are not an image. */
-export async function inspectImage(bytes: Buffer): Promise<{ format: string; mimeType: string; width: number; height: number } | null> {
+export async function inspectImage(
+  bytes: Buffer,
+): Promise<{ format: string; mimeType: string; width: number; height: number } | null> {
   try {
     const meta = await sharp(bytes).metadata();
     const format = meta.format === undefined ? undefined : FORMAT_OF[meta.format];

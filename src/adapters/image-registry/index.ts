@@ -80,7 +80,7 @@ export interface ImageRegistry {
   close(): Promise<void>;
 }
 
-export { MemoryImageRegistry, type MemoryImage } from './memory.js';
-export { OciImageRegistry, type OciImageRegistryOptions } from './oci-registry.js';
-export { parseImageReference, type ImageReference } from './reference.js';
 export { UNPACK_FACTOR } from './image-size.js';
+export { type MemoryImage, MemoryImageRegistry } from './memory.js';
+export { OciImageRegistry, type OciImageRegistryOptions } from './oci-registry.js';
+export { type ImageReference, parseImageReference } from './reference.js';

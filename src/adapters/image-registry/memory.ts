@@ -1,5 +1,11 @@
-import { toImageSize, UNPACK_FACTOR, type ManifestFacts } from './image-size.js';
-import { ImageRegistryError, type ImageRegistry, type ImageRegistryErrorKind, type ImageSize, type ImageSizeOptions } from './index.js';
+import { type ManifestFacts, toImageSize, UNPACK_FACTOR } from './image-size.js';
+import {
+  type ImageRegistry,
+  ImageRegistryError,
+  type ImageRegistryErrorKind,
+  type ImageSize,
+  type ImageSizeOptions,
+} from './index.js';
 import { parseImageReference } from './reference.js';
 
 /** What the twin knows of one reference: its manifest's facts, or the failure asking for it gives. */

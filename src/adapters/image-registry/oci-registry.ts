@@ -10,9 +10,9 @@ import type { Agent } from 'undici';
 import { AddressPolicy } from '../media-fetch/address-policy.js';
 import { guardedAgent } from '../media-fetch/guarded-agent.js';
 import { toImageSize, UNPACK_FACTOR } from './image-size.js';
-import { ImageRegistryError, type ImageRegistry, type ImageSize, type ImageSizeOptions } from './index.js';
+import { type ImageRegistry, ImageRegistryError, type ImageSize, type ImageSizeOptions } from './index.js';
 import { blobBytes, DEFAULT_PLATFORM, pickPlatform } from './manifest.js';
-import { parseImageReference, type ImageReference } from './reference.js';
+import { type ImageReference, parseImageReference } from './reference.js';
 import type { CheckCall } from './registry-get.js';
 import { RegistrySession } from './registry-session.js';
 
@@ -74,7 +74,8 @@ export class OciImageRegistry implements ImageRegistry {
     // docker pull fetches by digest when the reference has one, whatever its tag says.
     let fetched = await session.manifest(ref.digest ?? ref.tag ?? 'latest', ref.digest);
     for (let depth = 0; fetched.manifest.kind === 'index'; depth++) {
-      if (depth === MAX_INDEX_DEPTH) throw new ImageRegistryError('unsupported', `image indexes nested more than ${MAX_INDEX_DEPTH} deep`);
+      if (depth === MAX_INDEX_DEPTH)
+        throw new ImageRegistryError('unsupported', `image indexes nested more than ${MAX_INDEX_DEPTH} deep`);
       const entry = pickPlatform(fetched.manifest.manifests, platform);
       fetched = await session.manifest(entry.digest, entry.digest);
     }
@@ -89,7 +90,11 @@ export class OciImageRegistry implements ImageRegistry {
 /** `https://<api host>/v2/`, or http for loopback, `localhost` and the insecure registries (see the option). */
 export function registryBaseUrl(ref: ImageReference, insecureRegistries: ReadonlySet<string>): URL {
   const hostname = new URL(`http://${ref.apiHost}`).hostname;
-  const plain = hostname === 'localhost' || isLoopback(hostname) || insecureRegistries.has(ref.registry) || insecureRegistries.has(hostname);
+  const plain =
+    hostname === 'localhost' ||
+    isLoopback(hostname) ||
+    insecureRegistries.has(ref.registry) ||
+    insecureRegistries.has(hostname);
   return new URL(`${plain ? 'http' : 'https'}://${ref.apiHost}/v2/`);
 }
 
@@ -100,6 +105,7 @@ function isLoopback(hostname: string): boolean {
 
 /** Options are checked at construction (DESIGN 7, Medusa style): a bad one fails at boot, not on a request. */
 function positive(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`OciImageRegistry: ${name} must be a positive number, got ${value}`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`OciImageRegistry: ${name} must be a positive number, got ${value}`);
   return value;
 }

@@ -59,7 +59,11 @@ const NAME = new RegExp(`^(?:(${domainAndPort})/)?(${remoteName})$`);
 /** A bare image id: Docker refuses it as a repository name. */
 const IDENTIFIER = /^[a-f0-9]{64}$/;
 /** go-digest's registered algorithms and the length of their lower-case hex encoding. */
-const DIGEST_HEX_CHARS: ReadonlyMap<string, number> = new Map([['sha256', 64], ['sha384', 96], ['sha512', 128]]);
+const DIGEST_HEX_CHARS: ReadonlyMap<string, number> = new Map([
+  ['sha256', 64],
+  ['sha384', 96],
+  ['sha512', 128],
+]);
 
 /** The reference parsed and normalised, or an ImageRegistryError `invalid_reference` saying what is wrong. */
 export function parseImageReference(input: string): ImageReference {
@@ -111,7 +115,14 @@ function parse(normalised: string): ImageReference {
   const digest = givenDigest === undefined ? null : validDigest(givenDigest);
   const tagOut = givenTag ?? (digest === null ? DEFAULT_TAG : null);
   const reference = `${registry}/${repository}${tagOut === null ? '' : `:${tagOut}`}${digest === null ? '' : `@${digest}`}`;
-  return { reference, registry, apiHost: registry === DEFAULT_DOMAIN ? DOCKER_HUB_API_HOST : registry, repository, tag: tagOut, digest };
+  return {
+    reference,
+    registry,
+    apiHost: registry === DEFAULT_DOMAIN ? DOCKER_HUB_API_HOST : registry,
+    repository,
+    tag: tagOut,
+    digest,
+  };
 }
 
 /** go-digest Parse: a registered algorithm, and its hash in lower-case hex of exactly the right length. */
@@ -130,8 +141,10 @@ export function digestProblem(digest: string): string | null {
   const algorithm = colon === -1 ? '' : digest.slice(0, colon);
   const hex = digest.slice(colon + 1);
   const chars = DIGEST_HEX_CHARS.get(algorithm);
-  if (chars === undefined) return `unsupported digest algorithm ${JSON.stringify(algorithm.slice(0, 16))} (sha256, sha384 or sha512)`;
-  if (hex.length !== chars || !/^[a-f0-9]+$/.test(hex)) return `a ${algorithm} digest is ${chars} lower-case hexadecimal characters`;
+  if (chars === undefined)
+    return `unsupported digest algorithm ${JSON.stringify(algorithm.slice(0, 16))} (sha256, sha384 or sha512)`;
+  if (hex.length !== chars || !/^[a-f0-9]+$/.test(hex))
+    return `a ${algorithm} digest is ${chars} lower-case hexadecimal characters`;
   return null;
 }
 

@@ -5,12 +5,12 @@
  * port's errors, except the caller's own abort, which comes out as the caller's abort reason.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { request, type Dispatcher } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import type { AddressPolicy } from '../media-fetch/address-policy.js';
-import { excerpt } from '../upstream/http-client.js';
 import { assertPermittedHost, isBlocked } from '../media-fetch/guarded-agent.js';
-import { ImageRegistryError } from './index.js';
 import { readUpTo } from '../read-up-to.js';
+import { excerpt } from '../upstream/http-client.js';
+import { ImageRegistryError } from './index.js';
 
 /** Error bodies are read only this far: enough for the registry's error JSON, bounded against a hostile one. */
 const ERROR_BODY_MAX_BYTES = 64 * 1024;
@@ -33,13 +33,22 @@ export interface RegistryAnswer {
   body: Buffer | null;
 }
 
-export async function registryGet(call: CheckCall, url: URL, headers: Record<string, string>, maxBytes: number): Promise<RegistryAnswer> {
+export async function registryGet(
+  call: CheckCall,
+  url: URL,
+  headers: Record<string, string>,
+  maxBytes: number,
+): Promise<RegistryAnswer> {
   try {
     assertPermittedHost(url, call.policy);
     const response = await request(url, { dispatcher: call.dispatcher, method: 'GET', headers, signal: call.signal });
     const ok = response.statusCode >= 200 && response.statusCode < 300;
     const { bytes, cut } = await bodyUpTo(response, ok ? maxBytes : ERROR_BODY_MAX_BYTES);
-    return { status: response.statusCode, headers: response.headers as IncomingHttpHeaders, body: ok && cut ? null : bytes };
+    return {
+      status: response.statusCode,
+      headers: response.headers as IncomingHttpHeaders,
+      body: ok && cut ? null : bytes,
+    };
   } catch (error) {
     throw failureOf(error, call, url);
   }
@@ -62,8 +71,10 @@ async function bodyUpTo(response: Dispatcher.ResponseData, limit: number): Promi
 function failureOf(error: unknown, call: CheckCall, url: URL): unknown {
   if (call.callerSignal?.aborted) return call.callerSignal.reason;
   if (error instanceof ImageRegistryError) return error;
-  if (isBlocked(error)) return new ImageRegistryError('blocked_address', `${url.host} is an address the service does not connect to`);
-  if (call.signal.aborted) return new ImageRegistryError('unreachable', `${url.host} did not answer within ${call.timeoutMs} ms`);
+  if (isBlocked(error))
+    return new ImageRegistryError('blocked_address', `${url.host} is an address the service does not connect to`);
+  if (call.signal.aborted)
+    return new ImageRegistryError('unreachable', `${url.host} did not answer within ${call.timeoutMs} ms`);
   const code = (error as { code?: unknown } | null)?.code;
   const detail = `${error instanceof Error ? error.message : String(error)}${typeof code === 'string' ? ` (${code})` : ''}`;
   return new ImageRegistryError('unreachable', `${url.host} could not be reached: ${excerpt(detail)}`);

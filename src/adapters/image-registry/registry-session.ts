@@ -5,11 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import { isRecord } from '../../is-record.js';
-import { bearerChallenge, type BearerChallenge } from './auth-challenge.js';
+import { type BearerChallenge, bearerChallenge } from './auth-challenge.js';
 import { ImageRegistryError, type ImageRegistryErrorKind } from './index.js';
-import { MANIFEST_ACCEPT, parseManifest, type Manifest } from './manifest.js';
+import { MANIFEST_ACCEPT, type Manifest, parseManifest } from './manifest.js';
 import type { ImageReference } from './reference.js';
-import { registryGet, type CheckCall, type RegistryAnswer } from './registry-get.js';
+import { type CheckCall, type RegistryAnswer, registryGet } from './registry-get.js';
 
 /** Token answers are a few kilobytes (a JWT); anything near this is not one. */
 const TOKEN_MAX_BYTES = 256 * 1024;
@@ -38,12 +38,18 @@ export class RegistrySession {
     const answer = await this.#authorisedGet(url);
     if (answer.status < 200 || answer.status >= 300) throw statusError(answer, this.ref, tagOrDigest);
     if (answer.body === null) {
-      throw new ImageRegistryError('unsupported', `the manifest of ${this.ref.reference} is larger than ${this.maxManifestBytes} bytes`);
+      throw new ImageRegistryError(
+        'unsupported',
+        `the manifest of ${this.ref.reference} is larger than ${this.maxManifestBytes} bytes`,
+      );
     }
     const algorithm = digest === null ? 'sha256' : digest.slice(0, digest.indexOf(':'));
     const served = `${algorithm}:${createHash(algorithm).update(answer.body).digest('hex')}`;
     if (digest !== null && served !== digest) {
-      throw new ImageRegistryError('unreachable', `${this.ref.registry} served bytes that do not match ${digest} (got ${served})`);
+      throw new ImageRegistryError(
+        'unreachable',
+        `${this.ref.registry} served bytes that do not match ${digest} (got ${served})`,
+      );
     }
     return { manifest: parseManifest(answer.body, header(answer.headers['content-type'])), digest: served };
   }
@@ -68,20 +74,32 @@ export class RegistrySession {
   /** An anonymous pull token from the realm; the registry's own scope if it named one, else pull on this repository. */
   async #fetchToken(challenge: BearerChallenge): Promise<string> {
     if (!URL.canParse(challenge.realm) || !/^https?:$/.test(new URL(challenge.realm).protocol)) {
-      throw new ImageRegistryError('unreachable', `${this.ref.registry} named a token realm that is not an http(s) URL`);
+      throw new ImageRegistryError(
+        'unreachable',
+        `${this.ref.registry} named a token realm that is not an http(s) URL`,
+      );
     }
     const realm = new URL(challenge.realm);
     if (challenge.service !== undefined) realm.searchParams.set('service', challenge.service);
     realm.searchParams.set('scope', challenge.scope ?? `repository:${this.ref.repository}:pull`);
-    const answer = await registryGet(this.call, realm, { accept: 'application/json', 'user-agent': USER_AGENT }, TOKEN_MAX_BYTES);
+    const answer = await registryGet(
+      this.call,
+      realm,
+      { accept: 'application/json', 'user-agent': USER_AGENT },
+      TOKEN_MAX_BYTES,
+    );
     if (answer.status === 401 || answer.status === 403) {
-      throw new ImageRegistryError('unauthorized', `${realm.host} refused an anonymous token for ${this.ref.repository}`);
+      throw new ImageRegistryError(
+        'unauthorized',
+        `${realm.host} refused an anonymous token for ${this.ref.repository}`,
+      );
     }
     if (answer.status < 200 || answer.status >= 300 || answer.body === null) {
       throw new ImageRegistryError('unreachable', `${realm.host} answered ${answer.status} for a token`);
     }
     const token = tokenOf(answer.body);
-    if (token === null) throw new ImageRegistryError('unreachable', `${realm.host} answered a token response without a token`);
+    if (token === null)
+      throw new ImageRegistryError('unreachable', `${realm.host} answered a token response without a token`);
     return token;
   }
 }
@@ -104,10 +122,12 @@ function statusError(answer: RegistryAnswer, ref: ImageReference, tagOrDigest: s
   const said = registryErrorOf(answer.body);
   const name = `${ref.repository}${tagOrDigest.includes(':') ? '@' : ':'}${tagOrDigest}`;
   const because = said === null ? `HTTP ${status}` : `${said.code}: ${said.message}`;
-  const fail = (kind: ImageRegistryErrorKind, what: string) => new ImageRegistryError(kind, `${ref.registry} ${what} (${because})`);
+  const fail = (kind: ImageRegistryErrorKind, what: string) =>
+    new ImageRegistryError(kind, `${ref.registry} ${what} (${because})`);
   if (status === 404) return fail('not_found', `has no ${name}`);
   if (status === 401 || status === 403) return fail('unauthorized', `refused anonymous access to ${ref.repository}`);
-  if (status === 400 && (said?.code === 'NAME_INVALID' || said?.code === 'TAG_INVALID')) return fail('invalid_reference', 'refused the name');
+  if (status === 400 && (said?.code === 'NAME_INVALID' || said?.code === 'TAG_INVALID'))
+    return fail('invalid_reference', 'refused the name');
   // 406: the registry holds the manifest only in a format we did not accept (schema 1, say).
   if (status === 406 || status === 415) return fail('unsupported', 'has no manifest of a type this service reads');
   // 429 (Docker Hub's pull limit) and 5xx may pass; a 3xx for a manifest is not followed, as no registry sends one.

@@ -43,7 +43,11 @@ export class BullMqJobQueue implements JobQueue {
     await this.queue.add('work', { jobId }, { jobId, removeOnComplete: true, removeOnFail: true });
   }
 
-  start(work: (jobId: string) => Promise<void>, concurrency: number, onError: (err: unknown, jobId: string) => void): void {
+  start(
+    work: (jobId: string) => Promise<void>,
+    concurrency: number,
+    onError: (err: unknown, jobId: string) => void,
+  ): void {
     this.worker = new Worker(
       QUEUE_NAME,
       async (job) => {

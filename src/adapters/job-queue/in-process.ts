@@ -5,7 +5,11 @@ export class InProcessJobQueue implements JobQueue {
   private readonly waiting: string[] = [];
   private readonly queued = new Set<string>();
   private running = 0;
-  private consumer: { work: (jobId: string) => Promise<void>; concurrency: number; onError: (err: unknown, jobId: string) => void } | null = null;
+  private consumer: {
+    work: (jobId: string) => Promise<void>;
+    concurrency: number;
+    onError: (err: unknown, jobId: string) => void;
+  } | null = null;
 
   async enqueue(jobId: string): Promise<void> {
     if (this.queued.has(jobId)) return;
@@ -14,7 +18,11 @@ export class InProcessJobQueue implements JobQueue {
     this.pump();
   }
 
-  start(work: (jobId: string) => Promise<void>, concurrency: number, onError: (err: unknown, jobId: string) => void): void {
+  start(
+    work: (jobId: string) => Promise<void>,
+    concurrency: number,
+    onError: (err: unknown, jobId: string) => void,
+  ): void {
     this.consumer = { work, concurrency, onError };
     this.pump();
   }

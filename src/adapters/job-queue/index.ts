@@ -11,7 +11,11 @@ export interface JobQueue {
    * Starts delivering wake-ups to `work` (at most `concurrency` at once in this process); a wake-up is done when the
    * promise `work` returns settles. A failing `work` is reported to `onError`, not retried (the lease scan is).
    */
-  start(work: (jobId: string) => Promise<void>, concurrency: number, onError: (err: unknown, jobId: string) => void): void;
+  start(
+    work: (jobId: string) => Promise<void>,
+    concurrency: number,
+    onError: (err: unknown, jobId: string) => void,
+  ): void;
   /** Stops delivering and releases what the queue owns. */
   close(): Promise<void>;
 }

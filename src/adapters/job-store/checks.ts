@@ -6,21 +6,25 @@ export function assertValidTime(name: string, value: number): void {
 }
 
 function assertValidStatus(name: string, status: unknown): void {
-  if (!JOB_STATUSES.includes(status as JobStatus)) throw new RangeError(`${name} must be a job status (got ${JSON.stringify(status)})`);
+  if (!JOB_STATUSES.includes(status as JobStatus))
+    throw new RangeError(`${name} must be a job status (got ${JSON.stringify(status)})`);
 }
 
 function assertPlainObject(name: string, value: unknown): void {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError(`${name} must be an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new TypeError(`${name} must be an object`);
 }
 
 export function assertValidJob(job: JobRecord): void {
   for (const name of ['id', 'accountId', 'kind'] as const) {
-    if (typeof job[name] !== 'string' || job[name] === '') throw new TypeError(`job.${name} must be a non-empty string`);
+    if (typeof job[name] !== 'string' || job[name] === '')
+      throw new TypeError(`job.${name} must be a non-empty string`);
   }
   assertValidStatus('job.status', job.status);
   for (const name of ['createdAtMs', 'updatedAtMs', 'expiresAtMs'] as const) assertValidTime(`job.${name}`, job[name]);
   // A record born expired is a caller's mistake.
-  if (job.expiresAtMs <= job.createdAtMs) throw new RangeError(`job.expiresAtMs must be after job.createdAtMs (got ${job.expiresAtMs} ≤ ${job.createdAtMs})`);
+  if (job.expiresAtMs <= job.createdAtMs)
+    throw new RangeError(`job.expiresAtMs must be after job.createdAtMs (got ${job.expiresAtMs} ≤ ${job.createdAtMs})`);
   assertPlainObject('job.data', job.data);
 }
 
@@ -33,6 +37,7 @@ export function assertValidTransition(from: readonly JobStatus[], patch: JobPatc
 }
 
 export function assertValidLease(lease: JobLease): void {
-  if (typeof lease.owner !== 'string' || lease.owner === '') throw new TypeError('lease.owner must be a non-empty string');
+  if (typeof lease.owner !== 'string' || lease.owner === '')
+    throw new TypeError('lease.owner must be a non-empty string');
   assertValidTime('lease.untilMs', lease.untilMs);
 }

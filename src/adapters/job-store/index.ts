@@ -100,7 +100,13 @@ export interface JobStore {
    * `owner`: a worker's change, applied only while that worker holds the job's lease, so a worker that lost its
    * lease to another (its renewals failed) cannot overwrite what the new owner does.
    */
-  transition(id: string, from: readonly JobStatus[], patch: JobPatch, nowMs: number, owner?: string): Promise<JobRecord | null>;
+  transition(
+    id: string,
+    from: readonly JobStatus[],
+    patch: JobPatch,
+    nowMs: number,
+    owner?: string,
+  ): Promise<JobRecord | null>;
 
   /**
    * Leases to `lease.owner` up to `limit` jobs that are neither terminal nor expired and whose lease has run out

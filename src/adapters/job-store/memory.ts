@@ -4,8 +4,17 @@
  * as strings) are exactly those of the SQL store, which also stores JSON. Every method runs synchronously between
  * awaits, so each compare-and-set is atomic within the process.
  */
-import { holdsExpected, isTerminalStatus, type JobLease, type JobPatch, type JobRecord, type JobStatus, type JobStore } from './index.js';
+
 import { assertValidJob, assertValidLease, assertValidTime, assertValidTransition } from './checks.js';
+import {
+  holdsExpected,
+  isTerminalStatus,
+  type JobLease,
+  type JobPatch,
+  type JobRecord,
+  type JobStatus,
+  type JobStore,
+} from './index.js';
 
 interface Entry {
   json: string;
@@ -24,7 +33,16 @@ export class MemoryJobStore implements JobStore {
     if (this.#entries.has(job.id)) return false;
     const { id, accountId, kind, status, createdAtMs, updatedAtMs, expiresAtMs, data } = job;
     // Only the port's fields, as the SQL store keeps them: a caller's extra properties must not survive here alone.
-    const json = JSON.stringify({ id, accountId, kind, status, createdAtMs, updatedAtMs, expiresAtMs, data } satisfies JobRecord);
+    const json = JSON.stringify({
+      id,
+      accountId,
+      kind,
+      status,
+      createdAtMs,
+      updatedAtMs,
+      expiresAtMs,
+      data,
+    } satisfies JobRecord);
     this.#entries.set(id, { json, expiresAtMs, createdAtMs, status, lease: lease === undefined ? null : { ...lease } });
     return true;
   }
@@ -35,15 +53,27 @@ export class MemoryJobStore implements JobStore {
     return entry === undefined ? null : (JSON.parse(entry.json) as JobRecord);
   }
 
-  async transition(id: string, from: readonly JobStatus[], patch: JobPatch, nowMs: number, owner?: string): Promise<JobRecord | null> {
+  async transition(
+    id: string,
+    from: readonly JobStatus[],
+    patch: JobPatch,
+    nowMs: number,
+    owner?: string,
+  ): Promise<JobRecord | null> {
     assertValidTransition(from, patch, nowMs);
     const entry = this.#live(id, nowMs);
-    if (entry === undefined || !from.includes(entry.status) || (owner !== undefined && entry.lease?.owner !== owner)) return null;
+    if (entry === undefined || !from.includes(entry.status) || (owner !== undefined && entry.lease?.owner !== owner))
+      return null;
     const current = JSON.parse(entry.json) as JobRecord;
     if (!holdsExpected(current.data, patch.expect)) return null;
     // Through JSON first, so an undefined value in the patch keeps the old one, as in the SQL store.
     const patchData = JSON.parse(JSON.stringify(patch.data ?? {})) as Record<string, unknown>;
-    const next: JobRecord = { ...current, status: patch.status ?? current.status, updatedAtMs: nowMs, data: { ...current.data, ...patchData } };
+    const next: JobRecord = {
+      ...current,
+      status: patch.status ?? current.status,
+      updatedAtMs: nowMs,
+      data: { ...current.data, ...patchData },
+    };
     entry.json = JSON.stringify(next);
     entry.status = next.status;
     return JSON.parse(entry.json) as JobRecord;
@@ -53,7 +83,9 @@ export class MemoryJobStore implements JobStore {
     assertValidLease(lease);
     assertValidTime('nowMs', nowMs);
     const due = [...this.#entries.values()]
-      .filter((e) => e.expiresAtMs > nowMs && !isTerminalStatus(e.status) && (e.lease === null || e.lease.untilMs <= nowMs))
+      .filter(
+        (e) => e.expiresAtMs > nowMs && !isTerminalStatus(e.status) && (e.lease === null || e.lease.untilMs <= nowMs),
+      )
       .sort((a, b) => a.createdAtMs - b.createdAtMs)
       .slice(0, limit);
     for (const entry of due) entry.lease = { ...lease };
@@ -63,7 +95,8 @@ export class MemoryJobStore implements JobStore {
   async claimOne(id: string, lease: JobLease, nowMs: number): Promise<JobRecord | null> {
     assertValidLease(lease);
     const entry = this.#live(id, nowMs);
-    if (entry === undefined || isTerminalStatus(entry.status) || (entry.lease !== null && entry.lease.untilMs > nowMs)) return null;
+    if (entry === undefined || isTerminalStatus(entry.status) || (entry.lease !== null && entry.lease.untilMs > nowMs))
+      return null;
     entry.lease = { ...lease };
     return JSON.parse(entry.json) as JobRecord;
   }

@@ -1,7 +1,15 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
-import { holdsExpected, TERMINAL_STATUSES, type JobLease, type JobPatch, type JobRecord, type JobStatus, type JobStore } from './index.js';
 import { assertValidJob, assertValidLease, assertValidTime, assertValidTransition } from './checks.js';
+import {
+  holdsExpected,
+  type JobLease,
+  type JobPatch,
+  type JobRecord,
+  type JobStatus,
+  type JobStore,
+  TERMINAL_STATUSES,
+} from './index.js';
 
 interface Row {
   id: string;
@@ -27,7 +35,18 @@ const fromRow = (row: Row): JobRecord => ({
   data: JSON.parse(row.data) as Record<string, unknown>,
 });
 
-const RECORD_COLUMNS = ['id', 'account_id', 'kind', 'status', 'created_at_ms', 'updated_at_ms', 'expires_at_ms', 'data', 'version', 'lease_owner'];
+const RECORD_COLUMNS = [
+  'id',
+  'account_id',
+  'kind',
+  'status',
+  'created_at_ms',
+  'updated_at_ms',
+  'expires_at_ms',
+  'data',
+  'version',
+  'lease_owner',
+];
 
 /**
  * The job-store port over knex, on SQLite and PostgreSQL alike (migration 0008). Every change is a
@@ -72,20 +91,37 @@ export class SqlJobStore implements JobStore {
     return row === null ? null : fromRow(row);
   }
 
-  async transition(id: string, from: readonly JobStatus[], patch: JobPatch, nowMs: number, owner?: string): Promise<JobRecord | null> {
+  async transition(
+    id: string,
+    from: readonly JobStatus[],
+    patch: JobPatch,
+    nowMs: number,
+    owner?: string,
+  ): Promise<JobRecord | null> {
     assertValidTransition(from, patch, nowMs);
     const patchData = JSON.parse(JSON.stringify(patch.data ?? {})) as Record<string, unknown>;
     for (;;) {
       const row = await this.live(id, nowMs);
-      if (row === null || !from.includes(row.status as JobStatus) || (owner !== undefined && row.lease_owner !== owner)) return null;
+      if (row === null || !from.includes(row.status as JobStatus) || (owner !== undefined && row.lease_owner !== owner))
+        return null;
       const current = fromRow(row);
       // Judged on the version read: the write below misses if anyone changed the row since.
       if (!holdsExpected(current.data, patch.expect)) return null;
-      const next: JobRecord = { ...current, status: patch.status ?? current.status, updatedAtMs: nowMs, data: { ...current.data, ...patchData } };
+      const next: JobRecord = {
+        ...current,
+        status: patch.status ?? current.status,
+        updatedAtMs: nowMs,
+        data: { ...current.data, ...patchData },
+      };
       // With `owner`, the lease is compared as well: a claim by another worker between the read and the write misses.
       const changed = await this.knex('jobs')
         .where({ id, version: row.version, ...(owner === undefined ? {} : { lease_owner: owner }) })
-        .update({ status: next.status, updated_at_ms: nowMs, data: JSON.stringify(next.data), version: Number(row.version) + 1 });
+        .update({
+          status: next.status,
+          updated_at_ms: nowMs,
+          data: JSON.stringify(next.data),
+          version: Number(row.version) + 1,
+        });
       if (changed === 1) return next;
       // Someone else changed the job between the read and the write: judge `from` again on what they left.
     }
@@ -95,7 +131,10 @@ export class SqlJobStore implements JobStore {
     assertValidLease(lease);
     assertValidTime('nowMs', nowMs);
     const due = (query: Knex.QueryBuilder) =>
-      query.whereNotIn('status', [...TERMINAL_STATUSES]).where('lease_until_ms', '<=', nowMs).where('expires_at_ms', '>', nowMs);
+      query
+        .whereNotIn('status', [...TERMINAL_STATUSES])
+        .where('lease_until_ms', '<=', nowMs)
+        .where('expires_at_ms', '>', nowMs);
     // PostgreSQL: rows another claimer is locking are skipped, not waited for; SQLite has one writer at a time.
     const candidates = due(this.knex('jobs').select('id')).orderBy('created_at_ms').limit(limit);
     if (this.postgres) candidates.forUpdate().skipLocked();
@@ -141,7 +180,11 @@ export class SqlJobStore implements JobStore {
   }
 
   private async live(id: string, nowMs: number): Promise<Row | null> {
-    const row = (await this.knex('jobs').select(RECORD_COLUMNS).where({ id }).where('expires_at_ms', '>', nowMs).first()) as Row | undefined;
+    const row = (await this.knex('jobs')
+      .select(RECORD_COLUMNS)
+      .where({ id })
+      .where('expires_at_ms', '>', nowMs)
+      .first()) as Row | undefined;
     return row ?? null;
   }
 }

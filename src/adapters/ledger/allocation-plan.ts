@@ -42,7 +42,11 @@ export function planConsumption(accountId: string, lots: readonly LotSlice[], am
  * backwards), each lot at most what the transfer still has from it after earlier refunds. Returns negative
  * allocations in restoring order. The caller has already checked `amount` ≤ what is left refundable.
  */
-export function planRestore(consumed: readonly Allocation[], earlierRefunds: readonly Allocation[], amount: Micros): Allocation[] {
+export function planRestore(
+  consumed: readonly Allocation[],
+  earlierRefunds: readonly Allocation[],
+  amount: Micros,
+): Allocation[] {
   const alreadyRestored = new Map<string, Micros>();
   for (const a of earlierRefunds) alreadyRestored.set(a.lotId, (alreadyRestored.get(a.lotId) ?? 0n) - a.amountMicros);
   const plan: Allocation[] = [];

@@ -11,7 +11,7 @@
  */
 import type { UsageRecord } from '../usage-log/index.js';
 import type { DailyIncrement } from '../usage-log/memory.js';
-import { lotDeltas, type LotSlice } from './allocation-plan.js';
+import { type LotSlice, lotDeltas } from './allocation-plan.js';
 import type { Entry } from './entries.js';
 import type { Allocation, Lot, LotSpec, Micros } from './index.js';
 import type { Book } from './operations.js';
@@ -58,7 +58,9 @@ export class BatchBook implements Book {
 
   balance(accountId: string): { available: Micros; held: Micros } | null {
     const cell = this.cell(accountId);
-    return cell.stored || cell.movedAvailable !== 0n || cell.movedHeld !== 0n ? { available: cell.available, held: cell.held } : null;
+    return cell.stored || cell.movedAvailable !== 0n || cell.movedHeld !== 0n
+      ? { available: cell.available, held: cell.held }
+      : null;
   }
 
   moveBalance(accountId: string, availableDelta: Micros, heldDelta: Micros): void {
@@ -142,7 +144,13 @@ export class BatchBook implements Book {
     let cell = this.balances.get(accountId);
     if (cell === undefined) {
       const row = this.book.balance(accountId);
-      cell = { available: row?.available ?? 0n, held: row?.held ?? 0n, movedAvailable: 0n, movedHeld: 0n, stored: row !== null };
+      cell = {
+        available: row?.available ?? 0n,
+        held: row?.held ?? 0n,
+        movedAvailable: 0n,
+        movedHeld: 0n,
+        stored: row !== null,
+      };
       this.balances.set(accountId, cell);
     }
     return cell;
@@ -160,13 +168,17 @@ export class BatchBook implements Book {
 /** ledger_balances' CHECKs (migration 0002): held never below 0; available never below 0 but for system accounts. */
 function assertBalance(accountId: string, cell: Cell): void {
   if (cell.held < 0n || (cell.available < 0n && !/^system:/i.test(accountId))) {
-    throw new Error(`ledger: the balance of ${accountId} would break its constraint (available ${cell.available}, held ${cell.held})`);
+    throw new Error(
+      `ledger: the balance of ${accountId} would break its constraint (available ${cell.available}, held ${cell.held})`,
+    );
   }
 }
 
 /** ledger_transfers' CHECKs (migration 0002). */
 function assertEntry(e: Entry): void {
   if (e.amountMicros < 0n || e.refundedMicros < 0n || e.refundedMicros > (e.postedMicros ?? 0n)) {
-    throw new Error(`ledger: entry ${e.id} would break its constraint (amount ${e.amountMicros}, refunded ${e.refundedMicros}, posted ${e.postedMicros})`);
+    throw new Error(
+      `ledger: entry ${e.id} would break its constraint (amount ${e.amountMicros}, refunded ${e.refundedMicros}, posted ${e.postedMicros})`,
+    );
   }
 }

@@ -1,4 +1,13 @@
-import { assertAmount, assertLot, assertPayee, assertTtl, isTransfer, toHold, toTransfer, type Entry } from './entries.js';
+import {
+  assertAmount,
+  assertLot,
+  assertPayee,
+  assertTtl,
+  type Entry,
+  isTransfer,
+  toHold,
+  toTransfer,
+} from './entries.js';
 import type {
   Balance,
   CaptureInput,
@@ -84,13 +93,26 @@ export class BatchingLedger implements Ledger {
     assertAmount('amountMicros', input.amountMicros);
     assertTtl(input.ttlMs);
     const { id, accountId, amountMicros, nowMs } = input;
-    return this.submit({ op: 'hold', id, accountId, amountMicros, nowMs, expiresAtMs: nowMs + input.ttlMs }) as Promise<HoldOutcome>;
+    return this.submit({
+      op: 'hold',
+      id,
+      accountId,
+      amountMicros,
+      nowMs,
+      expiresAtMs: nowMs + input.ttlMs,
+    }) as Promise<HoldOutcome>;
   }
 
   settle(input: SettleInput): Promise<SettleOutcome> {
     assertAmount('amountMicros', input.amountMicros, true);
     const { holdId, amountMicros, nowMs } = input;
-    return this.submit({ op: 'settle', holdId, amountMicros, nowMs, usage: input.usage ?? null }) as Promise<SettleOutcome>;
+    return this.submit({
+      op: 'settle',
+      holdId,
+      amountMicros,
+      nowMs,
+      usage: input.usage ?? null,
+    }) as Promise<SettleOutcome>;
   }
 
   capture(input: CaptureInput): Promise<CaptureOutcome> {
@@ -99,7 +121,16 @@ export class BatchingLedger implements Ledger {
     // The account charged is the hold's: the operation checks that the payee is another one (entries.ts assertPayee).
     if (input.payee) assertPayee(input.payee);
     const { id, holdId, amountMicros, capMicros, nowMs, usage = null, payee = null } = input;
-    return this.submit({ op: 'capture', id, holdId, amountMicros, capMicros, nowMs, usage, payee }) as Promise<CaptureOutcome>;
+    return this.submit({
+      op: 'capture',
+      id,
+      holdId,
+      amountMicros,
+      capMicros,
+      nowMs,
+      usage,
+      payee,
+    }) as Promise<CaptureOutcome>;
   }
 
   release(input: { holdId: string; nowMs: number }): Promise<ReleaseOutcome> {
@@ -107,7 +138,8 @@ export class BatchingLedger implements Ledger {
   }
 
   extend(input: { holdId: string; expiresAtMs: number; nowMs: number }): Promise<ExtendOutcome> {
-    if (!Number.isSafeInteger(input.expiresAtMs)) throw new RangeError(`ledger: expiresAtMs must be an integer (got ${input.expiresAtMs})`);
+    if (!Number.isSafeInteger(input.expiresAtMs))
+      throw new RangeError(`ledger: expiresAtMs must be an integer (got ${input.expiresAtMs})`);
     return this.submit({ op: 'extend', ...input }) as Promise<ExtendOutcome>;
   }
 
@@ -124,20 +156,45 @@ export class BatchingLedger implements Ledger {
     assertAmount('amountMicros', input.amountMicros, true);
     if (input.payee) assertPayee(input.payee, input.accountId);
     const { id, accountId, amountMicros, nowMs, memo = '', usage = null, allowShortfall = false, payee = null } = input;
-    return this.submit({ op: 'debit', id, accountId, amountMicros, nowMs, memo, usage, allowShortfall, payee }) as Promise<TransferOutcome>;
+    return this.submit({
+      op: 'debit',
+      id,
+      accountId,
+      amountMicros,
+      nowMs,
+      memo,
+      usage,
+      allowShortfall,
+      payee,
+    }) as Promise<TransferOutcome>;
   }
 
   credit(input: CreditInput): Promise<TransferOutcome> {
     assertAmount('amountMicros', input.amountMicros);
     assertLot(input.lot);
     const { id, accountId, amountMicros, nowMs, lot } = input;
-    return this.submit({ op: 'credit', id, accountId, amountMicros, nowMs, memo: input.memo ?? '', lot }) as Promise<TransferOutcome>;
+    return this.submit({
+      op: 'credit',
+      id,
+      accountId,
+      amountMicros,
+      nowMs,
+      memo: input.memo ?? '',
+      lot,
+    }) as Promise<TransferOutcome>;
   }
 
   refund(input: RefundInput): Promise<TransferOutcome> {
     assertAmount('amountMicros', input.amountMicros);
     const { id, refundOf, amountMicros, nowMs } = input;
-    return this.submit({ op: 'refund', id, refundOf, amountMicros, nowMs, memo: input.memo ?? '' }) as Promise<TransferOutcome>;
+    return this.submit({
+      op: 'refund',
+      id,
+      refundOf,
+      amountMicros,
+      nowMs,
+      memo: input.memo ?? '',
+    }) as Promise<TransferOutcome>;
   }
 
   getBalance(accountId: string): Promise<Balance> {

@@ -2,8 +2,21 @@
  * What every engine stores per id (a hold or a posted transfer: one id space, README.md "Idempotency"), and the
  * decisions they share, so the memory twin, SQLite and the plpgsql function answer every edge case the same way.
  */
-import type { Allocation, Hold, HoldStatus, LotSpec, Micros, Payee, ReleaseOutcome, SettleOutcome, Transfer, TransferKind, UsageLine } from './index.js';
+
 import type { UsageRecord } from '../usage-log/index.js';
+import type {
+  Allocation,
+  Hold,
+  HoldStatus,
+  LotSpec,
+  Micros,
+  Payee,
+  ReleaseOutcome,
+  SettleOutcome,
+  Transfer,
+  TransferKind,
+  UsageLine,
+} from './index.js';
 
 export type EntryKind = 'hold' | TransferKind;
 
@@ -124,11 +137,14 @@ export function isSameRequest(e: Entry, key: ReplayKey, storedLot: LotSpec | nul
   if (key.kind === 'capture') return e.holdId === key.holdId;
   if (e.accountId !== key.accountId) return false;
   if (key.kind !== 'credit') return true;
-  return storedLot !== null && storedLot.currency === key.lot.currency && storedLot.fxRateRubMicro === key.lot.fxRateRubMicro;
+  return (
+    storedLot !== null && storedLot.currency === key.lot.currency && storedLot.fxRateRubMicro === key.lot.fxRateRubMicro
+  );
 }
 
 /** Pending past its expiry: treated as expired whether or not the sweeper got there (README.md, TigerBeetle timeouts). */
-export const isDue = (e: Entry, nowMs: number): boolean => e.status === 'pending' && e.expiresAtMs !== null && e.expiresAtMs <= nowMs;
+export const isDue = (e: Entry, nowMs: number): boolean =>
+  e.status === 'pending' && e.expiresAtMs !== null && e.expiresAtMs <= nowMs;
 
 /** What settle/release must do; `entry` is the pending hold to act on. */
 /** A hold found due: it is expired on the spot, whatever was asked (README.md "Hold state machine"). */
@@ -136,9 +152,9 @@ type Expire = { act: 'expire'; entry: Entry };
 
 export type SettleDecision = { act: 'post'; entry: Entry } | Expire | { act: 'answer'; outcome: SettleOutcome };
 
-
 /** What a settle posts: at most the hold (README.md "A hold is a ceiling"). */
-export const cappedAt = (amountMicros: Micros, holdMicros: Micros): Micros => (amountMicros < holdMicros ? amountMicros : holdMicros);
+export const cappedAt = (amountMicros: Micros, holdMicros: Micros): Micros =>
+  amountMicros < holdMicros ? amountMicros : holdMicros;
 
 export function decideSettle(e: Entry | null | undefined, amountMicros: Micros, nowMs: number): SettleDecision {
   if (!e || e.kind !== 'hold') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_found' } };
@@ -148,7 +164,8 @@ export function decideSettle(e: Entry | null | undefined, amountMicros: Micros, 
     }
     return { act: 'answer', outcome: { ok: false, reason: 'idempotency_conflict' } };
   }
-  if (e.status !== 'pending') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_pending', status: e.status } };
+  if (e.status !== 'pending')
+    return { act: 'answer', outcome: { ok: false, reason: 'hold_not_pending', status: e.status } };
   return isDue(e, nowMs) ? { act: 'expire', entry: e } : { act: 'post', entry: e };
 }
 
@@ -160,26 +177,32 @@ export const expiredAnswer = () => ({ ok: false, reason: 'hold_not_pending', sta
 export function decideRelease(e: Entry | null | undefined, nowMs: number): ReleaseDecision {
   if (!e || e.kind !== 'hold') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_found' } };
   if (e.status === 'voided') return { act: 'answer', outcome: { ok: true, hold: toHold(e), replayed: true } };
-  if (e.status !== 'pending') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_pending', status: e.status } };
+  if (e.status !== 'pending')
+    return { act: 'answer', outcome: { ok: false, reason: 'hold_not_pending', status: e.status } };
   return isDue(e, nowMs) ? { act: 'expire', entry: e } : { act: 'void', entry: e };
 }
 
 /** Why a hold cannot be extended or captured from (the answers extend and capture share). */
-type NotPending = { ok: false; reason: 'hold_not_found' } | { ok: false; reason: 'hold_not_pending'; status: HoldStatus };
+type NotPending =
+  | { ok: false; reason: 'hold_not_found' }
+  | { ok: false; reason: 'hold_not_pending'; status: HoldStatus };
 
 export type PendingDecision = { act: 'use'; entry: Entry } | Expire | { act: 'answer'; outcome: NotPending };
 
 /** What extend and capture may act on: a pending hold that is not due. */
 export function decidePending(e: Entry | null | undefined, nowMs: number): PendingDecision {
   if (!e || e.kind !== 'hold') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_found' } };
-  if (e.status !== 'pending') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_pending', status: e.status } };
+  if (e.status !== 'pending')
+    return { act: 'answer', outcome: { ok: false, reason: 'hold_not_pending', status: e.status } };
   return isDue(e, nowMs) ? { act: 'expire', entry: e } : { act: 'use', entry: e };
 }
 
 /** Amounts are programmer input: a non-positive one is a bug in the caller, so it throws rather than answering. */
 export function assertAmount(name: string, value: Micros, allowZero = false): void {
   if (typeof value !== 'bigint' || value < 0n || (!allowZero && value === 0n)) {
-    throw new RangeError(`ledger: ${name} must be a ${allowZero ? 'non-negative' : 'positive'} bigint (got ${String(value)})`);
+    throw new RangeError(
+      `ledger: ${name} must be a ${allowZero ? 'non-negative' : 'positive'} bigint (got ${String(value)})`,
+    );
   }
 }
 
@@ -196,15 +219,20 @@ export function assertLot(lot: LotSpec): void {
 export function assertPayee(payee: Payee, chargedAccountId?: string): void {
   assertAmount('payee.amountMicros', payee.amountMicros, true);
   assertLot(payee.lot);
-  if (payee.accountId === chargedAccountId) throw new RangeError(`ledger: a payee must be another account than the one charged (${chargedAccountId})`);
+  if (payee.accountId === chargedAccountId)
+    throw new RangeError(`ledger: a payee must be another account than the one charged (${chargedAccountId})`);
 }
 
 export function assertTtl(ttlMs: number): void {
-  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new RangeError(`ledger: ttlMs must be a positive integer (got ${ttlMs})`);
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)
+    throw new RangeError(`ledger: ttlMs must be a positive integer (got ${ttlMs})`);
 }
 
 /** What a posting adds to the usage line it carries. */
-export type UsagePosting = Pick<UsageRecord, 'accountId' | 'transferId' | 'costMicros' | 'costRubMicro' | 'fxRateRubMicro'>;
+export type UsagePosting = Pick<
+  UsageRecord,
+  'accountId' | 'transferId' | 'costMicros' | 'costRubMicro' | 'fxRateRubMicro'
+>;
 
 /**
  * The usage line as stored, completed with what its posting decided (both engines). Written out field by

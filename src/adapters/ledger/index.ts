@@ -101,7 +101,10 @@ export interface LotSpec {
  * account, `costMicros` (what was posted), `transferId`, and for ruble-billed lines `costRubMicro` and
  * `fxRateRubMicro` from the lots that paid.
  */
-export type UsageLine = Omit<UsageRecord, 'accountId' | 'costMicros' | 'transferId' | 'costRubMicro' | 'fxRateRubMicro'>;
+export type UsageLine = Omit<
+  UsageRecord,
+  'accountId' | 'costMicros' | 'transferId' | 'costRubMicro' | 'fxRateRubMicro'
+>;
 
 /** What a posting charged: the amount, what the platform absorbed beyond it, and the usage line written. */
 export interface Posting {

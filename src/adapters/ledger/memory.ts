@@ -1,10 +1,10 @@
 import type { UsageRecord } from '../usage-log/index.js';
 import type { DailyIncrement, MemoryUsageLogStore } from '../usage-log/memory.js';
-import { lotDeltas, type LotSlice } from './allocation-plan.js';
+import { type LotSlice, lotDeltas } from './allocation-plan.js';
 import { BatchingLedger, type BatchingOptions, type LedgerEngine, type OpResult } from './batching-ledger.js';
 import type { Entry } from './entries.js';
 import type { Allocation, Balance, Lot, LotSpec, Micros } from './index.js';
-import { applyOp, expireDue, BatchTotals, type Book, type LedgerOp } from './operations.js';
+import { applyOp, BatchTotals, type Book, expireDue, type LedgerOp } from './operations.js';
 
 interface Cell {
   available: Micros;

@@ -4,30 +4,30 @@
  * operation makes all of its checks and plans before its first write, so one that refuses or throws has
  * written nothing (the memory engine relies on it; SQL engines also have their transaction).
  */
-import type { UsageRecord } from '../usage-log/index.js';
-import { rollUp, type DailyIncrement } from '../usage-log/memory.js';
+
 import { usdMicrosToRubMicro } from '../../domain/money.js';
-import { planConsumption, planRestore, type LotSlice } from './allocation-plan.js';
+import type { UsageRecord } from '../usage-log/index.js';
+import { type DailyIncrement, rollUp } from '../usage-log/memory.js';
+import { type LotSlice, planConsumption, planRestore } from './allocation-plan.js';
 import {
   assertPayee,
   cappedAt,
   decidePending,
   decideRelease,
   decideSettle,
+  type Entry,
   expiredAnswer,
   isRefundable,
   isSameRequest,
   isTransfer,
   newEntry,
+  type ReplayKey,
   refundableMicros,
   storedUsage,
   toHold,
   toTransfer,
-  type Entry,
-  type ReplayKey,
 } from './entries.js';
 import {
-  SYSTEM_ACCOUNTS,
   type Allocation,
   type CaptureOutcome,
   type ExtendOutcome,
@@ -38,6 +38,7 @@ import {
   type Payee,
   type ReleaseOutcome,
   type SettleOutcome,
+  SYSTEM_ACCOUNTS,
   type TransferOutcome,
   type UsageLine,
 } from './index.js';
@@ -46,10 +47,29 @@ import {
 export type LedgerOp =
   | { op: 'hold'; id: string; accountId: string; amountMicros: Micros; nowMs: number; expiresAtMs: number }
   | { op: 'settle'; holdId: string; amountMicros: Micros; nowMs: number; usage: UsageLine | null }
-  | { op: 'capture'; id: string; holdId: string; amountMicros: Micros; capMicros: Micros; nowMs: number; usage: UsageLine | null; payee: Payee | null }
+  | {
+      op: 'capture';
+      id: string;
+      holdId: string;
+      amountMicros: Micros;
+      capMicros: Micros;
+      nowMs: number;
+      usage: UsageLine | null;
+      payee: Payee | null;
+    }
   | { op: 'release'; holdId: string; nowMs: number }
   | { op: 'extend'; holdId: string; expiresAtMs: number; nowMs: number }
-  | { op: 'debit'; id: string; accountId: string; amountMicros: Micros; nowMs: number; memo: string; usage: UsageLine | null; allowShortfall: boolean; payee: Payee | null }
+  | {
+      op: 'debit';
+      id: string;
+      accountId: string;
+      amountMicros: Micros;
+      nowMs: number;
+      memo: string;
+      usage: UsageLine | null;
+      allowShortfall: boolean;
+      payee: Payee | null;
+    }
   | { op: 'credit'; id: string; accountId: string; amountMicros: Micros; nowMs: number; memo: string; lot: LotSpec }
   | { op: 'refund'; id: string; refundOf: string; amountMicros: Micros; nowMs: number; memo: string };
 
@@ -99,7 +119,8 @@ export class BatchTotals {
 
   /** One write per system account touched, in a fixed order (README.md lock order), and per roll-up row. */
   writeTo(book: Book): void {
-    for (const accountId of [...this.deltas.keys()].sort()) book.moveBalance(accountId, this.deltas.get(accountId)!, 0n);
+    for (const accountId of [...this.deltas.keys()].sort())
+      book.moveBalance(accountId, this.deltas.get(accountId)!, 0n);
     if (this.usage.length > 0) book.addDaily(rollUp(this.usage));
   }
 }
@@ -139,10 +160,17 @@ export function rublesOf(allocations: readonly Allocation[]): bigint {
 }
 
 /** The usage line as stored: completed from the posting (index.ts UsageLine). */
-function usageRecord(line: UsageLine, accountId: string, transferId: string, costMicros: Micros, plan: readonly Allocation[]): UsageRecord {
+function usageRecord(
+  line: UsageLine,
+  accountId: string,
+  transferId: string,
+  costMicros: Micros,
+  plan: readonly Allocation[],
+): UsageRecord {
   const costRubMicro = line.billedInRub ? rublesOf(plan) : null;
   // The rate effectively applied, cost_rub / cost_usd half-up (SPEC 2.6 fx_rate_rub).
-  const fxRateRubMicro = costRubMicro !== null && costMicros > 0n ? (costRubMicro * 1_000_000n + costMicros / 2n) / costMicros : null;
+  const fxRateRubMicro =
+    costRubMicro !== null && costMicros > 0n ? (costRubMicro * 1_000_000n + costMicros / 2n) / costMicros : null;
   return storedUsage(line, { accountId, transferId, costMicros, costRubMicro, fxRateRubMicro });
 }
 
@@ -155,7 +183,13 @@ function written(book: Book, totals: BatchTotals, usage: UsageRecord): void {
 /** What the platform absorbed beyond a charge (README.md "A hold is a ceiling"): losses → revenue. */
 function postLoss(book: Book, totals: BatchTotals, chargeId: string, lossMicros: Micros, nowMs: number): void {
   if (lossMicros === 0n) return;
-  const input = { id: `loss:${chargeId}`, accountId: SYSTEM_ACCOUNTS.losses, amountMicros: lossMicros, nowMs, memo: `absorbed beyond ${chargeId}` };
+  const input = {
+    id: `loss:${chargeId}`,
+    accountId: SYSTEM_ACCOUNTS.losses,
+    amountMicros: lossMicros,
+    nowMs,
+    memo: `absorbed beyond ${chargeId}`,
+  };
   book.insertEntry(newEntry(input, 'loss'));
   totals.add(SYSTEM_ACCOUNTS.losses, -lossMicros);
   totals.add(SYSTEM_ACCOUNTS.revenue, lossMicros);
@@ -165,7 +199,14 @@ function postLoss(book: Book, totals: BatchTotals, chargeId: string, lossMicros:
 function fund(book: Book, e: Entry, lot: LotSpec): void {
   book.insertEntry(e);
   book.moveBalance(e.accountId, e.amountMicros, 0n);
-  book.insertLot({ id: e.id, accountId: e.accountId, ...lot, amountMicros: e.amountMicros, remainingMicros: e.amountMicros, createdAtMs: e.createdAtMs });
+  book.insertLot({
+    id: e.id,
+    accountId: e.accountId,
+    ...lot,
+    amountMicros: e.amountMicros,
+    remainingMicros: e.amountMicros,
+    createdAtMs: e.createdAtMs,
+  });
 }
 
 /**
@@ -176,23 +217,39 @@ function payOut(book: Book, chargeId: string, payee: Payee | null, taken: Micros
   if (payee === null) return 0n;
   const paid = cappedAt(payee.amountMicros, taken);
   if (paid === 0n) return 0n;
-  const input = { id: `earning:${chargeId}`, accountId: payee.accountId, amountMicros: paid, nowMs, memo: `earning from ${chargeId}` };
+  const input = {
+    id: `earning:${chargeId}`,
+    accountId: payee.accountId,
+    amountMicros: paid,
+    nowMs,
+    memo: `earning from ${chargeId}`,
+  };
   fund(book, newEntry(input, 'credit'), payee.lot);
   return paid;
 }
 
-const insufficient = (availableMicros: Micros) => ({ ok: false, reason: 'insufficient_balance', availableMicros }) as const;
+const insufficient = (availableMicros: Micros) =>
+  ({ ok: false, reason: 'insufficient_balance', availableMicros }) as const;
 const conflict = { ok: false, reason: 'idempotency_conflict' } as const;
 
 function hold(book: Book, op: Extract<LedgerOp, { op: 'hold' }>): HoldOutcome {
   const existing = book.entry(op.id);
   if (existing) {
-    const same = isSameRequest(existing, { kind: 'hold', accountId: op.accountId, amountMicros: op.amountMicros }, null);
+    const same = isSameRequest(
+      existing,
+      { kind: 'hold', accountId: op.accountId, amountMicros: op.amountMicros },
+      null,
+    );
     return same ? { ok: true, hold: toHold(existing), replayed: true } : conflict;
   }
   const available = book.balance(op.accountId)?.available ?? 0n;
   if (available < op.amountMicros) return insufficient(available);
-  const e = newEntry(op, 'hold', { status: 'pending', postedMicros: null, expiresAtMs: op.expiresAtMs, postedAtMs: null });
+  const e = newEntry(op, 'hold', {
+    status: 'pending',
+    postedMicros: null,
+    expiresAtMs: op.expiresAtMs,
+    postedAtMs: null,
+  });
   book.insertEntry(e);
   book.moveBalance(op.accountId, -op.amountMicros, op.amountMicros);
   return { ok: true, hold: toHold(e), replayed: false };
@@ -204,7 +261,15 @@ function settle(book: Book, op: Extract<LedgerOp, { op: 'settle' }>, totals: Bat
   const e = decision.entry;
   const posted = cappedAt(op.amountMicros, e.amountMicros);
   const plan = posted > 0n ? planConsumption(e.accountId, book.spendableLots(e.accountId), posted) : [];
-  const settled: Entry = { ...e, status: 'posted', postedMicros: posted, spendMicros: posted, resolvedAtMs: op.nowMs, postedAtMs: op.nowMs, allocations: plan };
+  const settled: Entry = {
+    ...e,
+    status: 'posted',
+    postedMicros: posted,
+    spendMicros: posted,
+    resolvedAtMs: op.nowMs,
+    postedAtMs: op.nowMs,
+    allocations: plan,
+  };
   const usage = op.usage === null ? null : usageRecord(op.usage, e.accountId, e.id, posted, plan);
   if (usage !== null) written(book, totals, usage);
   book.updateEntry(settled);
@@ -217,7 +282,8 @@ function settle(book: Book, op: Extract<LedgerOp, { op: 'settle' }>, totals: Bat
 
 function capture(book: Book, op: Extract<LedgerOp, { op: 'capture' }>, totals: BatchTotals): CaptureOutcome {
   const existing = book.entry(op.id);
-  if (existing) return replayTransfer(book, existing, { kind: 'capture', holdId: op.holdId, amountMicros: op.amountMicros });
+  if (existing)
+    return replayTransfer(book, existing, { kind: 'capture', holdId: op.holdId, amountMicros: op.amountMicros });
   const target = book.entry(op.holdId);
   // The account charged is the hold's, known only here: a payee naming it is the caller's bug, as for a debit.
   if (op.payee !== null && target?.kind === 'hold') assertPayee(op.payee, target.accountId);
@@ -226,8 +292,19 @@ function capture(book: Book, op: Extract<LedgerOp, { op: 'capture' }>, totals: B
   const held = decision.entry;
   const posted = cappedAt(cappedAt(op.amountMicros, op.capMicros), held.amountMicros);
   const plan = posted > 0n ? planConsumption(held.accountId, book.spendableLots(held.accountId), posted) : [];
-  const input = { id: op.id, accountId: held.accountId, amountMicros: op.amountMicros, nowMs: op.nowMs, memo: `captured from ${held.id}` };
-  const e = newEntry(input, 'capture', { postedMicros: posted, spendMicros: posted, holdId: held.id, allocations: plan });
+  const input = {
+    id: op.id,
+    accountId: held.accountId,
+    amountMicros: op.amountMicros,
+    nowMs: op.nowMs,
+    memo: `captured from ${held.id}`,
+  };
+  const e = newEntry(input, 'capture', {
+    postedMicros: posted,
+    spendMicros: posted,
+    holdId: held.id,
+    allocations: plan,
+  });
   const usage = op.usage === null ? null : usageRecord(op.usage, held.accountId, e.id, posted, plan);
   if (usage !== null) written(book, totals, usage);
   book.insertEntry(e);
@@ -238,7 +315,13 @@ function capture(book: Book, op: Extract<LedgerOp, { op: 'capture' }>, totals: B
   const paid = payOut(book, e.id, op.payee, posted, op.nowMs);
   totals.add(SYSTEM_ACCOUNTS.revenue, posted - paid);
   postLoss(book, totals, e.id, op.amountMicros - posted, op.nowMs);
-  return { ok: true, transfer: toTransfer({ ...e, kind: 'capture' }), replayed: false, lossMicros: op.amountMicros - posted, usage };
+  return {
+    ok: true,
+    transfer: toTransfer({ ...e, kind: 'capture' }),
+    replayed: false,
+    lossMicros: op.amountMicros - posted,
+    usage,
+  };
 }
 
 function release(book: Book, op: Extract<LedgerOp, { op: 'release' }>): ReleaseOutcome {
@@ -259,7 +342,8 @@ function extend(book: Book, op: Extract<LedgerOp, { op: 'extend' }>): ExtendOutc
 
 function debit(book: Book, op: Extract<LedgerOp, { op: 'debit' }>, totals: BatchTotals): TransferOutcome {
   const existing = book.entry(op.id);
-  if (existing) return replayTransfer(book, existing, { kind: 'debit', accountId: op.accountId, amountMicros: op.amountMicros });
+  if (existing)
+    return replayTransfer(book, existing, { kind: 'debit', accountId: op.accountId, amountMicros: op.amountMicros });
   const available = book.balance(op.accountId)?.available ?? 0n;
   if (available < op.amountMicros && !op.allowShortfall) return insufficient(available);
   const taken = available < op.amountMicros ? available : op.amountMicros;
@@ -274,12 +358,24 @@ function debit(book: Book, op: Extract<LedgerOp, { op: 'debit' }>, totals: Batch
   const paid = payOut(book, e.id, op.payee, taken, op.nowMs);
   totals.add(SYSTEM_ACCOUNTS.revenue, taken - paid);
   postLoss(book, totals, e.id, op.amountMicros - taken, op.nowMs);
-  return { ok: true, transfer: toTransfer({ ...e, kind: 'debit' }), replayed: false, lossMicros: op.amountMicros - taken, usage };
+  return {
+    ok: true,
+    transfer: toTransfer({ ...e, kind: 'debit' }),
+    replayed: false,
+    lossMicros: op.amountMicros - taken,
+    usage,
+  };
 }
 
 function credit(book: Book, op: Extract<LedgerOp, { op: 'credit' }>, totals: BatchTotals): TransferOutcome {
   const existing = book.entry(op.id);
-  if (existing) return replayTransfer(book, existing, { kind: 'credit', accountId: op.accountId, amountMicros: op.amountMicros, lot: op.lot });
+  if (existing)
+    return replayTransfer(book, existing, {
+      kind: 'credit',
+      accountId: op.accountId,
+      amountMicros: op.amountMicros,
+      lot: op.lot,
+    });
   const e = newEntry(op, 'credit');
   fund(book, e, op.lot);
   totals.add(SYSTEM_ACCOUNTS.deposits, -op.amountMicros);
@@ -290,11 +386,16 @@ function refund(book: Book, op: Extract<LedgerOp, { op: 'refund' }>, totals: Bat
   const target = book.entry(op.refundOf);
   if (!isRefundable(target)) return { ok: false, reason: 'transfer_not_found' };
   const existing = book.entry(op.id);
-  if (existing) return replayTransfer(book, existing, { kind: 'refund', refundOf: target.id, amountMicros: op.amountMicros });
+  if (existing)
+    return replayTransfer(book, existing, { kind: 'refund', refundOf: target.id, amountMicros: op.amountMicros });
   if (op.amountMicros > refundableMicros(target)) return { ok: false, reason: 'exceeds_refundable' };
   const { consumed, earlier } = book.refundAllocations(target.id);
   const plan = planRestore(consumed, earlier, op.amountMicros);
-  const e = newEntry({ ...op, accountId: target.accountId }, 'refund', { refundOf: target.id, spendMicros: -op.amountMicros, allocations: plan });
+  const e = newEntry({ ...op, accountId: target.accountId }, 'refund', {
+    refundOf: target.id,
+    spendMicros: -op.amountMicros,
+    allocations: plan,
+  });
   book.insertEntry(e);
   book.updateEntry({ ...target, refundedMicros: target.refundedMicros + op.amountMicros });
   book.moveBalance(target.accountId, op.amountMicros, 0n);
@@ -304,14 +405,22 @@ function refund(book: Book, op: Extract<LedgerOp, { op: 'refund' }>, totals: Bat
 }
 
 /** The answer to a transfer id seen before: its original outcome, or a conflict (the answers transfers and captures share). */
-function replayTransfer(book: Book, existing: Entry, key: ReplayKey): Extract<TransferOutcome & CaptureOutcome, { ok: true }> | typeof conflict {
+function replayTransfer(
+  book: Book,
+  existing: Entry,
+  key: ReplayKey,
+): Extract<TransferOutcome & CaptureOutcome, { ok: true }> | typeof conflict {
   const lot = key.kind === 'credit' && existing.kind === 'credit' ? book.lotSpec(existing.id) : null;
   if (!isTransfer(existing) || !isSameRequest(existing, key, lot)) return conflict;
   return { ok: true, transfer: toTransfer(existing), replayed: true, lossMicros: 0n, usage: null };
 }
 
 /** A decision not to act on a hold: its answer, or, for a hold found due, the expiry done on the spot (README.md). */
-function notActing<O>(book: Book, decision: { act: 'answer'; outcome: O } | { act: 'expire'; entry: Entry }, nowMs: number): O | ReturnType<typeof expiredAnswer> {
+function notActing<O>(
+  book: Book,
+  decision: { act: 'answer'; outcome: O } | { act: 'expire'; entry: Entry },
+  nowMs: number,
+): O | ReturnType<typeof expiredAnswer> {
   if (decision.act === 'answer') return decision.outcome;
   resolve(book, decision.entry, 'expired', nowMs);
   return expiredAnswer();

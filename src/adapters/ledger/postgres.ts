@@ -2,10 +2,19 @@ import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
 import type { UsageRecord } from '../usage-log/index.js';
 import { BatchingLedger, type BatchingOptions, type LedgerEngine, type OpResult } from './batching-ledger.js';
-import { storedUsage, toHold, toTransfer, type Entry } from './entries.js';
+import { type Entry, storedUsage, toHold, toTransfer } from './entries.js';
 import type { Balance, Lot, Micros } from './index.js';
 import type { LedgerOp, OpOutcome } from './operations.js';
-import { micros, toAllocation, toEntry, toLot, LOT_COLUMNS, type AllocationRow, type EntryRow, type LotRow } from './sql-rows.js';
+import {
+  type AllocationRow,
+  type EntryRow,
+  LOT_COLUMNS,
+  type LotRow,
+  micros,
+  toAllocation,
+  toEntry,
+  toLot,
+} from './sql-rows.js';
 
 /** What `ledger_apply` answers per operation (migration 0005): the operations.ts outcome, as JSON. */
 interface Answer {
@@ -26,7 +35,9 @@ const EXPIRE = { name: 'ledger_expire', text: 'SELECT ledger_expire($1, $2) AS c
 
 /** The part of knex's pg client that lends out its pooled connections (typed `any` by knex). */
 interface PgPool {
-  acquireConnection(): Promise<{ query<R>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }> }>;
+  acquireConnection(): Promise<{
+    query<R>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
+  }>;
   releaseConnection(connection: unknown): Promise<void>;
 }
 
@@ -36,8 +47,13 @@ const ATTEMPTS = 3;
 
 /** An operation as JSON: amounts as decimal strings (exact), a usage line's metadata as the text it is stored as. */
 function toWire(op: LedgerOp): unknown {
-  const usage = 'usage' in op && op.usage !== null ? { ...op.usage, metadata: JSON.stringify(op.usage.metadata) } : undefined;
-  return JSON.parse(JSON.stringify(usage === undefined ? op : { ...op, usage }, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)));
+  const usage =
+    'usage' in op && op.usage !== null ? { ...op.usage, metadata: JSON.stringify(op.usage.metadata) } : undefined;
+  return JSON.parse(
+    JSON.stringify(usage === undefined ? op : { ...op, usage }, (_key, value: unknown) =>
+      typeof value === 'bigint' ? value.toString() : value,
+    ),
+  );
 }
 
 const entryOf = (json: NonNullable<Answer['entry']>): Entry => toEntry(json, json.allocations.map(toAllocation));
@@ -47,14 +63,22 @@ function usageOf(op: LedgerOp, entry: Entry, answer: Answer): UsageRecord | null
   if (!('usage' in op) || op.usage === null || !answer.usage) return null;
   const { costMicros, costRubMicro, fxRateRubMicro } = answer.usage;
   const nullable = (v: number | null) => (v === null ? null : micros(v));
-  return storedUsage(op.usage, { accountId: entry.accountId, transferId: entry.id, costMicros: micros(costMicros), costRubMicro: nullable(costRubMicro), fxRateRubMicro: nullable(fxRateRubMicro) });
+  return storedUsage(op.usage, {
+    accountId: entry.accountId,
+    transferId: entry.id,
+    costMicros: micros(costMicros),
+    costRubMicro: nullable(costRubMicro),
+    fxRateRubMicro: nullable(fxRateRubMicro),
+  });
 }
 
 /** The JSON answer as the typed outcome the TypeScript engines give for the same operation. */
 function toOutcome(op: LedgerOp, answer: Answer): OpOutcome {
   if (!answer.ok) {
-    if (answer.reason === 'insufficient_balance') return { ok: false, reason: 'insufficient_balance', availableMicros: micros(answer.availableMicros ?? 0) };
-    if (answer.reason === 'hold_not_pending') return { ok: false, reason: 'hold_not_pending', status: answer.status as Entry['status'] };
+    if (answer.reason === 'insufficient_balance')
+      return { ok: false, reason: 'insufficient_balance', availableMicros: micros(answer.availableMicros ?? 0) };
+    if (answer.reason === 'hold_not_pending')
+      return { ok: false, reason: 'hold_not_pending', status: answer.status as Entry['status'] };
     return { ok: false, reason: answer.reason } as OpOutcome;
   }
   const entry = entryOf(answer.entry!);
@@ -89,11 +113,14 @@ class PostgresEngine implements LedgerEngine {
     const payload = JSON.stringify(ops.map(toWire));
     const rows = await this.retrying(() => this.query<{ results: Answer[] }>(APPLY, [payload]));
     const answers = rows[0]!.results;
-    if (answers.length !== ops.length) throw new Error(`ledger: ${ops.length} operations but ${answers.length} answers`);
+    if (answers.length !== ops.length)
+      throw new Error(`ledger: ${ops.length} operations but ${answers.length} answers`);
     // A caller bug fails its operation alone, as the TypeScript engines' RangeError does (operations.ts).
     return ops.map((op, i): OpResult => {
       const answer = answers[i]!;
-      return answer.rangeError === undefined ? { ok: true, outcome: toOutcome(op, answer) } : { ok: false, error: new RangeError(answer.rangeError) };
+      return answer.rangeError === undefined
+        ? { ok: true, outcome: toOutcome(op, answer) }
+        : { ok: false, error: new RangeError(answer.rangeError) };
     });
   }
 
@@ -107,16 +134,24 @@ class PostgresEngine implements LedgerEngine {
     if (!row) return null;
     const allocations =
       row.status === 'posted'
-        ? ((await this.knex('ledger_allocations').select('lot_id', 'amount_micros', 'fx_rate_rub_micro').where('transfer_id', id).orderBy('seq')) as AllocationRow[])
+        ? ((await this.knex('ledger_allocations')
+            .select('lot_id', 'amount_micros', 'fx_rate_rub_micro')
+            .where('transfer_id', id)
+            .orderBy('seq')) as AllocationRow[])
         : [];
     return toEntry(row, allocations.map(toAllocation));
   }
 
   async balance(accountId: string): Promise<Balance> {
-    const row = (await this.knex('ledger_balances').select('available_micros', 'held_micros').where('account_id', accountId).first()) as
-      | { available_micros: bigint; held_micros: bigint }
-      | undefined;
-    return { accountId, availableMicros: row ? micros(row.available_micros) : 0n, heldMicros: row ? micros(row.held_micros) : 0n };
+    const row = (await this.knex('ledger_balances')
+      .select('available_micros', 'held_micros')
+      .where('account_id', accountId)
+      .first()) as { available_micros: bigint; held_micros: bigint } | undefined;
+    return {
+      accountId,
+      availableMicros: row ? micros(row.available_micros) : 0n,
+      heldMicros: row ? micros(row.held_micros) : 0n,
+    };
   }
 
   async listLots(accountId: string): Promise<Lot[]> {
@@ -132,12 +167,16 @@ class PostgresEngine implements LedgerEngine {
     const query = this.knex('ledger_transfers').where('account_id', accountId).whereNotNull('posted_at_ms');
     if (range.fromMs !== undefined) void query.andWhere('posted_at_ms', '>=', range.fromMs);
     if (range.toMs !== undefined) void query.andWhere('posted_at_ms', '<', range.toMs);
-    const row = (await query.select(this.knex.raw('COALESCE(SUM(spend_micros), 0) AS total')).first()) as { total: bigint | string };
+    const row = (await query.select(this.knex.raw('COALESCE(SUM(spend_micros), 0) AS total')).first()) as {
+      total: bigint | string;
+    };
     return micros(row.total);
   }
 
   async sumOfAllBalances(): Promise<Micros> {
-    const row = (await this.knex('ledger_balances').select(this.knex.raw('COALESCE(SUM(available_micros + held_micros), 0) AS total')).first()) as {
+    const row = (await this.knex('ledger_balances')
+      .select(this.knex.raw('COALESCE(SUM(available_micros + held_micros), 0) AS total'))
+      .first()) as {
       total: bigint | string;
     };
     return micros(row.total);

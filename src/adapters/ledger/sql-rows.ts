@@ -10,7 +10,8 @@ type Int = number | bigint | string;
 
 export function micros(v: Int): Micros {
   // A number beyond 2^53 has already lost money: fail loudly rather than round (SQLite returns plain numbers).
-  if (typeof v === 'number' && !Number.isSafeInteger(v)) throw new RangeError(`ledger: unsafe integer ${v} read from the database`);
+  if (typeof v === 'number' && !Number.isSafeInteger(v))
+    throw new RangeError(`ledger: unsafe integer ${v} read from the database`);
   return BigInt(v);
 }
 
@@ -53,7 +54,15 @@ export interface LotRow {
   created_at_ms: Int;
 }
 
-export const LOT_COLUMNS = ['id', 'account_id', 'currency', 'amount_micros', 'remaining_micros', 'fx_rate_rub_micro', 'created_at_ms'];
+export const LOT_COLUMNS = [
+  'id',
+  'account_id',
+  'currency',
+  'amount_micros',
+  'remaining_micros',
+  'fx_rate_rub_micro',
+  'created_at_ms',
+];
 
 export function toEntry(row: EntryRow, allocations: Allocation[]): Entry {
   return {

@@ -7,18 +7,19 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { UsageRecord } from '../usage-log/index.js';
 import type { DailyIncrement } from '../usage-log/memory.js';
 import { rollupRow, usageRow } from '../usage-log/sql.js';
-import { lotDeltas, type LotSlice } from './allocation-plan.js';
+import { type LotSlice, lotDeltas } from './allocation-plan.js';
 import type { Entry } from './entries.js';
 import type { Allocation, Lot, LotSpec, Micros } from './index.js';
 import type { Book } from './operations.js';
-import { toAllocation, toEntry, toRow, type AllocationRow, type EntryRow } from './sql-rows.js';
+import { type AllocationRow, type EntryRow, toAllocation, toEntry, toRow } from './sql-rows.js';
 
 type Statement = BetterSqlite3.Statement;
 
 /** Reads that carry money: safeIntegers makes every integer column a bigint, so no amount is rounded. */
 const MONEY_READS = {
   entry: 'SELECT * FROM ledger_transfers WHERE id = ?',
-  allocations: 'SELECT lot_id, amount_micros, fx_rate_rub_micro FROM ledger_allocations WHERE transfer_id = ? ORDER BY seq',
+  allocations:
+    'SELECT lot_id, amount_micros, fx_rate_rub_micro FROM ledger_allocations WHERE transfer_id = ? ORDER BY seq',
   // A charge's allocations and those of its refunds so far.
   refundAllocations:
     'SELECT a.transfer_id, a.lot_id, a.amount_micros, a.fx_rate_rub_micro FROM ledger_allocations a ' +
@@ -29,7 +30,8 @@ const MONEY_READS = {
   spendableLots:
     'SELECT id, account_id, currency, amount_micros, remaining_micros, fx_rate_rub_micro, created_at_ms FROM ledger_lots ' +
     'WHERE account_id = ? AND remaining_micros > 0 ORDER BY created_at_ms, seq',
-  dueHolds: "SELECT * FROM ledger_transfers WHERE status = 'pending' AND expires_at_ms <= @now ORDER BY expires_at_ms LIMIT @limit",
+  dueHolds:
+    "SELECT * FROM ledger_transfers WHERE status = 'pending' AND expires_at_ms <= @now ORDER BY expires_at_ms LIMIT @limit",
   postedSpend:
     'SELECT COALESCE(SUM(spend_micros), 0) AS total FROM ledger_transfers ' +
     'WHERE account_id = @account AND posted_at_ms IS NOT NULL AND posted_at_ms >= @from AND posted_at_ms < @to',
@@ -41,8 +43,22 @@ const ENTRY_COLUMNS =
 const USAGE_COLUMNS =
   'id, account_id, key_id, request_id, model, kind, endpoint, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, ' +
   'total_tokens, cost_micros, transfer_id, billed_in_rub, cost_rub_micro, fx_rate_rub_micro, created_at_ms, duration_ms, metadata';
-const DAILY_SUMS = ['requests', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'reasoning_tokens', 'total_tokens', 'cost_micros', 'billed_rub_micro', 'unbilled_cost_micros'];
-const named = (columns: string) => columns.split(', ').map((c) => `@${c}`).join(', ');
+const DAILY_SUMS = [
+  'requests',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'reasoning_tokens',
+  'total_tokens',
+  'cost_micros',
+  'billed_rub_micro',
+  'unbilled_cost_micros',
+];
+const named = (columns: string) =>
+  columns
+    .split(', ')
+    .map((c) => `@${c}`)
+    .join(', ');
 
 const WRITES = {
   insertEntry: `INSERT INTO ledger_transfers (${ENTRY_COLUMNS}) VALUES (${named(ENTRY_COLUMNS)})`,
@@ -56,8 +72,10 @@ const WRITES = {
     'WHERE id = @id AND (status IS NOT @status OR expires_at_ms IS NOT @expires_at_ms OR resolved_at_ms IS NOT @resolved_at_ms OR posted_at_ms IS NOT @posted_at_ms)',
   // An update, and an insert only for a new account: an upsert would check the CHECK constraints against the
   // delta as if it were the new row, refusing a debit of an existing balance.
-  moveBalance: 'UPDATE ledger_balances SET available_micros = available_micros + @available, held_micros = held_micros + @held WHERE account_id = @account',
-  insertBalance: 'INSERT INTO ledger_balances (account_id, available_micros, held_micros) VALUES (@account, @available, @held)',
+  moveBalance:
+    'UPDATE ledger_balances SET available_micros = available_micros + @available, held_micros = held_micros + @held WHERE account_id = @account',
+  insertBalance:
+    'INSERT INTO ledger_balances (account_id, available_micros, held_micros) VALUES (@account, @available, @held)',
   insertLot:
     'INSERT INTO ledger_lots (id, account_id, currency, amount_micros, remaining_micros, fx_rate_rub_micro, created_at_ms) ' +
     'VALUES (@id, @account, @currency, @amount, @remaining, @rate, @at)',
@@ -130,12 +148,24 @@ export class SqliteBook implements Book {
   }
 
   spendableLots(accountId: string): LotSlice[] {
-    const rows = this.s.spendableLots.all(accountId) as { id: string; remaining_micros: bigint; fx_rate_rub_micro: bigint }[];
+    const rows = this.s.spendableLots.all(accountId) as {
+      id: string;
+      remaining_micros: bigint;
+      fx_rate_rub_micro: bigint;
+    }[];
     return rows.map((r) => ({ id: r.id, remainingMicros: r.remaining_micros, fxRateRubMicro: r.fx_rate_rub_micro }));
   }
 
   insertLot(lot: Lot): void {
-    const { id, accountId: account, currency, amountMicros: amount, remainingMicros: remaining, fxRateRubMicro: rate, createdAtMs: at } = lot;
+    const {
+      id,
+      accountId: account,
+      currency,
+      amountMicros: amount,
+      remainingMicros: remaining,
+      fxRateRubMicro: rate,
+      createdAtMs: at,
+    } = lot;
     this.s.insertLot.run({ id, account, currency, amount, remaining, rate, at });
   }
 
@@ -156,13 +186,22 @@ export class SqliteBook implements Book {
 
   /** Records a plan as the transfer's allocations, in order. */
   insertAllocations(transferId: string, plan: readonly Allocation[]): void {
-    plan.forEach((a, seq) => this.s.insertAllocation.run({ transfer: transferId, seq, lot: a.lotId, amount: a.amountMicros, rate: a.fxRateRubMicro }));
+    plan.forEach((a, seq) =>
+      this.s.insertAllocation.run({
+        transfer: transferId,
+        seq,
+        lot: a.lotId,
+        amount: a.amountMicros,
+        rate: a.fxRateRubMicro,
+      }),
+    );
   }
 
   refundAllocations(refundOf: string): { consumed: Allocation[]; earlier: Allocation[] } {
     const consumed: Allocation[] = [];
     const earlier: Allocation[] = [];
-    for (const r of this.s.refundAllocations.all({ id: refundOf }) as AllocationRow[]) (r.transfer_id === refundOf ? consumed : earlier).push(toAllocation(r));
+    for (const r of this.s.refundAllocations.all({ id: refundOf }) as AllocationRow[])
+      (r.transfer_id === refundOf ? consumed : earlier).push(toAllocation(r));
     return { consumed, earlier };
   }
 
@@ -182,7 +221,8 @@ export class SqliteBook implements Book {
 
   /** An entry with its allocations (only posted entries have any, so others skip the query). */
   private withAllocations(row: EntryRow): Entry {
-    const allocations = row.status === 'posted' ? (this.s.allocations.all(row.id) as AllocationRow[]).map(toAllocation) : [];
+    const allocations =
+      row.status === 'posted' ? (this.s.allocations.all(row.id) as AllocationRow[]).map(toAllocation) : [];
     return toEntry(row, allocations);
   }
 }

@@ -5,9 +5,9 @@ import { BatchBook } from './batch-book.js';
 import { BatchingLedger, type BatchingOptions, type LedgerEngine, type OpResult } from './batching-ledger.js';
 import type { Entry } from './entries.js';
 import type { Balance, Lot, Micros } from './index.js';
-import { applyOp, expireDue, BatchTotals, type LedgerOp } from './operations.js';
+import { applyOp, BatchTotals, expireDue, type LedgerOp } from './operations.js';
+import { type LotRow, toLot } from './sql-rows.js';
 import { preparedFor, type SqliteBook } from './sqlite-book.js';
-import { toLot, type LotRow } from './sql-rows.js';
 
 /** The part of knex's client that lends out its pooled connection (typed `any` by knex). */
 export interface PoolClient {

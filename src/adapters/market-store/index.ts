@@ -77,7 +77,13 @@ export interface OfferQuery {
 
 export type InstanceStatus = 'pending' | 'running' | 'offline' | 'stopped' | 'terminated';
 export type DesiredStatus = 'running' | 'stopped' | 'terminated';
-export type StatusReason = 'user' | 'insufficient_balance' | 'host_offline' | 'plan_expired' | 'error' | 'start_timeout';
+export type StatusReason =
+  | 'user'
+  | 'insufficient_balance'
+  | 'host_offline'
+  | 'plan_expired'
+  | 'error'
+  | 'start_timeout';
 
 export interface InstanceRecord {
   id: string;
@@ -177,7 +183,9 @@ export interface InstanceChange {
 }
 
 /** `volume_elsewhere`: the instance's volume is gone, or pinned to another machine (by a concurrent placement). */
-export type PlaceOutcome = { ok: true; instance: InstanceRecord } | { ok: false; reason: 'gpus_taken' | 'volume_elsewhere' };
+export type PlaceOutcome =
+  | { ok: true; instance: InstanceRecord }
+  | { ok: false; reason: 'gpus_taken' | 'volume_elsewhere' };
 export type ChangeOutcome = { ok: true; instance: InstanceRecord } | { ok: false; reason: 'stale' | 'gpus_taken' };
 
 export interface MarketStore {
@@ -187,7 +195,10 @@ export interface MarketStore {
   addMachine(machine: MachineRecord): Promise<void>;
   getMachine(id: string): Promise<MachineRecord | null>;
   listMachines(providerAccountId: string): Promise<MachineRecord[]>;
-  updateMachine(id: string, patch: Partial<Omit<MachineRecord, 'id' | 'providerAccountId' | 'gpuCount' | 'createdAtMs'>>): Promise<MachineRecord | null>;
+  updateMachine(
+    id: string,
+    patch: Partial<Omit<MachineRecord, 'id' | 'providerAccountId' | 'gpuCount' | 'createdAtMs'>>,
+  ): Promise<MachineRecord | null>;
   /** Listed, online, available machines with at least `minFreeGpus` free GPUs matching the query, cheapest first. */
   searchOffers(query: OfferQuery): Promise<{ offers: OfferRecord[]; total: number }>;
   freeGpus(machineId: string): Promise<number>;
@@ -284,7 +295,9 @@ export interface SettlementFields {
 }
 
 /** A settlement recorded (before it is posted), or the provider's share of one posted. */
-export type SettlementWrite<R extends SettlementFields = SettlementFields> = { recorded: R } | { posted: { seq: number; providerMicros: bigint } };
+export type SettlementWrite<R extends SettlementFields = SettlementFields> =
+  | { recorded: R }
+  | { posted: { seq: number; providerMicros: bigint } };
 
 export interface VolumeSettlementRecord extends SettlementFields {
   volumeId: number;
@@ -298,7 +311,9 @@ export interface VolumeChange {
 export type RemoveVolumeOutcome = { ok: true; volume: VolumeRecord } | { ok: false; reason: 'in_use' | 'not_found' };
 
 export interface VolumeStore {
-  create(volume: Pick<VolumeRecord, 'accountId' | 'name' | 'sizeGb' | 'priceMicrosPerGbMonth' | 'createdAtMs'>): Promise<VolumeRecord>;
+  create(
+    volume: Pick<VolumeRecord, 'accountId' | 'name' | 'sizeGb' | 'priceMicrosPerGbMonth' | 'createdAtMs'>,
+  ): Promise<VolumeRecord>;
   get(id: number): Promise<VolumeRecord | null>;
   /** An account's volumes, deleted ones included, newest first. */
   list(accountId: string, limit: number, offset: number): Promise<VolumeRecord[]>;

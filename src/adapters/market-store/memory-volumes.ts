@@ -9,7 +9,18 @@ export class MemoryVolumeStore implements VolumeStore {
   constructor(private readonly isAttached: (volumeId: number) => boolean) {}
 
   async create(v: Parameters<VolumeStore['create']>[0]): Promise<VolumeRecord> {
-    const volume: VolumeRecord = { ...v, id: this.nextId++, machineId: null, providerAccountId: null, deletedAtMs: null, settledUntilMs: v.createdAtMs, chargedMicros: 0n, settleSeq: 0, pendingChargeMicros: 0n, version: 1 };
+    const volume: VolumeRecord = {
+      ...v,
+      id: this.nextId++,
+      machineId: null,
+      providerAccountId: null,
+      deletedAtMs: null,
+      settledUntilMs: v.createdAtMs,
+      chargedMicros: 0n,
+      settleSeq: 0,
+      pendingChargeMicros: 0n,
+      version: 1,
+    };
     this.volumes.set(volume.id, volume);
     return { ...volume };
   }
@@ -28,12 +39,19 @@ export class MemoryVolumeStore implements VolumeStore {
   }
 
   async onMachine(machineId: string): Promise<VolumeRecord[]> {
-    return [...this.volumes.values()].filter((v) => v.machineId === machineId && v.deletedAtMs === null).map((v) => ({ ...v }));
+    return [...this.volumes.values()]
+      .filter((v) => v.machineId === machineId && v.deletedAtMs === null)
+      .map((v) => ({ ...v }));
   }
 
   async billable(settledBeforeMs: number, limit: number): Promise<VolumeRecord[]> {
     return [...this.volumes.values()]
-      .filter((v) => (v.deletedAtMs === null && v.settledUntilMs < settledBeforeMs) || v.pendingChargeMicros > 0n || (v.deletedAtMs !== null && v.settledUntilMs < v.deletedAtMs))
+      .filter(
+        (v) =>
+          (v.deletedAtMs === null && v.settledUntilMs < settledBeforeMs) ||
+          v.pendingChargeMicros > 0n ||
+          (v.deletedAtMs !== null && v.settledUntilMs < v.deletedAtMs),
+      )
       .sort((a, b) => a.settledUntilMs - b.settledUntilMs || a.id - b.id)
       .slice(0, limit)
       .map((v) => ({ ...v }));
@@ -43,7 +61,8 @@ export class MemoryVolumeStore implements VolumeStore {
   pin(volumeId: number, machineId: string, providerAccountId: string): boolean {
     const v = this.volumes.get(volumeId);
     if (v === undefined || v.deletedAtMs !== null || (v.machineId !== null && v.machineId !== machineId)) return false;
-    if (v.machineId === null) this.volumes.set(volumeId, { ...v, machineId, providerAccountId, version: v.version + 1 });
+    if (v.machineId === null)
+      this.volumes.set(volumeId, { ...v, machineId, providerAccountId, version: v.version + 1 });
     return true;
   }
 

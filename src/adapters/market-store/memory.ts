@@ -1,5 +1,5 @@
+import { gpuNameKey } from '../../domain/market/gpu-names.js';
 import type {
-  SettlementRecord,
   BurstOrderRecord,
   ChangeOutcome,
   InstanceChange,
@@ -11,8 +11,8 @@ import type {
   OfferRecord,
   PlaceOutcome,
   ProviderSettlement,
+  SettlementRecord,
 } from './index.js';
-import { gpuNameKey } from '../../domain/market/gpu-names.js';
 import { MemoryVolumeStore } from './memory-volumes.js';
 import { MINUTE_MS, RELIABILITY_WINDOW_MINUTES, reliabilityBp } from './reliability.js';
 
@@ -25,7 +25,11 @@ const SORT_KEYS: Record<OfferQuery['sort'], (o: OfferRecord) => number | bigint>
   '-reliability': (o) => -o.reliabilityBp,
 };
 
-const copyMachine = (m: MachineRecord): MachineRecord => ({ ...m, discountsBp: { ...m.discountsBp }, priceRise: m.priceRise === null ? null : { ...m.priceRise, discountsBp: { ...m.priceRise.discountsBp } } });
+const copyMachine = (m: MachineRecord): MachineRecord => ({
+  ...m,
+  discountsBp: { ...m.discountsBp },
+  priceRise: m.priceRise === null ? null : { ...m.priceRise, discountsBp: { ...m.priceRise.discountsBp } },
+});
 
 /** The in-memory twin of the market store (tests, and the conformance suite's reference). */
 export class MemoryMarketStore implements MarketStore {
@@ -39,12 +43,17 @@ export class MemoryMarketStore implements MarketStore {
   private readonly uptime = new Map<string, Set<number>>();
   /** What each instance held before its last release. */
   private readonly lastGpus = new Map<string, number[]>();
-  readonly volumes = new MemoryVolumeStore((volumeId) => [...this.instances.values()].some((i) => i.volumeId === volumeId && i.desiredStatus !== 'terminated'));
+  readonly volumes = new MemoryVolumeStore((volumeId) =>
+    [...this.instances.values()].some((i) => i.volumeId === volumeId && i.desiredStatus !== 'terminated'),
+  );
 
   async addMachine(machine: MachineRecord): Promise<void> {
     if (this.machines.has(machine.id)) throw new Error(`machine ${machine.id} exists`);
     this.machines.set(machine.id, copyMachine(machine));
-    this.gpus.set(machine.id, Array.from({ length: machine.gpuCount }, () => null));
+    this.gpus.set(
+      machine.id,
+      Array.from({ length: machine.gpuCount }, () => null),
+    );
   }
 
   async getMachine(id: string): Promise<MachineRecord | null> {
@@ -53,7 +62,9 @@ export class MemoryMarketStore implements MarketStore {
   }
 
   async listMachines(providerAccountId: string): Promise<MachineRecord[]> {
-    return [...this.machines.values()].filter((m) => m.providerAccountId === providerAccountId).sort((a, b) => a.createdAtMs - b.createdAtMs || a.id.localeCompare(b.id));
+    return [...this.machines.values()]
+      .filter((m) => m.providerAccountId === providerAccountId)
+      .sort((a, b) => a.createdAtMs - b.createdAtMs || a.id.localeCompare(b.id));
   }
 
   async updateMachine(id: string, patch: Parameters<MarketStore['updateMachine']>[1]): Promise<MachineRecord | null> {
@@ -94,7 +105,13 @@ export class MemoryMarketStore implements MarketStore {
 
   async applyPriceRises(nowMs: number): Promise<void> {
     for (const [id, m] of this.machines) {
-      if (m.priceRise !== null && m.priceRise.atMs <= nowMs) this.machines.set(id, { ...m, pricePerGpuHourMicros: m.priceRise.pricePerGpuHourMicros, discountsBp: m.priceRise.discountsBp, priceRise: null });
+      if (m.priceRise !== null && m.priceRise.atMs <= nowMs)
+        this.machines.set(id, {
+          ...m,
+          pricePerGpuHourMicros: m.priceRise.pricePerGpuHourMicros,
+          discountsBp: m.priceRise.discountsBp,
+          priceRise: null,
+        });
     }
   }
 
@@ -109,14 +126,22 @@ export class MemoryMarketStore implements MarketStore {
   async refreshReliability(nowMs: number): Promise<void> {
     const nowMinute = Math.floor(nowMs / MINUTE_MS);
     for (const [id, m] of this.machines) {
-      const heard = [...(this.uptime.get(id) ?? [])].filter((minute) => minute >= nowMinute - RELIABILITY_WINDOW_MINUTES).length;
-      this.machines.set(id, { ...m, reliabilityBp: reliabilityBp(heard, nowMinute - Math.floor(m.createdAtMs / MINUTE_MS)) });
+      const heard = [...(this.uptime.get(id) ?? [])].filter(
+        (minute) => minute >= nowMinute - RELIABILITY_WINDOW_MINUTES,
+      ).length;
+      this.machines.set(id, {
+        ...m,
+        reliabilityBp: reliabilityBp(heard, nowMinute - Math.floor(m.createdAtMs / MINUTE_MS)),
+      });
     }
   }
 
   async place(instance: Omit<InstanceRecord, 'gpuIndexes' | 'version'>): Promise<PlaceOutcome> {
     if (!this.take(instance.machineId, instance.id, instance.gpuCount)) return { ok: false, reason: 'gpus_taken' };
-    if (instance.volumeId !== null && !this.volumes.pin(instance.volumeId, instance.machineId, instance.providerAccountId)) {
+    if (
+      instance.volumeId !== null &&
+      !this.volumes.pin(instance.volumeId, instance.machineId, instance.providerAccountId)
+    ) {
       this.free(instance.machineId, instance.id);
       return { ok: false, reason: 'volume_elsewhere' };
     }
@@ -128,7 +153,9 @@ export class MemoryMarketStore implements MarketStore {
 
   private take(machineId: string, instanceId: string, count: number, exactly?: number[]): boolean {
     const slots = this.gpus.get(machineId) ?? [];
-    const free = slots.flatMap((holder, idx) => (holder === null && (exactly === undefined || exactly.includes(idx)) ? [idx] : [])).slice(0, count);
+    const free = slots
+      .flatMap((holder, idx) => (holder === null && (exactly === undefined || exactly.includes(idx)) ? [idx] : []))
+      .slice(0, count);
     if (free.length < count) return false;
     for (const idx of free) slots[idx] = instanceId;
     return true;
@@ -154,7 +181,9 @@ export class MemoryMarketStore implements MarketStore {
   }
 
   async pendingCount(accountId: string): Promise<number> {
-    return [...this.instances.values()].filter((i) => i.accountId === accountId && i.status === 'pending' && i.desiredStatus === 'running').length;
+    return [...this.instances.values()].filter(
+      (i) => i.accountId === accountId && i.status === 'pending' && i.desiredStatus === 'running',
+    ).length;
   }
 
   async staleInstances(status: 'pending' | 'offline', beforeMs: number, limit: number): Promise<InstanceRecord[]> {
@@ -198,13 +227,23 @@ export class MemoryMarketStore implements MarketStore {
 
   async providerSettlements(providerAccountId: string, fromMs: number, toMs: number): Promise<ProviderSettlement[]> {
     return [...this.settled, ...this.volumes.settled]
-      .filter((r) => r.providerAccountId === providerAccountId && r.providerMicros !== null && r.atMs >= fromMs && r.atMs < toMs)
+      .filter(
+        (r) =>
+          r.providerAccountId === providerAccountId && r.providerMicros !== null && r.atMs >= fromMs && r.atMs < toMs,
+      )
       .sort((a, b) => a.atMs - b.atMs)
-      .map((r) => ({ machineId: r.machineId!, chargedMicros: r.chargedMicros, providerMicros: r.providerMicros, atMs: r.atMs }));
+      .map((r) => ({
+        machineId: r.machineId!,
+        chargedMicros: r.chargedMicros,
+        providerMicros: r.providerMicros,
+        atMs: r.atMs,
+      }));
   }
 
   async runningInstances(accountId: string): Promise<InstanceRecord[]> {
-    return [...this.instances.values()].filter((i) => i.accountId === accountId && i.status === 'running').map((i) => this.view(i));
+    return [...this.instances.values()]
+      .filter((i) => i.accountId === accountId && i.status === 'running')
+      .map((i) => this.view(i));
   }
 
   async holdsToRenew(nowMs: number, limit: number): Promise<InstanceRecord[]> {
@@ -216,19 +255,26 @@ export class MemoryMarketStore implements MarketStore {
   }
 
   async wantedRunning(accountId: string): Promise<InstanceRecord[]> {
-    return [...this.instances.values()].filter((i) => i.accountId === accountId && i.desiredStatus === 'running').map((i) => this.view(i));
+    return [...this.instances.values()]
+      .filter((i) => i.accountId === accountId && i.desiredStatus === 'running')
+      .map((i) => this.view(i));
   }
 
   async change(id: string, version: number, change: InstanceChange): Promise<ChangeOutcome> {
     const current = this.instances.get(id);
     if (current === undefined || current.version !== version) return { ok: false, reason: 'stale' };
     const last = this.lastGpus.get(id);
-    if (change.gpus === 'acquire' && !this.take(current.machineId, id, current.gpuCount, last !== undefined && last.length > 0 ? last : undefined)) return { ok: false, reason: 'gpus_taken' };
+    if (
+      change.gpus === 'acquire' &&
+      !this.take(current.machineId, id, current.gpuCount, last !== undefined && last.length > 0 ? last : undefined)
+    )
+      return { ok: false, reason: 'gpus_taken' };
     if (change.gpus === 'release') {
       this.lastGpus.set(id, this.view(current).gpuIndexes);
       this.free(current.machineId, id);
     }
-    if (change.settlement !== undefined && 'recorded' in change.settlement) this.settled.push({ ...change.settlement.recorded });
+    if (change.settlement !== undefined && 'recorded' in change.settlement)
+      this.settled.push({ ...change.settlement.recorded });
     if (change.settlement !== undefined && 'posted' in change.settlement) {
       const { seq, providerMicros } = change.settlement.posted;
       const row = this.settled.find((r) => r.instanceId === id && r.seq === seq);
@@ -236,7 +282,12 @@ export class MemoryMarketStore implements MarketStore {
     }
     const next = { ...current, ...change.patch, version: version + 1 };
     this.instances.set(id, next);
-    if (next.status !== current.status || next.desiredStatus !== current.desiredStatus || next.statusReason !== current.statusReason) this.addEvent(next);
+    if (
+      next.status !== current.status ||
+      next.desiredStatus !== current.desiredStatus ||
+      next.statusReason !== current.statusReason
+    )
+      this.addEvent(next);
     return { ok: true, instance: this.view(next) };
   }
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { RemoveVolumeOutcome, VolumeChange, VolumeRecord, VolumeStore } from './index.js';
-import { big, num, numOrNull, rowOf, type Row } from './sql-rows.js';
+import { big, num, numOrNull, type Row, rowOf } from './sql-rows.js';
 import { writeSettlement } from './sql-settlements.js';
 
 /** The columns a volume's settlement changes. */
@@ -33,13 +33,22 @@ const volumeOf = (r: Row): VolumeRecord => ({
  * is deleted or on another machine. The update takes the volume's row lock (PostgreSQL), so a concurrent `remove`
  * either sees the instance or has already marked the volume deleted.
  */
-export async function pinVolume(trx: Knex.Transaction, volumeId: number, machineId: string, providerAccountId: string): Promise<boolean> {
+export async function pinVolume(
+  trx: Knex.Transaction,
+  volumeId: number,
+  machineId: string,
+  providerAccountId: string,
+): Promise<boolean> {
   const pinned = await trx('volumes')
     .where({ id: volumeId })
     .whereNull('deleted_at_ms')
     .where((w) => void w.whereNull('machine_id').orWhere('machine_id', machineId))
     // Pinning changes who a settlement pays: a settlement recorded meanwhile must lose its compare-and-set.
-    .update({ machine_id: machineId, provider_account_id: providerAccountId, version: trx.raw('CASE WHEN machine_id IS NULL THEN version + 1 ELSE version END') });
+    .update({
+      machine_id: machineId,
+      provider_account_id: providerAccountId,
+      version: trx.raw('CASE WHEN machine_id IS NULL THEN version + 1 ELSE version END'),
+    });
   return pinned === 1;
 }
 
@@ -78,12 +87,21 @@ export class SqlVolumeStore implements VolumeStore {
   }
 
   async list(accountId: string, limit: number, offset: number): Promise<VolumeRecord[]> {
-    const rows = (await this.knex('volumes').where({ account_id: accountId }).orderBy([{ column: 'created_at_ms', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset)) as Row[];
+    const rows = (await this.knex('volumes')
+      .where({ account_id: accountId })
+      .orderBy([
+        { column: 'created_at_ms', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit)
+      .offset(offset)) as Row[];
     return rows.map(volumeOf);
   }
 
   async onMachine(machineId: string): Promise<VolumeRecord[]> {
-    return ((await this.knex('volumes').where({ machine_id: machineId }).whereNull('deleted_at_ms').orderBy('id')) as Row[]).map(volumeOf);
+    return (
+      (await this.knex('volumes').where({ machine_id: machineId }).whereNull('deleted_at_ms').orderBy('id')) as Row[]
+    ).map(volumeOf);
   }
 
   async billable(settledBeforeMs: number, limit: number): Promise<VolumeRecord[]> {
@@ -114,9 +132,15 @@ export class SqlVolumeStore implements VolumeStore {
       if (row === undefined) return { ok: false, reason: 'not_found' } as const;
       const volume = volumeOf(row);
       if (volume.deletedAtMs !== null) return { ok: true, volume } as const;
-      const attached = (await trx('instances').where({ volume_id: id }).whereNot({ desired_status: 'terminated' }).count({ n: '*' }).first()) as { n: number | string | bigint };
+      const attached = (await trx('instances')
+        .where({ volume_id: id })
+        .whereNot({ desired_status: 'terminated' })
+        .count({ n: '*' })
+        .first()) as { n: number | string | bigint };
       if (num(attached.n) > 0) return { ok: false, reason: 'in_use' } as const;
-      await trx('volumes').where({ id }).update({ deleted_at_ms: atMs, version: volume.version + 1 });
+      await trx('volumes')
+        .where({ id })
+        .update({ deleted_at_ms: atMs, version: volume.version + 1 });
       return { ok: true, volume: (await this.read(trx, id))! } as const;
     });
   }

@@ -1,12 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
 import { gpuNameKey } from '../../domain/market/gpu-names.js';
-import { MINUTE_MS, RELIABILITY_WINDOW_MINUTES, reliabilityBp } from './reliability.js';
-import { big, num, numOrNull, rowOf, type Row } from './sql-rows.js';
-import { writeSettlement } from './sql-settlements.js';
-import { pinVolume, SqlVolumeStore } from './sql-volumes.js';
 import type {
-  SettlementRecord,
   BurstOrderRecord,
   ChangeOutcome,
   InstanceChange,
@@ -18,7 +13,12 @@ import type {
   OfferRecord,
   PlaceOutcome,
   ProviderSettlement,
+  SettlementRecord,
 } from './index.js';
+import { MINUTE_MS, RELIABILITY_WINDOW_MINUTES, reliabilityBp } from './reliability.js';
+import { big, num, numOrNull, type Row, rowOf } from './sql-rows.js';
+import { writeSettlement } from './sql-settlements.js';
+import { pinVolume, SqlVolumeStore } from './sql-volumes.js';
 
 const machineOf = (r: Row): MachineRecord => ({
   id: r.id as string,
@@ -42,7 +42,15 @@ const machineOf = (r: Row): MachineRecord => ({
   priceRise:
     r.rise_at_ms === null || r.rise_at_ms === undefined
       ? null
-      : { pricePerGpuHourMicros: big(r.rise_price_micros), discountsBp: { day: num(r.rise_day_discount_bp), week: num(r.rise_week_discount_bp), month: num(r.rise_month_discount_bp) }, atMs: num(r.rise_at_ms) },
+      : {
+          pricePerGpuHourMicros: big(r.rise_price_micros),
+          discountsBp: {
+            day: num(r.rise_day_discount_bp),
+            week: num(r.rise_week_discount_bp),
+            month: num(r.rise_month_discount_bp),
+          },
+          atMs: num(r.rise_at_ms),
+        },
   createdAtMs: num(r.created_at_ms),
 });
 
@@ -69,7 +77,12 @@ const MACHINE_COLUMNS: Record<keyof Omit<MachineRecord, 'discountsBp' | 'priceRi
 
 function machineRow(m: Partial<MachineRecord>): Row {
   const row = rowOf(m, MACHINE_COLUMNS);
-  if (m.discountsBp !== undefined) Object.assign(row, { day_discount_bp: m.discountsBp.day, week_discount_bp: m.discountsBp.week, month_discount_bp: m.discountsBp.month });
+  if (m.discountsBp !== undefined)
+    Object.assign(row, {
+      day_discount_bp: m.discountsBp.day,
+      week_discount_bp: m.discountsBp.week,
+      month_discount_bp: m.discountsBp.month,
+    });
   if (m.priceRise !== undefined) Object.assign(row, riseRow(m.priceRise));
   return row;
 }
@@ -159,10 +172,12 @@ const burstOrderOf = (r: Row): BurstOrderRecord => ({
   dockerImage: r.docker_image as string,
   tiers: [
     { gpuName: r.primary_gpu as string, maxPricePerGpuHourMicros: priceOrNull(r.primary_max_price_micros) },
-    ...(JSON.parse(r.extra_gpus as string) as { gpuName: string; maxPricePerGpuHourMicros: string | null }[]).map((t) => ({
-      gpuName: t.gpuName,
-      maxPricePerGpuHourMicros: priceOrNull(t.maxPricePerGpuHourMicros),
-    })),
+    ...(JSON.parse(r.extra_gpus as string) as { gpuName: string; maxPricePerGpuHourMicros: string | null }[]).map(
+      (t) => ({
+        gpuName: t.gpuName,
+        maxPricePerGpuHourMicros: priceOrNull(t.maxPricePerGpuHourMicros),
+      }),
+    ),
   ],
   gpuCount: num(r.gpu_count),
   diskGb: num(r.disk_gb),
@@ -211,7 +226,11 @@ export class SqlMarketStore implements MarketStore {
   async addMachine(machine: MachineRecord): Promise<void> {
     await this.knex.transaction(async (trx) => {
       await trx('machines').insert(machineRow(machine));
-      const gpus = Array.from({ length: machine.gpuCount }, (_, idx) => ({ machine_id: machine.id, idx, instance_id: null }));
+      const gpus = Array.from({ length: machine.gpuCount }, (_, idx) => ({
+        machine_id: machine.id,
+        idx,
+        instance_id: null,
+      }));
       await trx('machine_gpus').insert(gpus);
     });
   }
@@ -222,7 +241,9 @@ export class SqlMarketStore implements MarketStore {
   }
 
   async listMachines(providerAccountId: string): Promise<MachineRecord[]> {
-    const rows = (await this.knex('machines').where({ provider_account_id: providerAccountId }).orderBy([{ column: 'created_at_ms' }, { column: 'id' }])) as Row[];
+    const rows = (await this.knex('machines')
+      .where({ provider_account_id: providerAccountId })
+      .orderBy([{ column: 'created_at_ms' }, { column: 'id' }])) as Row[];
     return rows.map(machineOf);
   }
 
@@ -233,7 +254,12 @@ export class SqlMarketStore implements MarketStore {
   }
 
   async searchOffers(q: OfferQuery): Promise<{ offers: OfferRecord[]; total: number }> {
-    const free = this.knex('machine_gpus').select('machine_id').count({ free_gpus: '*' }).whereNull('instance_id').groupBy('machine_id').as('f');
+    const free = this.knex('machine_gpus')
+      .select('machine_id')
+      .count({ free_gpus: '*' })
+      .whereNull('instance_id')
+      .groupBy('machine_id')
+      .as('f');
     const base = this.knex('machines as m')
       .join(free, 'f.machine_id', 'm.id')
       .where('m.listed', true)
@@ -246,17 +272,26 @@ export class SqlMarketStore implements MarketStore {
       base.whereRaw(`replace(upper(m.gpu_name), '_', '') in (${keys.map(() => '?').join(', ')})`, keys);
     }
     if (q.minVramGb !== undefined) base.where('m.vram_gb', '>=', q.minVramGb);
-    if (q.maxPricePerGpuHourMicros !== undefined) base.where('m.price_per_gpu_hour_micros', '<=', q.maxPricePerGpuHourMicros.toString());
+    if (q.maxPricePerGpuHourMicros !== undefined)
+      base.where('m.price_per_gpu_hour_micros', '<=', q.maxPricePerGpuHourMicros.toString());
     if (q.locations !== undefined) base.whereIn('m.location', q.locations);
     if (q.verifiedOnly) base.where('m.verification', 'verified');
     const counted = (await base.clone().count({ n: '*' }).first()) as { n: number | string | bigint };
     const [column, order] = SORTS[q.sort];
-    const rows = (await base.select('m.*', 'f.free_gpus').orderBy([{ column: `m.${column}`, order }, { column: 'm.id' }]).limit(q.limit).offset(q.offset)) as Row[];
+    const rows = (await base
+      .select('m.*', 'f.free_gpus')
+      .orderBy([{ column: `m.${column}`, order }, { column: 'm.id' }])
+      .limit(q.limit)
+      .offset(q.offset)) as Row[];
     return { offers: rows.map((r) => ({ ...machineOf(r), freeGpus: num(r.free_gpus) })), total: num(counted.n) };
   }
 
   async freeGpus(machineId: string): Promise<number> {
-    const row = (await this.knex('machine_gpus').where({ machine_id: machineId }).whereNull('instance_id').count({ n: '*' }).first()) as { n: number | string | bigint };
+    const row = (await this.knex('machine_gpus')
+      .where({ machine_id: machineId })
+      .whereNull('instance_id')
+      .count({ n: '*' })
+      .first()) as { n: number | string | bigint };
     return num(row.n);
   }
 
@@ -275,17 +310,31 @@ export class SqlMarketStore implements MarketStore {
   }
 
   async recordUptime(machineId: string, minute: number): Promise<void> {
-    await this.knex('machine_uptime').insert({ machine_id: machineId, minute }).onConflict(['machine_id', 'minute']).ignore();
+    await this.knex('machine_uptime')
+      .insert({ machine_id: machineId, minute })
+      .onConflict(['machine_id', 'minute'])
+      .ignore();
   }
 
   async refreshReliability(nowMs: number): Promise<void> {
     const nowMinute = Math.floor(nowMs / MINUTE_MS);
     await this.knex.transaction(async (trx) => {
-      await trx('machine_uptime').where('minute', '<', nowMinute - RELIABILITY_WINDOW_MINUTES).delete();
-      const heard = new Map(((await trx('machine_uptime').select('machine_id').count({ n: '*' }).groupBy('machine_id')) as Row[]).map((r) => [r.machine_id as string, num(r.n)]));
+      await trx('machine_uptime')
+        .where('minute', '<', nowMinute - RELIABILITY_WINDOW_MINUTES)
+        .delete();
+      const heard = new Map(
+        ((await trx('machine_uptime').select('machine_id').count({ n: '*' }).groupBy('machine_id')) as Row[]).map(
+          (r) => [r.machine_id as string, num(r.n)],
+        ),
+      );
       for (const m of (await trx('machines').select('id', 'created_at_ms')) as Row[]) {
-        const bp = reliabilityBp(heard.get(m.id as string) ?? 0, nowMinute - Math.floor(num(m.created_at_ms) / MINUTE_MS));
-        await trx('machines').where({ id: m.id as string }).update({ reliability_bp: bp });
+        const bp = reliabilityBp(
+          heard.get(m.id as string) ?? 0,
+          nowMinute - Math.floor(num(m.created_at_ms) / MINUTE_MS),
+        );
+        await trx('machines')
+          .where({ id: m.id as string })
+          .update({ reliability_bp: bp });
       }
     });
   }
@@ -295,7 +344,11 @@ export class SqlMarketStore implements MarketStore {
       return await this.knex.transaction(async (trx) => {
         const taken = await this.takeGpus(trx, instance.machineId, instance.id, instance.gpuCount);
         if (taken === null) return { ok: false, reason: 'gpus_taken' } as const;
-        if (instance.volumeId !== null && !(await pinVolume(trx, instance.volumeId, instance.machineId, instance.providerAccountId))) throw VOLUME_ELSEWHERE;
+        if (
+          instance.volumeId !== null &&
+          !(await pinVolume(trx, instance.volumeId, instance.machineId, instance.providerAccountId))
+        )
+          throw VOLUME_ELSEWHERE;
         const record: InstanceRecord = { ...instance, gpuIndexes: taken, version: 1 };
         await trx('instances').insert(instanceRow(record));
         await this.addEvent(trx, record);
@@ -311,13 +364,28 @@ export class SqlMarketStore implements MarketStore {
    * Takes `count` free GPUs of a machine for an instance, or none. On PostgreSQL rows another transaction is
    * placing are skipped rather than waited for (`SKIP LOCKED`): a busy GPU counts as taken, as it soon will be.
    */
-  private async takeGpus(trx: Knex.Transaction, machineId: string, instanceId: string, count: number, exactly?: number[]): Promise<number[] | null> {
-    const query = trx('machine_gpus').select('idx').where({ machine_id: machineId }).whereNull('instance_id').orderBy('idx').limit(count);
+  private async takeGpus(
+    trx: Knex.Transaction,
+    machineId: string,
+    instanceId: string,
+    count: number,
+    exactly?: number[],
+  ): Promise<number[] | null> {
+    const query = trx('machine_gpus')
+      .select('idx')
+      .where({ machine_id: machineId })
+      .whereNull('instance_id')
+      .orderBy('idx')
+      .limit(count);
     if (exactly !== undefined) query.whereIn('idx', exactly);
     if (this.postgres) query.forUpdate().skipLocked();
     const free = ((await query) as Row[]).map((r) => num(r.idx));
     if (free.length < count) return null;
-    const taken = await trx('machine_gpus').where({ machine_id: machineId }).whereIn('idx', free).whereNull('instance_id').update({ instance_id: instanceId });
+    const taken = await trx('machine_gpus')
+      .where({ machine_id: machineId })
+      .whereIn('idx', free)
+      .whereNull('instance_id')
+      .update({ instance_id: instanceId });
     return taken === count ? free : null;
   }
 
@@ -327,17 +395,27 @@ export class SqlMarketStore implements MarketStore {
 
   async instancesAskedToRun(ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows = (await this.knex('instances').select('id').whereIn('id', [...ids]).where({ desired_status: 'running' })) as Row[];
+    const rows = (await this.knex('instances')
+      .select('id')
+      .whereIn('id', [...ids])
+      .where({ desired_status: 'running' })) as Row[];
     return new Set(rows.map((r) => r.id as string));
   }
 
   async pendingCount(accountId: string): Promise<number> {
-    const row = (await this.knex('instances').where({ account_id: accountId, status: 'pending', desired_status: 'running' }).count({ n: '*' }).first()) as { n: number | string | bigint };
+    const row = (await this.knex('instances')
+      .where({ account_id: accountId, status: 'pending', desired_status: 'running' })
+      .count({ n: '*' })
+      .first()) as { n: number | string | bigint };
     return num(row.n);
   }
 
   async staleInstances(status: 'pending' | 'offline', beforeMs: number, limit: number): Promise<InstanceRecord[]> {
-    const rows = (await this.knex('instances').where({ status, desired_status: 'running' }).where('updated_at_ms', '<', beforeMs).orderBy('updated_at_ms').limit(limit)) as Row[];
+    const rows = (await this.knex('instances')
+      .where({ status, desired_status: 'running' })
+      .where('updated_at_ms', '<', beforeMs)
+      .orderBy('updated_at_ms')
+      .limit(limit)) as Row[];
     return this.withGpus(rows);
   }
 
@@ -354,24 +432,45 @@ export class SqlMarketStore implements MarketStore {
 
   private async withGpus(rows: Row[]): Promise<InstanceRecord[]> {
     if (rows.length === 0) return [];
-    const held = (await this.knex('machine_gpus').select('instance_id', 'idx').whereIn('instance_id', rows.map((r) => r.id as string)).orderBy('idx')) as Row[];
+    const held = (await this.knex('machine_gpus')
+      .select('instance_id', 'idx')
+      .whereIn(
+        'instance_id',
+        rows.map((r) => r.id as string),
+      )
+      .orderBy('idx')) as Row[];
     const byInstance = new Map<string, number[]>();
-    for (const h of held) byInstance.set(h.instance_id as string, [...(byInstance.get(h.instance_id as string) ?? []), num(h.idx)]);
+    for (const h of held)
+      byInstance.set(h.instance_id as string, [...(byInstance.get(h.instance_id as string) ?? []), num(h.idx)]);
     return rows.map((r) => instanceOf(r, byInstance.get(r.id as string) ?? []));
   }
 
   async listInstances(accountId: string, limit: number, offset: number): Promise<InstanceRecord[]> {
-    const rows = (await this.knex('instances').where({ account_id: accountId }).orderBy([{ column: 'created_at_ms', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset)) as Row[];
+    const rows = (await this.knex('instances')
+      .where({ account_id: accountId })
+      .orderBy([
+        { column: 'created_at_ms', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit)
+      .offset(offset)) as Row[];
     return this.withGpus(rows);
   }
 
   async machineInstances(machineId: string): Promise<InstanceRecord[]> {
-    const rows = (await this.knex('instances').where({ machine_id: machineId }).whereNot({ status: 'terminated' }).orderBy('created_at_ms')) as Row[];
+    const rows = (await this.knex('instances')
+      .where({ machine_id: machineId })
+      .whereNot({ status: 'terminated' })
+      .orderBy('created_at_ms')) as Row[];
     return this.withGpus(rows);
   }
 
   async activeInstances(limit: number): Promise<InstanceRecord[]> {
-    const rows = (await this.knex('instances').where({ status: 'running' }).orWhere('pending_charge_micros', '>', 0).orderBy('updated_at_ms').limit(limit)) as Row[];
+    const rows = (await this.knex('instances')
+      .where({ status: 'running' })
+      .orWhere('pending_charge_micros', '>', 0)
+      .orderBy('updated_at_ms')
+      .limit(limit)) as Row[];
     return this.withGpus(rows);
   }
 
@@ -380,12 +479,18 @@ export class SqlMarketStore implements MarketStore {
   }
 
   async holdsToRenew(nowMs: number, limit: number): Promise<InstanceRecord[]> {
-    const rows = (await this.knex('instances').whereNotNull('hold_id').where('hold_renew_at_ms', '<=', nowMs).orderBy('hold_renew_at_ms').limit(limit)) as Row[];
+    const rows = (await this.knex('instances')
+      .whereNotNull('hold_id')
+      .where('hold_renew_at_ms', '<=', nowMs)
+      .orderBy('hold_renew_at_ms')
+      .limit(limit)) as Row[];
     return this.withGpus(rows);
   }
 
   async wantedRunning(accountId: string): Promise<InstanceRecord[]> {
-    return this.withGpus((await this.knex('instances').where({ account_id: accountId, desired_status: 'running' })) as Row[]);
+    return this.withGpus(
+      (await this.knex('instances').where({ account_id: accountId, desired_status: 'running' })) as Row[],
+    );
   }
 
   async change(id: string, version: number, change: InstanceChange): Promise<ChangeOutcome> {
@@ -394,19 +499,35 @@ export class SqlMarketStore implements MarketStore {
         const current = await this.readInstance(trx, id);
         if (current === null || current.version !== version) return { ok: false, reason: 'stale' } as const;
         // The versioned update first: on PostgreSQL it locks the row, so the GPUs below are taken for this change only.
-        const updated = await trx('instances').where({ id, version }).update({ ...instanceRow(change.patch), version: version + 1 });
+        const updated = await trx('instances')
+          .where({ id, version })
+          .update({ ...instanceRow(change.patch), version: version + 1 });
         if (updated === 0) return { ok: false, reason: 'stale' } as const;
         if (change.gpus === 'acquire') {
-          const last = JSON.parse(((await trx('instances').select('last_gpu_indexes').where({ id }).first()) as Row).last_gpu_indexes as string) as number[];
-          if ((await this.takeGpus(trx, current.machineId, id, current.gpuCount, last.length > 0 ? last : undefined)) === null) throw GPUS_TAKEN;
+          const last = JSON.parse(
+            ((await trx('instances').select('last_gpu_indexes').where({ id }).first()) as Row)
+              .last_gpu_indexes as string,
+          ) as number[];
+          if (
+            (await this.takeGpus(trx, current.machineId, id, current.gpuCount, last.length > 0 ? last : undefined)) ===
+            null
+          )
+            throw GPUS_TAKEN;
         }
         await writeSettlement(trx, 'rental_settlements', { instance_id: id }, change.settlement);
         if (change.gpus === 'release') {
-          await trx('instances').where({ id }).update({ last_gpu_indexes: JSON.stringify(current.gpuIndexes) });
+          await trx('instances')
+            .where({ id })
+            .update({ last_gpu_indexes: JSON.stringify(current.gpuIndexes) });
           await trx('machine_gpus').where({ instance_id: id }).update({ instance_id: null });
         }
         const next = (await this.readInstance(trx, id))!;
-        if (next.status !== current.status || next.desiredStatus !== current.desiredStatus || next.statusReason !== current.statusReason) await this.addEvent(trx, next);
+        if (
+          next.status !== current.status ||
+          next.desiredStatus !== current.desiredStatus ||
+          next.statusReason !== current.statusReason
+        )
+          await this.addEvent(trx, next);
         return { ok: true, instance: next } as const;
       });
     } catch (err) {
@@ -417,15 +538,31 @@ export class SqlMarketStore implements MarketStore {
 
   async settlements(instanceIds: string[], limit: number): Promise<SettlementRecord[]> {
     if (instanceIds.length === 0) return [];
-    const rows = (await this.knex('rental_settlements').whereIn('instance_id', instanceIds).orderBy([{ column: 'at_ms', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(limit)) as Row[];
+    const rows = (await this.knex('rental_settlements')
+      .whereIn('instance_id', instanceIds)
+      .orderBy([
+        { column: 'at_ms', order: 'desc' },
+        { column: 'seq', order: 'desc' },
+      ])
+      .limit(limit)) as Row[];
     return rows.map(settlementOf);
   }
 
   async providerSettlements(providerAccountId: string, fromMs: number, toMs: number): Promise<ProviderSettlement[]> {
     const posted = (table: string) =>
-      this.knex(table).select('machine_id', 'charged_micros', 'provider_micros', 'at_ms').where({ provider_account_id: providerAccountId }).whereNotNull('provider_micros').where('at_ms', '>=', fromMs).where('at_ms', '<', toMs);
+      this.knex(table)
+        .select('machine_id', 'charged_micros', 'provider_micros', 'at_ms')
+        .where({ provider_account_id: providerAccountId })
+        .whereNotNull('provider_micros')
+        .where('at_ms', '>=', fromMs)
+        .where('at_ms', '<', toMs);
     const rows = (await posted('rental_settlements').unionAll(posted('volume_settlements')).orderBy('at_ms')) as Row[];
-    return rows.map((r) => ({ machineId: r.machine_id as string, chargedMicros: big(r.charged_micros), providerMicros: big(r.provider_micros), atMs: num(r.at_ms) }));
+    return rows.map((r) => ({
+      machineId: r.machine_id as string,
+      chargedMicros: big(r.charged_micros),
+      providerMicros: big(r.provider_micros),
+      atMs: num(r.at_ms),
+    }));
   }
 
   async unplace(id: string): Promise<void> {
@@ -455,7 +592,12 @@ export class SqlMarketStore implements MarketStore {
       primary_gpu: primary!.gpuName,
       primary_max_price_micros: primary!.maxPricePerGpuHourMicros?.toString() ?? null,
       gpu_count: order.gpuCount,
-      extra_gpus: JSON.stringify(extras.map((t) => ({ gpuName: t.gpuName, maxPricePerGpuHourMicros: t.maxPricePerGpuHourMicros?.toString() ?? null }))),
+      extra_gpus: JSON.stringify(
+        extras.map((t) => ({
+          gpuName: t.gpuName,
+          maxPricePerGpuHourMicros: t.maxPricePerGpuHourMicros?.toString() ?? null,
+        })),
+      ),
       disk_gb: order.diskGb,
       pricing_type: order.pricingType,
       volume_id: order.volumeId,
@@ -471,16 +613,27 @@ export class SqlMarketStore implements MarketStore {
   }
 
   async listBurstOrders(accountId: string, limit: number, offset: number): Promise<BurstOrderRecord[]> {
-    const rows = (await this.knex('burst_orders').where({ account_id: accountId }).orderBy([{ column: 'created_at_ms', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset)) as Row[];
+    const rows = (await this.knex('burst_orders')
+      .where({ account_id: accountId })
+      .orderBy([
+        { column: 'created_at_ms', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit)
+      .offset(offset)) as Row[];
     return rows.map(burstOrderOf);
   }
 
   async updateBurstOrder(id: string, patch: Pick<BurstOrderRecord, 'desiredStatus' | 'updatedAtMs'>): Promise<void> {
-    await this.knex('burst_orders').where({ id }).update({ desired_status: patch.desiredStatus, updated_at_ms: patch.updatedAtMs });
+    await this.knex('burst_orders')
+      .where({ id })
+      .update({ desired_status: patch.desiredStatus, updated_at_ms: patch.updatedAtMs });
   }
 
   async orderInstances(orderId: string): Promise<InstanceRecord[]> {
-    const rows = (await this.knex('instances').where({ burst_order_id: orderId }).orderBy([{ column: 'created_at_ms' }, { column: 'id' }])) as Row[];
+    const rows = (await this.knex('instances')
+      .where({ burst_order_id: orderId })
+      .orderBy([{ column: 'created_at_ms' }, { column: 'id' }])) as Row[];
     return this.withGpus(rows);
   }
 
@@ -489,6 +642,12 @@ export class SqlMarketStore implements MarketStore {
   }
 
   private async addEvent(trx: Knex.Transaction, i: InstanceRecord): Promise<void> {
-    await trx('instance_events').insert({ instance_id: i.id, at_ms: i.updatedAtMs, status: i.status, desired_status: i.desiredStatus, reason: i.statusReason });
+    await trx('instance_events').insert({
+      instance_id: i.id,
+      at_ms: i.updatedAtMs,
+      status: i.status,
+      desired_status: i.desiredStatus,
+      reason: i.statusReason,
+    });
   }
 }

@@ -16,7 +16,10 @@ export class AddressPolicy {
 
   /** A comma-separated list of CIDR ranges or single addresses; empty allows nothing extra. */
   static parse(list: string): AddressPolicy {
-    const entries = list.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+    const entries = list
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry.length > 0);
     return new AddressPolicy(entries.map((entry) => (entry.includes('/') ? ipaddr.parseCIDR(entry) : single(entry))));
   }
 
@@ -25,7 +28,8 @@ export class AddressPolicy {
     if (!ipaddr.isValid(host)) return false;
     let address = ipaddr.parse(host);
     if (address instanceof ipaddr.IPv6 && address.isIPv4MappedAddress()) address = address.toIPv4Address();
-    if (this.allowed.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits))) return true;
+    if (this.allowed.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits)))
+      return true;
     // IPv4-compatible IPv6 (::7f00:1) is classed unicast by ipaddr.js but carries an IPv4 address: never public.
     if (address instanceof ipaddr.IPv6 && address.match(IPV4_COMPATIBLE)) return false;
     return address.range() === 'unicast';

@@ -20,7 +20,8 @@ export function guardedAgent(policy: AddressPolicy, connectTimeoutMs: number): A
     dnsLookup(hostname, { ...lookupOptions, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, '', 0);
       const permitted = addresses.filter((a) => policy.permits(a.address));
-      if (permitted.length === 0) return callback(new BlockedAddress(`${hostname} resolves only to refused addresses`), '', 0);
+      if (permitted.length === 0)
+        return callback(new BlockedAddress(`${hostname} resolves only to refused addresses`), '', 0);
       if (lookupOptions.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, permitted);
       callback(null, permitted[0]!.address, permitted[0]!.family);
     });
@@ -40,7 +41,8 @@ export function guardedAgent(policy: AddressPolicy, connectTimeoutMs: number): A
 
 /** An IP literal in a URL is judged before any connection is tried (Node does not look literals up). */
 export function assertPermittedHost(url: URL, policy: AddressPolicy): void {
-  if (AddressPolicy.isLiteral(url.hostname) && !policy.permits(url.hostname)) throw new BlockedAddress(`${url.hostname} is a refused address`);
+  if (AddressPolicy.isLiteral(url.hostname) && !policy.permits(url.hostname))
+    throw new BlockedAddress(`${url.hostname} is a refused address`);
 }
 
 /** Whether `error`, or what it wraps, is a policy refusal. */

@@ -1,4 +1,4 @@
-import { MediaLoadError, type LoadedMedia } from './index.js';
+import { type LoadedMedia, MediaLoadError } from './index.js';
 
 const DATA_URI = /^data:([\w.+-]+\/[\w.+-]+)?((?:;[\w-]+=[^;,]*)*);base64,(.*)$/s;
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
@@ -17,10 +17,17 @@ export function decodeInline(reference: string, maxBytes: number): LoadedMedia {
   const declaredType = match ? (match[1] ?? null) : null;
   const encoded = (match ? (match[3] ?? '') : reference).replace(/\s+/g, '');
   if (encoded.length === 0 || !BASE64.test(encoded) || encoded.length % 4 === 1) {
-    throw new MediaLoadError('undecodable', 'not an http(s) URL, a data URI or base64: send a link, data:<type>;base64,<bytes>, or the bytes in base64');
+    throw new MediaLoadError(
+      'undecodable',
+      'not an http(s) URL, a data URI or base64: send a link, data:<type>;base64,<bytes>, or the bytes in base64',
+    );
   }
-  if (Math.floor((encoded.length * 3) / 4) > maxBytes) throw new MediaLoadError('too_large', `larger than ${maxBytes} bytes`);
-  return { bytes: Buffer.from(encoded, encoded.includes('-') || encoded.includes('_') ? 'base64url' : 'base64'), declaredType };
+  if (Math.floor((encoded.length * 3) / 4) > maxBytes)
+    throw new MediaLoadError('too_large', `larger than ${maxBytes} bytes`);
+  return {
+    bytes: Buffer.from(encoded, encoded.includes('-') || encoded.includes('_') ? 'base64url' : 'base64'),
+    declaredType,
+  };
 }
 
 /** The first `bytes` bytes of loaded media, for a probe. */

@@ -1,4 +1,4 @@
-import { MediaLoadError, type LoadedMedia, type MediaLoader } from './index.js';
+import { type LoadedMedia, MediaLoadError, type MediaLoader } from './index.js';
 import { decodeInline, isRemote, prefixOf } from './inline-media.js';
 
 /** The in-memory twin: URLs from a fixed map (anything else is unreachable), inline media decoded as the real loader does. */
@@ -12,7 +12,8 @@ export class MemoryMediaLoader implements MediaLoader {
     if (!isRemote(reference)) return decodeInline(reference, this.maxBytes);
     const found = this.byUrl.get(reference);
     if (found === undefined) throw new MediaLoadError('unreachable', `${reference}: nothing there`);
-    if (found.bytes.length > this.maxBytes) throw new MediaLoadError('too_large', `${reference}: larger than ${this.maxBytes} bytes`);
+    if (found.bytes.length > this.maxBytes)
+      throw new MediaLoadError('too_large', `${reference}: larger than ${this.maxBytes} bytes`);
     return found;
   }
 

@@ -1,7 +1,7 @@
 import { type Agent, request } from 'undici';
 import type { AddressPolicy } from './address-policy.js';
 import { assertPermittedHost, guardedAgent, isBlocked } from './guarded-agent.js';
-import { MediaLoadError, type LoadedMedia, type MediaLoader } from './index.js';
+import { type LoadedMedia, MediaLoadError, type MediaLoader } from './index.js';
 import { decodeInline, isRemote, prefixOf } from './inline-media.js';
 
 export interface SafeMediaLoaderOptions {
@@ -72,13 +72,20 @@ export class SafeMediaLoader implements MediaLoader {
   async #fetch(first: URL, signal: AbortSignal, read: BodyReader): Promise<LoadedMedia> {
     let url = first;
     for (let hop = 0; ; hop++) {
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new MediaLoadError('unreachable', `${url.protocol} links are not followed`);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw new MediaLoadError('unreachable', `${url.protocol} links are not followed`);
       assertPermittedHost(url, this.options.policy);
-      const response = await request(url, { dispatcher: this.#agent, method: 'GET', signal, headers: { accept: '*/*' } });
+      const response = await request(url, {
+        dispatcher: this.#agent,
+        method: 'GET',
+        signal,
+        headers: { accept: '*/*' },
+      });
       const location = response.headers.location;
       if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string') {
         await response.body.dump();
-        if (hop >= this.options.maxRedirects) throw new MediaLoadError('unreachable', `more than ${this.options.maxRedirects} redirects`);
+        if (hop >= this.options.maxRedirects)
+          throw new MediaLoadError('unreachable', `more than ${this.options.maxRedirects} redirects`);
         url = new URL(location, url);
         continue;
       }
@@ -87,7 +94,10 @@ export class SafeMediaLoader implements MediaLoader {
         throw new MediaLoadError('unreachable', `${url.host} answered ${response.statusCode}`);
       }
       const type = response.headers['content-type'];
-      return { bytes: await read(response.body, Number(response.headers['content-length'] ?? 0)), declaredType: typeof type === 'string' ? type : null };
+      return {
+        bytes: await read(response.body, Number(response.headers['content-length'] ?? 0)),
+        declaredType: typeof type === 'string' ? type : null,
+      };
     }
   }
 
@@ -114,7 +124,11 @@ export class SafeMediaLoader implements MediaLoader {
 /** Whatever a load threw, as the failure it stands for. */
 function asLoadError(err: unknown, signal: AbortSignal): MediaLoadError {
   if (err instanceof MediaLoadError) return err;
-  if (isBlocked(err)) return new MediaLoadError('blocked_address', 'the link points at an address media is not fetched from');
+  if (isBlocked(err))
+    return new MediaLoadError('blocked_address', 'the link points at an address media is not fetched from');
   if (signal.aborted) return new MediaLoadError('timeout', 'the link did not answer in time');
-  return new MediaLoadError('unreachable', `the link could not be fetched: ${err instanceof Error ? err.message : String(err)}`);
+  return new MediaLoadError(
+    'unreachable',
+    `the link could not be fetched: ${err instanceof Error ? err.message : String(err)}`,
+  );
 }

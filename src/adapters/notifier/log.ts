@@ -9,7 +9,10 @@ export class LogNotifier implements Notifier {
   constructor(private readonly logger: Pick<Logger, 'info'>) {}
 
   async send(target: NotifyTarget, text: string): Promise<void> {
-    this.logger.info({ chat_id: target.chatId, alert: text }, 'rental alert (no MESSENGER_BOT_TOKEN: logged, not sent)');
+    this.logger.info(
+      { chat_id: target.chatId, alert: text },
+      'rental alert (no MESSENGER_BOT_TOKEN: logged, not sent)',
+    );
   }
 
   async close(): Promise<void> {}

@@ -11,11 +11,11 @@
  * message's) may.
  */
 import type { Agent } from 'undici';
-import { isRecord } from '../../is-record.js';
 import { Canceller } from '../../cancel-signal.js';
-import { UpstreamError } from '../upstream/index.js';
+import { isRecord } from '../../is-record.js';
 import { createUpstreamAgent, postJson, validateBaseUrl } from '../upstream/http-client.js';
-import { NotifierError, type Notifier, type NotifyTarget } from './index.js';
+import { UpstreamError } from '../upstream/index.js';
+import { type Notifier, NotifierError, type NotifyTarget } from './index.js';
 
 /** One alert is a few hundred bytes; a bot API that has not answered in 10 s is retried at the next run. */
 const SEND_BUDGET_MS = 10_000;
@@ -58,7 +58,8 @@ export class MessengerBotNotifier implements Notifier {
     } catch (err) {
       throw notifierErrorOf(err);
     }
-    if (!isRecord(answer) || answer.ok !== true) throw new NotifierError('the messenger bot API answered 2xx without `ok: true`', false);
+    if (!isRecord(answer) || answer.ok !== true)
+      throw new NotifierError('the messenger bot API answered 2xx without `ok: true`', false);
   }
 
   async close(): Promise<void> {
@@ -71,6 +72,11 @@ function notifierErrorOf(err: unknown): NotifierError {
   const failure = err.failure;
   if (failure.kind !== 'http') return new NotifierError(`messenger bot (${failure.kind}): ${failure.message}`, false);
   const message = `the messenger bot API answered ${failure.status}: ${failure.message}`;
-  if (failure.status === 429) return new NotifierError(message, false, failure.retryAfterSec === undefined ? DEFAULT_RETRY_AFTER_MS : failure.retryAfterSec * 1000);
+  if (failure.status === 429)
+    return new NotifierError(
+      message,
+      false,
+      failure.retryAfterSec === undefined ? DEFAULT_RETRY_AFTER_MS : failure.retryAfterSec * 1000,
+    );
   return new NotifierError(message, PERMANENT_STATUSES.has(failure.status));
 }

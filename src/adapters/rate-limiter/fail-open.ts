@@ -12,7 +12,7 @@
  * A timed-out call may still complete in Redis later; that request is then counted in both the shared and the
  * local window, which errs on the strict side for at most one window.
  */
-import type { RateLimitDecision, RateLimitRequest, RateLimiter } from './index.js';
+import type { RateLimitDecision, RateLimiter, RateLimitRequest } from './index.js';
 
 /** The part of a pino logger this uses. */
 export interface WarnLogger {

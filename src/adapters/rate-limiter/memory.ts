@@ -6,7 +6,13 @@
  * `check` runs synchronously between awaits, so checking both windows and recording in both is atomic within
  * the process, exactly as the Redis script is across processes.
  */
-import { WINDOW_MS, type RateLimitDecision, type RateLimitRequest, type RateLimiter, type WindowState } from './index.js';
+import {
+  type RateLimitDecision,
+  type RateLimiter,
+  type RateLimitRequest,
+  WINDOW_MS,
+  type WindowState,
+} from './index.js';
 
 export interface MemoryRateLimiterOptions {
   /** Length of the sliding window (SPEC 8: 60 s). Tests shorten it. */
@@ -22,7 +28,8 @@ export class MemoryRateLimiter implements RateLimiter {
 
   constructor(options: MemoryRateLimiterOptions = {}) {
     this.#windowMs = options.windowMs ?? WINDOW_MS;
-    if (!Number.isSafeInteger(this.#windowMs) || this.#windowMs <= 0) throw new RangeError(`windowMs must be a positive integer (got ${this.#windowMs})`);
+    if (!Number.isSafeInteger(this.#windowMs) || this.#windowMs <= 0)
+      throw new RangeError(`windowMs must be a positive integer (got ${this.#windowMs})`);
   }
 
   /** Windows currently held in memory (at most those with a request in the last two windows; for metrics and tests). */
@@ -52,7 +59,13 @@ export class MemoryRateLimiter implements RateLimiter {
       record(this.#keys, request.keyId, keyLog, nowMs);
       record(this.#accounts, request.accountId, accountLog, nowMs);
     }
-    return decisionFor(request, verdict, this.#windowMs, { count: keyLog.size, oldestMs: keyLog.oldestMs }, { count: accountLog.size, oldestMs: accountLog.oldestMs });
+    return decisionFor(
+      request,
+      verdict,
+      this.#windowMs,
+      { count: keyLog.size, oldestMs: keyLog.oldestMs },
+      { count: accountLog.size, oldestMs: accountLog.oldestMs },
+    );
   }
 
   /**
@@ -148,13 +161,20 @@ export function verdictFor(keyCount: number, keyLimit: number, accountCount: num
 }
 
 /** Builds the port's answer from both windows' state after the decision. */
-export function decisionFor(request: RateLimitRequest, verdict: Verdict, windowMs: number, key: WindowSnapshot, account: WindowSnapshot): RateLimitDecision {
+export function decisionFor(
+  request: RateLimitRequest,
+  verdict: Verdict,
+  windowMs: number,
+  key: WindowSnapshot,
+  account: WindowSnapshot,
+): RateLimitDecision {
   const keyState = windowState(request.keyLimit, key, request.nowMs, windowMs);
   const accountState = windowState(request.accountLimit, account, request.nowMs, windowMs);
   if (verdict === 'allowed') return { allowed: true, key: keyState, account: accountState };
   const rejecting = verdict === 'key' ? key : account;
   // A window with a limit of 0 rejects with nothing in it: no entry will leave, so hint a full window.
-  const retryAfterMs = rejecting.oldestMs === undefined ? windowMs : msUntilLeaves(rejecting.oldestMs, request.nowMs, windowMs);
+  const retryAfterMs =
+    rejecting.oldestMs === undefined ? windowMs : msUntilLeaves(rejecting.oldestMs, request.nowMs, windowMs);
   return { allowed: false, rejectedBy: verdict, retryAfterMs, key: keyState, account: accountState };
 }
 
@@ -175,7 +195,11 @@ function msUntilLeaves(entryMs: number, nowMs: number, windowMs: number): number
 /** Programmer errors, not rate-limit outcomes: integer epoch ms and non-negative integer limits. */
 export function assertValidRequest(request: RateLimitRequest): void {
   if (!Number.isSafeInteger(request.nowMs)) throw new RangeError(`nowMs must be an integer (got ${request.nowMs})`);
-  for (const [name, limit] of [['keyLimit', request.keyLimit], ['accountLimit', request.accountLimit]] as const) {
-    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`${name} must be a non-negative integer (got ${limit})`);
+  for (const [name, limit] of [
+    ['keyLimit', request.keyLimit],
+    ['accountLimit', request.accountLimit],
+  ] as const) {
+    if (!Number.isSafeInteger(limit) || limit < 0)
+      throw new RangeError(`${name} must be a non-negative integer (got ${limit})`);
   }
 }

@@ -11,9 +11,9 @@
  * to one slot; that would need a hash tag (e.g. `{accountId}`) in both names. A single node is assumed here.
  */
 import { randomBytes } from 'node:crypto';
-import { WINDOW_MS, type RateLimitDecision, type RateLimitRequest, type RateLimiter } from './index.js';
-import { assertValidRequest, decisionFor, type Verdict, type WindowSnapshot } from './memory.js';
 import { RedisScript, type RedisScriptClient, type ScriptOptions } from '../redis/script.js';
+import { type RateLimitDecision, type RateLimiter, type RateLimitRequest, WINDOW_MS } from './index.js';
+import { assertValidRequest, decisionFor, type Verdict, type WindowSnapshot } from './memory.js';
 
 /**
  * KEYS: key window, account window. ARGV: now, cutoff (= now − window), window ms, key limit, account limit,
@@ -74,7 +74,8 @@ export class RedisRateLimiter implements RateLimiter {
     this.#client = client;
     this.#prefix = options.prefix ?? 'rl:';
     this.#windowMs = options.windowMs ?? WINDOW_MS;
-    if (!Number.isSafeInteger(this.#windowMs) || this.#windowMs <= 0) throw new RangeError(`windowMs must be a positive integer (got ${this.#windowMs})`);
+    if (!Number.isSafeInteger(this.#windowMs) || this.#windowMs <= 0)
+      throw new RangeError(`windowMs must be a positive integer (got ${this.#windowMs})`);
   }
 
   /** Optional warm-up at boot (SCRIPT LOAD); without it the first check loads the script through EVAL. */
@@ -88,7 +89,14 @@ export class RedisRateLimiter implements RateLimiter {
     this.#sequence = (this.#sequence + 1) % Number.MAX_SAFE_INTEGER;
     const options: ScriptOptions = {
       keys: [`${this.#prefix}k:${request.keyId}`, `${this.#prefix}a:${request.accountId}`],
-      arguments: [String(nowMs), String(nowMs - this.#windowMs), String(this.#windowMs), String(request.keyLimit), String(request.accountLimit), `${nowMs}-${this.#memberSuffix}-${this.#sequence}`],
+      arguments: [
+        String(nowMs),
+        String(nowMs - this.#windowMs),
+        String(this.#windowMs),
+        String(request.keyLimit),
+        String(request.accountLimit),
+        `${nowMs}-${this.#memberSuffix}-${this.#sequence}`,
+      ],
     };
     const reply = parseReply(await SLIDING_WINDOW.run(this.#client, options));
     return decisionFor(request, reply.verdict, this.#windowMs, reply.key, reply.account);
@@ -96,7 +104,6 @@ export class RedisRateLimiter implements RateLimiter {
 
   /** Nothing to release: the client belongs to the caller. */
   async close(): Promise<void> {}
-
 }
 
 interface ScriptReply {
@@ -109,9 +116,18 @@ function parseReply(reply: unknown): ScriptReply {
   if (!Array.isArray(reply) || reply.length !== 5 || !reply.every((value) => typeof value === 'number')) {
     throw new Error(`unexpected rate-limit script reply: ${JSON.stringify(reply)}`);
   }
-  const [verdictCode, keyCount, accountCount, keyOldest, accountOldest] = reply as [number, number, number, number, number];
+  const [verdictCode, keyCount, accountCount, keyOldest, accountOldest] = reply as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const verdict = VERDICTS[verdictCode];
   if (verdict === undefined) throw new Error(`unexpected rate-limit verdict: ${verdictCode}`);
-  const snapshot = (count: number, oldestMs: number): WindowSnapshot => ({ count, oldestMs: count > 0 ? oldestMs : undefined });
+  const snapshot = (count: number, oldestMs: number): WindowSnapshot => ({
+    count,
+    oldestMs: count > 0 ? oldestMs : undefined,
+  });
   return { verdict, key: snapshot(keyCount, keyOldest), account: snapshot(accountCount, accountOldest) };
 }

@@ -5,14 +5,18 @@ export class MemorySshKeyStore implements SshKeyStore {
   private readonly keys = new Map<string, SshKeyRecord>();
 
   async add(key: SshKeyRecord): Promise<SshKeyRecord> {
-    const same = [...this.keys.values()].find((k) => k.accountId === key.accountId && k.fingerprint === key.fingerprint);
+    const same = [...this.keys.values()].find(
+      (k) => k.accountId === key.accountId && k.fingerprint === key.fingerprint,
+    );
     if (same !== undefined) return { ...same };
     this.keys.set(key.id, { ...key });
     return { ...key };
   }
 
   async list(accountId: string): Promise<SshKeyRecord[]> {
-    return [...this.keys.values()].filter((k) => k.accountId === accountId).sort((a, b) => a.createdAtMs - b.createdAtMs || a.id.localeCompare(b.id));
+    return [...this.keys.values()]
+      .filter((k) => k.accountId === accountId)
+      .sort((a, b) => a.createdAtMs - b.createdAtMs || a.id.localeCompare(b.id));
   }
 
   async remove(accountId: string, id: string): Promise<boolean> {

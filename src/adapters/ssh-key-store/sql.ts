@@ -23,14 +23,27 @@ export class SqlSshKeyStore implements SshKeyStore {
 
   async add(key: SshKeyRecord): Promise<SshKeyRecord> {
     await this.knex('ssh_keys')
-      .insert({ id: key.id, account_id: key.accountId, name: key.name, public_key: key.publicKey, fingerprint: key.fingerprint, created_at_ms: key.createdAtMs })
+      .insert({
+        id: key.id,
+        account_id: key.accountId,
+        name: key.name,
+        public_key: key.publicKey,
+        fingerprint: key.fingerprint,
+        created_at_ms: key.createdAtMs,
+      })
       .onConflict(['account_id', 'fingerprint'])
       .ignore();
-    return keyOf((await this.knex('ssh_keys').where({ account_id: key.accountId, fingerprint: key.fingerprint }).first()) as Row);
+    return keyOf(
+      (await this.knex('ssh_keys').where({ account_id: key.accountId, fingerprint: key.fingerprint }).first()) as Row,
+    );
   }
 
   async list(accountId: string): Promise<SshKeyRecord[]> {
-    return ((await this.knex('ssh_keys').where({ account_id: accountId }).orderBy([{ column: 'created_at_ms' }, { column: 'id' }])) as Row[]).map(keyOf);
+    return (
+      (await this.knex('ssh_keys')
+        .where({ account_id: accountId })
+        .orderBy([{ column: 'created_at_ms' }, { column: 'id' }])) as Row[]
+    ).map(keyOf);
   }
 
   async remove(accountId: string, id: string): Promise<boolean> {

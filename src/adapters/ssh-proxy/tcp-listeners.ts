@@ -2,8 +2,9 @@
  * The SSH proxy's sockets (SPEC 4.5): one TCP listener per rental port, handing each client connection to the
  * proxy; and the tunnel listener agents dial back to, whose first line names the client the tunnel is for.
  */
-import { createServer, type Server, type Socket } from 'node:net';
+
 import { once } from 'node:events';
+import { createServer, type Server, type Socket } from 'node:net';
 
 /** Listens on rental ports as they are allocated; a port another process already holds is left to it. */
 export class PortListeners {

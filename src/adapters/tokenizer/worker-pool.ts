@@ -1,10 +1,13 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { TokenWorkTimeout, type TokenWork } from './index.js';
+import { type TokenWork, TokenWorkTimeout } from './index.js';
 
 /** The jobs' module: compiled beside this one in a build; from source, through a loader that reads TypeScript. */
-const JOBS_FILE = new URL(extname(fileURLToPath(import.meta.url)) === '.ts' ? './token-jobs-from-source.mjs' : './token-jobs.js', import.meta.url);
+const JOBS_FILE = new URL(
+  extname(fileURLToPath(import.meta.url)) === '.ts' ? './token-jobs-from-source.mjs' : './token-jobs.js',
+  import.meta.url,
+);
 
 /** Threads stop after this long without work, so an idle gateway (or a test) keeps none. */
 const IDLE_TIMEOUT_MS = 30_000;

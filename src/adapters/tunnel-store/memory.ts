@@ -35,7 +35,9 @@ export class MemoryTunnelStore implements TunnelStore {
   }
 
   async claim(machineId: string, sinceMs: number): Promise<TunnelRequest[]> {
-    const mine = [...this.requests.values()].filter((r) => r.machineId === machineId && r.createdAtMs >= sinceMs).sort((a, b) => a.createdAtMs - b.createdAtMs);
+    const mine = [...this.requests.values()]
+      .filter((r) => r.machineId === machineId && r.createdAtMs >= sinceMs)
+      .sort((a, b) => a.createdAtMs - b.createdAtMs);
     for (const r of mine) this.requests.delete(r.token);
     return mine;
   }

@@ -28,12 +28,20 @@ export class SqlTunnelStore implements TunnelStore {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const held = await this.portOf(instanceId);
       if (held !== null) return held;
-      const used = new Set(((await this.knex('ssh_ports').select('port').whereBetween('port', [range.first, range.last])) as Row[]).map((r) => Number(r.port)));
+      const used = new Set(
+        ((await this.knex('ssh_ports').select('port').whereBetween('port', [range.first, range.last])) as Row[]).map(
+          (r) => Number(r.port),
+        ),
+      );
       let port = range.first;
       while (port <= range.last && used.has(port)) port++;
       if (port > range.last) return null;
       // RETURNING lists only rows written: an insert that lost the port (or the instance's row) to another returns none.
-      const inserted = (await this.knex('ssh_ports').insert({ port, instance_id: instanceId, allocated_at_ms: nowMs }).onConflict().ignore().returning('port')) as unknown[];
+      const inserted = (await this.knex('ssh_ports')
+        .insert({ port, instance_id: instanceId, allocated_at_ms: nowMs })
+        .onConflict()
+        .ignore()
+        .returning('port')) as unknown[];
       if (inserted.length > 0) return port;
     }
     return this.portOf(instanceId);
@@ -67,12 +75,24 @@ export class SqlTunnelStore implements TunnelStore {
   /** Deleting what it returns makes each request go to one caller, even with two agents' calls at once. */
   async claim(machineId: string, sinceMs: number): Promise<TunnelRequest[]> {
     if (this.postgres) {
-      const { rows } = (await this.knex.raw('DELETE FROM tunnel_requests WHERE machine_id = ? AND created_at_ms >= ? RETURNING *', [machineId, sinceMs])) as { rows: Row[] };
+      const { rows } = (await this.knex.raw(
+        'DELETE FROM tunnel_requests WHERE machine_id = ? AND created_at_ms >= ? RETURNING *',
+        [machineId, sinceMs],
+      )) as { rows: Row[] };
       return rows.map(requestOf).sort((a, b) => a.createdAtMs - b.createdAtMs);
     }
     return this.knex.transaction(async (trx) => {
-      const rows = (await trx('tunnel_requests').where({ machine_id: machineId }).where('created_at_ms', '>=', sinceMs).orderBy('created_at_ms')) as Row[];
-      if (rows.length > 0) await trx('tunnel_requests').whereIn('token', rows.map((r) => r.token as string)).delete();
+      const rows = (await trx('tunnel_requests')
+        .where({ machine_id: machineId })
+        .where('created_at_ms', '>=', sinceMs)
+        .orderBy('created_at_ms')) as Row[];
+      if (rows.length > 0)
+        await trx('tunnel_requests')
+          .whereIn(
+            'token',
+            rows.map((r) => r.token as string),
+          )
+          .delete();
       return rows.map(requestOf);
     });
   }

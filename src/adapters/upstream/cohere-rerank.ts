@@ -3,9 +3,10 @@
  * units, not tokens, so `promptTokens` is null and the caller counts the query plus documents itself
  * (SPEC 4.1 rule 3: billed on input tokens as the model counts them).
  */
-import { UpstreamError, type RerankCall, type RerankResult, type UpstreamProvider } from './index.js';
-import { JsonEndpoint, type JsonEndpointOptions } from './json-endpoint.js';
+
 import { isRecord } from '../../is-record.js';
+import { type RerankCall, type RerankResult, UpstreamError, type UpstreamProvider } from './index.js';
+import { JsonEndpoint, type JsonEndpointOptions } from './json-endpoint.js';
 import { scoredDocument } from './rerank-result.js';
 
 export type CohereRerankOptions = Omit<JsonEndpointOptions, 'path'>;
@@ -24,8 +25,12 @@ export class CohereRerankProvider implements UpstreamProvider {
     const body = { model: call.upstreamModel, query: call.query, documents: call.documents, top_n: call.topN };
     const json = await this.#endpoint.post(body, call);
     const results = isRecord(json) ? json.results : undefined;
-    if (!Array.isArray(results)) throw new UpstreamError({ kind: 'bad_response', message: 'Cohere rerank answer without `results`' });
-    return { results: results.map((item: unknown) => scoredDocument(item, call.documents.length, 'relevance_score', 'Cohere')), promptTokens: null };
+    if (!Array.isArray(results))
+      throw new UpstreamError({ kind: 'bad_response', message: 'Cohere rerank answer without `results`' });
+    return {
+      results: results.map((item: unknown) => scoredDocument(item, call.documents.length, 'relevance_score', 'Cohere')),
+      promptTokens: null,
+    };
   }
 
   close(): Promise<void> {

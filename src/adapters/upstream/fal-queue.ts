@@ -7,10 +7,25 @@
  * `Authorization: Key <key>`. The task id is the request id: any process can poll it.
  */
 import type { Dispatcher } from 'undici';
-import { isRecord } from '../../is-record.js';
 import type { CancelSignal } from '../../cancel-signal.js';
-import { budgetBefore, createUpstreamAgent, DEFAULT_BUDGET_MS, getJson, postJson, validateBaseUrl } from './http-client.js';
-import { UpstreamError, type MediaCall, type MediaKind, type MediaOutput, type MediaTaskState, type UpstreamFailure, type UpstreamProvider } from './index.js';
+import { isRecord } from '../../is-record.js';
+import {
+  budgetBefore,
+  createUpstreamAgent,
+  DEFAULT_BUDGET_MS,
+  getJson,
+  postJson,
+  validateBaseUrl,
+} from './http-client.js';
+import {
+  type MediaCall,
+  type MediaKind,
+  type MediaOutput,
+  type MediaTaskState,
+  UpstreamError,
+  type UpstreamFailure,
+  type UpstreamProvider,
+} from './index.js';
 
 export interface FalQueueOptions {
   name: string;
@@ -62,19 +77,29 @@ export class FalQueueProvider implements UpstreamProvider {
     const status = await getJson(this.#request(call, `${path}/status`));
     const state = isRecord(status) ? status.status : undefined;
     if (state === 'IN_QUEUE') return { state: 'running', progress: 0 };
-    if (state === 'IN_PROGRESS') return { state: 'running', progress: isRecord(status) && typeof status.progress === 'number' ? status.progress : null };
-    if (state !== 'COMPLETED') throw new UpstreamError({ kind: 'bad_response', message: `${this.name}: unknown status ${JSON.stringify(state)}` });
+    if (state === 'IN_PROGRESS')
+      return {
+        state: 'running',
+        progress: isRecord(status) && typeof status.progress === 'number' ? status.progress : null,
+      };
+    if (state !== 'COMPLETED')
+      throw new UpstreamError({
+        kind: 'bad_response',
+        message: `${this.name}: unknown status ${JSON.stringify(state)}`,
+      });
     let result: unknown;
     try {
       result = await getJson(this.#request(call, path));
     } catch (err) {
       // The render finished and failed: fal answers a model's error (422, a content-policy refusal among them) or its
       // runner's (500) on the result; any other status (auth, rate limit, gateway) is a failed poll, asked again.
-      if (err instanceof UpstreamError && err.failure.kind === 'http' && TASK_FAILURES.has(err.failure.status)) return { state: 'failed', failure: modelVerdict(err.failure) };
+      if (err instanceof UpstreamError && err.failure.kind === 'http' && TASK_FAILURES.has(err.failure.status))
+        return { state: 'failed', failure: modelVerdict(err.failure) };
       throw err;
     }
     const outputs = mediaIn(result);
-    if (outputs.length === 0) return { state: 'failed', failure: { kind: 'bad_response', message: `${this.name}: the result has no media` } };
+    if (outputs.length === 0)
+      return { state: 'failed', failure: { kind: 'bad_response', message: `${this.name}: the result has no media` } };
     return { state: 'completed', outputs };
   }
 
@@ -99,7 +124,9 @@ export class FalQueueProvider implements UpstreamProvider {
  * take either (SPEC 7.5 input_rejected). `msg` is written for people: it is the reason shown.
  */
 function modelVerdict(failure: UpstreamFailure): UpstreamFailure {
-  return failure.kind === 'http' && failure.status === 422 && failure.contentFilter !== true ? { ...failure, inputRejected: true } : failure;
+  return failure.kind === 'http' && failure.status === 422 && failure.contentFilter !== true
+    ? { ...failure, inputRejected: true }
+    : failure;
 }
 
 /** The app's input: speech apps read `text`; every kind gets its planned parameters and the container. */
@@ -112,6 +139,8 @@ function vendorInput(call: MediaCall): Record<string, unknown> {
 function mediaIn(result: unknown): MediaOutput[] {
   if (!isRecord(result)) return [];
   const file = (value: unknown): MediaOutput[] =>
-    isRecord(value) && typeof value.url === 'string' ? [{ url: value.url, mimeType: typeof value.content_type === 'string' ? value.content_type : null }] : [];
+    isRecord(value) && typeof value.url === 'string'
+      ? [{ url: value.url, mimeType: typeof value.content_type === 'string' ? value.content_type : null }]
+      : [];
   return Object.values(result).flatMap((value) => (Array.isArray(value) ? value.flatMap(file) : file(value)));
 }

@@ -8,10 +8,10 @@
  * pinned sockets stalls every later request to that vendor.
  */
 import { Agent, type Dispatcher } from 'undici';
-import { UpstreamError, type UpstreamFailure } from './index.js';
-import { isRecord } from '../../is-record.js';
 import { Canceller, type CancelSignal } from '../../cancel-signal.js';
+import { isRecord } from '../../is-record.js';
 import { readUpTo } from '../read-up-to.js';
+import { UpstreamError, type UpstreamFailure } from './index.js';
 
 /** SPEC 8: a connect failure fast-fails at 10 s instead of eating the 5-minute budget. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -62,7 +62,10 @@ export class CallScope {
       return;
     }
     callerSignal.addEventListener('abort', this.#onCallerAbort, { once: true });
-    this.#budgetTimer = setTimeout(() => this.fail({ kind: 'timeout', message: `the upstream did not answer within the ${budgetMs} ms budget` }), budgetMs);
+    this.#budgetTimer = setTimeout(
+      () => this.fail({ kind: 'timeout', message: `the upstream did not answer within the ${budgetMs} ms budget` }),
+      budgetMs,
+    );
   }
 
   /** The signal handed to undici. */
@@ -90,7 +93,10 @@ export class CallScope {
   /** Starts the idle clock while we wait for the upstream's next bytes. */
   armIdle(idleMs: number): void {
     clearTimeout(this.#idleTimer);
-    this.#idleTimer = setTimeout(() => this.fail({ kind: 'timeout', message: `the upstream stream was silent for ${idleMs} ms` }), idleMs);
+    this.#idleTimer = setTimeout(
+      () => this.fail({ kind: 'timeout', message: `the upstream stream was silent for ${idleMs} ms` }),
+      idleMs,
+    );
   }
 
   disarmIdle(): void {
@@ -112,7 +118,14 @@ export class CallScope {
   }
 }
 
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 /**
@@ -123,9 +136,11 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 export function transportFailure(error: unknown, phase: 'request' | 'body'): UpstreamFailure {
   const code = errorCode(error);
   const detail = `${error instanceof Error ? error.message : String(error)}${code === undefined ? '' : ` (${code})`}`;
-  if (code !== undefined && TIMEOUT_CODES.has(code)) return { kind: 'timeout', message: `upstream timed out: ${detail}` };
+  if (code !== undefined && TIMEOUT_CODES.has(code))
+    return { kind: 'timeout', message: `upstream timed out: ${detail}` };
   if (phase === 'body') return { kind: 'bad_response', message: `the upstream response broke off: ${detail}` };
-  if (code !== undefined && CONNECT_CODES.has(code)) return { kind: 'connect', message: `could not connect to the upstream: ${detail}` };
+  if (code !== undefined && CONNECT_CODES.has(code))
+    return { kind: 'connect', message: `could not connect to the upstream: ${detail}` };
   return { kind: 'connect', message: `the upstream closed the connection before answering: ${detail}` };
 }
 
@@ -171,7 +186,11 @@ export async function postJson(post: UpstreamPost): Promise<unknown> {
       throw scope.errorFrom(error, 'body');
     }
     const json = tryParse(text);
-    if (json === undefined) throw new UpstreamError({ kind: 'bad_response', message: `the upstream answered 2xx with a body that is not JSON: ${excerpt(text)}` });
+    if (json === undefined)
+      throw new UpstreamError({
+        kind: 'bad_response',
+        message: `the upstream answered 2xx with a body that is not JSON: ${excerpt(text)}`,
+      });
     return json;
   } finally {
     scope.dispose();
@@ -188,7 +207,10 @@ export async function openEventStream(post: UpstreamPost): Promise<{ body: Respo
     const response = await send(post, scope, 'text/event-stream');
     if (isJsonContentType(response.headers['content-type'])) {
       const text = await readCapped(response.body, scope);
-      throw new UpstreamError({ kind: 'bad_response', message: `expected an event stream, got JSON: ${errorMessageOf(tryParse(text)) ?? excerpt(text)}` });
+      throw new UpstreamError({
+        kind: 'bad_response',
+        message: `expected an event stream, got JSON: ${errorMessageOf(tryParse(text)) ?? excerpt(text)}`,
+      });
     }
     scope.endBudget();
     return { body: response.body, scope };
@@ -210,7 +232,11 @@ async function send(post: UpstreamPost, scope: CallScope, accept: string): Promi
       path: pathname + search,
       ...(post.body === undefined
         ? { method: 'GET', headers: { accept, ...post.headers } }
-        : { method: 'POST', headers: { 'content-type': 'application/json', accept, ...post.headers }, body: JSON.stringify(post.body) }),
+        : {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept, ...post.headers },
+            body: JSON.stringify(post.body),
+          }),
       signal: scope.signal,
     });
   } catch (error) {
@@ -222,7 +248,11 @@ async function send(post: UpstreamPost, scope: CallScope, accept: string): Promi
 }
 
 /** The body as text, up to `limit` bytes (see ../read-up-to.ts). */
-async function textUpTo(body: ResponseBody, limit: number, keepOnBreak = false): Promise<{ text: string; cut: boolean }> {
+async function textUpTo(
+  body: ResponseBody,
+  limit: number,
+  keepOnBreak = false,
+): Promise<{ text: string; cut: boolean }> {
   const { bytes, cut } = await readUpTo(body as AsyncIterable<Buffer>, limit, keepOnBreak);
   return { text: bytes.toString('utf8'), cut };
 }
@@ -230,7 +260,8 @@ async function textUpTo(body: ResponseBody, limit: number, keepOnBreak = false):
 /** A 2xx body whole, or a `bad_response` as soon as it passes `limit` bytes. */
 async function readBounded(body: ResponseBody, limit: number): Promise<string> {
   const { text, cut } = await textUpTo(body, limit);
-  if (cut) throw new UpstreamError({ kind: 'bad_response', message: `the upstream's answer is larger than ${limit} bytes` });
+  if (cut)
+    throw new UpstreamError({ kind: 'bad_response', message: `the upstream's answer is larger than ${limit} bytes` });
   return text;
 }
 
@@ -253,7 +284,11 @@ type HttpFailure = Extract<UpstreamFailure, { kind: 'http' }>;
 /** An HTTP error status as an UpstreamFailure: the vendor's message, Retry-After, its content-filter verdict. */
 export function httpFailure(status: number, headers: Headers, text: string): HttpFailure {
   const json = tryParse(text);
-  const failure: HttpFailure = { kind: 'http', status, message: errorMessageOf(json) ?? (excerpt(text) || `HTTP ${status}`) };
+  const failure: HttpFailure = {
+    kind: 'http',
+    status,
+    message: errorMessageOf(json) ?? (excerpt(text) || `HTTP ${status}`),
+  };
   const retryAfterSec = retryAfterSeconds(headers) ?? retryAfterInBody(json);
   if (retryAfterSec !== undefined) failure.retryAfterSec = retryAfterSec;
   if (saysContentFilter(json)) failure.contentFilter = true;
@@ -280,7 +315,9 @@ function saysContentFilter(json: unknown): boolean {
   const { error, detail } = json;
   if (Array.isArray(detail)) return detail.some((item) => isRecord(item) && item.type === 'content_policy_violation');
   if (!isRecord(error)) return false;
-  return error.code === 'content_filter' || error.code === 'content_policy_violation' || error.type === 'content_filter';
+  return (
+    error.code === 'content_filter' || error.code === 'content_policy_violation' || error.type === 'content_filter'
+  );
 }
 
 /** `Retry-After` as seconds or an HTTP date; OpenAI's `retry-after-ms` when that is all there is. */
@@ -317,14 +354,15 @@ export function excerpt(text: string): string {
   return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}…` : flat;
 }
 
-
 /**
  * The base URL without trailing slashes, so `${base}/path` is right. Checked at construction (Medusa style,
  * DESIGN 7): a misconfigured upstream fails at boot, not on the first request.
  */
 export function validateBaseUrl(providerName: string, baseUrl: string): string {
-  if (!URL.canParse(baseUrl)) throw new Error(`upstream ${providerName}: baseUrl ${JSON.stringify(baseUrl)} is not a URL`);
-  if (!/^https?:$/.test(new URL(baseUrl).protocol)) throw new Error(`upstream ${providerName}: baseUrl must be http or https`);
+  if (!URL.canParse(baseUrl))
+    throw new Error(`upstream ${providerName}: baseUrl ${JSON.stringify(baseUrl)} is not a URL`);
+  if (!/^https?:$/.test(new URL(baseUrl).protocol))
+    throw new Error(`upstream ${providerName}: baseUrl must be http or https`);
   return baseUrl.replace(/\/+$/, '');
 }
 

@@ -15,7 +15,14 @@ export type UpstreamFailure =
    * The upstream answered with an HTTP error status. `contentFilter`: it refused on its safety policy;
    * `inputRejected`: the model refused the input itself (its size, aspect, file type), a verdict on the request.
    */
-  | { kind: 'http'; status: number; message: string; retryAfterSec?: number; contentFilter?: boolean; inputRejected?: boolean }
+  | {
+      kind: 'http';
+      status: number;
+      message: string;
+      retryAfterSec?: number;
+      contentFilter?: boolean;
+      inputRejected?: boolean;
+    }
   /** Could not connect (refused, DNS, or no connection within the connect timeout: 10 s, SPEC 8). */
   | { kind: 'connect'; message: string }
   /** The time budget ran out (SPEC 8: 5 minutes end to end), or a stream went silent past its idle limit. */
@@ -171,6 +178,9 @@ export interface UpstreamProvider {
   /** Starts a render; answers the upstream's task id, kept in the job's record so any process can poll it. */
   startMedia?(call: MediaCall): Promise<string>;
   /** Where a render stands. Fails with UpstreamError when the upstream cannot be asked (the poll is retried). */
-  pollMedia?(taskId: string, call: { upstreamModel: string; signal: CancelSignal; deadlineAtMs: number }): Promise<MediaTaskState>;
+  pollMedia?(
+    taskId: string,
+    call: { upstreamModel: string; signal: CancelSignal; deadlineAtMs: number },
+  ): Promise<MediaTaskState>;
   close?(): Promise<void>;
 }

@@ -1,6 +1,13 @@
 import type { Dispatcher } from 'undici';
 import type { CancelSignal } from '../../cancel-signal.js';
-import { authHeaders, budgetBefore, createUpstreamAgent, DEFAULT_BUDGET_MS, postJson, validateBaseUrl } from './http-client.js';
+import {
+  authHeaders,
+  budgetBefore,
+  createUpstreamAgent,
+  DEFAULT_BUDGET_MS,
+  postJson,
+  validateBaseUrl,
+} from './http-client.js';
 
 export interface JsonEndpointOptions {
   /** The provider's name in the upstreams file (for messages). */
@@ -36,7 +43,14 @@ export class JsonEndpoint {
 
   /** The parsed 2xx JSON answer; every failure is an UpstreamError. The call's deadline caps the budget. */
   post(body: unknown, call: { signal: CancelSignal; deadlineAtMs: number }): Promise<unknown> {
-    return postJson({ dispatcher: this.#dispatcher, url: this.#url, headers: this.#headers, body, signal: call.signal, budgetMs: budgetBefore(this.#budgetMs, call.deadlineAtMs) });
+    return postJson({
+      dispatcher: this.#dispatcher,
+      url: this.#url,
+      headers: this.#headers,
+      body,
+      signal: call.signal,
+      budgetMs: budgetBefore(this.#budgetMs, call.deadlineAtMs),
+    });
   }
 
   async close(): Promise<void> {

@@ -5,33 +5,33 @@
  * when the upstream sent `[DONE]` (DESIGN 8: a cut stream must never look like a clean end).
  */
 import type { Dispatcher } from 'undici';
+import type { CancelSignal } from '../../cancel-signal.js';
+import { copyWith } from '../../copy-with.js';
+import { isRecord } from '../../is-record.js';
 import {
-  UpstreamError,
+  authHeaders,
+  budgetBefore,
+  type CallScope,
+  createUpstreamAgent,
+  DEFAULT_BUDGET_MS,
+  openEventStream,
+  postJson,
+  type ResponseBody,
+  type UpstreamPost,
+  validateBaseUrl,
+} from './http-client.js';
+import {
   type ChatCall,
   type ChatResult,
   type ChatStream,
   type EmbeddingCall,
   type EmbeddingResult,
   type StreamEvent,
+  UpstreamError,
   type UpstreamProvider,
 } from './index.js';
-import {
-  authHeaders,
-  budgetBefore,
-  createUpstreamAgent,
-  DEFAULT_BUDGET_MS,
-  openEventStream,
-  postJson,
-  validateBaseUrl,
-  type CallScope,
-  type ResponseBody,
-  type UpstreamPost,
-} from './http-client.js';
 import { parseOpenAiUsage, tokenCount } from './openai-usage.js';
 import { SseParser } from './sse-parser.js';
-import { isRecord } from '../../is-record.js';
-import type { CancelSignal } from '../../cancel-signal.js';
-import { copyWith } from '../../copy-with.js';
 
 /** A stream silent this long after it was accepted is a `timeout` (SPEC 3.4: a silent upstream fails over). */
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
@@ -94,7 +94,8 @@ export class OpenAiCompatibleProvider implements UpstreamProvider {
   }
 
   async chatStream(call: ChatCall): Promise<ChatStream> {
-    if (!this.streams) throw new Error(`upstream ${this.name} is configured without streaming; routing must not stream through it`);
+    if (!this.streams)
+      throw new Error(`upstream ${this.name} is configured without streaming; routing must not stream through it`);
     const { body, scope } = await openEventStream(this.#post('/chat/completions', this.#chatBody(call, true), call));
     return { events: chatEvents(body, scope, this.#idleTimeoutMs) };
   }
@@ -117,7 +118,14 @@ export class OpenAiCompatibleProvider implements UpstreamProvider {
 
   #post(path: string, body: unknown, call: { signal: CancelSignal; deadlineAtMs: number }): UpstreamPost {
     const budgetMs = budgetBefore(this.#budgetMs, call.deadlineAtMs);
-    return { dispatcher: this.#dispatcher, url: `${this.#baseUrl}${path}`, headers: this.#headers, body, signal: call.signal, budgetMs };
+    return {
+      dispatcher: this.#dispatcher,
+      url: `${this.#baseUrl}${path}`,
+      headers: this.#headers,
+      body,
+      signal: call.signal,
+      budgetMs,
+    };
   }
 }
 
@@ -125,14 +133,26 @@ export class OpenAiCompatibleProvider implements UpstreamProvider {
 function parseEmbeddings(json: unknown, inputCount: number): EmbeddingResult {
   const data = isRecord(json) ? json.data : undefined;
   if (!Array.isArray(data) || data.length !== inputCount) {
-    throw new UpstreamError({ kind: 'bad_response', message: `expected ${inputCount} embeddings, got ${describe(json)}` });
+    throw new UpstreamError({
+      kind: 'bad_response',
+      message: `expected ${inputCount} embeddings, got ${describe(json)}`,
+    });
   }
   const vectors: number[][] = new Array<number[]>(inputCount);
   data.forEach((item: unknown, position) => {
     const index = isRecord(item) && item.index !== undefined ? item.index : position;
     const embedding = isRecord(item) ? item.embedding : undefined;
-    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= inputCount || vectors[index] !== undefined) {
-      throw new UpstreamError({ kind: 'bad_response', message: `embedding with a missing, repeated or out-of-range index ${String(index)}` });
+    if (
+      typeof index !== 'number' ||
+      !Number.isInteger(index) ||
+      index < 0 ||
+      index >= inputCount ||
+      vectors[index] !== undefined
+    ) {
+      throw new UpstreamError({
+        kind: 'bad_response',
+        message: `embedding with a missing, repeated or out-of-range index ${String(index)}`,
+      });
     }
     if (!Array.isArray(embedding) || !embedding.every((x: unknown) => typeof x === 'number')) {
       throw new UpstreamError({ kind: 'bad_response', message: `embedding ${index} is not a float vector` });
@@ -144,7 +164,8 @@ function parseEmbeddings(json: unknown, inputCount: number): EmbeddingResult {
 }
 
 function describe(json: unknown): string {
-  if (isRecord(json) && isRecord(json.error) && typeof json.error.message === 'string') return `error ${json.error.message}`;
+  if (isRecord(json) && isRecord(json.error) && typeof json.error.message === 'string')
+    return `error ${json.error.message}`;
   const text = JSON.stringify(json) ?? String(json);
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
@@ -211,7 +232,8 @@ async function* readEvents(
         }
         yield { data };
       }
-      if (step.done === true) throw new UpstreamError({ kind: 'bad_response', message: 'the upstream ended the stream without [DONE]' });
+      if (step.done === true)
+        throw new UpstreamError({ kind: 'bad_response', message: 'the upstream ended the stream without [DONE]' });
     }
   } catch (error) {
     throw scope.errorFrom(error, 'body');

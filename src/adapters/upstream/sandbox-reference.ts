@@ -13,7 +13,9 @@ export async function referenceColour(bytes: Buffer): Promise<{ r: number; g: nu
   const image = await inspectImage(bytes);
   if (image === null) throw refused('the reference is not an image');
   if (image.width * image.height > SANDBOX_REFERENCE_MAX_PIXELS) {
-    throw refused(`the reference is ${image.width}×${image.height}; at most ${SANDBOX_REFERENCE_MAX_PIXELS} pixels are read`);
+    throw refused(
+      `the reference is ${image.width}×${image.height}; at most ${SANDBOX_REFERENCE_MAX_PIXELS} pixels are read`,
+    );
   }
   try {
     return await dominantColour(bytes, SANDBOX_REFERENCE_MAX_PIXELS);

@@ -17,18 +17,31 @@
  *   (after a restart too); a task is `running` for its first SANDBOX_RENDER_MS, so callers see a job in progress.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { solidImage } from '../image-codec/index.js';
-import { referenceColour } from './sandbox-reference.js';
-import { AUDIO_MIME, encodeAudio, tone, type AudioFormat } from '../audio-codec/index.js';
-import { remuxToMov, type ClipEncoder } from '../video-codec/index.js';
+import type { CancelSignal } from '../../cancel-signal.js';
 import type { TokenCounter } from '../../domain/token-counter.js';
+import { isRecord } from '../../is-record.js';
+import { AUDIO_MIME, type AudioFormat, encodeAudio, tone } from '../audio-codec/index.js';
+import { solidImage } from '../image-codec/index.js';
+import { type ClipEncoder, remuxToMov } from '../video-codec/index.js';
 import type {
-  ChatCall, ChatResult, ChatStream, EmbeddingCall, EmbeddingResult, ImageCall, ImageResult, MediaCall, MediaKind, MediaTaskState,
-  RerankCall, RerankResult, StreamEvent, UpstreamProvider, Usage,
+  ChatCall,
+  ChatResult,
+  ChatStream,
+  EmbeddingCall,
+  EmbeddingResult,
+  ImageCall,
+  ImageResult,
+  MediaCall,
+  MediaKind,
+  MediaTaskState,
+  RerankCall,
+  RerankResult,
+  StreamEvent,
+  UpstreamProvider,
+  Usage,
 } from './index.js';
 import { UpstreamError } from './index.js';
-import { isRecord } from '../../is-record.js';
-import type { CancelSignal } from '../../cancel-signal.js';
+import { referenceColour } from './sandbox-reference.js';
 
 export interface SandboxOptions {
   /** The provider's name in the upstreams file; default `sandbox`. */
@@ -44,10 +57,50 @@ export interface SandboxOptions {
 }
 
 const WORDS = [
-  'gateway', 'tokens', 'stream', 'balance', 'model', 'route', 'upstream', 'ledger', 'request', 'catalog',
-  'vector', 'query', 'answer', 'careful', 'quick', 'steady', 'bright', 'quiet', 'simple', 'useful',
-  'returns', 'measures', 'checks', 'follows', 'keeps', 'sends', 'holds', 'settles', 'counts', 'serves',
-  'every', 'each', 'one', 'the', 'a', 'this', 'that', 'with', 'for', 'from', 'into', 'after', 'before', 'while',
+  'gateway',
+  'tokens',
+  'stream',
+  'balance',
+  'model',
+  'route',
+  'upstream',
+  'ledger',
+  'request',
+  'catalog',
+  'vector',
+  'query',
+  'answer',
+  'careful',
+  'quick',
+  'steady',
+  'bright',
+  'quiet',
+  'simple',
+  'useful',
+  'returns',
+  'measures',
+  'checks',
+  'follows',
+  'keeps',
+  'sends',
+  'holds',
+  'settles',
+  'counts',
+  'serves',
+  'every',
+  'each',
+  'one',
+  'the',
+  'a',
+  'this',
+  'that',
+  'with',
+  'for',
+  'from',
+  'into',
+  'after',
+  'before',
+  'while',
 ] as const;
 const SENTENCES = 3;
 const WORDS_PER_CHUNK = 3;
@@ -65,10 +118,14 @@ const VIDEO_FPS = 6;
 /** A clip's pixels from its resolution label and aspect ratio (the short side is the label's lines). */
 function frameSize(params: Record<string, unknown>): { width: number; height: number } {
   const height = heightOf(String(params.resolution));
-  const [w = 16, h = 9] = String(params.aspect_ratio ?? '16:9').split(':').map(Number);
+  const [w = 16, h = 9] = String(params.aspect_ratio ?? '16:9')
+    .split(':')
+    .map(Number);
   const ratio = Number.isFinite(w / h) && w > 0 && h > 0 ? w / h : 16 / 9;
   const even = (n: number) => Math.max(2, 2 * Math.round(n / 2));
-  return ratio >= 1 ? { width: even(height * ratio), height: even(height) } : { width: even(height), height: even(height / ratio) };
+  return ratio >= 1
+    ? { width: even(height * ratio), height: even(height) }
+    : { width: even(height), height: even(height / ratio) };
 }
 
 /** Picture height of a resolution label: `720p` → 720, `4k` → 2160. */
@@ -88,7 +145,13 @@ interface SandboxTask {
 function parseTask(taskId: string): SandboxTask {
   try {
     const task = JSON.parse(Buffer.from(taskId.replace(/^sbx_/, ''), 'base64url').toString()) as unknown;
-    if (isRecord(task) && typeof task.format === 'string' && isRecord(task.params) && typeof task.startedAtMs === 'number') return task as unknown as SandboxTask;
+    if (
+      isRecord(task) &&
+      typeof task.format === 'string' &&
+      isRecord(task.params) &&
+      typeof task.startedAtMs === 'number'
+    )
+      return task as unknown as SandboxTask;
   } catch {
     // falls through: not one of ours
   }
@@ -166,7 +229,12 @@ async function reply(call: ChatCall, tokens: TokenCounter): Promise<Reply> {
   return {
     text,
     finishReason: text === full ? 'stop' : 'length',
-    usage: { promptTokens: await tokens.promptTokens(call.body), completionTokens, cachedTokens: 0, reasoningTokens: 0 },
+    usage: {
+      promptTokens: await tokens.promptTokens(call.body),
+      completionTokens,
+      cachedTokens: 0,
+      reasoningTokens: 0,
+    },
   };
 }
 
@@ -222,7 +290,12 @@ export class SandboxProvider implements UpstreamProvider {
     this.tokens = options.tokens;
     this.clips = options.clips;
     const clips = options.clips === undefined ? [] : ['mp4', 'mov'];
-    this.mediaFormats = { audio: ['wav', 'mp3'], music: ['wav', 'mp3'], restoration: ['png', 'jpeg', 'tiff', ...clips], ...(clips.length === 0 ? {} : { video: clips }) };
+    this.mediaFormats = {
+      audio: ['wav', 'mp3'],
+      music: ['wav', 'mp3'],
+      restoration: ['png', 'jpeg', 'tiff', ...clips],
+      ...(clips.length === 0 ? {} : { video: clips }),
+    };
   }
 
   async chat(call: ChatCall): Promise<ChatResult> {
@@ -233,7 +306,14 @@ export class SandboxProvider implements UpstreamProvider {
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: call.upstreamModel,
-      choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: finishReason }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: text, refusal: null },
+          logprobs: null,
+          finish_reason: finishReason,
+        },
+      ],
       usage: usageJson(usage),
     };
     return { completion, usage, cachedDiscountApplied: false };
@@ -245,9 +325,18 @@ export class SandboxProvider implements UpstreamProvider {
     const { text, finishReason, usage } = await reply(call, this.tokens);
     const options = call.body.stream_options;
     const includeUsage = isRecord(options) && options.include_usage === true;
-    const base = { id: newCompletionId(), object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: call.upstreamModel };
+    const base = {
+      id: newCompletionId(),
+      object: 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model: call.upstreamModel,
+    };
     const extra = includeUsage ? { usage: null } : {};
-    const choice = (delta: Record<string, unknown>, finish: string | null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra });
+    const choice = (delta: Record<string, unknown>, finish: string | null) => ({
+      ...base,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      ...extra,
+    });
     const payloads: Record<string, unknown>[] = [
       choice({ role: 'assistant', content: '', refusal: null }, null),
       ...chunksOf(text).map((piece) => choice({ content: piece }, null)),
@@ -270,11 +359,16 @@ export class SandboxProvider implements UpstreamProvider {
     const size = call.dimensions ?? this.embeddingDimensions(call.upstreamModel);
     if (!Number.isInteger(size) || size < 1) throw rejected(`dimensions: ${size} is not a vector size`);
     // Token ids are cl100k_base's (the only vocabulary a catalog row names): embedded as the text they spell.
-    const decodeIds = call.input.some((item) => typeof item !== 'string') ? (await import('gpt-tokenizer/encoding/cl100k_base')).decode : null;
+    const decodeIds = call.input.some((item) => typeof item !== 'string')
+      ? (await import('gpt-tokenizer/encoding/cl100k_base')).decode
+      : null;
     const texts = call.input.map((item) => (typeof item === 'string' ? item : decodeIds!(item)));
     const vectors = texts.map((text) => embedText(text, size));
     const textTokens = await this.tokens.count(call.input.map((item) => (typeof item === 'string' ? item : '')));
-    const promptTokens = call.input.reduce((sum, item, i) => sum + (typeof item === 'string' ? (textTokens[i] ?? 0) : item.length), 0);
+    const promptTokens = call.input.reduce(
+      (sum, item, i) => sum + (typeof item === 'string' ? (textTokens[i] ?? 0) : item.length),
+      0,
+    );
     return { vectors, promptTokens };
   }
 
@@ -288,7 +382,10 @@ export class SandboxProvider implements UpstreamProvider {
     const edited = call.references[0] === undefined ? null : await referenceColour(call.references[0].bytes);
     const colour = (i: number) => edited ?? { r: digest[i % 32]!, g: digest[(i + 1) % 32]!, b: digest[(i + 2) % 32]! };
     const images = await Promise.all(
-      Array.from({ length: call.n }, async (_, i) => ({ bytes: await solidImage(call.width, call.height, { ...colour(i), alpha: 0.5 }, 'png'), mimeType: 'image/png' })),
+      Array.from({ length: call.n }, async (_, i) => ({
+        bytes: await solidImage(call.width, call.height, { ...colour(i), alpha: 0.5 }, 'png'),
+        mimeType: 'image/png',
+      })),
     );
     return { images };
   }
@@ -297,35 +394,69 @@ export class SandboxProvider implements UpstreamProvider {
 
   async startMedia(call: MediaCall): Promise<string> {
     if (call.signal.aborted) throw aborted();
-    const task: SandboxTask = { kind: call.kind, format: call.outputFormat, params: call.params, startedAtMs: Date.now() };
+    const task: SandboxTask = {
+      kind: call.kind,
+      format: call.outputFormat,
+      params: call.params,
+      startedAtMs: Date.now(),
+    };
     return `sbx_${Buffer.from(JSON.stringify(task)).toString('base64url')}`;
   }
 
   async pollMedia(taskId: string): Promise<MediaTaskState> {
     const task = parseTask(taskId);
     if (Date.now() - task.startedAtMs < SANDBOX_RENDER_MS) return { state: 'running', progress: null };
-    if (task.kind === 'video' || (task.kind === 'restoration' && task.params.duration !== undefined)) return { state: 'completed', outputs: [await this.clip(task)] };
+    if (task.kind === 'video' || (task.kind === 'restoration' && task.params.duration !== undefined))
+      return { state: 'completed', outputs: [await this.clip(task)] };
     if (task.kind === 'restoration') {
       const format = task.format as 'png' | 'jpeg' | 'tiff';
-      const bytes = await solidImage(Number(task.params.width), Number(task.params.height), { r: 200, g: 200, b: 200, alpha: 1 }, format);
+      const bytes = await solidImage(
+        Number(task.params.width),
+        Number(task.params.height),
+        { r: 200, g: 200, b: 200, alpha: 1 },
+        format,
+      );
       return { state: 'completed', outputs: [{ bytes, mimeType: `image/${format}` }] };
     }
     const format = task.format as AudioFormat;
-    const track = (seconds: number, pitchOf: string) => ({ bytes: encodeAudio(tone(seconds, 220 + (fnv1a32Bytes(utf8.encode(pitchOf)) % 440)), format), mimeType: AUDIO_MIME[format] });
+    const track = (seconds: number, pitchOf: string) => ({
+      bytes: encodeAudio(tone(seconds, 220 + (fnv1a32Bytes(utf8.encode(pitchOf)) % 440)), format),
+      mimeType: AUDIO_MIME[format],
+    });
     if (task.kind === 'music') {
       const seconds = Number(task.params.duration);
-      return { state: 'completed', outputs: Array.from({ length: Number(task.params.tracks ?? 1) }, (_, i) => track(seconds, `${String(task.params.prompt)}#${i}`)) };
+      return {
+        state: 'completed',
+        outputs: Array.from({ length: Number(task.params.tracks ?? 1) }, (_, i) =>
+          track(seconds, `${String(task.params.prompt)}#${i}`),
+        ),
+      };
     }
     const text = String(task.params.input ?? '');
-    return { state: 'completed', outputs: [track(Math.max(0.5, text.length / SPEECH_CHARS_PER_SECOND), String(task.params.voice ?? ''))] };
+    return {
+      state: 'completed',
+      outputs: [track(Math.max(0.5, text.length / SPEECH_CHARS_PER_SECOND), String(task.params.voice ?? ''))],
+    };
   }
 
   /** A silent clip of the task's size (planned, or its resolution and aspect) and duration (MOV remuxed from the MP4). */
   private async clip(task: SandboxTask): Promise<{ bytes: Buffer; mimeType: string }> {
-    const size = task.params.width !== undefined ? { width: Number(task.params.width), height: Number(task.params.height) } : frameSize(task.params);
-    const digest = createHash('sha256').update(String(task.params.prompt ?? task.params.video_url)).digest();
-    const mp4 = await this.clips!.mp4({ ...size, fps: VIDEO_FPS, frames: Math.max(1, Math.round(Number(task.params.duration) * VIDEO_FPS)), rgb: [digest[0]!, digest[1]!, digest[2]!] });
-    return task.format === 'mov' ? { bytes: await remuxToMov(mp4), mimeType: 'video/quicktime' } : { bytes: mp4, mimeType: 'video/mp4' };
+    const size =
+      task.params.width !== undefined
+        ? { width: Number(task.params.width), height: Number(task.params.height) }
+        : frameSize(task.params);
+    const digest = createHash('sha256')
+      .update(String(task.params.prompt ?? task.params.video_url))
+      .digest();
+    const mp4 = await this.clips!.mp4({
+      ...size,
+      fps: VIDEO_FPS,
+      frames: Math.max(1, Math.round(Number(task.params.duration) * VIDEO_FPS)),
+      rgb: [digest[0]!, digest[1]!, digest[2]!],
+    });
+    return task.format === 'mov'
+      ? { bytes: await remuxToMov(mp4), mimeType: 'video/quicktime' }
+      : { bytes: mp4, mimeType: 'video/mp4' };
   }
 
   async rerank(call: RerankCall): Promise<RerankResult> {
@@ -377,10 +508,12 @@ export function bm25(queryTerms: string[], documents: string[][]): number[] {
     for (const word of doc) tf.set(word, (tf.get(word) ?? 0) + 1);
     return tf;
   });
-  const idf = new Map(terms.map((term) => {
-    const having = frequencies.filter((tf) => tf.has(term)).length;
-    return [term, Math.log(1 + (count - having + 0.5) / (having + 0.5))];
-  }));
+  const idf = new Map(
+    terms.map((term) => {
+      const having = frequencies.filter((tf) => tf.has(term)).length;
+      return [term, Math.log(1 + (count - having + 0.5) / (having + 0.5))];
+    }),
+  );
   return documents.map((doc, d) => {
     let score = 0;
     for (const term of terms) {

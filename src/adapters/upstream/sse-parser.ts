@@ -77,7 +77,8 @@ export class SseParser {
     this.#partial += input.slice(lineStart);
     // A trailing `\r` was taken as a whole line ending; remember it in case its `\n` comes next.
     if (lineStart === input.length && input.endsWith('\r')) this.#skipLeadingLf = true;
-    if (this.#partial.length + this.#dataChars > this.#maxEventChars) throw new SseEventTooLargeError(this.#maxEventChars);
+    if (this.#partial.length + this.#dataChars > this.#maxEventChars)
+      throw new SseEventTooLargeError(this.#maxEventChars);
     return events;
   }
 

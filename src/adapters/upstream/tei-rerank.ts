@@ -3,7 +3,7 @@
  * cross-encoders (SPEC 4.1). A TEI server serves one model, so no model id is sent; it scores every text and
  * the caller sorts and cuts to `top_n`. TEI reports no token count: `promptTokens` is null.
  */
-import { UpstreamError, type RerankCall, type RerankResult, type UpstreamProvider } from './index.js';
+import { type RerankCall, type RerankResult, UpstreamError, type UpstreamProvider } from './index.js';
 import { JsonEndpoint, type JsonEndpointOptions } from './json-endpoint.js';
 import { scoredDocument } from './rerank-result.js';
 
@@ -25,8 +25,12 @@ export class TeiRerankProvider implements UpstreamProvider {
     // truncate true: an over-long document is cut to the model's window instead of failing the whole request.
     const body = { query: call.query, texts: call.documents, raw_scores: false, truncate: true };
     const json = await this.#endpoint.post(body, call);
-    if (!Array.isArray(json)) throw new UpstreamError({ kind: 'bad_response', message: 'TEI rerank answer is not an array' });
-    return { results: json.map((item: unknown) => scoredDocument(item, call.documents.length, 'score', 'TEI')), promptTokens: null };
+    if (!Array.isArray(json))
+      throw new UpstreamError({ kind: 'bad_response', message: 'TEI rerank answer is not an array' });
+    return {
+      results: json.map((item: unknown) => scoredDocument(item, call.documents.length, 'score', 'TEI')),
+      promptTokens: null,
+    };
   }
 
   close(): Promise<void> {

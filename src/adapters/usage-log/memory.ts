@@ -30,7 +30,15 @@ export function rollUp(records: readonly UsageRecord[]): DailyIncrement[] {
     const key = JSON.stringify([r.accountId, day, r.model, r.kind]);
     let row = byKey.get(key);
     if (!row) {
-      row = { accountId: r.accountId, day, model: r.model, kind: r.kind, cachedTokens: 0, reasoningTokens: 0, ...NO_USAGE };
+      row = {
+        accountId: r.accountId,
+        day,
+        model: r.model,
+        kind: r.kind,
+        cachedTokens: 0,
+        reasoningTokens: 0,
+        ...NO_USAGE,
+      };
       byKey.set(key, row);
     }
     Object.assign(row, addTotals(row, contribution(r)));
@@ -67,9 +75,13 @@ const store = (r: UsageRecord): StoredRecord => {
   const { metadata, ...rest } = r;
   return { record: { ...rest }, metadataJson: JSON.stringify(metadata) };
 };
-const load = (s: StoredRecord): UsageRecord => ({ ...s.record, metadata: JSON.parse(s.metadataJson) as Record<string, unknown> });
+const load = (s: StoredRecord): UsageRecord => ({
+  ...s.record,
+  metadata: JSON.parse(s.metadataJson) as Record<string, unknown>,
+});
 
-const dailyKey = (accountId: string, day: string, model: string, kind: UsageKind) => JSON.stringify([accountId, day, model, kind]);
+const dailyKey = (accountId: string, day: string, model: string, kind: UsageKind) =>
+  JSON.stringify([accountId, day, model, kind]);
 
 /**
  * In-process twin of the SQL store for tests and single-process demos; records are copied in and out. The memory

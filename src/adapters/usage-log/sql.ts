@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
-import type { DailyUsage, UsageFilter, UsageKind, UsageLogStore, UsageRecord, UsageTotals } from './index.js';
 import { utcDay } from '../../domain/usage-aggregates.js';
+import type { DailyUsage, UsageFilter, UsageKind, UsageLogStore, UsageRecord, UsageTotals } from './index.js';
 import type { DailyIncrement } from './memory.js';
 
 /** Integer columns arrive as number (SQLite) or BigInt (pg int8, see connect.ts); sums cast to text arrive as string. */
@@ -47,10 +47,26 @@ interface DailyRow extends TotalsRow {
 }
 
 const RECORD_COLUMNS = [
-  'id', 'account_id', 'key_id', 'request_id', 'model', 'kind', 'endpoint',
-  'prompt_tokens', 'completion_tokens', 'cached_tokens', 'reasoning_tokens', 'total_tokens',
-  'cost_micros', 'transfer_id', 'billed_in_rub', 'cost_rub_micro', 'fx_rate_rub_micro',
-  'created_at_ms', 'duration_ms', 'metadata',
+  'id',
+  'account_id',
+  'key_id',
+  'request_id',
+  'model',
+  'kind',
+  'endpoint',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'reasoning_tokens',
+  'total_tokens',
+  'cost_micros',
+  'transfer_id',
+  'billed_in_rub',
+  'cost_rub_micro',
+  'fx_rate_rub_micro',
+  'created_at_ms',
+  'duration_ms',
+  'metadata',
 ];
 
 /**
@@ -65,7 +81,8 @@ const SUM_SQL: Record<keyof TotalsRow, string> = {
   total_tokens: 'coalesce(sum(total_tokens), 0)',
   cost_micros: 'cast(coalesce(sum(cost_micros), 0) as text)',
   // index.ts: Σ cost_rub of ruble-billed records; Σ cost_usd of the others.
-  billed_rub_micro: 'cast(coalesce(sum(case when billed_in_rub then coalesce(cost_rub_micro, 0) else 0 end), 0) as text)',
+  billed_rub_micro:
+    'cast(coalesce(sum(case when billed_in_rub then coalesce(cost_rub_micro, 0) else 0 end), 0) as text)',
   unbilled_cost_micros: 'cast(coalesce(sum(case when billed_in_rub then 0 else cost_micros end), 0) as text)',
 };
 
@@ -84,7 +101,8 @@ const DAY_MS = 86_400_000;
 /** JavaScript dates end here; beyond it there is no day to name, so such bounds go to the records. */
 const MAX_DATE_MS = 8.64e15;
 /** Unset, or a UTC midnight: a bound the daily roll-ups can answer exactly. */
-const dayAligned = (ms: number | undefined): boolean => ms === undefined || (ms % DAY_MS === 0 && Math.abs(ms) <= MAX_DATE_MS);
+const dayAligned = (ms: number | undefined): boolean =>
+  ms === undefined || (ms % DAY_MS === 0 && Math.abs(ms) <= MAX_DATE_MS);
 
 const nullableBig = (v: Int | null): bigint | null => (v === null ? null : BigInt(v));
 
@@ -182,7 +200,8 @@ export class SqlUsageLogStore implements UsageLogStore {
 
   constructor(db: Database) {
     this.knex = db.knex;
-    this.bytewise = db.kind === 'postgres' ? (c) => this.knex.raw('?? collate "C"', [c]) : (c) => this.knex.raw('??', [c]);
+    this.bytewise =
+      db.kind === 'postgres' ? (c) => this.knex.raw('?? collate "C"', [c]) : (c) => this.knex.raw('??', [c]);
   }
 
   async list(accountId: string, filter: UsageFilter, page: { limit: number; offset: number }): Promise<UsageRecord[]> {
@@ -196,7 +215,10 @@ export class SqlUsageLogStore implements UsageLogStore {
   }
 
   async get(accountId: string, id: string): Promise<UsageRecord | null> {
-    const row = (await this.knex('usage_records').select(RECORD_COLUMNS).where({ id, account_id: accountId }).first()) as RecordRow | undefined;
+    const row = (await this.knex('usage_records')
+      .select(RECORD_COLUMNS)
+      .where({ id, account_id: accountId })
+      .first()) as RecordRow | undefined;
     return row ? fromRow(row) : null;
   }
 
@@ -206,7 +228,10 @@ export class SqlUsageLogStore implements UsageLogStore {
    * same transaction as the records, and the table is append-only.
    */
   async totals(accountId: string, filter: UsageFilter): Promise<UsageTotals> {
-    const query = dayAligned(filter.fromMs) && dayAligned(filter.toMs) ? this.rollupTotals(accountId, filter) : this.recordTotals(accountId, filter);
+    const query =
+      dayAligned(filter.fromMs) && dayAligned(filter.toMs)
+        ? this.rollupTotals(accountId, filter)
+        : this.recordTotals(accountId, filter);
     const rows = (await query) as TotalsRow[];
     if (!rows[0]) throw new Error('aggregate query returned no row');
     return toTotals(rows[0]);
@@ -214,7 +239,9 @@ export class SqlUsageLogStore implements UsageLogStore {
 
   async daily(accountId: string, range: { fromDay: string; toDay: string }): Promise<DailyUsage[]> {
     const sums = ['requests', 'prompt_tokens', 'completion_tokens', 'total_tokens'];
-    const money = ['cost_micros', 'billed_rub_micro', 'unbilled_cost_micros'].map((c) => this.knex.raw('cast(?? as text) as ??', [c, c]));
+    const money = ['cost_micros', 'billed_rub_micro', 'unbilled_cost_micros'].map((c) =>
+      this.knex.raw('cast(?? as text) as ??', [c, c]),
+    );
     const rows = (await this.knex('usage_daily')
       .select(['day', 'model', 'kind', ...sums, ...money])
       .where('account_id', accountId)
@@ -227,7 +254,9 @@ export class SqlUsageLogStore implements UsageLogStore {
   }
 
   private recordTotals(accountId: string, filter: UsageFilter): Knex.QueryBuilder {
-    return this.filtered(accountId, filter).select(Object.entries(SUM_SQL).map(([alias, sql]) => this.knex.raw(`${sql} as ??`, [alias])));
+    return this.filtered(accountId, filter).select(
+      Object.entries(SUM_SQL).map(([alias, sql]) => this.knex.raw(`${sql} as ??`, [alias])),
+    );
   }
 
   private rollupTotals(accountId: string, filter: UsageFilter): Knex.QueryBuilder {

@@ -16,7 +16,13 @@ export interface ClipSpec {
 export async function renderClip(spec: ClipSpec): Promise<Uint8Array> {
   const encoder = await HME.createH264MP4Encoder();
   try {
-    Object.assign(encoder, { width: spec.width, height: spec.height, frameRate: spec.fps, quantizationParameter: 33, speed: 10 });
+    Object.assign(encoder, {
+      width: spec.width,
+      height: spec.height,
+      frameRate: spec.fps,
+      quantizationParameter: 33,
+      speed: 10,
+    });
     encoder.initialize();
     const frame = new Uint8Array(spec.width * spec.height * 4);
     const [r, g, b] = spec.rgb;

@@ -58,7 +58,10 @@ export async function remuxToMov(mp4: Buffer): Promise<Buffer> {
 }
 
 /** The jobs' module: compiled beside this one in a build; from source, through a loader that reads TypeScript. */
-const JOBS_FILE = new URL(extname(fileURLToPath(import.meta.url)) === '.ts' ? './clip-jobs-from-source.mjs' : './clip-jobs.js', import.meta.url);
+const JOBS_FILE = new URL(
+  extname(fileURLToPath(import.meta.url)) === '.ts' ? './clip-jobs-from-source.mjs' : './clip-jobs.js',
+  import.meta.url,
+);
 
 /** A thread stops after this long without work, so an idle gateway (or a test) keeps none. */
 const IDLE_TIMEOUT_MS = 30_000;
@@ -68,7 +71,12 @@ export class ClipEncoder {
   #pool: Piscina | null = null;
 
   async mp4(spec: ClipSpec): Promise<Buffer> {
-    this.#pool ??= new Piscina({ filename: JOBS_FILE.href, minThreads: 0, maxThreads: 1, idleTimeout: IDLE_TIMEOUT_MS });
+    this.#pool ??= new Piscina({
+      filename: JOBS_FILE.href,
+      minThreads: 0,
+      maxThreads: 1,
+      idleTimeout: IDLE_TIMEOUT_MS,
+    });
     return Buffer.from((await this.#pool.run(spec, { name: 'renderClip' })) as Uint8Array);
   }
 

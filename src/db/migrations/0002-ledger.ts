@@ -33,7 +33,11 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('resolved_at_ms').nullable();
     t.bigInteger('posted_at_ms').nullable();
     t.check('amount_micros >= 0', {}, 'ledger_transfers_amount_check');
-    t.check('refunded_micros >= 0 AND refunded_micros <= COALESCE(posted_micros, 0)', {}, 'ledger_transfers_refunded_check');
+    t.check(
+      'refunded_micros >= 0 AND refunded_micros <= COALESCE(posted_micros, 0)',
+      {},
+      'ledger_transfers_refunded_check',
+    );
     t.index(['account_id', 'posted_at_ms'], 'ledger_transfers_account_posted_index');
     t.index(['refund_of'], 'ledger_transfers_refund_of_index');
     // The sweeper scans only pending holds; a partial index stays small however many transfers accumulate.

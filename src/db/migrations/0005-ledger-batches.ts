@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { LEDGER_FUNCTIONS_SQL, LEDGER_FUNCTION_NAMES } from './ledger-functions.sql.js';
+import { LEDGER_FUNCTION_NAMES, LEDGER_FUNCTIONS_SQL } from './ledger-functions.sql.js';
 
 /**
  * Ledger v2 (src/adapters/ledger/README.md "Group commit", "Captures"). A capture records the hold it was taken
@@ -15,7 +15,8 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  if (isPostgres(knex)) for (const signature of LEDGER_FUNCTION_NAMES) await knex.raw(`DROP FUNCTION IF EXISTS ${signature}`);
+  if (isPostgres(knex))
+    for (const signature of LEDGER_FUNCTION_NAMES) await knex.raw(`DROP FUNCTION IF EXISTS ${signature}`);
   await knex.schema.alterTable('ledger_transfers', (t) => {
     t.dropColumn('hold_id');
   });

@@ -78,5 +78,6 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['instance_events', 'instances', 'machine_gpus', 'machines']) await knex.schema.dropTableIfExists(table);
+  for (const table of ['instance_events', 'instances', 'machine_gpus', 'machines'])
+    await knex.schema.dropTableIfExists(table);
 }

@@ -22,7 +22,12 @@ export async function up(knex: Knex): Promise<void> {
   });
   // Alerts start with this version: status changes recorded before it are history, not news.
   const last = (await knex('instance_events').max({ id: 'id' }).first()) as { id: number | bigint | null } | undefined;
-  await knex('alert_cursor').insert({ name: 'rentals', last_event_id: Number(last?.id ?? 0), attempts: 0, retry_at_ms: 0 });
+  await knex('alert_cursor').insert({
+    name: 'rentals',
+    last_event_id: Number(last?.id ?? 0),
+    attempts: 0,
+    retry_at_ms: 0,
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -7,7 +7,9 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('DROP INDEX ledger_transfers_refund_of_index');
-  await knex.raw('CREATE INDEX ledger_transfers_refund_of_index ON ledger_transfers (refund_of) WHERE refund_of IS NOT NULL');
+  await knex.raw(
+    'CREATE INDEX ledger_transfers_refund_of_index ON ledger_transfers (refund_of) WHERE refund_of IS NOT NULL',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -29,11 +29,18 @@ async function rebuild(knex: Knex, shape: (createSql: string) => string): Promis
   try {
     await knex.transaction(async (trx) => {
       for (const table of TABLES) {
-        const [created] = (await trx.raw("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [table])) as { sql: string }[];
-        const indexes = (await trx.raw("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", [table])) as { sql: string }[];
+        const [created] = (await trx.raw("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [
+          table,
+        ])) as { sql: string }[];
+        const indexes = (await trx.raw(
+          "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+          [table],
+        )) as { sql: string }[];
         const copy = `${table}_rebuilt`;
         // The stored text starts `CREATE TABLE <name> (`, the name quoted as it was created: swap in the copy's.
-        await trx.raw(shape(created!.sql.replace(/^CREATE TABLE\s+(?:`[^`]+`|"[^"]+"|\S+)/i, `CREATE TABLE "${copy}"`)));
+        await trx.raw(
+          shape(created!.sql.replace(/^CREATE TABLE\s+(?:`[^`]+`|"[^"]+"|\S+)/i, `CREATE TABLE "${copy}"`)),
+        );
         await trx.raw(`INSERT INTO "${copy}" SELECT * FROM "${table}"`);
         await trx.raw(`DROP TABLE "${table}"`);
         await trx.raw(`ALTER TABLE "${copy}" RENAME TO "${table}"`);

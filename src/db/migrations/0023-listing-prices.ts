@@ -11,7 +11,9 @@ const FLOOR_MICROS = 10_000;
  * nobody rents it for nothing and its provider lists it again knowingly.
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex('machines').where('price_per_gpu_hour_micros', '<', FLOOR_MICROS).update({ price_per_gpu_hour_micros: FLOOR_MICROS, listed: false });
+  await knex('machines')
+    .where('price_per_gpu_hour_micros', '<', FLOOR_MICROS)
+    .update({ price_per_gpu_hour_micros: FLOOR_MICROS, listed: false });
   await knex.schema.alterTable('machines', (t) => {
     t.bigInteger('rise_price_micros').nullable();
     t.integer('rise_day_discount_bp').nullable();
@@ -25,6 +27,13 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('machines', (t) => {
     t.dropIndex(['rise_at_ms'], 'machines_rise_index');
-    for (const column of ['rise_price_micros', 'rise_day_discount_bp', 'rise_week_discount_bp', 'rise_month_discount_bp', 'rise_at_ms']) t.dropColumn(column);
+    for (const column of [
+      'rise_price_micros',
+      'rise_day_discount_bp',
+      'rise_week_discount_bp',
+      'rise_month_discount_bp',
+      'rise_at_ms',
+    ])
+      t.dropColumn(column);
   });
 }

@@ -13,7 +13,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['hold_renew_at_ms'], 'instances_hold_renew_index');
   });
   await knex('instances').update({
-    minute_price_micros: knex.raw('coalesce((select (m.price_per_gpu_hour_micros + 59) / 60 from machines m where m.id = instances.machine_id), 0)'),
+    minute_price_micros: knex.raw(
+      'coalesce((select (m.price_per_gpu_hour_micros + 59) / 60 from machines m where m.id = instances.machine_id), 0)',
+    ),
   });
   await knex('instances').whereNotNull('hold_id').update({ hold_renew_at_ms: 0 });
 }

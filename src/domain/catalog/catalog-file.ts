@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsImport from 'ajv-formats';
 import type { components } from '../../../generated/openapi.js';
-import { ImageTokenRuleSchema, type ImageTokenRule } from '../image-tokens.js';
+import { type ImageTokenRule, ImageTokenRuleSchema } from '../image-tokens.js';
 
 export type CatalogEntry = components['schemas']['CatalogEntry'];
 
@@ -44,9 +44,13 @@ export function loadCatalogFile(path: string, contractSchemas: Record<string, un
   const validate = ajv.compile({ $ref: 'contract#/components/schemas/CatalogEntry' });
   const problems: string[] = [];
   for (const [index, { created, owned_by, image_tokens, ...entry }] of file.models.entries()) {
-    if (!Number.isInteger(created) || typeof owned_by !== 'string') problems.push(`models[${index}]: created and owned_by are required`);
+    if (!Number.isInteger(created) || typeof owned_by !== 'string')
+      problems.push(`models[${index}]: created and owned_by are required`);
     const rule = image_tokens === undefined ? null : ImageTokenRuleSchema.safeParse(image_tokens);
-    if (rule?.success === false) problems.push(`models[${index}] (${entry.slug}): image_tokens: ${rule.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join(', ')}`);
+    if (rule?.success === false)
+      problems.push(
+        `models[${index}] (${entry.slug}): image_tokens: ${rule.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join(', ')}`,
+      );
     if (!validate({ ...entry, user_discount_percent: 0, user_tier_discounts: {}, sandbox: false })) {
       problems.push(`models[${index}] (${entry.slug}): ${ajv.errorsText(validate.errors)}`);
     }
@@ -65,7 +69,8 @@ function namingProblems(file: CatalogFile): string[] {
     seen.add(name);
   }
   for (const external of file.external_models) {
-    if (seen.has(external.id)) problems.push(`external model "${external.id}" resolves to a native row and must not be listed`);
+    if (seen.has(external.id))
+      problems.push(`external model "${external.id}" resolves to a native row and must not be listed`);
   }
   const fallback = file.models.find((m) => m.slug === file.default_model);
   if (fallback === undefined || fallback.media_kind !== 'text' || !fallback.available) {

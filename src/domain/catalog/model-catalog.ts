@@ -20,7 +20,10 @@ export interface RouteVerdicts {
   externalVerdict(id: string): ExternalVerdict;
 }
 
-export const UNROUTED_EXTERNAL: ExternalVerdict = { code: 'no_provider_available', reason: 'External-tier model; no route serves it on this deployment.' };
+export const UNROUTED_EXTERNAL: ExternalVerdict = {
+  code: 'no_provider_available',
+  reason: 'External-tier model; no route serves it on this deployment.',
+};
 
 type CatalogBody = components['schemas']['Catalog'];
 type CompatModelList = components['schemas']['CompatModelList'];
@@ -74,7 +77,9 @@ export class ModelCatalog {
       const entry = deliverable(file, routes.deliverableFormats(file.slug));
       const reason = entry.available ? routes.unavailableReason(entry.slug) : null;
       const sandbox = routes.servedBySandbox(entry.slug);
-      return reason === null ? { ...entry, sandbox } : { ...entry, sandbox, available: false, unavailable_reason: reason };
+      return reason === null
+        ? { ...entry, sandbox }
+        : { ...entry, sandbox, available: false, unavailable_reason: reason };
     });
     this.externalVerdicts = new Map(this.file.external_models.map((m) => [m.id, routes.externalVerdict(m.id)]));
     this.buildViews();
@@ -104,7 +109,8 @@ export class ModelCatalog {
    * measured from traffic; such rows show it with `tokens_per_sec_approx: false` (SPEC 2.5).
    */
   view(discounts: CallerDiscounts | null, measured?: (slug: string) => number | null): CatalogBody {
-    const personal = discounts !== null && (discounts.discountPercent !== 0 || Object.keys(discounts.tierDiscounts).length > 0);
+    const personal =
+      discounts !== null && (discounts.discountPercent !== 0 || Object.keys(discounts.tierDiscounts).length > 0);
     const body = personal ? this.buildBody(discounts) : this.publicBody;
     if (measured === undefined) return body;
     let changed = false;
@@ -144,7 +150,12 @@ export class ModelCatalog {
     const native = this.listed
       .filter((m) => m.available)
       .map((m) => ({ id: m.slug, object: 'model' as const, created: m.created, owned_by: m.owned_by }));
-    const external = this.file.external_models.map((m) => ({ id: m.id, object: 'model' as const, created: m.created, owned_by: m.owned_by }));
+    const external = this.file.external_models.map((m) => ({
+      id: m.id,
+      object: 'model' as const,
+      created: m.created,
+      owned_by: m.owned_by,
+    }));
     return { object: 'list', data: [...native, ...external] };
   }
 }
@@ -153,7 +164,10 @@ export class ModelCatalog {
 function deliverable(entry: CatalogFileEntry, formats: readonly string[] | null): CatalogFileEntry {
   const listed = entry.capabilities.output_formats;
   if (formats === null || listed === undefined || listed.every((format) => formats.includes(format))) return entry;
-  return { ...entry, capabilities: { ...entry.capabilities, output_formats: listed.filter((format) => formats.includes(format)) } };
+  return {
+    ...entry,
+    capabilities: { ...entry.capabilities, output_formats: listed.filter((format) => formats.includes(format)) },
+  };
 }
 
 /** One row at the caller's price: every price after the personal discount, each tier after its own if set. */

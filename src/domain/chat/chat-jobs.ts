@@ -1,11 +1,11 @@
 import type { JobRecord, JobStore } from '../../adapters/job-store/index.js';
-import type { JobRunner, JobWork } from '../jobs/job-runner.js';
-import { retryUntil } from '../jobs/retry-until.js';
 import { balanceMicros, type Ledger } from '../../adapters/ledger/index.js';
-import type { Billing } from '../billing.js';
 import { ApiError, orUnavailable } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
+import type { Billing } from '../billing.js';
 import { newId } from '../ids.js';
+import type { JobRunner, JobWork } from '../jobs/job-runner.js';
+import { retryUntil } from '../jobs/retry-until.js';
 import { microsToUsd } from '../money.js';
 import type { ChainHooks } from '../routing/run-chain.js';
 import type { ChatBody, ChatService, PreparedChat } from './chat-service.js';
@@ -83,7 +83,8 @@ export class ChatJobs implements JobWork {
   async get(principal: Principal, jobId: string): Promise<ChatJobView> {
     const job = await orUnavailable(() => this.jobs.get(jobId, this.now()), 'job store');
     // Another account's job is indistinguishable from none (SPEC 7.2 job_not_found).
-    if (job === null || job.accountId !== principal.accountId || job.kind !== 'chat') throw new ApiError('job_not_found');
+    if (job === null || job.accountId !== principal.accountId || job.kind !== 'chat')
+      throw new ApiError('job_not_found');
     return view(job);
   }
 
@@ -91,7 +92,11 @@ export class ChatJobs implements JobWork {
     const local = this.local.get(job.id);
     this.local.delete(job.id);
     if (local === undefined) {
-      await this.fail(job.id, new ApiError('internal_error', 'The gateway restarted while this job ran; nothing was charged. Start it again'), lost);
+      await this.fail(
+        job.id,
+        new ApiError('internal_error', 'The gateway restarted while this job ran; nothing was charged. Start it again'),
+        lost,
+      );
       return;
     }
     await this.run(job.id, local.prepared, local.hooks, lost);
@@ -130,8 +135,18 @@ export class ChatJobs implements JobWork {
   }
 
   /** Writes the job's outcome, retrying a failing store until the record's retention runs out. */
-  private async record(jobId: string, patch: { status: 'completed' | 'failed'; data: Record<string, unknown> }, lost: AbortSignal): Promise<void> {
-    await retryUntil(this.now() + this.settings.retentionMs, this.now, lost, () => this.jobs.transition(jobId, ['pending', 'processing'], patch, this.now()), (err) => this.onUnexpected(err, jobId));
+  private async record(
+    jobId: string,
+    patch: { status: 'completed' | 'failed'; data: Record<string, unknown> },
+    lost: AbortSignal,
+  ): Promise<void> {
+    await retryUntil(
+      this.now() + this.settings.retentionMs,
+      this.now,
+      lost,
+      () => this.jobs.transition(jobId, ['pending', 'processing'], patch, this.now()),
+      (err) => this.onUnexpected(err, jobId),
+    );
   }
 }
 

@@ -1,23 +1,23 @@
+import type { MediaLoader } from '../../adapters/media-fetch/index.js';
 import type { Usage } from '../../adapters/upstream/index.js';
+import type { CancelSignal } from '../../cancel-signal.js';
+import { copyWith } from '../../copy-with.js';
 import type { Principal } from '../authenticator.js';
+import { runReservedChain } from '../billed-chain.js';
 import type { Billing, Charge, Reservation } from '../billing.js';
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { validateChatMessages, validateContextWindow, validateOutputCap } from '../chat-validation.js';
 import { imagePartsOf } from '../image-tokens.js';
-import { ImageHolds, type ImageHold } from './image-holds.js';
 import { resolveChatModel } from '../model-resolution.js';
+import type { Micros } from '../money.js';
 import { NO_DISCOUNTS, textCost, textHoldEstimate } from '../pricing/index.js';
 import type { Route, RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
-import { runReservedChain } from '../billed-chain.js';
 import type { TokenCounter } from '../token-counter.js';
-import type { Micros } from '../money.js';
-import type { CancelSignal } from '../../cancel-signal.js';
-import { copyWith } from '../../copy-with.js';
 import { assertForwardable, forwardedFields } from './forwarded-fields.js';
+import { type ImageHold, ImageHolds } from './image-holds.js';
 import { assertImageLinksLoad } from './image-links.js';
-import type { MediaLoader } from '../../adapters/media-fetch/index.js';
 
 export interface ChatSettings {
   maxMessageChars: number;
@@ -84,7 +84,8 @@ export class ChatService {
     validateOutputCap(entry, maxTokens);
     // DESIGN.md 3 "Hold = ceiling": the upstream always gets an output cap, and the hold covers it for every choice.
     const maxOutputTokens = maxTokens ?? entry.capabilities.max_output_tokens ?? this.settings.defaultMaxOutputTokens;
-    const holdFor = (promptTokens: number) => textHoldEstimate(entry, promptTokens, maxOutputTokens * (body.n ?? 1), principal.account);
+    const holdFor = (promptTokens: number) =>
+      textHoldEstimate(entry, promptTokens, maxOutputTokens * (body.n ?? 1), principal.account);
     const textTokens = await this.tokens.promptTokens(body, {
       owner: principal.accountId,
       floorCheck: () => this.billing.assertCanPay(principal, holdFor(0)),
@@ -101,32 +102,68 @@ export class ChatService {
     const reservation = await this.billing.reserve(principal, requestId, hold);
     const { model: _model, max_tokens: _maxTokens, max_completion_tokens: _maxCompletionTokens, ...rest } = body;
     // Streams always ask the upstream for usage, so the bill never rests on our own count when it can be had.
-    const upstreamBody = copyWith(forwardedFields(rest), stream ? { stream: true, stream_options: copyWith(body.stream_options ?? {}, { include_usage: true }) } : { stream: false });
+    const upstreamBody = copyWith(
+      forwardedFields(rest),
+      stream
+        ? { stream: true, stream_options: copyWith(body.stream_options ?? {}, { include_usage: true }) }
+        : { stream: false },
+    );
     const includeUsage = body.stream_options?.include_usage === true;
-    return { entry, chain, reservation, principal, requestId, promptTokens, images, maxTokens, maxOutputTokens, stream, includeUsage, upstreamBody };
+    return {
+      entry,
+      chain,
+      reservation,
+      principal,
+      requestId,
+      promptTokens,
+      images,
+      maxTokens,
+      maxOutputTokens,
+      stream,
+      includeUsage,
+      upstreamBody,
+    };
   }
 
   /** Non-stream: the first route that answers wins; any exhaustion releases the hold (nothing charged). */
-  async complete(prepared: PreparedChat, signal: CancelSignal, hooks: ChainHooks): Promise<{ completion: Record<string, unknown>; usage: Usage; charge: Charge }> {
+  async complete(
+    prepared: PreparedChat,
+    signal: CancelSignal,
+    hooks: ChainHooks,
+  ): Promise<{ completion: Record<string, unknown>; usage: Usage; charge: Charge }> {
     const { value, route } = await runReservedChain(
       this.billing,
       prepared.reservation,
       prepared.chain,
       (route) =>
-        route.provider.chat!({ upstreamModel: route.upstreamModel, body: prepared.upstreamBody, maxOutputTokens: prepared.maxOutputTokens, signal, deadlineAtMs: hooks.deadlineAtMs }),
+        route.provider.chat!({
+          upstreamModel: route.upstreamModel,
+          body: prepared.upstreamBody,
+          maxOutputTokens: prepared.maxOutputTokens,
+          signal,
+          deadlineAtMs: hooks.deadlineAtMs,
+        }),
       hooks,
     );
     const usage = value.usage ?? (await this.countedUsage(prepared, completionText(value.completion)));
     this.learnImageSizes(prepared, usage);
-    const cost = textCost(prepared.entry, usage, prepared.principal.account, { cachedDiscountApplies: route.cachedInputDiscount && value.cachedDiscountApplied });
-    const charge = await this.billing.settle(prepared.reservation, cost, this.details(prepared, usage, route.providerName));
+    const cost = textCost(prepared.entry, usage, prepared.principal.account, {
+      cachedDiscountApplies: route.cachedInputDiscount && value.cachedDiscountApplied,
+    });
+    const charge = await this.billing.settle(
+      prepared.reservation,
+      cost,
+      this.details(prepared, usage, route.providerName),
+    );
     return { completion: value.completion, usage, charge };
   }
 
   /** Settles a stream that ended (normally or because the client left) on what was delivered. */
   async settleStream(prepared: PreparedChat, usage: Usage, route: Route): Promise<Charge> {
     this.learnImageSizes(prepared, usage);
-    const cost = textCost(prepared.entry, usage, prepared.principal.account, { cachedDiscountApplies: route.cachedInputDiscount && usage.cachedTokens > 0 });
+    const cost = textCost(prepared.entry, usage, prepared.principal.account, {
+      cachedDiscountApplies: route.cachedInputDiscount && usage.cachedTokens > 0,
+    });
     return this.billing.settle(prepared.reservation, cost, this.details(prepared, usage, route.providerName));
   }
 
@@ -182,8 +219,13 @@ function largerOf(a: number | undefined, b: number | undefined): number | undefi
 
 /** All text of a completion's choices, for counting when the upstream sent no usage. */
 export function completionText(completion: Record<string, unknown>): string {
-  const choices = Array.isArray(completion.choices) ? (completion.choices as { message?: { content?: unknown; tool_calls?: unknown } }[]) : [];
+  const choices = Array.isArray(completion.choices)
+    ? (completion.choices as { message?: { content?: unknown; tool_calls?: unknown } }[])
+    : [];
   return choices
-    .map((c) => `${typeof c.message?.content === 'string' ? c.message.content : ''}${c.message?.tool_calls ? JSON.stringify(c.message.tool_calls) : ''}`)
+    .map(
+      (c) =>
+        `${typeof c.message?.content === 'string' ? c.message.content : ''}${c.message?.tool_calls ? JSON.stringify(c.message.tool_calls) : ''}`,
+    )
     .join('');
 }

@@ -1,5 +1,5 @@
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
-import { imagePartTokens, type ImageDetail, type ImagePart } from '../image-tokens.js';
+import { type ImageDetail, type ImagePart, imagePartTokens } from '../image-tokens.js';
 
 /** What a request's image parts were held at, kept with the request until its usage comes back. */
 export interface ImageHold {
@@ -23,7 +23,11 @@ export class ImageHolds {
   /** The image parts of a request on `entry`, each at the larger of its rule and its shape's reported size. */
   hold(entry: CatalogFileEntry, parts: ImagePart[]): ImageHold {
     let tokens = 0;
-    for (const part of parts) tokens += Math.max(imagePartTokens(entry.image_tokens, part.size, part.detail), this.reportedSize(entry.slug, part.detail));
+    for (const part of parts)
+      tokens += Math.max(
+        imagePartTokens(entry.image_tokens, part.size, part.detail),
+        this.reportedSize(entry.slug, part.detail),
+      );
     return { parts, tokens };
   }
 

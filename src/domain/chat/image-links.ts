@@ -52,6 +52,7 @@ export async function assertImageLinksLoad(media: MediaLoader, messages: readonl
   const problems = new Map(await Promise.all(urls.map(async (url) => [url, await linkProblem(media, url)] as const)));
   for (const { message, part, url } of links) {
     const problem = problems.get(url) ?? null;
-    if (problem !== null) throw messageError('invalid_image_payload', message, 'content', `part ${part}: ${problem}`, { hint: HINT });
+    if (problem !== null)
+      throw messageError('invalid_image_payload', message, 'content', `part ${part}: ${problem}`, { hint: HINT });
   }
 }

@@ -1,11 +1,11 @@
-import { UpstreamError, type StreamEvent } from '../../adapters/upstream/index.js';
+import type { components } from '../../../generated/openapi.js';
+import { type StreamEvent, UpstreamError } from '../../adapters/upstream/index.js';
+import type { CancelSignal } from '../../cancel-signal.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { Route } from '../routing/route-table.js';
-import { runChain, type ChainHooks, type ExhaustionInfo } from '../routing/run-chain.js';
+import { type ChainHooks, type ExhaustionInfo, runChain } from '../routing/run-chain.js';
 import { emptyStreamError, openingStreamError } from './stream-error.js';
-import { inspectChunk, type ChunkInfo } from './stream-events.js';
-import type { CancelSignal } from '../../cancel-signal.js';
-import type { components } from '../../../generated/openapi.js';
+import { type ChunkInfo, inspectChunk } from './stream-events.js';
 
 /**
  * Every route was asked and none sent a first token: the stream still opens, to say so in its one error frame
@@ -41,7 +41,11 @@ export interface OpenStreamOptions {
 const SILENT = 'accepted the stream, then sent no token';
 
 /** Reads events until one proves the upstream is answering; silence or an empty end is a failure. */
-async function awaitFirstToken(route: Route, rest: AsyncIterator<StreamEvent>, options: OpenStreamOptions): Promise<OpenedStream> {
+async function awaitFirstToken(
+  route: Route,
+  rest: AsyncIterator<StreamEvent>,
+  options: OpenStreamOptions,
+): Promise<OpenedStream> {
   const held: OpenedStream['held'] = [];
   // The first token is awaited no longer than its own timeout, nor past the request's deadline (SPEC 8).
   const deadline = Math.min(options.now() + options.firstTokenTimeoutMs, options.hooks.deadlineAtMs);
@@ -87,7 +91,13 @@ export async function openStream(chain: Route[], options: OpenStreamOptions): Pr
       chain,
       async (route) => {
         const { body, maxOutputTokens, signal, hooks } = options;
-        const call = { upstreamModel: route.upstreamModel, body, maxOutputTokens, signal, deadlineAtMs: hooks.deadlineAtMs };
+        const call = {
+          upstreamModel: route.upstreamModel,
+          body,
+          maxOutputTokens,
+          signal,
+          deadlineAtMs: hooks.deadlineAtMs,
+        };
         const stream = await route.provider.chatStream!(call);
         try {
           return await awaitFirstToken(route, stream.events[Symbol.asyncIterator](), options);

@@ -43,8 +43,10 @@ function toChatMessages(items: readonly InputItem[]): unknown[] {
       continue;
     }
     calls = null;
-    if (item.type === 'function_call_output' && 'output' in item) messages.push({ role: 'tool', tool_call_id: item.call_id, content: item.output });
-    else if ('role' in item) messages.push({ role: item.role, content: toChatContent(item.content as string | Record<string, unknown>[]) });
+    if (item.type === 'function_call_output' && 'output' in item)
+      messages.push({ role: 'tool', tool_call_id: item.call_id, content: item.output });
+    else if ('role' in item)
+      messages.push({ role: item.role, content: toChatContent(item.content as string | Record<string, unknown>[]) });
   }
   return messages;
 }
@@ -60,20 +62,28 @@ function responseFormat(format: NonNullable<NonNullable<ResponsesRequest['text']
 /** SPEC 4.2 `/v1/responses`: the request as a chat completion (instructions become the system message). */
 export function responsesToChat(request: ResponsesRequest): ChatBody {
   if (request.previous_response_id !== undefined && request.previous_response_id !== null) {
-    throw invalidField(['body', 'previous_response_id'], 'responses are not stored here; send the whole conversation in input');
+    throw invalidField(
+      ['body', 'previous_response_id'],
+      'responses are not stored here; send the whole conversation in input',
+    );
   }
-  const messages: unknown[] = request.instructions === undefined ? [] : [{ role: 'system', content: request.instructions }];
+  const messages: unknown[] =
+    request.instructions === undefined ? [] : [{ role: 'system', content: request.instructions }];
   if (typeof request.input === 'string') messages.push({ role: 'user', content: request.input });
   else messages.push(...toChatMessages(request.input));
   const body: ChatBody = { messages };
   if (request.model !== undefined) body.model = request.model;
   if (request.max_output_tokens !== undefined) body.max_tokens = request.max_output_tokens;
-  for (const field of ['temperature', 'top_p', 'user', 'parallel_tool_calls'] as const) if (request[field] !== undefined) body[field] = request[field];
+  for (const field of ['temperature', 'top_p', 'user', 'parallel_tool_calls'] as const)
+    if (request[field] !== undefined) body[field] = request[field];
   if (request.tools !== undefined && request.tools.length > 0) {
     body.tools = request.tools.map(({ type, ...fn }) => ({ type, function: fn }));
   }
   if (request.tool_choice !== undefined) {
-    body.tool_choice = typeof request.tool_choice === 'string' ? request.tool_choice : { type: 'function', function: { name: request.tool_choice.name } };
+    body.tool_choice =
+      typeof request.tool_choice === 'string'
+        ? request.tool_choice
+        : { type: 'function', function: { name: request.tool_choice.name } };
   }
   const format = request.text?.format === undefined ? undefined : responseFormat(request.text.format);
   if (format !== undefined) body.response_format = format;
@@ -116,27 +126,47 @@ export function responseStatus(finishReason: unknown): 'completed' | 'incomplete
 }
 
 export function messageItem(ids: ResponseIds, text: string, status: MessageStatus): OutputItem {
-  return { type: 'message', id: ids.message, role: 'assistant', status, content: status === 'in_progress' ? [] : [outputText(text)] };
+  return {
+    type: 'message',
+    id: ids.message,
+    role: 'assistant',
+    status,
+    content: status === 'in_progress' ? [] : [outputText(text)],
+  };
 }
 
 export function outputText(text: string): OutputText {
   return { type: 'output_text', text, annotations: [] };
 }
 
-export function functionCallItem(ids: ResponseIds, n: number, call: { callId: string | undefined; name: string; arguments: string }, status: 'in_progress' | 'completed'): OutputItem {
+export function functionCallItem(
+  ids: ResponseIds,
+  n: number,
+  call: { callId: string | undefined; name: string; arguments: string },
+  status: 'in_progress' | 'completed',
+): OutputItem {
   const { id, fallbackCallId } = ids.functionCall(n);
-  return { type: 'function_call', id, call_id: call.callId ?? fallbackCallId, name: call.name, arguments: call.arguments, status };
+  return {
+    type: 'function_call',
+    id,
+    call_id: call.callId ?? fallbackCallId,
+    name: call.name,
+    arguments: call.arguments,
+    status,
+  };
 }
 
 /** The message's tool calls as `function_call` output items. */
 function functionCalls(ids: ResponseIds, message: Record<string, unknown>): OutputItem[] {
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isRecord) : [];
-  return calls.flatMap((call) => {
-    const fn = isRecord(call.function) ? call.function : {};
-    if (typeof fn.name !== 'string') return [];
-    const args = typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {});
-    return [{ callId: typeof call.id === 'string' ? call.id : undefined, name: fn.name, arguments: args }];
-  }).map((call, n) => functionCallItem(ids, n, call, 'completed'));
+  return calls
+    .flatMap((call) => {
+      const fn = isRecord(call.function) ? call.function : {};
+      if (typeof fn.name !== 'string') return [];
+      const args = typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {});
+      return [{ callId: typeof call.id === 'string' ? call.id : undefined, name: fn.name, arguments: args }];
+    })
+    .map((call, n) => functionCallItem(ids, n, call, 'completed'));
 }
 
 /** What a finished response is made of: its items in order, its text and how it stopped. */
@@ -158,7 +188,16 @@ export interface ResponseFrame {
 
 /** The Responses object shared by a stream's first events: nothing produced yet. */
 export function responseInProgress(frame: ResponseFrame): ResponsesInProgress {
-  return { id: frame.ids.response, object: 'response', created_at: frame.createdAt, model: frame.slug, status: 'in_progress', output: [], usage: null, ...metadataOf(frame) };
+  return {
+    id: frame.ids.response,
+    object: 'response',
+    created_at: frame.createdAt,
+    model: frame.slug,
+    status: 'in_progress',
+    output: [],
+    usage: null,
+    ...metadataOf(frame),
+  };
 }
 
 /** The finished Responses object, alike for a plain answer and a stream's `response.completed`. */
@@ -190,7 +229,12 @@ function metadataOf(frame: ResponseFrame): { metadata?: Record<string, string> }
 }
 
 /** The chat completion as a Responses object; `usage.cost` is the USD charged. */
-export function chatToResponse(frame: ResponseFrame, completion: Record<string, unknown>, usage: Usage, charge: Charge): ResponsesResponse {
+export function chatToResponse(
+  frame: ResponseFrame,
+  completion: Record<string, unknown>,
+  usage: Usage,
+  charge: Charge,
+): ResponsesResponse {
   const { message: reply, finishReason } = firstChoice(completion);
   const calls = functionCalls(frame.ids, reply);
   const text = typeof reply.content === 'string' ? reply.content : '';

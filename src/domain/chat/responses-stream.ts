@@ -1,8 +1,16 @@
 import type { components } from '../../../generated/openapi.js';
 import type { Usage } from '../../adapters/upstream/index.js';
-import { isRecord } from '../../is-record.js';
-import { finishedResponse, functionCallItem, messageItem, outputText, responseInProgress, responseStatus, type ResponseFrame } from './responses-mapping.js';
 import { copyWith } from '../../copy-with.js';
+import { isRecord } from '../../is-record.js';
+import {
+  finishedResponse,
+  functionCallItem,
+  messageItem,
+  outputText,
+  type ResponseFrame,
+  responseInProgress,
+  responseStatus,
+} from './responses-mapping.js';
 
 type StreamEvent = components['schemas']['ResponsesStreamEvent'];
 type StreamError = components['schemas']['StreamError'];
@@ -58,7 +66,10 @@ export class ResponsesStream {
   /** `response.created` and `response.in_progress`, sent when the stream opens. */
   start(): StreamEvent[] {
     const response = responseInProgress(this.frame);
-    return [this.#number({ type: 'response.created', response }), this.#number({ type: 'response.in_progress', response })];
+    return [
+      this.#number({ type: 'response.created', response }),
+      this.#number({ type: 'response.in_progress', response }),
+    ];
   }
 
   /** The events one chat chunk (an SSE data payload) stands for; anything else in it is not forwarded. */
@@ -74,7 +85,8 @@ export class ResponsesStream {
     const events: Unnumbered[] = [];
     const delta = isRecord(choice.delta) ? choice.delta : {};
     if (typeof delta.content === 'string' && delta.content.length > 0) events.push(...this.#text(delta.content));
-    if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls.filter(isRecord)) events.push(...this.#toolCall(call as ToolCallDelta));
+    if (Array.isArray(delta.tool_calls))
+      for (const call of delta.tool_calls.filter(isRecord)) events.push(...this.#toolCall(call as ToolCallDelta));
     if (typeof choice.finish_reason === 'string') this.#finishReason = choice.finish_reason;
     return events.map((event) => this.#number(event));
   }
@@ -105,7 +117,14 @@ export class ResponsesStream {
     const events: Unnumbered[] = [];
     const message = this.#message ?? this.#openMessage(events);
     message.text += piece;
-    events.push({ type: 'response.output_text.delta', item_id: this.frame.ids.message, output_index: message.outputIndex, content_index: 0, delta: piece, logprobs: [] });
+    events.push({
+      type: 'response.output_text.delta',
+      item_id: this.frame.ids.message,
+      output_index: message.outputIndex,
+      content_index: 0,
+      delta: piece,
+      logprobs: [],
+    });
     return events;
   }
 
@@ -113,8 +132,18 @@ export class ResponsesStream {
     const message: MessageItem = { kind: 'message', outputIndex: this.#items.length, text: '' };
     this.#message = message;
     this.#items.push(message);
-    events.push({ type: 'response.output_item.added', output_index: message.outputIndex, item: messageItem(this.frame.ids, '', 'in_progress') });
-    events.push({ type: 'response.content_part.added', item_id: this.frame.ids.message, output_index: message.outputIndex, content_index: 0, part: outputText('') });
+    events.push({
+      type: 'response.output_item.added',
+      output_index: message.outputIndex,
+      item: messageItem(this.frame.ids, '', 'in_progress'),
+    });
+    events.push({
+      type: 'response.content_part.added',
+      item_id: this.frame.ids.message,
+      output_index: message.outputIndex,
+      content_index: 0,
+      part: outputText(''),
+    });
     return message;
   }
 
@@ -130,20 +159,42 @@ export class ResponsesStream {
     pieces.arguments += piece;
     if (pieces.item !== null) return piece.length > 0 ? [this.#argumentsDelta(pieces.item, piece)] : [];
     if (pieces.name === undefined) return [];
-    const item: CallItem = { kind: 'call', outputIndex: this.#items.length, n: this.#items.filter((open) => open.kind === 'call').length, name: pieces.name, pieces };
+    const item: CallItem = {
+      kind: 'call',
+      outputIndex: this.#items.length,
+      n: this.#items.filter((open) => open.kind === 'call').length,
+      name: pieces.name,
+      pieces,
+    };
     pieces.item = item;
     this.#items.push(item);
-    const events: Unnumbered[] = [{ type: 'response.output_item.added', output_index: item.outputIndex, item: this.#callItem(item, '', 'in_progress') }];
+    const events: Unnumbered[] = [
+      {
+        type: 'response.output_item.added',
+        output_index: item.outputIndex,
+        item: this.#callItem(item, '', 'in_progress'),
+      },
+    ];
     if (pieces.arguments.length > 0) events.push(this.#argumentsDelta(item, pieces.arguments));
     return events;
   }
 
   #callItem(item: CallItem, args: string, status: 'in_progress' | 'completed'): OutputItem {
-    return functionCallItem(this.frame.ids, item.n, { callId: item.pieces.callId, name: item.name, arguments: args }, status);
+    return functionCallItem(
+      this.frame.ids,
+      item.n,
+      { callId: item.pieces.callId, name: item.name, arguments: args },
+      status,
+    );
   }
 
   #argumentsDelta(item: CallItem, piece: string): Unnumbered {
-    return { type: 'response.function_call_arguments.delta', item_id: this.frame.ids.functionCall(item.n).id, output_index: item.outputIndex, delta: piece };
+    return {
+      type: 'response.function_call_arguments.delta',
+      item_id: this.frame.ids.functionCall(item.n).id,
+      output_index: item.outputIndex,
+      delta: piece,
+    };
   }
 
   /** The events that finish one item's content, and the item as it ends. */
@@ -155,7 +206,13 @@ export class ResponsesStream {
       return messageItem(this.frame.ids, item.text, status);
     }
     const args = item.pieces.arguments;
-    events.push({ type: 'response.function_call_arguments.done', item_id: this.frame.ids.functionCall(item.n).id, output_index: item.outputIndex, name: item.name, arguments: args });
+    events.push({
+      type: 'response.function_call_arguments.done',
+      item_id: this.frame.ids.functionCall(item.n).id,
+      output_index: item.outputIndex,
+      name: item.name,
+      arguments: args,
+    });
     return this.#callItem(item, args, 'completed');
   }
 

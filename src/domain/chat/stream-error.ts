@@ -10,7 +10,10 @@ type StreamError = components['schemas']['StreamError'];
  */
 export function streamError(err: unknown): StreamError {
   const status = err instanceof UpstreamError ? statusOf(err.failure) : undefined;
-  return byStatus([status]) ?? error('The upstream failed mid-stream; the answer is incomplete and was not billed', 'api_error', 'upstream_error');
+  return (
+    byStatus([status]) ??
+    error('The upstream failed mid-stream; the answer is incomplete and was not billed', 'api_error', 'upstream_error')
+  );
 }
 
 /**
@@ -23,14 +26,22 @@ export function openingStreamError(failures: readonly UpstreamFailure[]): Stream
   const frame = byStatus(statuses);
   if (frame !== null) return frame;
   if (statuses.every((status) => status !== undefined && status >= 500)) {
-    return error('Every upstream failed with a server error before the first token; nothing was billed', 'api_error', 'upstream_server_error');
+    return error(
+      'Every upstream failed with a server error before the first token; nothing was billed',
+      'api_error',
+      'upstream_server_error',
+    );
   }
   return error('Every upstream failed before the first token; nothing was billed', 'api_error', 'upstream_error');
 }
 
 /** SPEC 3.4: every upstream accepted the stream and closed it without a token; nothing was billed. */
 export function emptyStreamError(): StreamError {
-  return error('Every upstream closed the stream without a token; nothing was billed. Retry, or send stream: false', 'api_error', 'empty_upstream_stream');
+  return error(
+    'Every upstream closed the stream without a token; nothing was billed. Retry, or send stream: false',
+    'api_error',
+    'empty_upstream_stream',
+  );
 }
 
 function statusOf(failure: UpstreamFailure): number | undefined {

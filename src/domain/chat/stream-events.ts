@@ -14,7 +14,10 @@ export interface ChunkInfo {
 }
 
 interface ChunkShape {
-  choices?: { delta?: { content?: unknown; reasoning_content?: unknown; reasoning?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
+  choices?: {
+    delta?: { content?: unknown; reasoning_content?: unknown; reasoning?: unknown; tool_calls?: unknown };
+    finish_reason?: unknown;
+  }[];
   usage?: Record<string, unknown> | null;
   error?: unknown;
 }
@@ -27,7 +30,9 @@ function streamedFailure(error: Record<string, unknown>): UpstreamFailure {
   const message = typeof error.message === 'string' ? error.message : 'upstream error';
   const numeric = [error.status, error.code].find((v): v is number => typeof v === 'number' && v >= 400 && v <= 599);
   const named = `${String(error.type ?? '')} ${String(error.code ?? '')}`;
-  const status = numeric ?? (/rate_limit/.test(named) ? 429 : /not_found/.test(named) ? 404 : /invalid_request/.test(named) ? 400 : 502);
+  const status =
+    numeric ??
+    (/rate_limit/.test(named) ? 429 : /not_found/.test(named) ? 404 : /invalid_request/.test(named) ? 400 : 502);
   return { kind: 'http', status, message };
 }
 

@@ -13,7 +13,11 @@ type ImageEstimate = components['schemas']['ImageEstimate'];
  * list price and at the caller's (its personal and tier discounts), with the kickoff's route verdict (an unavailable
  * model is refused, SPEC 2.5). Nothing is held, rendered or debited.
  */
-export function estimateImage(deps: { catalog: ModelCatalog; routes: RouteTable }, discounts: CallerDiscounts, request: ImageRequest): ImageEstimate {
+export function estimateImage(
+  deps: { catalog: ModelCatalog; routes: RouteTable },
+  discounts: CallerDiscounts,
+  request: ImageRequest,
+): ImageEstimate {
   const plan = planImage(deps.catalog, request);
   deps.routes.chain(plan.entry.slug, 'image');
   return {

@@ -1,17 +1,17 @@
 import type { components } from '../../../generated/openapi.js';
 import { encodeImage, inspectImage, type OutputFormat } from '../../adapters/image-codec/index.js';
-import { UpstreamError, type ImageCall, type ImageResult } from '../../adapters/upstream/index.js';
+import { type ImageCall, type ImageResult, UpstreamError } from '../../adapters/upstream/index.js';
 import type { CancelSignal } from '../../cancel-signal.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import { releasingOnFailure } from '../billed-chain.js';
-import { renderTimeoutMessage } from '../jobs/job-failure.js';
 import type { Billing, CallDetails } from '../billing.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
-import { microsToUsd, type Micros } from '../money.js';
+import { renderTimeoutMessage } from '../jobs/job-failure.js';
+import { type Micros, microsToUsd } from '../money.js';
 import type { Route, RouteTable } from '../routing/route-table.js';
-import { runChain, type ChainHooks } from '../routing/run-chain.js';
-import { planCost, planImage, type ImagePlan } from './image-plan.js';
+import { type ChainHooks, runChain } from '../routing/run-chain.js';
+import { type ImagePlan, planCost, planImage } from './image-plan.js';
 import { hostReferences, type ReferenceDeps } from './references.js';
 
 type ImageRequest = components['schemas']['ImageRequest'];
@@ -54,19 +54,39 @@ export type Delivery = { images: readonly unknown[]; provider: string; format: O
  * passed on) and linked, then the images delivered charged. An unusable reference, a chain that fails or runs out
  * of time, or images that cannot be hosted cost nothing.
  */
-export async function generateImages(deps: ImageGenerationDeps, principal: Principal, requestId: string, request: ImageRequest, signal: CancelSignal, hooks: ChainHooks): Promise<ImageGenerationBody> {
+export async function generateImages(
+  deps: ImageGenerationDeps,
+  principal: Principal,
+  requestId: string,
+  request: ImageRequest,
+  signal: CancelSignal,
+  hooks: ChainHooks,
+): Promise<ImageGenerationBody> {
   const plan = planImage(deps.catalog, request);
   const chain = deps.routes.chain(plan.entry.slug, 'image');
   const reservation = await deps.billing.reserve(principal, requestId, planCost(plan, plan.n, principal.account));
   const rendered = await releasingOnFailure(deps.billing, reservation, async () => {
     // Fetched only once the money is held: a key that cannot pay never makes us download anything.
-    const references = await hostReferences(deps, requestId, request.input_images ?? [], deps.now() + IMAGE_RETENTION_MS);
+    const references = await hostReferences(
+      deps,
+      requestId,
+      request.input_images ?? [],
+      deps.now() + IMAGE_RETENTION_MS,
+    );
     return renderImages(deps, plan, chain, request, references, requestId, signal, hooks);
   });
-  const charge = await deps.billing.settle(reservation, planCost(plan, rendered.images.length, principal.account), imageCallDetails(plan, rendered));
+  const charge = await deps.billing.settle(
+    reservation,
+    planCost(plan, rendered.images.length, principal.account),
+    imageCallDetails(plan, rendered),
+  );
   return {
     created: Math.floor(deps.now() / 1000),
-    data: rendered.images.map((image) => ({ url: image.url, ...(request.response_format === 'url' ? {} : { b64_json: image.bytes.toString('base64') }), mime_type: image.mimeType })),
+    data: rendered.images.map((image) => ({
+      url: image.url,
+      ...(request.response_format === 'url' ? {} : { b64_json: image.bytes.toString('base64') }),
+      mime_type: image.mimeType,
+    })),
     usage: imageUsage(plan, rendered, charge.costMicros),
   };
 }
@@ -97,12 +117,17 @@ export async function renderImages(
     signal,
     deadlineAtMs: hooks.deadlineAtMs,
   };
-  const outcome = await runChain(chain, async (route) => checkedImages(route.providerName, await route.provider.image!({ ...call, upstreamModel: route.upstreamModel })), hooks).catch(
-    (err: unknown) => {
-      if (!(err instanceof ApiError && err.code === 'upstream_timeout')) throw err;
-      throw hooks.budgetMs === undefined ? new ApiError('render_timeout') : new ApiError('render_timeout', renderTimeoutMessage(hooks.budgetMs));
-    },
-  );
+  const outcome = await runChain(
+    chain,
+    async (route) =>
+      checkedImages(route.providerName, await route.provider.image!({ ...call, upstreamModel: route.upstreamModel })),
+    hooks,
+  ).catch((err: unknown) => {
+    if (!(err instanceof ApiError && err.code === 'upstream_timeout')) throw err;
+    throw hooks.budgetMs === undefined
+      ? new ApiError('render_timeout')
+      : new ApiError('render_timeout', renderTimeoutMessage(hooks.budgetMs));
+  });
   const format: OutputFormat = request.output_format === 'jpg' ? 'jpeg' : (request.output_format ?? 'png');
   const deliveredUntilMs = deps.now() + IMAGE_RETENTION_MS; // from delivery: a link lives its 15 minutes after the render
   const images = await Promise.all(
@@ -110,7 +135,13 @@ export async function renderImages(
       const image = await encodeImage(source.bytes, source.format, format);
       const name = `${prefix}-${i}.${EXTENSION[image.format]}`;
       await deps.blobs.put(name, image.bytes, { contentType: image.mimeType, expiresAtMs: deliveredUntilMs });
-      return { name, bytes: image.bytes, format: image.format, mimeType: image.mimeType as HostedImage['mimeType'], url: deps.fileLinks.link(name, deliveredUntilMs) };
+      return {
+        name,
+        bytes: image.bytes,
+        format: image.format,
+        mimeType: image.mimeType as HostedImage['mimeType'],
+        url: deps.fileLinks.link(name, deliveredUntilMs),
+      };
     }),
   );
   return { images, provider: outcome.route.providerName, format: images[0]?.format ?? format };
@@ -122,7 +153,12 @@ export function imageCallDetails(plan: ImagePlan, rendered: Delivery): CallDetai
     model: plan.entry.slug,
     kind: 'image',
     endpoint: 'images.generations',
-    metadata: { provider: rendered.provider, images: rendered.images.length, size: `${plan.width}x${plan.height}`, output_format: rendered.format },
+    metadata: {
+      provider: rendered.provider,
+      images: rendered.images.length,
+      size: `${plan.width}x${plan.height}`,
+      output_format: rendered.format,
+    },
   };
 }
 
@@ -143,11 +179,13 @@ export function imageUsage(plan: ImagePlan, rendered: Delivery, costMicros: Micr
  * not an image, are a bad answer, so the chain moves on and nothing is charged for them.
  */
 async function checkedImages(provider: string, result: ImageResult): Promise<{ bytes: Buffer; format: string }[]> {
-  if (result.images.length === 0) throw new UpstreamError({ kind: 'bad_response', message: `${provider} delivered no image` });
+  if (result.images.length === 0)
+    throw new UpstreamError({ kind: 'bad_response', message: `${provider} delivered no image` });
   return Promise.all(
     result.images.map(async ({ bytes }) => {
       const image = await inspectImage(bytes);
-      if (image === null) throw new UpstreamError({ kind: 'bad_response', message: `${provider} delivered bytes that are not an image` });
+      if (image === null)
+        throw new UpstreamError({ kind: 'bad_response', message: `${provider} delivered bytes that are not an image` });
       return { bytes, format: image.format };
     }),
   );

@@ -4,13 +4,30 @@ import { ApiError, orUnavailable } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import { newId } from '../ids.js';
 import type { JobRunner, JobWork } from '../jobs/job-runner.js';
-import { completeCharged, failReleased, heldMoney, jobHead, ownedJob, reservationOf, type HeldMoney, type JobShown, type JobStepDeps } from '../jobs/job-steps.js';
+import {
+  completeCharged,
+  failReleased,
+  type HeldMoney,
+  heldMoney,
+  type JobShown,
+  type JobStepDeps,
+  jobHead,
+  ownedJob,
+  reservationOf,
+} from '../jobs/job-steps.js';
 import { retryUntil } from '../jobs/retry-until.js';
 import { microsToUsd } from '../money.js';
 import type { ChainHooks } from '../routing/run-chain.js';
-import { IMAGE_RETENTION_MS, imageCallDetails, imageUsage, renderImages, type Delivery, type ImageGenerationDeps } from './image-generation.js';
+import {
+  type Delivery,
+  IMAGE_RETENTION_MS,
+  type ImageGenerationDeps,
+  imageCallDetails,
+  imageUsage,
+  renderImages,
+} from './image-generation.js';
 import { planCost, planImage } from './image-plan.js';
-import { hostReferences, type HostedReference } from './references.js';
+import { type HostedReference, hostReferences } from './references.js';
 
 type ImageRequest = components['schemas']['ImageRequest'];
 type ImageJobView = components['schemas']['ImageJob'];
@@ -58,9 +75,20 @@ export class ImageJobs implements JobWork {
     const plan = planImage(deps.catalog, request);
     deps.routes.chain(plan.entry.slug, 'image'); // SPEC 7.2: nothing routes it → refused before anything starts
     const id = newId('job');
-    const reservation = await deps.billing.reserve(principal, id, planCost(plan, plan.n, principal.account), { durable: true });
+    const reservation = await deps.billing.reserve(principal, id, planCost(plan, plan.n, principal.account), {
+      durable: true,
+    });
     const nowMs = deps.now();
-    const job: JobRecord = { id, accountId: principal.accountId, kind: KIND, status: 'pending', createdAtMs: nowMs, updatedAtMs: nowMs, expiresAtMs: nowMs + IMAGE_RETENTION_MS, data: {} };
+    const job: JobRecord = {
+      id,
+      accountId: principal.accountId,
+      kind: KIND,
+      status: 'pending',
+      createdAtMs: nowMs,
+      updatedAtMs: nowMs,
+      expiresAtMs: nowMs + IMAGE_RETENTION_MS,
+      data: {},
+    };
     try {
       const references = await hostReferences(deps, id, request.input_images ?? [], job.expiresAtMs);
       const data: ImageJobData = {
@@ -86,9 +114,13 @@ export class ImageJobs implements JobWork {
     const { deps } = this;
     const job = await ownedJob(deps, principal, jobId, KIND);
     const data = job.data as unknown as ImageJobData;
-    if (job.status !== 'completed' || data.delivered === true || data.request.response_format === 'url') return view(job);
+    if (job.status !== 'completed' || data.delivered === true || data.request.response_format === 'url')
+      return view(job);
     // SPEC 2.8: the poll that first delivers carries the bytes; whoever marks the job delivered is that poll.
-    const first = await orUnavailable(() => deps.jobs.transition(jobId, ['completed'], { data: { delivered: true } }, deps.now()), 'job store');
+    const first = await orUnavailable(
+      () => deps.jobs.transition(jobId, ['completed'], { data: { delivered: true } }, deps.now()),
+      'job store',
+    );
     if (first === null) return view(job);
     const answer = view(first);
     answer.images = await Promise.all(
@@ -112,8 +144,21 @@ export class ImageJobs implements JobWork {
       try {
         plan = planImage(deps.catalog, data.request);
         await deps.jobs.transition(job.id, ['pending'], { status: 'processing' }, deps.now(), deps.owner);
-        const rendered = await renderImages(deps, plan, deps.routes.chain(plan.entry.slug, 'image'), data.request, await this.references(data), job.id, lost, this.hooks(job, plan.entry.slug));
-        delivery = { provider: rendered.provider, format: rendered.format, images: rendered.images.map(({ name, url, mimeType }) => ({ name, url, mime_type: mimeType })) };
+        const rendered = await renderImages(
+          deps,
+          plan,
+          deps.routes.chain(plan.entry.slug, 'image'),
+          data.request,
+          await this.references(data),
+          job.id,
+          lost,
+          this.hooks(job, plan.entry.slug),
+        );
+        delivery = {
+          provider: rendered.provider,
+          format: rendered.format,
+          images: rendered.images.map(({ name, url, mimeType }) => ({ name, url, mime_type: mimeType })),
+        };
       } catch (err) {
         if (!lost.aborted) await failReleased(deps, job, reservation, err, deps.budgetMs, lost);
         return;
@@ -128,7 +173,14 @@ export class ImageJobs implements JobWork {
         deps.now,
         lost,
         async () => {
-          kept = (await deps.jobs.transition(job.id, ['processing'], { data: { delivery: checkpoint } }, deps.now(), deps.owner)) !== null;
+          kept =
+            (await deps.jobs.transition(
+              job.id,
+              ['processing'],
+              { data: { delivery: checkpoint } },
+              deps.now(),
+              deps.owner,
+            )) !== null;
         },
         (err) => deps.onUnexpected(err, job.id),
       );
@@ -137,8 +189,18 @@ export class ImageJobs implements JobWork {
       plan = planImage(deps.catalog, data.request);
     }
     const delivered = delivery;
-    const cost = { micros: planCost(plan, delivered.images.length, data.owner.account), details: imageCallDetails(plan, delivered) };
-    await completeCharged(deps, job, reservation, cost, (charged) => ({ delivery: delivered, usage: imageUsage(plan, delivered, charged) }), lost);
+    const cost = {
+      micros: planCost(plan, delivered.images.length, data.owner.account),
+      details: imageCallDetails(plan, delivered),
+    };
+    await completeCharged(
+      deps,
+      job,
+      reservation,
+      cost,
+      (charged) => ({ delivery: delivered, usage: imageUsage(plan, delivered, charged) }),
+      lost,
+    );
   }
 
   /** The references as dispatched: hosted at kickoff, read back from the blob store (by any process). */
@@ -146,7 +208,8 @@ export class ImageJobs implements JobWork {
     return Promise.all(
       data.references.map(async (reference) => {
         const stored = await this.deps.blobs.get(reference.name, this.deps.now());
-        if (stored === null) throw new ApiError('upstream_validation_error', `${reference.url}: the hosted reference expired`);
+        if (stored === null)
+          throw new ApiError('upstream_validation_error', `${reference.url}: the hosted reference expired`);
         return { ...reference, bytes: stored.bytes };
       }),
     );

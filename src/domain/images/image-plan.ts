@@ -29,7 +29,14 @@ type Shape = { kind: 'pixels'; width: number; height: number } | { kind: 'ratio'
 const RESOLUTION_TIERS = ['1K', '2K', '4K'] as const;
 const MEGAPIXEL_TIERS = ['1MP', '2MP', '4MP'] as const;
 /** SPEC 2.11 (via 4.6): what `quality` bills on a quality-priced model. */
-const QUALITY_TIER: Record<string, string> = { low: 'low', medium: 'medium', high: 'high', hd: 'high', standard: 'medium', auto: 'medium' };
+const QUALITY_TIER: Record<string, string> = {
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  hd: 'high',
+  standard: 'medium',
+  auto: 'medium',
+};
 
 /**
  * SPEC 2.11: the model must be an image model; references at most its cap; an edit-only model needs one; `size`
@@ -41,7 +48,9 @@ export function planImage(catalog: ModelCatalog, request: ImageRequest): ImagePl
   const asked = catalog.find(request.model);
   // Restoration rows (credit-metered) are image models of their own endpoints (SPEC 4.4 topaz).
   if (asked === undefined || asked.media_kind !== 'image' || asked.credit_metered) {
-    throw new ApiError('model_not_found', `Model "${request.model}" is not an image generation model of the catalog`, { meta: { slug: request.model } });
+    throw new ApiError('model_not_found', `Model "${request.model}" is not an image generation model of the catalog`, {
+      meta: { slug: request.model },
+    });
   }
   checkReferences(asked, request.input_images?.length ?? 0);
   const shape = parseShape(request.size);
@@ -50,7 +59,15 @@ export function planImage(catalog: ModelCatalog, request: ImageRequest): ImagePl
   if (sizes !== undefined && sizes.length > 0) {
     const size = closestSize(sizes, shape);
     const [width = 1024, height = 1024] = size.split('x').map(Number);
-    return { entry: asked, tier: pricingTier(asked, shape, request.quality, size), size, aspectRatio: null, width, height, n };
+    return {
+      entry: asked,
+      tier: pricingTier(asked, shape, request.quality, size),
+      size,
+      aspectRatio: null,
+      width,
+      height,
+      n,
+    };
   }
   const entry = resolutionSku(catalog, asked, shape);
   const tier = pricingTier(entry, shape, request.quality);
@@ -61,20 +78,30 @@ export function planImage(catalog: ModelCatalog, request: ImageRequest): ImagePl
 /** The long side of a tier's images (1K, 1 MP and single-price rows: 1024). */
 const TIER_LONG_SIDE: Record<string, number> = { '2K': 2048, '4K': 4096, '2MP': 1448, '4MP': 2048 };
 /** The longest side a tier can make: its own, 1024 for 1K / 1 MP, else 2048 (single-price and quality-priced rows). */
-const maxLongSide = (tier: string | undefined): number => TIER_LONG_SIDE[tier ?? ''] ?? (tier === '1K' || tier === '1MP' ? 1024 : 2048);
+const maxLongSide = (tier: string | undefined): number =>
+  TIER_LONG_SIDE[tier ?? ''] ?? (tier === '1K' || tier === '1MP' ? 1024 : 2048);
 
 /**
  * Pixels for an aspect-ratio model: the size asked for where given (shrunk, aspect kept, to what the tier billed
  * can make: a size is never paid for at one tier and rendered at a larger one), else the tier's long side.
  */
-function pixelsFor(shape: Shape, aspectRatio: string | null, tier: string | undefined): { width: number; height: number } {
+function pixelsFor(
+  shape: Shape,
+  aspectRatio: string | null,
+  tier: string | undefined,
+): { width: number; height: number } {
   if (shape.kind === 'pixels') {
     const scale = Math.min(1, maxLongSide(tier) / Math.max(shape.width, shape.height));
-    return { width: Math.max(1, Math.round(shape.width * scale)), height: Math.max(1, Math.round(shape.height * scale)) };
+    return {
+      width: Math.max(1, Math.round(shape.width * scale)),
+      height: Math.max(1, Math.round(shape.height * scale)),
+    };
   }
   const long = TIER_LONG_SIDE[tier ?? ''] ?? 1024;
   const ratio = aspectRatio === null || aspectRatio === 'auto' ? 1 : ratioOf(aspectRatio);
-  return ratio >= 1 ? { width: long, height: Math.round(long / ratio) } : { width: Math.round(long * ratio), height: long };
+  return ratio >= 1
+    ? { width: long, height: Math.round(long / ratio) }
+    : { width: Math.round(long * ratio), height: long };
 }
 
 /** What `images` images of a plan cost at `discounts`: the one price the estimate, the hold and the charge all use. */
@@ -85,10 +112,16 @@ export function planCost(plan: ImagePlan, images: number, discounts: CallerDisco
 function checkReferences(entry: CatalogFileEntry, references: number): void {
   const cap = entry.capabilities.max_reference_images ?? 0;
   if (references > cap) {
-    throw invalidField(['body', 'input_images'], `${references} reference images; ${entry.slug} takes at most ${cap}`, 'maxItems');
+    throw invalidField(
+      ['body', 'input_images'],
+      `${references} reference images; ${entry.slug} takes at most ${cap}`,
+      'maxItems',
+    );
   }
   if (entry.capabilities.edit_only === true && references === 0) {
-    throw new ApiError('upstream_validation_error', `${entry.slug} edits images and needs at least one reference`, { meta: { hint: 'send the image to edit in input_images' } });
+    throw new ApiError('upstream_validation_error', `${entry.slug} edits images and needs at least one reference`, {
+      meta: { hint: 'send the image to edit in input_images' },
+    });
   }
 }
 
@@ -112,8 +145,16 @@ function closestSize(sizes: readonly string[], shape: Shape): string {
   if (shape.kind === 'auto') return sizes[0]!;
   const ratio = shape.kind === 'pixels' ? shape.width / shape.height : shape.ratio;
   const area = shape.kind === 'pixels' ? shape.width * shape.height : null;
-  const areaOf = (size: string) => size.split('x').map(Number).reduce((x, y) => x * y, 1);
-  return [...sizes].sort((x, y) => aspectDistance(ratioOf(x), ratio) - aspectDistance(ratioOf(y), ratio) || (area === null ? 0 : Math.abs(areaOf(x) - area) - Math.abs(areaOf(y) - area)))[0]!;
+  const areaOf = (size: string) =>
+    size
+      .split('x')
+      .map(Number)
+      .reduce((x, y) => x * y, 1);
+  return [...sizes].sort(
+    (x, y) =>
+      aspectDistance(ratioOf(x), ratio) - aspectDistance(ratioOf(y), ratio) ||
+      (area === null ? 0 : Math.abs(areaOf(x) - area) - Math.abs(areaOf(y) - area)),
+  )[0]!;
 }
 
 /** A listed aspect ratio; `auto` stays `auto` where listed, else square (kontext-style rows have no `auto`). */
@@ -154,18 +195,26 @@ function resolutionSku(catalog: ModelCatalog, asked: CatalogFileEntry, shape: Sh
 
 /** Indexes (0 = 1K) of the resolution tiers a row is priced at. */
 function resolutionTiers(entry: CatalogFileEntry): number[] {
-  return RESOLUTION_TIERS.flatMap((tier, index) => (entry.pricing !== null && Object.hasOwn(entry.pricing, tier) ? [index] : []));
+  return RESOLUTION_TIERS.flatMap((tier, index) =>
+    entry.pricing !== null && Object.hasOwn(entry.pricing, tier) ? [index] : [],
+  );
 }
 
 /**
  * The `pricing` key a request bills on its row, or undefined for a single per-image price: its pixel size where
  * sizes are priced, else its resolution, megapixel or quality tier.
  */
-function pricingTier(entry: CatalogFileEntry, shape: Shape, quality: string | undefined, size?: string): string | undefined {
+function pricingTier(
+  entry: CatalogFileEntry,
+  shape: Shape,
+  quality: string | undefined,
+  size?: string,
+): string | undefined {
   if (entry.pricing === null) return undefined;
   if (size !== undefined && Object.hasOwn(entry.pricing, size)) return size;
   const tiers = resolutionTiers(entry);
-  if (tiers.length > 0) return RESOLUTION_TIERS[Math.min(Math.max(neededResolution(shape), Math.min(...tiers)), Math.max(...tiers))];
+  if (tiers.length > 0)
+    return RESOLUTION_TIERS[Math.min(Math.max(neededResolution(shape), Math.min(...tiers)), Math.max(...tiers))];
   if (Object.hasOwn(entry.pricing, MEGAPIXEL_TIERS[0])) return megapixelTier(shape);
   return tierIfPriced(entry, QUALITY_TIER[quality ?? 'auto']);
 }

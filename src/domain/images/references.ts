@@ -17,7 +17,8 @@ const HINTS: Record<MediaLoadFailure | 'not_an_image' | 'not_a_video', string> =
   blocked_address: 'send a public, direct-download link or a data URI',
   too_large: 'send a smaller image',
   timeout: 'send a public, direct-download link that answers quickly, or a data URI',
-  unreachable: 'send a public, direct-download link (not a view page, a sign-in redirect or a private share), or a data URI',
+  unreachable:
+    'send a public, direct-download link (not a view page, a sign-in redirect or a private share), or a data URI',
   not_an_image: 'send a PNG, JPEG, WebP, GIF, AVIF, TIFF or HEIF image',
   not_a_video: 'send an MP4, MOV or WebM video',
 };
@@ -36,7 +37,12 @@ export type HostedReference = ImageCall['references'][number] & { name: string }
  * hosted by us before dispatch, so every upstream gets the same bytes and a link of ours (never the client's
  * data URI or link). One that cannot be used is 400 `upstream_validation_error` naming it, with a hint.
  */
-export async function hostReferences(deps: ReferenceDeps, requestId: string, references: readonly string[], expiresAtMs: number): Promise<HostedReference[]> {
+export async function hostReferences(
+  deps: ReferenceDeps,
+  requestId: string,
+  references: readonly string[],
+  expiresAtMs: number,
+): Promise<HostedReference[]> {
   return Promise.all(
     references.map(async (reference, i) => {
       const field = `input_images[${i}]`;
@@ -44,7 +50,11 @@ export async function hostReferences(deps: ReferenceDeps, requestId: string, ref
       const image = await inspectImage(bytes);
       if (image === null) throw unusable(field, 'not an image', 'not_an_image');
       if (image.width * image.height > REFERENCE_MAX_PIXELS) {
-        throw unusable(field, `${image.width}×${image.height} pixels; at most ${REFERENCE_MAX_PIXELS} are taken`, 'too_large');
+        throw unusable(
+          field,
+          `${image.width}×${image.height} pixels; at most ${REFERENCE_MAX_PIXELS} are taken`,
+          'too_large',
+        );
       }
       const name = `${requestId}-ref-${i}.${image.format}`;
       await deps.blobs.put(name, bytes, { contentType: image.mimeType, expiresAtMs });

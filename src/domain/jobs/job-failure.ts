@@ -20,7 +20,8 @@ export function renderTimeoutMessage(budgetMs: number): string {
  * `generation_failed`. An error of ours is reported without its details.
  */
 export function jobFailure(err: unknown, budgetMs: number): JobFailure {
-  if (!(err instanceof ApiError)) return { error: new ApiError('internal_error').message, error_code: 'generation_failed' };
+  if (!(err instanceof ApiError))
+    return { error: new ApiError('internal_error').message, error_code: 'generation_failed' };
   switch (err.code) {
     case 'content_filter':
       return { error: err.message, error_code: 'content_moderation' };

@@ -113,7 +113,9 @@ export class JobRunner {
     this.closed = true;
     const ids = [...this.running.keys()];
     for (const id of ids) this.stop(id, true);
-    await Promise.all(ids.map((id) => this.store.release(id, this.owner).catch((err: unknown) => this.settings.onUnexpected(err, id))));
+    await Promise.all(
+      ids.map((id) => this.store.release(id, this.owner).catch((err: unknown) => this.settings.onUnexpected(err, id))),
+    );
     await this.queue.close();
   }
 

@@ -3,8 +3,8 @@ import { balanceMicros, type Ledger } from '../../adapters/ledger/index.js';
 import { ApiError, orUnavailable } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import type { Billing, CallDetails, Reservation } from '../billing.js';
-import { microsToUsd, type Micros } from '../money.js';
-import { jobFailure, type JobFailure } from './job-failure.js';
+import { type Micros, microsToUsd } from '../money.js';
+import { type JobFailure, jobFailure } from './job-failure.js';
 import { retryUntil } from './retry-until.js';
 
 /**
@@ -29,16 +29,35 @@ export interface HeldMoney {
 }
 
 export function heldMoney(reservation: Reservation): HeldMoney {
-  return { owner: reservation.principal, hold: { id: reservation.holdId, amount_micros: String(reservation.amountMicros), started_at_ms: reservation.startedAtMs } };
+  return {
+    owner: reservation.principal,
+    hold: {
+      id: reservation.holdId,
+      amount_micros: String(reservation.amountMicros),
+      started_at_ms: reservation.startedAtMs,
+    },
+  };
 }
 
 /** The reservation of a job, rebuilt from its record (by whichever process works on it). */
 export function reservationOf(jobId: string, money: HeldMoney): Reservation {
-  return { holdId: money.hold.id, requestId: jobId, principal: money.owner, amountMicros: BigInt(money.hold.amount_micros), startedAtMs: money.hold.started_at_ms, lease: null };
+  return {
+    holdId: money.hold.id,
+    requestId: jobId,
+    principal: money.owner,
+    amountMicros: BigInt(money.hold.amount_micros),
+    startedAtMs: money.hold.started_at_ms,
+    lease: null,
+  };
 }
 
 /** The caller's job of `kind`; another account's, an unknown or an expired one is 404 job_not_found (SPEC 7.2). */
-export async function ownedJob(deps: JobStepDeps, principal: Principal, jobId: string, kind: string): Promise<JobRecord> {
+export async function ownedJob(
+  deps: JobStepDeps,
+  principal: Principal,
+  jobId: string,
+  kind: string,
+): Promise<JobRecord> {
   const job = await orUnavailable(() => deps.jobs.get(jobId, deps.now()), 'job store');
   if (job === null || job.accountId !== principal.accountId || job.kind !== kind) throw new ApiError('job_not_found');
   return job;
@@ -59,10 +78,19 @@ export async function completeCharged(
 ): Promise<void> {
   const charged = await deps.billing.chargeOnce(reservation, cost.micros, cost.details);
   const balance = await deps.billing.read(job.accountId, () => deps.ledger.getBalance(job.accountId)).catch(() => null);
-  const data = { ...answer(charged), cost_usd: microsToUsd(charged), ...(balance === null ? {} : { balance_usd: microsToUsd(balanceMicros(balance)) }) };
+  const data = {
+    ...answer(charged),
+    cost_usd: microsToUsd(charged),
+    ...(balance === null ? {} : { balance_usd: microsToUsd(balanceMicros(balance)) }),
+  };
   // A worker that lost its lease meanwhile writes nothing: the new owner finds the hold posted and records it.
-  await retryUntil(job.expiresAtMs, deps.now, lost, () => deps.jobs.transition(job.id, ['pending', 'processing'], { status: 'completed', data }, deps.now(), deps.owner), (err) =>
-    deps.onUnexpected(err, job.id),
+  await retryUntil(
+    job.expiresAtMs,
+    deps.now,
+    lost,
+    () =>
+      deps.jobs.transition(job.id, ['pending', 'processing'], { status: 'completed', data }, deps.now(), deps.owner),
+    (err) => deps.onUnexpected(err, job.id),
   );
 }
 
@@ -71,7 +99,14 @@ export async function completeCharged(
  * is released only once the failure is recorded by the lease's owner, so a job another worker took over (and may
  * deliver and charge) keeps its hold.
  */
-export async function failReleased(deps: JobStepDeps, job: JobRecord, reservation: Reservation, err: unknown, budgetMs: number, lost: AbortSignal): Promise<void> {
+export async function failReleased(
+  deps: JobStepDeps,
+  job: JobRecord,
+  reservation: Reservation,
+  err: unknown,
+  budgetMs: number,
+  lost: AbortSignal,
+): Promise<void> {
   if (!(err instanceof ApiError)) deps.onUnexpected(err, job.id);
   const failure = jobFailure(err, budgetMs);
   let recorded = false;
@@ -80,7 +115,14 @@ export async function failReleased(deps: JobStepDeps, job: JobRecord, reservatio
     deps.now,
     lost,
     async () => {
-      recorded = (await deps.jobs.transition(job.id, ['pending', 'processing'], { status: 'failed', data: { ...failure } }, deps.now(), deps.owner)) !== null;
+      recorded =
+        (await deps.jobs.transition(
+          job.id,
+          ['pending', 'processing'],
+          { status: 'failed', data: { ...failure } },
+          deps.now(),
+          deps.owner,
+        )) !== null;
     },
     (storeErr) => deps.onUnexpected(storeErr, job.id),
   );
@@ -99,8 +141,29 @@ export interface JobShown {
  * The poll payload's common part: id, status, model, what was held, when the record goes, and on failure its reason
  * and typed cause (SPEC 2.8, 7.5).
  */
-export function jobHead(job: JobRecord, data: JobShown): { job_id: string; status: JobRecord['status']; model: string; estimated_cost_usd: number; expires_at: number; error?: string; error_code?: JobFailure['error_code'] } {
-  const head = { job_id: job.id, status: job.status, model: data.model, estimated_cost_usd: data.estimated_cost_usd, expires_at: Math.floor(job.expiresAtMs / 1000) };
+export function jobHead(
+  job: JobRecord,
+  data: JobShown,
+): {
+  job_id: string;
+  status: JobRecord['status'];
+  model: string;
+  estimated_cost_usd: number;
+  expires_at: number;
+  error?: string;
+  error_code?: JobFailure['error_code'];
+} {
+  const head = {
+    job_id: job.id,
+    status: job.status,
+    model: data.model,
+    estimated_cost_usd: data.estimated_cost_usd,
+    expires_at: Math.floor(job.expiresAtMs / 1000),
+  };
   if (job.status !== 'failed') return head;
-  return { ...head, ...(data.error === undefined ? {} : { error: data.error }), ...(data.error_code === undefined ? {} : { error_code: data.error_code }) };
+  return {
+    ...head,
+    ...(data.error === undefined ? {} : { error: data.error }),
+    ...(data.error_code === undefined ? {} : { error_code: data.error_code }),
+  };
 }

@@ -35,7 +35,12 @@ const ATTEMPTS = 6;
 const BACKOFF_MS = 10;
 
 /** Runs `insert` only while the balance is shown to cover the rule, the new resource's part held; see above. */
-export async function insertCovered<T>(ledger: Ledger, now: () => number, rule: CoverRule, insert: () => Promise<T>): Promise<T> {
+export async function insertCovered<T>(
+  ledger: Ledger,
+  now: () => number,
+  rule: CoverRule,
+  insert: () => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const holdId = newId('cover');
     const shortfall = await reserve(ledger, now, rule, holdId);
@@ -53,11 +58,26 @@ export async function insertCovered<T>(ledger: Ledger, now: () => number, rule: 
 }
 
 /** Steps 1 and 2: null when covered (the reservation stays), else what was needed and available (nothing kept). */
-async function reserve(ledger: Ledger, now: () => number, rule: CoverRule, holdId: string): Promise<{ needMicros: Micros; availableMicros: Micros } | null> {
+async function reserve(
+  ledger: Ledger,
+  now: () => number,
+  rule: CoverRule,
+  holdId: string,
+): Promise<{ needMicros: Micros; availableMicros: Micros } | null> {
   const own = rule.ownMicros;
   if (own > 0n) {
-    const held = await ledger.hold({ id: holdId, accountId: rule.accountId, amountMicros: own, nowMs: now(), ttlMs: RESERVATION_TTL_MS });
-    if (!held.ok) return { needMicros: own + (await rule.existingMicros()), availableMicros: held.reason === 'insufficient_balance' ? held.availableMicros : 0n };
+    const held = await ledger.hold({
+      id: holdId,
+      accountId: rule.accountId,
+      amountMicros: own,
+      nowMs: now(),
+      ttlMs: RESERVATION_TTL_MS,
+    });
+    if (!held.ok)
+      return {
+        needMicros: own + (await rule.existingMicros()),
+        availableMicros: held.reason === 'insufficient_balance' ? held.availableMicros : 0n,
+      };
   }
   // The balance first, then the others: one that was inserted after this read was still reserved during it.
   const { availableMicros } = await ledger.getBalance(rule.accountId);

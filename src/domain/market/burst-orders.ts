@@ -8,7 +8,16 @@
  * than asked can be placed, everything placed is released and nothing is charged.
  */
 import type { Ledger } from '../../adapters/ledger/index.js';
-import type { BurstOrderRecord, GpuTier, InstanceEvent, InstanceRecord, MarketStore, OfferRecord, PricingType, SettlementRecord } from '../../adapters/market-store/index.js';
+import type {
+  BurstOrderRecord,
+  GpuTier,
+  InstanceEvent,
+  InstanceRecord,
+  MarketStore,
+  OfferRecord,
+  PricingType,
+  SettlementRecord,
+} from '../../adapters/market-store/index.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import { newId } from '../ids.js';
@@ -70,29 +79,56 @@ export class BurstOrders {
 
   /** The cost estimate (a dry run of the allocator: nothing is taken). */
   async estimate(principal: Principal, request: BurstRequest): Promise<BurstPlan> {
-    return this.plan(principal.accountId, request, request.gpuCount, this.deps.now(), await this.volumeMachine(principal, request));
+    return this.plan(
+      principal.accountId,
+      request,
+      request.gpuCount,
+      this.deps.now(),
+      await this.volumeMachine(principal, request),
+    );
   }
 
   /** The machine an order's volume pins it to: undefined without a volume, null for a volume on no machine yet. */
   private async volumeMachine(principal: Principal, request: BurstRequest): Promise<string | null | undefined> {
-    return request.volumeId === null ? undefined : (await this.deps.volumes.checkAttachable(principal, request.volumeId, null)).machineId;
+    return request.volumeId === null
+      ? undefined
+      : (await this.deps.volumes.checkAttachable(principal, request.volumeId, null)).machineId;
   }
 
   /**
    * Places the order: 409 `insufficient_capacity` when fewer GPUs than asked are free under the caps (all or
    * nothing), 402 when the balance cannot start them all; either way nothing stays taken or held.
    */
-  async create(principal: Principal, request: BurstRequest): Promise<{ order: BurstOrderRecord; instances: InstanceRecord[] }> {
+  async create(
+    principal: Principal,
+    request: BurstRequest,
+  ): Promise<{ order: BurstOrderRecord; instances: InstanceRecord[] }> {
     const now = this.deps.now();
     const onMachine = await this.volumeMachine(principal, request);
     const first = await this.plan(principal.accountId, request, request.gpuCount, now, onMachine);
-    if (first.shortfall > 0 && (request.allOrNothing || first.slots.length === 0)) throw noCapacity(request.gpuCount, request.gpuCount - first.shortfall);
+    if (first.shortfall > 0 && (request.allOrNothing || first.slots.length === 0))
+      throw noCapacity(request.gpuCount, request.gpuCount - first.shortfall);
     // A quick 402 before anything is taken; what enforces the balance is each placement's hold (Rentals.place).
     const { availableMicros } = await this.deps.ledger.getBalance(principal.accountId);
     if (availableMicros < first.dueAtStartMicros) {
-      throw new ApiError('insufficient_balance', `Starting ${request.gpuCount} GPUs needs $${microsToUsd(first.dueAtStartMicros)} available; the balance has $${microsToUsd(availableMicros)}`);
+      throw new ApiError(
+        'insufficient_balance',
+        `Starting ${request.gpuCount} GPUs needs $${microsToUsd(first.dueAtStartMicros)} available; the balance has $${microsToUsd(availableMicros)}`,
+      );
     }
-    const order: BurstOrderRecord = { id: newId('burst'), accountId: principal.accountId, dockerImage: request.dockerImage, tiers: request.tiers, gpuCount: request.gpuCount, diskGb: request.diskGb, pricingType: request.pricingType, volumeId: request.volumeId, desiredStatus: 'running', createdAtMs: now, updatedAtMs: now };
+    const order: BurstOrderRecord = {
+      id: newId('burst'),
+      accountId: principal.accountId,
+      dockerImage: request.dockerImage,
+      tiers: request.tiers,
+      gpuCount: request.gpuCount,
+      diskGb: request.diskGb,
+      pricingType: request.pricingType,
+      volumeId: request.volumeId,
+      desiredStatus: 'running',
+      createdAtMs: now,
+      updatedAtMs: now,
+    };
     await this.deps.store.addBurstOrder(order);
     const placed: InstanceRecord[] = [];
     try {
@@ -100,14 +136,27 @@ export class BurstOrders {
       let plan = first;
       for (let round = 0; round < PLACEMENT_ROUNDS && need > 0 && plan.slots.length > 0; round++) {
         for (const slot of plan.slots) {
-          const rental = await this.deps.rentals.place(principal.accountId, { machine: slot.offer, gpuCount: slot.gpus, pricingType: request.pricingType, dockerImage: request.dockerImage, diskGb: request.diskGb, burstOrderId: order.id, volumeId: request.volumeId }, now);
+          const rental = await this.deps.rentals.place(
+            principal.accountId,
+            {
+              machine: slot.offer,
+              gpuCount: slot.gpus,
+              pricingType: request.pricingType,
+              dockerImage: request.dockerImage,
+              diskGb: request.diskGb,
+              burstOrderId: order.id,
+              volumeId: request.volumeId,
+            },
+            now,
+          );
           if (rental === null) continue; // taken by a concurrent order: re-planned below
           placed.push(rental);
           need -= slot.gpus;
         }
         if (need > 0) plan = await this.plan(principal.accountId, request, need, now, onMachine);
       }
-      if (need > 0 && (request.allOrNothing || placed.length === 0)) throw noCapacity(request.gpuCount, request.gpuCount - need);
+      if (need > 0 && (request.allOrNothing || placed.length === 0))
+        throw noCapacity(request.gpuCount, request.gpuCount - need);
     } catch (err) {
       await this.undo(order.id, placed);
       throw err;
@@ -124,7 +173,13 @@ export class BurstOrders {
    * The allocator itself: `need` GPUs over the tiers in order, under each cap (never the renter's own machines). With
    * a volume (`onMachine` defined), all of them on one machine: `onMachine` itself, or any when it is null.
    */
-  private async plan(accountId: string, request: BurstRequest, need: number, now: number, onMachine?: string | null): Promise<BurstPlan> {
+  private async plan(
+    accountId: string,
+    request: BurstRequest,
+    need: number,
+    now: number,
+    onMachine?: string | null,
+  ): Promise<BurstPlan> {
     const slots: Slot[] = [];
     let left = need;
     for (const tier of request.tiers) {
@@ -158,13 +213,23 @@ export class BurstOrders {
     return { order, instances: await this.deps.store.orderInstances(order.id) };
   }
 
-  async list(principal: Principal, limit: number, offset: number): Promise<{ order: BurstOrderRecord; instances: InstanceRecord[] }[]> {
+  async list(
+    principal: Principal,
+    limit: number,
+    offset: number,
+  ): Promise<{ order: BurstOrderRecord; instances: InstanceRecord[] }[]> {
     const orders = await this.deps.store.listBurstOrders(principal.accountId, limit, offset);
-    return Promise.all(orders.map(async (order) => ({ order, instances: await this.deps.store.orderInstances(order.id) })));
+    return Promise.all(
+      orders.map(async (order) => ({ order, instances: await this.deps.store.orderInstances(order.id) })),
+    );
   }
 
   /** Starts, stops or deletes every rental of the order; a rental that cannot (its GPUs gone) is reported, the others go on. */
-  async fanOut(principal: Principal, orderId: string, action: 'start' | 'stop' | 'remove'): Promise<{ order: BurstOrderRecord; instances: InstanceRecord[]; failures: FanOutFailure[] }> {
+  async fanOut(
+    principal: Principal,
+    orderId: string,
+    action: 'start' | 'stop' | 'remove',
+  ): Promise<{ order: BurstOrderRecord; instances: InstanceRecord[]; failures: FanOutFailure[] }> {
     const order = await this.owned(principal, orderId);
     const failures: FanOutFailure[] = [];
     const instances = await this.deps.store.orderInstances(order.id);
@@ -189,29 +254,39 @@ export class BurstOrders {
   async transactions(principal: Principal, orderId: string, limit: number): Promise<SettlementRecord[]> {
     const order = await this.owned(principal, orderId);
     const instances = await this.deps.store.orderInstances(order.id);
-    return this.deps.store.settlements(instances.map((i) => i.id), limit);
+    return this.deps.store.settlements(
+      instances.map((i) => i.id),
+      limit,
+    );
   }
 
   /** The order's GPU run history (SPEC 4.5): every status change of its rentals, newest first. */
-  async history(principal: Principal, orderId: string, limit: number): Promise<(InstanceEvent & { instanceId: string })[]> {
+  async history(
+    principal: Principal,
+    orderId: string,
+    limit: number,
+  ): Promise<(InstanceEvent & { instanceId: string })[]> {
     const order = await this.owned(principal, orderId);
     const events = [];
     for (const instance of await this.deps.store.orderInstances(order.id)) {
-      for (const event of await this.deps.store.history(instance.id)) events.push({ ...event, instanceId: instance.id });
+      for (const event of await this.deps.store.history(instance.id))
+        events.push({ ...event, instanceId: instance.id });
     }
     return events.sort((a, b) => b.atMs - a.atMs).slice(0, limit);
   }
 
   private async owned(principal: Principal, orderId: string): Promise<BurstOrderRecord> {
     const order = await this.deps.store.getBurstOrder(orderId);
-    if (order === null || order.accountId !== principal.accountId) throw new ApiError('burst_order_not_found', `No burst order ${orderId}`, { notFound: true });
+    if (order === null || order.accountId !== principal.accountId)
+      throw new ApiError('burst_order_not_found', `No burst order ${orderId}`, { notFound: true });
     return order;
   }
 }
 
 /** Within a tier: cheapest, then the most reliable, then verified, then the most free GPUs. */
 function preference(a: OfferRecord, b: OfferRecord): number {
-  if (a.pricePerGpuHourMicros !== b.pricePerGpuHourMicros) return a.pricePerGpuHourMicros < b.pricePerGpuHourMicros ? -1 : 1;
+  if (a.pricePerGpuHourMicros !== b.pricePerGpuHourMicros)
+    return a.pricePerGpuHourMicros < b.pricePerGpuHourMicros ? -1 : 1;
   if (a.reliabilityBp !== b.reliabilityBp) return b.reliabilityBp - a.reliabilityBp;
   const verified = Number(b.verification === 'verified') - Number(a.verification === 'verified');
   return verified !== 0 ? verified : b.freeGpus - a.freeGpus;
@@ -219,11 +294,20 @@ function preference(a: OfferRecord, b: OfferRecord): number {
 
 /** A slot's rental terms at the offer's price now. */
 export function slotTerms(slot: Slot, pricingType: PricingType) {
-  return { pricingType, unitPriceMicros: unitPriceMicros(slot.offer, pricingType), gpuCount: slot.gpus, termMs: isTermPlan(pricingType) ? UNIT_MS[pricingType] : null };
+  return {
+    pricingType,
+    unitPriceMicros: unitPriceMicros(slot.offer, pricingType),
+    gpuCount: slot.gpus,
+    termMs: isTermPlan(pricingType) ? UNIT_MS[pricingType] : null,
+  };
 }
 
 function noCapacity(asked: number, available: number): ApiError {
-  return new ApiError('insufficient_capacity', `${asked} GPUs were asked for; ${available} are free under the price caps now. Nothing was placed or charged`, {
-    meta: { gpus_requested: asked, gpus_available: available },
-  });
+  return new ApiError(
+    'insufficient_capacity',
+    `${asked} GPUs were asked for; ${available} are free under the price caps now. Nothing was placed or charged`,
+    {
+      meta: { gpus_requested: asked, gpus_available: available },
+    },
+  );
 }

@@ -21,7 +21,10 @@ export function owedAtHalt(rental: Commitment, runningMs: number): bigint {
   const proRata = owedFor(rental, runningMs);
   if (rental.termMs === null) return proRata;
   const termPrice = owedFor(rental, rental.termMs);
-  const atMinutePrice = owedFor({ pricingType: 'minute', unitPriceMicros: rental.minutePriceMicros, gpuCount: rental.gpuCount, termMs: null }, runningMs);
+  const atMinutePrice = owedFor(
+    { pricingType: 'minute', unitPriceMicros: rental.minutePriceMicros, gpuCount: rental.gpuCount, termMs: null },
+    runningMs,
+  );
   const repriced = atMinutePrice < termPrice ? atMinutePrice : termPrice;
   return repriced > proRata ? repriced : proRata;
 }

@@ -8,12 +8,69 @@
  */
 
 const NOT_COUNTRIES = new Set([
-  'AC', 'AN', 'BU', 'CP', 'CQ', 'CS', 'DD', 'DG', 'DY', 'EA', 'EU', 'EZ', 'FX', 'HV', 'IC', 'NH', 'QO', 'RH', 'SU', 'TA', 'TP', 'UK', 'UN',
-  'VD', 'XA', 'XB', 'XK', 'YD', 'YU', 'ZR', 'ZZ',
+  'AC',
+  'AN',
+  'BU',
+  'CP',
+  'CQ',
+  'CS',
+  'DD',
+  'DG',
+  'DY',
+  'EA',
+  'EU',
+  'EZ',
+  'FX',
+  'HV',
+  'IC',
+  'NH',
+  'QO',
+  'RH',
+  'SU',
+  'TA',
+  'TP',
+  'UK',
+  'UN',
+  'VD',
+  'XA',
+  'XB',
+  'XK',
+  'YD',
+  'YU',
+  'ZR',
+  'ZZ',
 ]);
 
 /** The 27 member states of the European Union. */
-const EU = ['AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'HU', 'IE', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK'];
+const EU = [
+  'AT',
+  'BE',
+  'BG',
+  'CY',
+  'CZ',
+  'DE',
+  'DK',
+  'EE',
+  'ES',
+  'FI',
+  'FR',
+  'GR',
+  'HR',
+  'HU',
+  'IE',
+  'IT',
+  'LT',
+  'LU',
+  'LV',
+  'MT',
+  'NL',
+  'PL',
+  'PT',
+  'RO',
+  'SE',
+  'SI',
+  'SK',
+];
 /** "Europe" as renters mean it for latency and data residency: the EU, the EEA and the UK and Switzerland. */
 const EUROPE = [...EU, 'GB', 'NO', 'IS', 'LI', 'CH'];
 
@@ -71,7 +128,8 @@ function assignedCodes(): Map<string, string> {
 const COUNTRY_NAMES = assignedCodes();
 
 /** Names said with "the" ("in the United States"). */
-const WITH_ARTICLE = /^(?:United |Netherlands$|Philippines$|Bahamas$|Gambia$|Maldives$|Dominican Republic$|Central African Republic$)/;
+const WITH_ARTICLE =
+  /^(?:United |Netherlands$|Philippines$|Bahamas$|Gambia$|Maldives$|Dominican Republic$|Central African Republic$)/;
 
 /** A country by its code ("DE" → Germany, "US" → the United States). */
 export function countryPlace(code: string): Place {
@@ -92,4 +150,9 @@ export const PLACES: readonly (readonly [string, Place])[] = [
 ].sort((x, y) => y[0].length - x[0].length);
 
 /** Upper-case codes that stand alone in a query as places ("US servers", "UK only") rather than as other abbreviations. */
-export const STANDALONE_CODES: Record<string, Place> = { US: countryPlace('US'), USA: countryPlace('US'), UK: countryPlace('GB'), EU: REGIONS.eu! };
+export const STANDALONE_CODES: Record<string, Place> = {
+  US: countryPlace('US'),
+  USA: countryPlace('US'),
+  UK: countryPlace('GB'),
+  EU: REGIONS.eu!,
+};

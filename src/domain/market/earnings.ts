@@ -14,8 +14,16 @@ export interface EarningsRow {
   settlements: number;
 }
 
-export async function earningsByMachineAndDay(store: MarketStore, principal: Principal, range: { from: string; to: string }): Promise<EarningsRow[]> {
-  const settled = await store.providerSettlements(principal.accountId, dayStartMs(range.from), dayStartMs(addDays(range.to, 1)));
+export async function earningsByMachineAndDay(
+  store: MarketStore,
+  principal: Principal,
+  range: { from: string; to: string },
+): Promise<EarningsRow[]> {
+  const settled = await store.providerSettlements(
+    principal.accountId,
+    dayStartMs(range.from),
+    dayStartMs(addDays(range.to, 1)),
+  );
   const rows = new Map<string, EarningsRow>();
   for (const s of settled) {
     const date = utcDay(s.atMs);

@@ -3,7 +3,7 @@
  * rental would have. What the registry cannot tell (a missing or private image, a bad reference, a registry at a
  * private address) is the caller's to fix; a registry that does not answer is retryable.
  */
-import { ImageRegistryError, type ImageRegistry, type ImageSize } from '../../adapters/image-registry/index.js';
+import { type ImageRegistry, ImageRegistryError, type ImageSize } from '../../adapters/image-registry/index.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 
 const GB = 1024 ** 3;
@@ -21,7 +21,8 @@ export async function checkImage(registry: ImageRegistry, dockerImage: string, d
     image = await registry.imageSize(dockerImage);
   } catch (err) {
     if (!(err instanceof ImageRegistryError)) throw err;
-    if (err.kind === 'unreachable') throw new ApiError('provider_unavailable', `The registry of ${dockerImage} did not answer: ${err.message}`);
+    if (err.kind === 'unreachable')
+      throw new ApiError('provider_unavailable', `The registry of ${dockerImage} did not answer: ${err.message}`);
     throw invalidField(['body', 'docker_image'], `${err.kind}: ${err.message}`);
   }
   const estimatedDiskGb = Math.round((image.estimatedDiskBytes / GB) * 100) / 100;

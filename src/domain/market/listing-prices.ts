@@ -28,22 +28,41 @@ export function raisesAnyPlan(current: Pricing, next: Pricing): boolean {
  * the listing). A cut applies at once and drops any rise announced; a rise is announced for `nowMs + noticeMs`
  * (every rise gets its whole notice from the moment it is made) while the listing keeps charging today's prices.
  */
-export function repriced(machine: MachineRecord, sent: Partial<Pricing>, nowMs: number, noticeMs: number): PricingPatch {
+export function repriced(
+  machine: MachineRecord,
+  sent: Partial<Pricing>,
+  nowMs: number,
+  noticeMs: number,
+): PricingPatch {
   const intent = machine.priceRise ?? machine;
-  const next: Pricing = { pricePerGpuHourMicros: sent.pricePerGpuHourMicros ?? intent.pricePerGpuHourMicros, discountsBp: sent.discountsBp ?? intent.discountsBp };
+  const next: Pricing = {
+    pricePerGpuHourMicros: sent.pricePerGpuHourMicros ?? intent.pricePerGpuHourMicros,
+    discountsBp: sent.discountsBp ?? intent.discountsBp,
+  };
   if (!raisesAnyPlan(machine, next)) return { ...next, priceRise: null };
-  return { pricePerGpuHourMicros: machine.pricePerGpuHourMicros, discountsBp: machine.discountsBp, priceRise: { ...next, atMs: nowMs + noticeMs } };
+  return {
+    pricePerGpuHourMicros: machine.pricePerGpuHourMicros,
+    discountsBp: machine.discountsBp,
+    priceRise: { ...next, atMs: nowMs + noticeMs },
+  };
 }
 
 /**
  * The renter's cap on the hourly price per GPU: 409 `price_above_max` naming the field when the listing's price a
  * new rental is charged now is above it. Nothing is taken or held before this check.
  */
-export function requireWithinCap(machine: Pick<MachineRecord, 'id' | 'pricePerGpuHourMicros'>, capMicros: bigint | null, field: string): void {
+export function requireWithinCap(
+  machine: Pick<MachineRecord, 'id' | 'pricePerGpuHourMicros'>,
+  capMicros: bigint | null,
+  field: string,
+): void {
   if (capMicros === null || machine.pricePerGpuHourMicros <= capMicros) return;
   const price = microsToUsd(machine.pricePerGpuHourMicros);
   const msg = `offer ${machine.id} costs $${price} per GPU-hour now, above your cap of $${microsToUsd(capMicros)}`;
   throw new ApiError('price_above_max', `${field}: ${msg}`, {
-    meta: { price_per_gpu_hour_usd: price, fields: [{ type: 'price_above_max', loc: ['body', field], msg, ctx: { price_per_gpu_hour_usd: price } }] },
+    meta: {
+      price_per_gpu_hour_usd: price,
+      fields: [{ type: 'price_above_max', loc: ['body', field], msg, ctx: { price_per_gpu_hour_usd: price } }],
+    },
   });
 }

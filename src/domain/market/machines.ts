@@ -4,10 +4,16 @@
  * heartbeats with the state of the containers it runs, answered with what it must run. A new machine is
  * `unverified`; only an operator verifies it (admin CLI).
  */
-import type { Discounts, InstanceRecord, MachineRecord, MarketStore, Verification } from '../../adapters/market-store/index.js';
-import { DomainError } from '../domain-error.js';
+import type {
+  Discounts,
+  InstanceRecord,
+  MachineRecord,
+  MarketStore,
+  Verification,
+} from '../../adapters/market-store/index.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
+import { DomainError } from '../domain-error.js';
 import { newId } from '../ids.js';
 import { requireUnverifiedRoom } from './account-caps.js';
 import { repriced } from './listing-prices.js';
@@ -25,7 +31,10 @@ export interface Listing {
 }
 
 /** What the agent reports of the machine. */
-export type Inventory = Pick<MachineRecord, 'name' | 'gpuName' | 'gpuCount' | 'vramGb' | 'cpuCores' | 'ramGb' | 'diskGb' | 'location'>;
+export type Inventory = Pick<
+  MachineRecord,
+  'name' | 'gpuName' | 'gpuCount' | 'vramGb' | 'cpuCores' | 'ramGb' | 'diskGb' | 'location'
+>;
 
 /** What an agent must do with one rental's container, and the renter's SSH keys for a container it creates. */
 export interface Assignment {
@@ -88,11 +97,18 @@ export class Machines {
    */
   async updateListing(principal: Principal, machineId: string, listing: Partial<Listing>): Promise<MachineRecord> {
     const machine = await this.owned(principal, machineId);
-    const { pricePerGpuHourMicros, discountsBp, ...rest } = Object.fromEntries(Object.entries(listing).filter(([, v]) => v !== undefined)) as Partial<Listing>;
+    const { pricePerGpuHourMicros, discountsBp, ...rest } = Object.fromEntries(
+      Object.entries(listing).filter(([, v]) => v !== undefined),
+    ) as Partial<Listing>;
     checkListing({ ...machine, ...rest, ...(discountsBp === undefined ? {} : { discountsBp }) });
-    if (rest.listed === true && !machine.listed && machine.verification !== 'verified') await requireUnverifiedRoom(this.store, principal.accountId, this.settings.maxUnverifiedListed);
-    const sent = { ...(pricePerGpuHourMicros === undefined ? {} : { pricePerGpuHourMicros }), ...(discountsBp === undefined ? {} : { discountsBp }) };
-    const pricing = Object.keys(sent).length === 0 ? {} : repriced(machine, sent, this.now(), this.settings.priceRiseNoticeMs);
+    if (rest.listed === true && !machine.listed && machine.verification !== 'verified')
+      await requireUnverifiedRoom(this.store, principal.accountId, this.settings.maxUnverifiedListed);
+    const sent = {
+      ...(pricePerGpuHourMicros === undefined ? {} : { pricePerGpuHourMicros }),
+      ...(discountsBp === undefined ? {} : { discountsBp }),
+    };
+    const pricing =
+      Object.keys(sent).length === 0 ? {} : repriced(machine, sent, this.now(), this.settings.priceRiseNoticeMs);
     return (await this.store.updateMachine(machineId, { ...rest, ...pricing }))!;
   }
 
@@ -102,7 +118,11 @@ export class Machines {
   }
 
   /** The agent's heartbeat: the machine is online, its containers' states are applied, and it learns what to run and keep. */
-  async heartbeat(principal: Principal, machineId: string, containers: readonly { instanceId: string; state: ContainerState }[]): Promise<AgentOrders> {
+  async heartbeat(
+    principal: Principal,
+    machineId: string,
+    containers: readonly { instanceId: string; state: ContainerState }[],
+  ): Promise<AgentOrders> {
     const machine = await this.owned(principal, machineId);
     const now = this.now();
     const heard = (await this.store.updateMachine(machineId, { lastHeartbeatMs: now }))!;
@@ -111,11 +131,25 @@ export class Machines {
     const live = await this.store.machineInstances(machine.id);
     const known = new Set(live.map((i) => i.id));
     // A container of a rental deleted meanwhile is to be removed (and its disk wiped).
-    const gone = containers.filter((c) => !known.has(c.instanceId)).map((c) => ({ id: c.instanceId, desiredStatus: 'terminated' as const, dockerImage: '', diskGb: 0, gpuIndexes: [], volumeId: null }));
+    const gone = containers
+      .filter((c) => !known.has(c.instanceId))
+      .map((c) => ({
+        id: c.instanceId,
+        desiredStatus: 'terminated' as const,
+        dockerImage: '',
+        diskGb: 0,
+        gpuIndexes: [],
+        volumeId: null,
+      }));
     const keysOf = new Map<string, string[]>();
-    for (const i of live) if (i.desiredStatus === 'running' && !keysOf.has(i.accountId)) keysOf.set(i.accountId, await this.sshKeys.authorizedKeys(i.accountId));
+    for (const i of live)
+      if (i.desiredStatus === 'running' && !keysOf.has(i.accountId))
+        keysOf.set(i.accountId, await this.sshKeys.authorizedKeys(i.accountId));
     return {
-      assignments: [...live.map((instance) => ({ instance, sshPublicKeys: keysOf.get(instance.accountId) ?? [] })), ...gone.map((instance) => ({ instance, sshPublicKeys: [] }))],
+      assignments: [
+        ...live.map((instance) => ({ instance, sshPublicKeys: keysOf.get(instance.accountId) ?? [] })),
+        ...gone.map((instance) => ({ instance, sshPublicKeys: [] })),
+      ],
       volumes: (await this.store.volumes.onMachine(machine.id)).map((v) => dockerVolumeName(v.id)),
     };
   }
@@ -123,13 +157,18 @@ export class Machines {
   /** One of the caller's machines; another provider's or an unknown one is 404 `machine_not_found`. */
   async owned(principal: Principal, machineId: string): Promise<MachineRecord> {
     const machine = await this.store.getMachine(machineId);
-    if (machine === null || machine.providerAccountId !== principal.accountId) throw new ApiError('machine_not_found', `No machine ${machineId}`, { notFound: true });
+    if (machine === null || machine.providerAccountId !== principal.accountId)
+      throw new ApiError('machine_not_found', `No machine ${machineId}`, { notFound: true });
     return machine;
   }
 }
 
 /** The operator's verdict on a machine (admin CLI): verified machines are what `verified=true` offers show. */
-export async function setVerification(store: MarketStore, machineId: string, verification: Verification): Promise<MachineRecord> {
+export async function setVerification(
+  store: MarketStore,
+  machineId: string,
+  verification: Verification,
+): Promise<MachineRecord> {
   const machine = await store.updateMachine(machineId, { verification });
   if (machine === null) throw new DomainError('machine_not_found', `No machine ${machineId}`);
   return machine;
@@ -139,6 +178,8 @@ export async function setVerification(store: MarketStore, machineId: string, ver
 function checkListing(m: MachineRecord): void {
   if (m.minGpus > m.gpuCount) throw invalidField(['body', 'min_gpus'], `must not exceed gpu_count (${m.gpuCount})`);
   const { day, week, month } = m.discountsBp;
-  if ([day, week, month].some((bp) => bp < 0 || bp > MAX_DISCOUNT_BP)) throw invalidField(['body', 'discounts'], 'each discount is 0 to 40 percent (SPEC 1.3)');
-  if (!(day <= week && week <= month)) throw invalidField(['body', 'discounts'], 'a longer term is never discounted less than a shorter one');
+  if ([day, week, month].some((bp) => bp < 0 || bp > MAX_DISCOUNT_BP))
+    throw invalidField(['body', 'discounts'], 'each discount is 0 to 40 percent (SPEC 1.3)');
+  if (!(day <= week && week <= month))
+    throw invalidField(['body', 'discounts'], 'a longer term is never discounted less than a shorter one');
 }

@@ -6,6 +6,11 @@ import type { MarketStore, OfferQuery, OfferRecord } from '../../adapters/market
 
 export type OfferFilters = Omit<OfferQuery, 'heardSinceMs' | 'nowMs'>;
 
-export async function searchOffers(store: MarketStore, filters: OfferFilters, nowMs: number, offlineAfterMs: number): Promise<{ offers: OfferRecord[]; total: number }> {
+export async function searchOffers(
+  store: MarketStore,
+  filters: OfferFilters,
+  nowMs: number,
+  offlineAfterMs: number,
+): Promise<{ offers: OfferRecord[]; total: number }> {
   return store.searchOffers({ ...filters, heardSinceMs: nowMs - offlineAfterMs, nowMs });
 }

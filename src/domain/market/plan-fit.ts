@@ -7,7 +7,15 @@ type Priced = Pick<MachineRecord, 'pricePerGpuHourMicros' | 'discountsBp'>;
 
 /** What renting `gpuCount` GPUs of a machine on `type` needs in the balance now (an offer's `due_at_start_usd`). */
 export function dueAtStartOn(machine: Priced, gpuCount: number, type: PricingType): bigint {
-  return dueAtStart({ pricingType: type, unitPriceMicros: unitPriceMicros(machine, type), gpuCount, termMs: isTermPlan(type) ? UNIT_MS[type] : null }, 0n);
+  return dueAtStart(
+    {
+      pricingType: type,
+      unitPriceMicros: unitPriceMicros(machine, type),
+      gpuCount,
+      termMs: isTermPlan(type) ? UNIT_MS[type] : null,
+    },
+    0n,
+  );
 }
 
 /** The plans whose start `availableMicros` covers, shortest first (a metered plan's hour counted for this rental alone). */
@@ -19,7 +27,13 @@ export function plansWithin(machine: Priced, gpuCount: number, availableMicros: 
  * SPEC 1.3 makes `week` the default, whose whole price is held at start ($67.20 for one GPU at $0.50/h): a 402
  * says which plan the balance does cover, the longest (the best discount), so a new user is not left guessing.
  */
-export function withPlanHint(err: ApiError, machine: Priced, gpuCount: number, asked: PricingType, availableMicros: bigint): ApiError {
+export function withPlanHint(
+  err: ApiError,
+  machine: Priced,
+  gpuCount: number,
+  asked: PricingType,
+  availableMicros: bigint,
+): ApiError {
   const fits = plansWithin(machine, gpuCount, availableMicros);
   const balance = `The balance has $${microsToUsd(availableMicros)} available`;
   const longest = fits.at(-1);

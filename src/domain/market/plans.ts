@@ -13,7 +13,13 @@ const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 const DAY_MS = 24 * HOUR_MS;
 /** A month plan is 30 days. */
-export const UNIT_MS: Record<PricingType, number> = { minute: MINUTE_MS, hour: HOUR_MS, day: DAY_MS, week: 7 * DAY_MS, month: 30 * DAY_MS };
+export const UNIT_MS: Record<PricingType, number> = {
+  minute: MINUTE_MS,
+  hour: HOUR_MS,
+  day: DAY_MS,
+  week: 7 * DAY_MS,
+  month: 30 * DAY_MS,
+};
 
 /** Minute and hour plans meter running time; day, week and month plans pay for a term up front. */
 export const isTermPlan = (type: PricingType): boolean => type === 'day' || type === 'week' || type === 'month';
@@ -28,7 +34,10 @@ const BP = 10_000n;
  * One GPU's price for one unit of a plan, in micro-USD. The minute price is the hourly one divided by 60, rounded
  * up to a whole micro-dollar (at most a micro-dollar a minute above the hour plan); terms take their discount.
  */
-export function unitPriceMicros(machine: Pick<MachineRecord, 'pricePerGpuHourMicros' | 'discountsBp'>, type: PricingType): bigint {
+export function unitPriceMicros(
+  machine: Pick<MachineRecord, 'pricePerGpuHourMicros' | 'discountsBp'>,
+  type: PricingType,
+): bigint {
   const hourly = machine.pricePerGpuHourMicros;
   if (type === 'minute') return (hourly + 59n) / 60n;
   if (type === 'hour') return hourly;
@@ -48,7 +57,10 @@ export interface RentalTerms {
 /** What `runningMs` of running time costs in all: per millisecond at the plan's rate, a term never beyond its price. */
 export function owedFor(terms: RentalTerms, runningMs: number): bigint {
   const billable = terms.termMs === null ? runningMs : Math.min(runningMs, terms.termMs);
-  return (terms.unitPriceMicros * BigInt(terms.gpuCount) * BigInt(Math.max(0, Math.floor(billable)))) / BigInt(UNIT_MS[terms.pricingType]);
+  return (
+    (terms.unitPriceMicros * BigInt(terms.gpuCount) * BigInt(Math.max(0, Math.floor(billable)))) /
+    BigInt(UNIT_MS[terms.pricingType])
+  );
 }
 
 /** What `durationMs` more of running costs at the plan's rate (a term's remainder aside): the balance checks use it. */

@@ -4,8 +4,8 @@
  * so a later rule never reads them again ("8x7b" is a model size, not 8 GPUs; "4-bit" is not 4 GPUs; "$48" is
  * not 48 GB). GPU models are matched against the names on offer now, so only real, live GPUs can be named.
  */
-import { usdToMicros, type Micros } from '../money.js';
-import { countryPlace, isCountryCode, PLACES, STANDALONE_CODES, type Place } from './countries.js';
+import { type Micros, usdToMicros } from '../money.js';
+import { countryPlace, isCountryCode, PLACES, type Place, STANDALONE_CODES } from './countries.js';
 
 export type Precision = '16-bit' | '8-bit' | '4-bit';
 
@@ -53,17 +53,61 @@ const MONEY = re(
   `(?:\\$\\s*${AMOUNT}|${B}${AMOUNT}\\s*(?:usd|dollars?|bucks)(?![a-z]))${PER_GPU}` +
     `(?:\\s*(?:/|per|an?|every)\\s*(hours?|hrs?|h|days?|d|weeks?|wk|months?|mo)${E}|\\s*(hourly|daily|weekly|monthly)${E})?${PER_GPU}`,
 );
-const VRAM = re(`${B}(\\d{1,4})\\s*(?:gb|gib|g)${E}(\\s*(?:of\\s+)?(?:vram|gpu\\s+memory|memory|ram|disk|ssd|storage|nvme)${E})?`);
+const VRAM = re(
+  `${B}(\\d{1,4})\\s*(?:gb|gib|g)${E}(\\s*(?:of\\s+)?(?:vram|gpu\\s+memory|memory|ram|disk|ssd|storage|nvme)${E})?`,
+);
 const NOT_GPU_MEMORY = /^\s*(?:of\s+)?(?:ram|disk|ssd|storage|nvme)$/;
 const TOTAL = /\b(?:total|combined|altogether|in all|aggregate)\b/;
-const COUNT_WORDS: Record<string, number> = { one: 1, single: 1, two: 2, dual: 2, three: 3, four: 4, quad: 4, five: 5, six: 6, seven: 7, eight: 8, twelve: 12, sixteen: 16 };
-const GPU_COUNT = re(`${B}(\\d{1,3}|${Object.keys(COUNT_WORDS).join('|')})\\s*(?:x\\s*)?(?:[a-z0-9_-]+\\s+){0,2}(?:gpus?|cards?)${E}`);
+const COUNT_WORDS: Record<string, number> = {
+  one: 1,
+  single: 1,
+  two: 2,
+  dual: 2,
+  three: 3,
+  four: 4,
+  quad: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  twelve: 12,
+  sixteen: 16,
+};
+const GPU_COUNT = re(
+  `${B}(\\d{1,3}|${Object.keys(COUNT_WORDS).join('|')})\\s*(?:x\\s*)?(?:[a-z0-9_-]+\\s+){0,2}(?:gpus?|cards?)${E}`,
+);
 const TIMES_COUNT = re(`${B}(\\d{1,3})\\s*[x×](?![0-9])`);
-const CODE_AFTER_PREPOSITION = /(?:\b[Ii]n|\b[Ff]rom|\b[Ww]ithin|\b[Ii]nside|\b[Nn]ear)\s+(?:the\s+)?([A-Z]{2}(?:\s*(?:,|\/|or|and)\s*[A-Z]{2})*)(?![A-Za-z0-9])/g;
+const CODE_AFTER_PREPOSITION =
+  /(?:\b[Ii]n|\b[Ff]rom|\b[Ww]ithin|\b[Ii]nside|\b[Nn]ear)\s+(?:the\s+)?([A-Z]{2}(?:\s*(?:,|\/|or|and)\s*[A-Z]{2})*)(?![A-Za-z0-9])/g;
 /** Codes that after "in" are more often something else ("in AI", "in IT", "in GB"); those countries are named instead. */
-const WORD_CODES = new Set(['AI', 'AM', 'AS', 'BE', 'BS', 'CI', 'CV', 'DO', 'GB', 'ID', 'IO', 'IS', 'IT', 'ME', 'ML', 'NO', 'PM', 'PR', 'PS', 'SO', 'TO', 'TV']);
+const WORD_CODES = new Set([
+  'AI',
+  'AM',
+  'AS',
+  'BE',
+  'BS',
+  'CI',
+  'CV',
+  'DO',
+  'GB',
+  'ID',
+  'IO',
+  'IS',
+  'IT',
+  'ME',
+  'ML',
+  'NO',
+  'PM',
+  'PR',
+  'PS',
+  'SO',
+  'TO',
+  'TV',
+]);
 const STANDALONE = /(?<![A-Za-z0-9])(USA|US|UK|EU)(?![A-Za-z0-9])/g;
-const OTHER_GPU = re(`(?<![a-z0-9])(?:(?:rtx|gtx|quadro|tesla|radeon|rx)[\\s-]*)?(?:gb|[abhklptv])\\d{2,4}[a-z]?${E}|(?<![a-z0-9])(?:mi\\d{3}[a-z]?|(?:rtx|gtx|rx)[\\s-]*\\d{3,4}(?:[\\s-]?(?:ti|super|xtx?))?)${E}`);
+const OTHER_GPU = re(
+  `(?<![a-z0-9])(?:(?:rtx|gtx|quadro|tesla|radeon|rx)[\\s-]*)?(?:gb|[abhklptv])\\d{2,4}[a-z]?${E}|(?<![a-z0-9])(?:mi\\d{3}[a-z]?|(?:rtx|gtx|rx)[\\s-]*\\d{3,4}(?:[\\s-]?(?:ti|super|xtx?))?)${E}`,
+);
 const HOURS_PER: Record<string, number> = { h: 1, d: 24, w: 168, m: 720 }; // a month is the month plan's 30 days
 
 /** The query's text still unread: a rule's matches are blanked (same length, so indexes hold) once it has read them. */
@@ -98,7 +142,12 @@ class Unread {
 export function parseRecommendationQuery(query: string, liveGpuNames: readonly string[]): RecommendationConstraints {
   const text = new Unread(query.normalize('NFKC'));
   const stated = PRECISIONS.filter(([, pattern]) => text.take(pattern).length > 0).map(([precision]) => precision);
-  const modelBillions = largest([...text.take(MIXTURE_SIZE).map((m) => Number(m[1]) * Number(m[2])), ...text.take(MODEL_SIZE).map((m) => Number(m[1]))].filter((b) => b > 0));
+  const modelBillions = largest(
+    [
+      ...text.take(MIXTURE_SIZE).map((m) => Number(m[1]) * Number(m[2])),
+      ...text.take(MODEL_SIZE).map((m) => Number(m[1])),
+    ].filter((b) => b > 0),
+  );
   // Two precisions named ("8-bit or 4-bit"): the larger one, so the estimate covers both.
   const precision = modelBillions === null ? null : (stated[0] ?? '16-bit');
   const budget = readBudget(text);
@@ -159,20 +208,27 @@ function readPlaces(text: Unread): Place[] {
   const places: Place[] = [];
   for (const [name, place] of PLACE_PATTERNS) if (text.take(name).length > 0) places.push(place);
   for (const m of text.take(CODE_AFTER_PREPOSITION, true)) {
-    for (const code of m[1]!.match(/[A-Z]{2}/g) ?? []) if (isCountryCode(code) && !WORD_CODES.has(code)) places.push(countryPlace(code));
+    for (const code of m[1]!.match(/[A-Z]{2}/g) ?? [])
+      if (isCountryCode(code) && !WORD_CODES.has(code)) places.push(countryPlace(code));
   }
   for (const m of text.take(STANDALONE, true)) places.push(STANDALONE_CODES[m[1]!]!);
   return places.filter((place, i) => places.findIndex((p) => p.label === place.label) === i);
 }
 
-const PLACE_PATTERNS: [RegExp, Place][] = PLACES.map(([name, place]) => [re(`(?<![a-z])${escape(name)}(?![a-z])`), place]);
+const PLACE_PATTERNS: [RegExp, Place][] = PLACES.map(([name, place]) => [
+  re(`(?<![a-z])${escape(name)}(?![a-z])`),
+  place,
+]);
 
 /**
  * GPU models named: each live name by its whole name ("rtx 4090", "RTX_4090") or its distinctive part ("4090",
  * "a100" for A100_80GB: a part with a digit that is not a memory size or a form factor). A number right before it is
  * a GPU count ("2 A100s"). Whatever else looks like a GPU model ("H100", "RTX 5090") is named but not offered.
  */
-function readGpus(text: Unread, liveGpuNames: readonly string[]): { live: string[]; counts: number[]; other: string[] } {
+function readGpus(
+  text: Unread,
+  liveGpuNames: readonly string[],
+): { live: string[]; counts: number[]; other: string[] } {
   const live: { name: string; at: number }[] = [];
   const counts: number[] = [];
   const read: RegExpExecArray[] = [];
@@ -187,14 +243,21 @@ function readGpus(text: Unread, liveGpuNames: readonly string[]): { live: string
   text.blank(read);
   const other = text.take(OTHER_GPU).map((m) => m[0].toUpperCase().replace(/[\s-]+/g, ' '));
   // In the order the query names them.
-  return { live: live.sort((a, b) => a.at - b.at || a.name.localeCompare(b.name)).map((g) => g.name), counts, other: [...new Set(other)] };
+  return {
+    live: live.sort((a, b) => a.at - b.at || a.name.localeCompare(b.name)).map((g) => g.name),
+    counts,
+    other: [...new Set(other)],
+  };
 }
 
 function distinctiveParts(name: string): string[] {
   return name
     .toLowerCase()
     .split('_')
-    .filter((part) => /\d/.test(part) && part.length >= 2 && !/^\d+gb$/.test(part) && !/^(?:sxm|pcie|nvl|hbm)\d*e?$/.test(part));
+    .filter(
+      (part) =>
+        /\d/.test(part) && part.length >= 2 && !/^\d+gb$/.test(part) && !/^(?:sxm|pcie|nvl|hbm)\d*e?$/.test(part),
+    );
 }
 
 function escape(literal: string): string {

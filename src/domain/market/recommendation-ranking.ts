@@ -44,7 +44,8 @@ const MISS_WEIGHT: Record<Unmet, number> = { budget: 1, location: 2, gpu_model: 
 /** SPEC 2.13: suggestions and, when there are none, the nearest alternatives, one pick per GPU model. */
 export function rankOffers(offers: readonly OfferRecord[], constraints: RecommendationConstraints): Ranking {
   const byModel = new Map<string, GpuPick[]>();
-  for (const offer of offers) byModel.set(offer.gpuName, [...(byModel.get(offer.gpuName) ?? []), measure(offer, constraints)]);
+  for (const offer of offers)
+    byModel.set(offer.gpuName, [...(byModel.get(offer.gpuName) ?? []), measure(offer, constraints)]);
   const ranked = [...byModel.values()]
     .map((picks) => {
       const [best] = picks.sort(compare) as [GpuPick];
@@ -63,7 +64,9 @@ export function measure(offer: OfferRecord, c: RecommendationConstraints): GpuPi
   const unmet: Unmet[] = [];
   const namedElsewhere = c.gpuModels.length > 0 ? !c.gpuModels.includes(offer.gpuName) : c.gpusNotOffered.length > 0;
   if (namedElsewhere) unmet.push('gpu_model');
-  const tooSmall = (c.minVramPerGpuGb !== null && offer.vramGb < c.minVramPerGpuGb) || (c.vramNeededGb !== null && offer.vramGb * gpuCount < c.vramNeededGb);
+  const tooSmall =
+    (c.minVramPerGpuGb !== null && offer.vramGb < c.minVramPerGpuGb) ||
+    (c.vramNeededGb !== null && offer.vramGb * gpuCount < c.vramNeededGb);
   if (tooSmall) unmet.push('vram');
   if (offer.freeGpus < gpuCount) unmet.push('gpu_count');
   if (c.places.length > 0 && !c.places.some((place) => place.codes.includes(offer.location))) unmet.push('location');

@@ -11,12 +11,12 @@ import { ApiError, orUnavailable } from '../../errors/api-error.js';
 import type { ErrorCode } from '../../errors/catalog.js';
 import type { Principal } from '../authenticator.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
-import { completionText, type ChatService } from '../chat/chat-service.js';
+import { type ChatService, completionText } from '../chat/chat-service.js';
 import type { Micros } from '../money.js';
 import type { ChainHooks } from '../routing/run-chain.js';
 import { searchOffers } from './offers.js';
 import { parseRecommendationQuery, type RecommendationConstraints } from './recommendation-query.js';
-import { rankOffers, type Ranking } from './recommendation-ranking.js';
+import { type Ranking, rankOffers } from './recommendation-ranking.js';
 import { recommendationPrompt, rulesText } from './recommendation-text.js';
 
 /**
@@ -74,29 +74,57 @@ export class Recommendations {
     const model = deps.settings.model;
     const entry = model === undefined ? undefined : deps.catalog.find(model);
     // A mistake in the setting stops the start, naming it, rather than failing every call.
-    if (model !== undefined && entry?.media_kind !== 'text') throw new Error(`${model} is not a chat model of the catalog`);
+    if (model !== undefined && entry?.media_kind !== 'text')
+      throw new Error(`${model} is not a chat model of the catalog`);
     this.maxOutputTokens = Math.min(MAX_OUTPUT_TOKENS, entry?.capabilities.max_output_tokens ?? MAX_OUTPUT_TOKENS);
   }
 
-  async recommend(principal: Principal, requestId: string, query: string, signal: CancelSignal, hooks: (slug: string) => ChainHooks): Promise<Recommendation> {
+  async recommend(
+    principal: Principal,
+    requestId: string,
+    query: string,
+    signal: CancelSignal,
+    hooks: (slug: string) => ChainHooks,
+  ): Promise<Recommendation> {
     const offers = await this.offersOnline();
     const constraints = parseRecommendationQuery(query, [...new Set(offers.map((o) => o.gpuName))]);
     const ranking = rankOffers(offers, constraints);
     const rules = rulesText(constraints, ranking, offers.length);
     const slug = this.deps.settings.model;
     // Nothing on offer: there is nothing for a model to weigh, and the caller is not charged for being told so.
-    if (slug === undefined || offers.length === 0) return { text: rules, writtenBy: 'rules', model: null, costMicros: 0n, constraints, ranking };
-    const written = await this.byModel(principal, requestId, slug, recommendationPrompt(query, constraints, ranking), signal, hooks(slug));
+    if (slug === undefined || offers.length === 0)
+      return { text: rules, writtenBy: 'rules', model: null, costMicros: 0n, constraints, ranking };
+    const written = await this.byModel(
+      principal,
+      requestId,
+      slug,
+      recommendationPrompt(query, constraints, ranking),
+      signal,
+      hooks(slug),
+    );
     if (written === null) return { text: rules, writtenBy: 'rules', model: null, costMicros: 0n, constraints, ranking };
     // A model that answered nothing was still paid for its tokens; the template's text stands in.
-    if (written.text === '') return { text: rules, writtenBy: 'rules', model: null, costMicros: written.costMicros, constraints, ranking };
-    return { text: written.text, writtenBy: 'model', model: written.slug, costMicros: written.costMicros, constraints, ranking };
+    if (written.text === '')
+      return { text: rules, writtenBy: 'rules', model: null, costMicros: written.costMicros, constraints, ranking };
+    return {
+      text: written.text,
+      writtenBy: 'model',
+      model: written.slug,
+      costMicros: written.costMicros,
+      constraints,
+      ranking,
+    };
   }
 
   /** The offers SPEC 1.2 shows now (online, listed, with free GPUs), cheapest and largest first, once each. */
   private async offersOnline(): Promise<OfferRecord[]> {
     const scan = (sort: OfferSort) =>
-      searchOffers(this.deps.store, { verifiedOnly: false, minFreeGpus: 1, sort, limit: SCAN_LIMIT, offset: 0 }, this.deps.now(), this.deps.settings.offlineAfterMs);
+      searchOffers(
+        this.deps.store,
+        { verifiedOnly: false, minFreeGpus: 1, sort, limit: SCAN_LIMIT, offset: 0 },
+        this.deps.now(),
+        this.deps.settings.offlineAfterMs,
+      );
     const [cheapest, largest] = await orUnavailable(() => Promise.all([scan('price'), scan('-vram')]), 'market store');
     return [...new Map([...cheapest.offers, ...largest.offers].map((offer) => [offer.id, offer])).values()];
   }
@@ -111,7 +139,12 @@ export class Recommendations {
     hooks: ChainHooks,
   ): Promise<{ text: string; slug: string; costMicros: Micros } | null> {
     try {
-      const prepared = await this.deps.chat.prepare(principal, requestId, { model: slug, messages, max_tokens: this.maxOutputTokens }, false);
+      const prepared = await this.deps.chat.prepare(
+        principal,
+        requestId,
+        { model: slug, messages, max_tokens: this.maxOutputTokens },
+        false,
+      );
       const { completion, charge } = await this.deps.chat.complete(prepared, signal, hooks);
       return { text: completionText(completion).trim(), slug: prepared.entry.slug, costMicros: charge.costMicros };
     } catch (err) {

@@ -34,12 +34,16 @@ export function rentalAlertText(event: RentalEvent): string | null {
   const rental = `Rental ${event.instanceId} (${event.gpuCount}× ${event.gpuName})`;
   switch (event.status) {
     case 'running':
-      return previous?.status === 'offline' ? `${rental} is running again: its machine is back online.` : `${rental} is running.`;
+      return previous?.status === 'offline'
+        ? `${rental} is running again: its machine is back online.`
+        : `${rental} is running.`;
     case 'offline':
       return `${rental} is offline: machine ${event.machineId} stopped responding. Nothing is billed until it is back.`;
     case 'stopped':
       return `${rental} ${stopped(event.reason)}`;
     case 'terminated':
-      return event.reason === null || event.reason === 'user' ? `${rental} was deleted.` : `${rental} was terminated: ${BECAUSE[event.reason]}.`;
+      return event.reason === null || event.reason === 'user'
+        ? `${rental} was deleted.`
+        : `${rental} was terminated: ${BECAUSE[event.reason]}.`;
   }
 }

@@ -17,7 +17,7 @@
  */
 import type { Logger } from 'pino';
 import type { AlertCursor, AlertStore, RentalEvent } from '../../adapters/alert-store/index.js';
-import { NotifierError, type Notifier } from '../../adapters/notifier/index.js';
+import { type Notifier, NotifierError } from '../../adapters/notifier/index.js';
 import { newId } from '../ids.js';
 import { rentalAlertText } from './rental-alert-text.js';
 
@@ -99,9 +99,20 @@ export class RentalAlerts {
       return PASS;
     } catch (err) {
       const failure = err instanceof NotifierError ? err : new NotifierError(String(err), false);
-      const about = { instance_id: event.instanceId, event_id: event.id, account_id: event.accountId, attempt: attempts + 1, reason: failure.message };
+      const about = {
+        instance_id: event.instanceId,
+        event_id: event.id,
+        account_id: event.accountId,
+        attempt: attempts + 1,
+        reason: failure.message,
+      };
       if (failure.permanent || attempts + 1 >= MAX_ATTEMPTS) {
-        this.deps.logger.warn(about, failure.permanent ? 'rental alert dropped: the messenger refused it for good' : `rental alert dropped after ${MAX_ATTEMPTS} failed sends`);
+        this.deps.logger.warn(
+          about,
+          failure.permanent
+            ? 'rental alert dropped: the messenger refused it for good'
+            : `rental alert dropped after ${MAX_ATTEMPTS} failed sends`,
+        );
         return PASS;
       }
       this.deps.logger.info(about, 'rental alert not sent; trying again');

@@ -6,22 +6,29 @@
  * ledger transfer `rental:<id>:<n>` that also credits the provider their share (SPEC 1.6), recorded on the instance
  * before it is posted, so a process that dies in between leaves it to be posted again under the same id, never twice.
  */
-import type { LotSpec, Ledger } from '../../adapters/ledger/index.js';
-import type { InstanceChange, InstanceRecord, MachineRecord, MarketStore, PricingType, StatusReason } from '../../adapters/market-store/index.js';
+import type { Ledger, LotSpec } from '../../adapters/ledger/index.js';
+import type {
+  InstanceChange,
+  InstanceRecord,
+  MachineRecord,
+  MarketStore,
+  PricingType,
+  StatusReason,
+} from '../../adapters/market-store/index.js';
 import { copyWith } from '../../copy-with.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import { newId } from '../ids.js';
+import { overPendingCap, requirePendingRoom } from './account-caps.js';
 import { insertCovered } from './balance-cover.js';
 import { owedAtHalt } from './commitment.js';
+import { requireWithinCap } from './listing-prices.js';
+import { withPlanHint } from './plan-fit.js';
+import { costOfRunning, dueAtStart, isTermPlan, owedFor, type RentalTerms, UNIT_MS, unitPriceMicros } from './plans.js';
 import { runwayRule } from './runway.js';
 import { postCharge, settleRecorded } from './settlements.js';
 import { holdTerm, renewAt, renewTermHolds } from './term-holds.js';
-import { withPlanHint } from './plan-fit.js';
 import type { Volumes } from './volumes.js';
-import { overPendingCap, requirePendingRoom } from './account-caps.js';
-import { requireWithinCap } from './listing-prices.js';
-import { costOfRunning, dueAtStart, isTermPlan, owedFor, UNIT_MS, unitPriceMicros, type RentalTerms } from './plans.js';
 
 export interface RentalSettings {
   /** The platform's share of each rental charge, in basis points (the rest is the provider's). */
@@ -86,7 +93,12 @@ const READ_SETTLES_AFTER_MS = 60_000;
 const SWEEP_BATCH = 500;
 
 const proRata = (i: InstanceRecord, runningMs: number): bigint => owedFor(termsOf(i), runningMs);
-const termsOf = (i: InstanceRecord): RentalTerms => ({ pricingType: i.pricingType, unitPriceMicros: i.unitPriceMicros, gpuCount: i.gpuCount, termMs: i.termMs });
+const termsOf = (i: InstanceRecord): RentalTerms => ({
+  pricingType: i.pricingType,
+  unitPriceMicros: i.unitPriceMicros,
+  gpuCount: i.gpuCount,
+  termMs: i.termMs,
+});
 
 /** Running time up to `atMs`: the closed stretches plus the open one. */
 export function runningTime(i: InstanceRecord, atMs: number): number {
@@ -111,27 +123,56 @@ export class Rentals {
   async create(principal: Principal, input: CreateRental): Promise<InstanceRecord> {
     const now = this.deps.now();
     const machine = await this.deps.store.getMachine(input.offerId);
-    if (machine === null || !this.isOffered(machine, now)) throw new ApiError('offer_not_found', `No offer ${input.offerId} is available`);
+    if (machine === null || !this.isOffered(machine, now))
+      throw new ApiError('offer_not_found', `No offer ${input.offerId} is available`);
     const gpuCount = input.gpuCount ?? machine.minGpus;
     if (gpuCount < machine.minGpus || gpuCount > machine.gpuCount) {
       throw invalidField(['body', 'gpu_count'], `this offer rents ${machine.minGpus} to ${machine.gpuCount} GPUs`);
     }
-    if (input.diskGb > machine.diskGb) throw invalidField(['body', 'disk_gb'], `this offer has ${machine.diskGb} GB of disk`);
-    if (machine.providerAccountId === principal.accountId) throw invalidField(['body', 'offer_id'], 'this is your own machine: a provider cannot rent it (the charge would pay itself)');
+    if (input.diskGb > machine.diskGb)
+      throw invalidField(['body', 'disk_gb'], `this offer has ${machine.diskGb} GB of disk`);
+    if (machine.providerAccountId === principal.accountId)
+      throw invalidField(
+        ['body', 'offer_id'],
+        'this is your own machine: a provider cannot rent it (the charge would pay itself)',
+      );
     requireWithinCap(machine, input.maxPricePerGpuHourMicros ?? null, 'max_price_per_gpu_hour');
     const volumeId = input.volumeId ?? null;
     if (volumeId !== null) await this.deps.volumes.checkAttachable(principal, volumeId, machine.id);
-    const placed = await this.place(principal.accountId, { machine, gpuCount, pricingType: input.pricingType, dockerImage: input.dockerImage, diskGb: input.diskGb, burstOrderId: null, volumeId }, now).catch(async (err: unknown) => {
+    const placed = await this.place(
+      principal.accountId,
+      {
+        machine,
+        gpuCount,
+        pricingType: input.pricingType,
+        dockerImage: input.dockerImage,
+        diskGb: input.diskGb,
+        burstOrderId: null,
+        volumeId,
+      },
+      now,
+    ).catch(async (err: unknown) => {
       if (!(err instanceof ApiError) || err.code !== 'insufficient_balance') throw err;
-      throw withPlanHint(err, machine, gpuCount, input.pricingType, (await this.deps.ledger.getBalance(principal.accountId)).availableMicros);
+      throw withPlanHint(
+        err,
+        machine,
+        gpuCount,
+        input.pricingType,
+        (await this.deps.ledger.getBalance(principal.accountId)).availableMicros,
+      );
     });
-    if (placed === null) throw new ApiError('rental_unavailable', `The GPUs of offer ${machine.id} were taken by someone else`);
+    if (placed === null)
+      throw new ApiError('rental_unavailable', `The GPUs of offer ${machine.id} were taken by someone else`);
     return placed;
   }
 
   /** Listed, its agent online, and within its availability: what the marketplace offers. */
   isOffered(machine: MachineRecord, now: number): boolean {
-    return machine.listed && isOnline(machine, now, this.deps.settings.offlineAfterMs) && (machine.availableUntilMs === null || machine.availableUntilMs > now);
+    return (
+      machine.listed &&
+      isOnline(machine, now, this.deps.settings.offlineAfterMs) &&
+      (machine.availableUntilMs === null || machine.availableUntilMs > now)
+    );
   }
 
   /**
@@ -142,45 +183,56 @@ export class Rentals {
    */
   async place(accountId: string, p: Placement, now: number): Promise<InstanceRecord | null> {
     const termMs = isTermPlan(p.pricingType) ? UNIT_MS[p.pricingType] : null;
-    const terms: RentalTerms = { pricingType: p.pricingType, unitPriceMicros: unitPriceMicros(p.machine, p.pricingType), gpuCount: p.gpuCount, termMs };
+    const terms: RentalTerms = {
+      pricingType: p.pricingType,
+      unitPriceMicros: unitPriceMicros(p.machine, p.pricingType),
+      gpuCount: p.gpuCount,
+      termMs,
+    };
     const id = newId('inst');
     await requirePendingRoom(this.deps.store, accountId, 1, this.deps.settings.maxPendingRentals);
     if (p.volumeId !== null) await this.deps.volumes.settleBeforePin(p.volumeId);
-    const holdId = termMs === null ? null : await holdTerm(this.deps.ledger, accountId, dueAtStart(terms, 0n), termMs, now);
-    const insert = () => this.deps.store.place({
-      id,
-      accountId,
-      burstOrderId: p.burstOrderId,
-      machineId: p.machine.id,
-      providerAccountId: p.machine.providerAccountId,
-      gpuName: p.machine.gpuName,
-      dockerImage: p.dockerImage,
-      diskGb: p.diskGb,
-      ...terms,
-      desiredStatus: 'running',
-      status: 'pending',
-      statusReason: null,
-      runningSinceMs: null,
-      runningMs: 0,
-      settledRunningMs: 0,
-      chargedMicros: 0n,
-      settleSeq: 0,
-      pendingChargeMicros: 0n,
-      minutePriceMicros: unitPriceMicros(p.machine, 'minute'),
-      holdId,
-      holdRenewAtMs: holdId === null ? null : renewAt(now),
-      sshPort: null,
-      volumeId: p.volumeId,
-      createdAtMs: now,
-      updatedAtMs: now,
-    });
+    const holdId =
+      termMs === null ? null : await holdTerm(this.deps.ledger, accountId, dueAtStart(terms, 0n), termMs, now);
+    const insert = () =>
+      this.deps.store.place({
+        id,
+        accountId,
+        burstOrderId: p.burstOrderId,
+        machineId: p.machine.id,
+        providerAccountId: p.machine.providerAccountId,
+        gpuName: p.machine.gpuName,
+        dockerImage: p.dockerImage,
+        diskGb: p.diskGb,
+        ...terms,
+        desiredStatus: 'running',
+        status: 'pending',
+        statusReason: null,
+        runningSinceMs: null,
+        runningMs: 0,
+        settledRunningMs: 0,
+        chargedMicros: 0n,
+        settleSeq: 0,
+        pendingChargeMicros: 0n,
+        minutePriceMicros: unitPriceMicros(p.machine, 'minute'),
+        holdId,
+        holdRenewAtMs: holdId === null ? null : renewAt(now),
+        sshPort: null,
+        volumeId: p.volumeId,
+        createdAtMs: now,
+        updatedAtMs: now,
+      });
     const placed = await this.runwayFor(accountId, terms, insert).catch(async (err: unknown) => {
       if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
       throw err;
     });
     if (placed.ok) return this.keptWithinPendingCap(placed.instance);
     if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
-    if (placed.reason === 'volume_elsewhere') throw new ApiError('volume_in_use', `Volume ${p.volumeId} was attached on another machine, or deleted, meanwhile`);
+    if (placed.reason === 'volume_elsewhere')
+      throw new ApiError(
+        'volume_in_use',
+        `Volume ${p.volumeId} was attached on another machine, or deleted, meanwhile`,
+      );
     return null;
   }
 
@@ -205,14 +257,17 @@ export class Rentals {
   async get(principal: Principal, id: string): Promise<Billed> {
     const current = await this.owned(principal, id);
     const untilMs = await this.confirmedUntil(current, this.deps.now());
-    const due = runningTime(current, untilMs) - current.settledRunningMs >= READ_SETTLES_AFTER_MS || current.pendingChargeMicros !== 0n;
+    const due =
+      runningTime(current, untilMs) - current.settledRunningMs >= READ_SETTLES_AFTER_MS ||
+      current.pendingChargeMicros !== 0n;
     return showingOwed(due ? await this.settle(current, untilMs) : current, untilMs);
   }
 
   /** Settles every running rental of an account up to its agent's last heartbeat (a top-up touches them, SPEC 4.5). */
   async settleAccount(accountId: string): Promise<void> {
     const now = this.deps.now();
-    for (const instance of await this.deps.store.runningInstances(accountId)) await this.settle(instance, await this.confirmedUntil(instance, now));
+    for (const instance of await this.deps.store.runningInstances(accountId))
+      await this.settle(instance, await this.confirmedUntil(instance, now));
   }
 
   /** The caller's rentals, newest first, each with the running time its agent confirmed. */
@@ -222,14 +277,20 @@ export class Rentals {
     // One read per machine, however many of the page's rentals it runs.
     const machines = new Map<string, Promise<MachineRecord | null>>();
     const machineOf = (id: string) => machines.get(id) ?? machines.set(id, this.deps.store.getMachine(id)).get(id)!;
-    return Promise.all(instances.map(async (instance) => showingOwed(instance, await this.confirmedUntil(instance, now, machineOf))));
+    return Promise.all(
+      instances.map(async (instance) => showingOwed(instance, await this.confirmedUntil(instance, now, machineOf))),
+    );
   }
 
   /**
    * Running time counts up to the last heartbeat of the machine's agent: billing is for what the agent confirmed,
    * so a machine that dies between two sweeps is never billed for its silence.
    */
-  private async confirmedUntil(instance: InstanceRecord, now: number, machineOf = (id: string) => this.deps.store.getMachine(id)): Promise<number> {
+  private async confirmedUntil(
+    instance: InstanceRecord,
+    now: number,
+    machineOf = (id: string) => this.deps.store.getMachine(id),
+  ): Promise<number> {
     if (instance.runningSinceMs === null) return now;
     const machine = await machineOf(instance.machineId);
     return Math.min(now, machine?.lastHeartbeatMs ?? now);
@@ -248,15 +309,30 @@ export class Rentals {
     const terms = termsOf(current);
     const due = dueAtStart(terms, current.chargedMicros);
     // A term runs until its running time is used up; one paid in full already (./commitment.ts) holds nothing more.
-    if (current.termMs !== null && current.runningMs >= current.termMs) throw new ApiError('plan_expired', `The ${current.pricingType} term of instance ${id} is used up; rent again`);
+    if (current.termMs !== null && current.runningMs >= current.termMs)
+      throw new ApiError('plan_expired', `The ${current.pricingType} term of instance ${id} is used up; rent again`);
     await requirePendingRoom(this.deps.store, principal.accountId, 1, this.deps.settings.maxPendingRentals);
-    const holdId = current.termMs === null || due <= 0n ? null : await holdTerm(this.deps.ledger, principal.accountId, due, current.termMs - current.settledRunningMs, now);
-    const patch = { desiredStatus: 'running', status: 'pending', statusReason: null, holdId, holdRenewAtMs: holdId === null ? null : renewAt(now), updatedAtMs: now } as const;
+    const holdId =
+      current.termMs === null || due <= 0n
+        ? null
+        : await holdTerm(this.deps.ledger, principal.accountId, due, current.termMs - current.settledRunningMs, now);
+    const patch = {
+      desiredStatus: 'running',
+      status: 'pending',
+      statusReason: null,
+      holdId,
+      holdRenewAtMs: holdId === null ? null : renewAt(now),
+      updatedAtMs: now,
+    } as const;
     const change = () => this.deps.store.change(id, current.version, { patch, gpus: 'acquire' });
     const started = await this.runwayFor(principal.accountId, terms, change);
     if (started.ok) return started.instance;
     if (holdId !== null) await this.deps.ledger.release({ holdId, nowMs: now });
-    if (started.reason === 'gpus_taken') throw new ApiError('resources_unavailable', `The GPUs instance ${id} ran on were rented by someone else; rent another offer`);
+    if (started.reason === 'gpus_taken')
+      throw new ApiError(
+        'resources_unavailable',
+        `The GPUs instance ${id} ran on were rented by someone else; rent another offer`,
+      );
     return this.start(principal, id);
   }
 
@@ -279,7 +355,10 @@ export class Rentals {
    * `failed` (stopped on its own) while its rental should run stops the rental with reason `error`, as does one that
    * `exited` after it was seen running (a container the agent stopped on request is `exited` too, and is not news).
    */
-  async reportContainers(machine: MachineRecord, containers: readonly { instanceId: string; state: ContainerState }[]): Promise<void> {
+  async reportContainers(
+    machine: MachineRecord,
+    containers: readonly { instanceId: string; state: ContainerState }[],
+  ): Promise<void> {
     const now = this.deps.now();
     for (const report of containers) {
       const current = await this.deps.store.getInstance(report.instanceId);
@@ -287,7 +366,9 @@ export class Rentals {
       if (report.state === 'running') {
         if (current.status === 'running') continue;
         await this.changeWith(current, (i) =>
-          i.desiredStatus === 'running' && i.status !== 'running' ? { patch: { status: 'running', statusReason: null, runningSinceMs: now, updatedAtMs: now } } : null,
+          i.desiredStatus === 'running' && i.status !== 'running'
+            ? { patch: { status: 'running', statusReason: null, runningSinceMs: now, updatedAtMs: now } }
+            : null,
         );
       } else if (report.state === 'failed' || current.status === 'running') {
         await this.halt(current, 'stopped', 'error', now);
@@ -307,15 +388,24 @@ export class Rentals {
   async sweep(): Promise<void> {
     const now = this.deps.now();
     const { store, ledger, onUnexpected } = this.deps;
-    await renewTermHolds({ store, ledger, stopUnpaid: (i, at) => this.halt(i, 'stopped', 'insufficient_balance', at) }, now, onUnexpected).catch(onUnexpected);
+    await renewTermHolds(
+      { store, ledger, stopUnpaid: (i, at) => this.halt(i, 'stopped', 'insufficient_balance', at) },
+      now,
+      onUnexpected,
+    ).catch(onUnexpected);
     const { pendingTtlMs, offlineTtlMs } = this.deps.settings;
-    for (const [status, ttlMs, reason] of [['pending', pendingTtlMs, 'start_timeout'], ['offline', offlineTtlMs, 'host_offline']] as const) {
-      for (const stale of await store.staleInstances(status, now - ttlMs, SWEEP_BATCH)) await this.halt(stale, 'stopped', reason, now).catch(onUnexpected);
+    for (const [status, ttlMs, reason] of [
+      ['pending', pendingTtlMs, 'start_timeout'],
+      ['offline', offlineTtlMs, 'host_offline'],
+    ] as const) {
+      for (const stale of await store.staleInstances(status, now - ttlMs, SWEEP_BATCH))
+        await this.halt(stale, 'stopped', reason, now).catch(onUnexpected);
     }
     const machines = new Map<string, MachineRecord | null>();
     for (const found of await this.deps.store.activeInstances(SWEEP_BATCH)) {
       try {
-        if (!machines.has(found.machineId)) machines.set(found.machineId, await this.deps.store.getMachine(found.machineId));
+        if (!machines.has(found.machineId))
+          machines.set(found.machineId, await this.deps.store.getMachine(found.machineId));
         await this.sweepOne(found, machines.get(found.machineId) ?? null, now);
       } catch (err) {
         this.deps.onUnexpected(err);
@@ -329,7 +419,17 @@ export class Rentals {
     if (settled.status !== 'running') return;
     if (machine === null || !isOnline(machine, now, this.deps.settings.offlineAfterMs)) {
       await this.changeWith(settled, (i) =>
-        i.status === 'running' ? { patch: { status: 'offline', statusReason: 'host_offline', runningMs: runningTime(i, untilMs), runningSinceMs: null, updatedAtMs: now } } : null,
+        i.status === 'running'
+          ? {
+              patch: {
+                status: 'offline',
+                statusReason: 'host_offline',
+                runningMs: runningTime(i, untilMs),
+                runningSinceMs: null,
+                updatedAtMs: now,
+              },
+            }
+          : null,
       );
       return;
     }
@@ -348,7 +448,12 @@ export class Rentals {
    * Settles, stops or terminates the rental (its GPUs released), then gives back what is left of the hold it ran on.
    * The change comes first: a crash after it leaves the hold to expire, never a running rental without its hold.
    */
-  private async halt(current: InstanceRecord, to: 'stopped' | 'terminated', reason: StatusReason, now: number): Promise<InstanceRecord> {
+  private async halt(
+    current: InstanceRecord,
+    to: 'stopped' | 'terminated',
+    reason: StatusReason,
+    now: number,
+  ): Promise<InstanceRecord> {
     const untilMs = await this.confirmedUntil(current, now);
     let released: string | null = null;
     let instance = await this.settle(current, untilMs, owedAtHalt);
@@ -356,7 +461,16 @@ export class Rentals {
       if (instance.desiredStatus === to || instance.desiredStatus === 'terminated') return instance;
       released = instance.holdId;
       const outcome = await this.deps.store.change(instance.id, instance.version, {
-        patch: { desiredStatus: to, status: to, statusReason: reason, runningMs: runningTime(instance, untilMs), runningSinceMs: null, holdId: null, holdRenewAtMs: null, updatedAtMs: now },
+        patch: {
+          desiredStatus: to,
+          status: to,
+          statusReason: reason,
+          runningMs: runningTime(instance, untilMs),
+          runningSinceMs: null,
+          holdId: null,
+          holdRenewAtMs: null,
+          updatedAtMs: now,
+        },
         gpus: 'release',
       });
       if (outcome.ok) {
@@ -372,15 +486,35 @@ export class Rentals {
    * Charges what the rental owes up to `atMs` beyond what it was charged (record, then post: ./settlements.ts); what it
    * owes for its running time is its plan's pro rata, or, as it stops, `owedAtHalt` (./commitment.ts).
    */
-  async settle(current: InstanceRecord, atMs: number, owes: (i: InstanceRecord, runningMs: number) => bigint = proRata): Promise<InstanceRecord> {
+  async settle(
+    current: InstanceRecord,
+    atMs: number,
+    owes: (i: InstanceRecord, runningMs: number) => bigint = proRata,
+  ): Promise<InstanceRecord> {
     const { store, ledger, settings } = this.deps;
     return settleRecorded(current, {
       what: `instance ${current.id}`,
       owed: (i) => owes(i, runningTime(i, atMs)),
       record: async (i, seq, owed, charge) => {
         const recorded = await store.change(i.id, i.version, {
-          patch: { settleSeq: seq, settledRunningMs: runningTime(i, atMs), chargedMicros: owed, pendingChargeMicros: charge, updatedAtMs: atMs },
-          settlement: { recorded: { instanceId: i.id, seq, machineId: i.machineId, providerAccountId: i.providerAccountId, chargedMicros: charge, providerMicros: null, atMs } },
+          patch: {
+            settleSeq: seq,
+            settledRunningMs: runningTime(i, atMs),
+            chargedMicros: owed,
+            pendingChargeMicros: charge,
+            updatedAtMs: atMs,
+          },
+          settlement: {
+            recorded: {
+              instanceId: i.id,
+              seq,
+              machineId: i.machineId,
+              providerAccountId: i.providerAccountId,
+              chargedMicros: charge,
+              providerMicros: null,
+              atMs,
+            },
+          },
         });
         return recorded.ok ? recorded.instance : null;
       },
@@ -396,7 +530,10 @@ export class Rentals {
           provider: { accountId: i.providerAccountId, feeBp: settings.feeBp, lot: this.deps.earningsLot() },
         }),
       clear: async (i, providerMicros) => {
-        const cleared = await store.change(i.id, i.version, { patch: { pendingChargeMicros: 0n }, settlement: { posted: { seq: i.settleSeq, providerMicros } } });
+        const cleared = await store.change(i.id, i.version, {
+          patch: { pendingChargeMicros: 0n },
+          settlement: { posted: { seq: i.settleSeq, providerMicros } },
+        });
         return cleared.ok ? cleared.instance : null;
       },
       reread: (i) => this.reread(i.id),
@@ -404,7 +541,10 @@ export class Rentals {
   }
 
   /** A compare-and-set that re-reads and re-decides on a concurrent change; `decide` answers null when nothing is left to do. */
-  private async changeWith(current: InstanceRecord, decide: (i: InstanceRecord) => InstanceChange | null): Promise<InstanceRecord> {
+  private async changeWith(
+    current: InstanceRecord,
+    decide: (i: InstanceRecord) => InstanceChange | null,
+  ): Promise<InstanceRecord> {
     let instance = current;
     for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
       const change = decide(instance);
@@ -424,12 +564,15 @@ export class Rentals {
 
   private async owned(principal: Principal, id: string): Promise<InstanceRecord> {
     const instance = await this.deps.store.getInstance(id);
-    if (instance === null || instance.accountId !== principal.accountId) throw new ApiError('instance_not_found', `No instance ${id}`, { notFound: true });
+    if (instance === null || instance.accountId !== principal.accountId)
+      throw new ApiError('instance_not_found', `No instance ${id}`, { notFound: true });
     return instance;
   }
 
   /** Runs the insert of a start: a term plan's is paid by its hold already; a metered plan's needs its runway (./runway.ts). */
   private runwayFor<T>(accountId: string, terms: RentalTerms, insert: () => Promise<T>): Promise<T> {
-    return terms.termMs === null ? insertCovered(this.deps.ledger, this.deps.now, runwayRule(this.deps.store, accountId, terms), insert) : insert();
+    return terms.termMs === null
+      ? insertCovered(this.deps.ledger, this.deps.now, runwayRule(this.deps.store, accountId, terms), insert)
+      : insert();
   }
 }

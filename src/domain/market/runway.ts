@@ -8,7 +8,7 @@ import type { MarketStore } from '../../adapters/market-store/index.js';
 import { ApiError } from '../../errors/api-error.js';
 import { microsToUsd } from '../money.js';
 import type { CoverRule } from './balance-cover.js';
-import { costOfRunning, START_RUNWAY_MS, type RentalTerms } from './plans.js';
+import { costOfRunning, type RentalTerms, START_RUNWAY_MS } from './plans.js';
 
 /** An hour of a plan (a rental's record carries its plan's terms). */
 const hourOf = (terms: RentalTerms) => costOfRunning(terms, START_RUNWAY_MS);
@@ -18,8 +18,12 @@ export function runwayRule(store: MarketStore, accountId: string, terms: RentalT
   return {
     accountId,
     ownMicros: hourOf(terms),
-    existingMicros: async () => (await store.wantedRunning(accountId)).filter((i) => i.termMs === null).reduce((sum, i) => sum + hourOf(i), 0n),
+    existingMicros: async () =>
+      (await store.wantedRunning(accountId)).filter((i) => i.termMs === null).reduce((sum, i) => sum + hourOf(i), 0n),
     refuse: (need, available) =>
-      new ApiError('insufficient_balance', `Starting this rental needs an hour of it and of the account's other metered rentals ($${microsToUsd(need)}) available; the balance has $${microsToUsd(available)}`),
+      new ApiError(
+        'insufficient_balance',
+        `Starting this rental needs an hour of it and of the account's other metered rentals ($${microsToUsd(need)}) available; the balance has $${microsToUsd(available)}`,
+      ),
   };
 }

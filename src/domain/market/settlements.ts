@@ -44,7 +44,9 @@ export async function settleRecorded<T extends Settleable>(current: T, steps: Se
     }
     const owed = steps.owed(record);
     if (owed <= record.chargedMicros) return record;
-    record = (await steps.record(record, record.settleSeq + 1, owed, owed - record.chargedMicros)) ?? (await steps.reread(record));
+    record =
+      (await steps.record(record, record.settleSeq + 1, owed, owed - record.chargedMicros)) ??
+      (await steps.reread(record));
   }
   throw new Error(`${steps.what}: settlement kept losing to concurrent changes`);
 }
@@ -83,14 +85,36 @@ export function providerShare(feeBp: number, chargedBeforeMicros: Micros, charge
  */
 export async function postCharge(ledger: Ledger, charge: Charge): Promise<Micros> {
   const { id, amountMicros, nowMs, provider } = charge;
-  const payee = provider === null ? undefined : { accountId: provider.accountId, amountMicros: providerShare(provider.feeBp, charge.chargedBeforeMicros, amountMicros), lot: provider.lot };
+  const payee =
+    provider === null
+      ? undefined
+      : {
+          accountId: provider.accountId,
+          amountMicros: providerShare(provider.feeBp, charge.chargedBeforeMicros, amountMicros),
+          lot: provider.lot,
+        };
   // The payee gets its share of what was taken, which is less than asked only after a shortfall.
   const share = (taken: Micros) => (payee === undefined ? 0n : payee.amountMicros < taken ? payee.amountMicros : taken);
   if (charge.holdId !== null) {
-    const captured = await ledger.capture({ id, holdId: charge.holdId, amountMicros, capMicros: amountMicros, nowMs, ...(payee === undefined ? {} : { payee }) });
+    const captured = await ledger.capture({
+      id,
+      holdId: charge.holdId,
+      amountMicros,
+      capMicros: amountMicros,
+      nowMs,
+      ...(payee === undefined ? {} : { payee }),
+    });
     if (captured.ok) return share(captured.transfer.postedMicros);
   }
-  const debited = await ledger.debit({ id, accountId: charge.accountId, amountMicros, nowMs, memo: charge.memo, allowShortfall: true, ...(payee === undefined ? {} : { payee }) });
+  const debited = await ledger.debit({
+    id,
+    accountId: charge.accountId,
+    amountMicros,
+    nowMs,
+    memo: charge.memo,
+    allowShortfall: true,
+    ...(payee === undefined ? {} : { payee }),
+  });
   if (!debited.ok) throw new Error(`settlement ${id} refused: ${debited.reason}`);
   return share(debited.transfer.postedMicros);
 }

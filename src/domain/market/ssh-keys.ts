@@ -30,7 +30,8 @@ export function fingerprintOf(publicKey: string): string {
   if (data === undefined || !/^[A-Za-z0-9+/]+={0,2}$/.test(data)) throw bad('the key data is not base64');
   const blob = Buffer.from(data, 'base64');
   const nameLength = blob.length >= 4 ? blob.readUInt32BE(0) : -1;
-  if (nameLength !== type.length || blob.subarray(4, 4 + nameLength).toString('latin1') !== type) throw bad(`the key data is not a ${type} key`);
+  if (nameLength !== type.length || blob.subarray(4, 4 + nameLength).toString('latin1') !== type)
+    throw bad(`the key data is not a ${type} key`);
   return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }
 
@@ -44,9 +45,17 @@ export class SshKeys {
     const fingerprint = fingerprintOf(publicKey);
     const line = publicKey.trim().split(/\s+/).slice(0, 3).join(' ');
     const existing = await this.store.list(principal.accountId);
-    if (existing.length >= MAX_KEYS && !existing.some((k) => k.fingerprint === fingerprint)) throw invalidField(['body', 'public_key'], `an account keeps at most ${MAX_KEYS} keys`);
+    if (existing.length >= MAX_KEYS && !existing.some((k) => k.fingerprint === fingerprint))
+      throw invalidField(['body', 'public_key'], `an account keeps at most ${MAX_KEYS} keys`);
     const comment = line.split(' ')[2];
-    return this.store.add({ id: newId('sshk'), accountId: principal.accountId, name: name ?? comment ?? fingerprint.slice(0, 20), publicKey: line, fingerprint, createdAtMs: this.now() });
+    return this.store.add({
+      id: newId('sshk'),
+      accountId: principal.accountId,
+      name: name ?? comment ?? fingerprint.slice(0, 20),
+      publicKey: line,
+      fingerprint,
+      createdAtMs: this.now(),
+    });
   }
 
   list(principal: Principal): Promise<SshKeyRecord[]> {
@@ -54,7 +63,8 @@ export class SshKeys {
   }
 
   async remove(principal: Principal, id: string): Promise<void> {
-    if (!(await this.store.remove(principal.accountId, id))) throw new ApiError('ssh_key_not_found', `No SSH key ${id}`, { notFound: true });
+    if (!(await this.store.remove(principal.accountId, id)))
+      throw new ApiError('ssh_key_not_found', `No SSH key ${id}`, { notFound: true });
   }
 
   /** The lines a rental's container is given: its renter's keys now. */

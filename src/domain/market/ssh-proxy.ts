@@ -68,11 +68,20 @@ export class SshProxy {
    */
   async ensure(principal: Principal, instanceId: string): Promise<InstanceRecord> {
     const instance = await this.deps.store.getInstance(instanceId);
-    if (instance === null || instance.accountId !== principal.accountId) throw new ApiError('instance_not_found', `No instance ${instanceId}`, { notFound: true });
-    if (instance.desiredStatus === 'terminated') throw new ApiError('instance_terminated', `Instance ${instanceId} was deleted`);
-    if (instance.desiredStatus !== 'running') throw new ApiError('instance_not_running', `Instance ${instanceId} is stopped: its SSH port was given back; start it to get one again`);
+    if (instance === null || instance.accountId !== principal.accountId)
+      throw new ApiError('instance_not_found', `No instance ${instanceId}`, { notFound: true });
+    if (instance.desiredStatus === 'terminated')
+      throw new ApiError('instance_terminated', `Instance ${instanceId} was deleted`);
+    if (instance.desiredStatus !== 'running')
+      throw new ApiError(
+        'instance_not_running',
+        `Instance ${instanceId} is stopped: its SSH port was given back; start it to get one again`,
+      );
     const allocated = await this.allocate(instance);
-    if (allocated === null) throw new ApiError('provider_unavailable', 'Every SSH proxy port is in use; retry later', { meta: { hint: 'Ports come back as rentals are stopped and deleted' } });
+    if (allocated === null)
+      throw new ApiError('provider_unavailable', 'Every SSH proxy port is in use; retry later', {
+        meta: { hint: 'Ports come back as rentals are stopped and deleted' },
+      });
     return allocated;
   }
 
@@ -135,7 +144,11 @@ export class SshProxy {
         continue;
       }
       live.add(port);
-      if (this.instanceByPort.get(port) !== instanceId || (this.sockets !== null && !this.sockets.listening().includes(port))) await this.listenOn(port, instanceId);
+      if (
+        this.instanceByPort.get(port) !== instanceId ||
+        (this.sockets !== null && !this.sockets.listening().includes(port))
+      )
+        await this.listenOn(port, instanceId);
     }
     for (const port of [...this.instanceByPort.keys()]) {
       if (live.has(port)) continue;
@@ -162,7 +175,13 @@ export class SshProxy {
       this.pending.delete(token);
     });
     const { tunnelHost, tunnelPort } = this.deps.settings;
-    await this.deps.tunnels.request({ token, machineId: instance.machineId, instanceId: instance.id, tunnel: { host: tunnelHost, port: tunnelPort }, createdAtMs: this.deps.now() });
+    await this.deps.tunnels.request({
+      token,
+      machineId: instance.machineId,
+      instanceId: instance.id,
+      tunnel: { host: tunnelHost, port: tunnelPort },
+      createdAtMs: this.deps.now(),
+    });
   }
 
   /** The agent's tunnel for `token`: joined to the waiting client, bytes both ways until either side closes. */

@@ -39,7 +39,13 @@ const termLeftMs = (i: InstanceRecord): number => Math.max(0, (i.termMs ?? 0) - 
  * Holds a term's remaining price until the term could end, plus a day: 402 when the balance is short. Every hold is
  * new (never a replay of one a failed start released), so a rental never runs on a hold that is gone.
  */
-export async function holdTerm(ledger: Ledger, accountId: string, amountMicros: Micros, remainingMs: number, nowMs: number): Promise<string> {
+export async function holdTerm(
+  ledger: Ledger,
+  accountId: string,
+  amountMicros: Micros,
+  remainingMs: number,
+  nowMs: number,
+): Promise<string> {
   const holdId = newId('rhold');
   const held = await ledger.hold({ id: holdId, accountId, amountMicros, nowMs, ttlMs: remainingMs + HOLD_SLACK_MS });
   if (!held.ok) throw insufficient(amountMicros, held.reason === 'insufficient_balance' ? held.availableMicros : 0n);
@@ -47,11 +53,18 @@ export async function holdTerm(ledger: Ledger, accountId: string, amountMicros: 
 }
 
 function insufficient(needMicros: Micros, availableMicros: Micros): ApiError {
-  return new ApiError('insufficient_balance', `Starting this rental needs $${microsToUsd(needMicros)} available; the balance has $${microsToUsd(availableMicros)}`);
+  return new ApiError(
+    'insufficient_balance',
+    `Starting this rental needs $${microsToUsd(needMicros)} available; the balance has $${microsToUsd(availableMicros)}`,
+  );
 }
 
 /** The sweeper's part: every term rental whose hold is due for its check. */
-export async function renewTermHolds(deps: TermHoldDeps, nowMs: number, onUnexpected: (err: unknown) => void): Promise<void> {
+export async function renewTermHolds(
+  deps: TermHoldDeps,
+  nowMs: number,
+  onUnexpected: (err: unknown) => void,
+): Promise<void> {
   for (const rental of await deps.store.holdsToRenew(nowMs, RENEW_BATCH)) {
     try {
       await renewOne(deps, rental, nowMs);
@@ -82,7 +95,9 @@ async function renewOne(deps: TermHoldDeps, rental: InstanceRecord, nowMs: numbe
       return;
     }
   }
-  const swapped = await store.change(rental.id, rental.version, { patch: { holdId: fresh, holdRenewAtMs: fresh === null ? null : renewAt(nowMs) } });
+  const swapped = await store.change(rental.id, rental.version, {
+    patch: { holdId: fresh, holdRenewAtMs: fresh === null ? null : renewAt(nowMs) },
+  });
   const giveBack = swapped.ok ? (standing ? holdId : null) : fresh;
   if (giveBack !== null) await ledger.release({ holdId: giveBack, nowMs });
 }

@@ -65,11 +65,26 @@ export class Volumes {
     const rule = {
       accountId,
       ownMicros: storageCost(input.sizeGb, price, RUNWAY_MS),
-      existingMicros: async () => (await this.existing(accountId)).reduce((sum, v) => sum + storageCost(v.sizeGb, v.priceMicrosPerGbMonth, RUNWAY_MS), 0n),
+      existingMicros: async () =>
+        (await this.existing(accountId)).reduce(
+          (sum, v) => sum + storageCost(v.sizeGb, v.priceMicrosPerGbMonth, RUNWAY_MS),
+          0n,
+        ),
       refuse: (need: bigint, available: bigint) =>
-        new ApiError('insufficient_balance', `A ${input.sizeGb} GB volume needs a day of all the account's volumes ($${microsToUsd(need)}) available; the balance has $${microsToUsd(available)}`),
+        new ApiError(
+          'insufficient_balance',
+          `A ${input.sizeGb} GB volume needs a day of all the account's volumes ($${microsToUsd(need)}) available; the balance has $${microsToUsd(available)}`,
+        ),
     };
-    return insertCovered(this.deps.ledger, this.deps.now, rule, () => this.deps.store.volumes.create({ accountId, name: input.name, sizeGb: input.sizeGb, priceMicrosPerGbMonth: price, createdAtMs: this.deps.now() }));
+    return insertCovered(this.deps.ledger, this.deps.now, rule, () =>
+      this.deps.store.volumes.create({
+        accountId,
+        name: input.name,
+        sizeGb: input.sizeGb,
+        priceMicrosPerGbMonth: price,
+        createdAtMs: this.deps.now(),
+      }),
+    );
   }
 
   /**
@@ -79,7 +94,9 @@ export class Volumes {
   async get(principal: Principal, id: number): Promise<VolumeRecord> {
     const volume = await this.owned(principal, id);
     const now = this.deps.now();
-    const due = Math.min(now, volume.deletedAtMs ?? now) - volume.settledUntilMs >= READ_SETTLES_AFTER_MS || volume.pendingChargeMicros !== 0n;
+    const due =
+      Math.min(now, volume.deletedAtMs ?? now) - volume.settledUntilMs >= READ_SETTLES_AFTER_MS ||
+      volume.pendingChargeMicros !== 0n;
     return due ? this.settle(volume, now) : volume;
   }
 
@@ -91,7 +108,11 @@ export class Volumes {
   async remove(principal: Principal, id: number): Promise<VolumeRecord> {
     await this.owned(principal, id);
     const removed = await this.deps.store.volumes.remove(id, this.deps.now());
-    if (!removed.ok && removed.reason === 'in_use') throw new ApiError('volume_in_use', `Volume ${id} is attached to a rental that is not deleted; delete the rental first`);
+    if (!removed.ok && removed.reason === 'in_use')
+      throw new ApiError(
+        'volume_in_use',
+        `Volume ${id} is attached to a rental that is not deleted; delete the rental first`,
+      );
     if (!removed.ok) throw notFound(id);
     return this.settle(removed.volume, this.deps.now());
   }
@@ -113,7 +134,10 @@ export class Volumes {
     const volume = await this.owned(principal, id);
     if (volume.deletedAtMs !== null) throw notFound(id);
     if (machineId !== null && volume.machineId !== null && volume.machineId !== machineId) {
-      throw invalidField(['body', 'volume_id'], `volume ${id} is on machine ${volume.machineId}: rent that machine's offer, or use another volume`);
+      throw invalidField(
+        ['body', 'volume_id'],
+        `volume ${id} is on machine ${volume.machineId}: rent that machine's offer, or use another volume`,
+      );
     }
     return volume;
   }
@@ -156,7 +180,17 @@ export class Volumes {
       record: (v, seq, owed, charge) =>
         store.volumes.change(v.id, v.version, {
           patch: { settleSeq: seq, settledUntilMs: until(v), chargedMicros: owed, pendingChargeMicros: charge },
-          settlement: { recorded: { volumeId: v.id, seq, machineId: v.machineId, providerAccountId: v.providerAccountId, chargedMicros: charge, providerMicros: null, atMs: until(v) } },
+          settlement: {
+            recorded: {
+              volumeId: v.id,
+              seq,
+              machineId: v.machineId,
+              providerAccountId: v.providerAccountId,
+              chargedMicros: charge,
+              providerMicros: null,
+              atMs: until(v),
+            },
+          },
         }),
       post: (v) =>
         postCharge(ledger, {
@@ -167,9 +201,16 @@ export class Volumes {
           chargedBeforeMicros: v.chargedMicros - v.pendingChargeMicros,
           nowMs,
           memo: `Volume ${v.id} (${v.sizeGb} GB)`,
-          provider: v.providerAccountId === null ? null : { accountId: v.providerAccountId, feeBp: settings.feeBp, lot: this.deps.earningsLot() },
+          provider:
+            v.providerAccountId === null
+              ? null
+              : { accountId: v.providerAccountId, feeBp: settings.feeBp, lot: this.deps.earningsLot() },
         }),
-      clear: (v, providerMicros) => store.volumes.change(v.id, v.version, { patch: { pendingChargeMicros: 0n }, settlement: { posted: { seq: v.settleSeq, providerMicros } } }),
+      clear: (v, providerMicros) =>
+        store.volumes.change(v.id, v.version, {
+          patch: { pendingChargeMicros: 0n },
+          settlement: { posted: { seq: v.settleSeq, providerMicros } },
+        }),
       reread: async (v) => (await store.volumes.get(v.id)) ?? v,
     });
   }

@@ -1,23 +1,38 @@
 import type { components } from '../../../generated/openapi.js';
 import type { BlobStore } from '../../adapters/blob-store/index.js';
+import { inspectImage } from '../../adapters/image-codec/index.js';
 import type { JobRecord } from '../../adapters/job-store/index.js';
 import type { MediaLoader } from '../../adapters/media-fetch/index.js';
-import { UpstreamError, type MediaOutput, type MediaTaskState, type UpstreamFailure } from '../../adapters/upstream/index.js';
-import { inspectImage } from '../../adapters/image-codec/index.js';
+import {
+  type MediaOutput,
+  type MediaTaskState,
+  UpstreamError,
+  type UpstreamFailure,
+} from '../../adapters/upstream/index.js';
 import { probeVideo } from '../../adapters/video-codec/index.js';
 import { ApiError, invalidField, orUnavailable } from '../../errors/api-error.js';
-import { loadInput, unusable } from '../images/references.js';
-import { jobFailure } from '../jobs/job-failure.js';
-import { isInputRejection } from '../routing/classify.js';
 import type { Principal } from '../authenticator.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import type { FileLinks } from '../file-links.js';
 import { newId } from '../ids.js';
+import { loadInput, unusable } from '../images/references.js';
+import { jobFailure } from '../jobs/job-failure.js';
 import type { JobRunner, JobWork } from '../jobs/job-runner.js';
-import { completeCharged, failReleased, heldMoney, jobHead, ownedJob, reservationOf, type HeldMoney, type JobShown, type JobStepDeps } from '../jobs/job-steps.js';
+import {
+  completeCharged,
+  failReleased,
+  type HeldMoney,
+  heldMoney,
+  type JobShown,
+  type JobStepDeps,
+  jobHead,
+  ownedJob,
+  reservationOf,
+} from '../jobs/job-steps.js';
 import { retryUntil } from '../jobs/retry-until.js';
 import { microsToUsd } from '../money.js';
 import { NO_DISCOUNTS } from '../pricing/index.js';
+import { isInputRejection } from '../routing/classify.js';
 import type { Route, RouteTable } from '../routing/route-table.js';
 import type { DeliveredMedia, Measured, MeasuredInput, MediaPlan, MediaRules } from './media-rules.js';
 
@@ -116,7 +131,13 @@ export class MediaJobs<Request> implements JobWork {
     const listed = this.rules.plan(this.deps.catalog, request, NO_DISCOUNTS);
     this.chain(listed); // a kickoff's route verdicts too: an unavailable model or container is refused, not priced
     const own = this.rules.plan(this.deps.catalog, request, principal.account);
-    return { model: listed.entry.slug, unit: listed.unit, units: listed.units, estimated_cost_usd: microsToUsd(listed.holdMicros), discounted_cost_usd: microsToUsd(own.holdMicros) };
+    return {
+      model: listed.entry.slug,
+      unit: listed.unit,
+      units: listed.units,
+      estimated_cost_usd: microsToUsd(listed.holdMicros),
+      discounted_cost_usd: microsToUsd(own.holdMicros),
+    };
   }
 
   /**
@@ -124,7 +145,12 @@ export class MediaJobs<Request> implements JobWork {
    * job's id, when the caller claimed one first (a draft's final). Answers the receipt, with the job's record for
    * callers that keep more about it.
    */
-  async start(principal: Principal, request: Request, onCompletion?: Record<string, unknown>, id = newId('job')): Promise<{ view: MediaJobView; job: JobRecord }> {
+  async start(
+    principal: Principal,
+    request: Request,
+    onCompletion?: Record<string, unknown>,
+    id = newId('job'),
+  ): Promise<{ view: MediaJobView; job: JobRecord }> {
     const { deps } = this;
     const asked = this.rules.plan(deps.catalog, request, principal.account);
     const chain = this.chain(asked);
@@ -133,8 +159,21 @@ export class MediaJobs<Request> implements JobWork {
     if (hasInputs) await deps.billing.assertCanPay(principal, asked.holdMicros);
     const nowMs = deps.now();
     const expiresAtMs = nowMs + this.rules.retentionMs;
-    const job: JobRecord = { id, accountId: principal.accountId, kind: this.jobKind, status: 'pending', createdAtMs: nowMs, updatedAtMs: nowMs, expiresAtMs, data: {} };
-    const shown = { model: asked.entry.slug, inputs: asked.inputs, ...(asked.config === undefined ? {} : { config: asked.config }) };
+    const job: JobRecord = {
+      id,
+      accountId: principal.accountId,
+      kind: this.jobKind,
+      status: 'pending',
+      createdAtMs: nowMs,
+      updatedAtMs: nowMs,
+      expiresAtMs,
+      data: {},
+    };
+    const shown = {
+      model: asked.entry.slug,
+      inputs: asked.inputs,
+      ...(asked.config === undefined ? {} : { config: asked.config }),
+    };
     let hosted: Awaited<ReturnType<MediaJobs<Request>['hostInputs']>>;
     let plan: MediaPlan;
     try {
@@ -143,7 +182,15 @@ export class MediaJobs<Request> implements JobWork {
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       // SPEC 7.4: media that cannot be used fail the job (nothing was held); the client polls the verdict.
-      const failed: JobRecord = { ...job, status: 'failed', data: { ...shown, estimated_cost_usd: microsToUsd(asked.holdMicros), ...jobFailure(err, deps.settings.budgetMs) } };
+      const failed: JobRecord = {
+        ...job,
+        status: 'failed',
+        data: {
+          ...shown,
+          estimated_cost_usd: microsToUsd(asked.holdMicros),
+          ...jobFailure(err, deps.settings.budgetMs),
+        },
+      };
       await orUnavailable(() => deps.jobs.create(failed), 'job store');
       return { view: this.view(failed), job: failed };
     }
@@ -173,7 +220,8 @@ export class MediaJobs<Request> implements JobWork {
       await failReleased(deps, job, reservation, err, deps.settings.budgetMs, AbortSignal.abort());
       await deps.runner.giveBack(id).catch((giveBackErr: unknown) => deps.onUnexpected(giveBackErr, id));
       // SPEC 7.5: a refusal on content policy or of the input is the job's verdict; no route starting is the kickoff's (7.2).
-      if (err instanceof ApiError && (err.code === 'content_filter' || err.code === 'upstream_validation_error')) return this.answer(job);
+      if (err instanceof ApiError && (err.code === 'content_filter' || err.code === 'upstream_validation_error'))
+        return this.answer(job);
       throw new ApiError('provider_unavailable');
     }
     // The job exists, its money is held and its render started: from here the kickoff succeeds; a queue that cannot
@@ -202,7 +250,8 @@ export class MediaJobs<Request> implements JobWork {
         plan = this.rules.plan(deps.catalog, data.request, data.owner.account, data.measured);
         delivery = await this.render(job, data, plan, lost);
       } catch (err) {
-        if (!(err instanceof LeaseLost) && !lost.aborted) await failReleased(deps, job, reservation, err, deps.settings.budgetMs, lost);
+        if (!(err instanceof LeaseLost) && !lost.aborted)
+          await failReleased(deps, job, reservation, err, deps.settings.budgetMs, lost);
         return;
       } finally {
         stopKeepingAlive();
@@ -212,8 +261,23 @@ export class MediaJobs<Request> implements JobWork {
     }
     const delivered = delivery;
     const charge = this.rules.charge(plan, delivered.outputs, data.owner.account, data.measured);
-    const details = { model: plan.entry.slug, kind: this.rules.kind, endpoint: `${this.jobKind}.jobs`, metadata: { provider: delivered.provider, [plan.unit]: charge.units } };
-    await completeCharged(deps, job, reservation, { micros: charge.micros, details }, (charged) => ({ delivery: delivered, usage: { model: plan.entry.slug, unit: plan.unit, units: charge.units, cost: microsToUsd(charged) } }), lost);
+    const details = {
+      model: plan.entry.slug,
+      kind: this.rules.kind,
+      endpoint: `${this.jobKind}.jobs`,
+      metadata: { provider: delivered.provider, [plan.unit]: charge.units },
+    };
+    await completeCharged(
+      deps,
+      job,
+      reservation,
+      { micros: charge.micros, details },
+      (charged) => ({
+        delivery: delivered,
+        usage: { model: plan.entry.slug, unit: plan.unit, units: charge.units, cost: microsToUsd(charged) },
+      }),
+      lost,
+    );
     await this.options.onCompleted?.(job).catch((err: unknown) => deps.onUnexpected(err, job.id));
   }
 
@@ -222,7 +286,11 @@ export class MediaJobs<Request> implements JobWork {
    * links in its fields (SPEC 2.12: data URIs and mislabelled links reach the model as real, typed links), and the
    * seconds of each video. One that cannot be used is 400 `upstream_validation_error` naming it.
    */
-  private async hostInputs(id: string, request: Request, expiresAtMs: number): Promise<{ request: Request; measured: Measured }> {
+  private async hostInputs(
+    id: string,
+    request: Request,
+    expiresAtMs: number,
+  ): Promise<{ request: Request; measured: Measured }> {
     const { deps } = this;
     const hosted = structuredClone(request) as Record<string, unknown>;
     const measured: Record<string, MeasuredInput> = {};
@@ -234,13 +302,22 @@ export class MediaJobs<Request> implements JobWork {
         const stored = ours === null ? null : await deps.blobs.get(ours, deps.now());
         const bytes = stored?.bytes ?? (await loadInput(deps.media, field, url));
         const probe = kind === 'image' ? await inspectImage(bytes) : await probeVideo(bytes);
-        if (probe === null) throw unusable(field, `not ${kind === 'image' ? 'an image' : 'a video'}`, kind === 'image' ? 'not_an_image' : 'not_a_video');
+        if (probe === null)
+          throw unusable(
+            field,
+            `not ${kind === 'image' ? 'an image' : 'a video'}`,
+            kind === 'image' ? 'not_an_image' : 'not_a_video',
+          );
         if (stored === null) {
           const name = `${id}-in-${i}.${probe.format}`;
           await deps.blobs.put(name, bytes, { contentType: probe.mimeType, expiresAtMs });
           setField(hosted, field, deps.fileLinks.link(name, expiresAtMs));
         }
-        measured[field] = { width: probe.width, height: probe.height, ...('durationSeconds' in probe ? { seconds: probe.durationSeconds } : {}) };
+        measured[field] = {
+          width: probe.width,
+          height: probe.height,
+          ...('durationSeconds' in probe ? { seconds: probe.durationSeconds } : {}),
+        };
       }),
     );
     return { request: hosted as Request, measured };
@@ -259,7 +336,14 @@ export class MediaJobs<Request> implements JobWork {
    * Starts the render on the next route not tried yet and records its task; a route that refuses is skipped. No
    * route left: the last failure. A content-policy refusal is final once the kind's count of them is reached.
    */
-  private async startNext(job: JobRecord, data: MediaJobData<Request>, plan: MediaPlan, chain: Route[], failure: unknown, lost: AbortSignal): Promise<Task> {
+  private async startNext(
+    job: JobRecord,
+    data: MediaJobData<Request>,
+    plan: MediaPlan,
+    chain: Route[],
+    failure: unknown,
+    lost: AbortSignal,
+  ): Promise<Task> {
     const { deps } = this;
     let last = failure;
     for (const route of chain.filter((r) => !data.tried.includes(r.providerName))) {
@@ -274,7 +358,11 @@ export class MediaJobs<Request> implements JobWork {
           deadlineAtMs: job.createdAtMs + deps.settings.budgetMs,
         });
         const task: Task = { provider: route.providerName, id, started_at_ms: deps.now() };
-        await this.checkpoint(job, { tried: data.tried, task, progress: null, refusals: data.refusals ?? 0 }, 'processing');
+        await this.checkpoint(
+          job,
+          { tried: data.tried, task, progress: null, refusals: data.refusals ?? 0 },
+          'processing',
+        );
         return task;
       } catch (err) {
         if (err instanceof UpstreamError && isInputRejection(err.failure)) throw inputRejected(err);
@@ -296,7 +384,12 @@ export class MediaJobs<Request> implements JobWork {
     return verdict;
   }
 
-  private async render(job: JobRecord, data: MediaJobData<Request>, plan: MediaPlan, lost: AbortSignal): Promise<NonNullable<MediaJobData<Request>['delivery']>> {
+  private async render(
+    job: JobRecord,
+    data: MediaJobData<Request>,
+    plan: MediaPlan,
+    lost: AbortSignal,
+  ): Promise<NonNullable<MediaJobData<Request>['delivery']>> {
     const { deps } = this;
     const chain = this.chain(plan);
     const deadlineAtMs = job.createdAtMs + deps.settings.budgetMs;
@@ -308,8 +401,19 @@ export class MediaJobs<Request> implements JobWork {
       const route = chain.find((r) => r.providerName === task.provider);
       const state: MediaTaskState | null =
         route === undefined
-          ? { state: 'failed', failure: { kind: 'http', status: 503, message: 'the route that started this render is no longer configured' } }
-          : await route.provider.pollMedia!(task.id, { upstreamModel: route.upstreamModel, signal: lost, deadlineAtMs }).catch((err: unknown) => {
+          ? {
+              state: 'failed',
+              failure: {
+                kind: 'http',
+                status: 503,
+                message: 'the route that started this render is no longer configured',
+              },
+            }
+          : await route.provider.pollMedia!(task.id, {
+              upstreamModel: route.upstreamModel,
+              signal: lost,
+              deadlineAtMs,
+            }).catch((err: unknown) => {
               if (err instanceof UpstreamError && err.failure.kind !== 'aborted') return null; // asking failed: ask again next time
               throw err;
             });
@@ -324,14 +428,28 @@ export class MediaJobs<Request> implements JobWork {
           await this.checkpoint(job, { delivery }, 'processing');
           return delivery;
         }
-        task = await this.startNext(job, data, plan, chain, new ApiError('upstream_bad_response', `An upstream delivered something that is not ${this.rules.kind}`), lost);
+        task = await this.startNext(
+          job,
+          data,
+          plan,
+          chain,
+          new ApiError('upstream_bad_response', `An upstream delivered something that is not ${this.rules.kind}`),
+          lost,
+        );
         progress = null;
         continue;
       }
       if (state?.state === 'failed') {
         const failure = new UpstreamError(state.failure);
         if (isInputRejection(state.failure)) throw inputRejected(failure);
-        task = await this.startNext(job, data, plan, chain, isContentRefusal(state.failure) ? this.refused(data, failure) : failure, lost);
+        task = await this.startNext(
+          job,
+          data,
+          plan,
+          chain,
+          isContentRefusal(state.failure) ? this.refused(data, failure) : failure,
+          lost,
+        );
         progress = null;
         continue;
       }
@@ -341,7 +459,17 @@ export class MediaJobs<Request> implements JobWork {
       }
       if ((progress ?? 0) === 0 && deps.now() - task.started_at_ms >= deps.settings.stallMs) {
         const minutes = Math.round(deps.settings.stallMs / 60_000);
-        task = await this.startNext(job, data, plan, chain, new ApiError('upstream_server_error', `The render stayed at 0 % for ${minutes} minutes; nothing was charged. Kick it off again`), lost);
+        task = await this.startNext(
+          job,
+          data,
+          plan,
+          chain,
+          new ApiError(
+            'upstream_server_error',
+            `The render stayed at 0 % for ${minutes} minutes; nothing was charged. Kick it off again`,
+          ),
+          lost,
+        );
         progress = null;
         continue;
       }
@@ -353,11 +481,17 @@ export class MediaJobs<Request> implements JobWork {
    * Fetches, sniffs and hosts a task's outputs. 'retry' when fetching or hosting failed (the same task is asked
    * again: never a second render for a failed delivery); null when the bytes are not what this kind delivers.
    */
-  private async host(job: JobRecord, outputs: MediaOutput[], plan: MediaPlan): Promise<DeliveredMedia[] | 'retry' | null> {
+  private async host(
+    job: JobRecord,
+    outputs: MediaOutput[],
+    plan: MediaPlan,
+  ): Promise<DeliveredMedia[] | 'retry' | null> {
     const { deps } = this;
     if (outputs.length === 0) return null;
     try {
-      const files = await Promise.all(outputs.map(async (output) => ('bytes' in output ? output.bytes : (await deps.media.load(output.url)).bytes)));
+      const files = await Promise.all(
+        outputs.map(async (output) => ('bytes' in output ? output.bytes : (await deps.media.load(output.url)).bytes)),
+      );
       const probes = await Promise.all(files.map((bytes) => this.rules.probe(bytes)));
       if (probes.some((probe) => probe === null || probe.format !== plan.outputFormat)) return null;
       return await Promise.all(
@@ -375,7 +509,13 @@ export class MediaJobs<Request> implements JobWork {
   }
 
   private async checkpoint(job: JobRecord, data: Record<string, unknown>, status: 'processing'): Promise<void> {
-    const next = await this.deps.jobs.transition(job.id, ['pending', 'processing'], { status, data }, this.deps.now(), this.deps.owner);
+    const next = await this.deps.jobs.transition(
+      job.id,
+      ['pending', 'processing'],
+      { status, data },
+      this.deps.now(),
+      this.deps.owner,
+    );
     if (next === null) throw new LeaseLost(); // taken over, finished or expired meanwhile: nothing left to do here
   }
 
@@ -424,7 +564,8 @@ function contentRefusal(err: UpstreamError): ApiError {
  */
 function asFailure(err: unknown): unknown {
   if (err instanceof ApiError) return err;
-  if (err instanceof UpstreamError) return new ApiError('provider_unavailable', 'Every route failed to render this job; nothing was charged');
+  if (err instanceof UpstreamError)
+    return new ApiError('provider_unavailable', 'Every route failed to render this job; nothing was charged');
   return err ?? new ApiError('provider_unavailable');
 }
 
@@ -439,7 +580,12 @@ function view(job: JobRecord): MediaJobView {
     ...answer,
     cost_usd: data.cost_usd,
     ...(data.balance_usd === undefined ? {} : { balance_usd: data.balance_usd }),
-    outputs: data.delivery.outputs.map(({ url, mimeType, format, durationSeconds }) => ({ url, mime_type: mimeType, format, duration_seconds: durationSeconds })),
+    outputs: data.delivery.outputs.map(({ url, mimeType, format, durationSeconds }) => ({
+      url,
+      mime_type: mimeType,
+      format,
+      duration_seconds: durationSeconds,
+    })),
     ...(data.usage === undefined ? {} : { usage: data.usage }),
     ...data.on_completion,
   };

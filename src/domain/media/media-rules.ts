@@ -83,7 +83,12 @@ export interface MediaRules<Request> {
    * What the delivered files cost at `discounts`: the units billed and their price (never above the hold).
    * `measured`: the hosted inputs (a reference video billed by its length).
    */
-  charge(plan: MediaPlan, delivered: readonly DeliveredMedia[], discounts: CallerDiscounts, measured: Measured): { units: number; micros: Micros };
+  charge(
+    plan: MediaPlan,
+    delivered: readonly DeliveredMedia[],
+    discounts: CallerDiscounts,
+    measured: Measured,
+  ): { units: number; micros: Micros };
   /** Sniffs a delivered file; null when it is not what this kind delivers. */
   probe(bytes: Buffer): Promise<MediaProbe | null>;
 }

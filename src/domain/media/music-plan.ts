@@ -18,17 +18,31 @@ const DEFAULT_SECONDS = 30;
 function planMusic(catalog: ModelCatalog, request: MusicRequest, discounts: CallerDiscounts): MediaPlan {
   const entry = catalog.find(request.model);
   if (entry === undefined || entry.media_kind !== 'music') {
-    throw new ApiError('model_not_found', `Model "${request.model}" is not a music model of the catalog`, { meta: { slug: request.model } });
+    throw new ApiError('model_not_found', `Model "${request.model}" is not a music model of the catalog`, {
+      meta: { slug: request.model },
+    });
   }
   const { duration_range: range, output_formats: formats = [], tracks_per_call: tracks = 1 } = entry.capabilities;
-  const duration = request.duration ?? Math.min(Math.max(DEFAULT_SECONDS, range?.min ?? DEFAULT_SECONDS), range?.max ?? DEFAULT_SECONDS);
+  const duration =
+    request.duration ??
+    Math.min(Math.max(DEFAULT_SECONDS, range?.min ?? DEFAULT_SECONDS), range?.max ?? DEFAULT_SECONDS);
   if (range !== undefined && (duration < range.min || duration > range.max)) {
-    throw invalidField(['body', 'duration'], `${entry.slug} renders ${range.min} to ${range.max} seconds (got ${duration})`);
+    throw invalidField(
+      ['body', 'duration'],
+      `${entry.slug} renders ${range.min} to ${range.max} seconds (got ${duration})`,
+    );
   }
   const outputFormat = request.output_format ?? (formats.includes('mp3') ? 'mp3' : formats[0]);
-  if (outputFormat === undefined || !formats.includes(outputFormat)) throw invalidField(['body', 'output_format'], `${entry.slug} delivers ${formats.join(', ')}`);
+  if (outputFormat === undefined || !formats.includes(outputFormat))
+    throw invalidField(['body', 'output_format'], `${entry.slug} delivers ${formats.join(', ')}`);
   const instrumental = request.instrumental ?? false;
-  const params = { prompt: request.prompt, duration, instrumental, tracks, ...(request.lyrics === undefined ? {} : { lyrics: request.lyrics }) };
+  const params = {
+    prompt: request.prompt,
+    duration,
+    instrumental,
+    tracks,
+    ...(request.lyrics === undefined ? {} : { lyrics: request.lyrics }),
+  };
   return {
     entry,
     outputFormat,

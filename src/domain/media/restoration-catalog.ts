@@ -14,7 +14,11 @@ const CREDIT_RULE: Record<'image' | 'video', string> = {
  * SPEC 4.3 "live restoration catalog": the credit-metered rows of the catalog with their price per credit, at list
  * and at the caller's discount, and whether a route of this deployment can restore with them now.
  */
-export function restorationCatalog(catalog: ModelCatalog, routes: RouteTable, discounts: CallerDiscounts): RestorationCatalog {
+export function restorationCatalog(
+  catalog: ModelCatalog,
+  routes: RouteTable,
+  discounts: CallerDiscounts,
+): RestorationCatalog {
   const listed = new Map(catalog.view(null).models.map((row) => [row.slug, row]));
   const models = catalog
     .view(discounts)

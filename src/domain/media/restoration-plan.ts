@@ -5,7 +5,14 @@ import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { CallerDiscounts, ModelCatalog } from '../catalog/model-catalog.js';
 import { creditsForMegapixels, restorationCost } from '../pricing/index.js';
-import { HOUR_RETENTION_MS, type DeliveredMedia, type Measured, type MediaPlan, type MediaProbe, type MediaRules } from './media-rules.js';
+import {
+  type DeliveredMedia,
+  HOUR_RETENTION_MS,
+  type Measured,
+  type MediaPlan,
+  type MediaProbe,
+  type MediaRules,
+} from './media-rules.js';
 
 type TopazImageRequest = components['schemas']['TopazImageRequest'];
 type TopazVideoRequest = components['schemas']['TopazVideoRequest'];
@@ -21,7 +28,11 @@ const OUTPUT_HEIGHT: Record<string, number> = { '1080p': 1080, '4k': 2160 };
 function restorationModel(catalog: ModelCatalog, slug: string, media: 'image' | 'video'): CatalogFileEntry {
   const entry = catalog.find(slug);
   if (entry === undefined || !entry.credit_metered || entry.media_kind !== media) {
-    throw new ApiError('model_not_found', `Model "${slug}" is not a ${media} restoration model (see GET /v1/llm/topaz/models)`, { meta: { slug } });
+    throw new ApiError(
+      'model_not_found',
+      `Model "${slug}" is not a ${media} restoration model (see GET /v1/llm/topaz/models)`,
+      { meta: { slug } },
+    );
   }
   return entry;
 }
@@ -29,12 +40,17 @@ function restorationModel(catalog: ModelCatalog, slug: string, media: 'image' | 
 function outputFormat(entry: CatalogFileEntry, asked: string | undefined, fallback: string): string {
   const formats = entry.capabilities.output_formats ?? [fallback];
   const format = asked ?? fallback;
-  if (!formats.includes(format)) throw invalidField(['body', 'output_format'], `${entry.slug} delivers ${formats.join(', ')}`);
+  if (!formats.includes(format))
+    throw invalidField(['body', 'output_format'], `${entry.slug} delivers ${formats.join(', ')}`);
   return format;
 }
 
 /** Credits for `megapixels` of output, and their price at `discounts` (SPEC 4.6: rounded up, 1 per 24 MP). */
-function credits(entry: CatalogFileEntry, megapixels: number, discounts: CallerDiscounts): { units: number; micros: bigint } {
+function credits(
+  entry: CatalogFileEntry,
+  megapixels: number,
+  discounts: CallerDiscounts,
+): { units: number; micros: bigint } {
   const units = Math.max(1, creditsForMegapixels(megapixels));
   return { units, micros: restorationCost(entry, units, discounts) };
 }
@@ -43,7 +59,12 @@ function credits(entry: CatalogFileEntry, megapixels: number, discounts: CallerD
  * Image restoration: the source's measured pixels × `scale`² is the output, billed at its credits. Before the
  * source is measured (the kickoff's first check) the plan holds one credit, the least a restoration costs.
  */
-function planImageRestoration(catalog: ModelCatalog, request: TopazImageRequest, discounts: CallerDiscounts, measured: Measured = {}): MediaPlan {
+function planImageRestoration(
+  catalog: ModelCatalog,
+  request: TopazImageRequest,
+  discounts: CallerDiscounts,
+  measured: Measured = {},
+): MediaPlan {
   const entry = restorationModel(catalog, request.model, 'image');
   const format = outputFormat(entry, request.output_format, 'png');
   const scale = request.scale ?? DEFAULT_SCALE;
@@ -52,16 +73,28 @@ function planImageRestoration(catalog: ModelCatalog, request: TopazImageRequest,
   const height = source?.height === undefined || source.height === null ? null : Math.round(source.height * scale);
   const megapixels = width === null || height === null ? 0 : (width * height) / 1e6;
   if (megapixels > MAX_OUTPUT_MEGAPIXELS) {
-    throw new ApiError('upstream_validation_error', `scale: ${scale}× makes ${megapixels.toFixed(0)} megapixels, above the ${MAX_OUTPUT_MEGAPIXELS} a restoration may make`, {
-      meta: { field: 'scale', hint: `choose a scale of at most ${Math.sqrt((MAX_OUTPUT_MEGAPIXELS * 1e6) / ((source?.width ?? 1) * (source?.height ?? 1))).toFixed(2)}` },
-    });
+    throw new ApiError(
+      'upstream_validation_error',
+      `scale: ${scale}× makes ${megapixels.toFixed(0)} megapixels, above the ${MAX_OUTPUT_MEGAPIXELS} a restoration may make`,
+      {
+        meta: {
+          field: 'scale',
+          hint: `choose a scale of at most ${Math.sqrt((MAX_OUTPUT_MEGAPIXELS * 1e6) / ((source?.width ?? 1) * (source?.height ?? 1))).toFixed(2)}`,
+        },
+      },
+    );
   }
   const price = credits(entry, megapixels, discounts);
   return {
     entry,
     outputFormat: format,
     params: { image_url: request.image_url, scale, ...(width === null ? {} : { width, height }) },
-    inputs: { model: entry.slug, scale, output_format: format, ...(width === null ? {} : { output_width: width, output_height: height, credits: price.units }) },
+    inputs: {
+      model: entry.slug,
+      scale,
+      output_format: format,
+      ...(width === null ? {} : { output_width: width, output_height: height, credits: price.units }),
+    },
     unit: 'credit',
     units: price.units,
     holdMicros: price.micros,
@@ -69,12 +102,20 @@ function planImageRestoration(catalog: ModelCatalog, request: TopazImageRequest,
 }
 
 /** Video restoration: the source's measured length × 30 frames of the output size, billed at their credits. */
-function planVideoRestoration(catalog: ModelCatalog, request: TopazVideoRequest, discounts: CallerDiscounts, measured: Measured = {}): MediaPlan {
+function planVideoRestoration(
+  catalog: ModelCatalog,
+  request: TopazVideoRequest,
+  discounts: CallerDiscounts,
+  measured: Measured = {},
+): MediaPlan {
   const entry = restorationModel(catalog, request.model, 'video');
   const format = outputFormat(entry, request.output_format, 'mp4');
   const resolution = request.resolution ?? '1080p';
   const resolutions = entry.capabilities.resolutions ?? ['1080p'];
-  if (!resolutions.includes(resolution)) throw new ApiError('no_provider_available', `resolution: ${entry.slug} renders ${resolutions.join(', ')}`, { meta: { slug: entry.slug, field: 'resolution' } });
+  if (!resolutions.includes(resolution))
+    throw new ApiError('no_provider_available', `resolution: ${entry.slug} renders ${resolutions.join(', ')}`, {
+      meta: { slug: entry.slug, field: 'resolution' },
+    });
   const source = measured.video_url;
   const height = OUTPUT_HEIGHT[resolution]!;
   const aspect = source?.width && source.height ? source.width / source.height : 16 / 9;
@@ -84,8 +125,19 @@ function planVideoRestoration(catalog: ModelCatalog, request: TopazVideoRequest,
   return {
     entry,
     outputFormat: format,
-    params: { video_url: request.video_url, resolution, width, height, ...(source === undefined ? {} : { duration: seconds }) },
-    inputs: { model: entry.slug, resolution, output_format: format, ...(source === undefined ? {} : { output_width: width, output_height: height, seconds, credits: price.units }) },
+    params: {
+      video_url: request.video_url,
+      resolution,
+      width,
+      height,
+      ...(source === undefined ? {} : { duration: seconds }),
+    },
+    inputs: {
+      model: entry.slug,
+      resolution,
+      output_format: format,
+      ...(source === undefined ? {} : { output_width: width, output_height: height, seconds, credits: price.units }),
+    },
     unit: 'credit',
     units: price.units,
     holdMicros: price.micros,
@@ -93,8 +145,16 @@ function planVideoRestoration(catalog: ModelCatalog, request: TopazVideoRequest,
 }
 
 /** Charged on completion by what was delivered, never more credits than held. */
-function deliveredCredits(plan: MediaPlan, delivered: readonly DeliveredMedia[], discounts: CallerDiscounts, frames: (output: DeliveredMedia) => number) {
-  const megapixels = delivered.reduce((sum, output) => sum + (frames(output) * (output.width ?? 0) * (output.height ?? 0)) / 1e6, 0);
+function deliveredCredits(
+  plan: MediaPlan,
+  delivered: readonly DeliveredMedia[],
+  discounts: CallerDiscounts,
+  frames: (output: DeliveredMedia) => number,
+) {
+  const megapixels = delivered.reduce(
+    (sum, output) => sum + (frames(output) * (output.width ?? 0) * (output.height ?? 0)) / 1e6,
+    0,
+  );
   const units = Math.min(Math.max(1, creditsForMegapixels(megapixels)), plan.units);
   return { units, micros: restorationCost(plan.entry, units, discounts) };
 }
@@ -122,6 +182,7 @@ export const VIDEO_RESTORATION: MediaRules<TopazVideoRequest> = {
   typedFailures: true,
   plan: planVideoRestoration,
   mediaFields: (request) => [{ field: 'video_url', url: request.video_url, kind: 'video' }],
-  charge: (plan, delivered, discounts) => deliveredCredits(plan, delivered, discounts, (output) => (output.durationSeconds ?? 0) * COUNTED_FPS),
+  charge: (plan, delivered, discounts) =>
+    deliveredCredits(plan, delivered, discounts, (output) => (output.durationSeconds ?? 0) * COUNTED_FPS),
   probe: probeVideo,
 };

@@ -1,8 +1,8 @@
 import type { components } from '../../../generated/openapi.js';
+import { probeAudio } from '../../adapters/audio-codec/index.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { CallerDiscounts, ModelCatalog } from '../catalog/model-catalog.js';
 import { audioCost } from '../pricing/index.js';
-import { probeAudio } from '../../adapters/audio-codec/index.js';
 import { HOUR_RETENTION_MS, type MediaPlan, type MediaRules } from './media-rules.js';
 
 type SpeechRequest = components['schemas']['SpeechRequest'];
@@ -15,17 +15,29 @@ type SpeechRequest = components['schemas']['SpeechRequest'];
 function planSpeech(catalog: ModelCatalog, request: SpeechRequest, discounts: CallerDiscounts): MediaPlan {
   const entry = catalog.find(request.model);
   if (entry === undefined || entry.media_kind !== 'audio') {
-    throw new ApiError('model_not_found', `Model "${request.model}" is not a speech model of the catalog`, { meta: { slug: request.model } });
+    throw new ApiError('model_not_found', `Model "${request.model}" is not a speech model of the catalog`, {
+      meta: { slug: request.model },
+    });
   }
-  const { voices = [], default_voice: defaultVoice, output_formats: formats = [], max_characters: maxCharacters } = entry.capabilities;
+  const {
+    voices = [],
+    default_voice: defaultVoice,
+    output_formats: formats = [],
+    max_characters: maxCharacters,
+  } = entry.capabilities;
   const voice = request.voice ?? defaultVoice ?? voices[0];
   if (voice === undefined || (voices.length > 0 && !voices.includes(voice))) {
     throw invalidField(['body', 'voice'], `${entry.slug} speaks in ${voices.join(', ')}`);
   }
   const outputFormat = request.output_format ?? (formats.includes('mp3') ? 'mp3' : formats[0]);
-  if (outputFormat === undefined || !formats.includes(outputFormat)) throw invalidField(['body', 'output_format'], `${entry.slug} delivers ${formats.join(', ')}`);
+  if (outputFormat === undefined || !formats.includes(outputFormat))
+    throw invalidField(['body', 'output_format'], `${entry.slug} delivers ${formats.join(', ')}`);
   const characters = [...request.input].length;
-  if (maxCharacters !== undefined && characters > maxCharacters) throw invalidField(['body', 'input'], `${entry.slug} reads at most ${maxCharacters} characters (got ${characters})`);
+  if (maxCharacters !== undefined && characters > maxCharacters)
+    throw invalidField(
+      ['body', 'input'],
+      `${entry.slug} reads at most ${maxCharacters} characters (got ${characters})`,
+    );
   return {
     entry,
     outputFormat,
@@ -43,6 +55,9 @@ export const SPEECH: MediaRules<SpeechRequest> = {
   retentionMs: HOUR_RETENTION_MS,
   typedFailures: true,
   plan: planSpeech,
-  charge: (plan, _delivered, discounts) => ({ units: plan.units, micros: audioCost(plan.entry, plan.units, discounts) }),
+  charge: (plan, _delivered, discounts) => ({
+    units: plan.units,
+    micros: audioCost(plan.entry, plan.units, discounts),
+  }),
   probe: probeAudio,
 };

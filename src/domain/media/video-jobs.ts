@@ -6,7 +6,7 @@ import type { Principal } from '../authenticator.js';
 import { newId } from '../ids.js';
 import { microsToUsd } from '../money.js';
 import { NO_DISCOUNTS } from '../pricing/index.js';
-import { MediaJobs, type MediaJobDeps } from './media-jobs.js';
+import { type MediaJobDeps, MediaJobs } from './media-jobs.js';
 import { FINAL_RESOLUTION, FINAL_WINDOW_MS, VIDEO } from './video-plan.js';
 
 type VideoRequest = components['schemas']['VideoRequest'];
@@ -42,7 +42,11 @@ export class VideoJobs {
 
   async start(principal: Principal, request: VideoRequest): Promise<MediaJobView> {
     const draft = this.media.plan(principal, request).inputs.draft === true;
-    const { view, job } = await this.media.start(principal, request, draft ? { draft: this.offer(principal, request) } : undefined);
+    const { view, job } = await this.media.start(
+      principal,
+      request,
+      draft ? { draft: this.offer(principal, request) } : undefined,
+    );
     if (draft && job.status !== 'failed') {
       const record: JobRecord = {
         id: draftRecordId(job.id),
@@ -72,15 +76,23 @@ export class VideoJobs {
     for (;;) {
       const record = await this.finalisable(principal, draftJobId);
       const claim = record.data.final_job_id;
-      const answer = typeof claim === 'string' ? await this.firstFinal(principal, record, claim) : await this.claimFinal(principal, record, null);
+      const answer =
+        typeof claim === 'string'
+          ? await this.firstFinal(principal, record, claim)
+          : await this.claimFinal(principal, record, null);
       if (answer !== null) return answer;
     }
   }
 
   private async finalisable(principal: Principal, draftJobId: string): Promise<JobRecord> {
-    const record = await orUnavailable(() => this.deps.jobs.get(draftRecordId(draftJobId), this.deps.now()), 'job store');
-    if (record === null || record.accountId !== principal.accountId || record.kind !== DRAFT_KIND) throw new ApiError('job_not_found');
-    if (record.data.ready !== true) throw invalidField(['path', 'job_id'], 'the draft has not completed: a final is made from a completed draft');
+    const record = await orUnavailable(
+      () => this.deps.jobs.get(draftRecordId(draftJobId), this.deps.now()),
+      'job store',
+    );
+    if (record === null || record.accountId !== principal.accountId || record.kind !== DRAFT_KIND)
+      throw new ApiError('job_not_found');
+    if (record.data.ready !== true)
+      throw invalidField(['path', 'job_id'], 'the draft has not completed: a final is made from a completed draft');
     return record;
   }
 
@@ -88,13 +100,18 @@ export class VideoJobs {
    * The draft's final as it stands. A failed one (nothing charged) or one whose kickoff died before creating it
    * (claimed CLAIM_STALE_MS ago) is made again; one still being kicked off is waited for. Null: look again.
    */
-  private async firstFinal(principal: Principal, record: JobRecord, claim: string): Promise<{ view: MediaJobView; created: boolean } | null> {
+  private async firstFinal(
+    principal: Principal,
+    record: JobRecord,
+    claim: string,
+  ): Promise<{ view: MediaJobView; created: boolean } | null> {
     const found = await this.media.get(principal, claim).catch((err: unknown) => {
       if (err instanceof ApiError && err.code === 'job_not_found') return null;
       throw err;
     });
     if (found !== null && found.job.status !== 'failed') return { view: decorate(found.view), created: false };
-    if (found === null && record.data.final_started === true) throw new ApiError('job_not_found', `This draft's final (${claim}) was made and its record has expired`);
+    if (found === null && record.data.final_started === true)
+      throw new ApiError('job_not_found', `This draft's final (${claim}) was made and its record has expired`);
     if (found === null && this.deps.now() - Number(record.data.final_claimed_at_ms) < CLAIM_STALE_MS) {
       await sleep(CLAIM_POLL_MS);
       return null;
@@ -106,11 +123,30 @@ export class VideoJobs {
    * Claims the draft's final with a compare-and-set on the draft's record (it names the final it replaces, or
    * none), so across processes one caller makes it; then kicks it off. Null when another caller claimed it first.
    */
-  private async claimFinal(principal: Principal, record: JobRecord, replaced: string | null): Promise<{ view: MediaJobView; created: boolean } | null> {
+  private async claimFinal(
+    principal: Principal,
+    record: JobRecord,
+    replaced: string | null,
+  ): Promise<{ view: MediaJobView; created: boolean } | null> {
     const id = newId('job');
-    const mark = (data: Record<string, unknown>, expected: string) => this.deps.jobs.transition(record.id, ['completed'], { data, expect: { final_job_id: expected } }, this.deps.now());
+    const mark = (data: Record<string, unknown>, expected: string) =>
+      this.deps.jobs.transition(
+        record.id,
+        ['completed'],
+        { data, expect: { final_job_id: expected } },
+        this.deps.now(),
+      );
     const claimed = await orUnavailable(
-      () => this.deps.jobs.transition(record.id, ['completed'], { data: { final_job_id: id, final_claimed_at_ms: this.deps.now(), final_started: false }, expect: { final_job_id: replaced } }, this.deps.now()),
+      () =>
+        this.deps.jobs.transition(
+          record.id,
+          ['completed'],
+          {
+            data: { final_job_id: id, final_claimed_at_ms: this.deps.now(), final_started: false },
+            expect: { final_job_id: replaced },
+          },
+          this.deps.now(),
+        ),
       'job store',
     );
     if (claimed === null) return null;
@@ -136,7 +172,9 @@ export class VideoJobs {
   private offer(principal: Principal, request: VideoRequest) {
     const final = finalOf(request);
     return {
-      final_cost_usd: microsToUsd(this.media.plan({ ...principal, account: { ...principal.account, ...NO_DISCOUNTS } }, final).holdMicros),
+      final_cost_usd: microsToUsd(
+        this.media.plan({ ...principal, account: { ...principal.account, ...NO_DISCOUNTS } }, final).holdMicros,
+      ),
       final_discounted_cost_usd: microsToUsd(this.media.plan(principal, final).holdMicros),
       final_until: Math.floor((this.deps.now() + FINAL_WINDOW_MS) / 1000),
     };
@@ -155,6 +193,8 @@ function decorate(view: MediaJobView): MediaJobView {
   return {
     ...view,
     ...(clip === undefined ? {} : { video: { url: clip.url, stored_url: clip.url, stored_ready: true } }),
-    ...(view.draft === undefined ? {} : { draft: { ...view.draft, final_path: `/v1/llm/videos/jobs/${view.job_id}/final` } }),
+    ...(view.draft === undefined
+      ? {}
+      : { draft: { ...view.draft, final_path: `/v1/llm/videos/jobs/${view.job_id}/final` } }),
   };
 }

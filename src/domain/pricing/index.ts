@@ -3,18 +3,19 @@
  * micro-USD (DESIGN.md 3). Rates come from the row, each after the caller's discount exactly as the caller's
  * catalog view shows it; every cost is rounded once, half-up at $0.000001, at the end (SPEC 8).
  */
+
+/** Micros → the JSON edge's USD number: money.ts's conversion, under the name the handlers use. */
+export { microsToUsd as toUsd } from '../money.js';
+export { audioCost, creditsForMegapixels, type ImageUsage, imageCost, restorationCost } from './media.js';
 export { NO_DISCOUNTS } from './rates.js';
-export { retrievalCost, textCost, textHoldEstimate, type TextCostOptions, type TextUsage } from './tokens.js';
-export { audioCost, creditsForMegapixels, imageCost, restorationCost, type ImageUsage } from './media.js';
+export { retrievalCost, type TextCostOptions, type TextUsage, textCost, textHoldEstimate } from './tokens.js';
 export {
   billsReferenceLength,
   isParametricVideo,
   parametricRetail,
-  videoCost,
-  videoHoldEstimate,
   type VideoHoldOptions,
   type VideoRequest,
   type VideoUsage,
+  videoCost,
+  videoHoldEstimate,
 } from './video.js';
-/** Micros → the JSON edge's USD number: money.ts's conversion, under the name the handlers use. */
-export { microsToUsd as toUsd } from '../money.js';

@@ -31,7 +31,8 @@ export function imageCost(entry: CatalogFileEntry, usage: ImageUsage, discounts:
  */
 export function audioCost(entry: CatalogFileEntry, units: number, discounts: CallerDiscounts): Micros {
   const unit = entry.audio_billing_unit;
-  if (unit === null) throw new Error(`catalog row "${entry.slug}" has no audio_billing_unit; it is not a music or speech model`);
+  if (unit === null)
+    throw new Error(`catalog row "${entry.slug}" has no audio_billing_unit; it is not a music or speech model`);
   const quantity = unit === 'character' ? wholeCount(units, 'characters') * ONE_UNIT : millionths(units, 'seconds');
   return unitCost(quantity, personalRate(entry, 'retail_usd_per_unit', discounts));
 }

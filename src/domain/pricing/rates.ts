@@ -8,7 +8,7 @@
  */
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { CallerDiscounts } from '../catalog/model-catalog.js';
-import { payableBasisPoints, scaledToNumber, usdToMicros, usdToPicos, type Micros } from '../money.js';
+import { type Micros, payableBasisPoints, scaledToNumber, usdToMicros, usdToPicos } from '../money.js';
 
 /** The public (list) price: what `estimated_cost_usd` quotes and what a caller without discounts pays. */
 export const NO_DISCOUNTS: CallerDiscounts = Object.freeze({ discountPercent: 0, tierDiscounts: Object.freeze({}) });
@@ -75,7 +75,8 @@ export function roundCost(numerator: bigint): Micros {
 
 /** A count that must be a whole number (tokens, images, characters). */
 export function wholeCount(value: number, what: string): bigint {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be a non-negative integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`${what} must be a non-negative integer, got ${value}`);
   return BigInt(value);
 }
 

@@ -25,11 +25,19 @@ export interface TextCostOptions {
  * cached part of the prompt at the cached-input rate only when the serving provider discounted it; otherwise
  * cached tokens are billed as normal input (SPEC 2.6). Rates per million tokens, rounded once at the end.
  */
-export function textCost(entry: CatalogFileEntry, usage: TextUsage, discounts: CallerDiscounts, opts: TextCostOptions): Micros {
+export function textCost(
+  entry: CatalogFileEntry,
+  usage: TextUsage,
+  discounts: CallerDiscounts,
+  opts: TextCostOptions,
+): Micros {
   const prompt = wholeCount(usage.promptTokens, 'promptTokens');
   const cached = wholeCount(usage.cachedTokens, 'cachedTokens');
   const completion = wholeCount(usage.completionTokens, 'completionTokens');
-  if (cached > prompt) throw new RangeError(`cachedTokens (${cached}) exceed promptTokens (${prompt}); cached tokens are part of the prompt`);
+  if (cached > prompt)
+    throw new RangeError(
+      `cachedTokens (${cached}) exceed promptTokens (${prompt}); cached tokens are part of the prompt`,
+    );
   const input = personalRate(entry, 'retail_input_usd_per_mtok', discounts);
   const output = personalRate(entry, 'retail_output_usd_per_mtok', discounts);
   let total = completion * output;

@@ -64,7 +64,8 @@ export function videoHoldEstimate(
 }
 
 function videoRate(entry: CatalogFileEntry, request: VideoRequest, discounts: CallerDiscounts): Micros {
-  if (entry.media_kind !== 'video') throw new Error(`catalog row "${entry.slug}" is not a video model (media_kind ${entry.media_kind})`);
+  if (entry.media_kind !== 'video')
+    throw new Error(`catalog row "${entry.slug}" is not a video model (media_kind ${entry.media_kind})`);
   if (entry.pricing === null) return personalRate(entry, 'retail_usd_per_unit', discounts);
   const { resolution } = request;
   const qualifiers = [request.referenceVideo === true ? 'reference_video' : undefined, request.mode];
@@ -72,7 +73,8 @@ function videoRate(entry: CatalogFileEntry, request: VideoRequest, discounts: Ca
     if (qualifier === undefined) continue;
     const tier = `${resolution}_${qualifier}`;
     if (hasTier(entry, tier)) return tierRate(entry, tier, discounts);
-    if (Object.keys(entry.pricing).some((t) => t.endsWith(`_${qualifier}`))) throw missingPrice(entry, `pricing["${tier}"]`);
+    if (Object.keys(entry.pricing).some((t) => t.endsWith(`_${qualifier}`)))
+      throw missingPrice(entry, `pricing["${tier}"]`);
   }
   const clipTier = `${resolution}_${request.seconds}s`;
   if (entry.video_billing_unit === 'video' && hasTier(entry, clipTier)) return tierRate(entry, clipTier, discounts);
@@ -85,7 +87,9 @@ function billedQuantity(entry: CatalogFileEntry, request: VideoRequest, referenc
   const output = millionths(request.seconds, 'seconds');
   if (request.referenceVideo !== true || !billsReferenceLength(entry)) return output;
   if (referenceSeconds === undefined) {
-    throw new RangeError(`"${entry.slug}" bills the reference video's length: pass the measured (or worst-case) reference seconds`);
+    throw new RangeError(
+      `"${entry.slug}" bills the reference video's length: pass the measured (or worst-case) reference seconds`,
+    );
   }
   return output + millionths(referenceSeconds, 'referenceSeconds');
 }
@@ -96,7 +100,11 @@ function billedQuantity(entry: CatalogFileEntry, request: VideoRequest, referenc
  */
 export function isParametricVideo(entry: CatalogFileEntry): boolean {
   const resolutions = [...(entry.capabilities.resolutions ?? [])].sort().join();
-  return entry.media_kind === 'video' && entry.discount_percent_label === 10 && resolutions === ['1080p', '4k', '720p'].join();
+  return (
+    entry.media_kind === 'video' &&
+    entry.discount_percent_label === 10 &&
+    resolutions === ['1080p', '4k', '720p'].join()
+  );
 }
 
 /**

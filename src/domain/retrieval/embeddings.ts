@@ -1,5 +1,8 @@
 import type { components } from '../../../generated/openapi.js';
+import type { EmbeddingInput } from '../../adapters/upstream/index.js';
+import type { CancelSignal } from '../../cancel-signal.js';
 import type { Principal } from '../authenticator.js';
+import { runReservedChain } from '../billed-chain.js';
 import type { Billing } from '../billing.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { checkEmbeddingTokens, validateEmbeddingInput } from '../chat-validation.js';
@@ -8,9 +11,6 @@ import { microsToUsd } from '../money.js';
 import { retrievalCost } from '../pricing/index.js';
 import type { RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
-import { runReservedChain } from '../billed-chain.js';
-import type { CancelSignal } from '../../cancel-signal.js';
-import type { EmbeddingInput } from '../../adapters/upstream/index.js';
 import type { TokenCounter } from '../token-counter.js';
 
 type EmbeddingRequest = components['schemas']['EmbeddingRequest'];
@@ -56,7 +56,10 @@ export async function createEmbeddings(
   // Upstream tokenizers differ a little from ours: hold twice our count so settling never needs more.
   const holdFor = (counted: number) => retrievalCost(entry, counted * 2 + 16, principal.account);
   const texts = inputs.map((input) => (typeof input === 'string' ? input : ''));
-  const textTokens = await deps.tokens.count(texts, { owner: principal.accountId, floorCheck: () => deps.billing.assertCanPay(principal, holdFor(0)) });
+  const textTokens = await deps.tokens.count(texts, {
+    owner: principal.accountId,
+    floorCheck: () => deps.billing.assertCanPay(principal, holdFor(0)),
+  });
   const counted = checkEmbeddingTokens(entry, inputs, textTokens).reduce((a, b) => a + b, 0);
   const chain = deps.routes.chain(entry.slug, 'embed');
   const reservation = await deps.billing.reserve(principal, requestId, holdFor(counted));
@@ -65,8 +68,17 @@ export async function createEmbeddings(
     reservation,
     chain,
     (route) => {
-      const options = { ...(request.dimensions ? { dimensions: request.dimensions } : {}), ...(request.user ? { user: request.user } : {}) };
-      return route.provider.embed!({ upstreamModel: route.upstreamModel, input: inputs, ...options, signal, deadlineAtMs: hooks.deadlineAtMs });
+      const options = {
+        ...(request.dimensions ? { dimensions: request.dimensions } : {}),
+        ...(request.user ? { user: request.user } : {}),
+      };
+      return route.provider.embed!({
+        upstreamModel: route.upstreamModel,
+        input: inputs,
+        ...options,
+        signal,
+        deadlineAtMs: hooks.deadlineAtMs,
+      });
     },
     hooks,
   );
@@ -77,7 +89,11 @@ export async function createEmbeddings(
     kind: 'embedding',
     endpoint: 'embeddings',
     promptTokens,
-    metadata: { provider: outcome.route.providerName, inputs: inputs.length, ...(request.user ? { user: request.user } : {}) },
+    metadata: {
+      provider: outcome.route.providerName,
+      inputs: inputs.length,
+      ...(request.user ? { user: request.user } : {}),
+    },
   });
   const base64 = request.encoding_format === 'base64';
   return {

@@ -1,5 +1,8 @@
 import type { components } from '../../../generated/openapi.js';
+import type { CancelSignal } from '../../cancel-signal.js';
+import { copyWith } from '../../copy-with.js';
 import type { Principal } from '../authenticator.js';
+import { runReservedChain } from '../billed-chain.js';
 import type { Billing } from '../billing.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { validateRerank } from '../chat-validation.js';
@@ -8,10 +11,7 @@ import { microsToUsd } from '../money.js';
 import { retrievalCost } from '../pricing/index.js';
 import type { RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
-import { runReservedChain } from '../billed-chain.js';
 import type { TokenCounter } from '../token-counter.js';
-import type { CancelSignal } from '../../cancel-signal.js';
-import { copyWith } from '../../copy-with.js';
 
 type RerankRequest = components['schemas']['RerankRequest'];
 type RerankResponse = components['schemas']['RerankResponse'];
@@ -34,7 +34,10 @@ export async function createRerank(
   validateRerank(entry, request.query, texts);
   const holdFor = (counted: number) => retrievalCost(entry, counted * 2 + 16, principal.account);
   let floorChecked: Promise<void> | undefined; // once per request, whichever count needs it first
-  const options = { owner: principal.accountId, floorCheck: () => (floorChecked ??= deps.billing.assertCanPay(principal, holdFor(0))) };
+  const options = {
+    owner: principal.accountId,
+    floorCheck: () => (floorChecked ??= deps.billing.assertCanPay(principal, holdFor(0))),
+  };
   const cap = request.max_tokens_per_doc;
   const documents = cap === undefined ? texts : await deps.tokens.truncate(texts, cap, options);
   const [queryTokens = 0, ...documentTokens] = await deps.tokens.count([request.query, ...documents], options);
@@ -46,7 +49,13 @@ export async function createRerank(
     reservation,
     chain,
     (route) => {
-      const call = { upstreamModel: route.upstreamModel, query: request.query, documents, signal, deadlineAtMs: hooks.deadlineAtMs };
+      const call = {
+        upstreamModel: route.upstreamModel,
+        query: request.query,
+        documents,
+        signal,
+        deadlineAtMs: hooks.deadlineAtMs,
+      };
       return route.provider.rerank!(request.top_n ? copyWith(call, { topN: request.top_n }) : call);
     },
     hooks,

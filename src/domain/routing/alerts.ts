@@ -17,13 +17,21 @@ const MAX_MESSAGE_CHARS = 200;
  * and a counter to graph and alert on by model and code.
  */
 export function createChainAlert(logger: AlertLogger, registry: Registry): (info: ExhaustionInfo) => void {
-  const counter = registeredCounter(registry, METRIC, 'Requests whose every upstream route failed (SPEC 7.3), by catalog slug and SPEC 7.2 code', [
-    'model',
-    'code',
-  ]);
+  const counter = registeredCounter(
+    registry,
+    METRIC,
+    'Requests whose every upstream route failed (SPEC 7.3), by catalog slug and SPEC 7.2 code',
+    ['model', 'code'],
+  );
   return (info) => {
     logger.error(
-      { event: 'chain_exhausted', requestId: info.requestId, slug: info.slug, code: info.code, attempts: info.failures.map(describe) },
+      {
+        event: 'chain_exhausted',
+        requestId: info.requestId,
+        slug: info.slug,
+        code: info.code,
+        attempts: info.failures.map(describe),
+      },
       'every upstream route failed',
     );
     counter.inc({ model: info.slug ?? 'unknown', code: info.code });

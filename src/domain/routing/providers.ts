@@ -1,12 +1,12 @@
-import type { UpstreamProvider } from '../../adapters/upstream/index.js';
 import { CohereRerankProvider } from '../../adapters/upstream/cohere-rerank.js';
+import { FalQueueProvider } from '../../adapters/upstream/fal-queue.js';
+import type { UpstreamProvider } from '../../adapters/upstream/index.js';
 import { OpenAiCompatibleProvider } from '../../adapters/upstream/openai-compatible.js';
 import { OpenAiImagesProvider } from '../../adapters/upstream/openai-images.js';
-import { FalQueueProvider } from '../../adapters/upstream/fal-queue.js';
 import { SandboxProvider } from '../../adapters/upstream/sandbox.js';
 import { TeiRerankProvider } from '../../adapters/upstream/tei-rerank.js';
-import type { TokenCounter } from '../token-counter.js';
 import type { ClipEncoder } from '../../adapters/video-codec/index.js';
+import type { TokenCounter } from '../token-counter.js';
 import type { ProviderSlot } from './route-table.js';
 import type { ProviderConfig, UpstreamsFile } from './upstreams-file.js';
 
@@ -23,7 +23,11 @@ export interface ProviderDeps {
  * `{ missingCredential: <env var> }` instead of being dropped, so a request routed only to it answers
  * gateway_misconfigured (SPEC 7.2) and the operator can be told which variable to set.
  */
-export function buildProviders(file: UpstreamsFile, env: NodeJS.ProcessEnv, deps: ProviderDeps): Map<string, ProviderSlot> {
+export function buildProviders(
+  file: UpstreamsFile,
+  env: NodeJS.ProcessEnv,
+  deps: ProviderDeps,
+): Map<string, ProviderSlot> {
   const slots = new Map<string, ProviderSlot>();
   for (const [name, config] of Object.entries(file.providers)) {
     const key = apiKey(config, env);
@@ -32,7 +36,10 @@ export function buildProviders(file: UpstreamsFile, env: NodeJS.ProcessEnv, deps
   return slots;
 }
 
-function apiKey(config: ProviderConfig, env: NodeJS.ProcessEnv): { apiKey: string | undefined } | { missingCredential: string } {
+function apiKey(
+  config: ProviderConfig,
+  env: NodeJS.ProcessEnv,
+): { apiKey: string | undefined } | { missingCredential: string } {
   if (config.type === 'sandbox' || config.api_key_env === undefined) return { apiKey: undefined };
   const value = env[config.api_key_env];
   return value === undefined || value === '' ? { missingCredential: config.api_key_env } : { apiKey: value };
@@ -41,21 +48,49 @@ function apiKey(config: ProviderConfig, env: NodeJS.ProcessEnv): { apiKey: strin
 function build(name: string, config: ProviderConfig, apiKey: string | undefined, deps: ProviderDeps): UpstreamProvider {
   switch (config.type) {
     case 'sandbox':
-      return new SandboxProvider({ name, embeddingDimensions: deps.embeddingDimensions, tokens: deps.tokens, ...defined({ clips: deps.clips }) });
+      return new SandboxProvider({
+        name,
+        embeddingDimensions: deps.embeddingDimensions,
+        tokens: deps.tokens,
+        ...defined({ clips: deps.clips }),
+      });
     case 'openai':
       return new OpenAiCompatibleProvider({
         name,
         baseUrl: config.base_url,
-        ...defined({ apiKey, streams: config.streams, budgetMs: config.budget_ms, idleTimeoutMs: config.idle_timeout_ms, outputCapField: config.output_cap_field }),
+        ...defined({
+          apiKey,
+          streams: config.streams,
+          budgetMs: config.budget_ms,
+          idleTimeoutMs: config.idle_timeout_ms,
+          outputCapField: config.output_cap_field,
+        }),
       });
     case 'cohere-rerank':
-      return new CohereRerankProvider({ name, baseUrl: config.base_url, ...defined({ apiKey, budgetMs: config.budget_ms }) });
+      return new CohereRerankProvider({
+        name,
+        baseUrl: config.base_url,
+        ...defined({ apiKey, budgetMs: config.budget_ms }),
+      });
     case 'tei-rerank':
-      return new TeiRerankProvider({ name, baseUrl: config.base_url, ...defined({ apiKey, budgetMs: config.budget_ms }) });
+      return new TeiRerankProvider({
+        name,
+        baseUrl: config.base_url,
+        ...defined({ apiKey, budgetMs: config.budget_ms }),
+      });
     case 'openai-images':
-      return new OpenAiImagesProvider({ name, baseUrl: config.base_url, ...defined({ apiKey, budgetMs: config.budget_ms }) });
+      return new OpenAiImagesProvider({
+        name,
+        baseUrl: config.base_url,
+        ...defined({ apiKey, budgetMs: config.budget_ms }),
+      });
     case 'fal-queue':
-      return new FalQueueProvider({ name, baseUrl: config.base_url, formats: config.formats, ...defined({ apiKey, budgetMs: config.budget_ms }) });
+      return new FalQueueProvider({
+        name,
+        baseUrl: config.base_url,
+        formats: config.formats,
+        ...defined({ apiKey, budgetMs: config.budget_ms }),
+      });
   }
 }
 

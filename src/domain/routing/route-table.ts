@@ -1,7 +1,7 @@
 import type { MediaKind, UpstreamProvider } from '../../adapters/upstream/index.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { ErrorCode } from '../../errors/catalog.js';
-import { UNROUTED_EXTERNAL, type ExternalVerdict, type ModelCatalog } from '../catalog/model-catalog.js';
+import { type ExternalVerdict, type ModelCatalog, UNROUTED_EXTERNAL } from '../catalog/model-catalog.js';
 import { assertAvailable } from '../model-resolution.js';
 import type { RouteConfig, RouteCost, UpstreamsFile } from './upstreams-file.js';
 
@@ -29,9 +29,25 @@ export interface Route {
 export type ProviderSlot = { provider: UpstreamProvider } | { missingCredential: string };
 
 /** The media kinds `default_route` serves: the ones the upstream port can serve (SPEC 4.1, 4.2). */
-const DEFAULT_ROUTE_KINDS: ReadonlySet<string> = new Set(['text', 'embedding', 'rerank', 'image', 'audio', 'music', 'video']);
+const DEFAULT_ROUTE_KINDS: ReadonlySet<string> = new Set([
+  'text',
+  'embedding',
+  'rerank',
+  'image',
+  'audio',
+  'music',
+  'video',
+]);
 /** The need that makes a model of this kind callable at all (for the catalog's `available`). */
-const PRIMARY_NEED: Readonly<Record<string, Need>> = { text: 'chat', embedding: 'embed', rerank: 'rerank', image: 'image', audio: 'audio', music: 'music', video: 'video' };
+const PRIMARY_NEED: Readonly<Record<string, Need>> = {
+  text: 'chat',
+  embedding: 'embed',
+  rerank: 'rerank',
+  image: 'image',
+  audio: 'audio',
+  music: 'music',
+  video: 'video',
+};
 /** The kinds whose providers say which containers they deliver (`mediaFormats`). */
 const FORMATS_NEED: Readonly<Record<string, MediaKind>> = { audio: 'audio', music: 'music', video: 'video' };
 
@@ -79,7 +95,8 @@ export class RouteTable {
    */
   chain(slug: string, need: Need): Route[] {
     const model = this.catalog.find(slug);
-    if (model === undefined) throw new ApiError('model_not_found', `Model "${slug}" is not in the catalog`, { meta: { slug } });
+    if (model === undefined)
+      throw new ApiError('model_not_found', `Model "${slug}" is not in the catalog`, { meta: { slug } });
     assertAvailable(model);
     const outcome = this.outcome(model.slug, need);
     if ('code' in outcome) throw new ApiError(outcome.code, outcome.message, { meta: { slug: model.slug } });
@@ -111,7 +128,9 @@ export class RouteTable {
     const need: MediaKind | undefined = model.credit_metered ? 'restoration' : FORMATS_NEED[model.media_kind];
     if (need === undefined) return null;
     const outcome = this.outcome(model.slug, need);
-    return 'code' in outcome ? null : [...new Set(outcome.routes.flatMap((route) => route.provider.mediaFormats?.[need] ?? []))];
+    return 'code' in outcome
+      ? null
+      : [...new Set(outcome.routes.flatMap((route) => route.provider.mediaFormats?.[need] ?? []))];
   }
 
   /**
@@ -140,19 +159,28 @@ export class RouteTable {
   }
 
   private compute(slug: string, need: Need): Outcome {
-    if (this.disabled.has(slug)) return { code: 'model_disabled', message: `Model "${slug}" is disabled platform-wide` };
+    if (this.disabled.has(slug))
+      return { code: 'model_disabled', message: `Model "${slug}" is disabled platform-wide` };
     const declared = this.declared.get(slug) ?? [];
     // SPEC 7.2: decided before dispatch, so the verdict is deterministic.
     if (declared.length === 0) return { code: 'no_provider_available', message: `No route serves model "${slug}"` };
-    const usable = declared.filter((route): route is DeclaredRoute & { slot: { provider: UpstreamProvider } } => 'provider' in route.slot);
+    const usable = declared.filter(
+      (route): route is DeclaredRoute & { slot: { provider: UpstreamProvider } } => 'provider' in route.slot,
+    );
     const capable = usable.filter((route) => serves(route.slot.provider, need));
     if (capable.length > 0) return { routes: Object.freeze(capable.map((r) => toRoute(r, r.slot.provider))) };
     // A provider without its key might have served this need: the deployment is at fault, not the request.
     if (usable.length < declared.length) {
-      return { code: 'gateway_misconfigured', message: `The deployment lacks the upstream credentials to serve model "${slug}"` };
+      return {
+        code: 'gateway_misconfigured',
+        message: `The deployment lacks the upstream credentials to serve model "${slug}"`,
+      };
     }
     if (need === 'stream' && usable.some((route) => serves(route.slot.provider, 'chat'))) {
-      return { code: 'no_streaming_upstream', message: `Only non-streaming upstreams serve model "${slug}"; retry without stream` };
+      return {
+        code: 'no_streaming_upstream',
+        message: `Only non-streaming upstreams serve model "${slug}"; retry without stream`,
+      };
     }
     return { code: 'no_provider_available', message: `No route serves model "${slug}" for ${need}` };
   }
@@ -228,8 +256,10 @@ function checkNames(file: UpstreamsFile, providers: ReadonlyMap<string, Provider
   const notSlug = (name: string) => catalog.find(name)?.slug !== name;
   const notSlugNorExternal = (name: string) => notSlug(name) && catalog.externalVerdict(name) === undefined;
   for (const slug of Object.keys(file.routes).filter(notSlug)) problems.push(`routes.${slug}: ${hint(slug, catalog)}`);
-  for (const slug of file.disabled_models.filter(notSlugNorExternal)) problems.push(`disabled_models: "${slug}": ${hint(slug, catalog)}`);
-  for (const name of Object.keys(file.providers).filter((n) => !providers.has(n))) problems.push(`providers.${name}: not built`);
+  for (const slug of file.disabled_models.filter(notSlugNorExternal))
+    problems.push(`disabled_models: "${slug}": ${hint(slug, catalog)}`);
+  for (const name of Object.keys(file.providers).filter((n) => !providers.has(n)))
+    problems.push(`providers.${name}: not built`);
   if (problems.length > 0) throw new Error(`Invalid upstreams file: ${problems.join('; ')}`);
 }
 

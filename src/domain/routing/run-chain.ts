@@ -50,7 +50,11 @@ const DEFAULT_RETRY_AFTER_SEC = 1;
  * at once (the client left); a content filter ends the chain with content_filter (SPEC 7.5, not re-routed).
  * When every route failed: one alert (SPEC 7.3), then an ApiError with the SPEC 7.2 code of classifyExhaustion.
  */
-export async function runChain<T>(chain: readonly Route[], attempt: (route: Route) => Promise<T>, hooks: ChainHooks): Promise<ChainResult<T>> {
+export async function runChain<T>(
+  chain: readonly Route[],
+  attempt: (route: Route) => Promise<T>,
+  hooks: ChainHooks,
+): Promise<ChainResult<T>> {
   if (chain.length === 0) throw new Error('runChain: empty chain (RouteTable.chain never returns one)');
   const failures: AttemptFailure[] = [];
   for (const route of chain) {
@@ -76,14 +80,19 @@ function exhausted(failures: AttemptFailure[], hooks: ChainHooks, timedOut?: 'up
   const code = timedOut ?? classifyExhaustion(failures.map((f) => f.failure));
   hooks.onExhausted({ slug: hooks.slug, requestId: hooks.requestId, failures, code });
   const message = `${ERROR_CATALOG[code].message} (${failures.length} upstream ${failures.length === 1 ? 'attempt' : 'attempts'})`;
-  const headers: Record<string, string> = code === 'upstream_rate_limit' ? { 'Retry-After': String(retryAfterSec(failures)) } : {};
+  const headers: Record<string, string> =
+    code === 'upstream_rate_limit' ? { 'Retry-After': String(retryAfterSec(failures)) } : {};
   return new ApiError(code, message, { meta: { ...slugMeta(hooks), attempts: failures.length }, headers });
 }
 
 /** The longest wait any upstream asked for: retrying sooner would only meet another 429. */
 function retryAfterSec(failures: AttemptFailure[]): number {
-  const hints = failures.flatMap(({ failure }) => (failure.kind === 'http' && failure.retryAfterSec !== undefined ? [failure.retryAfterSec] : []));
-  return hints.length === 0 ? DEFAULT_RETRY_AFTER_SEC : Math.max(DEFAULT_RETRY_AFTER_SEC, Math.ceil(Math.max(...hints)));
+  const hints = failures.flatMap(({ failure }) =>
+    failure.kind === 'http' && failure.retryAfterSec !== undefined ? [failure.retryAfterSec] : [],
+  );
+  return hints.length === 0
+    ? DEFAULT_RETRY_AFTER_SEC
+    : Math.max(DEFAULT_RETRY_AFTER_SEC, Math.ceil(Math.max(...hints)));
 }
 
 function slugMeta(hooks: ChainHooks): { slug?: string } {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { type Document, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 
 /**
@@ -32,11 +32,26 @@ const providerSchema = z.discriminatedUnion('type', [
     /** The chat field the output cap goes in (SPEC 4.2: every request carries one). */
     output_cap_field: z.enum(['max_completion_tokens', 'max_tokens']).optional(),
   }),
-  z.strictObject({ type: z.literal('cohere-rerank'), base_url: baseUrl, api_key_env: envName.optional(), budget_ms: positiveMs.optional() }),
+  z.strictObject({
+    type: z.literal('cohere-rerank'),
+    base_url: baseUrl,
+    api_key_env: envName.optional(),
+    budget_ms: positiveMs.optional(),
+  }),
   /** api_key_env: for a TEI started with `--api-key`. */
-  z.strictObject({ type: z.literal('tei-rerank'), base_url: baseUrl, api_key_env: envName.optional(), budget_ms: positiveMs.optional() }),
+  z.strictObject({
+    type: z.literal('tei-rerank'),
+    base_url: baseUrl,
+    api_key_env: envName.optional(),
+    budget_ms: positiveMs.optional(),
+  }),
   /** An OpenAI-style images API (`/images/generations`). */
-  z.strictObject({ type: z.literal('openai-images'), base_url: baseUrl, api_key_env: envName.optional(), budget_ms: positiveMs.optional() }),
+  z.strictObject({
+    type: z.literal('openai-images'),
+    base_url: baseUrl,
+    api_key_env: envName.optional(),
+    budget_ms: positiveMs.optional(),
+  }),
   /** A fal.ai-style queue API (submit, status, result) for media renders; `formats`: the containers it delivers per kind. */
   z.strictObject({
     type: z.literal('fal-queue'),
@@ -50,7 +65,10 @@ const providerSchema = z.discriminatedUnion('type', [
         video: z.array(z.string().min(1)).min(1).optional(),
         restoration: z.array(z.string().min(1)).min(1).optional(),
       })
-      .refine((formats) => Object.keys(formats).length > 0, 'must name the containers of at least one kind (audio, music, video, restoration)'),
+      .refine(
+        (formats) => Object.keys(formats).length > 0,
+        'must name the containers of at least one kind (audio, music, video, restoration)',
+      ),
   }),
 ]);
 
@@ -74,10 +92,19 @@ const routeSchema = z.strictObject({
 const fileSchema = z.strictObject({
   providers: z.record(providerName, providerSchema),
   /** An empty list is deliberate: the slug is not routed even when a default_route exists. */
-  routes: z.record(z.string().min(1), z.array(routeSchema)).nullish().transform((v) => v ?? {}),
-  default_route: z.strictObject({ provider: providerName, cost: costSchema.optional() }).nullish().transform((v) => v ?? undefined),
+  routes: z
+    .record(z.string().min(1), z.array(routeSchema))
+    .nullish()
+    .transform((v) => v ?? {}),
+  default_route: z
+    .strictObject({ provider: providerName, cost: costSchema.optional() })
+    .nullish()
+    .transform((v) => v ?? undefined),
   /** SPEC 7.2 model_disabled: administratively disabled platform-wide. */
-  disabled_models: z.array(z.string().min(1)).nullish().transform((v) => v ?? []),
+  disabled_models: z
+    .array(z.string().min(1))
+    .nullish()
+    .transform((v) => v ?? []),
 });
 
 export type UpstreamsFile = z.output<typeof fileSchema>;
@@ -119,10 +146,16 @@ export function parseUpstreamsFile(text: string, source = 'upstreams file'): Ups
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true });
   if (doc.errors.length > 0) {
-    throw new UpstreamsFileError(source, doc.errors.map((e) => `${source}:${e.linePos?.[0].line ?? '?'}: ${e.message.split('\n')[0] ?? ''}`));
+    throw new UpstreamsFileError(
+      source,
+      doc.errors.map((e) => `${source}:${e.linePos?.[0].line ?? '?'}: ${e.message.split('\n')[0] ?? ''}`),
+    );
   }
   const fail = (problems: Problem[]): never => {
-    throw new UpstreamsFileError(source, problems.map((p) => `${source}:${lineOf(doc, lineCounter, p.path)}: ${dotted(p.path)}: ${p.message}`));
+    throw new UpstreamsFileError(
+      source,
+      problems.map((p) => `${source}:${lineOf(doc, lineCounter, p.path)}: ${dotted(p.path)}: ${p.message}`),
+    );
   };
   const parsed = fileSchema.safeParse(doc.toJS());
   if (!parsed.success) return fail(parsed.error.issues.map(toProblem));
@@ -148,9 +181,14 @@ function crossReferenceProblems(file: UpstreamsFile): Problem[] {
   for (const [slug, routes] of Object.entries(file.routes)) {
     const seen = new Set<string>();
     routes.forEach((route, index) => {
-      if (!(route.provider in file.providers)) problems.push({ path: ['routes', slug, index, 'provider'], message: unknown(route.provider) });
+      if (!(route.provider in file.providers))
+        problems.push({ path: ['routes', slug, index, 'provider'], message: unknown(route.provider) });
       const key = `${route.provider}\u0000${route.model}`;
-      if (seen.has(key)) problems.push({ path: ['routes', slug, index], message: `duplicates an earlier route (${route.provider}, ${route.model})` });
+      if (seen.has(key))
+        problems.push({
+          path: ['routes', slug, index],
+          message: `duplicates an earlier route (${route.provider}, ${route.model})`,
+        });
       seen.add(key);
     });
   }
@@ -163,7 +201,9 @@ function crossReferenceProblems(file: UpstreamsFile): Problem[] {
 
 function dotted(path: Path): string {
   if (path.length === 0) return '(top level)';
-  return path.map((segment, i) => (typeof segment === 'number' ? `[${segment}]` : `${i === 0 ? '' : '.'}${String(segment)}`)).join('');
+  return path
+    .map((segment, i) => (typeof segment === 'number' ? `[${segment}]` : `${i === 0 ? '' : '.'}${String(segment)}`))
+    .join('');
 }
 
 /** "line:col" of the deepest node of `path` that exists in the document (a missing field points at its parent). */

@@ -1,8 +1,8 @@
 import { balanceMicros } from '../../adapters/ledger/index.js';
-import { microsToUsd, fromMicro } from '../../domain/money.js';
+import { fromMicro, microsToUsd } from '../../domain/money.js';
 import { rubValueOfBalance } from '../../domain/rub-billing.js';
-import type { Handler } from '../../http/operation-types.js';
 import { nativeOk } from '../../http/native-ok.js';
+import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 
 export const getAccount: Handler<'getAccount'> = async ({ deps, principal }) => {

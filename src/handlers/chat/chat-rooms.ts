@@ -12,7 +12,9 @@ export const createChat: Handler<'createChat'> = async ({ deps, principal, body 
 
 export const listChats: Handler<'listChats'> = async ({ deps, principal, query }) => ({
   status: 200,
-  body: nativeOk({ chats: await deps.chatRooms.list(requirePrincipal(principal), query.limit ?? DEFAULT_LIMIT, query.offset ?? 0) }),
+  body: nativeOk({
+    chats: await deps.chatRooms.list(requirePrincipal(principal), query.limit ?? DEFAULT_LIMIT, query.offset ?? 0),
+  }),
 });
 
 export const getChat: Handler<'getChat'> = async ({ deps, principal, params }) => ({
@@ -20,9 +22,24 @@ export const getChat: Handler<'getChat'> = async ({ deps, principal, params }) =
   body: nativeOk(await deps.chatRooms.read(requirePrincipal(principal), params.chat_id)),
 });
 
-export const createChatMessage: Handler<'createChatMessage'> = async ({ deps, principal, requestId, params, body }) => ({
+export const createChatMessage: Handler<'createChatMessage'> = async ({
+  deps,
+  principal,
+  requestId,
+  params,
+  body,
+}) => ({
   status: 200,
-  body: nativeOk(await deps.chatRooms.message(requirePrincipal(principal), requestId, params.chat_id, body!, UNCANCELLABLE, deps.chainHooks(requestId, body!.model))),
+  body: nativeOk(
+    await deps.chatRooms.message(
+      requirePrincipal(principal),
+      requestId,
+      params.chat_id,
+      body!,
+      UNCANCELLABLE,
+      deps.chainHooks(requestId, body!.model),
+    ),
+  ),
 });
 
 /** SPEC 2.8: a failed job is a 200 with `status: failed`, not an HTTP error. */

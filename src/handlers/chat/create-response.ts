@@ -1,20 +1,44 @@
-import { chatToResponse, ResponseIds, responsesToChat, type ResponseFrame } from '../../domain/chat/responses-mapping.js';
-import { serveStream } from '../../http/chat-stream.js';
 import { UNCANCELLABLE } from '../../cancel-signal.js';
+import {
+  chatToResponse,
+  type ResponseFrame,
+  ResponseIds,
+  responsesToChat,
+} from '../../domain/chat/responses-mapping.js';
+import { serveStream } from '../../http/chat-stream.js';
 import { abortWhenClientLeaves } from '../../http/client-abort.js';
-import { SENT, type Handler } from '../../http/operation-types.js';
+import { type Handler, SENT } from '../../http/operation-types.js';
 import { responsesEventFormat } from '../../http/responses-event-format.js';
 import { requirePrincipal } from '../require-principal.js';
 import { streamDeps } from './serve-chat.js';
 
 /** SPEC 4.2: Responses over the chat flow (same routing, pricing and error codes), at both of its paths, streamed or not. */
-export const createResponse: Handler<'createResponse' | 'createCompatResponse'> = async ({ deps, principal, requestId, body, req, res }) => {
+export const createResponse: Handler<'createResponse' | 'createCompatResponse'> = async ({
+  deps,
+  principal,
+  requestId,
+  body,
+  req,
+  res,
+}) => {
   const stream = body!.stream === true;
   const prepared = await deps.chat.prepare(requirePrincipal(principal), requestId, responsesToChat(body!), stream);
   const hooks = deps.chainHooks(requestId, prepared.entry.slug);
-  const frame: ResponseFrame = { ids: new ResponseIds(requestId), slug: prepared.entry.slug, createdAt: Math.floor(deps.now() / 1000), metadata: body!.metadata };
+  const frame: ResponseFrame = {
+    ids: new ResponseIds(requestId),
+    slug: prepared.entry.slug,
+    createdAt: Math.floor(deps.now() / 1000),
+    metadata: body!.metadata,
+  };
   if (stream) {
-    await serveStream(res, prepared, abortWhenClientLeaves(req, res), hooks, streamDeps(deps), responsesEventFormat(frame));
+    await serveStream(
+      res,
+      prepared,
+      abortWhenClientLeaves(req, res),
+      hooks,
+      streamDeps(deps),
+      responsesEventFormat(frame),
+    );
     return SENT;
   }
   const { completion, usage, charge } = await deps.chat.complete(prepared, UNCANCELLABLE, hooks);

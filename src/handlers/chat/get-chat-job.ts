@@ -1,5 +1,5 @@
-import type { Handler, Reply } from '../../http/operation-types.js';
 import { nativeOk } from '../../http/native-ok.js';
+import type { Handler, Reply } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 
 /** SPEC 2.8: a failed job is a 200 with `status: failed`, not an HTTP error. */

@@ -1,12 +1,12 @@
 import type { Request, Response } from 'express';
+import { UNCANCELLABLE } from '../../cancel-signal.js';
 import type { Deps } from '../../container.js';
 import type { Principal } from '../../domain/authenticator.js';
 import type { ChatBody } from '../../domain/chat/chat-service.js';
 import { chatUsage, completionBody } from '../../domain/chat/completion-body.js';
-import { UNCANCELLABLE } from '../../cancel-signal.js';
-import { abortWhenClientLeaves } from '../../http/client-abort.js';
 import { chatChunkFormat } from '../../http/chat-chunk-format.js';
-import { serveStream, type StreamDeps } from '../../http/chat-stream.js';
+import { type StreamDeps, serveStream } from '../../http/chat-stream.js';
+import { abortWhenClientLeaves } from '../../http/client-abort.js';
 import { serveKeepAlive } from '../../http/keep-alive.js';
 import { nativeOk } from '../../http/native-ok.js';
 import { SENT, type Sent } from '../../http/operation-types.js';
@@ -16,7 +16,12 @@ export const KEEP_ALIVE_ABOVE_TOKENS = 4096;
 
 /** What a stream needs of the container. */
 export function streamDeps(deps: Deps): StreamDeps {
-  return { chat: deps.chat, throughput: deps.throughput, now: deps.now, firstTokenTimeoutMs: deps.config.STREAM_FIRST_TOKEN_TIMEOUT_MS };
+  return {
+    chat: deps.chat,
+    throughput: deps.throughput,
+    now: deps.now,
+    firstTokenTimeoutMs: deps.config.STREAM_FIRST_TOKEN_TIMEOUT_MS,
+  };
 }
 
 export interface ChatContext {
@@ -32,13 +37,23 @@ export interface ChatContext {
  * Both chat surfaces (SPEC 4.2): a stream, the keep-alive path, or a plain JSON completion. Returns the body
  * for the plain case, or what was written here (a keep-alive success may be replayed for an Idempotency-Key).
  */
-export async function serveChat(ctx: ChatContext, surface: 'compat' | 'native'): Promise<{ body: Record<string, unknown> } | { sent: Sent }> {
+export async function serveChat(
+  ctx: ChatContext,
+  surface: 'compat' | 'native',
+): Promise<{ body: Record<string, unknown> } | { sent: Sent }> {
   const { deps, principal, requestId, body, req, res } = ctx;
   const stream = body.stream === true;
   const prepared = await deps.chat.prepare(principal, requestId, body, stream);
   const hooks = deps.chainHooks(requestId, prepared.entry.slug);
   if (stream) {
-    await serveStream(res, prepared, abortWhenClientLeaves(req, res), hooks, streamDeps(deps), chatChunkFormat(prepared, deps.now));
+    await serveStream(
+      res,
+      prepared,
+      abortWhenClientLeaves(req, res),
+      hooks,
+      streamDeps(deps),
+      chatChunkFormat(prepared, deps.now),
+    );
     return { sent: SENT };
   }
   const produce = async () => {
@@ -47,7 +62,9 @@ export async function serveChat(ctx: ChatContext, surface: 'compat' | 'native'):
     return surface === 'native' ? nativeOk(result) : result;
   };
   if ((prepared.maxTokens ?? 0) > KEEP_ALIVE_ABOVE_TOKENS) {
-    const written = await serveKeepAlive(res, requestId, deps.config.KEEP_ALIVE_INTERVAL_MS, produce, (err) => deps.logger.error({ err, requestId }, 'keep-alive chat failed'));
+    const written = await serveKeepAlive(res, requestId, deps.config.KEEP_ALIVE_INTERVAL_MS, produce, (err) =>
+      deps.logger.error({ err, requestId }, 'keep-alive chat failed'),
+    );
     return { sent: written.ok ? { status: 'sent', replayable: written.body } : SENT };
   }
   return { body: await produce() };

@@ -1,11 +1,12 @@
 import { ApiError } from '../../errors/api-error.js';
-import type { Handler } from '../../http/operation-types.js';
 import { nativeOk } from '../../http/native-ok.js';
+import type { Handler } from '../../http/operation-types.js';
 
 /** Measured throughput from this process's streamed traffic; the catalog estimate until measured. */
 export const getModelPerformance: Handler<'getModelPerformance'> = ({ deps, params }) => {
   const entry = deps.catalog.find(params.slug);
-  if (entry === undefined) throw new ApiError('model_not_found', `No model ${params.slug} in the catalog`, { meta: { slug: params.slug } });
+  if (entry === undefined)
+    throw new ApiError('model_not_found', `No model ${params.slug} in the catalog`, { meta: { slug: params.slug } });
   const stats = deps.throughput.stats(entry.slug);
   return {
     status: 200,

@@ -1,6 +1,6 @@
 import { revokeKey } from '../../domain/accounts.js';
-import type { Handler } from '../../http/operation-types.js';
 import { nativeOk } from '../../http/native-ok.js';
+import type { Handler } from '../../http/operation-types.js';
 import { requireKeyManager } from '../require-principal.js';
 import { apiKeyView } from '../views/api-key-view.js';
 

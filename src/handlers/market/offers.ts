@@ -2,8 +2,8 @@ import { searchOffers } from '../../domain/market/offers.js';
 import { usdToMicros } from '../../domain/money.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
-import { offerView } from '../views/market-views.js';
 import { requirePrincipal } from '../require-principal.js';
+import { offerView } from '../views/market-views.js';
 
 export const listOffers: Handler<'listOffers'> = async ({ deps, principal, query }) => {
   const { accountId } = requirePrincipal(principal);
@@ -13,7 +13,9 @@ export const listOffers: Handler<'listOffers'> = async ({ deps, principal, query
     {
       ...(query.gpu_model === undefined ? {} : { gpuNames: query.gpu_model }),
       ...(query.min_vram_gb === undefined ? {} : { minVramGb: query.min_vram_gb }),
-      ...(query.max_price_per_hour === undefined ? {} : { maxPricePerGpuHourMicros: usdToMicros(query.max_price_per_hour) }),
+      ...(query.max_price_per_hour === undefined
+        ? {}
+        : { maxPricePerGpuHourMicros: usdToMicros(query.max_price_per_hour) }),
       ...(query.location === undefined ? {} : { locations: query.location }),
       verifiedOnly: query.verified ?? false,
       minFreeGpus: query.min_gpus ?? 1,
@@ -24,5 +26,8 @@ export const listOffers: Handler<'listOffers'> = async ({ deps, principal, query
     deps.now(),
     deps.config.MACHINE_OFFLINE_MS,
   );
-  return { status: 200, body: nativeOk({ offers: found.offers.map((o) => offerView(o, balance.availableMicros)), total: found.total }) };
+  return {
+    status: 200,
+    body: nativeOk({ offers: found.offers.map((o) => offerView(o, balance.availableMicros)), total: found.total }),
+  };
 };

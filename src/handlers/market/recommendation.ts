@@ -6,8 +6,12 @@ import { recommendationView } from '../views/recommendation-views.js';
 
 /** SPEC 2.13; a key is required (README "Decisions": the answer reads live inventory and may be billed). */
 export const createRecommendation: Handler<'createRecommendation'> = async ({ deps, principal, requestId, body }) => {
-  const recommendation = await deps.recommendations.recommend(requirePrincipal(principal), requestId, body!.query, UNCANCELLABLE, (slug) =>
-    deps.chainHooks(requestId, slug),
+  const recommendation = await deps.recommendations.recommend(
+    requirePrincipal(principal),
+    requestId,
+    body!.query,
+    UNCANCELLABLE,
+    (slug) => deps.chainHooks(requestId, slug),
   );
   return { status: 200, body: nativeOk(recommendationView(recommendation)) };
 };

@@ -1,10 +1,13 @@
-import type { Handler } from '../../http/operation-types.js';
 import { nativeOk } from '../../http/native-ok.js';
+import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 import { volumeView } from '../views/market-views.js';
 
 export const createVolume: Handler<'createVolume'> = async ({ deps, principal, body }) => {
-  const volume = await deps.market.volumes.create(requirePrincipal(principal), { name: body!.name ?? 'volume', sizeGb: body!.size_gb });
+  const volume = await deps.market.volumes.create(requirePrincipal(principal), {
+    name: body!.name ?? 'volume',
+    sizeGb: body!.size_gb,
+  });
   return { status: 201, body: nativeOk(volumeView(volume)) };
 };
 

@@ -1,5 +1,5 @@
-import { generateImages } from '../../domain/images/image-generation.js';
 import { UNCANCELLABLE } from '../../cancel-signal.js';
+import { generateImages } from '../../domain/images/image-generation.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler, RequestContext } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';

@@ -1,5 +1,5 @@
-import { createEmbeddings as embed } from '../../domain/retrieval/embeddings.js';
 import { UNCANCELLABLE } from '../../cancel-signal.js';
+import { createEmbeddings as embed } from '../../domain/retrieval/embeddings.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 
@@ -11,6 +11,10 @@ const BYTES_PER_FLOAT = 20;
 export const createEmbeddings: Handler<'createEmbeddings'> = async ({ deps, principal, requestId, body }) => {
   const hooks = deps.chainHooks(requestId, deps.catalog.find(body!.model)?.slug ?? body!.model);
   const result = await embed(deps, requirePrincipal(principal), requestId, body!, UNCANCELLABLE, hooks);
-  const bytes = result.data.reduce((sum, { embedding }) => sum + (typeof embedding === 'string' ? embedding.length : embedding.length * BYTES_PER_FLOAT), 0);
+  const bytes = result.data.reduce(
+    (sum, { embedding }) =>
+      sum + (typeof embedding === 'string' ? embedding.length : embedding.length * BYTES_PER_FLOAT),
+    0,
+  );
   return { status: 200, body: result, ...(bytes > IN_PIECES_ABOVE_BYTES ? { inPieces: 'data' } : {}) };
 };

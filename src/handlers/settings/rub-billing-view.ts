@@ -1,12 +1,17 @@
 import type { components } from '../../../generated/openapi.js';
-import { balanceMicros, type Balance, type Lot } from '../../adapters/ledger/index.js';
+import { type Balance, balanceMicros, type Lot } from '../../adapters/ledger/index.js';
 import { fromMicro, microsToUsd, usdMicrosToRubMicro } from '../../domain/money.js';
 import { rubValueOfBalance } from '../../domain/rub-billing.js';
 
 type RubBilling = components['schemas']['RubBilling'];
 
 /** SPEC 4.3: the state, the balance in rubles and the top-ups it is made of, in spending order. */
-export function rubBillingView(enabled: boolean, balance: Balance, lots: readonly Lot[], marketRateMicro: bigint): RubBilling {
+export function rubBillingView(
+  enabled: boolean,
+  balance: Balance,
+  lots: readonly Lot[],
+  marketRateMicro: bigint,
+): RubBilling {
   return {
     enabled,
     balance_usd: microsToUsd(balanceMicros(balance)),

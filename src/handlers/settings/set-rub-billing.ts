@@ -1,6 +1,6 @@
 import { orUnavailable } from '../../errors/api-error.js';
-import type { Handler } from '../../http/operation-types.js';
 import { nativeOk } from '../../http/native-ok.js';
+import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 import { rubBillingView } from './rub-billing-view.js';
 
@@ -10,6 +10,11 @@ export const setRubBilling: Handler<'setRubBilling'> = async ({ deps, principal,
   const enabled = body?.enabled ?? false;
   await orUnavailable(() => deps.apiKeys.updateAccountSettings(accountId, { rubBilling: enabled }), 'account store');
   deps.authenticator.invalidate({ accountId }); // the next request of this account sees the switch
-  const [balance, lots] = await deps.billing.read(accountId, () => Promise.all([deps.ledger.getBalance(accountId), deps.ledger.listLots(accountId)]));
-  return { status: 200, body: nativeOk(rubBillingView(enabled, balance, lots, deps.marketFxRateRubMicro), 'Настройка сохранена') };
+  const [balance, lots] = await deps.billing.read(accountId, () =>
+    Promise.all([deps.ledger.getBalance(accountId), deps.ledger.listLots(accountId)]),
+  );
+  return {
+    status: 200,
+    body: nativeOk(rubBillingView(enabled, balance, lots, deps.marketFxRateRubMicro), 'Настройка сохранена'),
+  };
 };

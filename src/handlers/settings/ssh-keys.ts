@@ -3,7 +3,13 @@ import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 
-const keyView = (k: SshKeyRecord) => ({ key_id: k.id, name: k.name, public_key: k.publicKey, fingerprint: k.fingerprint, created_at: Math.floor(k.createdAtMs / 1000) });
+const keyView = (k: SshKeyRecord) => ({
+  key_id: k.id,
+  name: k.name,
+  public_key: k.publicKey,
+  fingerprint: k.fingerprint,
+  created_at: Math.floor(k.createdAtMs / 1000),
+});
 
 export const listSshKeys: Handler<'listSshKeys'> = async ({ deps, principal }) => ({
   status: 200,

@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors/api-error.js';
-import type { Handler } from '../../http/operation-types.js';
 import { nativeOk } from '../../http/native-ok.js';
+import type { Handler } from '../../http/operation-types.js';
 
 /** Ready only while the database answers, so a load balancer can take this process out of rotation. */
 export const getReadiness: Handler<'getReadiness'> = async ({ deps }) => {
@@ -10,5 +10,8 @@ export const getReadiness: Handler<'getReadiness'> = async ({ deps }) => {
     deps.logger.warn({ err }, 'readiness: database unreachable');
     throw new ApiError('not_ready', 'The database is unreachable');
   }
-  return { status: 200, body: nativeOk({ status: 'ready' as const, checks: { database: 'ok' as const } }, 'Сервис готов') };
+  return {
+    status: 200,
+    body: nativeOk({ status: 'ready' as const, checks: { database: 'ok' as const } }, 'Сервис готов'),
+  };
 };

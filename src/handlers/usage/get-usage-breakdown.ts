@@ -1,6 +1,6 @@
 import { dayRange, groupTotals, isoWeekStart, toWireAggregate } from '../../domain/usage-aggregates.js';
-import type { Handler } from '../../http/operation-types.js';
 import { nativeOk } from '../../http/native-ok.js';
+import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 
 const SEPARATOR = '\u0000';
@@ -19,8 +19,16 @@ export const getUsageBreakdown: Handler<'getUsageBreakdown'> = async ({ deps, pr
     body: nativeOk({
       from: range.from,
       to: range.to,
-      daily: [...byDay].map(([key, totals]) => ({ date: split(key)[0], model: split(key)[1], ...toWireAggregate(totals, rub) })),
-      weekly: [...byWeek].map(([key, totals]) => ({ week_start: split(key)[0], model: split(key)[1], ...toWireAggregate(totals, rub) })),
+      daily: [...byDay].map(([key, totals]) => ({
+        date: split(key)[0],
+        model: split(key)[1],
+        ...toWireAggregate(totals, rub),
+      })),
+      weekly: [...byWeek].map(([key, totals]) => ({
+        week_start: split(key)[0],
+        model: split(key)[1],
+        ...toWireAggregate(totals, rub),
+      })),
     }),
   };
 };

@@ -1,6 +1,6 @@
 import { groupTotals, toWireAggregate } from '../../domain/usage-aggregates.js';
-import type { Handler } from '../../http/operation-types.js';
 import { nativeOk } from '../../http/native-ok.js';
+import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 
 /** One entry per UTC day of the year that had usage (a heat map's data). */

@@ -1,7 +1,7 @@
-import { microsToUsd, fromMicro } from '../../domain/money.js';
+import { fromMicro, microsToUsd } from '../../domain/money.js';
 import { rubOfTotals } from '../../domain/usage-aggregates.js';
-import type { Handler } from '../../http/operation-types.js';
 import { nativeOk } from '../../http/native-ok.js';
+import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 import { usageRecordView } from '../views/usage-record-view.js';
 

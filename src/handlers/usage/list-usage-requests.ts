@@ -1,5 +1,5 @@
-import type { Handler } from '../../http/operation-types.js';
 import { nativeOk } from '../../http/native-ok.js';
+import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 import { usageRecordView } from '../views/usage-record-view.js';
 

@@ -1,29 +1,57 @@
 import type { components } from '../../../generated/openapi.js';
-import type { BurstOrderRecord, Discounts, InstanceEvent, InstanceRecord, InstanceStatus, MachineRecord, OfferRecord, PriceRise, VolumeRecord } from '../../adapters/market-store/index.js';
+import type {
+  BurstOrderRecord,
+  Discounts,
+  InstanceEvent,
+  InstanceRecord,
+  InstanceStatus,
+  MachineRecord,
+  OfferRecord,
+  PriceRise,
+  VolumeRecord,
+} from '../../adapters/market-store/index.js';
 import type { BurstPlan, FanOutFailure } from '../../domain/market/burst-orders.js';
 import { slotTerms } from '../../domain/market/burst-orders.js';
-import { microsToUsd } from '../../domain/money.js';
+import { dueAtStartOn } from '../../domain/market/plan-fit.js';
 import { isTermPlan, PRICING_TYPES, UNIT_MS, unitPriceMicros } from '../../domain/market/plans.js';
 import { runningTime } from '../../domain/market/rentals.js';
-import { dueAtStartOn } from '../../domain/market/plan-fit.js';
 import { storageCost } from '../../domain/market/volumes.js';
+import { microsToUsd } from '../../domain/money.js';
 
 type Schemas = components['schemas'];
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 const secondsOrNull = (ms: number | null): number | null => (ms === null ? null : seconds(ms));
-const percents = (bp: Discounts): Schemas['Discounts'] => ({ day: bp.day / 100, week: bp.week / 100, month: bp.month / 100 });
+const percents = (bp: Discounts): Schemas['Discounts'] => ({
+  day: bp.day / 100,
+  week: bp.week / 100,
+  month: bp.month / 100,
+});
 
 /** A rise announced and not yet applied (README "GPU rentals: the price shown"). */
 const riseView = (rise: PriceRise | null): Schemas['PriceRise'] | null =>
-  rise === null ? null : { price_per_gpu_hour_usd: microsToUsd(rise.pricePerGpuHourMicros), discounts: percents(rise.discountsBp), applies_at: Math.ceil(rise.atMs / 1000) };
+  rise === null
+    ? null
+    : {
+        price_per_gpu_hour_usd: microsToUsd(rise.pricePerGpuHourMicros),
+        discounts: percents(rise.discountsBp),
+        applies_at: Math.ceil(rise.atMs / 1000),
+      };
 
 /** An offer with the price of every plan for its minimum rental (SPEC 1.2-1.3), and which the caller's `availableMicros` can start. */
 export function offerView(o: OfferRecord, availableMicros: bigint): Schemas['Offer'] {
   const prices = Object.fromEntries(
     PRICING_TYPES.map((type) => {
       const due = dueAtStartOn(o, o.minGpus, type);
-      return [type, { per_gpu_usd: microsToUsd(unitPriceMicros(o, type)), unit_seconds: UNIT_MS[type] / 1000, due_at_start_usd: microsToUsd(due), fits_balance: due <= availableMicros }];
+      return [
+        type,
+        {
+          per_gpu_usd: microsToUsd(unitPriceMicros(o, type)),
+          unit_seconds: UNIT_MS[type] / 1000,
+          due_at_start_usd: microsToUsd(due),
+          fits_balance: due <= availableMicros,
+        },
+      ];
     }),
   ) as Schemas['Offer']['prices'];
   return {
@@ -48,7 +76,12 @@ export function offerView(o: OfferRecord, availableMicros: bigint): Schemas['Off
 }
 
 /** A rental as its renter sees it, its running time counted up to `untilMs`; `sshHost` is the SSH proxy's name. */
-export function instanceView(i: InstanceRecord, untilMs: number, sshHost: string, history?: InstanceEvent[]): Schemas['Instance'] {
+export function instanceView(
+  i: InstanceRecord,
+  untilMs: number,
+  sshHost: string,
+  history?: InstanceEvent[],
+): Schemas['Instance'] {
   return {
     task_id: i.id,
     offer_id: i.machineId,
@@ -70,7 +103,16 @@ export function instanceView(i: InstanceRecord, untilMs: number, sshHost: string
     volume_id: i.volumeId,
     created_at: seconds(i.createdAtMs),
     updated_at: seconds(i.updatedAtMs),
-    ...(history === undefined ? {} : { history: history.map((e) => ({ at: e.atMs, status: e.status, desired_status: e.desiredStatus, reason: e.reason })) }),
+    ...(history === undefined
+      ? {}
+      : {
+          history: history.map((e) => ({
+            at: e.atMs,
+            status: e.status,
+            desired_status: e.desiredStatus,
+            reason: e.reason,
+          })),
+        }),
   };
 }
 
@@ -109,7 +151,13 @@ function orderStatus(counts: Record<InstanceStatus, number>): Schemas['BurstOrde
   return counts.pending > 0 ? 'starting' : 'running';
 }
 
-export function burstOrderView(order: BurstOrderRecord, instances: InstanceRecord[], nowMs: number, sshHost: string, failures?: FanOutFailure[]): Schemas['BurstOrder'] {
+export function burstOrderView(
+  order: BurstOrderRecord,
+  instances: InstanceRecord[],
+  nowMs: number,
+  sshHost: string,
+  failures?: FanOutFailure[],
+): Schemas['BurstOrder'] {
   const counts: Record<InstanceStatus, number> = { pending: 0, running: 0, offline: 0, stopped: 0, terminated: 0 };
   for (const i of instances) counts[i.status]++;
   const [primary, ...extras] = order.tiers;
@@ -128,13 +176,21 @@ export function burstOrderView(order: BurstOrderRecord, instances: InstanceRecor
     placed_gpus: instances.reduce((sum, i) => sum + i.gpuCount, 0),
     counts,
     instances: instances.map((i) => instanceView(i, nowMs, sshHost)),
-    ...(failures === undefined ? {} : { failures: failures.map((f) => ({ task_id: f.instanceId, error_code: f.error.code, error: f.error.message })) }),
+    ...(failures === undefined
+      ? {}
+      : {
+          failures: failures.map((f) => ({ task_id: f.instanceId, error_code: f.error.code, error: f.error.message })),
+        }),
     created_at: seconds(order.createdAtMs),
     updated_at: seconds(order.updatedAtMs),
   };
 }
 
-export function burstEstimateView(plan: BurstPlan, gpuCount: number, pricingType: BurstOrderRecord['pricingType']): Schemas['BurstEstimate'] {
+export function burstEstimateView(
+  plan: BurstPlan,
+  gpuCount: number,
+  pricingType: BurstOrderRecord['pricingType'],
+): Schemas['BurstEstimate'] {
   return {
     gpu_count: gpuCount,
     planned_gpus: gpuCount - plan.shortfall,
