@@ -4,10 +4,10 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 DEPS := node_modules/.installed
 
-.PHONY: help install run build generate check-generated lint typecheck test bench clean
+.PHONY: help install run build generate check-generated lint format typecheck test bench clean
 
 help:
-	@echo "make run | test | bench | generate | lint | typecheck | build | clean"
+	@echo "make run | test | bench | generate | lint | format | typecheck | build | clean"
 
 # Reinstall only when the manifest or lock changed. better-sqlite3 builds from source (about a minute).
 $(DEPS): package.json package-lock.json
@@ -30,9 +30,14 @@ check-generated: $(DEPS)
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && bash scripts/generate.sh "$$tmp/generated" && \
 	  diff -r "$$tmp/generated" generated >/dev/null || { echo "generated/ is stale: run 'make generate' and commit it"; diff -r "$$tmp/generated" generated | head -40; exit 1; }
 
+# Biome checks formatting, lint rules and import order (biome.json); `make format` applies its fixes.
 lint: $(DEPS)
 	node_modules/.bin/redocly lint --config openapi/redocly.yaml openapi/openapi.yaml
+	node_modules/.bin/biome ci .
 	node_modules/.bin/tsc -p tsconfig.json --noEmit
+
+format: $(DEPS)
+	node_modules/.bin/biome check --write .
 
 typecheck: $(DEPS)
 	node_modules/.bin/tsc -p tsconfig.json --noEmit

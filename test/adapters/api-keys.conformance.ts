@@ -57,7 +57,7 @@ export function apiKeyStoreConformance(name: string, makeStore: () => Promise<St
       it('creates an account with no discount and reads it back', async () => {
         const input = {
           id: newId('acc'),
-          email: 'fresh-' + newId('e').toLowerCase() + '@example.com',
+          email: `fresh-${newId('e').toLowerCase()}@example.com`,
           createdAtMs: T0 + 1,
         };
         const outcome = await store().createAccount(input);

@@ -100,7 +100,7 @@ export function jobStoreConformance(name: string, make: () => Promise<JobStoreUn
         record.status = 'failed';
         const answer = await store().get(record.id, T0);
         expect(answer).toEqual(expected);
-        (answer?.data.nested as { list: number[] }).list.push(3);
+        (answer!.data.nested as { list: number[] }).list.push(3);
         expect(await store().get(record.id, T0)).toEqual(expected);
       });
     });

@@ -82,7 +82,7 @@ describe('GET /v1/llm/chat/jobs/{job_id}', () => {
     provider.chat = async () => {
       throw new UpstreamError({ kind: 'http', status: 500, message: 'sandbox is down' });
     };
-    let done;
+    let done: Awaited<ReturnType<typeof untilDone>>;
     try {
       const job = expectNativeOk(await kickoff(apiKey, { model: MODEL, messages: hello }), 202);
       done = await untilDone(apiKey, job.job_id);

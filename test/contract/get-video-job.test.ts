@@ -27,9 +27,7 @@ const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
 const kickoff = (key: string, body: Record<string, unknown>) =>
   call(h.baseUrl, 'POST', JOBS, { key, body: { prompt: 'A paper boat on a rainy street', ...body } });
 
-async function probe(
-  link: string,
-): Promise<{
+async function probe(link: string): Promise<{
   type: string | null;
   path: string;
   format: string;

@@ -17,9 +17,7 @@ import { type Harness, type JsonResponse, startHarness } from '../setup/harness.
 import { removeUpstreamsFiles, type UpstreamRouteSpec, writeUpstreamsFile } from '../setup/upstreams.js';
 import {
   alertLines,
-  CHAT_PATH,
   chat,
-  eventually,
   exhaustedMetric,
   expectNothingBilled,
   MESSAGES,

@@ -260,7 +260,8 @@ async function claimsStored(db: Database, keys: string[]): Promise<void> {
     Date.now() < deadline;
     await new Promise((resolve) => setTimeout(resolve, 5))
   ) {
-    if ((await db.knex('idempotency_keys').whereIn('key', keys).count({ n: '*' }))[0]!.n == keys.length) return;
+    if (Number((await db.knex('idempotency_keys').whereIn('key', keys).count({ n: '*' }))[0]!.n) === keys.length)
+      return;
   }
   throw new Error('not every request claimed its key');
 }

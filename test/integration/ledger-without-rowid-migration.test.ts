@@ -56,29 +56,25 @@ describe('migration 0021: ledger tables WITHOUT ROWID (SQLite)', () => {
       created_at_ms: 1,
       posted_at_ms: 1,
     });
-    await db
-      .knex('ledger_lots')
-      .insert({
-        id: 'credit:1',
-        account_id: 'acc_1',
-        currency: 'USD',
-        amount_micros: 1_000,
-        remaining_micros: 500,
-        fx_rate_rub_micro: 90_000_000,
-        created_at_ms: 1,
-      });
+    await db.knex('ledger_lots').insert({
+      id: 'credit:1',
+      account_id: 'acc_1',
+      currency: 'USD',
+      amount_micros: 1_000,
+      remaining_micros: 500,
+      fx_rate_rub_micro: 90_000_000,
+      created_at_ms: 1,
+    });
     await db
       .knex('ledger_transfers')
       .insert([transfer('credit:1', 'credit'), transfer('charge:req_b', 'debit'), transfer('charge:req_a', 'debit')]);
-    await db
-      .knex('ledger_allocations')
-      .insert({
-        transfer_id: 'charge:req_a',
-        seq: 0,
-        lot_id: 'credit:1',
-        amount_micros: 500,
-        fx_rate_rub_micro: 90_000_000,
-      });
+    await db.knex('ledger_allocations').insert({
+      transfer_id: 'charge:req_a',
+      seq: 0,
+      lot_id: 'credit:1',
+      amount_micros: 500,
+      fx_rate_rub_micro: 90_000_000,
+    });
     await db.knex('usage_records').insert({
       id: 'log_1',
       account_id: 'acc_1',
@@ -129,16 +125,14 @@ describe('migration 0021: ledger tables WITHOUT ROWID (SQLite)', () => {
         .insert({ transfer_id: 'charge:missing', seq: 0, lot_id: 'credit:1', amount_micros: 1, fx_rate_rub_micro: 1 }),
     ).rejects.toThrow(/FOREIGN KEY/);
     await expect(
-      db
-        .knex('ledger_transfers')
-        .insert({
-          id: 'charge:req_a',
-          account_id: 'acc_1',
-          kind: 'debit',
-          status: 'posted',
-          amount_micros: 1,
-          created_at_ms: 2,
-        }),
+      db.knex('ledger_transfers').insert({
+        id: 'charge:req_a',
+        account_id: 'acc_1',
+        kind: 'debit',
+        status: 'posted',
+        amount_micros: 1,
+        created_at_ms: 2,
+      }),
     ).rejects.toThrow(/UNIQUE/);
   });
 });

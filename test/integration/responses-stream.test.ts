@@ -11,7 +11,6 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeBehaviour, type FakeUpstream, fakeChunkText, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { componentChecker } from '../setup/contract.js';
-import { expectCompatError } from '../setup/envelopes.js';
 import { type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 import {
@@ -22,7 +21,6 @@ import {
   money,
   moneyWhenSettled,
   namedEvents,
-  RESPONSES_PATH,
   type SseResult,
   streamResponses,
 } from './gateway-helpers.js';
@@ -215,7 +213,7 @@ describe('Responses stream: what a normal answer sends', () => {
   });
 
   it('at /v1/responses too', async () => {
-    const response = await fetch(h.baseUrl + '/v1/responses', {
+    const response = await fetch(`${h.baseUrl}/v1/responses`, {
       method: 'POST',
       headers: { 'x-api-key': account.apiKey, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'gpt-5-mini', input: 'hi', stream: true }),

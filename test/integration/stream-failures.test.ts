@@ -13,7 +13,6 @@ import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js'
 import {
   alertLines,
   CHAT_PATH,
-  eventually,
   expectEndsWithDone,
   expectNothingBilled,
   jsonFrames,

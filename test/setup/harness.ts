@@ -153,7 +153,7 @@ export async function call<T = any>(
   }
   const response = await fetch(baseUrl + path, { method, headers, body });
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text.length > 0 ? JSON.parse(text) : undefined;
   } catch {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CatalogFile, CatalogFileEntry } from '../../src/domain/catalog/catalog-file.js';
-import { ModelCatalog, UNKNOWN_RELEASE_TIME } from '../../src/domain/catalog/model-catalog.js';
+import type { CatalogFile } from '../../src/domain/catalog/catalog-file.js';
+import { ModelCatalog } from '../../src/domain/catalog/model-catalog.js';
 import { catalogRow } from '../setup/catalog-rows.js';
 
 const ENTRY_FIELDS = [

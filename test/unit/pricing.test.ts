@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CatalogFile, CatalogFileEntry } from '../../src/domain/catalog/catalog-file.js';
-import { type CallerDiscounts, ModelCatalog, UNKNOWN_RELEASE_TIME } from '../../src/domain/catalog/model-catalog.js';
+import { type CallerDiscounts, ModelCatalog } from '../../src/domain/catalog/model-catalog.js';
 import { microsToUsd, usdToMicros } from '../../src/domain/money.js';
 import {
   audioCost,

@@ -56,7 +56,7 @@ export class MemoryAlertStore implements AlertStore {
       .map((e) => {
         const before = this.#events.filter((p) => p.instanceId === e.instanceId && p.id < e.id).at(-1);
         const target = this.#targets.get(e.accountId);
-        const chatId = target !== undefined && target.rentalsEnabled ? target.messengerChatId : null;
+        const chatId = target?.rentalsEnabled ? target.messengerChatId : null;
         return {
           ...e,
           previous: before === undefined ? null : { status: before.status, reason: before.reason },

@@ -157,7 +157,7 @@ export const cappedAt = (amountMicros: Micros, holdMicros: Micros): Micros =>
   amountMicros < holdMicros ? amountMicros : holdMicros;
 
 export function decideSettle(e: Entry | null | undefined, amountMicros: Micros, nowMs: number): SettleDecision {
-  if (!e || e.kind !== 'hold') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_found' } };
+  if (e?.kind !== 'hold') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_found' } };
   if (e.status === 'posted') {
     if (e.postedMicros === cappedAt(amountMicros, e.amountMicros)) {
       return { act: 'answer', outcome: { ok: true, hold: toHold(e), replayed: true, lossMicros: 0n, usage: null } };
@@ -175,7 +175,7 @@ export type ReleaseDecision = { act: 'void'; entry: Entry } | Expire | { act: 'a
 export const expiredAnswer = () => ({ ok: false, reason: 'hold_not_pending', status: 'expired' }) as const;
 
 export function decideRelease(e: Entry | null | undefined, nowMs: number): ReleaseDecision {
-  if (!e || e.kind !== 'hold') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_found' } };
+  if (e?.kind !== 'hold') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_found' } };
   if (e.status === 'voided') return { act: 'answer', outcome: { ok: true, hold: toHold(e), replayed: true } };
   if (e.status !== 'pending')
     return { act: 'answer', outcome: { ok: false, reason: 'hold_not_pending', status: e.status } };
@@ -191,7 +191,7 @@ export type PendingDecision = { act: 'use'; entry: Entry } | Expire | { act: 'an
 
 /** What extend and capture may act on: a pending hold that is not due. */
 export function decidePending(e: Entry | null | undefined, nowMs: number): PendingDecision {
-  if (!e || e.kind !== 'hold') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_found' } };
+  if (e?.kind !== 'hold') return { act: 'answer', outcome: { ok: false, reason: 'hold_not_found' } };
   if (e.status !== 'pending')
     return { act: 'answer', outcome: { ok: false, reason: 'hold_not_pending', status: e.status } };
   return isDue(e, nowMs) ? { act: 'expire', entry: e } : { act: 'use', entry: e };

@@ -1,4 +1,4 @@
-import { type Notifier, NotifierError, type NotifyTarget } from './index.js';
+import type { Notifier, NotifierError, NotifyTarget } from './index.js';
 
 /**
  * The in-memory twin of the notifier port, for tests: it records what was sent, and fails the next sends the way

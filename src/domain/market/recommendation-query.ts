@@ -115,7 +115,7 @@ class Unread {
   lower: string;
   constructor(private original: string) {
     // Character by character, keeping lengths: "İ" lower-cases to two code units, which would shift every index.
-    this.lower = original.replace(/[^]/gu, (ch) => (ch.toLowerCase().length === ch.length ? ch.toLowerCase() : ch));
+    this.lower = original.replace(/./gsu, (ch) => (ch.toLowerCase().length === ch.length ? ch.toLowerCase() : ch));
   }
 
   /** Reads and blanks every match of a global pattern (case-sensitive patterns read the original spelling). */
@@ -216,7 +216,7 @@ function readPlaces(text: Unread): Place[] {
 }
 
 const PLACE_PATTERNS: [RegExp, Place][] = PLACES.map(([name, place]) => [
-  re(`(?<![a-z])${escape(name)}(?![a-z])`),
+  re(`(?<![a-z])${escapeRegExp(name)}(?![a-z])`),
   place,
 ]);
 
@@ -260,6 +260,6 @@ function distinctiveParts(name: string): string[] {
     );
 }
 
-function escape(literal: string): string {
+function escapeRegExp(literal: string): string {
   return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -29,7 +29,6 @@ import {
   ownedJob,
   reservationOf,
 } from '../jobs/job-steps.js';
-import { retryUntil } from '../jobs/retry-until.js';
 import { microsToUsd } from '../money.js';
 import { NO_DISCOUNTS } from '../pricing/index.js';
 import { isInputRejection } from '../routing/classify.js';
