@@ -59,6 +59,11 @@ describe('SseParser', () => {
     expect(whole('data: x\n\ndata: [DONE]\n')).toEqual(['x', '[DONE]']);
   });
 
+  it('at the end, dispatches an event whose last line ended with a lone `\\r`', () => {
+    expect(whole('data: x\r\rdata: [DONE]\r')).toEqual(['x', '[DONE]']);
+    expect(bytewise('data: x\r\rdata: [DONE]\r')).toEqual(['x', '[DONE]']);
+  });
+
   it('at the end, drops an event whose last line was cut off, so truncated JSON is never passed on', () => {
     expect(whole('data: x\n\ndata: {"choi')).toEqual(['x']);
     expect(whole('data: x\n\ndata: one\ndata: {"choi')).toEqual(['x']);
@@ -72,6 +77,13 @@ describe('SseParser', () => {
     expect(() =>
       ['data: 0123456\n', 'data: 0123456\n', 'data: 0123456\n'].forEach((line) => parser.push(bytes(line))),
     ).toThrow(SseEventTooLargeError);
+  });
+
+  it('keeps failing with SseEventTooLargeError once an event was too large', () => {
+    const parser = new SseParser({ maxEventChars: 16 });
+    expect(() => parser.push(bytes(`data: ${'x'.repeat(32)}`))).toThrow(SseEventTooLargeError);
+    expect(() => parser.push(bytes('\n\ndata: y\n\n'))).toThrow(SseEventTooLargeError);
+    expect(() => parser.end()).toThrow(SseEventTooLargeError);
   });
 
   it('allows events up to the limit', () => {

@@ -230,6 +230,9 @@ async function* readEvents(
           completed = true;
           return;
         }
+        // One read can bring many events: a caller that left while the consumer handled the last one gets none of
+        // the rest (the port: the provider stops at once, `aborted`), as the sandbox does.
+        if (scope.failure !== null) throw new UpstreamError(scope.failure);
         yield { data };
       }
       if (step.done === true)

@@ -15,6 +15,8 @@
  *   gradient coloured by the prompt, silent (encoded on a worker thread); restoration: an image, or a clip as long as
  *   its source, of the output size planned, in the container asked. The task id carries the call and its start, so any process can answer a poll
  *   (after a restart too); a task is `running` for its first SANDBOX_RENDER_MS, so callers see a job in progress.
+ * - failures: only the caller's abort and invalid input, unless told to play an upstream's by failNext
+ *   (sandbox-faults.ts), so the twin is held to the HTTP providers' failure kinds.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { CancelSignal } from '../../cancel-signal.js';
@@ -41,6 +43,7 @@ import type {
   Usage,
 } from './index.js';
 import { UpstreamError } from './index.js';
+import { brokeOff, type SandboxFault, SandboxFaults } from './sandbox-faults.js';
 import { referenceColour } from './sandbox-reference.js';
 
 export interface SandboxOptions {
@@ -282,6 +285,7 @@ export class SandboxProvider implements UpstreamProvider {
   private readonly chunkDelayMs: number;
   private readonly tokens: TokenCounter;
   private readonly clips: ClipEncoder | undefined;
+  private readonly faults = new SandboxFaults();
 
   constructor(options: SandboxOptions) {
     this.name = options.name ?? 'sandbox';
@@ -298,8 +302,19 @@ export class SandboxProvider implements UpstreamProvider {
     };
   }
 
+  /** Makes the coming chat, stream, embeddings, rerank or image calls fail, one fault each (sandbox-faults.ts). */
+  failNext(...faults: SandboxFault[]): void {
+    this.faults.add(faults);
+  }
+
+  /** Plays the call's fault, if one is queued, on a call that answers all at once. */
+  private playFault(): void {
+    if (this.faults.take() !== null) throw brokeOff();
+  }
+
   async chat(call: ChatCall): Promise<ChatResult> {
     if (call.signal.aborted) throw aborted();
+    this.playFault();
     const { text, finishReason, usage } = await reply(call, this.tokens);
     const completion = {
       id: newCompletionId(),
@@ -322,6 +337,7 @@ export class SandboxProvider implements UpstreamProvider {
   /** OpenAI's chunk sequence: role, content pieces, finish_reason, then usage when `include_usage` asks. */
   async chatStream(call: ChatCall): Promise<ChatStream> {
     if (call.signal.aborted) throw aborted();
+    const dieAfterChunks = this.faults.take();
     const { text, finishReason, usage } = await reply(call, this.tokens);
     const options = call.body.stream_options;
     const includeUsage = isRecord(options) && options.include_usage === true;
@@ -343,19 +359,27 @@ export class SandboxProvider implements UpstreamProvider {
       choice({}, finishReason),
     ];
     if (includeUsage) payloads.push({ ...base, choices: [], usage: usageJson(usage) });
-    return { events: this.emit(payloads, call.signal) };
+    return { events: this.emit(payloads, call.signal, dieAfterChunks) };
   }
 
-  private async *emit(payloads: Record<string, unknown>[], signal: CancelSignal): AsyncGenerator<StreamEvent> {
+  private async *emit(
+    payloads: Record<string, unknown>[],
+    signal: CancelSignal,
+    dieAfterChunks: number | null,
+  ): AsyncGenerator<StreamEvent> {
     for (const [i, payload] of payloads.entries()) {
       if (i > 0 && this.chunkDelayMs > 0) await sleep(this.chunkDelayMs, signal);
       if (signal.aborted) throw aborted();
+      if (i === dieAfterChunks) throw brokeOff();
       yield { data: JSON.stringify(payload) };
     }
+    // A break after more events than the reply has still comes before `[DONE]`.
+    if (dieAfterChunks !== null) throw brokeOff();
   }
 
   async embed(call: EmbeddingCall): Promise<EmbeddingResult> {
     if (call.signal.aborted) throw aborted();
+    this.playFault();
     const size = call.dimensions ?? this.embeddingDimensions(call.upstreamModel);
     if (!Number.isInteger(size) || size < 1) throw rejected(`dimensions: ${size} is not a vector size`);
     // Token ids are cl100k_base's (the only vocabulary a catalog row names): embedded as the text they spell.
@@ -378,6 +402,7 @@ export class SandboxProvider implements UpstreamProvider {
    */
   async image(call: ImageCall): Promise<ImageResult> {
     if (call.signal.aborted) throw aborted();
+    this.playFault();
     const digest = createHash('sha256').update(`${call.upstreamModel}\n${call.prompt}`).digest();
     const edited = call.references[0] === undefined ? null : await referenceColour(call.references[0].bytes);
     const colour = (i: number) => edited ?? { r: digest[i % 32]!, g: digest[(i + 1) % 32]!, b: digest[(i + 2) % 32]! };
@@ -461,6 +486,7 @@ export class SandboxProvider implements UpstreamProvider {
 
   async rerank(call: RerankCall): Promise<RerankResult> {
     if (call.signal.aborted) throw aborted();
+    this.playFault();
     const scores = bm25(wordTokens(call.query), call.documents.map(wordTokens));
     // Every document is scored; `topN` is the caller's cut (port contract).
     const results = scores.map((score, index) => ({ index, relevanceScore: score / (score + 1) }));

@@ -1,18 +1,19 @@
 /**
- * An incremental Server-Sent-Events parser (the WHATWG "event stream" grammar) over byte chunks, yielding each
- * event's data string. Chat upstreams stream as SSE (SPEC 4.2, 6.2); the gateway forwards every data payload
- * as it was sent, so this parser only splits, it never interprets: `[DONE]` detection is the caller's.
+ * The upstream stream reader's Server-Sent-Events parser over byte chunks, yielding each event's data string.
+ * Chat upstreams stream as SSE (SPEC 4.2, 6.2); the gateway forwards every data payload as it was sent, so this
+ * only splits, it never interprets: `[DONE]` detection is the caller's.
  *
- * - Lines end with `\n`, `\r\n` or a lone `\r`, and any of them may be split across chunks (a `\r` at the end of
- *   one chunk and a `\n` at the start of the next are one line ending). UTF-8 characters split across chunks
- *   are reassembled by a streaming TextDecoder, which also drops a leading byte-order mark.
- * - An empty line dispatches the event; several `data:` lines of one event are joined with `\n`.
- * - Lines starting with `:` are comments (keep-alives some vendors send) and are ignored; `event:`, `id:`,
- *   `retry:` and unknown fields are tolerated and ignored: no chat vendor puts meaning there that we forward.
- * - At the end of the input, an event whose lines all arrived complete is dispatched even without the final
- *   empty line (some servers close right after `data: [DONE]\n`); an event whose last line was cut off mid-way
- *   is dropped whole, so a truncated JSON payload is never passed on as if it were complete.
+ * The event-stream grammar (line endings split anywhere across chunks, multi-line data, comments, `event:`, `id:`,
+ * `retry:` and unknown fields tolerated) is `eventsource-parser`'s. What stays ours:
+ * - bytes to text: a streaming TextDecoder reassembles UTF-8 characters split across chunks and drops a leading
+ *   byte-order mark (the library sees text only);
+ * - the size rule: one event larger than the limit is an SseEventTooLargeError, so an upstream that never ends a
+ *   line cannot exhaust memory;
+ * - the truncation rule at the end of the input: an event whose lines all arrived complete is dispatched even
+ *   without the final empty line (some servers close right after `data: [DONE]\n`); an event whose last line was
+ *   cut off mid-way is dropped whole, so a truncated JSON payload is never passed on as if it were complete.
  */
+import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
 
 /** Thrown when one event grows past the limit: an upstream that never ends a line must not exhaust memory. */
 export class SseEventTooLargeError extends Error {
@@ -25,21 +26,33 @@ export class SseEventTooLargeError extends Error {
 /** Generous: a chat chunk is a few hundred bytes, but one can carry a whole base64 image. */
 const DEFAULT_MAX_EVENT_CHARS = 32 * 1024 * 1024;
 
-const LINE_END = /\r\n|\r|\n/g;
+/**
+ * Fed at the end of an input whose last line ended: completes a pending `\r` (a `\r\n` is one line ending) and
+ * adds the empty line that dispatches the event the server left open.
+ */
+const END_OF_INPUT = '\n\n';
 
 export class SseParser {
   readonly #decoder = new TextDecoder('utf-8');
   readonly #maxEventChars: number;
-  /** Text after the last line ending seen: the start of a line still arriving. */
-  #partial = '';
-  /** The data lines of the event being built; null while the event has no `data` field. */
-  #data: string[] | null = null;
-  #dataChars = 0;
-  /** The previous chunk ended with `\r`: a `\n` opening the next chunk belongs to that line ending. */
-  #skipLeadingLf = false;
+  readonly #parser: EventSourceParser;
+  /** The data of the events completed by the text being fed, in order. */
+  #completed: string[] = [];
+  #tooLarge = false;
+  /** The last character fed was a line ending: no line is cut off mid-way. */
+  #atLineStart = true;
 
   constructor(options: { maxEventChars?: number } = {}) {
     this.#maxEventChars = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS;
+    this.#parser = createParser({
+      maxBufferSize: this.#maxEventChars,
+      onEvent: (event) => this.#completed.push(event.data),
+      // Only the size rule is an error; unknown fields and a bad `retry` are tolerated (no chat vendor puts
+      // meaning there that we forward).
+      onError: (error: ParseError) => {
+        if (error.type === 'max-buffer-size-exceeded') this.#tooLarge = true;
+      },
+    });
   }
 
   /** Feeds one chunk of bytes; returns the data of every event it completed, in order. */
@@ -50,58 +63,22 @@ export class SseParser {
   /** Ends the input; returns the data of a last event whose lines all arrived (see the file comment). */
   end(): string[] {
     const events = this.#feed(this.#decoder.decode());
-    const lastLineCut = this.#partial !== '';
-    this.#partial = '';
-    if (this.#data !== null && !lastLineCut) events.push(this.#dispatch());
-    this.#data = null;
-    this.#dataChars = 0;
+    if (this.#atLineStart) events.push(...this.#feed(END_OF_INPUT));
+    this.#parser.reset();
+    this.#atLineStart = true;
     return events;
   }
 
   #feed(text: string): string[] {
-    let input = text;
-    if (this.#skipLeadingLf && input.length > 0) {
-      if (input.startsWith('\n')) input = input.slice(1);
-      this.#skipLeadingLf = false;
+    // Once too large, the library parser is terminated: every later call fails the same way.
+    if (text !== '' && !this.#tooLarge) {
+      this.#parser.feed(text);
+      const last = text.charAt(text.length - 1);
+      this.#atLineStart = last === '\n' || last === '\r';
     }
-    // Only the new text is searched for line endings, so a long line arriving in many chunks costs linear time.
-    const events: string[] = [];
-    let lineStart = 0;
-    LINE_END.lastIndex = 0;
-    for (let match = LINE_END.exec(input); match !== null; match = LINE_END.exec(input)) {
-      const event = this.#line(this.#partial + input.slice(lineStart, match.index));
-      this.#partial = '';
-      if (event !== null) events.push(event);
-      lineStart = match.index + match[0].length;
-    }
-    this.#partial += input.slice(lineStart);
-    // A trailing `\r` was taken as a whole line ending; remember it in case its `\n` comes next.
-    if (lineStart === input.length && input.endsWith('\r')) this.#skipLeadingLf = true;
-    if (this.#partial.length + this.#dataChars > this.#maxEventChars)
-      throw new SseEventTooLargeError(this.#maxEventChars);
+    const events = this.#completed;
+    this.#completed = [];
+    if (this.#tooLarge) throw new SseEventTooLargeError(this.#maxEventChars);
     return events;
-  }
-
-  /** Processes one complete line; returns an event's data when the line dispatched one. */
-  #line(line: string): string | null {
-    if (line === '') return this.#data === null ? null : this.#dispatch();
-    if (line.startsWith(':')) return null;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    if (field !== 'data') return null;
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    this.#data ??= [];
-    this.#data.push(value);
-    this.#dataChars += value.length + 1;
-    if (this.#dataChars > this.#maxEventChars) throw new SseEventTooLargeError(this.#maxEventChars);
-    return null;
-  }
-
-  #dispatch(): string {
-    const data = (this.#data ?? []).join('\n');
-    this.#data = null;
-    this.#dataChars = 0;
-    return data;
   }
 }
