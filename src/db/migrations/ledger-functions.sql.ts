@@ -39,6 +39,48 @@ const fn = (signature: string, returns: string, body: string, volatility = '') =
 const entry = (signature: string, returns: string, body: string) =>
   `CREATE OR REPLACE FUNCTION ${signature} RETURNS ${returns} LANGUAGE plpgsql SET search_path FROM CURRENT AS $fn$\n${body}\n$fn$;`;
 
+/** The columns a new transfer row names, in order; `hold_id` only a capture's (README.md "Captures"). */
+const TRANSFER_COLUMNS = [
+  'id',
+  'account_id',
+  'kind',
+  'status',
+  'amount_micros',
+  'posted_micros',
+  'refunded_micros',
+  'spend_micros',
+  'refund_of',
+  'hold_id',
+  'memo',
+  'created_at_ms',
+  'expires_at_ms',
+  'resolved_at_ms',
+  'posted_at_ms',
+] as const;
+
+type TransferColumn = (typeof TRANSFER_COLUMNS)[number];
+type NewTransfer = Record<Exclude<TransferColumn, keyof typeof NEW_TRANSFER_DEFAULTS | 'hold_id'>, string> &
+  Partial<Record<TransferColumn, string>>;
+
+/** What a new row holds unless said otherwise: nothing refunded, refunding, expiring or resolved yet. */
+const NEW_TRANSFER_DEFAULTS = {
+  refunded_micros: '0',
+  refund_of: 'NULL',
+  expires_at_ms: 'NULL',
+  resolved_at_ms: 'NULL',
+};
+
+/**
+ * The one INSERT of a transfer row, every value a plpgsql expression; `into` names the variable that receives the
+ * row written (RETURNING * INTO), if any.
+ */
+function insertTransfer(values: NewTransfer, into?: string): string {
+  const row: Partial<Record<TransferColumn, string>> = { ...NEW_TRANSFER_DEFAULTS, ...values };
+  const columns = TRANSFER_COLUMNS.filter((column) => row[column] !== undefined);
+  const returning = into === undefined ? '' : `\n    RETURNING * INTO ${into}`;
+  return `INSERT INTO ledger_transfers (${columns.join(', ')})\n    VALUES (${columns.map((c) => row[c]).join(', ')})${returning};`;
+}
+
 const NOT_FOUND = `'{"ok": false, "reason": "hold_not_found"}'::jsonb`;
 const CONFLICT = `'{"ok": false, "reason": "idempotency_conflict"}'::jsonb`;
 const EXPIRED = `'{"ok": false, "reason": "hold_not_pending", "status": "expired"}'::jsonb`;
@@ -121,8 +163,18 @@ const POST_LOSS = fn(
   'void',
   `BEGIN
   IF p_loss = 0 THEN RETURN; END IF;
-  INSERT INTO ledger_transfers (id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms)
-    VALUES ('loss:' || p_charge, 'system:losses', 'loss', 'posted', p_loss, p_loss, 0, 0, NULL, 'absorbed beyond ' || p_charge, p_now, NULL, NULL, p_now);
+  ${insertTransfer({
+    id: `'loss:' || p_charge`,
+    account_id: `'system:losses'`,
+    kind: `'loss'`,
+    status: `'posted'`,
+    amount_micros: 'p_loss',
+    posted_micros: 'p_loss',
+    spend_micros: '0',
+    memo: `'absorbed beyond ' || p_charge`,
+    created_at_ms: 'p_now',
+    posted_at_ms: 'p_now',
+  })}
 END`,
 );
 
@@ -204,9 +256,21 @@ const PAY_OUT = fn(
 BEGIN
   IF jsonb_typeof(p_payee) = 'object' THEN v_paid := least((p_payee->>'amountMicros')::bigint, p_taken); END IF;
   IF v_paid = 0 THEN RETURN 0; END IF;
-  INSERT INTO ledger_transfers (id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms)
-    VALUES ('earning:' || p_charge, p_payee->>'accountId', 'credit', 'posted', v_paid, v_paid, 0, 0, NULL, 'earning from ' || p_charge, p_now, NULL, NULL, p_now)
-    RETURNING * INTO e;
+  ${insertTransfer(
+    {
+      id: `'earning:' || p_charge`,
+      account_id: `p_payee->>'accountId'`,
+      kind: `'credit'`,
+      status: `'posted'`,
+      amount_micros: 'v_paid',
+      posted_micros: 'v_paid',
+      spend_micros: '0',
+      memo: `'earning from ' || p_charge`,
+      created_at_ms: 'p_now',
+      posted_at_ms: 'p_now',
+    },
+    'e',
+  )}
   PERFORM ledger_fund(e, p_payee->'lot');
   RETURN v_paid;
 END`,
@@ -228,9 +292,22 @@ BEGIN
   IF coalesce(v_available, 0) < v_amount THEN
     RETURN jsonb_build_object('ok', false, 'reason', 'insufficient_balance', 'availableMicros', coalesce(v_available, 0));
   END IF;
-  INSERT INTO ledger_transfers (id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms)
-    VALUES (op->>'id', v_account, 'hold', 'pending', v_amount, NULL, 0, 0, NULL, '', (op->>'nowMs')::bigint, (op->>'expiresAtMs')::bigint, NULL, NULL)
-    RETURNING * INTO t;
+  ${insertTransfer(
+    {
+      id: `op->>'id'`,
+      account_id: 'v_account',
+      kind: `'hold'`,
+      status: `'pending'`,
+      amount_micros: 'v_amount',
+      posted_micros: 'NULL',
+      spend_micros: '0',
+      memo: `''`,
+      created_at_ms: `(op->>'nowMs')::bigint`,
+      expires_at_ms: `(op->>'expiresAtMs')::bigint`,
+      posted_at_ms: 'NULL',
+    },
+    't',
+  )}
   UPDATE ledger_balances SET available_micros = available_micros - v_amount, held_micros = held_micros + v_amount WHERE account_id = v_account;
   RETURN jsonb_build_object('ok', true, 'replayed', false, 'entry', ledger_entry_json(t, '[]'));
 END`,
@@ -289,9 +366,22 @@ BEGIN
     RETURN ${EXPIRED};
   END IF;
   v_posted := least(v_amount, (op->>'capMicros')::bigint, h.amount_micros);
-  INSERT INTO ledger_transfers (id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, hold_id, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms)
-    VALUES (op->>'id', h.account_id, 'capture', 'posted', v_amount, v_posted, 0, v_posted, NULL, h.id, 'captured from ' || h.id, v_now, NULL, NULL, v_now)
-    RETURNING * INTO t;
+  ${insertTransfer(
+    {
+      id: `op->>'id'`,
+      account_id: 'h.account_id',
+      kind: `'capture'`,
+      status: `'posted'`,
+      amount_micros: 'v_amount',
+      posted_micros: 'v_posted',
+      spend_micros: 'v_posted',
+      hold_id: 'h.id',
+      memo: `'captured from ' || h.id`,
+      created_at_ms: 'v_now',
+      posted_at_ms: 'v_now',
+    },
+    't',
+  )}
   UPDATE ledger_transfers SET amount_micros = amount_micros - v_posted WHERE id = h.id;
   UPDATE ledger_balances SET held_micros = held_micros - v_posted WHERE account_id = h.account_id;
   v_paid := ledger_pay_out(t.id, op->'payee', v_posted, v_now);
@@ -353,9 +443,21 @@ BEGIN
     RETURN jsonb_build_object('ok', false, 'reason', 'insufficient_balance', 'availableMicros', v_available);
   END IF;
   v_taken := least(v_available, v_amount);
-  INSERT INTO ledger_transfers (id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms)
-    VALUES (op->>'id', v_account, 'debit', 'posted', v_amount, v_taken, 0, v_taken, NULL, op->>'memo', v_now, NULL, NULL, v_now)
-    RETURNING * INTO t;
+  ${insertTransfer(
+    {
+      id: `op->>'id'`,
+      account_id: 'v_account',
+      kind: `'debit'`,
+      status: `'posted'`,
+      amount_micros: 'v_amount',
+      posted_micros: 'v_taken',
+      spend_micros: 'v_taken',
+      memo: `op->>'memo'`,
+      created_at_ms: 'v_now',
+      posted_at_ms: 'v_now',
+    },
+    't',
+  )}
   IF v_taken > 0 THEN UPDATE ledger_balances SET available_micros = available_micros - v_taken WHERE account_id = v_account; END IF;
   v_paid := ledger_pay_out(t.id, op->'payee', v_taken, v_now);
   r := ledger_post_charge(t, v_account, v_taken, v_amount, op->'usage', v_now);
@@ -378,9 +480,21 @@ BEGIN
     END IF;
     RETURN ${CONFLICT};
   END IF;
-  INSERT INTO ledger_transfers (id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms)
-    VALUES (op->>'id', v_account, 'credit', 'posted', v_amount, v_amount, 0, 0, NULL, op->>'memo', v_now, NULL, NULL, v_now)
-    RETURNING * INTO t;
+  ${insertTransfer(
+    {
+      id: `op->>'id'`,
+      account_id: 'v_account',
+      kind: `'credit'`,
+      status: `'posted'`,
+      amount_micros: 'v_amount',
+      posted_micros: 'v_amount',
+      spend_micros: '0',
+      memo: `op->>'memo'`,
+      created_at_ms: 'v_now',
+      posted_at_ms: 'v_now',
+    },
+    't',
+  )}
   PERFORM ledger_fund(t, op->'lot');
   RETURN jsonb_build_object('ok', true, 'replayed', false, 'entry', ledger_entry_json(t, '[]'), 'lossMicros', 0, '_deposits', -v_amount);
 END`,
@@ -404,9 +518,22 @@ BEGIN
     RETURN ${CONFLICT};
   END IF;
   IF v_amount > coalesce(target.posted_micros, 0) - target.refunded_micros THEN RETURN '{"ok": false, "reason": "exceeds_refundable"}'::jsonb; END IF;
-  INSERT INTO ledger_transfers (id, account_id, kind, status, amount_micros, posted_micros, refunded_micros, spend_micros, refund_of, memo, created_at_ms, expires_at_ms, resolved_at_ms, posted_at_ms)
-    VALUES (op->>'id', target.account_id, 'refund', 'posted', v_amount, v_amount, 0, -v_amount, target.id, op->>'memo', v_now, NULL, NULL, v_now)
-    RETURNING * INTO t;
+  ${insertTransfer(
+    {
+      id: `op->>'id'`,
+      account_id: 'target.account_id',
+      kind: `'refund'`,
+      status: `'posted'`,
+      amount_micros: 'v_amount',
+      posted_micros: 'v_amount',
+      spend_micros: '-v_amount',
+      refund_of: 'target.id',
+      memo: `op->>'memo'`,
+      created_at_ms: 'v_now',
+      posted_at_ms: 'v_now',
+    },
+    't',
+  )}
   UPDATE ledger_transfers SET refunded_micros = refunded_micros + v_amount WHERE id = target.id;
   UPDATE ledger_balances SET available_micros = available_micros + v_amount WHERE account_id = target.account_id;
   v_allocs := ledger_restore_lots(target.id, t.id, v_amount);
