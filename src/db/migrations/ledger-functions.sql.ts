@@ -7,26 +7,12 @@
  *
  * Locks (README.md "Concurrency"): the batch's user balance rows first (payees' included), in account order; then
  * each operation's transfer row; the system rows last, once.
+ *
+ * To change a function, edit the SQL here: nothing else to do. No migration installs it; at every start, after the
+ * migrations, src/db/install-functions.ts installs this text whenever its sha256 differs from the one the database
+ * records, and drops any `ledger_*` function it no longer creates (README.md "Upgrades"). Every function here is
+ * named `ledger_*`, and each is CREATE OR REPLACE.
  */
-
-const OP_FUNCTIONS = ['hold', 'settle', 'capture', 'release', 'extend', 'debit', 'credit', 'refund'];
-
-/** Every function, by signature (for the migration's down). */
-export const LEDGER_FUNCTION_NAMES = [
-  'ledger_apply(jsonb)',
-  'ledger_expire(bigint, integer)',
-  ...OP_FUNCTIONS.map((op) => `ledger_op_${op}(jsonb)`),
-  'ledger_entry_json(ledger_transfers, jsonb)',
-  'ledger_resolve(ledger_transfers, text, bigint)',
-  'ledger_consume_lots(text, text, bigint)',
-  'ledger_restore_lots(text, text, bigint)',
-  'ledger_post_loss(text, bigint, bigint)',
-  'ledger_insert_usage(jsonb, text, text, bigint, jsonb)',
-  'ledger_add_system(text, bigint)',
-  'ledger_post_charge(ledger_transfers, text, bigint, bigint, jsonb, bigint)',
-  'ledger_fund(ledger_transfers, jsonb)',
-  'ledger_pay_out(text, jsonb, bigint, bigint)',
-];
 
 /**
  * An inner function: it runs under its caller's search_path. A SET clause on every function would save and
