@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database } from './connect.js';
 import { type FunctionSet, installFunctionSet } from './install-functions.js';
+import { LEDGER_FUNCTIONS_SQL } from './ledger-functions/ledger-functions.sql.js';
 import * as m0001 from './migrations/0001-accounts-and-keys.js';
 import * as m0002 from './migrations/0002-ledger.js';
 import * as m0003 from './migrations/0003-usage-log.js';
@@ -28,7 +29,6 @@ import * as m0024 from './migrations/0024-rental-commitment.js';
 import * as m0025 from './migrations/0025-ledger-charges-commit-async.js';
 import * as m0026 from './migrations/0026-ledger-locks-by-key.js';
 import * as m0027 from './migrations/0027-schema-functions.js';
-import { LEDGER_FUNCTIONS_SQL } from './migrations/ledger-functions.sql.js';
 
 interface NamedMigration {
   name: string;

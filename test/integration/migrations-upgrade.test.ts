@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { functionSetHash, installFunctionSet } from '../../src/db/install-functions.js';
+import { LEDGER_FUNCTIONS_SQL } from '../../src/db/ledger-functions/ledger-functions.sql.js';
 import { migrateOneStep, migrateToLatest } from '../../src/db/migrate.js';
-import { LEDGER_FUNCTIONS_SQL } from '../../src/db/migrations/ledger-functions.sql.js';
 import { type PostgresSchema, postgresSchema, sqliteMemory, TEST_POSTGRES_URL } from '../setup/databases.js';
 
 /** The first migration that created ledger functions: an older release installed its own version of them there. */
