@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database } from './connect.js';
+import { type FunctionSet, installFunctionSet } from './install-functions.js';
+import { LEDGER_FUNCTIONS_SQL } from './ledger-functions/ledger-functions.sql.js';
 import * as m0001 from './migrations/0001-accounts-and-keys.js';
 import * as m0002 from './migrations/0002-ledger.js';
 import * as m0003 from './migrations/0003-usage-log.js';
@@ -26,6 +28,7 @@ import * as m0023 from './migrations/0023-listing-prices.js';
 import * as m0024 from './migrations/0024-rental-commitment.js';
 import * as m0025 from './migrations/0025-ledger-charges-commit-async.js';
 import * as m0026 from './migrations/0026-ledger-locks-by-key.js';
+import * as m0027 from './migrations/0027-schema-functions.js';
 
 interface NamedMigration {
   name: string;
@@ -63,6 +66,7 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0024-rental-commitment', migration: m0024 },
   { name: '0025-ledger-charges-commit-async', migration: m0025 },
   { name: '0026-ledger-locks-by-key', migration: m0026 },
+  { name: '0027-schema-functions', migration: m0027 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {
@@ -71,7 +75,23 @@ const migrationSource: Knex.MigrationSource<NamedMigration> = {
   getMigration: async (m) => m.migration,
 };
 
-/** Brings the schema to the latest version; a no-op when already there. Same migrations on SQLite and PostgreSQL. */
+/** PostgreSQL's function sets, installed by content once the tables are there (install-functions.ts). */
+const FUNCTION_SETS: readonly FunctionSet[] = [{ name: 'ledger', sql: LEDGER_FUNCTIONS_SQL }];
+
+/**
+ * Brings the schema to the latest version; a no-op when already there. Same migrations on SQLite and PostgreSQL;
+ * on PostgreSQL, then, the functions of today, unless the database already runs exactly them.
+ */
 export async function migrateToLatest(db: Database): Promise<void> {
   await db.knex.migrate.latest({ migrationSource });
+  if (db.kind === 'postgres') for (const set of FUNCTION_SETS) await installFunctionSet(db.knex, set);
+}
+
+/**
+ * Runs the next pending migration alone, as a release that shipped only up to it would have (and nothing else:
+ * no functions); answers its name, or null when none is left. For tests that upgrade an old schema step by step.
+ */
+export async function migrateOneStep(db: Database): Promise<string | null> {
+  const [, names] = (await db.knex.migrate.up({ migrationSource })) as [number, string[]];
+  return names[0] ?? null;
 }

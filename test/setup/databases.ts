@@ -22,8 +22,11 @@ export interface PostgresSchema {
   drop(): Promise<void>;
 }
 
-/** A migrated PostgreSQL database confined to a new, uniquely named schema (via search_path). */
-export async function postgresSchema(): Promise<PostgresSchema> {
+/**
+ * A migrated PostgreSQL database confined to a new, uniquely named schema (via search_path); `migrated: false`
+ * leaves the schema empty, for a test that migrates it its own way.
+ */
+export async function postgresSchema({ migrated = true } = {}): Promise<PostgresSchema> {
   const schema = `t_${process.pid}_${randomBytes(6).toString('hex')}`;
   const admin = connectDatabase(TEST_POSTGRES_URL);
   try {
@@ -40,7 +43,7 @@ export async function postgresSchema(): Promise<PostgresSchema> {
     }
   };
   try {
-    await migrateToLatest(db);
+    if (migrated) await migrateToLatest(db);
   } catch (err) {
     await drop();
     throw err;

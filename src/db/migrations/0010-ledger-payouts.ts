@@ -1,14 +1,10 @@
-import type { Knex } from 'knex';
-import { isPostgres } from './0005-ledger-batches.js';
-import { LEDGER_FUNCTIONS_SQL } from './ledger-functions.sql.js';
-
 /**
  * Provider payouts inside a debit or a capture (src/adapters/ledger/README.md "Payouts"; GPU rentals, SPEC 1.6): no table
- * changes, only the ledger functions of today on a database whose 0005 installed older ones. Every statement is
- * CREATE OR REPLACE, so on a new database (0005 just installed the same text) this changes nothing.
+ * changes, only the ledger functions of that day on a database whose 0005 installed older ones.
  */
-export async function up(knex: Knex): Promise<void> {
-  if (isPostgres(knex)) await knex.raw(LEDGER_FUNCTIONS_SQL);
+export async function up(): Promise<void> {
+  // Nothing: this migration only re-installed the ledger functions, which the installer now does whenever their
+  // source changes (src/db/install-functions.ts). Kept, as its name is recorded in the databases that ran it.
 }
 
 export async function down(): Promise<void> {

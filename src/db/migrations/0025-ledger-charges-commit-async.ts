@@ -1,14 +1,10 @@
-import type { Knex } from 'knex';
-import { isPostgres } from './0005-ledger-batches.js';
-import { LEDGER_FUNCTIONS_SQL } from './ledger-functions.sql.js';
-
 /**
  * Charges commit without waiting for the WAL flush (src/adapters/ledger/README.md "Concurrency and durability"):
- * only the ledger functions of today, on a database an older migration installed them on. Every statement is
- * CREATE OR REPLACE, so on a new database this changes nothing.
+ * only the ledger functions of that day, on a database an older migration installed them on.
  */
-export async function up(knex: Knex): Promise<void> {
-  if (isPostgres(knex)) await knex.raw(LEDGER_FUNCTIONS_SQL);
+export async function up(): Promise<void> {
+  // Nothing: this migration only re-installed the ledger functions, which the installer now does whenever their
+  // source changes (src/db/install-functions.ts). Kept, as its name is recorded in the databases that ran it.
 }
 
 export async function down(): Promise<void> {

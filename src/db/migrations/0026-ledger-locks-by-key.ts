@@ -1,14 +1,10 @@
-import type { Knex } from 'knex';
-import { isPostgres } from './0005-ledger-batches.js';
-import { LEDGER_FUNCTIONS_SQL } from './ledger-functions.sql.js';
-
 /**
  * `ledger_apply` finds the accounts a batch locks by key (src/adapters/ledger/README.md "Concurrency and
  * durability"): before, it joined the batch against the whole transfers table, a scan that grew with every charge.
- * Every statement is CREATE OR REPLACE, so on a new database this changes nothing.
  */
-export async function up(knex: Knex): Promise<void> {
-  if (isPostgres(knex)) await knex.raw(LEDGER_FUNCTIONS_SQL);
+export async function up(): Promise<void> {
+  // Nothing: this migration only re-installed the ledger functions, which the installer now does whenever their
+  // source changes (src/db/install-functions.ts). Kept, as its name is recorded in the databases that ran it.
 }
 
 export async function down(): Promise<void> {
