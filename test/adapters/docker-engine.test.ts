@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ImageRegistryError } from '../../src/adapters/image-registry/index.js';
 import { DockerEngine, DockerError, INSTANCE_LABEL } from '../../src/agent/docker-engine.js';
+import { makeDockerCerts } from '../fixtures/docker-tls.js';
 import {
   CRASHING_IMAGE,
   FAILING_IMAGE,
@@ -13,6 +14,7 @@ import {
   MISSING_IMAGE,
   startFakeDocker,
 } from '../fixtures/fake-docker.js';
+import { startFakeDockerSsh } from '../fixtures/fake-docker-ssh.js';
 
 /** Connects to a loopback port and reads the first line (an SSH daemon's banner), then checks it echoes. */
 function sshExchange(port: number): Promise<{ banner: string; echoed: string }> {
@@ -276,6 +278,43 @@ describe('DockerEngine transport', () => {
       await docker.pullImage('ubuntu:24.04');
       expect(fake.images.has('docker.io/library/ubuntu:24.04')).toBe(true);
     } finally {
+      await fake.close();
+    }
+  });
+
+  it('speaks TLS to a tcp:// DOCKER_HOST with the client certificate DOCKER_CERT_PATH holds, and not without', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docker-tls-'));
+    const certs = makeDockerCerts(dir);
+    const fake = await startFakeDocker({ tls: certs.daemon });
+    try {
+      vi.stubEnv('DOCKER_HOST', fake.tcpUrl!.replace('https://', 'tcp://'));
+      vi.stubEnv('DOCKER_TLS_VERIFY', '1');
+      vi.stubEnv('DOCKER_CERT_PATH', certs.certPath);
+      await new DockerEngine().pullImage('ubuntu:24.04');
+      expect(fake.images.has('docker.io/library/ubuntu:24.04')).toBe(true);
+      vi.stubEnv('DOCKER_CERT_PATH', '');
+      expect(await dockerError(new DockerEngine().listContainers())).toMatchObject({ kind: 'unreachable' });
+      expect(fake.requests).toHaveLength(1); // the daemon never heard the client without its certificate
+    } finally {
+      await fake.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('speaks to an ssh://user@host DOCKER_HOST through `docker system dial-stdio` on that host', async () => {
+    const fake = await startFakeDocker();
+    const ssh = await startFakeDockerSsh(fake.socketPath);
+    try {
+      vi.stubEnv('DOCKER_HOST', ssh.hostFor('provider'));
+      vi.stubEnv('SSH_AUTH_SOCK', '');
+      const docker = new DockerEngine();
+      await docker.pullImage('ubuntu:24.04');
+      const labels = { [INSTANCE_LABEL]: 'ins_ssh' };
+      const id = await docker.createContainer({ name: 'over-ssh', image: 'ubuntu:24.04', labels, diskGb: 20 });
+      expect((await docker.listContainers()).map((c) => c.id)).toEqual([id]);
+      expect(new Set(ssh.commands)).toEqual(new Set(['provider: docker system dial-stdio']));
+    } finally {
+      await ssh.close();
       await fake.close();
     }
   });
