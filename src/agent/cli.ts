@@ -8,12 +8,12 @@ import { hostname } from 'node:os';
 import { parseArgs, promisify } from 'node:util';
 import type { MachineRegistration } from '../../generated/client/types.gen.js';
 import { Agent } from './agent.js';
-import { DEFAULT_DOCKER_HOST, DockerEngine } from './docker-engine.js';
+import { DockerEngine } from './docker-engine.js';
 import { Gateway } from './gateway.js';
 import { detectHost, diskFreeGb, type MachineInventory, parseNvidiaSmiXml, readInventoryFile } from './inventory.js';
 
 const USAGE = `usage: npm run agent -- --gateway <url> --price-per-gpu-hour <usd> [--inventory <file.json> | --location <CC>]
-  [--key <api key> (or CGW_API_KEY)] [--name <name>] [--min-gpus <n>] [--docker-host ${DEFAULT_DOCKER_HOST}]
+  [--key <api key> (or CGW_API_KEY)] [--name <name>] [--min-gpus <n>] [--docker-host <DOCKER_HOST>]
   [--state <file>] [--heartbeat-seconds 5] [--disk-quota] [--help]`;
 
 const HELP = `${USAGE}
@@ -26,11 +26,18 @@ Lists this machine's GPUs on the marketplace and runs the rentals placed on them
   --location            the machine's ISO 3166-1 country code (required without --inventory)
   --name                the machine's name (default: the host name)
   --min-gpus            the fewest GPUs one rental of this machine takes
-  --docker-host         the Docker Engine to run rentals on (DOCKER_HOST syntax)
+  --docker-host         the Docker Engine to run rentals on (default: DOCKER_HOST, else the local socket)
   --state               where the agent keeps its machine id between runs
   --heartbeat-seconds   how often the agent reports to the gateway
   --disk-quota          cap each rental container's disk where the storage driver can
-  --help, -h            print this and exit`;
+  --help, -h            print this and exit
+
+Environment (the docker CLI's; src/agent/README.md):
+  CGW_API_KEY           the provider account's API key
+  DOCKER_HOST           unix:///var/run/docker.sock, tcp://host:port or ssh://user@host (which runs docker there)
+  DOCKER_TLS_VERIFY=1   speak TLS to a tcp:// host (also on port 2376), with the client certificate and CA of
+  DOCKER_CERT_PATH      the folder holding ca.pem, cert.pem and key.pem
+  SSH_AUTH_SOCK         the ssh agent holding the key for an ssh:// host`;
 
 const OPTIONS = {
   gateway: { type: 'string' },
@@ -40,7 +47,7 @@ const OPTIONS = {
   location: { type: 'string' },
   'price-per-gpu-hour': { type: 'string' },
   'min-gpus': { type: 'string' },
-  'docker-host': { type: 'string', default: DEFAULT_DOCKER_HOST },
+  'docker-host': { type: 'string' },
   state: { type: 'string', default: 'data/agent-state.json' },
   'heartbeat-seconds': { type: 'string', default: '5' },
   'disk-quota': { type: 'boolean', default: false },
@@ -104,9 +111,11 @@ const registration: MachineRegistration = {
   price_per_gpu_hour_usd: price,
   ...(values['min-gpus'] === undefined ? {} : { min_gpus: Number(values['min-gpus']) }),
 };
+// The flag stands for DOCKER_HOST: docker-modem reads the address, TLS files and ssh agent from the environment.
+if (values['docker-host'] !== undefined) process.env.DOCKER_HOST = values['docker-host'];
 const agent = new Agent({
   gateway: new Gateway(gatewayUrl, apiKey),
-  docker: new DockerEngine({ host: values['docker-host'], diskQuota: values['disk-quota'] }),
+  docker: new DockerEngine({ diskQuota: values['disk-quota'] }),
   registration,
   statePath: values.state!,
   heartbeatMs: Number(values['heartbeat-seconds']) * 1000,

@@ -1,35 +1,23 @@
 /**
- * The provider agent's client for the Docker Engine API (v1.43 wire format), over the daemon's unix socket or a
- * tcp address: pull an image, create a renter's container with its GPUs, a loopback-only SSH port and its persistent
- * volume, start, stop, inspect, list and remove it; create, list and remove named volumes. Only what the agent needs,
- * so no SDK: node:http speaks to the socket.
+ * The provider agent's client for the Docker Engine, on dockerode: pull an image, create a renter's container with
+ * its GPUs, a loopback-only SSH port and its persistent volume, start, stop, inspect, list and remove it; create,
+ * list and remove named volumes.
+ *
+ * Where the daemon is and how to reach it is docker-modem's reading of the docker CLI's variables (DOCKER_HOST as a
+ * unix socket, tcp:// with DOCKER_TLS_VERIFY and DOCKER_CERT_PATH, or ssh://user@host; src/agent/README.md). No API
+ * version is pinned, as dockerode does by default: the engine answers in its own, and a pinned version stops
+ * working once newer engines drop it from their supported range.
  *
  * Start and stop are idempotent (Docker answers 304 when there is nothing to do), so a reconciling loop can
  * repeat them. Every failure is a DockerError; a reference Docker would refuse throws ImageRegistryError
  * `invalid_reference` before anything is sent.
  */
-import type { IncomingMessage } from 'node:http';
+import Docker from 'dockerode';
 import { parseImageReference } from '../adapters/image-registry/index.js';
 import { isRecord } from '../is-record.js';
-import {
-  type DockerCall,
-  type DockerEndpoint,
-  DockerError,
-  errorOf,
-  jsonOf,
-  parseDockerHost,
-  readPullStream,
-  sendDockerCall,
-} from './docker-transport.js';
+import { DockerError, dockerErrorOf, doneAlready, pullFailureOf } from './docker-error.js';
 
-export {
-  DOCKER_API_VERSION,
-  type DockerEndpoint,
-  DockerError,
-  type DockerErrorKind,
-  parseDockerHost,
-} from './docker-transport.js';
-export const DEFAULT_DOCKER_HOST = 'unix:///var/run/docker.sock';
+export { DockerError, type DockerErrorKind } from './docker-error.js';
 /** The label that ties a container to its rental: what the agent lists to find its own containers. */
 export const INSTANCE_LABEL = 'cgw.instance';
 /** The label on the named volumes that hold renters' persistent volumes: what the agent lists to find its own. */
@@ -52,8 +40,11 @@ const STATES: ReadonlySet<string> = new Set<DockerContainerState>([
 ]);
 
 export interface DockerEngineOptions {
-  /** DOCKER_HOST syntax: `unix:///var/run/docker.sock` (default), a socket path, or `tcp://` / `http://host:port`. */
-  host?: string;
+  /**
+   * Where the daemon listens, as dockerode takes it (`{ socketPath }`, `{ host, port, protocol }`); by default
+   * docker-modem reads DOCKER_HOST, DOCKER_TLS_VERIFY and DOCKER_CERT_PATH, else the local socket.
+   */
+  connection?: Docker.DockerOptions;
   /**
    * Cap each container's writable layer at its rental's disk (StorageOpt size). Only some storage drivers can
    * (overlay2 on xfs mounted with pquota, btrfs, zfs); on others Docker refuses the create, so it is opt-in.
@@ -99,16 +90,13 @@ export interface ContainerSummary {
   labels: Record<string, string>;
 }
 
-/** A call as the client makes it: the client's own timeout unless the call needs longer. */
-type Call = Omit<DockerCall, 'timeoutMs'> & { timeoutMs?: number };
-
 export class DockerEngine {
-  private readonly endpoint: DockerEndpoint;
+  private readonly docker: Docker;
   private readonly diskQuota: boolean;
   private readonly timeoutMs: number;
 
   constructor(options: DockerEngineOptions = {}) {
-    this.endpoint = parseDockerHost(options.host ?? DEFAULT_DOCKER_HOST);
+    this.docker = new Docker(options.connection);
     this.diskQuota = options.diskQuota ?? false;
     this.timeoutMs = options.timeoutMs ?? 60_000;
   }
@@ -118,21 +106,115 @@ export class DockerEngine {
     const ref = parseImageReference(image);
     // Docker's own client sends a digest in `tag`; without a tag Docker would pull every tag of the repository.
     const query = { fromImage: `${ref.registry}/${ref.repository}`, tag: ref.digest ?? ref.tag ?? 'latest' };
-    const res = await this.send({ method: 'POST', path: '/images/create', query, ...options });
-    if (res.statusCode !== 200) throw await errorOf(res);
-    const failure = await readPullStream(res);
-    if (failure !== null) throw new DockerError('pull_failed', 200, failure);
+    await this.call(
+      `the pull of ${image}`,
+      async (signal, alive) => {
+        const progress = await this.docker.createImage({ ...query, abortSignal: signal });
+        const events = await new Promise<unknown[]>((resolve, reject) =>
+          this.docker.modem.followProgress(progress, (err, all) => (err ? reject(err) : resolve(all)), alive),
+        );
+        const failure = pullFailureOf(events);
+        if (failure !== null) throw new DockerError('pull_failed', 200, failure);
+      },
+      options,
+    );
   }
 
   /** Creates (does not start) a renter's container; returns its id. */
   async createContainer(input: CreateContainerInput): Promise<string> {
+    const body = this.containerConfigOf(input);
+    // docker-modem sends a POST's options as query and body alike unless split: the env (tokens, keys) must not
+    // travel in the URL, which proxies and the daemon's debug log record.
+    const split = { _query: { name: input.name }, _body: body } as Docker.ContainerCreateOptions;
+    const created = await this.call('the container create', (abortSignal) =>
+      this.docker.createContainer({ ...split, abortSignal }),
+    );
+    return created.id;
+  }
+
+  async startContainer(id: string): Promise<void> {
+    await this.call(`the start of ${id}`, (abortSignal) =>
+      this.docker.getContainer(id).start({ abortSignal }).catch(doneAlready),
+    );
+  }
+
+  /** SIGTERM, then SIGKILL after `timeoutSeconds`; Docker answers only once the container is down. */
+  async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
+    await this.call(
+      `the stop of ${id}`,
+      (abortSignal) => this.docker.getContainer(id).stop({ t: timeoutSeconds, abortSignal }).catch(doneAlready),
+      { timeoutMs: timeoutSeconds * 1000 + this.timeoutMs },
+    );
+  }
+
+  /** Removes the container; `volumes` also removes its anonymous volumes, which with the layer is the disk wipe. */
+  async removeContainer(id: string, options: { volumes?: boolean; force?: boolean } = {}): Promise<void> {
+    const query = { v: options.volumes === true, force: options.force === true };
+    await this.call(`the removal of ${id}`, (abortSignal) =>
+      this.docker.getContainer(id).remove({ ...query, abortSignal }),
+    );
+  }
+
+  async inspectContainer(id: string): Promise<ContainerInspection> {
+    const c = await this.call(`the inspection of ${id}`, (abortSignal) =>
+      this.docker.getContainer(id).inspect({ abortSignal }),
+    );
+    const state = stateOf(c.State.Status);
+    return {
+      id: c.Id,
+      name: c.Name.replace(/^\//, ''),
+      state,
+      exitCode: state === 'exited' || state === 'dead' ? c.State.ExitCode : null,
+      sshHostPort: publishedPort(c.NetworkSettings.Ports),
+      labels: c.Config.Labels ?? {},
+    };
+  }
+
+  /** Every container, running or not, that carries `label` (`key` or `key=value`). */
+  async listContainers(options: { label: string } = { label: INSTANCE_LABEL }): Promise<ContainerSummary[]> {
+    const list = await this.call('the container list', (abortSignal) =>
+      this.docker.listContainers({ all: true, filters: { label: [options.label] }, abortSignal }),
+    );
+    return list.map((c) => ({
+      id: c.Id,
+      name: c.Names[0]?.replace(/^\//, '') ?? '',
+      image: c.Image,
+      state: stateOf(c.State),
+      sshHostPort: c.Ports.find((p) => typeof p.PublicPort === 'number')?.PublicPort ?? null,
+      labels: c.Labels ?? {},
+    }));
+  }
+
+  /** Creates a named volume with labels; Docker answers an existing one of that name as it is. */
+  async createVolume(name: string, labels: Record<string, string>): Promise<void> {
+    await this.call(`the creation of volume ${name}`, (abortSignal) =>
+      this.docker.createVolume({ Name: name, Labels: labels, abortSignal }),
+    );
+  }
+
+  /** The names of the named volumes that carry `label` (`key` or `key=value`). */
+  async listVolumes(label: string): Promise<string[]> {
+    const listed = await this.call('the volume list', (abortSignal) =>
+      this.docker.listVolumes({ filters: { label: [label] }, abortSignal }),
+    );
+    return (listed.Volumes ?? []).map((v) => v.Name);
+  }
+
+  /** Removes a named volume and its data; Docker refuses (409) while a container uses it. */
+  async removeVolume(name: string): Promise<void> {
+    await this.call(`the removal of volume ${name}`, (abortSignal) =>
+      this.docker.getVolume(name).remove({ abortSignal }),
+    );
+  }
+
+  private containerConfigOf(input: CreateContainerInput): Docker.ContainerCreateOptions {
     const port = `${input.exposedPort ?? SSH_CONTAINER_PORT}/tcp`;
     const env = {
       ...input.env,
       ...(input.sshPublicKeys === undefined ? {} : { PUBLIC_KEY: input.sshPublicKeys.join('\n') }),
     };
     const gpus = input.gpuIndexes ?? [];
-    const body = {
+    return {
       Image: input.image,
       Env: Object.entries(env).map(([key, value]) => `${key}=${value}`),
       Labels: input.labels ?? {},
@@ -149,105 +231,35 @@ export class DockerEngine {
           : { Mounts: [{ Type: 'volume', Source: input.volume, Target: VOLUME_MOUNT_PATH }] }),
       },
     };
-    const res = await this.send({ method: 'POST', path: '/containers/create', query: { name: input.name }, body });
-    const created = await jsonOf(res, 201);
-    if (!isRecord(created) || typeof created['Id'] !== 'string') throw unexpected('/containers/create', created);
-    return created['Id'];
   }
 
-  async startContainer(id: string): Promise<void> {
-    await this.expectEmpty({ method: 'POST', path: `/containers/${encodeURIComponent(id)}/start` });
-  }
-
-  /** SIGTERM, then SIGKILL after `timeoutSeconds`; Docker answers only once the container is down. */
-  async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
-    const call = {
-      method: 'POST',
-      path: `/containers/${encodeURIComponent(id)}/stop`,
-      query: { t: String(timeoutSeconds) },
-    } as const;
-    await this.expectEmpty({ ...call, timeoutMs: timeoutSeconds * 1000 + this.timeoutMs });
-  }
-
-  /** Removes the container; `volumes` also removes its anonymous volumes, which with the layer is the disk wipe. */
-  async removeContainer(id: string, options: { volumes?: boolean; force?: boolean } = {}): Promise<void> {
-    const query = { v: options.volumes === true ? '1' : '0', force: options.force === true ? '1' : '0' };
-    await this.expectEmpty({ method: 'DELETE', path: `/containers/${encodeURIComponent(id)}`, query });
-  }
-
-  async inspectContainer(id: string): Promise<ContainerInspection> {
-    const path = `/containers/${encodeURIComponent(id)}/json`;
-    const c = await jsonOf(await this.send({ method: 'GET', path }), 200);
-    if (!isRecord(c) || typeof c['Id'] !== 'string' || !isRecord(c['State']) || !isRecord(c['Config']))
-      throw unexpected(path, c);
-    const state = stateOf(c['State']['Status']);
-    const exitCode = c['State']['ExitCode'];
-    const ports = isRecord(c['NetworkSettings']) ? c['NetworkSettings']['Ports'] : undefined;
-    return {
-      id: c['Id'],
-      name: typeof c['Name'] === 'string' ? c['Name'].replace(/^\//, '') : '',
-      state,
-      exitCode: (state === 'exited' || state === 'dead') && typeof exitCode === 'number' ? exitCode : null,
-      sshHostPort: publishedPort(ports),
-      labels: labelsOf(c['Config']['Labels']),
+  /**
+   * Runs one Engine call with an idle deadline: Docker silent for `timeoutMs` fails it as unreachable (a pull's
+   * progress events restart the clock through `alive`). Whatever it rejects with becomes a DockerError.
+   */
+  private async call<T>(
+    what: string,
+    run: (signal: AbortSignal, alive: () => void) => Promise<T>,
+    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<T> {
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const silence = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const alive = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => silence.abort(), timeoutMs);
     };
-  }
-
-  /** Every container, running or not, that carries `label` (`key` or `key=value`). */
-  async listContainers(options: { label: string } = { label: INSTANCE_LABEL }): Promise<ContainerSummary[]> {
-    const query = { all: '1', filters: JSON.stringify({ label: [options.label] }) };
-    const list = await jsonOf(await this.send({ method: 'GET', path: '/containers/json', query }), 200);
-    if (!Array.isArray(list)) throw unexpected('/containers/json', list);
-    return list.map((c: unknown) => {
-      if (!isRecord(c) || typeof c['Id'] !== 'string') throw unexpected('/containers/json', c);
-      const names = Array.isArray(c['Names']) ? (c['Names'] as unknown[]) : [];
-      const ports = Array.isArray(c['Ports']) ? (c['Ports'] as unknown[]) : [];
-      const published = ports.find((p) => isRecord(p) && typeof p['PublicPort'] === 'number');
-      return {
-        id: c['Id'],
-        name: typeof names[0] === 'string' ? names[0].replace(/^\//, '') : '',
-        image: typeof c['Image'] === 'string' ? c['Image'] : '',
-        state: stateOf(c['State']),
-        sshHostPort: isRecord(published) ? (published['PublicPort'] as number) : null,
-        labels: labelsOf(c['Labels']),
-      };
-    });
-  }
-
-  /** Creates a named volume with labels; Docker answers an existing one of that name as it is. */
-  async createVolume(name: string, labels: Record<string, string>): Promise<void> {
-    const created = await jsonOf(
-      await this.send({ method: 'POST', path: '/volumes/create', body: { Name: name, Labels: labels } }),
-      201,
-    );
-    if (!isRecord(created) || created['Name'] !== name) throw unexpected('/volumes/create', created);
-  }
-
-  /** The names of the named volumes that carry `label` (`key` or `key=value`). */
-  async listVolumes(label: string): Promise<string[]> {
-    const listed = await jsonOf(
-      await this.send({ method: 'GET', path: '/volumes', query: { filters: JSON.stringify({ label: [label] }) } }),
-      200,
-    );
-    if (!isRecord(listed)) throw unexpected('/volumes', listed);
-    const volumes = Array.isArray(listed['Volumes']) ? (listed['Volumes'] as unknown[]) : [];
-    return volumes.flatMap((v) => (isRecord(v) && typeof v['Name'] === 'string' ? [v['Name']] : []));
-  }
-
-  /** Removes a named volume and its data; Docker refuses (409) while a container uses it. */
-  async removeVolume(name: string): Promise<void> {
-    await this.expectEmpty({ method: 'DELETE', path: `/volumes/${encodeURIComponent(name)}` });
-  }
-
-  /** 204, or 304 when it was already so. */
-  private async expectEmpty(call: Call): Promise<void> {
-    const res = await this.send(call);
-    if (res.statusCode !== 204 && res.statusCode !== 304) throw await errorOf(res);
-    res.resume();
-  }
-
-  private send(call: Call): Promise<IncomingMessage> {
-    return sendDockerCall(this.endpoint, { ...call, timeoutMs: call.timeoutMs ?? this.timeoutMs });
+    alive();
+    const signal = options.signal === undefined ? silence.signal : AbortSignal.any([silence.signal, options.signal]);
+    try {
+      return await run(signal, alive);
+    } catch (err) {
+      if (silence.signal.aborted)
+        throw new DockerError('unreachable', 0, `Docker did not answer ${what} within ${timeoutMs} ms`);
+      throw dockerErrorOf(err);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
 
@@ -255,13 +267,6 @@ function stateOf(value: unknown): DockerContainerState {
   if (typeof value !== 'string' || !STATES.has(value))
     throw new DockerError('error', 200, `Docker reported an unknown container state: ${String(value)}`);
   return value as DockerContainerState;
-}
-
-function labelsOf(value: unknown): Record<string, string> {
-  if (!isRecord(value)) return {};
-  return Object.fromEntries(
-    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-  );
 }
 
 /**
@@ -276,12 +281,4 @@ function publishedPort(ports: unknown): number | null {
       return Number(first['HostPort']);
   }
   return null;
-}
-
-function unexpected(path: string, body: unknown): DockerError {
-  return new DockerError(
-    'error',
-    200,
-    `unexpected answer from Docker to ${path}: ${JSON.stringify(body).slice(0, 200)}`,
-  );
 }

@@ -3,9 +3,10 @@ import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ImageRegistryError } from '../../src/adapters/image-registry/index.js';
-import { DockerEngine, DockerError, INSTANCE_LABEL, parseDockerHost } from '../../src/agent/docker-engine.js';
+import { DockerEngine, DockerError, INSTANCE_LABEL } from '../../src/agent/docker-engine.js';
+import { makeDockerCerts } from '../fixtures/docker-tls.js';
 import {
   CRASHING_IMAGE,
   FAILING_IMAGE,
@@ -13,6 +14,7 @@ import {
   MISSING_IMAGE,
   startFakeDocker,
 } from '../fixtures/fake-docker.js';
+import { startFakeDockerSsh } from '../fixtures/fake-docker-ssh.js';
 
 /** Connects to a loopback port and reads the first line (an SSH daemon's banner), then checks it echoes. */
 function sshExchange(port: number): Promise<{ banner: string; echoed: string }> {
@@ -60,7 +62,7 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
 
   beforeEach(async () => {
     fake = await startFakeDocker();
-    docker = new DockerEngine({ host: fake.host });
+    docker = new DockerEngine({ connection: { socketPath: fake.socketPath } });
   });
   afterEach(() => fake.close());
 
@@ -74,10 +76,10 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
     sshPublicKeys: ['ssh-ed25519 AAAAC3Nza renter@laptop', 'ssh-rsa AAAAB3Nza renter@desktop'],
   });
 
-  it('pulls an image under the v1.43 prefix, with a tag (latest when none is named) and reads the progress to the end', async () => {
+  it("pulls an image at the engine's own API version, with a tag (latest when none is named) and reads the progress to the end", async () => {
     await docker.pullImage('ubuntu:24.04');
     await docker.pullImage('pytorch/pytorch');
-    const pulls = fake.requests.filter((r) => r.path === '/v1.43/images/create');
+    const pulls = fake.requests.filter((r) => r.path === '/images/create');
     expect(pulls.map((r) => r.query)).toEqual([
       { fromImage: 'docker.io/library/ubuntu', tag: '24.04' },
       { fromImage: 'docker.io/pytorch/pytorch', tag: 'latest' },
@@ -113,7 +115,7 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
     await docker.pullImage('ubuntu:24.04');
     const id = await docker.createContainer(rental('r1'));
     expect(id).toMatch(/^[0-9a-f]{64}$/);
-    const create = fake.requests.find((r) => r.path === '/v1.43/containers/create')!;
+    const create = fake.requests.find((r) => r.path === '/containers/create')!;
     expect(create.query).toEqual({ name: 'r1' });
     expect(create.body).toEqual({
       Image: 'ubuntu:24.04',
@@ -130,7 +132,7 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
   it('asks for no GPUs when none are rented, and caps the disk only when the client is told to', async () => {
     await docker.pullImage('ubuntu:24.04');
     await docker.createContainer({ ...rental('cpu'), gpuIndexes: [] });
-    const quota = new DockerEngine({ host: fake.host, diskQuota: true });
+    const quota = new DockerEngine({ connection: { socketPath: fake.socketPath }, diskQuota: true });
     await quota.createContainer(rental('capped'));
     const [plain, capped] = fake.requests
       .filter((r) => r.path.endsWith('/containers/create'))
@@ -200,8 +202,8 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
     const c = await docker.createContainer(rental('c'));
     await docker.startContainer(a);
     const listed = await docker.listContainers({ label: INSTANCE_LABEL });
-    const list = fake.requests.find((r) => r.path === '/v1.43/containers/json')!;
-    expect(list.query).toEqual({ all: '1', filters: '{"label":["cgw.instance"]}' });
+    const list = fake.requests.find((r) => r.path === '/containers/json')!;
+    expect(list.query).toEqual({ all: 'true', filters: '{"label":["cgw.instance"]}' });
     expect(listed.map((x) => x.id).sort()).toEqual([a, c].sort()); // not b, which lacks the label
     expect(listed.find((x) => x.id === a)).toEqual({
       id: a,
@@ -232,8 +234,8 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
     await docker.removeContainer(id, { volumes: true, force: true });
     expect(fake.requests.at(-1)).toMatchObject({
       method: 'DELETE',
-      path: `/v1.43/containers/${id}`,
-      query: { v: '1', force: '1' },
+      path: `/containers/${id}`,
+      query: { v: 'true', force: 'true' },
     });
     expect(await docker.listContainers({ label: INSTANCE_LABEL })).toEqual([]);
   });
@@ -266,10 +268,13 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
 });
 
 describe('DockerEngine transport', () => {
-  it('speaks to a tcp address as well', async () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('speaks to the tcp address DOCKER_HOST names', async () => {
     const fake = await startFakeDocker({ tcp: true });
     try {
-      const docker = new DockerEngine({ host: fake.tcpUrl! });
+      vi.stubEnv('DOCKER_HOST', fake.tcpUrl!.replace('http://', 'tcp://'));
+      const docker = new DockerEngine();
       await docker.pullImage('ubuntu:24.04');
       expect(fake.images.has('docker.io/library/ubuntu:24.04')).toBe(true);
     } finally {
@@ -277,8 +282,45 @@ describe('DockerEngine transport', () => {
     }
   });
 
+  it('speaks TLS to a tcp:// DOCKER_HOST with the client certificate DOCKER_CERT_PATH holds, and not without', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docker-tls-'));
+    const certs = makeDockerCerts(dir);
+    const fake = await startFakeDocker({ tls: certs.daemon });
+    try {
+      vi.stubEnv('DOCKER_HOST', fake.tcpUrl!.replace('https://', 'tcp://'));
+      vi.stubEnv('DOCKER_TLS_VERIFY', '1');
+      vi.stubEnv('DOCKER_CERT_PATH', certs.certPath);
+      await new DockerEngine().pullImage('ubuntu:24.04');
+      expect(fake.images.has('docker.io/library/ubuntu:24.04')).toBe(true);
+      vi.stubEnv('DOCKER_CERT_PATH', '');
+      expect(await dockerError(new DockerEngine().listContainers())).toMatchObject({ kind: 'unreachable' });
+      expect(fake.requests).toHaveLength(1); // the daemon never heard the client without its certificate
+    } finally {
+      await fake.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('speaks to an ssh://user@host DOCKER_HOST through `docker system dial-stdio` on that host', async () => {
+    const fake = await startFakeDocker();
+    const ssh = await startFakeDockerSsh(fake.socketPath);
+    try {
+      vi.stubEnv('DOCKER_HOST', ssh.hostFor('provider'));
+      vi.stubEnv('SSH_AUTH_SOCK', '');
+      const docker = new DockerEngine();
+      await docker.pullImage('ubuntu:24.04');
+      const labels = { [INSTANCE_LABEL]: 'ins_ssh' };
+      const id = await docker.createContainer({ name: 'over-ssh', image: 'ubuntu:24.04', labels, diskGb: 20 });
+      expect((await docker.listContainers()).map((c) => c.id)).toEqual([id]);
+      expect(new Set(ssh.commands)).toEqual(new Set(['provider: docker system dial-stdio']));
+    } finally {
+      await ssh.close();
+      await fake.close();
+    }
+  });
+
   it('is unreachable, not a crash, when no daemon listens', async () => {
-    const docker = new DockerEngine({ host: 'unix:///nonexistent/docker.sock' });
+    const docker = new DockerEngine({ connection: { socketPath: '/nonexistent/docker.sock' } });
     expect(await dockerError(docker.listContainers())).toMatchObject({ kind: 'unreachable', status: 0 });
   });
 
@@ -287,7 +329,7 @@ describe('DockerEngine transport', () => {
     const silent = createServer(() => {}); // accepts, never answers
     await new Promise<void>((resolve) => silent.listen(join(dir, 'docker.sock'), resolve));
     try {
-      const docker = new DockerEngine({ host: join(dir, 'docker.sock'), timeoutMs: 100 });
+      const docker = new DockerEngine({ connection: { socketPath: join(dir, 'docker.sock') }, timeoutMs: 100 });
       const err = await dockerError(docker.inspectContainer('abc'));
       expect(err).toMatchObject({ kind: 'unreachable', status: 0 });
       expect(err.message).toContain('within 100 ms');
@@ -296,14 +338,5 @@ describe('DockerEngine transport', () => {
       await new Promise((resolve) => silent.close(resolve));
       rmSync(dir, { recursive: true, force: true });
     }
-  });
-
-  it('reads DOCKER_HOST forms and refuses others', () => {
-    expect(parseDockerHost('unix:///var/run/docker.sock')).toEqual({ socketPath: '/var/run/docker.sock' });
-    expect(parseDockerHost('/run/user/1000/docker.sock')).toEqual({ socketPath: '/run/user/1000/docker.sock' });
-    expect(parseDockerHost('tcp://10.0.0.5:2375')).toEqual({ host: '10.0.0.5', port: 2375 });
-    expect(parseDockerHost('http://[::1]:2375')).toEqual({ host: '::1', port: 2375 });
-    expect(() => parseDockerHost('ssh://user@host')).toThrow(/unsupported Docker host/);
-    expect(() => parseDockerHost('tcp://host')).toThrow(/unsupported Docker host/);
   });
 });
