@@ -7,7 +7,7 @@ import { type ChainHooks, type ChainResult, runChain } from './routing/run-chain
  * propagates, so a failed request never costs anything (SPEC 4.1.3, 4.6).
  */
 export async function releasingOnFailure<T>(
-  billing: Billing,
+  billing: Pick<Billing, 'release'>,
   reservation: Reservation,
   work: () => Promise<T>,
 ): Promise<T> {
@@ -21,7 +21,7 @@ export async function releasingOnFailure<T>(
 
 /** The upstream chain of a request whose money is reserved; a chain that fails releases it. */
 export function runReservedChain<T>(
-  billing: Billing,
+  billing: Pick<Billing, 'release'>,
   reservation: Reservation,
   chain: readonly Route[],
   attempt: (route: Route) => Promise<T>,

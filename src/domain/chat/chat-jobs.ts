@@ -67,7 +67,7 @@ export class ChatJobs implements JobWork {
       createdAtMs: nowMs,
       updatedAtMs: nowMs,
       expiresAtMs: nowMs + this.settings.retentionMs,
-      data: { model: prepared.entry.slug, estimated_cost_usd: microsToUsd(prepared.reservation.amountMicros) },
+      data: { model: prepared.entry.slug, estimated_cost_usd: microsToUsd(prepared.call.reservation.amountMicros) },
     };
     this.local.set(job.id, { prepared, hooks });
     try {

@@ -3,14 +3,15 @@ import type { Usage } from '../../adapters/upstream/index.js';
 import type { CancelSignal } from '../../cancel-signal.js';
 import { copyWith } from '../../copy-with.js';
 import type { Principal } from '../authenticator.js';
-import { runReservedChain } from '../billed-chain.js';
-import type { Billing, Charge, Reservation } from '../billing.js';
+import type { Billing, Charge } from '../billing.js';
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { validateChatMessages, validateContextWindow, validateOutputCap } from '../chat-validation.js';
 import { imagePartsOf } from '../image-tokens.js';
 import { resolveChatModel } from '../model-resolution.js';
 import type { Micros } from '../money.js';
+import { chatHoldOutputTokens } from '../paid-call/hold-rules.js';
+import { PaidCall } from '../paid-call/paid-call.js';
 import { NO_DISCOUNTS, textCost, textHoldEstimate } from '../pricing/index.js';
 import type { Route, RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
@@ -29,7 +30,8 @@ export interface ChatSettings {
 export interface PreparedChat {
   entry: CatalogFileEntry;
   chain: Route[];
-  reservation: Reservation;
+  /** The money held for it (DESIGN.md 3 "Pre-flight"): settled to the actual cost, or released. */
+  call: PaidCall;
   principal: Principal;
   requestId: string;
   /** The prompt the hold covers: its text counted, its image parts by the model's rule (ImageHolds). */
@@ -85,21 +87,22 @@ export class ChatService {
     // DESIGN.md 3 "Hold = ceiling": the upstream always gets an output cap, and the hold covers it for every choice.
     const maxOutputTokens = maxTokens ?? entry.capabilities.max_output_tokens ?? this.settings.defaultMaxOutputTokens;
     const holdFor = (promptTokens: number) =>
-      textHoldEstimate(entry, promptTokens, maxOutputTokens * (body.n ?? 1), principal.account);
-    const textTokens = await this.tokens.promptTokens(body, {
-      owner: principal.accountId,
-      floorCheck: () => this.billing.assertCanPay(principal, holdFor(0)),
-    });
-    // The context check reads the text only: an image's billed tokens are a price (gpt-4o-mini bills a tile as 5,667),
-    // not the context it takes, and an upstream that finds the context too long refuses it, uncharged.
-    validateContextWindow(entry, { promptTokens: textTokens, maxTokens });
-    const images = this.imageHolds.hold(entry, imagePartsOf(body.messages));
-    const promptTokens = textTokens + images.tokens;
-    const chain = this.routes.chain(entry.slug, stream ? 'stream' : 'chat');
-    // Fetches are the dearest check: only once the floor showed the account able to pay, and the model routed.
-    await assertImageLinksLoad(this.media, body.messages);
-    const hold = holdFor(promptTokens);
-    const reservation = await this.billing.reserve(principal, requestId, hold);
+      textHoldEstimate(entry, promptTokens, chatHoldOutputTokens(maxOutputTokens, body.n), principal.account);
+    const { call, counted } = await PaidCall.hold(
+      this.billing,
+      { principal, requestId, holdFor },
+      async (floorCheck) => {
+        const textTokens = await this.tokens.promptTokens(body, { owner: principal.accountId, floorCheck });
+        // The context check reads the text only: an image's billed tokens are a price (gpt-4o-mini bills a tile as
+        // 5,667), not the context it takes, and an upstream that finds the context too long refuses it, uncharged.
+        validateContextWindow(entry, { promptTokens: textTokens, maxTokens });
+        const images = this.imageHolds.hold(entry, imagePartsOf(body.messages));
+        const chain = this.routes.chain(entry.slug, stream ? 'stream' : 'chat');
+        // Fetches are the dearest check: only once the floor showed the account able to pay, and the model routed.
+        await assertImageLinksLoad(this.media, body.messages);
+        return { tokens: textTokens + images.tokens, images, chain };
+      },
+    );
     const { model: _model, max_tokens: _maxTokens, max_completion_tokens: _maxCompletionTokens, ...rest } = body;
     // Streams always ask the upstream for usage, so the bill never rests on our own count when it can be had.
     const upstreamBody = copyWith(
@@ -111,12 +114,12 @@ export class ChatService {
     const includeUsage = body.stream_options?.include_usage === true;
     return {
       entry,
-      chain,
-      reservation,
+      chain: counted.chain,
+      call,
       principal,
       requestId,
-      promptTokens,
-      images,
+      promptTokens: counted.tokens,
+      images: counted.images,
       maxTokens,
       maxOutputTokens,
       stream,
@@ -131,9 +134,7 @@ export class ChatService {
     signal: CancelSignal,
     hooks: ChainHooks,
   ): Promise<{ completion: Record<string, unknown>; usage: Usage; charge: Charge }> {
-    const { value, route } = await runReservedChain(
-      this.billing,
-      prepared.reservation,
+    const { value, route } = await prepared.call.runChain(
       prepared.chain,
       (route) =>
         route.provider.chat!({
@@ -150,11 +151,7 @@ export class ChatService {
     const cost = textCost(prepared.entry, usage, prepared.principal.account, {
       cachedDiscountApplies: route.cachedInputDiscount && value.cachedDiscountApplied,
     });
-    const charge = await this.billing.settle(
-      prepared.reservation,
-      cost,
-      this.details(prepared, usage, route.providerName),
-    );
+    const charge = await prepared.call.settle(cost, this.details(prepared, usage, route.providerName));
     return { completion: value.completion, usage, charge };
   }
 
@@ -164,7 +161,7 @@ export class ChatService {
     const cost = textCost(prepared.entry, usage, prepared.principal.account, {
       cachedDiscountApplies: route.cachedInputDiscount && usage.cachedTokens > 0,
     });
-    return this.billing.settle(prepared.reservation, cost, this.details(prepared, usage, route.providerName));
+    return prepared.call.settle(cost, this.details(prepared, usage, route.providerName));
   }
 
   /**
@@ -173,17 +170,18 @@ export class ChatService {
    */
   listCostEstimate(prepared: PreparedChat, usage: Usage): Micros {
     const listCost = textCost(prepared.entry, usage, NO_DISCOUNTS, { cachedDiscountApplies: false });
-    return listCost < prepared.reservation.amountMicros ? listCost : prepared.reservation.amountMicros;
+    const held = prepared.call.reservation.amountMicros;
+    return listCost < held ? listCost : held;
   }
 
   /** Keeps the hold of a stream alive while it runs (the stream's own deadline ends at its first token). */
   keepHold(prepared: PreparedChat): () => void {
-    return this.billing.keepAlive(prepared.reservation);
+    return prepared.call.keepAlive();
   }
 
   /** A failed request costs nothing (SPEC 4.6, 3.4). */
   release(prepared: PreparedChat): Promise<void> {
-    return this.billing.release(prepared.reservation);
+    return prepared.call.release();
   }
 
   /** Bifrost's lesson (DESIGN.md 8): when the upstream omits usage, count the tokens ourselves. */

@@ -2,12 +2,13 @@ import type { components } from '../../../generated/openapi.js';
 import type { EmbeddingInput } from '../../adapters/upstream/index.js';
 import type { CancelSignal } from '../../cancel-signal.js';
 import type { Principal } from '../authenticator.js';
-import { runReservedChain } from '../billed-chain.js';
 import type { Billing } from '../billing.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { checkEmbeddingTokens, validateEmbeddingInput } from '../chat-validation.js';
 import { resolveRetrievalModel } from '../model-resolution.js';
 import { microsToUsd } from '../money.js';
+import { retrievalHoldFor } from '../paid-call/hold-rules.js';
+import { runPaidCall } from '../paid-call/paid-call.js';
 import { retrievalCost } from '../pricing/index.js';
 import type { RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
@@ -41,7 +42,7 @@ function embeddingInputs(input: EmbeddingRequest['input']): EmbeddingInput[] {
   return typeof first === 'number' ? [input as number[]] : (input as EmbeddingInput[]);
 }
 
-/** SPEC 2.1, 2.2, 4.1: validate, reserve, embed on the chain, bill input tokens only, answer in order. */
+/** SPEC 2.1, 2.2, 4.1: validate, hold, embed on the chain, bill input tokens only, answer in order. */
 export async function createEmbeddings(
   deps: { catalog: ModelCatalog; routes: RouteTable; billing: Billing; tokens: TokenCounter },
   principal: Principal,
@@ -53,53 +54,55 @@ export async function createEmbeddings(
   const entry = resolveRetrievalModel(deps.catalog, request.model, 'embedding');
   const inputs = embeddingInputs(request.input);
   validateEmbeddingInput(entry, inputs, request.dimensions);
-  // Upstream tokenizers differ a little from ours: hold twice our count so settling never needs more.
-  const holdFor = (counted: number) => retrievalCost(entry, counted * 2 + 16, principal.account);
   const texts = inputs.map((input) => (typeof input === 'string' ? input : ''));
-  const textTokens = await deps.tokens.count(texts, {
-    owner: principal.accountId,
-    floorCheck: () => deps.billing.assertCanPay(principal, holdFor(0)),
-  });
-  const counted = checkEmbeddingTokens(entry, inputs, textTokens).reduce((a, b) => a + b, 0);
-  const chain = deps.routes.chain(entry.slug, 'embed');
-  const reservation = await deps.billing.reserve(principal, requestId, holdFor(counted));
-  const outcome = await runReservedChain(
+  const options = {
+    ...(request.dimensions ? { dimensions: request.dimensions } : {}),
+    ...(request.user ? { user: request.user } : {}),
+  };
+  const { value, bill, charge } = await runPaidCall(
     deps.billing,
-    reservation,
-    chain,
-    (route) => {
-      const options = {
-        ...(request.dimensions ? { dimensions: request.dimensions } : {}),
-        ...(request.user ? { user: request.user } : {}),
-      };
-      return route.provider.embed!({
-        upstreamModel: route.upstreamModel,
-        input: inputs,
-        ...options,
-        signal,
-        deadlineAtMs: hooks.deadlineAtMs,
-      });
+    { principal, requestId, holdFor: retrievalHoldFor(entry, principal.account) },
+    {
+      count: async (floorCheck) => {
+        const textTokens = await deps.tokens.count(texts, { owner: principal.accountId, floorCheck });
+        const tokens = checkEmbeddingTokens(entry, inputs, textTokens).reduce((a, b) => a + b, 0);
+        return { tokens, chain: deps.routes.chain(entry.slug, 'embed') };
+      },
+      attempt: (route) =>
+        route.provider.embed!({
+          upstreamModel: route.upstreamModel,
+          input: inputs,
+          ...options,
+          signal,
+          deadlineAtMs: hooks.deadlineAtMs,
+        }),
+      hooks,
+      bill: (embedded, route, { tokens }) => {
+        const promptTokens = embedded.promptTokens ?? tokens;
+        return {
+          promptTokens,
+          costMicros: retrievalCost(entry, promptTokens, principal.account),
+          details: {
+            model: entry.slug,
+            kind: 'embedding' as const,
+            endpoint: 'embeddings',
+            promptTokens,
+            metadata: {
+              provider: route.providerName,
+              inputs: inputs.length,
+              ...(request.user ? { user: request.user } : {}),
+            },
+          },
+        };
+      },
     },
-    hooks,
   );
-  const promptTokens = outcome.value.promptTokens ?? counted;
-  const cost = retrievalCost(entry, promptTokens, principal.account);
-  const charge = await deps.billing.settle(reservation, cost, {
-    model: entry.slug,
-    kind: 'embedding',
-    endpoint: 'embeddings',
-    promptTokens,
-    metadata: {
-      provider: outcome.route.providerName,
-      inputs: inputs.length,
-      ...(request.user ? { user: request.user } : {}),
-    },
-  });
+  const { promptTokens } = bill;
   const base64 = request.encoding_format === 'base64';
   return {
     object: 'list',
     model: entry.slug,
-    data: outcome.value.vectors.map((vector, index) => {
+    data: value.vectors.map((vector, index) => {
       const shaped = shorten(vector, request.dimensions);
       return { object: 'embedding' as const, index, embedding: base64 ? toBase64(shaped) : shaped };
     }),

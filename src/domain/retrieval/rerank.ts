@@ -2,12 +2,13 @@ import type { components } from '../../../generated/openapi.js';
 import type { CancelSignal } from '../../cancel-signal.js';
 import { copyWith } from '../../copy-with.js';
 import type { Principal } from '../authenticator.js';
-import { runReservedChain } from '../billed-chain.js';
 import type { Billing } from '../billing.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { validateRerank } from '../chat-validation.js';
 import { resolveRetrievalModel } from '../model-resolution.js';
 import { microsToUsd } from '../money.js';
+import { retrievalHoldFor } from '../paid-call/hold-rules.js';
+import { runPaidCall } from '../paid-call/paid-call.js';
 import { retrievalCost } from '../pricing/index.js';
 import type { RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
@@ -32,44 +33,49 @@ export async function createRerank(
   const entry = resolveRetrievalModel(deps.catalog, request.model, 'rerank');
   const texts = request.documents.map((doc) => (typeof doc === 'string' ? doc : doc.text));
   validateRerank(entry, request.query, texts);
-  const holdFor = (counted: number) => retrievalCost(entry, counted * 2 + 16, principal.account);
-  let floorChecked: Promise<void> | undefined; // once per request, whichever count needs it first
-  const options = {
-    owner: principal.accountId,
-    floorCheck: () => (floorChecked ??= deps.billing.assertCanPay(principal, holdFor(0))),
-  };
   const cap = request.max_tokens_per_doc;
-  const documents = cap === undefined ? texts : await deps.tokens.truncate(texts, cap, options);
-  const [queryTokens = 0, ...documentTokens] = await deps.tokens.count([request.query, ...documents], options);
-  const counted = queryTokens * documents.length + documentTokens.reduce((sum, n) => sum + n, 0);
-  const chain = deps.routes.chain(entry.slug, 'rerank');
-  const reservation = await deps.billing.reserve(principal, requestId, holdFor(counted));
-  const outcome = await runReservedChain(
+  const { value, bill, charge } = await runPaidCall(
     deps.billing,
-    reservation,
-    chain,
-    (route) => {
-      const call = {
-        upstreamModel: route.upstreamModel,
-        query: request.query,
-        documents,
-        signal,
-        deadlineAtMs: hooks.deadlineAtMs,
-      };
-      return route.provider.rerank!(request.top_n ? copyWith(call, { topN: request.top_n }) : call);
+    { principal, requestId, holdFor: retrievalHoldFor(entry, principal.account) },
+    {
+      count: async (floorCheck) => {
+        const options = { owner: principal.accountId, floorCheck };
+        const documents = cap === undefined ? texts : await deps.tokens.truncate(texts, cap, options);
+        const [queryTokens = 0, ...documentTokens] = await deps.tokens.count([request.query, ...documents], options);
+        // A cross-encoder reads the query once per document: that is how the model counts (SPEC 4.1.3).
+        const tokens = queryTokens * documents.length + documentTokens.reduce((sum, n) => sum + n, 0);
+        return { tokens, documents, chain: deps.routes.chain(entry.slug, 'rerank') };
+      },
+      attempt: (route, { documents }) => {
+        const call = {
+          upstreamModel: route.upstreamModel,
+          query: request.query,
+          documents,
+          signal,
+          deadlineAtMs: hooks.deadlineAtMs,
+        };
+        return route.provider.rerank!(request.top_n ? copyWith(call, { topN: request.top_n }) : call);
+      },
+      hooks,
+      bill: (reranked, route, { tokens, documents }) => {
+        const promptTokens = reranked.promptTokens ?? tokens;
+        return {
+          promptTokens,
+          documents,
+          costMicros: retrievalCost(entry, promptTokens, principal.account),
+          details: {
+            model: entry.slug,
+            kind: 'rerank' as const,
+            endpoint: 'rerank',
+            promptTokens,
+            metadata: { provider: route.providerName, documents: documents.length },
+          },
+        };
+      },
     },
-    hooks,
   );
-  // A cross-encoder reads the query once per document: that is how the model counts (SPEC 4.1.3).
-  const promptTokens = outcome.value.promptTokens ?? counted;
-  const charge = await deps.billing.settle(reservation, retrievalCost(entry, promptTokens, principal.account), {
-    model: entry.slug,
-    kind: 'rerank',
-    endpoint: 'rerank',
-    promptTokens,
-    metadata: { provider: outcome.route.providerName, documents: documents.length },
-  });
-  const ranked = [...outcome.value.results]
+  const { promptTokens, documents } = bill;
+  const ranked = [...value.results]
     .filter((r) => Number.isInteger(r.index) && r.index >= 0 && r.index < documents.length)
     .sort((a, b) => b.relevanceScore - a.relevanceScore || a.index - b.index)
     .slice(0, request.top_n ?? documents.length);

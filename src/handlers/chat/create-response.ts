@@ -5,6 +5,7 @@ import {
   ResponseIds,
   responsesToChat,
 } from '../../domain/chat/responses-mapping.js';
+import { StreamSession } from '../../domain/chat/stream-session.js';
 import { serveStream } from '../../http/chat-stream.js';
 import { abortWhenClientLeaves } from '../../http/client-abort.js';
 import { type Handler, SENT } from '../../http/operation-types.js';
@@ -31,14 +32,8 @@ export const createResponse: Handler<'createResponse' | 'createCompatResponse'> 
     metadata: body!.metadata,
   };
   if (stream) {
-    await serveStream(
-      res,
-      prepared,
-      abortWhenClientLeaves(req, res),
-      hooks,
-      streamDeps(deps),
-      responsesEventFormat(frame),
-    );
+    const session = new StreamSession(prepared, hooks, abortWhenClientLeaves(req, res), streamDeps(deps));
+    await serveStream(res, session, responsesEventFormat(frame));
     return SENT;
   }
   const { completion, usage, charge } = await deps.chat.complete(prepared, UNCANCELLABLE, hooks);

@@ -4,18 +4,17 @@ import type { Deps } from '../../container.js';
 import type { Principal } from '../../domain/authenticator.js';
 import type { ChatBody } from '../../domain/chat/chat-service.js';
 import { chatUsage, completionBody } from '../../domain/chat/completion-body.js';
+import { servedByKeepAlive } from '../../domain/chat/keep-alive-path.js';
+import { StreamSession, type StreamSessionDeps } from '../../domain/chat/stream-session.js';
 import { chatChunkFormat } from '../../http/chat-chunk-format.js';
-import { type StreamDeps, serveStream } from '../../http/chat-stream.js';
+import { serveStream } from '../../http/chat-stream.js';
 import { abortWhenClientLeaves } from '../../http/client-abort.js';
 import { serveKeepAlive } from '../../http/keep-alive.js';
 import { nativeOk } from '../../http/native-ok.js';
 import { SENT, type Sent } from '../../http/operation-types.js';
 
-/** SPEC 4.2: non-stream requests with more than this many output tokens use the keep-alive path. */
-export const KEEP_ALIVE_ABOVE_TOKENS = 4096;
-
 /** What a stream needs of the container. */
-export function streamDeps(deps: Deps): StreamDeps {
+export function streamDeps(deps: Deps): StreamSessionDeps {
   return {
     chat: deps.chat,
     throughput: deps.throughput,
@@ -46,14 +45,8 @@ export async function serveChat(
   const prepared = await deps.chat.prepare(principal, requestId, body, stream);
   const hooks = deps.chainHooks(requestId, prepared.entry.slug);
   if (stream) {
-    await serveStream(
-      res,
-      prepared,
-      abortWhenClientLeaves(req, res),
-      hooks,
-      streamDeps(deps),
-      chatChunkFormat(prepared, deps.now),
-    );
+    const session = new StreamSession(prepared, hooks, abortWhenClientLeaves(req, res), streamDeps(deps));
+    await serveStream(res, session, chatChunkFormat(prepared, deps.now));
     return { sent: SENT };
   }
   const produce = async () => {
@@ -61,7 +54,7 @@ export async function serveChat(
     const result = completionBody(completion, prepared.entry.slug, chatUsage(usage, charge, surface));
     return surface === 'native' ? nativeOk(result) : result;
   };
-  if ((prepared.maxTokens ?? 0) > KEEP_ALIVE_ABOVE_TOKENS) {
+  if (servedByKeepAlive(prepared)) {
     const written = await serveKeepAlive(res, requestId, deps.config.KEEP_ALIVE_INTERVAL_MS, produce, (err) =>
       deps.logger.error({ err, requestId }, 'keep-alive chat failed'),
     );
