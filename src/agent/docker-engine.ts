@@ -9,7 +9,7 @@
  * `invalid_reference` before anything is sent.
  */
 import type { IncomingMessage } from 'node:http';
-import { parseImageReference } from '../adapters/image-registry/index.js';
+import { parseImageReference } from '../adapters/image-registry/reference.js';
 import { isRecord } from '../is-record.js';
 import {
   type DockerCall,

@@ -36,7 +36,3 @@ export function checkBlobKey(key: string): string {
     throw new Error(`blob key refused: ${JSON.stringify(key)}`);
   return key;
 }
-
-export { FileBlobStore } from './file.js';
-export { MemoryBlobStore } from './memory.js';
-export { S3BlobStore, type S3BlobStoreOptions } from './s3.js';

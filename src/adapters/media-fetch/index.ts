@@ -40,6 +40,3 @@ export interface MediaLoader {
   probe(reference: string, bytes: number): Promise<LoadedMedia>;
   close(): Promise<void>;
 }
-
-export { MemoryMediaLoader } from './memory.js';
-export { SafeMediaLoader, type SafeMediaLoaderOptions } from './safe-loader.js';

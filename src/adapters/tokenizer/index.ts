@@ -20,6 +20,3 @@ export class TokenWorkTimeout extends Error {
     this.name = 'TokenWorkTimeout';
   }
 }
-
-export { InProcessTokenWork } from './in-process.js';
-export { WorkerPoolTokenWork } from './worker-pool.js';
