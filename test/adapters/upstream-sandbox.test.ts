@@ -7,7 +7,7 @@ import { type ChatCall, type StreamEvent, UpstreamError } from '../../src/adapte
 import { bm25, SandboxProvider } from '../../src/adapters/upstream/sandbox.js';
 import { SANDBOX_REFERENCE_MAX_PIXELS } from '../../src/adapters/upstream/sandbox-reference.js';
 import { TokenCounter } from '../../src/domain/token-counter.js';
-import { countTokens, estimatePromptTokens } from '../../src/domain/tokens.js';
+import { countTokens, estimatePromptTokens } from '../../src/lib/token-count.js';
 
 const tokens = new TokenCounter(new InProcessTokenWork());
 

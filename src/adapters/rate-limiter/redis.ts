@@ -12,8 +12,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { RedisScript, type RedisScriptClient, type ScriptOptions } from '../redis/script.js';
+import { assertValidRequest, decisionFor, type Verdict, type WindowSnapshot } from './decision.js';
 import { type RateLimitDecision, type RateLimiter, type RateLimitRequest, WINDOW_MS } from './index.js';
-import { assertValidRequest, decisionFor, type Verdict, type WindowSnapshot } from './memory.js';
 
 /**
  * KEYS: key window, account window. ARGV: now, cutoff (= now − window), window ms, key limit, account limit,
