@@ -26,7 +26,6 @@ import type { Ledger } from './adapters/ledger/index.js';
 import { openLedger } from './adapters/ledger/open.js';
 import type { MarketStore } from './adapters/market-store/index.js';
 import { SqlMarketStore } from './adapters/market-store/sql.js';
-import { AddressPolicy } from './adapters/media-fetch/address-policy.js';
 import type { MediaLoader } from './adapters/media-fetch/index.js';
 import { SafeMediaLoader } from './adapters/media-fetch/safe-loader.js';
 import { LogNotifier } from './adapters/notifier/log.js';
@@ -85,6 +84,7 @@ import { loadUpstreamsFile, sandboxUses } from './domain/routing/upstreams-file.
 import { ThroughputTracker } from './domain/throughput.js';
 import { TokenCounter } from './domain/token-counter.js';
 import { UsageReader } from './domain/usage-reader.js';
+import { AddressPolicy } from './lib/address-policy.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { buildRentalBilling } from './rental-billing.js';
 import { blameSetting, redactedUrl, StartupError } from './startup.js';

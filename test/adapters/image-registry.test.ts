@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryImageRegistry } from '../../src/adapters/image-registry/memory.js';
 import { OciImageRegistry, type OciImageRegistryOptions } from '../../src/adapters/image-registry/oci-registry.js';
-import { AddressPolicy } from '../../src/adapters/media-fetch/address-policy.js';
+import { AddressPolicy } from '../../src/lib/address-policy.js';
 import {
   DOCKER_LIST,
   DOCKER_MANIFEST,
