@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { createClient } from 'redis';
 import { parse as parseYaml } from 'yaml';
 import type { components } from '../generated/openapi.js';
 import type { AlertStore } from './adapters/alert-store/index.js';
@@ -34,6 +33,7 @@ import { FailOpenRateLimiter } from './adapters/rate-limiter/fail-open.js';
 import type { RateLimiter } from './adapters/rate-limiter/index.js';
 import { MemoryRateLimiter } from './adapters/rate-limiter/memory.js';
 import { RedisRateLimiter } from './adapters/rate-limiter/redis.js';
+import { closeRedis, isRedisReady, openRedis } from './adapters/redis/connect.js';
 import { SqlSshKeyStore } from './adapters/ssh-key-store/sql.js';
 import { PortListeners, TunnelListener } from './adapters/ssh-proxy/tcp-listeners.js';
 import { WorkerPoolTokenWork } from './adapters/tokenizer/worker-pool.js';
@@ -225,12 +225,7 @@ export function loadContract(): OpenAPIV3.DocumentV3_1 {
  */
 async function connectRedis(config: Config, logger: Logger) {
   if (config.REDIS_URL === undefined) return null;
-  const client = createClient({
-    url: config.REDIS_URL,
-    disableOfflineQueue: true,
-    socket: { connectTimeout: 2000, reconnectStrategy: (retries) => Math.min(retries * 200, 2000) },
-  });
-  client.on('error', (err) => logger.debug({ err }, 'redis'));
+  const client = openRedis(config.REDIS_URL, 'fail-fast', (err) => logger.debug({ err }, 'redis'));
   await client
     .connect()
     .catch((err: unknown) => logger.warn({ err }, 'redis unreachable at start; limiting locally until it answers'));
@@ -246,7 +241,7 @@ function buildRateLimiter(redis: Redis | null, config: Config, logger: Logger): 
     primary: new RedisRateLimiter(redis),
     fallback: local,
     logger,
-    isPrimaryReady: () => redis.isReady,
+    isPrimaryReady: () => isRedisReady(redis),
     timeoutMs: config.RATE_LIMIT_REDIS_TIMEOUT_MS,
   });
 }
@@ -694,7 +689,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
       await clips.close();
       await blobs.close();
       await media.close();
-      await redis?.close().catch(() => undefined);
+      if (redis !== null) await closeRedis(redis).catch(() => undefined);
       await checkpointer?.stop();
       await db.knex.destroy();
     },

@@ -49,7 +49,7 @@ return {verdict, keyCount, accountCount, score(KEYS[1], 0), score(KEYS[2], 0)}
 
 const SLIDING_WINDOW = new RedisScript(SLIDING_WINDOW_SCRIPT);
 
-/** The part of a node-redis v6 client (`createClient` from 'redis') this adapter uses. */
+/** The part of an ioredis client (redis/connect.ts) this adapter uses. */
 export type { RedisScriptClient };
 
 export interface RedisRateLimiterOptions {
