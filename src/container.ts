@@ -40,7 +40,7 @@ import { WorkerPoolTokenWork } from './adapters/tokenizer/worker-pool.js';
 import { SqlTunnelStore } from './adapters/tunnel-store/sql.js';
 import type { UsageLogStore } from './adapters/usage-log/index.js';
 import { SqlUsageLogStore } from './adapters/usage-log/sql.js';
-import { ClipEncoder } from './adapters/video-codec/index.js';
+import { ClipEncoder } from './adapters/video-codec/video-files.js';
 import type { Config } from './config.js';
 import { connectDatabase, type Database } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';

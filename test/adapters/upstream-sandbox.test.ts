@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { dominantColour, solidImage } from '../../src/adapters/image-codec/index.js';
+import { dominantColour, solidImage } from '../../src/adapters/image-codec/sharp-images.js';
 import { InProcessTokenWork } from '../../src/adapters/tokenizer/in-process.js';
 import { type ChatCall, type StreamEvent, UpstreamError } from '../../src/adapters/upstream/index.js';
 import { bm25, SandboxProvider } from '../../src/adapters/upstream/sandbox.js';

@@ -19,10 +19,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { CancelSignal } from '../../cancel-signal.js';
 import { isRecord } from '../../is-record.js';
-import { AUDIO_MIME, type AudioFormat, encodeAudio, tone } from '../audio-codec/index.js';
-import { solidImage } from '../image-codec/index.js';
+import { encodeAudio, tone } from '../audio-codec/audio-files.js';
+import { AUDIO_MIME, type AudioFormat } from '../audio-codec/index.js';
+import { solidImage } from '../image-codec/sharp-images.js';
 import type { TokenWork } from '../tokenizer/index.js';
-import { type ClipEncoder, remuxToMov } from '../video-codec/index.js';
+import { type ClipEncoder, remuxToMov } from '../video-codec/video-files.js';
 import type {
   ChatCall,
   ChatResult,
