@@ -3,18 +3,20 @@ import { readFileSync } from 'node:fs';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { createClient } from 'redis';
 import { parse as parseYaml } from 'yaml';
 import type { components } from '../generated/openapi.js';
 import type { AlertStore } from './adapters/alert-store/index.js';
 import { SqlAlertStore } from './adapters/alert-store/sql.js';
 import type { ApiKeyStore } from './adapters/api-keys/index.js';
 import { SqlApiKeyStore } from './adapters/api-keys/sql.js';
-import { type BlobStore, FileBlobStore, S3BlobStore } from './adapters/blob-store/index.js';
+import { FileBlobStore } from './adapters/blob-store/file.js';
+import type { BlobStore } from './adapters/blob-store/index.js';
+import { S3BlobStore } from './adapters/blob-store/s3.js';
 import { FileChargeJournal } from './adapters/charge-journal/file.js';
 import { SqlChatStore } from './adapters/chat-store/sql.js';
 import { SqlIdempotencyStore } from './adapters/idempotency/sql.js';
-import { type ImageRegistry, OciImageRegistry } from './adapters/image-registry/index.js';
+import type { ImageRegistry } from './adapters/image-registry/index.js';
+import { OciImageRegistry } from './adapters/image-registry/oci-registry.js';
 import { BullMqJobQueue } from './adapters/job-queue/bullmq.js';
 import { InProcessJobQueue } from './adapters/job-queue/in-process.js';
 import type { JobStore } from './adapters/job-store/index.js';
@@ -23,20 +25,22 @@ import type { Ledger } from './adapters/ledger/index.js';
 import { openLedger } from './adapters/ledger/open.js';
 import type { MarketStore } from './adapters/market-store/index.js';
 import { SqlMarketStore } from './adapters/market-store/sql.js';
-import { AddressPolicy } from './adapters/media-fetch/address-policy.js';
-import { type MediaLoader, SafeMediaLoader } from './adapters/media-fetch/index.js';
-import { LogNotifier, MessengerBotNotifier } from './adapters/notifier/index.js';
+import type { MediaLoader } from './adapters/media-fetch/index.js';
+import { SafeMediaLoader } from './adapters/media-fetch/safe-loader.js';
+import { LogNotifier } from './adapters/notifier/log.js';
+import { MessengerBotNotifier } from './adapters/notifier/messenger-bot.js';
 import { FailOpenRateLimiter } from './adapters/rate-limiter/fail-open.js';
 import type { RateLimiter } from './adapters/rate-limiter/index.js';
 import { MemoryRateLimiter } from './adapters/rate-limiter/memory.js';
 import { RedisRateLimiter } from './adapters/rate-limiter/redis.js';
+import { closeRedis, isRedisReady, openRedis } from './adapters/redis/connect.js';
 import { SqlSshKeyStore } from './adapters/ssh-key-store/sql.js';
 import { PortListeners, TunnelListener } from './adapters/ssh-proxy/tcp-listeners.js';
-import { WorkerPoolTokenWork } from './adapters/tokenizer/index.js';
+import { WorkerPoolTokenWork } from './adapters/tokenizer/worker-pool.js';
 import { SqlTunnelStore } from './adapters/tunnel-store/sql.js';
 import type { UsageLogStore } from './adapters/usage-log/index.js';
 import { SqlUsageLogStore } from './adapters/usage-log/sql.js';
-import { ClipEncoder } from './adapters/video-codec/index.js';
+import { ClipEncoder } from './adapters/video-codec/video-files.js';
 import type { Config } from './config.js';
 import { connectDatabase, type Database } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -80,6 +84,7 @@ import { loadUpstreamsFile, sandboxUses } from './domain/routing/upstreams-file.
 import { ThroughputTracker } from './domain/throughput.js';
 import { TokenCounter } from './domain/token-counter.js';
 import { UsageReader } from './domain/usage-reader.js';
+import { AddressPolicy } from './lib/address-policy.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { buildRentalBilling } from './rental-billing.js';
 import { blameSetting, redactedUrl, StartupError } from './startup.js';
@@ -220,12 +225,7 @@ export function loadContract(): OpenAPIV3.DocumentV3_1 {
  */
 async function connectRedis(config: Config, logger: Logger) {
   if (config.REDIS_URL === undefined) return null;
-  const client = createClient({
-    url: config.REDIS_URL,
-    disableOfflineQueue: true,
-    socket: { connectTimeout: 2000, reconnectStrategy: (retries) => Math.min(retries * 200, 2000) },
-  });
-  client.on('error', (err) => logger.debug({ err }, 'redis'));
+  const client = openRedis(config.REDIS_URL, 'fail-fast', (err) => logger.debug({ err }, 'redis'));
   await client
     .connect()
     .catch((err: unknown) => logger.warn({ err }, 'redis unreachable at start; limiting locally until it answers'));
@@ -241,7 +241,7 @@ function buildRateLimiter(redis: Redis | null, config: Config, logger: Logger): 
     primary: new RedisRateLimiter(redis),
     fallback: local,
     logger,
-    isPrimaryReady: () => redis.isReady,
+    isPrimaryReady: () => isRedisReady(redis),
     timeoutMs: config.RATE_LIMIT_REDIS_TIMEOUT_MS,
   });
 }
@@ -689,7 +689,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
       await clips.close();
       await blobs.close();
       await media.close();
-      await redis?.close().catch(() => undefined);
+      if (redis !== null) await closeRedis(redis).catch(() => undefined);
       await checkpointer?.stop();
       await db.knex.destroy();
     },

@@ -13,7 +13,7 @@
  * `invalid_reference` before anything is sent.
  */
 import Docker from 'dockerode';
-import { parseImageReference } from '../adapters/image-registry/index.js';
+import { parseImageReference } from '../adapters/image-registry/reference.js';
 import { isRecord } from '../is-record.js';
 import { DockerError, dockerErrorOf, doneAlready, pullFailureOf } from './docker-error.js';
 

@@ -75,8 +75,3 @@ export function payableBasisPoints(percent: number): bigint {
 export function fxRateToMicro(rubPerUsd: number): bigint {
   return usdToMicros(rubPerUsd);
 }
-
-/** micro-USD at a rate (RUB per USD × 1e6) → micro-RUB, half-up once. */
-export function usdMicrosToRubMicro(micros: Micros, fxRateRubMicro: bigint): bigint {
-  return (micros * fxRateRubMicro + 500_000n) / 1_000_000n;
-}

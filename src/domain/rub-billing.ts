@@ -1,6 +1,6 @@
 import type { Lot } from '../adapters/ledger/index.js';
 import type { UsageRecord } from '../adapters/usage-log/index.js';
-import { usdMicrosToRubMicro } from './money.js';
+import { usdMicrosToRubMicro } from '../lib/currency-conversion.js';
 
 /** The balance in rubles (SPEC 4.3): each lot's remaining money at the rate it was bought at. */
 export function rubValueOfBalance(lots: readonly Lot[]): bigint {

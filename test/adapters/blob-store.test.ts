@@ -6,7 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
-import { FileBlobStore, MemoryBlobStore, S3BlobStore } from '../../src/adapters/blob-store/index.js';
+import { FileBlobStore } from '../../src/adapters/blob-store/file.js';
+import { MemoryBlobStore } from '../../src/adapters/blob-store/memory.js';
+import { S3BlobStore } from '../../src/adapters/blob-store/s3.js';
 import { blobStoreConformance } from './blob-store.conformance.js';
 
 const scratch = (name: string) => mkdtempSync(join(tmpdir(), `cgw-${name}-`));

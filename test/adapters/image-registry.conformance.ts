@@ -6,11 +6,11 @@
  * `unsupported`, `invalid_reference`; and a caller's abort surfacing as the caller's own reason.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { UNPACK_FACTOR } from '../../src/adapters/image-registry/image-size.js';
 import {
   type ImageRegistry,
   ImageRegistryError,
   type ImageRegistryErrorKind,
-  UNPACK_FACTOR,
 } from '../../src/adapters/image-registry/index.js';
 import type { FakeImageFacts } from '../fixtures/fake-registry.js';
 

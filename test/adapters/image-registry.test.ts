@@ -6,12 +6,9 @@
  * policy applied to the registry and its token realm (SSRF).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  MemoryImageRegistry,
-  OciImageRegistry,
-  type OciImageRegistryOptions,
-} from '../../src/adapters/image-registry/index.js';
-import { AddressPolicy } from '../../src/adapters/media-fetch/address-policy.js';
+import { MemoryImageRegistry } from '../../src/adapters/image-registry/memory.js';
+import { OciImageRegistry, type OciImageRegistryOptions } from '../../src/adapters/image-registry/oci-registry.js';
+import { AddressPolicy } from '../../src/lib/address-policy.js';
 import {
   DOCKER_LIST,
   DOCKER_MANIFEST,

@@ -7,8 +7,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AddressPolicy } from '../../src/adapters/media-fetch/address-policy.js';
-import { MemoryMediaLoader, SafeMediaLoader } from '../../src/adapters/media-fetch/index.js';
+import { MemoryMediaLoader } from '../../src/adapters/media-fetch/memory.js';
+import { SafeMediaLoader } from '../../src/adapters/media-fetch/safe-loader.js';
+import { AddressPolicy } from '../../src/lib/address-policy.js';
 import {
   BIG_BYTES,
   expectLoadFailure,

@@ -1,6 +1,9 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LogNotifier, MemoryNotifier, MessengerBotNotifier, NotifierError } from '../../src/adapters/notifier/index.js';
+import { NotifierError } from '../../src/adapters/notifier/index.js';
+import { LogNotifier } from '../../src/adapters/notifier/log.js';
+import { MemoryNotifier } from '../../src/adapters/notifier/memory.js';
+import { MessengerBotNotifier } from '../../src/adapters/notifier/messenger-bot.js';
 import { type FakeMessengerBot, startFakeMessengerBot } from '../fixtures/fake-messenger-bot.js';
 import { notifierConformance } from './notifier.conformance.js';
 

@@ -1,17 +1,18 @@
 /**
  * FailOpenRateLimiter (src/adapters/rate-limiter/fail-open.ts): Redis down → each process answers from its
  * own window, and says so in the log at most once per 10 s. Stub primaries for each failure shape, then a real
- * node-redis client pointed at a closed port. No wall-clock assertions (DESIGN 5): "answered quickly" is shown
+ * ioredis client pointed at a closed port. No wall-clock assertions (DESIGN 5): "answered quickly" is shown
  * by answers arriving although the timeout is far longer than the test's own time limit, or by the timeout
  * being the only thing that can end the wait.
  */
 
-import { createClient } from 'redis';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FailOpenRateLimiter, type WarnLogger } from '../../src/adapters/rate-limiter/fail-open.js';
 import type { RateLimitDecision, RateLimiter, RateLimitRequest } from '../../src/adapters/rate-limiter/index.js';
 import { MemoryRateLimiter } from '../../src/adapters/rate-limiter/memory.js';
 import { RedisRateLimiter } from '../../src/adapters/rate-limiter/redis.js';
+import { isRedisReady } from '../../src/adapters/redis/connect.js';
 
 const T0 = 1_750_000_000_000;
 const request = (nowMs = T0): RateLimitRequest => ({
@@ -144,18 +145,19 @@ describe('FailOpenRateLimiter with stub primaries', () => {
   });
 });
 
-describe('FailOpenRateLimiter over node-redis pointed at a closed port', () => {
-  const clients: Array<{ destroy(): void }> = [];
+describe('FailOpenRateLimiter over ioredis pointed at a closed port', () => {
+  const clients: Redis[] = [];
   afterEach(() => {
-    for (const client of clients.splice(0)) client.destroy();
+    for (const client of clients.splice(0)) client.disconnect();
   });
 
   /** Keeps reconnecting, as production would; `connect()` rejects on the first refusal, which we ignore. */
   function deadRedis(options: { disableOfflineQueue: boolean }) {
-    const client = createClient({
-      url: 'redis://127.0.0.1:1',
-      disableOfflineQueue: options.disableOfflineQueue,
-      socket: { reconnectStrategy: () => 100, connectTimeout: 1_000 },
+    const client = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      enableOfflineQueue: !options.disableOfflineQueue,
+      retryStrategy: () => 100,
+      connectTimeout: 1_000,
     });
     client.on('error', () => {});
     client.connect().catch(() => {});
@@ -170,7 +172,7 @@ describe('FailOpenRateLimiter over node-redis pointed at a closed port', () => {
   it('answers without touching Redis while the client is not ready', async () => {
     const client = deadRedis({ disableOfflineQueue: false });
     const { limiter, warnings } = setup(new RedisRateLimiter(client), {
-      isPrimaryReady: () => client.isReady,
+      isPrimaryReady: () => isRedisReady(client),
       timeoutMs: 600_000,
     });
     const decisions = await answersAll(limiter);

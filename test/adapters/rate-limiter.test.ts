@@ -4,7 +4,7 @@
  * shared by separate processes (DESIGN 8: rate limits wrong across instances).
  */
 import { randomBytes } from 'node:crypto';
-import { createClient } from 'redis';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WINDOW_MS } from '../../src/adapters/rate-limiter/index.js';
 import { MemoryRateLimiter } from '../../src/adapters/rate-limiter/memory.js';
@@ -19,17 +19,17 @@ const T0 = 1_750_000_000_000;
 const uniquePrefix = () => `test:rl:${process.pid}:${randomBytes(6).toString('hex')}:`;
 
 async function connectedClient() {
-  const client = createClient({ url: TEST_REDIS_URL });
+  const client = new Redis(TEST_REDIS_URL, { lazyConnect: true });
   client.on('error', () => {}); // connection errors surface as rejected commands; a test fails on those
   await client.connect();
   return client;
 }
 
-type Client = Awaited<ReturnType<typeof connectedClient>>;
+type Client = Redis;
 
 async function deleteKeys(client: Client, prefix: string): Promise<void> {
-  for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) {
-    if (keys.length > 0) await client.del(keys);
+  for await (const keys of client.scanStream({ match: `${prefix}*`, count: 500 }) as AsyncIterable<string[]>) {
+    if (keys.length > 0) await client.del(...keys);
   }
 }
 
@@ -42,7 +42,7 @@ rateLimiterConformance('redis', async () => {
     try {
       await deleteKeys(client, prefix);
     } finally {
-      await client.close();
+      await client.quit();
     }
   };
   return { limiter: new RedisRateLimiter(client, { prefix }), cleanup };
@@ -105,7 +105,7 @@ describe('RedisRateLimiter on the real Redis', () => {
   });
   afterAll(async () => {
     await deleteKeys(client, prefix);
-    await client.close();
+    await client.quit();
   });
 
   it('enforces one limit across two limiters on separate connections (two processes)', async () => {
@@ -121,7 +121,7 @@ describe('RedisRateLimiter on the real Redis', () => {
       expect(decisions.filter((decision) => decision.allowed)).toHaveLength(120);
       expect(decisions.filter((decision) => !decision.allowed && decision.rejectedBy === 'key')).toHaveLength(10);
     } finally {
-      await other.close();
+      await other.quit();
     }
   });
 
@@ -131,8 +131,8 @@ describe('RedisRateLimiter on the real Redis', () => {
     const accountId = newId('acc');
     await limiter.check({ keyId, accountId, keyLimit: 5, accountLimit: 5, nowMs: Date.now() });
     for (const name of [`${prefix}k:${keyId}`, `${prefix}a:${accountId}`]) {
-      expect(await client.zCard(name)).toBe(1);
-      const ttlMs = await client.pTTL(name);
+      expect(await client.zcard(name)).toBe(1);
+      const ttlMs = await client.pttl(name);
       expect(ttlMs).toBeGreaterThan(0);
       expect(ttlMs).toBeLessThanOrEqual(WINDOW_MS);
     }
@@ -143,14 +143,14 @@ describe('RedisRateLimiter on the real Redis', () => {
     let evalCalls = 0;
     // A Redis that lost its script cache (restart, failover) without flushing the cache shared with others.
     const forgetful: RedisScriptClient = {
-      evalSha: async () => {
+      evalsha: async () => {
         throw new Error('NOSCRIPT No matching script. Please use EVAL.');
       },
-      eval: (script, options) => {
+      eval: (script, numkeys, ...keysAndArguments) => {
         evalCalls += 1;
-        return client.eval(script, options);
+        return client.eval(script, numkeys, ...keysAndArguments);
       },
-      scriptLoad: (script) => client.scriptLoad(script),
+      script: (subcommand, script) => client.script(subcommand, script),
     };
     const decision = await new RedisRateLimiter(forgetful, { prefix }).check({
       keyId: newId('key'),
@@ -165,11 +165,11 @@ describe('RedisRateLimiter on the real Redis', () => {
 
   it('passes other Redis errors through to the caller', async () => {
     const broken: RedisScriptClient = {
-      evalSha: async () => {
+      evalsha: async () => {
         throw new Error("READONLY You can't write against a read only replica.");
       },
       eval: async () => expect.fail('EVAL must not be tried'),
-      scriptLoad: async () => expect.fail('not used'),
+      script: async () => expect.fail('not used'),
     };
     await expect(
       new RedisRateLimiter(broken).check({ keyId: 'k', accountId: 'a', keyLimit: 1, accountLimit: 1, nowMs: T0 }),

@@ -1,6 +1,8 @@
 /** The tokenizer conformance suite on the in-process twin and on the worker-thread pool the service uses. */
 import { describe, expect, it } from 'vitest';
-import { InProcessTokenWork, TokenWorkTimeout, WorkerPoolTokenWork } from '../../src/adapters/tokenizer/index.js';
+import { InProcessTokenWork } from '../../src/adapters/tokenizer/in-process.js';
+import { TokenWorkTimeout } from '../../src/adapters/tokenizer/index.js';
+import { WorkerPoolTokenWork } from '../../src/adapters/tokenizer/worker-pool.js';
 import { tokenWorkConformance } from './token-work.conformance.js';
 
 tokenWorkConformance('in process', () => new InProcessTokenWork());

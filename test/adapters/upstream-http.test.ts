@@ -7,12 +7,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CohereRerankProvider } from '../../src/adapters/upstream/cohere-rerank.js';
 import {
-  createUpstreamAgent,
-  httpFailure,
-  postJson,
-  transportFailure,
-} from '../../src/adapters/upstream/http-client.js';
-import {
   type ChatStream,
   type StreamEvent,
   UpstreamError,
@@ -24,6 +18,7 @@ import {
 } from '../../src/adapters/upstream/openai-compatible.js';
 import { TeiRerankProvider } from '../../src/adapters/upstream/tei-rerank.js';
 import { Canceller, type CancelSignal } from '../../src/cancel-signal.js';
+import { createUpstreamAgent, httpFailure, postJson, transportFailure } from '../../src/lib/outbound-http.js';
 import {
   closedPortUrl,
   type FakeUpstream,

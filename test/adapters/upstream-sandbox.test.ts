@@ -1,13 +1,13 @@
 import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { dominantColour, solidImage } from '../../src/adapters/image-codec/index.js';
-import { InProcessTokenWork } from '../../src/adapters/tokenizer/index.js';
+import { dominantColour, solidImage } from '../../src/adapters/image-codec/sharp-images.js';
+import { InProcessTokenWork } from '../../src/adapters/tokenizer/in-process.js';
 import { type ChatCall, type StreamEvent, UpstreamError } from '../../src/adapters/upstream/index.js';
 import { bm25, SandboxProvider } from '../../src/adapters/upstream/sandbox.js';
 import { SANDBOX_REFERENCE_MAX_PIXELS } from '../../src/adapters/upstream/sandbox-reference.js';
 import { TokenCounter } from '../../src/domain/token-counter.js';
-import { countTokens, estimatePromptTokens } from '../../src/domain/tokens.js';
+import { countTokens, estimatePromptTokens } from '../../src/lib/token-count.js';
 
 const tokens = new TokenCounter(new InProcessTokenWork());
 

@@ -3,11 +3,11 @@
  * provider against the local fake upstream (test/fixtures/fake-upstream.ts). What only one of them does is tested
  * beside it: ./upstream-sandbox.test.ts and ./upstream-http.test.ts.
  */
-import { InProcessTokenWork } from '../../src/adapters/tokenizer/index.js';
-import { createUpstreamAgent } from '../../src/adapters/upstream/http-client.js';
+import { InProcessTokenWork } from '../../src/adapters/tokenizer/in-process.js';
 import { OpenAiCompatibleProvider } from '../../src/adapters/upstream/openai-compatible.js';
 import { SandboxProvider } from '../../src/adapters/upstream/sandbox.js';
 import { TokenCounter } from '../../src/domain/token-counter.js';
+import { createUpstreamAgent } from '../../src/lib/outbound-http.js';
 import { startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { upstreamConformance } from './upstream.conformance.js';
 

@@ -1,6 +1,7 @@
 import type { UsageRecord } from '../../src/adapters/usage-log/index.js';
-import { MemoryUsageLogStore, rollUp } from '../../src/adapters/usage-log/memory.js';
+import { MemoryUsageLogStore } from '../../src/adapters/usage-log/memory.js';
 import { rollupRow, SqlUsageLogStore, usageRow } from '../../src/adapters/usage-log/sql.js';
+import { rollUp } from '../../src/adapters/usage-log/totals.js';
 import type { Database } from '../../src/db/connect.js';
 import { postgresSchema, sqliteMemory } from '../setup/databases.js';
 import { usageLogConformance } from './usage-log.conformance.js';

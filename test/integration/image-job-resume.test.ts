@@ -4,7 +4,7 @@
  * at most once and completed, without asking any upstream again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { solidImage } from '../../src/adapters/image-codec/index.js';
+import { solidImage } from '../../src/adapters/image-codec/sharp-images.js';
 import { newId } from '../../src/domain/ids.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectNativeOk } from '../setup/envelopes.js';

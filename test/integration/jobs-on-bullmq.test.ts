@@ -2,7 +2,7 @@
  * Jobs dispatched through BullMQ (REDIS_URL set, a queue prefix of this run's own): an image job and a speech job
  * kicked off, woken on the queue, claimed and completed, each charged once; the rate limiter shares that Redis.
  */
-import { createClient } from 'redis';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
@@ -18,11 +18,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.close();
-  const client = createClient({ url: REDIS_URL });
-  await client.connect();
-  for await (const keys of client.scanIterator({ MATCH: `${PREFIX}*`, COUNT: 500 }))
-    if (keys.length > 0) await client.del(keys);
-  await client.close();
+  const client = new Redis(REDIS_URL);
+  for await (const keys of client.scanStream({ match: `${PREFIX}*`, count: 500 }) as AsyncIterable<string[]>)
+    if (keys.length > 0) await client.del(...keys);
+  await client.quit();
 });
 
 describe('jobs on BullMQ', () => {

@@ -7,7 +7,7 @@
  */
 import { parseBuffer } from 'music-metadata';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { solidImage } from '../../src/adapters/image-codec/index.js';
+import { solidImage } from '../../src/adapters/image-codec/sharp-images.js';
 import { type FakeQueue, startFakeQueue } from '../fixtures/fake-queue-upstream.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';

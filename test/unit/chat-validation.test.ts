@@ -8,9 +8,9 @@ import {
   validateOutputCap,
   validateRerank,
 } from '../../src/domain/chat-validation.js';
-import { countTokens } from '../../src/domain/tokens.js';
 import { ApiError, type ErrorMeta } from '../../src/errors/api-error.js';
 import type { ErrorCode } from '../../src/errors/catalog.js';
+import { countTokens } from '../../src/lib/token-count.js';
 import { catalogRow } from '../setup/catalog-rows.js';
 
 const OPTS = { maxMessageChars: 100 };

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertStore, RentalEvent } from '../../src/adapters/alert-store/index.js';
 import { MemoryAlertStore, type RecordedChange } from '../../src/adapters/alert-store/memory.js';
-import { MemoryNotifier, type Notifier, NotifierError } from '../../src/adapters/notifier/index.js';
+import { type Notifier, NotifierError } from '../../src/adapters/notifier/index.js';
+import { MemoryNotifier } from '../../src/adapters/notifier/memory.js';
 import { MAX_ATTEMPTS, RentalAlerts } from '../../src/domain/market/rental-alerts.js';
 
 const T0 = 1_750_000_000_000;

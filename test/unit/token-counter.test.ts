@@ -3,10 +3,11 @@
  * event loop, long text by the heavy-work port in a bounded line fair between accounts.
  */
 import { describe, expect, it } from 'vitest';
-import { InProcessTokenWork, type TokenWork, TokenWorkTimeout } from '../../src/adapters/tokenizer/index.js';
+import { InProcessTokenWork } from '../../src/adapters/tokenizer/in-process.js';
+import { type TokenWork, TokenWorkTimeout } from '../../src/adapters/tokenizer/index.js';
 import { TokenCounter, type TokenizeThread } from '../../src/domain/token-counter.js';
-import { countTokens, INLINE_TOKENIZE_CHARS } from '../../src/domain/tokens.js';
 import { ApiError } from '../../src/errors/api-error.js';
+import { countTokens, INLINE_TOKENIZE_CHARS } from '../../src/lib/token-count.js';
 
 /** The in-process twin, counting what reaches it. */
 function recordingWork(): TokenWork & { jobs: string[] } {

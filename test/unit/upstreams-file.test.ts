@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { InProcessTokenWork } from '../../src/adapters/tokenizer/index.js';
+import { InProcessTokenWork } from '../../src/adapters/tokenizer/in-process.js';
 import type { UpstreamProvider } from '../../src/adapters/upstream/index.js';
 import type { CatalogFile } from '../../src/domain/catalog/catalog-file.js';
 import { ModelCatalog } from '../../src/domain/catalog/model-catalog.js';

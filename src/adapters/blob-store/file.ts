@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
-import { type BlobMeta, type BlobStore, checkBlobKey, type StoredBlob } from './index.js';
+import { checkBlobKey } from './blob-key.js';
+import type { BlobMeta, BlobStore, StoredBlob } from './index.js';
 
 const META_SUFFIX = '.meta.json';
 

@@ -25,18 +25,3 @@ export interface BlobStore {
   sweep(nowMs: number): Promise<number>;
   close(): Promise<void>;
 }
-
-/**
- * Keys are chosen by the gateway (`jobs/<job id>/<n>.<ext>`), never by a client, but each store still refuses
- * anything that could leave its root: segments of letters, digits, `.`, `_` and `-`, none of them `.` or `..`.
- */
-export function checkBlobKey(key: string): string {
-  const segments = key.split('/');
-  if (key.length > 512 || segments.some((s) => !/^[\w.-]+$/.test(s) || s === '.' || s === '..'))
-    throw new Error(`blob key refused: ${JSON.stringify(key)}`);
-  return key;
-}
-
-export { FileBlobStore } from './file.js';
-export { MemoryBlobStore } from './memory.js';
-export { S3BlobStore, type S3BlobStoreOptions } from './s3.js';

@@ -1,4 +1,5 @@
-import { type BlobMeta, type BlobStore, checkBlobKey, type StoredBlob } from './index.js';
+import { checkBlobKey } from './blob-key.js';
+import type { BlobMeta, BlobStore, StoredBlob } from './index.js';
 
 /** The in-memory twin. */
 export class MemoryBlobStore implements BlobStore {

@@ -8,7 +8,8 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { type BlobMeta, type BlobStore, checkBlobKey, type StoredBlob } from './index.js';
+import { checkBlobKey } from './blob-key.js';
+import type { BlobMeta, BlobStore, StoredBlob } from './index.js';
 
 export interface S3BlobStoreOptions {
   bucket: string;

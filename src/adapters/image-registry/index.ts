@@ -79,8 +79,3 @@ export interface ImageRegistry {
   /** Releases pooled connections. */
   close(): Promise<void>;
 }
-
-export { UNPACK_FACTOR } from './image-size.js';
-export { type MemoryImage, MemoryImageRegistry } from './memory.js';
-export { OciImageRegistry, type OciImageRegistryOptions } from './oci-registry.js';
-export { type ImageReference, parseImageReference } from './reference.js';

@@ -2,13 +2,13 @@
  * The image-registry port over the OCI distribution API: GET /v2/<name>/manifests/<tag|digest>, accepting image
  * indexes and manifests in OCI and Docker formats; an index is resolved to the asked platform's manifest by digest,
  * whose config and layer sizes are summed. Anonymous Bearer tokens are fetched when a registry asks for one (Docker
- * Hub, GHCR); credentials are out of scope. Every connection goes through the address policy (media-fetch/guarded-agent.ts),
+ * Hub, GHCR); credentials are out of scope. Every connection goes through the address policy (src/lib/ssrf-guard.ts),
  * the whole check has one deadline, and manifests are read up to a size cap.
  */
 import ipaddr from 'ipaddr.js';
 import type { Agent } from 'undici';
-import { AddressPolicy } from '../media-fetch/address-policy.js';
-import { guardedAgent } from '../media-fetch/guarded-agent.js';
+import { AddressPolicy } from '../../lib/address-policy.js';
+import { guardedAgent } from '../../lib/ssrf-guard.js';
 import { toImageSize, UNPACK_FACTOR } from './image-size.js';
 import { type ImageRegistry, ImageRegistryError, type ImageSize, type ImageSizeOptions } from './index.js';
 import { blobBytes, DEFAULT_PLATFORM, pickPlatform } from './manifest.js';

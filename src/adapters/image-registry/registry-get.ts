@@ -6,10 +6,10 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { type Dispatcher, request } from 'undici';
-import type { AddressPolicy } from '../media-fetch/address-policy.js';
-import { assertPermittedHost, isBlocked } from '../media-fetch/guarded-agent.js';
-import { readUpTo } from '../read-up-to.js';
-import { excerpt } from '../upstream/http-client.js';
+import type { AddressPolicy } from '../../lib/address-policy.js';
+import { excerpt } from '../../lib/outbound-http.js';
+import { readUpTo } from '../../lib/read-up-to.js';
+import { assertPermittedHost, isBlocked } from '../../lib/ssrf-guard.js';
 import { ImageRegistryError } from './index.js';
 
 /** Error bodies are read only this far: enough for the registry's error JSON, bounded against a hostile one. */

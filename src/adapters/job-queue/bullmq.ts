@@ -1,14 +1,15 @@
 import { Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { closeRedis, openRedis } from '../redis/connect.js';
 import type { JobQueue } from './index.js';
 
 const QUEUE_NAME = 'gateway-jobs';
 
 /**
  * Wake-ups on BullMQ (6.7) over Redis: any process's worker may take one. The BullMQ job id is the gateway's job id,
- * so a job queued twice is queued once; finished wake-ups are not kept. BullMQ gets a connection of its own, through
- * ioredis, the client it is built and tested on (with node-redis 6 its worker's blocking reads time out into a busy
- * loop); the rate limiter's node-redis client fails fast while Redis is away, which a queue worker must not.
+ * so a job queued twice is queued once; finished wake-ups are not kept. BullMQ gets connections of its own (opened
+ * by redis/connect.ts, as every Redis connection is): the producer fails fast while Redis is away, as the rate
+ * limiter's does, which a queue worker must not.
  */
 export class BullMqJobQueue implements JobQueue {
   private readonly queue: Queue;
@@ -26,9 +27,8 @@ export class BullMqJobQueue implements JobQueue {
   }
 
   static async connect(url: string, prefix: string, onError: (err: unknown) => void): Promise<BullMqJobQueue> {
-    const producer = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-    const consumer = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: null });
-    for (const client of [producer, consumer]) client.on('error', onError);
+    const producer = openRedis(url, 'fail-fast', onError);
+    const consumer = openRedis(url, 'wait', onError);
     try {
       await Promise.all([producer.connect(), consumer.connect()]);
     } catch (err) {
@@ -63,6 +63,6 @@ export class BullMqJobQueue implements JobQueue {
   async close(): Promise<void> {
     await this.worker?.close(true);
     await this.queue.close();
-    await Promise.all([this.producer.quit(), this.consumer.quit()]);
+    await Promise.all([closeRedis(this.producer), closeRedis(this.consumer)]);
   }
 }

@@ -1,5 +1,15 @@
-/** Input checks every job store makes: malformed input is a programmer error (a throw), not a store outcome. */
-import { JOB_STATUSES, type JobLease, type JobPatch, type JobRecord, type JobStatus } from './index.js';
+/**
+ * Input checks every job store makes (malformed input is a programmer error, a throw, not a store outcome), and the
+ * status and compare-and-set rules both stores apply.
+ */
+import {
+  JOB_STATUSES,
+  type JobLease,
+  type JobPatch,
+  type JobRecord,
+  type JobStatus,
+  TERMINAL_STATUSES,
+} from './index.js';
 
 export function assertValidTime(name: string, value: number): void {
   if (!Number.isSafeInteger(value)) throw new RangeError(`${name} must be an integer of epoch ms (got ${value})`);
@@ -40,4 +50,13 @@ export function assertValidLease(lease: JobLease): void {
   if (typeof lease.owner !== 'string' || lease.owner === '')
     throw new TypeError('lease.owner must be a non-empty string');
   assertValidTime('lease.untilMs', lease.untilMs);
+}
+
+export function isTerminalStatus(status: JobStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+/** Whether a record's data holds what a patch `expect`s. */
+export function holdsExpected(data: Record<string, unknown>, expected: JobPatch['expect']): boolean {
+  return Object.entries(expected ?? {}).every(([key, value]) => (data[key] ?? null) === value);
 }

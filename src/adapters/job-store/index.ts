@@ -24,10 +24,6 @@ export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'processing', 'com
 /** SPEC 3.1: payloads in these states are replayed until the record expires and never change by themselves. */
 export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'failed'];
 
-export function isTerminalStatus(status: JobStatus): boolean {
-  return TERMINAL_STATUSES.includes(status);
-}
-
 export interface JobRecord {
   /** Stable service job id (`job_…`); SPEC 2.8: the same across internal fallbacks. */
   id: string;
@@ -63,11 +59,6 @@ export interface JobPatch {
    * an absent key too), or nothing changes. How a record is claimed once (a draft's one final, SPEC 3.2).
    */
   expect?: Readonly<Record<string, string | number | boolean | null>>;
-}
-
-/** Whether a record's data holds what a patch `expect`s. */
-export function holdsExpected(data: Record<string, unknown>, expected: JobPatch['expect']): boolean {
-  return Object.entries(expected ?? {}).every(([key, value]) => (data[key] ?? null) === value);
 }
 
 export interface JobStore {

@@ -5,16 +5,15 @@
  * awaits, so each compare-and-set is atomic within the process.
  */
 
-import { assertValidJob, assertValidLease, assertValidTime, assertValidTransition } from './checks.js';
 import {
+  assertValidJob,
+  assertValidLease,
+  assertValidTime,
+  assertValidTransition,
   holdsExpected,
   isTerminalStatus,
-  type JobLease,
-  type JobPatch,
-  type JobRecord,
-  type JobStatus,
-  type JobStore,
-} from './index.js';
+} from './checks.js';
+import type { JobLease, JobPatch, JobRecord, JobStatus, JobStore } from './index.js';
 
 interface Entry {
   json: string;

@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
-import { assertValidJob, assertValidLease, assertValidTime, assertValidTransition } from './checks.js';
+import { assertValidJob, assertValidLease, assertValidTime, assertValidTransition, holdsExpected } from './checks.js';
 import {
-  holdsExpected,
   type JobLease,
   type JobPatch,
   type JobRecord,

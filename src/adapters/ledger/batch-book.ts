@@ -10,7 +10,7 @@
  * is rolled back and retried one operation per write (batching-ledger.ts), as before.
  */
 import type { UsageRecord } from '../usage-log/index.js';
-import type { DailyIncrement } from '../usage-log/memory.js';
+import type { DailyIncrement } from '../usage-log/totals.js';
 import { type LotSlice, lotDeltas } from './allocation-plan.js';
 import type { Entry } from './entries.js';
 import type { Allocation, Lot, LotSpec, Micros } from './index.js';

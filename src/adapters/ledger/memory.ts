@@ -1,5 +1,6 @@
 import type { UsageRecord } from '../usage-log/index.js';
-import type { DailyIncrement, MemoryUsageLogStore } from '../usage-log/memory.js';
+import type { MemoryUsageLogStore } from '../usage-log/memory.js';
+import type { DailyIncrement } from '../usage-log/totals.js';
 import { type LotSlice, lotDeltas } from './allocation-plan.js';
 import { BatchingLedger, type BatchingOptions, type LedgerEngine, type OpResult } from './batching-ledger.js';
 import type { Entry } from './entries.js';

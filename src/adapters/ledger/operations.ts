@@ -5,9 +5,9 @@
  * written nothing (the memory engine relies on it; SQL engines also have their transaction).
  */
 
-import { usdMicrosToRubMicro } from '../../domain/money.js';
+import { usdMicrosToRubMicro } from '../../lib/currency-conversion.js';
 import type { UsageRecord } from '../usage-log/index.js';
-import { type DailyIncrement, rollUp } from '../usage-log/memory.js';
+import { type DailyIncrement, rollUp } from '../usage-log/totals.js';
 import { type LotSlice, planConsumption, planRestore } from './allocation-plan.js';
 import {
   assertPayee,

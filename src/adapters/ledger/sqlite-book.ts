@@ -5,8 +5,8 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { UsageRecord } from '../usage-log/index.js';
-import type { DailyIncrement } from '../usage-log/memory.js';
 import { rollupRow, usageRow } from '../usage-log/sql.js';
+import type { DailyIncrement } from '../usage-log/totals.js';
 import { type LotSlice, lotDeltas } from './allocation-plan.js';
 import type { Entry } from './entries.js';
 import type { Allocation, Lot, LotSpec, Micros } from './index.js';

@@ -1,4 +1,4 @@
-import { gpuNameKey } from '../../domain/market/gpu-names.js';
+import { gpuNameKey } from './gpu-name-key.js';
 import type {
   BurstOrderRecord,
   ChangeOutcome,

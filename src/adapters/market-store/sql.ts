@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
-import { gpuNameKey } from '../../domain/market/gpu-names.js';
+import { gpuNameKey } from './gpu-name-key.js';
 import type {
   BurstOrderRecord,
   ChangeOutcome,

@@ -1,7 +1,7 @@
 /**
  * The media-reference port (SPEC 2.11 `input_images`, 2.12 `image_url` / `video_url` / references): what a client
  * names as media — an http(s) URL, a data URI or bare base64 — loaded as bytes before anything is dispatched.
- * The real loader fetches URLs SSRF-safely (address-policy.ts); the in-memory twin serves a fixed map, so the
+ * The real loader fetches URLs SSRF-safely (src/lib/ssrf-guard.ts); the in-memory twin serves a fixed map, so the
  * domain can be tested without sockets. Both decode inline media the same way (inline-media.ts).
  */
 export interface LoadedMedia {
@@ -40,6 +40,3 @@ export interface MediaLoader {
   probe(reference: string, bytes: number): Promise<LoadedMedia>;
   close(): Promise<void>;
 }
-
-export { MemoryMediaLoader } from './memory.js';
-export { SafeMediaLoader, type SafeMediaLoaderOptions } from './safe-loader.js';

@@ -1,6 +1,6 @@
 import { type Agent, request } from 'undici';
-import type { AddressPolicy } from './address-policy.js';
-import { assertPermittedHost, guardedAgent, isBlocked } from './guarded-agent.js';
+import type { AddressPolicy } from '../../lib/address-policy.js';
+import { assertPermittedHost, guardedAgent, isBlocked } from '../../lib/ssrf-guard.js';
 import { type LoadedMedia, MediaLoadError, type MediaLoader } from './index.js';
 import { decodeInline, isRemote, prefixOf } from './inline-media.js';
 

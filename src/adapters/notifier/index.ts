@@ -32,7 +32,3 @@ export class NotifierError extends Error {
     this.name = 'NotifierError';
   }
 }
-
-export { LogNotifier } from './log.js';
-export { MemoryNotifier } from './memory.js';
-export { MessengerBotNotifier } from './messenger-bot.js';

@@ -4,7 +4,7 @@
  *   POST {base}/bot{token}/sendMessage   {chat_id, text, disable_web_page_preview: true}
  *   → {ok: true, result: Message} | {ok: false, error_code, description, parameters?: {retry_after}}
  *
- * Transport, time budget and error bodies go through the upstream HTTP helpers (src/adapters/upstream/http-client.ts),
+ * Transport, time budget and error bodies go through the upstream HTTP helpers (src/lib/outbound-http.ts),
  * which also read the Bot API's `description` and `parameters.retry_after`. Failures are classified for the
  * dispatcher: 400 (no such chat, empty text) and 403 (the bot was blocked, kicked from the group) cannot succeed by
  * trying again; 429, 5xx, timeouts, refused connections and a wrong token (401/404: an operator's fix, not the
@@ -13,7 +13,7 @@
 import type { Agent } from 'undici';
 import { Canceller } from '../../cancel-signal.js';
 import { isRecord } from '../../is-record.js';
-import { createUpstreamAgent, postJson, validateBaseUrl } from '../upstream/http-client.js';
+import { createUpstreamAgent, postJson, validateBaseUrl } from '../../lib/outbound-http.js';
 import { UpstreamError } from '../upstream/index.js';
 import { type Notifier, NotifierError, type NotifyTarget } from './index.js';
 

@@ -23,7 +23,7 @@ export interface FailOpenRateLimiterOptions {
   primary: RateLimiter;
   fallback: RateLimiter;
   logger: WarnLogger;
-  /** E.g. `() => client.isReady` for node-redis: skip the primary while it is disconnected. Default: always ready. */
+  /** E.g. `() => isRedisReady(client)` (redis/connect.ts): skip the primary while it is disconnected. Default: always ready. */
   isPrimaryReady?: () => boolean;
   /** Longest wait for the primary before answering locally. Default 50 ms. */
   timeoutMs?: number;

@@ -12,8 +12,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { RedisScript, type RedisScriptClient, type ScriptOptions } from '../redis/script.js';
+import { assertValidRequest, decisionFor, type Verdict, type WindowSnapshot } from './decision.js';
 import { type RateLimitDecision, type RateLimiter, type RateLimitRequest, WINDOW_MS } from './index.js';
-import { assertValidRequest, decisionFor, type Verdict, type WindowSnapshot } from './memory.js';
 
 /**
  * KEYS: key window, account window. ARGV: now, cutoff (= now − window), window ms, key limit, account limit,
@@ -49,7 +49,7 @@ return {verdict, keyCount, accountCount, score(KEYS[1], 0), score(KEYS[2], 0)}
 
 const SLIDING_WINDOW = new RedisScript(SLIDING_WINDOW_SCRIPT);
 
-/** The part of a node-redis v6 client (`createClient` from 'redis') this adapter uses. */
+/** The part of an ioredis client (redis/connect.ts) this adapter uses. */
 export type { RedisScriptClient };
 
 export interface RedisRateLimiterOptions {

@@ -5,11 +5,11 @@ export interface ScriptOptions {
   arguments: string[];
 }
 
-/** The part of a node-redis v6 client (`createClient` from 'redis') that runs Lua scripts. */
+/** The part of an ioredis client (redis/connect.ts) that runs Lua scripts. */
 export interface RedisScriptClient {
-  evalSha(sha1: string, options: ScriptOptions): Promise<unknown>;
-  eval(script: string, options: ScriptOptions): Promise<unknown>;
-  scriptLoad(script: string): Promise<unknown>;
+  evalsha(sha1: string, numkeys: number, ...keysAndArguments: string[]): Promise<unknown>;
+  eval(script: string, numkeys: number, ...keysAndArguments: string[]): Promise<unknown>;
+  script(subcommand: 'LOAD', script: string): Promise<unknown>;
 }
 
 /** One Lua script run atomically on Redis, by its SHA1 so the text is sent only when Redis lacks it. */
@@ -22,17 +22,18 @@ export class RedisScript {
 
   /** EVALSHA, and EVAL when this Redis has not seen the script (restart, SCRIPT FLUSH, failover); EVAL caches it. */
   async run(client: RedisScriptClient, options: ScriptOptions): Promise<unknown> {
+    const keysAndArguments = [...options.keys, ...options.arguments];
     try {
-      return await client.evalSha(this.sha1, options);
+      return await client.evalsha(this.sha1, options.keys.length, ...keysAndArguments);
     } catch (err) {
       if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
-      return client.eval(this.source, options);
+      return client.eval(this.source, options.keys.length, ...keysAndArguments);
     }
   }
 
   /** Optional warm-up at boot: SCRIPT LOAD, checking Redis hashed it as we did. */
   async load(client: RedisScriptClient): Promise<void> {
-    const sha1 = await client.scriptLoad(this.source);
+    const sha1 = await client.script('LOAD', this.source);
     if (sha1 !== this.sha1) throw new Error(`SCRIPT LOAD returned ${String(sha1)}, expected ${this.sha1}`);
   }
 }

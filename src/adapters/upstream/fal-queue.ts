@@ -16,7 +16,7 @@ import {
   getJson,
   postJson,
   validateBaseUrl,
-} from './http-client.js';
+} from '../../lib/outbound-http.js';
 import {
   type MediaCall,
   type MediaKind,

@@ -7,7 +7,7 @@ import {
   DEFAULT_BUDGET_MS,
   postJson,
   validateBaseUrl,
-} from './http-client.js';
+} from '../../lib/outbound-http.js';
 
 export interface JsonEndpointOptions {
   /** The provider's name in the upstreams file (for messages). */

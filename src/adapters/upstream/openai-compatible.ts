@@ -19,7 +19,7 @@ import {
   type ResponseBody,
   type UpstreamPost,
   validateBaseUrl,
-} from './http-client.js';
+} from '../../lib/outbound-http.js';
 import {
   type ChatCall,
   type ChatResult,

@@ -2,7 +2,7 @@
  * How the sandbox reads an edit's reference image (issue rule: reference images are decoded only at a bounded
  * size): its size from the header alone, then its colour from a bounded thumbnail (image-codec dominantColour).
  */
-import { dominantColour, inspectImage } from '../image-codec/index.js';
+import { dominantColour, inspectImage } from '../image-codec/sharp-images.js';
 import { UpstreamError } from './index.js';
 
 /** The most pixels a reference may have: a 50-megapixel photo passes; more is refused, as vendors cap theirs. */

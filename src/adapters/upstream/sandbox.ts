@@ -4,7 +4,7 @@
  * vector, the same query and documents the same scores. Nothing here calls the network.
  *
  * - chat: a reply picked from a fixed word list by a hash of the messages, capped by the output cap, with exact
- *   usage (tokens.ts). It never emits tool_calls: a request with `tools` still gets text, which is what a
+ *   usage (lib/token-count.ts). It never emits tool_calls: a request with `tools` still gets text, which is what a
  *   model that declines to call a tool does, so tool-calling flows need a real upstream.
  * - embeddings: hashed bag of words and word bigrams (FNV-1a 32, signed), L2-normalised (SPEC 2.2, 2.9).
  * - rerank: BM25 (k1 1.2, b 0.75), squashed to [0, 1) by x / (x + 1) (SPEC 2.4: a per-model scale).
@@ -20,11 +20,12 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { CancelSignal } from '../../cancel-signal.js';
-import type { TokenCounter } from '../../domain/token-counter.js';
 import { isRecord } from '../../is-record.js';
-import { AUDIO_MIME, type AudioFormat, encodeAudio, tone } from '../audio-codec/index.js';
-import { solidImage } from '../image-codec/index.js';
-import { type ClipEncoder, remuxToMov } from '../video-codec/index.js';
+import { encodeAudio, tone } from '../audio-codec/audio-files.js';
+import { AUDIO_MIME, type AudioFormat } from '../audio-codec/index.js';
+import { solidImage } from '../image-codec/sharp-images.js';
+import type { TokenWork } from '../tokenizer/index.js';
+import { type ClipEncoder, remuxToMov } from '../video-codec/video-files.js';
 import type {
   ChatCall,
   ChatResult,
@@ -53,11 +54,14 @@ export interface SandboxOptions {
   embeddingDimensions: (upstreamModel: string) => number;
   /** Pause between stream chunks, so a demo looks like a stream and tests can abort mid-way; default 0. */
   chunkDelayMs?: number;
-  /** Counts usage as the gateway does, long text off the event loop. */
-  tokens: TokenCounter;
+  /** Counts usage as the gateway does, long text off the event loop (the gateway's TokenCounter). */
+  tokens: SandboxTokens;
   /** Encodes video clips; without one the sandbox renders no video. */
   clips?: ClipEncoder;
 }
+
+/** The token work the sandbox does: the tokenizer port's, minus its lifetime (the caller owns that). */
+export type SandboxTokens = Pick<TokenWork, 'promptTokens' | 'count' | 'truncate'>;
 
 const WORDS = [
   'gateway',
@@ -225,7 +229,7 @@ interface Reply {
   usage: Usage;
 }
 
-async function reply(call: ChatCall, tokens: TokenCounter): Promise<Reply> {
+async function reply(call: ChatCall, tokens: SandboxTokens): Promise<Reply> {
   const full = replyText(call.upstreamModel, messagesOf(call.body));
   const [text = ''] = await tokens.truncate([full], call.maxOutputTokens);
   const [completionTokens = 0] = await tokens.count([text]);
@@ -283,7 +287,7 @@ export class SandboxProvider implements UpstreamProvider {
   readonly streams = true;
   private readonly embeddingDimensions: (upstreamModel: string) => number;
   private readonly chunkDelayMs: number;
-  private readonly tokens: TokenCounter;
+  private readonly tokens: SandboxTokens;
   private readonly clips: ClipEncoder | undefined;
   private readonly faults = new SandboxFaults();
 

@@ -1,57 +1,5 @@
-import { addTotals, NO_USAGE, utcDay } from '../../domain/usage-aggregates.js';
 import type { DailyUsage, UsageFilter, UsageKind, UsageLogStore, UsageRecord, UsageTotals } from './index.js';
-
-/** What one record adds to its totals. Shared with the SQL store so both twins fold records identically. */
-export function contribution(r: UsageRecord): UsageTotals {
-  return {
-    requests: 1,
-    promptTokens: r.promptTokens,
-    completionTokens: r.completionTokens,
-    totalTokens: r.totalTokens,
-    costMicros: r.costMicros,
-    // index.ts: ruble figures only for ruble-billed records; the rest is priced at the market rate when shown.
-    billedRubMicro: r.billedInRub ? (r.costRubMicro ?? 0n) : 0n,
-    unbilledCostMicros: r.billedInRub ? 0n : r.costMicros,
-  };
-}
-
-/** A roll-up increment with the token counts the port does not expose yet (kept for breakdowns). */
-export interface DailyIncrement extends DailyUsage {
-  accountId: string;
-  cachedTokens: number;
-  reasoningTokens: number;
-}
-
-/** Folds records into one increment per (account, day, model, kind), sorted by that key (a stable lock order). */
-export function rollUp(records: readonly UsageRecord[]): DailyIncrement[] {
-  const byKey = new Map<string, DailyIncrement>();
-  for (const r of records) {
-    const day = utcDay(r.createdAtMs);
-    const key = JSON.stringify([r.accountId, day, r.model, r.kind]);
-    let row = byKey.get(key);
-    if (!row) {
-      row = {
-        accountId: r.accountId,
-        day,
-        model: r.model,
-        kind: r.kind,
-        cachedTokens: 0,
-        reasoningTokens: 0,
-        ...NO_USAGE,
-      };
-      byKey.set(key, row);
-    }
-    Object.assign(row, addTotals(row, contribution(r)));
-    row.cachedTokens += r.cachedTokens;
-    row.reasoningTokens += r.reasoningTokens;
-  }
-  return [...byKey.entries()].sort(([a], [b]) => compareText(a, b)).map(([, row]) => row);
-}
-
-/** Plain code-unit order, the same order the SQL store asks of the database (`collate "C"` on PostgreSQL). */
-export function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+import { addTotals, compareText, contribution, type DailyIncrement, NO_USAGE, rollUp } from './totals.js';
 
 /** Newest first, ties by id descending: the order of `list` in both twins. */
 export function newestFirst(a: UsageRecord, b: UsageRecord): number {

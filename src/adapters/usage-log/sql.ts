@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
-import { utcDay } from '../../domain/usage-aggregates.js';
+import { utcDay } from '../../lib/utc-days.js';
 import type { DailyUsage, UsageFilter, UsageKind, UsageLogStore, UsageRecord, UsageTotals } from './index.js';
-import type { DailyIncrement } from './memory.js';
+import type { DailyIncrement } from './totals.js';
 
 /** Integer columns arrive as number (SQLite) or BigInt (pg int8, see connect.ts); sums cast to text arrive as string. */
 type Int = number | bigint | string;

@@ -4,14 +4,7 @@
  * and a player shows motion. MIT-licensed encoder (h264-mp4-encoder), no system ffmpeg.
  */
 import HME from 'h264-mp4-encoder';
-
-export interface ClipSpec {
-  width: number;
-  height: number;
-  frames: number;
-  fps: number;
-  rgb: [number, number, number];
-}
+import type { ClipSpec } from './index.js';
 
 export async function renderClip(spec: ClipSpec): Promise<Uint8Array> {
   const encoder = await HME.createH264MP4Encoder();

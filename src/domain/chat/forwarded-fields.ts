@@ -10,7 +10,7 @@ import { invalidField } from '../../errors/api-error.js';
 /**
  * Forwarded unchanged. Each is free at the vendor or already inside the hold: sampling and output shaping
  * (billed as the output tokens they shape, capped by the output cap), identifiers, and the definitions the prompt
- * count includes (tools, tool_choice, response_format, functions, function_call: tokens.ts DEFINITION_FIELDS).
+ * count includes (tools, tool_choice, response_format, functions, function_call: lib/token-count.ts DEFINITION_FIELDS).
  */
 const FORWARDED: ReadonlySet<string> = new Set([
   'messages',

@@ -1,5 +1,6 @@
 import type { components } from '../../../generated/openapi.js';
-import { encodeImage, inspectImage, type OutputFormat } from '../../adapters/image-codec/index.js';
+import type { OutputFormat } from '../../adapters/image-codec/index.js';
+import { encodeImage, inspectImage } from '../../adapters/image-codec/sharp-images.js';
 import { type ImageCall, type ImageResult, UpstreamError } from '../../adapters/upstream/index.js';
 import type { CancelSignal } from '../../cancel-signal.js';
 import { ApiError } from '../../errors/api-error.js';

@@ -1,5 +1,5 @@
 import type { BlobStore } from '../../adapters/blob-store/index.js';
-import { inspectImage } from '../../adapters/image-codec/index.js';
+import { inspectImage } from '../../adapters/image-codec/sharp-images.js';
 import { MediaLoadError, type MediaLoader, type MediaLoadFailure } from '../../adapters/media-fetch/index.js';
 import type { ImageCall } from '../../adapters/upstream/index.js';
 import { ApiError } from '../../errors/api-error.js';

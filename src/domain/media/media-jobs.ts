@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/openapi.js';
 import type { BlobStore } from '../../adapters/blob-store/index.js';
-import { inspectImage } from '../../adapters/image-codec/index.js';
+import { inspectImage } from '../../adapters/image-codec/sharp-images.js';
 import type { JobRecord } from '../../adapters/job-store/index.js';
 import type { MediaLoader } from '../../adapters/media-fetch/index.js';
 import {
@@ -9,7 +9,7 @@ import {
   UpstreamError,
   type UpstreamFailure,
 } from '../../adapters/upstream/index.js';
-import { probeVideo } from '../../adapters/video-codec/index.js';
+import { probeVideo } from '../../adapters/video-codec/video-files.js';
 import { ApiError, invalidField, orUnavailable } from '../../errors/api-error.js';
 import type { Principal } from '../authenticator.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';

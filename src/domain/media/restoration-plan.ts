@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/openapi.js';
-import { inspectImage } from '../../adapters/image-codec/index.js';
-import { probeVideo } from '../../adapters/video-codec/index.js';
+import { inspectImage } from '../../adapters/image-codec/sharp-images.js';
+import { probeVideo } from '../../adapters/video-codec/video-files.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { CallerDiscounts, ModelCatalog } from '../catalog/model-catalog.js';

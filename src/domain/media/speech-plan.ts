@@ -1,5 +1,5 @@
 import type { components } from '../../../generated/openapi.js';
-import { probeAudio } from '../../adapters/audio-codec/index.js';
+import { probeAudio } from '../../adapters/audio-codec/audio-files.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { CallerDiscounts, ModelCatalog } from '../catalog/model-catalog.js';
 import { audioCost } from '../pricing/index.js';

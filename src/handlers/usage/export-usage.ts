@@ -1,6 +1,7 @@
-import { addDays, dayRange, dayStartMs } from '../../domain/usage-aggregates.js';
+import { dayRange } from '../../domain/usage-aggregates.js';
 import { usageCsv } from '../../domain/usage-csv.js';
 import type { Handler } from '../../http/operation-types.js';
+import { addDays, dayStartMs } from '../../lib/utc-days.js';
 import { requirePrincipal } from '../require-principal.js';
 
 const MAX_LINES = 100_000;

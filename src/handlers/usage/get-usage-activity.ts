@@ -1,6 +1,7 @@
-import { addDays, addTotals, groupTotals, NO_USAGE, toWireAggregate, utcDay } from '../../domain/usage-aggregates.js';
+import { addTotals, groupTotals, NO_USAGE, toWireAggregate } from '../../domain/usage-aggregates.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
+import { addDays, utcDay } from '../../lib/utc-days.js';
 import { requirePrincipal } from '../require-principal.js';
 
 /** Every day of the last `days` (zeros included, for charts), sums by kind, and the total (SPEC 2.6 twins). */

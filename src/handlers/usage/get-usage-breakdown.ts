@@ -1,6 +1,7 @@
-import { dayRange, groupTotals, isoWeekStart, toWireAggregate } from '../../domain/usage-aggregates.js';
+import { dayRange, groupTotals, toWireAggregate } from '../../domain/usage-aggregates.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
+import { isoWeekStart } from '../../lib/utc-days.js';
 import { requirePrincipal } from '../require-principal.js';
 
 const SEPARATOR = '\u0000';

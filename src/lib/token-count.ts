@@ -160,7 +160,7 @@ function countRole(role: string): number {
 
 /**
  * Content parts: text is counted, audio goes by its size. Image parts are not text: the chat flow holds them by the
- * model's own rule (image-tokens.ts, chat/image-holds.ts), which needs the catalog row this count does not see.
+ * model's own rule (domain/image-tokens.ts, domain/chat/image-holds.ts), which needs the catalog row this count does not see.
  */
 function countContent(content: unknown): number {
   if (typeof content === 'string') return countTokens(content);

@@ -8,10 +8,10 @@
  * pinned sockets stalls every later request to that vendor.
  */
 import { Agent, type Dispatcher } from 'undici';
-import { Canceller, type CancelSignal } from '../../cancel-signal.js';
-import { isRecord } from '../../is-record.js';
-import { readUpTo } from '../read-up-to.js';
-import { UpstreamError, type UpstreamFailure } from './index.js';
+import { UpstreamError, type UpstreamFailure } from '../adapters/upstream/index.js';
+import { Canceller, type CancelSignal } from '../cancel-signal.js';
+import { isRecord } from '../is-record.js';
+import { readUpTo } from './read-up-to.js';
 
 /** SPEC 8: a connect failure fast-fails at 10 s instead of eating the 5-minute budget. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -247,7 +247,7 @@ async function send(post: UpstreamPost, scope: CallScope, accept: string): Promi
   throw new UpstreamError(httpFailure(response.statusCode, response.headers, text));
 }
 
-/** The body as text, up to `limit` bytes (see ../read-up-to.ts). */
+/** The body as text, up to `limit` bytes (see read-up-to.ts). */
 async function textUpTo(
   body: ResponseBody,
   limit: number,
