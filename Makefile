@@ -4,10 +4,10 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 DEPS := node_modules/.installed
 
-.PHONY: help install run build generate check-generated lint format typecheck test bench clean
+.PHONY: help install run build generate check-generated lint format typecheck test test-unit bench clean
 
 help:
-	@echo "make run | test | bench | generate | lint | format | typecheck | build | clean"
+	@echo "make run | test | test-unit | bench | generate | lint | format | typecheck | build | clean"
 
 # Reinstall only when the manifest or lock changed. better-sqlite3 builds from source (about a minute).
 $(DEPS): package.json package-lock.json
@@ -44,6 +44,11 @@ typecheck: $(DEPS)
 
 test: lint check-generated
 	node_modules/.bin/vitest run
+
+# The fast tier for the edit-test loop: test/unit, in memory, no database (about 20 s on 2 cores). The adapter
+# suites would take it past a minute and the contract suites add about 9, so they stay in `make test`.
+test-unit: $(DEPS)
+	node_modules/.bin/vitest run test/unit
 
 # Not part of `make test` (a test never asserts a wall-clock time). Builds, then measures the gateway against a
 # direct call, a bare node proxy and a plain express proxy, on SQLite and on PostgreSQL + Redis (about 7 minutes);

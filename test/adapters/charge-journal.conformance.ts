@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChargeJournal, PendingCharge } from '../../src/adapters/charge-journal/index.js';
 import { newId } from '../../src/domain/ids.js';
+import { sleep } from '../setup/time.js';
 import { line } from './ledger-fixtures.js';
 
 export interface JournalUnderTest {
@@ -27,7 +28,7 @@ function charge(over: Partial<PendingCharge> = {}): PendingCharge {
   };
 }
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 15)); // distinct file times for the file journal
+const tick = () => sleep(15); // distinct file times for the file journal
 
 export function chargeJournalConformance(name: string, make: () => Promise<JournalUnderTest>): void {
   describe(`ChargeJournal conformance: ${name}`, () => {

@@ -2,11 +2,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobQueue } from '../../src/adapters/job-queue/index.js';
 import { newId } from '../../src/domain/ids.js';
+import { pollUntil } from '../setup/polling.js';
+import { sleep } from '../setup/time.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually(check: () => boolean, withinMs = 5_000): Promise<void> {
-  for (const until = Date.now() + withinMs; Date.now() < until; await sleep(10)) if (check()) return;
+/** Waits up to 5 s for what the queue's workers record, then asserts it holds. */
+async function expectEventually(check: () => boolean): Promise<void> {
+  await pollUntil(async () => check(), Boolean, { withinMs: 5_000, everyMs: 10 });
   expect(check()).toBe(true);
 }
 
@@ -34,7 +35,7 @@ export function jobQueueConformance(name: string, make: () => Promise<JobQueue>)
         2,
         (err) => expect.fail(String(err)),
       );
-      await eventually(() => seen.length >= 2);
+      await expectEventually(() => seen.length >= 2);
       await sleep(200);
       expect(seen.sort()).toEqual([a, b].sort());
     });
@@ -57,10 +58,10 @@ export function jobQueueConformance(name: string, make: () => Promise<JobQueue>)
       );
       const ids = Array.from({ length: 6 }, () => newId('job'));
       for (const id of ids) await queue.enqueue(id);
-      await eventually(() => seen.length === 6);
+      await expectEventually(() => seen.length === 6);
       expect(most).toBeLessThanOrEqual(2);
       await queue.enqueue(ids[0]!);
-      await eventually(() => seen.length === 7);
+      await expectEventually(() => seen.length === 7);
     });
 
     it('still delivers after the worker idled longer than a blocking wait of the queue (6 s)', async () => {
@@ -75,7 +76,7 @@ export function jobQueueConformance(name: string, make: () => Promise<JobQueue>)
       await sleep(6_000);
       const id = newId('job');
       await queue.enqueue(id);
-      await eventually(() => seen.length === 1);
+      await expectEventually(() => seen.length === 1);
       expect([seen, errors]).toEqual([[id], []]);
     }, 15_000);
 
@@ -94,7 +95,7 @@ export function jobQueueConformance(name: string, make: () => Promise<JobQueue>)
       const [bad, good] = [`${newId('job')}!`, newId('job')];
       await queue.enqueue(bad);
       await queue.enqueue(good);
-      await eventually(() => seen.length === 1 && errors.length === 1);
+      await expectEventually(() => seen.length === 1 && errors.length === 1);
       expect([errors, seen]).toEqual([[bad], [good]]);
     });
   });

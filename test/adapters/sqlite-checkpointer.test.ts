@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectDatabase } from '../../src/db/connect.js';
 import { startCheckpointer } from '../../src/db/sqlite-checkpointer.js';
+import { sleep } from '../setup/time.js';
 
 describe('the SQLite checkpoint worker', () => {
   it('copies committed pages from the WAL into the database file, off the committing connection, and stops', async () => {
@@ -24,8 +25,7 @@ describe('the SQLite checkpoint worker', () => {
       expect(statSync(`${file}-wal`).size).toBeGreaterThan(100_000);
       const failures: string[] = [];
       const checkpointer = startCheckpointer(file, 50, (failure) => failures.push(failure));
-      for (let waited = 0; statSync(file).size === before && waited < 5_000; waited += 50)
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let waited = 0; statSync(file).size === before && waited < 5_000; waited += 50) await sleep(50);
       await checkpointer.stop();
       expect(statSync(file).size).toBeGreaterThan(100_000);
       expect(failures).toEqual([]);

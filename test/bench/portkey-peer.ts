@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../../src/project-root.js';
+import { sleep } from '../setup/time.js';
 
 export const PORTKEY_VERSION = '1.15.2';
 const FOLDER = join(PROJECT_ROOT, '.cache', 'bench-peers', `portkey-${PORTKEY_VERSION}`);
@@ -52,7 +53,7 @@ export async function startPortkey(port: number): Promise<ChildProcess> {
     )
       return child;
     if (Date.now() > deadline) throw new Error('portkey did not answer within 30 s');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
 }
 

@@ -36,6 +36,7 @@ import { promisify } from 'node:util';
 import { Agent, type Dispatcher, request } from 'undici';
 import { PROJECT_ROOT } from '../../src/project-root.js';
 import { type PostgresSchema, postgresSchema, TEST_POSTGRES_URL } from '../setup/databases.js';
+import { sleep } from '../setup/time.js';
 import { installPortkey, PORTKEY_VERSION, portkeyHeaders, startPortkey } from './portkey-peer.js';
 
 const run = promisify(execFile);
@@ -333,7 +334,6 @@ const loadAgent = new Agent({
   connections: null,
   pipelining: 1,
 });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function target(
   name: string,

@@ -3,6 +3,9 @@ import { estimatePromptTokens } from '../../src/lib/token-count.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
+import { micros } from '../setup/money.js';
+import { eventually } from '../setup/polling.js';
+import { sleep } from '../setup/time.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,19 +21,18 @@ const kickoff = (key: string | undefined, body: unknown, options: Parameters<typ
 const poll = (key: string, jobId: string) =>
   call(h.baseUrl, 'GET', `/v1/llm/chat/jobs/${encodeURIComponent(jobId)}`, { key });
 
-const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Polls every 20 ms until the job is terminal; at most 5 s. */
-async function untilDone(key: string, jobId: string): Promise<any> {
-  for (let i = 0; i < 250; i++) {
-    const data = expectNativeOk(await poll(key, jobId));
-    if (data.status === 'completed' || data.status === 'failed') return data;
-    expect(['pending', 'processing']).toContain(data.status);
-    await sleep(20);
-  }
-  throw new Error(`job ${jobId} did not finish in 5 s`);
-}
+const untilDone = (key: string, jobId: string): Promise<any> =>
+  eventually(
+    async () => {
+      const data = expectNativeOk(await poll(key, jobId));
+      if (data.status === 'completed' || data.status === 'failed') return data;
+      expect(['pending', 'processing']).toContain(data.status);
+      return undefined;
+    },
+    5_000,
+    `job ${jobId} finished`,
+  );
 
 describe('POST /v1/llm/chat/jobs', () => {
   it('409 idempotency_conflict for a key reused with another body; the same body is replayed; 400 for a malformed key', async () => {

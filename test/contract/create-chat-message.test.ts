@@ -8,6 +8,7 @@ import { newId } from '../../src/domain/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
+import { micros } from '../setup/money.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -15,7 +16,6 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
 const newChat = async (key: string) =>
   expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/chats', { key }), 201).chat_id as string;
 const say = (key: string, chatId: string, body: Record<string, unknown>) =>

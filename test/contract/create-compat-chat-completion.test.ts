@@ -9,7 +9,10 @@ import { countTokens, estimatePromptTokens } from '../../src/lib/token-count.js'
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
+import { micros } from '../setup/money.js';
+import { pollUntil } from '../setup/polling.js';
 import { jsonFrames, postSse } from '../setup/sse.js';
+import { sleep } from '../setup/time.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -25,11 +28,11 @@ const user = (content: unknown) => [{ role: 'user', content }];
 const ONE_PIXEL_PNG =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
+/** A stream settles its bill right after `[DONE]`: polled for, briefly. */
+const SETTLED_BILL = { withinMs: 3000, everyMs: 10 };
+
 const chat = (key: string | undefined, body: unknown, options: Parameters<typeof call>[3] = {}) =>
   call(h.baseUrl, 'POST', PATH, { ...(key === undefined ? {} : { key }), body, ...options });
-
-const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What a text call costs at the row's retail rates (SPEC 2.5, 2.6): micro-USD, half-up once. */
 function retailMicros(slug: string, promptTokens: number, completionTokens: number): bigint {
@@ -37,16 +40,6 @@ function retailMicros(slug: string, promptTokens: number, completionTokens: numb
   return BigInt(
     Math.round(promptTokens * row.retail_input_usd_per_mtok! + completionTokens * row.retail_output_usd_per_mtok!),
   );
-}
-
-/** Polls until `done` holds (a stream settles its bill right after `[DONE]`). */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 3000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await sleep(10);
-  }
 }
 
 /**
@@ -277,9 +270,10 @@ describe('POST /v1/compat/chat/completions: stream', () => {
     const text = chunks.map((c) => c.choices[0].delta.content ?? '').join('');
     expect(text).toBe(plain.body.choices[0].message.content);
 
-    const posted = await eventually(
+    const posted = await pollUntil(
       () => h.deps.ledger.postedSpend(accountId),
       (v) => v > 0n,
+      SETTLED_BILL,
     );
     expect(posted).toBe(micros(plain.body.usage.cost));
     await sleep(50);
@@ -318,9 +312,10 @@ describe('POST /v1/compat/chat/completions: stream', () => {
       total_tokens: estimatePromptTokens({ messages: hello }) + countTokens(text),
     });
     expect(last.usage.cost).toBeGreaterThan(0);
-    const posted = await eventually(
+    const posted = await pollUntil(
       () => h.deps.ledger.postedSpend(accountId),
       (v) => v > 0n,
+      SETTLED_BILL,
     );
     expect(posted).toBe(micros(last.usage.cost));
     expect(posted).toBe(retailMicros(MODEL, last.usage.prompt_tokens, last.usage.completion_tokens));

@@ -8,6 +8,7 @@ import { usdToMicros } from '../../src/domain/money.js';
 import { expectCompatError } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
+import { micros } from '../setup/money.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -30,7 +31,7 @@ describe('POST /v1/compat/responses', () => {
     expect(response.status, response.text).toBe(200);
     expect(response.body).toMatchObject({ object: 'response', status: 'completed', model: 'gpt-5-mini' });
     expect(response.body.output_text.length).toBeGreaterThan(0);
-    expect(BigInt(Math.round(response.body.usage.cost * 1e6))).toBe(await h.deps.ledger.postedSpend(accountId));
+    expect(micros(response.body.usage.cost)).toBe(await h.deps.ledger.postedSpend(accountId));
   });
 
   it('an Idempotency-Key replays the first answer without charging again; another body with it is 409', async () => {

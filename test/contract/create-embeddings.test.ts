@@ -4,6 +4,7 @@ import { countTokens } from '../../src/lib/token-count.js';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
+import { micros } from '../setup/money.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,7 +18,6 @@ const LARGE = 'text-embedding-3-large';
 const embed = (key: string | undefined, body: unknown, options: Parameters<typeof call>[3] = {}) =>
   call(h.baseUrl, 'POST', '/v1/compat/embeddings', { ...(key === undefined ? {} : { key }), body, ...options });
 
-const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
 const norm = (v: number[]) => Math.sqrt(v.reduce((sum, x) => sum + x * x, 0));
 
 /** SPEC 2.1: base64 of little-endian float32 values. */

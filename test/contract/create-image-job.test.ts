@@ -7,6 +7,9 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
+import { micros } from '../setup/money.js';
+import { eventually, pollUntil } from '../setup/polling.js';
+import { sleep } from '../setup/time.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -15,17 +18,16 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const JOBS = '/v1/llm/images/jobs';
-const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function untilCharged(accountId: string): Promise<bigint> {
-  for (let i = 0; i < 250; i++) {
-    const posted = await h.deps.ledger.postedSpend(accountId);
-    if (posted > 0n) return posted;
-    await sleep(20);
-  }
-  throw new Error('never charged');
-}
+const untilCharged = (accountId: string): Promise<bigint> =>
+  eventually(
+    async () => {
+      const posted = await h.deps.ledger.postedSpend(accountId);
+      return posted > 0n ? posted : undefined;
+    },
+    5_000,
+    'a charge',
+  );
 
 describe('POST /v1/llm/images/jobs', () => {
   it('202 with job_id, the tier billed and estimated_cost_usd = the estimate; held at once, charged exactly that when the render finishes, nobody polling', async () => {
@@ -74,11 +76,11 @@ describe('POST /v1/llm/images/jobs', () => {
       202,
     );
     expect((await h.deps.blobs.get(`${job.job_id}-ref-0.png`, h.deps.now()))?.bytes.equals(blue)).toBe(true);
-    let done: any;
-    for (let i = 0; i < 250 && done?.status !== 'completed'; i++) {
-      await sleep(20);
-      done = expectNativeOk(await call(h.baseUrl, 'GET', `${JOBS}/${job.job_id}`, { key: apiKey }));
-    }
+    const done = await pollUntil(
+      async () => expectNativeOk(await call(h.baseUrl, 'GET', `${JOBS}/${job.job_id}`, { key: apiKey })),
+      (polled) => polled.status === 'completed',
+      { withinMs: 5_000 },
+    );
     const { data } = await sharp(Buffer.from(done.images[0].b64_json, 'base64'))
       .raw()
       .toBuffer({ resolveWithObject: true });

@@ -12,6 +12,7 @@ import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { fetchHosted } from '../setup/hosted-files.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
+import { micros } from '../setup/money.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -20,7 +21,6 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const NATIVE = '/v1/llm/images/generations';
-const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
 
 describe('POST /v1/llm/images/generations', () => {
   it('imgG-2 at 1536x1024, two WebP images: decodable, alpha kept, hosted, charged exactly the estimate', async () => {

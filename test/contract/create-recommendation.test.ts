@@ -8,9 +8,9 @@ import { closedPortUrl } from '../fixtures/fake-upstream.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { newProvider } from '../setup/market.js';
+import { micros } from '../setup/money.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 
-const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
 const recommend = (h: Harness, key: string | undefined, body: unknown, headers: Record<string, string> = {}) =>
   call(h.baseUrl, 'POST', '/v1/ai/recommendation', { ...(key === undefined ? {} : { key }), body, headers });
 

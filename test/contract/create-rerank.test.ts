@@ -3,6 +3,7 @@ import { countTokens, truncateToTokens } from '../../src/lib/token-count.js';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
+import { micros } from '../setup/money.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -14,8 +15,6 @@ const MODEL = 'bge-reranker-v2-m3-pro';
 
 const rerank = (key: string | undefined, body: unknown, options: Parameters<typeof call>[3] = {}) =>
   call(h.baseUrl, 'POST', '/v1/compat/rerank', { ...(key === undefined ? {} : { key }), body, ...options });
-
-const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
 
 const query = 'how does the ledger settle a hold';
 const documents = [

@@ -3,6 +3,7 @@ import { countTokens, estimatePromptTokens } from '../../src/lib/token-count.js'
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';
+import { micros } from '../setup/money.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -15,8 +16,6 @@ const MODEL = 'gpt-5-mini';
 const respond = (key: string | undefined, body: unknown, options: Parameters<typeof call>[3] = {}) =>
   call(h.baseUrl, 'POST', '/v1/responses', { ...(key === undefined ? {} : { key }), body, ...options });
 const chat = (key: string, body: unknown) => call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key, body });
-
-const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
 
 describe('POST /v1/responses', () => {
   it('409 idempotency_conflict for a key reused with another body; the same body is replayed; 400 for a malformed key', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount } from '../../src/domain/accounts.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
+import { sleep } from '../setup/time.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -15,7 +16,7 @@ const today = () => day(Date.now());
 const shift = (d: string, days: number) => day(Date.parse(`${d}T00:00:00Z`) + days * DAY_MS);
 
 /** Lets the clock move on, so records written around it have distinct times (newest-first is by time). */
-const tick = () => new Promise((resolve) => setTimeout(resolve, 3));
+const tick = () => sleep(3);
 
 const COLUMNS = [
   'id',

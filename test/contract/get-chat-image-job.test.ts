@@ -8,6 +8,8 @@ import { newId } from '../../src/domain/ids.js';
 import { type FakeBehaviour, type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
+import { pollUntil } from '../setup/polling.js';
+import { sleep } from '../setup/time.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 
 let h: Harness;
@@ -27,8 +29,6 @@ afterAll(async () => {
   await fake?.close();
   removeUpstreamsFiles();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function imageMessage(key: string): Promise<{ chatId: string; jobId: string; dialogueId: string }> {
   const chatId = expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/chats', { key }), 201).chat_id;
@@ -53,8 +53,11 @@ describe('GET /v1/llm/chats/{chat_id}/image-jobs/{job_id}', () => {
     expect(early).toMatchObject({ job_id: jobId, chat_id: chatId, dialogue_id: dialogueId });
     expect(['pending', 'processing']).toContain(early.status);
     // The render is done well within the window, but polls inside it share the first look.
-    for (let i = 0; i < 100 && (await h.deps.jobs.get(jobId, h.deps.now()))?.status !== 'completed'; i++)
-      await sleep(20);
+    await pollUntil(
+      () => h.deps.jobs.get(jobId, h.deps.now()),
+      (job) => job?.status === 'completed',
+      { withinMs: 2_000 },
+    );
     expect(expectNativeOk(await poll(apiKey, chatId, jobId)).status).toBe(early.status);
     await sleep(2_000);
     const done = expectNativeOk(await poll(apiKey, chatId, jobId));

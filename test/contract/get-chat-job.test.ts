@@ -3,6 +3,8 @@ import { UpstreamError, type UpstreamProvider } from '../../src/adapters/upstrea
 import { deleteAccount } from '../../src/domain/accounts.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
+import { micros } from '../setup/money.js';
+import { eventually, pollUntil } from '../setup/polling.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -20,18 +22,16 @@ const poll = (key: string | undefined, jobId: string, options: Parameters<typeof
     ...options,
   });
 
-const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Polls every 20 ms until the job is terminal; at most 5 s. */
-async function untilDone(key: string, jobId: string): Promise<any> {
-  for (let i = 0; i < 250; i++) {
-    const data = expectNativeOk(await poll(key, jobId));
-    if (data.status === 'completed' || data.status === 'failed') return data;
-    await sleep(20);
-  }
-  throw new Error(`job ${jobId} did not finish in 5 s`);
-}
+const untilDone = (key: string, jobId: string): Promise<any> =>
+  eventually(
+    async () => {
+      const data = expectNativeOk(await poll(key, jobId));
+      return data.status === 'completed' || data.status === 'failed' ? data : undefined;
+    },
+    5_000,
+    `job ${jobId} finished`,
+  );
 
 describe('GET /v1/llm/chat/jobs/{job_id}', () => {
   it('200: pending/processing, then completed with result, cost_usd and balance_usd; replayed to every poll', async () => {
@@ -63,11 +63,11 @@ describe('GET /v1/llm/chat/jobs/{job_id}', () => {
   it('a job also completes and is charged when nobody polls it', async () => {
     const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 5 });
     const job = expectNativeOk(await kickoff(apiKey, { model: MODEL, messages: hello }), 202);
-    let posted = 0n;
-    for (let i = 0; i < 250 && posted === 0n; i++) {
-      await sleep(20);
-      posted = await h.deps.ledger.postedSpend(accountId);
-    }
+    const posted = await pollUntil(
+      () => h.deps.ledger.postedSpend(accountId),
+      (v) => v > 0n,
+      { withinMs: 5_000 },
+    );
     expect(posted).toBeGreaterThan(0n);
     const done = expectNativeOk(await poll(apiKey, job.job_id));
     expect(done.status).toBe('completed');

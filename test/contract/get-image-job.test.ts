@@ -9,6 +9,8 @@ import { newId } from '../../src/domain/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { fetchHosted } from '../setup/hosted-files.js';
+import { micros } from '../setup/money.js';
+import { eventually } from '../setup/polling.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,18 +19,18 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const JOBS = '/v1/llm/images/jobs';
-const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const poll = (key: string, jobId: string) => call(h.baseUrl, 'GET', `${JOBS}/${encodeURIComponent(jobId)}`, { key });
 
 /** Waits until the job is terminal without polling it (the first poll is the one under test). */
 async function untilTerminal(jobId: string): Promise<void> {
-  for (let i = 0; i < 250; i++) {
-    const job = await h.deps.jobs.get(jobId, h.deps.now());
-    if (job?.status === 'completed' || job?.status === 'failed') return;
-    await sleep(20);
-  }
-  throw new Error(`job ${jobId} did not finish`);
+  await eventually(
+    async () => {
+      const job = await h.deps.jobs.get(jobId, h.deps.now());
+      return job?.status === 'completed' || job?.status === 'failed' ? job : undefined;
+    },
+    5_000,
+    `job ${jobId} finished`,
+  );
 }
 
 describe('GET /v1/llm/images/jobs/{job_id}', () => {

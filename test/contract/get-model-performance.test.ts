@@ -3,6 +3,7 @@ import { deleteAccount } from '../../src/domain/accounts.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { postSse } from '../setup/sse.js';
+import { sleep } from '../setup/time.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -15,8 +16,6 @@ const performance = (key: string | undefined, slug: string, options: Parameters<
     ...(key === undefined ? {} : { key }),
     ...options,
   });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One streamed chat on `model`, read to `[DONE]`. */
 async function streamOnce(apiKey: string, model: string, text: string): Promise<void> {

@@ -9,6 +9,7 @@ import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { fetchHosted } from '../setup/hosted-files.js';
 import { untilTerminal } from '../setup/jobs.js';
+import { micros } from '../setup/money.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,7 +18,6 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const JOBS = '/v1/llm/music/jobs';
-const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
 const poll = (key: string, jobId: string) => call(h.baseUrl, 'GET', `${JOBS}/${encodeURIComponent(jobId)}`, { key });
 
 async function decoded(

@@ -8,6 +8,7 @@ import { expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { fetchHosted } from '../setup/hosted-files.js';
 import { untilTerminal } from '../setup/jobs.js';
+import { micros } from '../setup/money.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -23,7 +24,6 @@ afterAll(() => h.close());
 const JOBS = '/v1/llm/videos/jobs';
 /** How long a sandbox clip may take to encode on a busy machine (1080p is a few seconds). */
 const RENDER_MS = 20_000;
-const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
 const kickoff = (key: string, body: Record<string, unknown>) =>
   call(h.baseUrl, 'POST', JOBS, { key, body: { prompt: 'A paper boat on a rainy street', ...body } });
 

@@ -4,6 +4,7 @@ import { newId } from '../../src/domain/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { newProvider, placeBurst } from '../setup/market.js';
+import { sleep } from '../setup/time.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,7 +18,7 @@ describe('GET /v1/burst/orders', () => {
     await newProvider(h, { gpu_name: gpu, gpu_count: 8 });
     const renter = await h.newAccount(undefined, { balanceUsd: 100 });
     const first = await placeBurst(h, renter.apiKey, { primary_gpu: gpu, gpu_count: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
     const second = await placeBurst(h, renter.apiKey, { primary_gpu: gpu, gpu_count: 2 });
     const { orders } = expectNativeOk(await call(h.baseUrl, 'GET', '/v1/burst/orders', { key: renter.apiKey }));
     expect(orders.map((o: any) => [o.order_id, o.placed_gpus, o.instances.length])).toEqual([

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
+import { sleep } from '../setup/time.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -16,7 +17,7 @@ describe('GET /v1/llm/chats', () => {
     const made = [];
     for (const title of ['first', 'second', 'third']) {
       made.push(expectNativeOk(await call(h.baseUrl, 'POST', '/v1/llm/chats', { key: apiKey, body: { title } }), 201));
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await sleep(5);
     }
     await call(h.baseUrl, 'POST', '/v1/llm/chats', { key: other.apiKey, body: { title: 'not yours' } });
     expect(

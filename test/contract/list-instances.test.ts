@@ -4,6 +4,7 @@ import { newId } from '../../src/domain/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { newProvider } from '../setup/market.js';
+import { sleep } from '../setup/time.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -25,7 +26,7 @@ describe('GET /v1/instances', () => {
         201,
       );
       ids.push(rental.task_id);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await sleep(5);
     }
     expectNativeOk(await call(h.baseUrl, 'DELETE', `/v1/instances/${ids[0]}`, { key: renter.apiKey }));
     const all = expectNativeOk(await call(h.baseUrl, 'GET', '/v1/instances', { key: renter.apiKey }));

@@ -3,6 +3,7 @@ import { deleteAccount } from '../../src/domain/accounts.js';
 import type { Charge } from '../../src/domain/billing.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
+import { sleep } from '../setup/time.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -11,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 /** Lets the clock move on, so records written around it have distinct times (newest-first is by time). */
-const tick = () => new Promise((resolve) => setTimeout(resolve, 3));
+const tick = () => sleep(3);
 
 const list = (key: string | undefined, query = '') =>
   call(h.baseUrl, 'GET', `/v1/llm/usage/requests${query}`, key === undefined ? {} : { key });

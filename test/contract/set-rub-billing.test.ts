@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount } from '../../src/domain/accounts.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
+import { sleep } from '../setup/time.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -10,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 /** Lets the clock move on, so records written around it have distinct times (newest-first is by time). */
-const tick = () => new Promise((resolve) => setTimeout(resolve, 3));
+const tick = () => sleep(3);
 
 const put = (key: string | undefined, options: Parameters<typeof call>[3] = {}) =>
   call(h.baseUrl, 'PUT', '/v1/settings/rub-billing', { ...(key === undefined ? {} : { key }), ...options });

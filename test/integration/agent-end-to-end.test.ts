@@ -16,7 +16,7 @@ import { type FakeDocker, startFakeDocker } from '../fixtures/fake-docker.js';
 import { expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { sshPublicKey } from '../setup/market.js';
-import { eventually } from './gateway-helpers.js';
+import { eventually } from '../setup/polling.js';
 
 let h: Harness;
 let docker: FakeDocker;

@@ -5,26 +5,13 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { countTokens } from '../../src/lib/token-count.js';
-import {
-  closedPortUrl,
-  type FakeBehaviour,
-  type FakeUpstream,
-  fakeChunkText,
-  startFakeUpstream,
-} from '../fixtures/fake-upstream.js';
+import { closedPortUrl, type FakeUpstream, fakeChunkText, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectCompatError } from '../setup/envelopes.js';
+import { namedFakeUpstreams } from '../setup/fake-upstreams.js';
 import { type Harness, type JsonResponse, startHarness } from '../setup/harness.js';
+import { micros } from '../setup/money.js';
 import { removeUpstreamsFiles, type UpstreamRouteSpec, writeUpstreamsFile } from '../setup/upstreams.js';
-import {
-  alertLines,
-  chat,
-  exhaustedMetric,
-  expectNothingBilled,
-  MESSAGES,
-  micros,
-  money,
-  within,
-} from './gateway-helpers.js';
+import { alertLines, chat, exhaustedMetric, expectNothingBilled, MESSAGES, money, within } from './gateway-helpers.js';
 
 /** What every fake reports; gpt-5-mini retail is $0.25 in / $2 out per Mtok → 250 + 1000 micro-USD. */
 const USAGE = { promptTokens: 1000, completionTokens: 500 };
@@ -48,27 +35,7 @@ function gateway(
 }
 
 describe('a chain of three fake upstreams for gpt-5-mini', () => {
-  const names = ['a', 'b', 'c'] as const;
-  type Name = (typeof names)[number];
-  const fakes = {} as Record<Name, FakeUpstream>;
-  const behaviours: Record<Name, FakeBehaviour> = { a: 'ok', b: 'ok', c: 'ok' };
-  /** Which fake received each request, in arrival order (all three share it). */
-  let arrivals: Name[] = [];
-
-  beforeAll(async () => {
-    for (const name of names) {
-      fakes[name] = await startFakeUpstream({
-        usage: USAGE,
-        behaviour: () => {
-          arrivals.push(name);
-          return behaviours[name];
-        },
-      });
-    }
-  });
-  afterAll(async () => {
-    for (const name of names) await fakes[name]?.close();
-  });
+  const { fakes, behaviours, arrivals } = namedFakeUpstreams(['a', 'b', 'c'], { usage: USAGE });
 
   // Written out of cost order on purpose: the chain must be a (cheapest), b, c whatever the file's order.
   const ctx = gateway(async () => ({
@@ -81,8 +48,6 @@ describe('a chain of three fake upstreams for gpt-5-mini', () => {
 
   let account: { accountId: string; apiKey: string };
   beforeEach(async () => {
-    arrivals = [];
-    Object.assign(behaviours, { a: 'ok', b: 'ok', c: 'ok' });
     account = await ctx.h.newAccount(undefined, { balanceUsd: BALANCE_USD });
   });
 

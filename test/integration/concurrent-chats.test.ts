@@ -10,8 +10,10 @@ import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.
 import { type PostgresSchema, postgresSchema, TEST_POSTGRES_URL } from '../setup/databases.js';
 import { expectCompatError } from '../setup/envelopes.js';
 import { type Harness, startHarness } from '../setup/harness.js';
+import { micros } from '../setup/money.js';
+import { sleep } from '../setup/time.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
-import { chat, micros, money } from './gateway-helpers.js';
+import { chat, money } from './gateway-helpers.js';
 
 const MAX_TOKENS = 1000;
 const CONCURRENT = 200;
@@ -89,7 +91,7 @@ describe.each(backends)('200 concurrent chats on $name', ({ open }) => {
     const sampler = (async () => {
       while (racing) {
         samples.push(await h.deps.ledger.getBalance(accountId));
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await sleep(5);
       }
     })();
     const responses = await Promise.all(

@@ -16,8 +16,10 @@ import { SqlUsageLogStore } from '../../src/adapters/usage-log/sql.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { pollUntil } from '../setup/polling.js';
 import { openAccounts, processBackends, type ServerProcess, startServerProcess } from '../setup/server-process.js';
 import { jobBudgetsWithin } from '../setup/short-holds.js';
+import { sleep } from '../setup/time.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 
 const OPENING_MICROS = 20_000_000n;
@@ -140,13 +142,8 @@ async function booksSettled(db: Database, accountIds: string[]): Promise<void> {
       OPENING_MICROS - balance.availableMicros === (await usage.totals(accountId, {})).costMicros
     );
   };
-  for (
-    const giveUpAt = Date.now() + SETTLE_LIMIT_MS;
-    Date.now() < giveUpAt;
-    await new Promise((resolve) => setTimeout(resolve, SWEEP_MS))
-  ) {
-    if ((await Promise.all(accountIds.map(settled))).every(Boolean)) return;
-  }
+  const allSettled = async () => (await Promise.all(accountIds.map(settled))).every(Boolean);
+  await pollUntil(allSettled, Boolean, { withinMs: SETTLE_LIMIT_MS, everyMs: SWEEP_MS });
 }
 
 const backends = processBackends(() => dir);
@@ -164,8 +161,11 @@ describe.each(backends)('kill -9 under paid load, then a restart, on $name', ({ 
       const traffic: Traffic = { n: 0, answered: [] };
       const running = load(server.baseUrl, accounts, stop, traffic);
       // Killed once a good number of answers went out, however busy the machine is.
-      for (const giveUpAt = Date.now() + 20_000; traffic.answered.length < 40 && Date.now() < giveUpAt; )
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      await pollUntil(
+        async () => traffic.answered.length,
+        (n) => n >= 40,
+        { withinMs: 20_000, everyMs: 50 },
+      );
       expect(traffic.answered.length).toBeGreaterThan(10);
       const inFlightAtKill = traffic.n;
       server.child.kill('SIGKILL');
@@ -177,7 +177,7 @@ describe.each(backends)('kill -9 under paid load, then a restart, on $name', ({ 
       server = await startServerProcess(url, SERVER_ENV);
       // The dead process's holds: expired at their TTL, released by the restarted process's sweeper, whenever a busy
       // machine lets it run: waited for, not timed (the books are checked in full below either way).
-      await new Promise((resolve) => setTimeout(resolve, HOLD_TTL_MS));
+      await sleep(HOLD_TTL_MS);
       await booksSettled(
         db,
         accounts.map((a) => a.accountId),

@@ -8,14 +8,13 @@ import { setDiscounts } from '../../src/domain/accounts.js';
 import { expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { untilTerminal } from '../setup/jobs.js';
+import { micros } from '../setup/money.js';
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ MEDIA_POLL_MS: '50' });
 });
 afterAll(() => h.close());
-
-const micros = (usd: number) => BigInt(Math.round(usd * 1e6));
 
 const KINDS = [
   { kind: 'image', jobs: '/v1/llm/images/jobs', body: { model: 'imgG-2', prompt: 'Dunes', size: '2048x1152', n: 2 } },

@@ -12,8 +12,10 @@ import { textCost } from '../../src/domain/pricing/index.js';
 import { type FakeBehaviour, type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectCompatError } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
+import { micros } from '../setup/money.js';
+import { eventually } from '../setup/polling.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
-import { eventually, MESSAGES, micros, streamChat } from './gateway-helpers.js';
+import { MESSAGES, streamChat } from './gateway-helpers.js';
 
 const MODEL = 'gpt-5-mini';
 let fake: FakeUpstream;

@@ -5,6 +5,7 @@
 import { expect } from 'vitest';
 import type { UsageRecord } from '../../src/adapters/usage-log/index.js';
 import { call, type Harness, type JsonResponse } from '../setup/harness.js';
+import { eventually } from '../setup/polling.js';
 
 export const CHAT_PATH = '/v1/compat/chat/completions';
 export const RESPONSES_PATH = '/v1/compat/responses';
@@ -171,27 +172,6 @@ export async function expectNothingBilled(h: Harness, accountId: string, before:
   expect(after.heldMicros).toBe(0n);
   expect(after.postedMicros).toBe(before.postedMicros);
   expect(after.records.map((r) => r.requestId)).toEqual(before.records.map((r) => r.requestId));
-}
-
-/** USD at the JSON edge → integer micro-USD. */
-export const micros = (usd: number): bigint => BigInt(Math.round(usd * 1e6));
-
-/**
- * Re-runs `probe` until it returns a value other than undefined, at most `withinMs` (then fails). The bound is
- * generous on purpose: it only turns a hang into a failure, and a busy 2-core machine runs background work late.
- */
-export async function eventually<T>(
-  probe: () => Promise<T | undefined>,
-  withinMs = 15_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${withinMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** Resolves with `promise`, or rejects after `ms` (so a missing event fails the test instead of hanging it). */

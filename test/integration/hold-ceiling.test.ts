@@ -11,8 +11,10 @@ import { textHoldEstimate } from '../../src/domain/pricing/index.js';
 import { estimatePromptTokens } from '../../src/lib/token-count.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { call, type Harness, type JsonResponse, startHarness } from '../setup/harness.js';
+import { micros } from '../setup/money.js';
+import { eventually } from '../setup/polling.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
-import { dataFrames, eventually } from './gateway-helpers.js';
+import { dataFrames } from './gateway-helpers.js';
 
 const MODEL = 'gpt-5-mini';
 const MESSAGES = [{ role: 'user', content: 'Plan a trip with the tools you have.' }];
@@ -136,7 +138,7 @@ describe('a greedy upstream cannot make a caller pay more than its hold', () => 
     expect(estimatePromptTokens(CHAT)).toBeGreaterThan(estimatePromptTokens({ messages: MESSAGES }) + 1_000);
     const charged = await expectChargedTheHold(requestId, accountId, opening);
     expect(charged).toBe(expectedHold);
-    expect(BigInt(Math.round(response.body.usage.cost * 1e6))).toBe(charged);
+    expect(micros(response.body.usage.cost)).toBe(charged);
     expect(await lossMetric()).toBeGreaterThan(before);
   });
 
@@ -157,7 +159,7 @@ describe('a greedy upstream cannot make a caller pay more than its hold', () => 
       expectCappedUpstreamCall();
       const charged = await expectChargedTheHold(response.headers.get('x-request-id')!, accountId, opening);
       const usage = JSON.parse(frames.at(-2)!) as { usage: { cost: number } };
-      expect(BigInt(Math.round(usage.usage.cost * 1e6))).toBeLessThanOrEqual(charged); // the shown estimate never above the hold
+      expect(micros(usage.usage.cost)).toBeLessThanOrEqual(charged); // the shown estimate never above the hold
     }
   });
 
@@ -189,7 +191,7 @@ describe('a greedy upstream cannot make a caller pay more than its hold', () => 
     );
     expectCappedUpstreamCall();
     const charged = await expectChargedTheHold(kickoff.headers.get('x-request-id')!, jobs.accountId, jobs.opening);
-    expect(BigInt(Math.round(done.cost_usd * 1e6))).toBe(charged);
+    expect(micros(done.cost_usd)).toBe(charged);
   });
 
   it('embeddings: the input is counted before the hold, and a greedy usage report is capped at it', async () => {
@@ -200,7 +202,7 @@ describe('a greedy upstream cannot make a caller pay more than its hold', () => 
     });
     expect(response.status).toBe(200);
     const charged = await expectChargedTheHold(response.headers.get('x-request-id')!, accountId, opening);
-    expect(BigInt(Math.round(response.body.usage.cost * 1e6))).toBe(charged);
+    expect(micros(response.body.usage.cost)).toBe(charged);
   });
 
   it('rerank: the query and documents are counted before the hold, and the charge stays within it', async () => {
@@ -211,7 +213,7 @@ describe('a greedy upstream cannot make a caller pay more than its hold', () => 
     const requestId = response.headers.get('x-request-id')!;
     const hold = (await h.deps.ledger.getHold(`hold:${requestId}`))!;
     expect(hold.postedMicros).toBeLessThanOrEqual(hold.amountMicros);
-    expect(BigInt(Math.round(response.body.usage.cost * 1e6))).toBe(hold.postedMicros);
+    expect(micros(response.body.usage.cost)).toBe(hold.postedMicros);
     expect(await h.deps.ledger.getTransfer(`loss:hold:${requestId}`)).toBeNull();
     expect((await h.deps.ledger.getBalance(accountId)).availableMicros).toBe(opening - hold.postedMicros!);
   });

@@ -16,7 +16,9 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { newId } from '../../src/domain/ids.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { MACHINE } from '../setup/market.js';
+import { pollUntil } from '../setup/polling.js';
 import { openAccounts, processBackends, type ServerProcess, startServerProcess } from '../setup/server-process.js';
+import { sleep } from '../setup/time.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 
 const HOLD_TTL_MS = 3_000;
@@ -235,16 +237,18 @@ async function prepare(
   });
   expect(draft.status, draft.text).toBe(202);
   const draftId = JSON.parse(draft.text).data.job_id as string;
-  for (let polls = 0; ; polls++) {
+  const draftStatus = async () => {
     const poll = await fetch(`${server.baseUrl}/v1/llm/videos/jobs/${draftId}`, {
       headers: { authorization: `Bearer ${finalAccount.apiKey}`, 'user-agent': 'crash-test/1' },
     });
-    const status = ((await poll.json()) as { data: { status: string } }).data.status;
-    if (status === 'completed') break;
-    expect(status).not.toBe('failed');
-    if (polls > 200) throw new Error('the draft did not complete');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    return ((await poll.json()) as { data: { status: string } }).data.status;
+  };
+  const status = await pollUntil(draftStatus, (s) => s === 'completed' || s === 'failed', {
+    withinMs: 15_000,
+    everyMs: 50,
+  });
+  expect(status).not.toBe('failed');
+  if (status !== 'completed') throw new Error('the draft did not complete');
   return {
     gpu,
     machineId: JSON.parse(machine.text).data.machine_id,
@@ -255,15 +259,9 @@ async function prepare(
 
 /** Resolves once `n` claims are stored: every request has its key and is past the point a retry could not see it. */
 async function claimsStored(db: Database, keys: string[]): Promise<void> {
-  for (
-    const deadline = Date.now() + 15_000;
-    Date.now() < deadline;
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  ) {
-    if (Number((await db.knex('idempotency_keys').whereIn('key', keys).count({ n: '*' }))[0]!.n) === keys.length)
-      return;
-  }
-  throw new Error('not every request claimed its key');
+  const stored = async () => Number((await db.knex('idempotency_keys').whereIn('key', keys).count({ n: '*' }))[0]!.n);
+  const claims = await pollUntil(stored, (n) => n === keys.length, { withinMs: 15_000, everyMs: 5 });
+  if (claims !== keys.length) throw new Error('not every request claimed its key');
 }
 
 describe.each(processBackends(() => dir))(
@@ -293,7 +291,7 @@ describe.each(processBackends(() => dir))(
           if (answer !== null) expect(answer.status, `${KINDS[i]!.name}: ${answer.text}`).toBeLessThan(300);
 
         server = await startServerProcess(url, SERVER_ENV);
-        await new Promise((resolve) => setTimeout(resolve, HOLD_TTL_MS + 500));
+        await sleep(HOLD_TTL_MS + 500);
         const retries = await Promise.all(
           KINDS.map((kind, i) => post(server!, accounts[i]!.apiKey, kind.path(setup), kind.body(setup), keys[i])),
         );

@@ -10,9 +10,11 @@ import { newId } from '../../src/domain/ids.js';
 import { type FakeBehaviour, type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectCompatError, expectNativeError } from '../setup/envelopes.js';
 import { call, type Harness, type JsonResponse, startHarness } from '../setup/harness.js';
+import { eventually } from '../setup/polling.js';
 import { jobBudgetsWithin } from '../setup/short-holds.js';
+import { sleep } from '../setup/time.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
-import { dataFrames, eventually, MESSAGES, money } from './gateway-helpers.js';
+import { dataFrames, MESSAGES, money } from './gateway-helpers.js';
 
 const HOLD_TTL_MS = 600;
 let fake: FakeUpstream;
@@ -211,7 +213,7 @@ describe('what a key keeps', () => {
       kind: 'embedding',
       endpoint: 'embeddings',
     });
-    await new Promise((resolve) => setTimeout(resolve, HOLD_TTL_MS + 50));
+    await sleep(HOLD_TTL_MS + 50);
     const resumed = await post('/v1/compat/embeddings', body, uncharged);
     expect(resumed.status).toBe(200);
     const refused = await post('/v1/compat/embeddings', body, charged);
@@ -235,7 +237,7 @@ describe('what a key keeps', () => {
       stream: false,
       creates: 'volume',
     });
-    await new Promise((resolve) => setTimeout(resolve, HOLD_TTL_MS + 50));
+    await sleep(HOLD_TTL_MS + 50);
     const refused = await call(h.baseUrl, 'POST', '/v1/volumes', {
       key: account.apiKey,
       body,

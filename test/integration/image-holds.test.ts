@@ -16,8 +16,8 @@ import { estimatePromptTokens } from '../../src/lib/token-count.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
+import { eventually } from '../setup/polling.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
-import { eventually } from './gateway-helpers.js';
 
 const TILED = 'gpt-4o-mini';
 /** A vision row without an image rule in the catalog (held at the default), whose vendor bills more. */

@@ -9,8 +9,8 @@ import { newId } from '../../src/domain/ids.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
+import { eventually } from '../setup/polling.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
-import { eventually } from './gateway-helpers.js';
 
 let h: Harness;
 let fake: FakeUpstream;

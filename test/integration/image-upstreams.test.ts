@@ -6,21 +6,19 @@
  * generation_failed when every route failed or the job's budget ran out), each costing nothing.
  */
 import sharp from 'sharp';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeBehaviour, type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
+import { namedFakeUpstreams } from '../setup/fake-upstreams.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
+import { eventually } from '../setup/polling.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
-import { eventually, expectNothingBilled, money } from './gateway-helpers.js';
+import { expectNothingBilled, money } from './gateway-helpers.js';
 
-const names = ['a', 'b'] as const;
-const fakes = {} as Record<(typeof names)[number], FakeUpstream>;
-const behaviours: Record<(typeof names)[number], FakeBehaviour> = { a: 'ok', b: 'ok' };
+const { fakes, behaviours } = namedFakeUpstreams(['a', 'b']);
 let h: Harness;
 let impatient: Harness;
 
 beforeAll(async () => {
-  for (const name of names) fakes[name] = await startFakeUpstream({ behaviour: () => behaviours[name] });
   const upstreams = writeUpstreamsFile({
     'imgG-4o': [
       { provider: 'images-a', type: 'openai-images', url: fakes.a.baseUrl, cost: { perRequest: 0.01 } },
@@ -38,11 +36,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
   await impatient?.close();
-  for (const name of names) await fakes[name]?.close();
   removeUpstreamsFiles();
 });
-
-beforeEach(() => Object.assign(behaviours, { a: 'ok', b: 'ok' }));
 
 const BODY = { model: 'imgG-4o', prompt: 'A lighthouse at dawn', size: '1024x1536', n: 2 };
 

@@ -15,9 +15,10 @@ import { connectDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { type FakeQueue, startFakeQueue } from '../fixtures/fake-queue-upstream.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { micros } from '../setup/money.js';
+import { eventually } from '../setup/polling.js';
 import { openAccounts, processBackends, type ServerProcess, startServerProcess } from '../setup/server-process.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
-import { eventually } from './gateway-helpers.js';
 
 const LEASE_MS = 1_500;
 let fake: FakeUpstream;
@@ -156,11 +157,11 @@ describe.each(processBackends(() => dir))('a process killed mid-job, then restar
       const ledger = openLedger(db);
       const usage = new SqlUsageLogStore(db);
       const charged = await ledger.postedSpend(images!.accountId);
-      expect(charged).toBe(BigInt(Math.round(imageJob.estimated_cost_usd * 1e6)));
+      expect(charged).toBe(micros(imageJob.estimated_cost_usd));
       expect((await usage.totals(images!.accountId, {})).costMicros).toBe(charged);
       expect((await ledger.getBalance(images!.accountId)).heldMicros).toBe(0n);
       expect(await ledger.postedSpend(chat!.accountId)).toBe(0n);
-      expect(await ledger.postedSpend(speech!.accountId)).toBe(BigInt(Math.round(speechJob.estimated_cost_usd * 1e6)));
+      expect(await ledger.postedSpend(speech!.accountId)).toBe(micros(speechJob.estimated_cost_usd));
       expect((await usage.totals(speech!.accountId, {})).costMicros).toBe(await ledger.postedSpend(speech!.accountId));
     } finally {
       server?.child.kill('SIGKILL');

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { untilTerminal } from '../setup/jobs.js';
+import { micros } from '../setup/money.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test-bullmq-${process.pid}-${Date.now()}`;
@@ -33,6 +34,6 @@ describe('jobs on BullMQ', () => {
     const job = expectNativeOk(await call(h.baseUrl, 'POST', jobs, { key: apiKey, body }), 202);
     const done = await untilTerminal(h, jobs, apiKey, job.job_id, 10_000);
     expect(done).toMatchObject({ status: 'completed', cost_usd: job.estimated_cost_usd });
-    expect(await h.deps.ledger.postedSpend(accountId)).toBe(BigInt(Math.round(job.estimated_cost_usd * 1e6)));
+    expect(await h.deps.ledger.postedSpend(accountId)).toBe(micros(job.estimated_cost_usd));
   });
 });

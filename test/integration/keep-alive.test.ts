@@ -4,7 +4,8 @@
  * failure on that path is a 200 whose body carries `error` (and the request id); nothing is billed.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeBehaviour, type FakeUpstream, fakeChunkText, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { fakeChunkText } from '../fixtures/fake-upstream.js';
+import { namedFakeUpstreams } from '../setup/fake-upstreams.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 import { alertLines, chat, expectNothingBilled, MESSAGES, money } from './gateway-helpers.js';
@@ -14,24 +15,11 @@ const SLOW_MS = 400; // eight intervals: several whitespace bytes go out before 
 const USAGE = { promptTokens: 1000, completionTokens: 500 };
 const ANSWER = [0, 1, 2].map(fakeChunkText).join('');
 
-const names = ['a', 'b'] as const;
-type Name = (typeof names)[number];
-const fakes = {} as Record<Name, FakeUpstream>;
-const behaviours: Record<Name, FakeBehaviour> = { a: 'ok', b: 'ok' };
-let arrivals: Name[] = [];
+const { fakes, behaviours, arrivals } = namedFakeUpstreams(['a', 'b'], { usage: USAGE });
 let h: Harness;
 let account: { accountId: string; apiKey: string };
 
 beforeAll(async () => {
-  for (const name of names) {
-    fakes[name] = await startFakeUpstream({
-      usage: USAGE,
-      behaviour: () => {
-        arrivals.push(name);
-        return behaviours[name];
-      },
-    });
-  }
   const upstreams = writeUpstreamsFile({
     'gpt-5-mini': [
       { provider: 'fake-a', url: fakes.a.baseUrl, cost: { input: 0.1, output: 1 } },
@@ -43,13 +31,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.close();
-  for (const name of names) await fakes[name]?.close();
   removeUpstreamsFiles();
 });
 
 beforeEach(async () => {
-  arrivals = [];
-  Object.assign(behaviours, { a: 'ok', b: 'ok' });
   account = await h.newAccount(undefined, { balanceUsd: 5 });
 });
 

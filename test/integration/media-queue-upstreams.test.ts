@@ -12,8 +12,10 @@ import { type FakeQueue, startFakeQueue } from '../fixtures/fake-queue-upstream.
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { fetchHosted } from '../setup/hosted-files.js';
+import { micros } from '../setup/money.js';
+import { eventually } from '../setup/polling.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
-import { eventually, expectNothingBilled, micros, money } from './gateway-helpers.js';
+import { expectNothingBilled, money } from './gateway-helpers.js';
 
 let a: FakeQueue;
 let b: FakeQueue;

@@ -16,6 +16,8 @@ import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { newProvider, runningRental } from '../setup/market.js';
+import { pollUntil } from '../setup/polling.js';
+import { sleep } from '../setup/time.js';
 
 /** Two processes need one database: an SQLite file (the in-memory default is private to a process), or PostgreSQL. */
 const SHARED_DATABASES = [
@@ -67,13 +69,13 @@ describe.each(SHARED_DATABASES)('rental alerts, two gateway processes on $name',
   async function allAlerted(): Promise<void> {
     const row = (await h.deps.db.knex('instance_events').max({ id: 'id' }).first()) as { id: number | bigint };
     const last = Number(row.id);
-    const deadline = Date.now() + 10_000;
-    while ((await h.deps.alerts.readCursor()).lastEventId < last) {
-      if (Date.now() > deadline)
-        throw new Error(`alerts stuck at ${JSON.stringify(await h.deps.alerts.readCursor())}, last event ${last}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 150)); // ~6 more runs each: nothing may be sent twice
+    const cursor = await pollUntil(
+      () => h.deps.alerts.readCursor(),
+      (read) => read.lastEventId >= last,
+      { withinMs: 10_000 },
+    );
+    if (cursor.lastEventId < last) throw new Error(`alerts stuck at ${JSON.stringify(cursor)}, last event ${last}`);
+    await sleep(150); // ~6 more runs each: nothing may be sent twice
   }
 
   it('one message per status change, in order, to the linked chat; a failed send is retried and never duplicated', async () => {

@@ -9,15 +9,16 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { streamText } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeBehaviour, type FakeUpstream, fakeChunkText, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { fakeChunkText } from '../fixtures/fake-upstream.js';
 import { componentChecker } from '../setup/contract.js';
+import { namedFakeUpstreams } from '../setup/fake-upstreams.js';
 import { type Harness, startHarness } from '../setup/harness.js';
+import { micros } from '../setup/money.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 import {
   dataFrames,
   expectEndsWithDone,
   expectNothingBilled,
-  micros,
   money,
   moneyWhenSettled,
   namedEvents,
@@ -34,25 +35,12 @@ const CALLS = [
   { id: 'call_b', name: 'get_time', arguments: '{"zone":"Europe/Oslo"}' },
 ];
 
-const names = ['a', 'b'] as const;
-type Name = (typeof names)[number];
-const fakes = {} as Record<Name, FakeUpstream>;
-const behaviours: Record<Name, FakeBehaviour> = { a: 'ok', b: 'ok' };
-let arrivals: Name[] = [];
+const { fakes, behaviours, arrivals } = namedFakeUpstreams(['a', 'b'], { usage: USAGE });
 let h: Harness;
 let account: { accountId: string; apiKey: string };
 const checkEvent = componentChecker('ResponsesStreamEvent');
 
 beforeAll(async () => {
-  for (const name of names) {
-    fakes[name] = await startFakeUpstream({
-      usage: USAGE,
-      behaviour: () => {
-        arrivals.push(name);
-        return behaviours[name];
-      },
-    });
-  }
   const upstreams = writeUpstreamsFile({
     'gpt-5-mini': [
       { provider: 'fake-b', url: fakes.b.baseUrl, cost: { input: 0.2, output: 2 } },
@@ -64,13 +52,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.close();
-  for (const name of names) await fakes[name]?.close();
   removeUpstreamsFiles();
 });
 
 beforeEach(async () => {
-  arrivals = [];
-  Object.assign(behaviours, { a: 'ok', b: 'ok' });
   account = await h.newAccount(undefined, { balanceUsd: 5 });
 });
 

@@ -7,36 +7,21 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NO_DISCOUNTS, retrievalCost } from '../../src/domain/pricing/index.js';
 import { countTokens } from '../../src/lib/token-count.js';
-import {
-  type FakeBehaviour,
-  type FakeUpstream,
-  fakeEmbedding,
-  fakeRelevance,
-  fakeTokenCount,
-  startFakeUpstream,
-} from '../fixtures/fake-upstream.js';
+import { fakeEmbedding, fakeRelevance, fakeTokenCount } from '../fixtures/fake-upstream.js';
 import { expectCompatError } from '../setup/envelopes.js';
+import { namedFakeUpstreams } from '../setup/fake-upstreams.js';
 import { call, type Harness, type JsonResponse, startHarness } from '../setup/harness.js';
+import { micros } from '../setup/money.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
-import { alertLines, expectNothingBilled, micros, money } from './gateway-helpers.js';
+import { alertLines, expectNothingBilled, money } from './gateway-helpers.js';
 
 const names = ['emb1', 'emb2', 'cohere1', 'cohere2', 'tei'] as const;
 type Name = (typeof names)[number];
-const fakes = {} as Record<Name, FakeUpstream>;
-const behaviours = {} as Record<Name, FakeBehaviour>;
-let arrivals: Name[] = [];
+const { fakes, behaviours, arrivals } = namedFakeUpstreams(names);
 let h: Harness;
 let account: { accountId: string; apiKey: string };
 
 beforeAll(async () => {
-  for (const name of names) {
-    fakes[name] = await startFakeUpstream({
-      behaviour: () => {
-        arrivals.push(name);
-        return behaviours[name];
-      },
-    });
-  }
   const upstreams = writeUpstreamsFile({
     'text-embedding-3-small': [
       { provider: 'emb2', url: fakes.emb2.baseUrl, model: 'vendor-2/te3-small', cost: { input: 0.02 } },
@@ -82,13 +67,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.close();
-  for (const name of names) await fakes[name]?.close();
   removeUpstreamsFiles();
 });
 
 beforeEach(async () => {
-  arrivals = [];
-  for (const name of names) behaviours[name] = 'ok';
   account = await h.newAccount(undefined, { balanceUsd: 5 });
 });
 

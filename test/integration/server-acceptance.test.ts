@@ -12,6 +12,7 @@ import { connectDatabase } from '../../src/db/connect.js';
 import { TEST_POSTGRES_URL } from '../setup/databases.js';
 import { expectCompatError } from '../setup/envelopes.js';
 import { call, type JsonResponse } from '../setup/harness.js';
+import { pollUntil } from '../setup/polling.js';
 import { type ServerProcess, spawnGateway } from '../setup/server-process.js';
 
 const run = promisify(execFile);
@@ -26,22 +27,12 @@ async function admin(env: NodeJS.ProcessEnv, ...args: string[]): Promise<any> {
  * Polls until the expected status: another process learns of a revocation within API_KEY_CACHE_TTL_MS (1 s); the
  * bound is wider, as a busy machine answers late.
  */
-async function eventually(
-  probe: () => Promise<JsonResponse>,
-  status: number,
-  withinMs = 10_000,
-): Promise<JsonResponse> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const response = await probe();
-    if (response.status === status || Date.now() > deadline) return response;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const untilStatus = (probe: () => Promise<JsonResponse>, status: number): Promise<JsonResponse> =>
+  pollUntil(probe, (response) => response.status === status, { withinMs: 10_000, everyMs: 100 });
 
 /** Waits, however long the machine takes (the test's own timeout bounds it), for what another process writes. */
 async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 20));
+  await pollUntil(async () => check(), Boolean, { withinMs: Number.POSITIVE_INFINITY });
 }
 
 const backends = [
@@ -101,11 +92,11 @@ describe.each(backends)('server and admin CLI on $name', ({ setup }) => {
     const second = await admin(env, 'keys', 'create', '--account', accountId);
     expect((await models(second.api_key, 'bearer')).status).toBe(200);
     await admin(env, 'keys', 'revoke', '--key-id', second.key_id);
-    expectCompatError(await eventually(() => models(second.api_key, 'x-api-key'), 401), 401, 'api_key_revoked');
+    expectCompatError(await untilStatus(() => models(second.api_key, 'x-api-key'), 401), 401, 'api_key_revoked');
     expect((await models(apiKey, 'bearer')).status).toBe(200);
 
     await admin(env, 'accounts', 'delete', '--account', accountId);
-    expectCompatError(await eventually(() => models(apiKey, 'bearer'), 404), 404, 'user_not_found');
+    expectCompatError(await untilStatus(() => models(apiKey, 'bearer'), 404), 404, 'user_not_found');
   });
 
   it('says on stderr where it serves, on which database, and how to make the first account', async () => {

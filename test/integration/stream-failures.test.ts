@@ -8,7 +8,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { countTokens } from '../../src/lib/token-count.js';
 import { type FakeBehaviour, type FakeUpstream, fakeChunkText, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectCompatError } from '../setup/envelopes.js';
+import { namedFakeUpstreams } from '../setup/fake-upstreams.js';
 import { type Harness, startHarness } from '../setup/harness.js';
+import { micros } from '../setup/money.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 import {
   alertLines,
@@ -17,7 +19,6 @@ import {
   expectNothingBilled,
   jsonFrames,
   MESSAGES,
-  micros,
   money,
   moneyWhenSettled,
   type SseResult,
@@ -32,11 +33,7 @@ const COST_MICROS = 1250n;
 const ANSWER = [0, 1, 2].map(fakeChunkText).join('');
 const FIRST_TOKEN_TIMEOUT_MS = 300;
 
-const names = ['a', 'b'] as const;
-type Name = (typeof names)[number];
-const fakes = {} as Record<Name, FakeUpstream>;
-const behaviours: Record<Name, FakeBehaviour> = { a: 'ok', b: 'ok' };
-let arrivals: Name[] = [];
+const { fakes, behaviours, arrivals } = namedFakeUpstreams(['a', 'b'], { usage: USAGE });
 /** An upstream that takes its time over every chunk, so a client can leave in the middle of an answer. */
 let slow: FakeUpstream;
 /** gpt-5-nano: 1000 × $0.05 + 500 × $0.4 per Mtok. */
@@ -45,15 +42,6 @@ let h: Harness;
 let account: { accountId: string; apiKey: string };
 
 beforeAll(async () => {
-  for (const name of names) {
-    fakes[name] = await startFakeUpstream({
-      usage: USAGE,
-      behaviour: () => {
-        arrivals.push(name);
-        return behaviours[name];
-      },
-    });
-  }
   slow = await startFakeUpstream({
     usage: USAGE,
     streamChunks: 6,
@@ -78,14 +66,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.close();
-  for (const name of names) await fakes[name]?.close();
   await slow?.close();
   removeUpstreamsFiles();
 });
 
 beforeEach(async () => {
-  arrivals = [];
-  Object.assign(behaviours, { a: 'ok', b: 'ok' });
   account = await h.newAccount(undefined, { balanceUsd: 5 });
 });
 
@@ -251,7 +236,7 @@ describe('stream open: the chosen upstream is final', () => {
     ];
     for (const [error, type, code] of cases) {
       behaviours.a = { errorAfterChunks: 2, error };
-      arrivals = [];
+      arrivals.length = 0;
       const before = await money(h, account.accountId);
       const result = await streamChat(h, account.apiKey, { stream_options: { include_usage: true } });
       expect(result.status).toBe(200);

@@ -2,6 +2,7 @@
 import { expect } from 'vitest';
 import { expectNativeOk } from './envelopes.js';
 import { call, type Harness } from './harness.js';
+import { sleep } from './time.js';
 
 /**
  * Polls `GET <jobsPath>/<jobId>` until `completed` or `failed`, at most `withinMs`: every 25 ms at first, backing
@@ -18,7 +19,7 @@ export async function untilTerminal(
   for (let delayMs = 25; Date.now() < giveUpAt; delayMs = Math.min(delayMs * 1.5, 500)) {
     const job = expectNativeOk(await call(h.baseUrl, 'GET', `${jobsPath}/${encodeURIComponent(jobId)}`, { key }));
     if (job.status === 'completed' || job.status === 'failed') return job;
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    await sleep(delayMs);
   }
   return expect.fail(`job ${jobId} did not finish in ${withinMs} ms`);
 }

@@ -9,8 +9,9 @@ import { MemoryUsageLogStore } from '../../src/adapters/usage-log/memory.js';
 import { newId } from '../../src/domain/ids.js';
 import { insertCovered } from '../../src/domain/market/balance-cover.js';
 import { ApiError } from '../../src/errors/api-error.js';
+import { sleep } from '../setup/time.js';
 
-const jitter = () => new Promise((resolve) => setTimeout(resolve, Math.random() * 3));
+const jitter = () => sleep(Math.random() * 3);
 
 describe('insertCovered', () => {
   it.each([

@@ -9,9 +9,9 @@ import type { JobRecord } from '../../src/adapters/job-store/index.js';
 import { MemoryJobStore } from '../../src/adapters/job-store/memory.js';
 import { newId } from '../../src/domain/ids.js';
 import { JobRunner, type JobWork } from '../../src/domain/jobs/job-runner.js';
+import { sleep } from '../setup/time.js';
 
 const LEASE_MS = 60;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Work that records who got which job and holds it until released; `lost` is remembered per job. */
 function recordingWork() {

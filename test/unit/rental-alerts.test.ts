@@ -9,6 +9,7 @@ import { MemoryAlertStore, type RecordedChange } from '../../src/adapters/alert-
 import { type Notifier, NotifierError } from '../../src/adapters/notifier/index.js';
 import { MemoryNotifier } from '../../src/adapters/notifier/memory.js';
 import { MAX_ATTEMPTS, RentalAlerts } from '../../src/domain/market/rental-alerts.js';
+import { sleep } from '../setup/time.js';
 
 const T0 = 1_750_000_000_000;
 
@@ -143,7 +144,7 @@ describe('RentalAlerts', () => {
     const sent: string[] = [];
     // A slow messenger: each send takes a few ticks, so both processes' runs overlap.
     const slow: Notifier = {
-      send: async (_t, text) => void (await new Promise((r) => setTimeout(r, 2)), sent.push(text)),
+      send: async (_t, text) => void (await sleep(2), sent.push(text)),
       close: async () => undefined,
     };
     const { store, make } = setup(new MemoryAlertStore(), slow);
