@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { StartupError } from './startup.js';
+import { StartupError } from './runtime/startup.js';
 
 /** Every setting the service reads from the environment; parsed once at start, frozen. Units last in names. */
 const schema = z.object({

@@ -68,10 +68,8 @@ import { MUSIC } from './domain/media/music-plan.js';
 import { IMAGE_RESTORATION, VIDEO_RESTORATION } from './domain/media/restoration-plan.js';
 import { SPEECH } from './domain/media/speech-plan.js';
 import { VideoJobs } from './domain/media/video-jobs.js';
-import { counter } from './domain/metrics.js';
 import { fxRateToMicro, usdToMicros } from './domain/money.js';
 import { createLossAlert, ledgerBatchObserver } from './domain/money-signals.js';
-import { Periodic } from './domain/periodic.js';
 import { createChainAlert } from './domain/routing/alerts.js';
 import { buildProviders } from './domain/routing/providers.js';
 import { RouteTable } from './domain/routing/route-table.js';
@@ -80,9 +78,11 @@ import { loadUpstreamsFile, sandboxUses } from './domain/routing/upstreams-file.
 import { ThroughputTracker } from './domain/throughput.js';
 import { TokenCounter } from './domain/token-counter.js';
 import { UsageReader } from './domain/usage-reader.js';
-import { PROJECT_ROOT } from './project-root.js';
+import { counter } from './lib/metrics.js';
+import { Periodic } from './lib/periodic.js';
+import { PROJECT_ROOT } from './lib/project-root.js';
 import { buildRentalBilling } from './rental-billing.js';
-import { blameSetting, redactedUrl, StartupError } from './startup.js';
+import { blameSetting, redactedUrl, StartupError } from './runtime/startup.js';
 
 export const CONTRACT_FILE = `${PROJECT_ROOT}generated/openapi.bundled.yaml`;
 

@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { parseImageReference } from '../adapters/image-registry/index.js';
-import { isRecord } from '../is-record.js';
+import { isRecord } from '../lib/is-record.js';
 import {
   type DockerCall,
   type DockerEndpoint,

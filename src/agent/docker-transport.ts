@@ -4,7 +4,7 @@
  * progress stream of a pull read to its end.
  */
 import { type IncomingMessage, request } from 'node:http';
-import { isRecord } from '../is-record.js';
+import { isRecord } from '../lib/is-record.js';
 
 export const DOCKER_API_VERSION = 'v1.43';
 

@@ -12,9 +12,9 @@ import type {
 } from '../adapters/ledger/index.js';
 import type { UsageKind } from '../adapters/usage-log/index.js';
 import { ApiError } from '../errors/api-error.js';
+import { newSortableId } from '../lib/ids.js';
 import type { Principal } from './authenticator.js';
 import { BillingLeases, type Lease, type LeaseSettings } from './billing-leases.js';
-import { newSortableId } from './ids.js';
 import { microsToUsd } from './money.js';
 
 /** Money reserved for one request in flight (SPEC 4.2 pre-flight). */

@@ -8,7 +8,7 @@
 import type { EmbeddingInput } from '../adapters/upstream/index.js';
 import { ApiError, type ErrorMeta, invalidField } from '../errors/api-error.js';
 import type { ErrorCode } from '../errors/catalog.js';
-import { isRecord } from '../is-record.js';
+import { isRecord } from '../lib/is-record.js';
 import type { CatalogFileEntry } from './catalog/catalog-file.js';
 
 export interface ChatValidationOptions {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isRecord } from '../is-record.js';
+import { isRecord } from '../lib/is-record.js';
 import { dataUriImageSize, type PixelSize } from './image-header.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { counter, histogram } from '../lib/metrics.js';
 import type { LossReport } from './billing.js';
-import { counter, histogram } from './metrics.js';
 import { microsToUsd } from './money.js';
 
 /**

@@ -4,7 +4,7 @@ import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.j
 import type { ResponseValidation } from '../config.js';
 import type { Deps } from '../container.js';
 import type { Ending } from '../domain/idempotency.js';
-import { isRecord } from '../is-record.js';
+import { isRecord } from '../lib/is-record.js';
 import { type AuthMode, authenticate } from './auth.js';
 import { contractForPath } from './contract-slice.js';
 import { contractViolationReporter } from './contract-violations.js';

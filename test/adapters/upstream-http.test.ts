@@ -23,7 +23,7 @@ import {
   OpenAiCompatibleProvider,
 } from '../../src/adapters/upstream/openai-compatible.js';
 import { TeiRerankProvider } from '../../src/adapters/upstream/tei-rerank.js';
-import { Canceller, type CancelSignal } from '../../src/cancel-signal.js';
+import { Canceller, type CancelSignal } from '../../src/lib/cancel-signal.js';
 import {
   closedPortUrl,
   type FakeUpstream,

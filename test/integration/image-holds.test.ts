@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textCost } from '../../src/domain/pricing/index.js';
 import { estimatePromptTokens } from '../../src/domain/tokens.js';
-import { isRecord } from '../../src/is-record.js';
+import { isRecord } from '../../src/lib/is-record.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';

@@ -11,10 +11,10 @@ import { loadConfig } from '../../src/config.js';
 import { buildDeps, type Deps } from '../../src/container.js';
 import { createAccount, issueKey } from '../../src/domain/accounts.js';
 import type { CallDetails, Charge } from '../../src/domain/billing.js';
-import { newId } from '../../src/domain/ids.js';
 import { fxRateToMicro, usdToMicros } from '../../src/domain/money.js';
 import { topUp } from '../../src/domain/top-up.js';
 import { createHttpServer } from '../../src/http/http-server.js';
+import { newId } from '../../src/lib/ids.js';
 
 export interface Harness {
   baseUrl: string;

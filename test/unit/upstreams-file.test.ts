@@ -13,7 +13,7 @@ import {
   UpstreamsFileError,
 } from '../../src/domain/routing/upstreams-file.js';
 import { TokenCounter } from '../../src/domain/token-counter.js';
-import { PROJECT_ROOT } from '../../src/project-root.js';
+import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 
 const tokens = new TokenCounter(new InProcessTokenWork());
 

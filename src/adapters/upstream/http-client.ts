@@ -8,8 +8,8 @@
  * pinned sockets stalls every later request to that vendor.
  */
 import { Agent, type Dispatcher } from 'undici';
-import { Canceller, type CancelSignal } from '../../cancel-signal.js';
-import { isRecord } from '../../is-record.js';
+import { Canceller, type CancelSignal } from '../../lib/cancel-signal.js';
+import { isRecord } from '../../lib/is-record.js';
 import { readUpTo } from '../read-up-to.js';
 import { UpstreamError, type UpstreamFailure } from './index.js';
 
@@ -225,7 +225,7 @@ async function send(post: UpstreamPost, scope: CallScope, accept: string): Promi
   let response: Dispatcher.ResponseData;
   try {
     // The dispatcher's own request(), not undici's request(url, options): that one spreads the options into an
-    // object with new keys, which gives every call a hidden class of its own (src/copy-with.ts).
+    // object with new keys, which gives every call a hidden class of its own (src/lib/copy-with.ts).
     const { origin, pathname, search } = new URL(post.url);
     response = await post.dispatcher.request({
       origin,

@@ -17,9 +17,9 @@
  *   (after a restart too); a task is `running` for its first SANDBOX_RENDER_MS, so callers see a job in progress.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { CancelSignal } from '../../cancel-signal.js';
 import type { TokenCounter } from '../../domain/token-counter.js';
-import { isRecord } from '../../is-record.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
+import { isRecord } from '../../lib/is-record.js';
 import { AUDIO_MIME, type AudioFormat, encodeAudio, tone } from '../audio-codec/index.js';
 import { solidImage } from '../image-codec/index.js';
 import { type ClipEncoder, remuxToMov } from '../video-codec/index.js';

@@ -1,9 +1,9 @@
 import type { JobRecord, JobStore } from '../../adapters/job-store/index.js';
 import { balanceMicros, type Ledger } from '../../adapters/ledger/index.js';
 import { ApiError, orUnavailable } from '../../errors/api-error.js';
+import { newId } from '../../lib/ids.js';
 import type { Principal } from '../authenticator.js';
 import type { Billing } from '../billing.js';
-import { newId } from '../ids.js';
 import type { JobRunner, JobWork } from '../jobs/job-runner.js';
 import { retryUntil } from '../jobs/retry-until.js';
 import { microsToUsd } from '../money.js';

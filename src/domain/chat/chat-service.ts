@@ -1,7 +1,7 @@
 import type { MediaLoader } from '../../adapters/media-fetch/index.js';
 import type { Usage } from '../../adapters/upstream/index.js';
-import type { CancelSignal } from '../../cancel-signal.js';
-import { copyWith } from '../../copy-with.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
+import { copyWith } from '../../lib/copy-with.js';
 import type { Principal } from '../authenticator.js';
 import { runReservedChain } from '../billed-chain.js';
 import type { Billing, Charge, Reservation } from '../billing.js';

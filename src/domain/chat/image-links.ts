@@ -1,5 +1,5 @@
 import { MediaLoadError, type MediaLoader } from '../../adapters/media-fetch/index.js';
-import { isRecord } from '../../is-record.js';
+import { isRecord } from '../../lib/is-record.js';
 import { messageError } from '../chat-validation.js';
 import { startsAsImage } from '../image-header.js';
 

@@ -1,12 +1,12 @@
 import type { components } from '../../../generated/openapi.js';
 import type { ChatRecord, ChatStore, DialogueRecord } from '../../adapters/chat-store/index.js';
-import type { CancelSignal } from '../../cancel-signal.js';
 import { ApiError, orUnavailable } from '../../errors/api-error.js';
-import { isRecord } from '../../is-record.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
+import { newId } from '../../lib/ids.js';
+import { isRecord } from '../../lib/is-record.js';
 import type { Principal } from '../authenticator.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import type { ChatService } from '../chat/chat-service.js';
-import { newId } from '../ids.js';
 import type { ImageJobs } from '../images/image-jobs.js';
 import { microsToUsd } from '../money.js';
 import type { ChainHooks } from '../routing/run-chain.js';

@@ -1,8 +1,8 @@
 import type { components } from '../../../generated/openapi.js';
 import { encodeImage, inspectImage, type OutputFormat } from '../../adapters/image-codec/index.js';
 import { type ImageCall, type ImageResult, UpstreamError } from '../../adapters/upstream/index.js';
-import type { CancelSignal } from '../../cancel-signal.js';
 import { ApiError } from '../../errors/api-error.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
 import type { Principal } from '../authenticator.js';
 import { releasingOnFailure } from '../billed-chain.js';
 import type { Billing, CallDetails } from '../billing.js';

@@ -1,8 +1,8 @@
 import type { components } from '../../../generated/openapi.js';
 import type { JobRecord } from '../../adapters/job-store/index.js';
 import { ApiError, orUnavailable } from '../../errors/api-error.js';
+import { newId } from '../../lib/ids.js';
 import type { Principal } from '../authenticator.js';
-import { newId } from '../ids.js';
 import type { JobRunner, JobWork } from '../jobs/job-runner.js';
 import {
   completeCharged,

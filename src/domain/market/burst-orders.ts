@@ -19,8 +19,8 @@ import type {
   SettlementRecord,
 } from '../../adapters/market-store/index.js';
 import { ApiError } from '../../errors/api-error.js';
+import { newId } from '../../lib/ids.js';
 import type { Principal } from '../authenticator.js';
-import { newId } from '../ids.js';
 import { microsToUsd } from '../money.js';
 import { dueAtStart, isTermPlan, UNIT_MS, unitPriceMicros } from './plans.js';
 import type { Rentals } from './rentals.js';

@@ -6,9 +6,9 @@
  */
 import type { Logger } from 'pino';
 import type { MarketStore, OfferRecord, OfferSort } from '../../adapters/market-store/index.js';
-import type { CancelSignal } from '../../cancel-signal.js';
 import { ApiError, orUnavailable } from '../../errors/api-error.js';
 import type { ErrorCode } from '../../errors/catalog.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
 import type { Principal } from '../authenticator.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { type ChatService, completionText } from '../chat/chat-service.js';

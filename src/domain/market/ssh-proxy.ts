@@ -12,8 +12,8 @@ import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { InstanceRecord, MarketStore } from '../../adapters/market-store/index.js';
 import type { PortRange, TunnelRequest, TunnelStore } from '../../adapters/tunnel-store/index.js';
-import type { CancelSignal } from '../../cancel-signal.js';
 import { ApiError } from '../../errors/api-error.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
 import type { Principal } from '../authenticator.js';
 
 export interface SshProxySettings {

@@ -10,7 +10,7 @@
 import type { Ledger, Micros } from '../../adapters/ledger/index.js';
 import type { InstanceRecord, MarketStore } from '../../adapters/market-store/index.js';
 import { ApiError } from '../../errors/api-error.js';
-import { newId } from '../ids.js';
+import { newId } from '../../lib/ids.js';
 import { microsToUsd } from '../money.js';
 import { owedFor } from './plans.js';
 

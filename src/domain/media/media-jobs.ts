@@ -11,10 +11,10 @@ import {
 } from '../../adapters/upstream/index.js';
 import { probeVideo } from '../../adapters/video-codec/index.js';
 import { ApiError, invalidField, orUnavailable } from '../../errors/api-error.js';
+import { newId } from '../../lib/ids.js';
 import type { Principal } from '../authenticator.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import type { FileLinks } from '../file-links.js';
-import { newId } from '../ids.js';
 import { loadInput, unusable } from '../images/references.js';
 import { jobFailure } from '../jobs/job-failure.js';
 import type { JobRunner, JobWork } from '../jobs/job-runner.js';

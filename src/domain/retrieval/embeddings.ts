@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/openapi.js';
 import type { EmbeddingInput } from '../../adapters/upstream/index.js';
-import type { CancelSignal } from '../../cancel-signal.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
 import type { Principal } from '../authenticator.js';
 import { runReservedChain } from '../billed-chain.js';
 import type { Billing } from '../billing.js';

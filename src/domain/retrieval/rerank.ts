@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/openapi.js';
-import type { CancelSignal } from '../../cancel-signal.js';
-import { copyWith } from '../../copy-with.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
+import { copyWith } from '../../lib/copy-with.js';
 import type { Principal } from '../authenticator.js';
 import { runReservedChain } from '../billed-chain.js';
 import type { Billing } from '../billing.js';

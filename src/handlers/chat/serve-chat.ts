@@ -1,5 +1,4 @@
 import type { Request, Response } from 'express';
-import { UNCANCELLABLE } from '../../cancel-signal.js';
 import type { Deps } from '../../container.js';
 import type { Principal } from '../../domain/authenticator.js';
 import type { ChatBody } from '../../domain/chat/chat-service.js';
@@ -10,6 +9,7 @@ import { abortWhenClientLeaves } from '../../http/client-abort.js';
 import { serveKeepAlive } from '../../http/keep-alive.js';
 import { nativeOk } from '../../http/native-ok.js';
 import { SENT, type Sent } from '../../http/operation-types.js';
+import { UNCANCELLABLE } from '../../lib/cancel-signal.js';
 
 /** SPEC 4.2: non-stream requests with more than this many output tokens use the keep-alive path. */
 export const KEEP_ALIVE_ABOVE_TOKENS = 4096;

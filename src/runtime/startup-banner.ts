@@ -1,4 +1,4 @@
-import type { Config } from './config.js';
+import type { Config } from '../config.js';
 import { redactedUrl } from './startup.js';
 
 const DEFAULT_DATABASE_URL = 'sqlite:data/gateway.sqlite';

@@ -6,11 +6,11 @@ import { fileURLToPath } from 'node:url';
  * bundled contract lives in generated/ at the root in both cases.
  */
 function findProjectRoot(): string {
-  for (const up of ['../', '../../']) {
+  for (const up of ['../../', '../../../']) {
     const candidate = fileURLToPath(new URL(up, import.meta.url));
     if (existsSync(`${candidate}package.json`)) return candidate;
   }
-  throw new Error('compute-gateway: cannot find the project root (package.json) above src/');
+  throw new Error('compute-gateway: cannot find the project root (package.json) above src/lib/');
 }
 
 export const PROJECT_ROOT = findProjectRoot();
