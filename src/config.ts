@@ -50,7 +50,7 @@ const schema = z.object({
    */
   BILLING_HOLD_TTL_MS: z.coerce.number().int().positive().optional(),
   /**
-   * Reserving in bulk for busy accounts (src/domain/billing-leases.ts): the most one lease takes (0 turns leases
+   * Reserving in bulk for busy accounts (src/domain/billing/billing-leases.ts): the most one lease takes (0 turns leases
    * off, and every request holds on its own), how long it lives unless renewed while in use (a crashed process's
    * lease is back in the balance after it), and how long it may stay unused before it is given back.
    */

@@ -32,29 +32,32 @@ import { MemoryRateLimiter } from './adapters/rate-limiter/memory.js';
 import { RedisRateLimiter } from './adapters/rate-limiter/redis.js';
 import { SqlSshKeyStore } from './adapters/ssh-key-store/sql.js';
 import { PortListeners, TunnelListener } from './adapters/ssh-proxy/tcp-listeners.js';
+import { TunnelJoiner } from './adapters/ssh-proxy/tunnel-joiner.js';
 import { WorkerPoolTokenWork } from './adapters/tokenizer/index.js';
 import { SqlTunnelStore } from './adapters/tunnel-store/sql.js';
 import type { UsageLogStore } from './adapters/usage-log/index.js';
 import { SqlUsageLogStore } from './adapters/usage-log/sql.js';
 import { ClipEncoder } from './adapters/video-codec/index.js';
+import { loadCatalogFile, loadUpstreamsFile } from './composition/config-files.js';
 import type { Config } from './config.js';
 import { connectDatabase, type Database } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { startCheckpointer } from './db/sqlite-checkpointer.js';
-import { AuthFailures } from './domain/auth-failures.js';
-import { Authenticator } from './domain/authenticator.js';
-import { Billing } from './domain/billing.js';
-import { loadCatalogFile } from './domain/catalog/catalog-file.js';
+import { Billing } from './domain/billing/billing.js';
+import { retryJournaledCharges } from './domain/billing/charge-retrier.js';
+import { Idempotency } from './domain/billing/idempotency.js';
+import { fxRateToMicro, usdToMicros } from './domain/billing/money.js';
+import { createLossAlert, ledgerBatchObserver } from './domain/billing/money-signals.js';
 import { ModelCatalog } from './domain/catalog/model-catalog.js';
-import { retryJournaledCharges } from './domain/charge-retrier.js';
+import { ThroughputTracker } from './domain/catalog/throughput.js';
 import { ChatJobs } from './domain/chat/chat-jobs.js';
 import { ChatService } from './domain/chat/chat-service.js';
-import { ChatRooms } from './domain/chats/chat-rooms.js';
-import { FileLinks } from './domain/file-links.js';
-import { Idempotency } from './domain/idempotency.js';
+import { ChatRooms } from './domain/chat-rooms/chat-rooms.js';
 import { ImageJobs } from './domain/images/image-jobs.js';
 import { JobRunner } from './domain/jobs/job-runner.js';
-import { KeyUsageRecorder } from './domain/key-usage-recorder.js';
+import { AuthFailures } from './domain/keys/auth-failures.js';
+import { Authenticator } from './domain/keys/authenticator.js';
+import { KeyUsageRecorder } from './domain/keys/key-usage-recorder.js';
 import { BurstOrders } from './domain/market/burst-orders.js';
 import { Machines } from './domain/market/machines.js';
 import { Recommendations } from './domain/market/recommendation.js';
@@ -63,21 +66,19 @@ import type { Rentals } from './domain/market/rentals.js';
 import { SshKeys } from './domain/market/ssh-keys.js';
 import { SshProxy } from './domain/market/ssh-proxy.js';
 import type { Volumes } from './domain/market/volumes.js';
+import { FileLinks } from './domain/media/file-links.js';
 import { MediaJobs } from './domain/media/media-jobs.js';
 import { MUSIC } from './domain/media/music-plan.js';
 import { IMAGE_RESTORATION, VIDEO_RESTORATION } from './domain/media/restoration-plan.js';
 import { SPEECH } from './domain/media/speech-plan.js';
 import { VideoJobs } from './domain/media/video-jobs.js';
-import { fxRateToMicro, usdToMicros } from './domain/money.js';
-import { createLossAlert, ledgerBatchObserver } from './domain/money-signals.js';
 import { createChainAlert } from './domain/routing/alerts.js';
 import { buildProviders } from './domain/routing/providers.js';
 import { RouteTable } from './domain/routing/route-table.js';
 import type { ChainHooks } from './domain/routing/run-chain.js';
-import { loadUpstreamsFile, sandboxUses } from './domain/routing/upstreams-file.js';
-import { ThroughputTracker } from './domain/throughput.js';
-import { TokenCounter } from './domain/token-counter.js';
-import { UsageReader } from './domain/usage-reader.js';
+import { sandboxUses } from './domain/routing/upstreams-file.js';
+import { TokenCounter } from './domain/text/token-counter.js';
+import { UsageReader } from './domain/usage/usage-reader.js';
 import { counter } from './lib/metrics.js';
 import { Periodic } from './lib/periodic.js';
 import { PROJECT_ROOT } from './lib/project-root.js';
@@ -317,7 +318,8 @@ async function openSshSockets(
   logger: Logger,
 ): Promise<{ close(): Promise<void> } | null> {
   if (config.SSH_PROXY === 'off') return null;
-  const tunnels = new TunnelListener((token, socket, rest) => proxy.tunnelArrived(token, socket, rest));
+  const joiner = new TunnelJoiner(proxy, proxy.settings.connectTimeoutMs);
+  const tunnels = new TunnelListener((token, socket, rest) => joiner.tunnelArrived(token, socket, rest));
   try {
     proxy.settings.tunnelPort = await tunnels.listen(config.TUNNEL_PORT, config.SSH_PROXY_BIND);
   } catch (err) {
@@ -330,7 +332,7 @@ async function openSshSockets(
   const ports = new PortListeners(
     config.SSH_PROXY_BIND,
     (port, socket) =>
-      void proxy
+      void joiner
         .clientConnected(port, socket)
         .catch((err: unknown) => logger.warn({ err, ssh_port: port }, 'SSH proxy connection failed')),
     (port, err) => logger.warn({ err, ssh_port: port }, 'SSH proxy port taken'),
@@ -338,7 +340,7 @@ async function openSshSockets(
   proxy.attach(ports);
   return {
     async close() {
-      proxy.close();
+      joiner.close();
       await ports.closeAll();
       await tunnels.close();
     },

@@ -5,9 +5,9 @@
 import type { Ledger } from './adapters/ledger/index.js';
 import type { MarketStore } from './adapters/market-store/index.js';
 import type { Config } from './config.js';
+import { usdToMicros } from './domain/billing/money.js';
 import { Rentals } from './domain/market/rentals.js';
 import { Volumes } from './domain/market/volumes.js';
-import { usdToMicros } from './domain/money.js';
 
 export function buildRentalBilling(
   store: MarketStore,

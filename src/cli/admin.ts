@@ -14,11 +14,11 @@ import { SqlMarketStore } from '../adapters/market-store/sql.js';
 import { loadConfig } from '../config.js';
 import { connectDatabase, type Database } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
-import * as accounts from '../domain/accounts.js';
-import { DomainError, isDomainError } from '../domain/domain-error.js';
+import * as accounts from '../domain/accounts/accounts.js';
+import { fromMicro, fxRateToMicro, microsToUsd, usdToMicros } from '../domain/billing/money.js';
+import { topUp } from '../domain/billing/top-up.js';
 import { setVerification } from '../domain/market/machines.js';
-import { fromMicro, fxRateToMicro, microsToUsd, usdToMicros } from '../domain/money.js';
-import { topUp } from '../domain/top-up.js';
+import { DomainError, isDomainError } from '../errors/domain-error.js';
 import { buildRentalBilling } from '../rental-billing.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;

@@ -1,12 +1,12 @@
 import type { Response } from 'express';
 import type { components } from '../../generated/openapi.js';
 import { type StreamEvent, UpstreamError, type Usage } from '../adapters/upstream/index.js';
+import type { ThroughputTracker } from '../domain/catalog/throughput.js';
 import type { ChatService, PreparedChat } from '../domain/chat/chat-service.js';
 import { type OpenedStream, openStream, StreamNotOpened } from '../domain/chat/open-stream.js';
 import { streamError } from '../domain/chat/stream-error.js';
 import { type ChunkInfo, inspectChunk } from '../domain/chat/stream-events.js';
 import type { ChainHooks } from '../domain/routing/run-chain.js';
-import type { ThroughputTracker } from '../domain/throughput.js';
 import { type CancelSignal, UNCANCELLABLE } from '../lib/cancel-signal.js';
 import { SseWriter } from './sse-writer.js';
 

@@ -1,11 +1,11 @@
 /**
  * The one behavioural contract of the tokenizer port (src/adapters/tokenizer/index.ts): every implementation
- * counts, estimates and truncates exactly as src/domain/tokens.ts does, for short text and for text long enough
+ * counts, estimates and truncates exactly as src/domain/text/token-counting.ts does, for short text and for text long enough
  * that the gateway sends it off the event loop, and survives concurrent jobs.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TokenWork } from '../../src/adapters/tokenizer/index.js';
-import { countTokens, estimatePromptTokens, truncateToTokens } from '../../src/domain/tokens.js';
+import { countTokens, estimatePromptTokens, truncateToTokens } from '../../src/domain/text/token-counting.js';
 
 /** Printable characters in a fixed pseudo-random order: many tokens per character, the slow case. */
 function noisyText(length: number, seed = 7): string {

@@ -6,8 +6,8 @@ import { InProcessTokenWork } from '../../src/adapters/tokenizer/index.js';
 import { type ChatCall, type StreamEvent, UpstreamError } from '../../src/adapters/upstream/index.js';
 import { bm25, SandboxProvider } from '../../src/adapters/upstream/sandbox.js';
 import { SANDBOX_REFERENCE_MAX_PIXELS } from '../../src/adapters/upstream/sandbox-reference.js';
-import { TokenCounter } from '../../src/domain/token-counter.js';
-import { countTokens, estimatePromptTokens } from '../../src/domain/tokens.js';
+import { TokenCounter } from '../../src/domain/text/token-counter.js';
+import { countTokens, estimatePromptTokens } from '../../src/domain/text/token-counting.js';
 
 const tokens = new TokenCounter(new InProcessTokenWork());
 

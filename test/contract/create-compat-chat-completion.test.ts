@@ -5,7 +5,7 @@ import {
   UpstreamError,
   type UpstreamProvider,
 } from '../../src/adapters/upstream/index.js';
-import { countTokens, estimatePromptTokens } from '../../src/domain/tokens.js';
+import { countTokens, estimatePromptTokens } from '../../src/domain/text/token-counting.js';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';

@@ -1,6 +1,6 @@
 import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countTokens } from '../../src/domain/tokens.js';
+import { countTokens } from '../../src/domain/text/token-counting.js';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countTokens, estimatePromptTokens } from '../../src/domain/tokens.js';
+import { countTokens, estimatePromptTokens } from '../../src/domain/text/token-counting.js';
 import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';

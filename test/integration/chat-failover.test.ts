@@ -4,7 +4,7 @@
  * request costs nothing (SPEC 4.1.3); an exhausted chain raises exactly one operator alert per request.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { countTokens } from '../../src/domain/tokens.js';
+import { countTokens } from '../../src/domain/text/token-counting.js';
 import {
   closedPortUrl,
   type FakeBehaviour,

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM_ACCOUNTS } from '../../src/adapters/ledger/index.js';
 import { textHoldEstimate } from '../../src/domain/pricing/index.js';
-import { estimatePromptTokens } from '../../src/domain/tokens.js';
+import { estimatePromptTokens } from '../../src/domain/text/token-counting.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { call, type Harness, type JsonResponse, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';

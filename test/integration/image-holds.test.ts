@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textCost } from '../../src/domain/pricing/index.js';
-import { estimatePromptTokens } from '../../src/domain/tokens.js';
+import { estimatePromptTokens } from '../../src/domain/text/token-counting.js';
 import { isRecord } from '../../src/lib/is-record.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';

@@ -6,7 +6,7 @@
  * heartbeat and marked offline; its agent coming back resumes the rental.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { microsToUsd, usdToMicros } from '../../src/domain/money.js';
+import { microsToUsd, usdToMicros } from '../../src/domain/billing/money.js';
 import { newId } from '../../src/lib/ids.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectNativeOk } from '../setup/envelopes.js';

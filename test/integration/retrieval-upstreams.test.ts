@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NO_DISCOUNTS, retrievalCost } from '../../src/domain/pricing/index.js';
-import { countTokens } from '../../src/domain/tokens.js';
+import { countTokens } from '../../src/domain/text/token-counting.js';
 import {
   type FakeBehaviour,
   type FakeUpstream,

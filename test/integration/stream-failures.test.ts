@@ -5,7 +5,7 @@
  * and a client that leaves pays for the work the upstream did all the same. No stream ends without `[DONE]`.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { countTokens } from '../../src/domain/tokens.js';
+import { countTokens } from '../../src/domain/text/token-counting.js';
 import { type FakeBehaviour, type FakeUpstream, fakeChunkText, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectCompatError } from '../setup/envelopes.js';
 import { type Harness, startHarness } from '../setup/harness.js';

@@ -6,7 +6,7 @@
  * the rental when the balance cannot hold the rest of the term.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { usdToMicros } from '../../src/domain/money.js';
+import { usdToMicros } from '../../src/domain/billing/money.js';
 import { newId } from '../../src/lib/ids.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectNativeOk } from '../setup/envelopes.js';

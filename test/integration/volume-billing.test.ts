@@ -5,7 +5,7 @@
  * the two) is posted once, under its own id.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { usdToMicros } from '../../src/domain/money.js';
+import { usdToMicros } from '../../src/domain/billing/money.js';
 import { newId } from '../../src/lib/ids.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectNativeOk } from '../setup/envelopes.js';

@@ -7,8 +7,8 @@ import {
   validateEmbeddingInput,
   validateOutputCap,
   validateRerank,
-} from '../../src/domain/chat-validation.js';
-import { countTokens } from '../../src/domain/tokens.js';
+} from '../../src/domain/text/chat-validation.js';
+import { countTokens } from '../../src/domain/text/token-counting.js';
 import { ApiError, type ErrorMeta } from '../../src/errors/api-error.js';
 import type { ErrorCode } from '../../src/errors/catalog.js';
 import { catalogRow } from '../setup/catalog-rows.js';

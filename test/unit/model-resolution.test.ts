@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { loadCatalogFile } from '../../src/composition/config-files.js';
 import { loadContract } from '../../src/container.js';
-import { loadCatalogFile } from '../../src/domain/catalog/catalog-file.js';
 import { ModelCatalog } from '../../src/domain/catalog/model-catalog.js';
-import { resolveChatModel, resolveRetrievalModel } from '../../src/domain/model-resolution.js';
+import { resolveChatModel, resolveRetrievalModel } from '../../src/domain/catalog/model-resolution.js';
 import { ApiError, type ErrorMeta } from '../../src/errors/api-error.js';
 import type { ErrorCode } from '../../src/errors/catalog.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';

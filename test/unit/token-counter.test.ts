@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InProcessTokenWork, type TokenWork, TokenWorkTimeout } from '../../src/adapters/tokenizer/index.js';
-import { TokenCounter, type TokenizeThread } from '../../src/domain/token-counter.js';
-import { countTokens, INLINE_TOKENIZE_CHARS } from '../../src/domain/tokens.js';
+import { TokenCounter, type TokenizeThread } from '../../src/domain/text/token-counter.js';
+import { countTokens, INLINE_TOKENIZE_CHARS } from '../../src/domain/text/token-counting.js';
 import { ApiError } from '../../src/errors/api-error.js';
 
 /** The in-process twin, counting what reaches it. */

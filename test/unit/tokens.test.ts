@@ -11,7 +11,7 @@ import {
   MESSAGE_OVERHEAD_TOKENS,
   REPLY_PRIMING_TOKENS,
   truncateToTokens,
-} from '../../src/domain/tokens.js';
+} from '../../src/domain/text/token-counting.js';
 
 describe('countTokens (o200k_base)', () => {
   it('counts what the o200k_base encoder produces', () => {

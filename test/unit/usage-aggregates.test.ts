@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, isoWeekStart, utcDay } from '../../src/domain/usage-aggregates.js';
+import { addDays, isoWeekStart, utcDay } from '../../src/domain/usage/usage-aggregates.js';
 
 const MIDNIGHT = Date.parse('2026-03-01T00:00:00.000Z');
 

@@ -5,7 +5,7 @@
  * written nothing (the memory engine relies on it; SQL engines also have their transaction).
  */
 
-import { usdMicrosToRubMicro } from '../../domain/money.js';
+import { usdMicrosToRubMicro } from '../../domain/billing/money.js';
 import type { UsageRecord } from '../usage-log/index.js';
 import { type DailyIncrement, rollUp } from '../usage-log/memory.js';
 import { type LotSlice, planConsumption, planRestore } from './allocation-plan.js';

@@ -1,7 +1,7 @@
 /**
  * The tokenizer port: token work too long for the event loop (issue "a hostile client costs nothing": no request
  * may hold the loop for more than a few milliseconds). The in-process twin does the work where it is called; the
- * worker pool does it on other threads. Both count exactly as src/domain/tokens.ts does.
+ * worker pool does it on other threads. Both count exactly as src/domain/text/token-counting.ts does.
  */
 export interface TokenWork {
   /** estimatePromptTokens of a chat body. */

@@ -1,4 +1,4 @@
-import { countTokens, estimatePromptTokens, truncateToTokens } from '../../domain/tokens.js';
+import { countTokens, estimatePromptTokens, truncateToTokens } from '../../domain/text/token-counting.js';
 
 /** The jobs both twins run, by name; the worker pool's threads export these. */
 export function promptTokens(body: Record<string, unknown>): number {

@@ -4,7 +4,7 @@
  * vector, the same query and documents the same scores. Nothing here calls the network.
  *
  * - chat: a reply picked from a fixed word list by a hash of the messages, capped by the output cap, with exact
- *   usage (tokens.ts). It never emits tool_calls: a request with `tools` still gets text, which is what a
+ *   usage (domain/text/token-counting.ts). It never emits tool_calls: a request with `tools` still gets text, which is what a
  *   model that declines to call a tool does, so tool-calling flows need a real upstream.
  * - embeddings: hashed bag of words and word bigrams (FNV-1a 32, signed), L2-normalised (SPEC 2.2, 2.9).
  * - rerank: BM25 (k1 1.2, b 0.75), squashed to [0, 1) by x / (x + 1) (SPEC 2.4: a per-model scale).
@@ -17,7 +17,7 @@
  *   (after a restart too); a task is `running` for its first SANDBOX_RENDER_MS, so callers see a job in progress.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { TokenCounter } from '../../domain/token-counter.js';
+import type { TokenCounter } from '../../domain/text/token-counter.js';
 import type { CancelSignal } from '../../lib/cancel-signal.js';
 import { isRecord } from '../../lib/is-record.js';
 import { AUDIO_MIME, type AudioFormat, encodeAudio, tone } from '../audio-codec/index.js';

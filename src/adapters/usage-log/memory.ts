@@ -1,4 +1,4 @@
-import { addTotals, NO_USAGE, utcDay } from '../../domain/usage-aggregates.js';
+import { addTotals, NO_USAGE, utcDay } from '../../domain/usage/usage-aggregates.js';
 import type { DailyUsage, UsageFilter, UsageKind, UsageLogStore, UsageRecord, UsageTotals } from './index.js';
 
 /** What one record adds to its totals. Shared with the SQL store so both twins fold records identically. */

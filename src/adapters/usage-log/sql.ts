@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
-import { utcDay } from '../../domain/usage-aggregates.js';
+import { utcDay } from '../../domain/usage/usage-aggregates.js';
 import type { DailyUsage, UsageFilter, UsageKind, UsageLogStore, UsageRecord, UsageTotals } from './index.js';
 import type { DailyIncrement } from './memory.js';
 

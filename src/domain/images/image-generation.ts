@@ -3,12 +3,12 @@ import { encodeImage, inspectImage, type OutputFormat } from '../../adapters/ima
 import { type ImageCall, type ImageResult, UpstreamError } from '../../adapters/upstream/index.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { CancelSignal } from '../../lib/cancel-signal.js';
-import type { Principal } from '../authenticator.js';
-import { releasingOnFailure } from '../billed-chain.js';
-import type { Billing, CallDetails } from '../billing.js';
+import { releasingOnFailure } from '../billing/billed-chain.js';
+import type { Billing, CallDetails } from '../billing/billing.js';
+import { type Micros, microsToUsd } from '../billing/money.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { renderTimeoutMessage } from '../jobs/job-failure.js';
-import { type Micros, microsToUsd } from '../money.js';
+import type { Principal } from '../keys/authenticator.js';
 import type { Route, RouteTable } from '../routing/route-table.js';
 import { type ChainHooks, runChain } from '../routing/run-chain.js';
 import { type ImagePlan, planCost, planImage } from './image-plan.js';

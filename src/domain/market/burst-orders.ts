@@ -20,8 +20,8 @@ import type {
 } from '../../adapters/market-store/index.js';
 import { ApiError } from '../../errors/api-error.js';
 import { newId } from '../../lib/ids.js';
-import type { Principal } from '../authenticator.js';
-import { microsToUsd } from '../money.js';
+import { microsToUsd } from '../billing/money.js';
+import type { Principal } from '../keys/authenticator.js';
 import { dueAtStart, isTermPlan, UNIT_MS, unitPriceMicros } from './plans.js';
 import type { Rentals } from './rentals.js';
 import type { Volumes } from './volumes.js';

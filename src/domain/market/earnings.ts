@@ -3,8 +3,8 @@
  * posted settlement of the provider's machines, what the renter was charged and the provider's share of it.
  */
 import type { MarketStore } from '../../adapters/market-store/index.js';
-import type { Principal } from '../authenticator.js';
-import { addDays, dayStartMs, utcDay } from '../usage-aggregates.js';
+import type { Principal } from '../keys/authenticator.js';
+import { addDays, dayStartMs, utcDay } from '../usage/usage-aggregates.js';
 
 export interface EarningsRow {
   date: string;

@@ -4,7 +4,7 @@
  * so a later rule never reads them again ("8x7b" is a model size, not 8 GPUs; "4-bit" is not 4 GPUs; "$48" is
  * not 48 GB). GPU models are matched against the names on offer now, so only real, live GPUs can be named.
  */
-import { type Micros, usdToMicros } from '../money.js';
+import { type Micros, usdToMicros } from '../billing/money.js';
 import { countryPlace, isCountryCode, PLACES, type Place, STANDALONE_CODES } from './countries.js';
 
 export type Precision = '16-bit' | '8-bit' | '4-bit';

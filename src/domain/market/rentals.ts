@@ -18,7 +18,7 @@ import type {
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import { copyWith } from '../../lib/copy-with.js';
 import { newId } from '../../lib/ids.js';
-import type { Principal } from '../authenticator.js';
+import type { Principal } from '../keys/authenticator.js';
 import { overPendingCap, requirePendingRoom } from './account-caps.js';
 import { insertCovered } from './balance-cover.js';
 import { owedAtHalt } from './commitment.js';

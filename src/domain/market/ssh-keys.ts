@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { SshKeyRecord, SshKeyStore } from '../../adapters/ssh-key-store/index.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import { newId } from '../../lib/ids.js';
-import type { Principal } from '../authenticator.js';
+import type { Principal } from '../keys/authenticator.js';
 
 const KEY_TYPES = new Set([
   'ssh-ed25519',

@@ -6,7 +6,7 @@ import { OpenAiImagesProvider } from '../../adapters/upstream/openai-images.js';
 import { SandboxProvider } from '../../adapters/upstream/sandbox.js';
 import { TeiRerankProvider } from '../../adapters/upstream/tei-rerank.js';
 import type { ClipEncoder } from '../../adapters/video-codec/index.js';
-import type { TokenCounter } from '../token-counter.js';
+import type { TokenCounter } from '../text/token-counter.js';
 import type { ProviderSlot } from './route-table.js';
 import type { ProviderConfig, UpstreamsFile } from './upstreams-file.js';
 

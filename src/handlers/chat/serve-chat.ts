@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
 import type { Deps } from '../../container.js';
-import type { Principal } from '../../domain/authenticator.js';
 import type { ChatBody } from '../../domain/chat/chat-service.js';
 import { chatUsage, completionBody } from '../../domain/chat/completion-body.js';
+import type { Principal } from '../../domain/keys/authenticator.js';
 import { chatChunkFormat } from '../../http/chat-chunk-format.js';
 import { type StreamDeps, serveStream } from '../../http/chat-stream.js';
 import { abortWhenClientLeaves } from '../../http/client-abort.js';

@@ -1,6 +1,6 @@
 import type { Deps } from '../../container.js';
+import { usdToMicros } from '../../domain/billing/money.js';
 import { DEFAULT_PRICING_TYPE } from '../../domain/market/plans.js';
-import { usdToMicros } from '../../domain/money.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';

@@ -1,5 +1,5 @@
-import { addDays, dayRange, dayStartMs } from '../../domain/usage-aggregates.js';
-import { usageCsv } from '../../domain/usage-csv.js';
+import { addDays, dayRange, dayStartMs } from '../../domain/usage/usage-aggregates.js';
+import { usageCsv } from '../../domain/usage/usage-csv.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 

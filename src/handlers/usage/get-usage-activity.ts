@@ -1,4 +1,11 @@
-import { addDays, addTotals, groupTotals, NO_USAGE, toWireAggregate, utcDay } from '../../domain/usage-aggregates.js';
+import {
+  addDays,
+  addTotals,
+  groupTotals,
+  NO_USAGE,
+  toWireAggregate,
+  utcDay,
+} from '../../domain/usage/usage-aggregates.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';

@@ -1,4 +1,4 @@
-import type { ChargeJournal } from '../adapters/charge-journal/index.js';
+import type { ChargeJournal } from '../../adapters/charge-journal/index.js';
 import type { Billing } from './billing.js';
 
 /**

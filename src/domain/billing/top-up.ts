@@ -1,7 +1,7 @@
-import type { ApiKeyStore } from '../adapters/api-keys/index.js';
-import type { Ledger, LotSpec, Micros, Transfer } from '../adapters/ledger/index.js';
-import { newId } from '../lib/ids.js';
-import { DomainError } from './domain-error.js';
+import type { ApiKeyStore } from '../../adapters/api-keys/index.js';
+import type { Ledger, LotSpec, Micros, Transfer } from '../../adapters/ledger/index.js';
+import { DomainError } from '../../errors/domain-error.js';
+import { newId } from '../../lib/ids.js';
 
 export interface TopUpInput {
   accountId: string;

@@ -1,4 +1,4 @@
-import type { ApiKeyStore } from '../adapters/api-keys/index.js';
+import type { ApiKeyStore } from '../../adapters/api-keys/index.js';
 
 /**
  * Remembers when each key was last used and writes those times in one batch per interval, so an

@@ -1,6 +1,12 @@
-import { type TokenWork, TokenWorkTimeout } from '../adapters/tokenizer/index.js';
+import { type TokenWork, TokenWorkTimeout } from '../../adapters/tokenizer/index.js';
 import { type FairQueueSettings, FairTaskQueue, tokenizerBusy } from './fair-task-queue.js';
-import { charsUpTo, countTokens, estimatePromptTokens, INLINE_TOKENIZE_CHARS, truncateToTokens } from './tokens.js';
+import {
+  charsUpTo,
+  countTokens,
+  estimatePromptTokens,
+  INLINE_TOKENIZE_CHARS,
+  truncateToTokens,
+} from './token-counting.js';
 
 export interface TokenizeOptions {
   /**
@@ -20,7 +26,7 @@ export type TokenizeThread = 'event_loop' | 'worker';
 
 /**
  * Token counting on the request path. Short text (up to INLINE_TOKENIZE_CHARS, a few milliseconds at worst since
- * counting is linear, tokens.ts) is counted here; longer text goes to `heavy` (worker threads), so one large prompt
+ * counting is linear, token-counting.ts) is counted here; longer text goes to `heavy` (worker threads), so one large prompt
  * never stalls every other request. Worker tasks wait in a bounded, per-account fair line: a full line or a task
  * past its time cap answers 503 tokenizer_busy, before any hold, so nothing is charged.
  */

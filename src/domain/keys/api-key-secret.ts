@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { randomBase62 } from '../lib/ids.js';
+import { randomBase62 } from '../../lib/ids.js';
 
 /** SPEC 5.1: keys begin with a fixed service-specific prefix. */
 export const API_KEY_PREFIX = 'cgw_';

@@ -1,6 +1,6 @@
-import type { DailyUsage, UsageTotals } from '../adapters/usage-log/index.js';
-import { invalidField } from '../errors/api-error.js';
-import { fromMicro, microsToUsd, usdMicrosToRubMicro } from './money.js';
+import type { DailyUsage, UsageTotals } from '../../adapters/usage-log/index.js';
+import { invalidField } from '../../errors/api-error.js';
+import { fromMicro, microsToUsd, usdMicrosToRubMicro } from '../billing/money.js';
 
 const DAY_MS = 86_400_000;
 

@@ -1,6 +1,6 @@
+import type { Route } from '../routing/route-table.js';
+import { type ChainHooks, type ChainResult, runChain } from '../routing/run-chain.js';
 import type { Billing, Reservation } from './billing.js';
-import type { Route } from './routing/route-table.js';
-import { type ChainHooks, type ChainResult, runChain } from './routing/run-chain.js';
 
 /**
  * Work done for a request whose money is reserved: if it fails, the reservation is released before the error

@@ -5,11 +5,11 @@
  * links are loaded later, once the caller is shown able to pay (chat/image-links.ts).
  */
 
-import type { EmbeddingInput } from '../adapters/upstream/index.js';
-import { ApiError, type ErrorMeta, invalidField } from '../errors/api-error.js';
-import type { ErrorCode } from '../errors/catalog.js';
-import { isRecord } from '../lib/is-record.js';
-import type { CatalogFileEntry } from './catalog/catalog-file.js';
+import type { EmbeddingInput } from '../../adapters/upstream/index.js';
+import { ApiError, type ErrorMeta, invalidField } from '../../errors/api-error.js';
+import type { ErrorCode } from '../../errors/catalog.js';
+import { isRecord } from '../../lib/is-record.js';
+import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 
 export interface ChatValidationOptions {
   /** The longest text a single message may carry, in characters (SPEC 7.2 message_too_long; SPEC 8 leaves the value open). */

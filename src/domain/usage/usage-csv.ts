@@ -1,6 +1,6 @@
-import type { UsageRecord } from '../adapters/usage-log/index.js';
-import { fromMicro, microsToUsd } from './money.js';
-import { rubPricingOf } from './rub-billing.js';
+import type { UsageRecord } from '../../adapters/usage-log/index.js';
+import { fromMicro, microsToUsd } from '../billing/money.js';
+import { rubPricingOf } from '../billing/rub-billing.js';
 
 const COLUMNS = [
   'id',

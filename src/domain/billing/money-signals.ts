@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { counter, histogram } from '../lib/metrics.js';
+import { counter, histogram } from '../../lib/metrics.js';
 import type { LossReport } from './billing.js';
 import { microsToUsd } from './money.js';
 

@@ -1,7 +1,7 @@
-import type { AccountRecord, ApiKeyRecord, ApiKeyStore } from '../adapters/api-keys/index.js';
-import { newId } from '../lib/ids.js';
-import { displayHint, generateApiKey, hashApiKey } from './api-key-secret.js';
-import { DomainError } from './domain-error.js';
+import type { AccountRecord, ApiKeyRecord, ApiKeyStore } from '../../adapters/api-keys/index.js';
+import { DomainError } from '../../errors/domain-error.js';
+import { newId } from '../../lib/ids.js';
+import { displayHint, generateApiKey, hashApiKey } from '../keys/api-key-secret.js';
 
 /**
  * Account and key use cases shared by the admin CLI and the HTTP handlers. Each takes the store first and

@@ -1,5 +1,5 @@
-import type { Lot } from '../adapters/ledger/index.js';
-import type { UsageRecord } from '../adapters/usage-log/index.js';
+import type { Lot } from '../../adapters/ledger/index.js';
+import type { UsageRecord } from '../../adapters/usage-log/index.js';
 import { usdMicrosToRubMicro } from './money.js';
 
 /** The balance in rubles (SPEC 4.3): each lot's remaining money at the rate it was bought at. */

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors/api-error.js';
+import { ApiError } from '../../errors/api-error.js';
 
 export interface FairQueueSettings {
   /** Tasks running at once (the worker threads). */

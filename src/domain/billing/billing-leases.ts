@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { Ledger, Micros } from '../adapters/ledger/index.js';
-import { newId } from '../lib/ids.js';
+import type { Ledger, Micros } from '../../adapters/ledger/index.js';
+import { newId } from '../../lib/ids.js';
 
 /**
  * Reserving in bulk (README "Money and limits", the credit-control pattern of prepaid telecom, RFC 4006): an

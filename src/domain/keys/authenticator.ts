@@ -1,5 +1,5 @@
-import type { AccountRecord, ApiKeyStore, KeyResolution } from '../adapters/api-keys/index.js';
-import { ApiError } from '../errors/api-error.js';
+import type { AccountRecord, ApiKeyStore, KeyResolution } from '../../adapters/api-keys/index.js';
+import { ApiError } from '../../errors/api-error.js';
 import { hashApiKey, looksLikeApiKey } from './api-key-secret.js';
 import type { AuthFailures } from './auth-failures.js';
 import type { KeyUsageRecorder } from './key-usage-recorder.js';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
-import type { IdempotencyRecord, IdempotencyStore } from '../adapters/idempotency/index.js';
-import type { Ledger } from '../adapters/ledger/index.js';
-import { ApiError } from '../errors/api-error.js';
+import type { IdempotencyRecord, IdempotencyStore } from '../../adapters/idempotency/index.js';
+import type { Ledger } from '../../adapters/ledger/index.js';
+import { ApiError } from '../../errors/api-error.js';
 
 /** How a request that claimed its key ended: a response to keep, a stream (never replayed), or a failure. */
 export type Ending =

@@ -3,9 +3,9 @@
  * 7.2). Slugs and aliases both resolve to the native row, so everything downstream (pricing, routing, usage)
  * sees one slug per model.
  */
-import { ApiError } from '../errors/api-error.js';
-import type { CatalogFileEntry } from './catalog/catalog-file.js';
-import type { ModelCatalog } from './catalog/model-catalog.js';
+import { ApiError } from '../../errors/api-error.js';
+import type { CatalogFileEntry } from './catalog-file.js';
+import type { ModelCatalog } from './model-catalog.js';
 
 type MediaKind = CatalogFileEntry['media_kind'];
 export type RetrievalKind = 'embedding' | 'rerank';

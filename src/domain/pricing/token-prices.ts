@@ -1,7 +1,8 @@
 /** Token-priced models: text (SPEC 2.6, 4.2) and retrieval, i.e. embeddings and rerank (SPEC 4.1 rule 3). */
+
+import type { Micros } from '../billing/money.js';
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { CallerDiscounts } from '../catalog/model-catalog.js';
-import type { Micros } from '../money.js';
 import { personalRate, roundCost, wholeCount } from './rates.js';
 
 /**

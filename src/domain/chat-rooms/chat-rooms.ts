@@ -4,11 +4,11 @@ import { ApiError, orUnavailable } from '../../errors/api-error.js';
 import type { CancelSignal } from '../../lib/cancel-signal.js';
 import { newId } from '../../lib/ids.js';
 import { isRecord } from '../../lib/is-record.js';
-import type { Principal } from '../authenticator.js';
+import { microsToUsd } from '../billing/money.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import type { ChatService } from '../chat/chat-service.js';
 import type { ImageJobs } from '../images/image-jobs.js';
-import { microsToUsd } from '../money.js';
+import type { Principal } from '../keys/authenticator.js';
 import type { ChainHooks } from '../routing/run-chain.js';
 import { Coalescer } from './coalescer.js';
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ChargeJournal, PendingCharge } from '../adapters/charge-journal/index.js';
+import type { ChargeJournal, PendingCharge } from '../../adapters/charge-journal/index.js';
 import type {
   Balance,
   CaptureOutcome,
@@ -9,11 +9,11 @@ import type {
   SettleOutcome,
   TransferOutcome,
   UsageLine,
-} from '../adapters/ledger/index.js';
-import type { UsageKind } from '../adapters/usage-log/index.js';
-import { ApiError } from '../errors/api-error.js';
-import { newSortableId } from '../lib/ids.js';
-import type { Principal } from './authenticator.js';
+} from '../../adapters/ledger/index.js';
+import type { UsageKind } from '../../adapters/usage-log/index.js';
+import { ApiError } from '../../errors/api-error.js';
+import { newSortableId } from '../../lib/ids.js';
+import type { Principal } from '../keys/authenticator.js';
 import { BillingLeases, type Lease, type LeaseSettings } from './billing-leases.js';
 import { microsToUsd } from './money.js';
 

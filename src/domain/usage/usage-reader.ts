@@ -1,5 +1,11 @@
-import type { DailyUsage, UsageFilter, UsageLogStore, UsageRecord, UsageTotals } from '../adapters/usage-log/index.js';
-import { orUnavailable } from '../errors/api-error.js';
+import type {
+  DailyUsage,
+  UsageFilter,
+  UsageLogStore,
+  UsageRecord,
+  UsageTotals,
+} from '../../adapters/usage-log/index.js';
+import { orUnavailable } from '../../errors/api-error.js';
 
 /**
  * Reads of the usage log for the usage endpoints. Usage lines are committed with their charges, and a read waits

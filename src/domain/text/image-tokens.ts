@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { isRecord } from '../lib/is-record.js';
-import { dataUriImageSize, type PixelSize } from './image-header.js';
+import { isRecord } from '../../lib/is-record.js';
+import { dataUriImageSize, type PixelSize } from '../images/image-header.js';
 
 /**
  * How a model's vendor counts an image part as input tokens: the catalog row's `image_tokens` (config/catalog.json),
