@@ -55,7 +55,7 @@ const schema = z.object({
    * lease is back in the balance after it), and how long it may stay unused before it is given back.
    */
   BILLING_LEASE_MAX_USD: z.coerce.number().min(0).default(1),
-  // Renewed once a second (container.ts), so a life of two seconds is the least that can be kept alive.
+  // Renewed once a second (composition/background.ts), so a life of two seconds is the least that can be kept alive.
   BILLING_LEASE_TTL_MS: z.coerce.number().int().min(2_000).default(60_000),
   BILLING_LEASE_IDLE_MS: z.coerce.number().int().positive().default(5_000),
   /**

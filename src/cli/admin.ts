@@ -11,6 +11,7 @@ import { balanceMicros, type Ledger } from '../adapters/ledger/index.js';
 import { openLedger } from '../adapters/ledger/open.js';
 import type { MarketStore } from '../adapters/market-store/index.js';
 import { SqlMarketStore } from '../adapters/market-store/sql.js';
+import { buildRentalBilling } from '../composition/rental-billing.js';
 import { loadConfig } from '../config.js';
 import { connectDatabase, type Database } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
@@ -19,7 +20,6 @@ import { fromMicro, fxRateToMicro, microsToUsd, usdToMicros } from '../domain/bi
 import { topUp } from '../domain/billing/top-up.js';
 import { setVerification } from '../domain/market/machines.js';
 import { DomainError, isDomainError } from '../errors/domain-error.js';
-import { buildRentalBilling } from '../rental-billing.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;

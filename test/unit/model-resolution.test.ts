@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalogFile } from '../../src/composition/config-files.js';
-import { loadContract } from '../../src/container.js';
+import { loadContract } from '../../src/composition/index.js';
 import { ModelCatalog } from '../../src/domain/catalog/model-catalog.js';
 import { resolveChatModel, resolveRetrievalModel } from '../../src/domain/catalog/model-resolution.js';
 import { ApiError, type ErrorMeta } from '../../src/errors/api-error.js';

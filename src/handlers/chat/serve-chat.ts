@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { Deps } from '../../container.js';
+import type { Deps } from '../../composition/index.js';
 import type { ChatBody } from '../../domain/chat/chat-service.js';
 import { chatUsage, completionBody } from '../../domain/chat/completion-body.js';
 import type { Principal } from '../../domain/keys/authenticator.js';

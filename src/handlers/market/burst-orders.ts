@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/openapi.js';
 import type { InstanceRecord } from '../../adapters/market-store/index.js';
-import type { Deps } from '../../container.js';
+import type { Deps } from '../../composition/index.js';
 import { microsToUsd, usdToMicros } from '../../domain/billing/money.js';
 import type { BurstRequest } from '../../domain/market/burst-orders.js';
 import { checkImage } from '../../domain/market/image-check.js';

@@ -1,4 +1,4 @@
-import type { Deps } from '../../container.js';
+import type { Deps } from '../../composition/index.js';
 import { usdToMicros } from '../../domain/billing/money.js';
 import { DEFAULT_PRICING_TYPE } from '../../domain/market/plans.js';
 import { nativeOk } from '../../http/native-ok.js';

@@ -1,14 +1,14 @@
-import { CohereRerankProvider } from '../../adapters/upstream/cohere-rerank.js';
-import { FalQueueProvider } from '../../adapters/upstream/fal-queue.js';
-import type { UpstreamProvider } from '../../adapters/upstream/index.js';
-import { OpenAiCompatibleProvider } from '../../adapters/upstream/openai-compatible.js';
-import { OpenAiImagesProvider } from '../../adapters/upstream/openai-images.js';
-import { SandboxProvider } from '../../adapters/upstream/sandbox.js';
-import { TeiRerankProvider } from '../../adapters/upstream/tei-rerank.js';
-import type { ClipEncoder } from '../../adapters/video-codec/index.js';
-import type { TokenCounter } from '../text/token-counter.js';
-import type { ProviderSlot } from './route-table.js';
-import type { ProviderConfig, UpstreamsFile } from './upstreams-file.js';
+import { CohereRerankProvider } from '../adapters/upstream/cohere-rerank.js';
+import { FalQueueProvider } from '../adapters/upstream/fal-queue.js';
+import type { UpstreamProvider } from '../adapters/upstream/index.js';
+import { OpenAiCompatibleProvider } from '../adapters/upstream/openai-compatible.js';
+import { OpenAiImagesProvider } from '../adapters/upstream/openai-images.js';
+import { SandboxProvider } from '../adapters/upstream/sandbox.js';
+import { TeiRerankProvider } from '../adapters/upstream/tei-rerank.js';
+import type { ClipEncoder } from '../adapters/video-codec/index.js';
+import type { ProviderSlot } from '../domain/routing/route-table.js';
+import type { ProviderConfig, UpstreamsFile } from '../domain/routing/upstreams-file.js';
+import type { TokenCounter } from '../domain/text/token-counter.js';
 
 export interface ProviderDeps {
   /** The sandbox's vector length per model (from the catalog's embedding_dimensions). */

@@ -1,13 +1,13 @@
 /**
  * The billing of GPU rentals and volumes, composed from the configuration: one place for the serving process
- * (container.ts) and the admin CLI (a top-up settles the account's rentals first, SPEC 4.5).
+ * (composition/market.ts) and the admin CLI (a top-up settles the account's rentals first, SPEC 4.5).
  */
-import type { Ledger } from './adapters/ledger/index.js';
-import type { MarketStore } from './adapters/market-store/index.js';
-import type { Config } from './config.js';
-import { usdToMicros } from './domain/billing/money.js';
-import { Rentals } from './domain/market/rentals.js';
-import { Volumes } from './domain/market/volumes.js';
+import type { Ledger } from '../adapters/ledger/index.js';
+import type { MarketStore } from '../adapters/market-store/index.js';
+import type { Config } from '../config.js';
+import { usdToMicros } from '../domain/billing/money.js';
+import { Rentals } from '../domain/market/rentals.js';
+import { Volumes } from '../domain/market/volumes.js';
 
 export function buildRentalBilling(
   store: MarketStore,
