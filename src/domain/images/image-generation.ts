@@ -9,6 +9,7 @@ import { type Micros, microsToUsd } from '../billing/money.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { renderTimeoutMessage } from '../jobs/job-failure.js';
 import type { Principal } from '../keys/authenticator.js';
+import { IMAGE_RETENTION_MS } from '../limits.js';
 import type { Route, RouteTable } from '../routing/route-table.js';
 import { type ChainHooks, runChain } from '../routing/run-chain.js';
 import { type ImagePlan, planCost, planImage } from './image-plan.js';
@@ -16,9 +17,6 @@ import { hostReferences, type ReferenceDeps } from './references.js';
 
 type ImageRequest = components['schemas']['ImageRequest'];
 type ImageGenerationBody = components['schemas']['ImageGeneration'];
-
-/** SPEC 8: images are kept (and their links work) 15 minutes. */
-export const IMAGE_RETENTION_MS = 15 * 60_000;
 
 const EXTENSION: Record<OutputFormat, string> = { png: 'png', jpeg: 'jpg', webp: 'webp' };
 

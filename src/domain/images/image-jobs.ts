@@ -17,10 +17,10 @@ import {
 } from '../jobs/job-steps.js';
 import { retryUntil } from '../jobs/retry-until.js';
 import type { Principal } from '../keys/authenticator.js';
+import { IMAGE_RETENTION_MS } from '../limits.js';
 import type { ChainHooks } from '../routing/run-chain.js';
 import {
   type Delivery,
-  IMAGE_RETENTION_MS,
   type ImageGenerationDeps,
   imageCallDetails,
   imageUsage,

@@ -3,6 +3,7 @@ import type { Deps } from '../../composition/index.js';
 import type { ChatBody } from '../../domain/chat/chat-service.js';
 import { chatUsage, completionBody } from '../../domain/chat/completion-body.js';
 import type { Principal } from '../../domain/keys/authenticator.js';
+import { KEEP_ALIVE_ABOVE_TOKENS } from '../../domain/limits.js';
 import { chatChunkFormat } from '../../http/chat-chunk-format.js';
 import { type StreamDeps, serveStream } from '../../http/chat-stream.js';
 import { abortWhenClientLeaves } from '../../http/client-abort.js';
@@ -10,9 +11,6 @@ import { serveKeepAlive } from '../../http/keep-alive.js';
 import { nativeOk } from '../../http/native-ok.js';
 import { SENT, type Sent } from '../../http/operation-types.js';
 import { UNCANCELLABLE } from '../../lib/cancel-signal.js';
-
-/** SPEC 4.2: non-stream requests with more than this many output tokens use the keep-alive path. */
-export const KEEP_ALIVE_ABOVE_TOKENS = 4096;
 
 /** What a stream needs of the container. */
 export function streamDeps(deps: Deps): StreamDeps {
