@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import type { Deps } from './container.js';
+import type { Deps } from './composition/index.js';
 import { handlers } from './handlers/index.js';
 import { bindOperations } from './http/bind-operations.js';
 import { cors } from './http/cors.js';

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { StartupError } from './startup.js';
+import {
+  IMAGE_RENDER_BUDGET_MS,
+  RATE_PER_ACCOUNT_PER_MINUTE,
+  RATE_PER_KEY_PER_MINUTE,
+  UPSTREAM_BUDGET_MS,
+  UPSTREAM_WORST_CASE_MS,
+  VIDEO_STALL_MS,
+} from './domain/limits.js';
+import { StartupError } from './runtime/startup.js';
 
 /** Every setting the service reads from the environment; parsed once at start, frozen. Units last in names. */
 const schema = z.object({
@@ -36,8 +44,8 @@ const schema = z.object({
   /** Scale-out rate limiting across processes; unset = the in-process limiter (embedded default). */
   REDIS_URL: z.string().min(1).optional(),
   /** SPEC 8 defaults; each key and account can be given its own with the admin CLI. */
-  RATE_LIMIT_PER_KEY_PER_MINUTE: z.coerce.number().int().positive().default(120),
-  RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  RATE_LIMIT_PER_KEY_PER_MINUTE: z.coerce.number().int().positive().default(RATE_PER_KEY_PER_MINUTE),
+  RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: z.coerce.number().int().positive().default(RATE_PER_ACCOUNT_PER_MINUTE),
   /** How long the Redis limiter may take before a request is answered from the local window instead: long
    * enough that a loaded but healthy Redis is waited for (limits hold across processes), short enough that a
    * hung one does not hang requests. A disconnected Redis is skipped at once. */
@@ -50,23 +58,19 @@ const schema = z.object({
    */
   BILLING_HOLD_TTL_MS: z.coerce.number().int().positive().optional(),
   /**
-   * Reserving in bulk for busy accounts (src/domain/billing-leases.ts): the most one lease takes (0 turns leases
+   * Reserving in bulk for busy accounts (src/domain/billing/billing-leases.ts): the most one lease takes (0 turns leases
    * off, and every request holds on its own), how long it lives unless renewed while in use (a crashed process's
    * lease is back in the balance after it), and how long it may stay unused before it is given back.
    */
   BILLING_LEASE_MAX_USD: z.coerce.number().min(0).default(1),
-  // Renewed once a second (container.ts), so a life of two seconds is the least that can be kept alive.
+  // Renewed once a second (composition/background.ts), so a life of two seconds is the least that can be kept alive.
   BILLING_LEASE_TTL_MS: z.coerce.number().int().min(2_000).default(60_000),
   BILLING_LEASE_IDLE_MS: z.coerce.number().int().positive().default(5_000),
   /**
    * One end-to-end deadline per request (SPEC 8: 5 minutes), shared by every route of its chain; a stream must
    * produce its first token within it and then runs on, its hold extended while it does.
    */
-  REQUEST_DEADLINE_MS: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(5 * 60 * 1000),
+  REQUEST_DEADLINE_MS: z.coerce.number().int().positive().default(UPSTREAM_BUDGET_MS),
   /** How long an Idempotency-Key and its kept response are remembered (Stripe: 24 hours). */
   IDEMPOTENCY_KEY_TTL_MS: z.coerce
     .number()
@@ -117,7 +121,7 @@ const schema = z.object({
     .default(32 * 1024 * 1024),
   MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** SPEC 8: a synchronous image render has 300 seconds (then 504 render_timeout, nothing charged). */
-  IMAGE_RENDER_BUDGET_MS: z.coerce.number().int().positive().default(300_000),
+  IMAGE_RENDER_BUDGET_MS: z.coerce.number().int().positive().default(IMAGE_RENDER_BUDGET_MS),
   /** An image job's budget from kickoff (SPEC 7.5: delivery can take about 7 minutes; the record lives 15). */
   IMAGE_JOB_BUDGET_MS: z.coerce
     .number()
@@ -135,11 +139,7 @@ const schema = z.object({
   /** How often a running media render is polled at its upstream. */
   MEDIA_POLL_MS: z.coerce.number().int().positive().default(2_000),
   /** SPEC 3.1 watchdog: a render at 0 % this long is given up on its route (the next route is tried). */
-  MEDIA_STALL_MS: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(8 * 60_000),
+  MEDIA_STALL_MS: z.coerce.number().int().positive().default(VIDEO_STALL_MS),
   /** How long a worker's lease on a job lasts unless renewed (every third of it); a dead worker's jobs are resumed after it. */
   JOB_LEASE_MS: z.coerce.number().int().positive().default(30_000),
   /** With REDIS_URL, jobs are dispatched through BullMQ under this key prefix: deployments sharing a Redis use different ones. */
@@ -167,11 +167,7 @@ const schema = z.object({
     .positive()
     .default(60 * 60 * 1000),
   /** One chat job's deadline (SPEC 8: 10 minutes in the worst case). */
-  CHAT_JOB_BUDGET_MS: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(10 * 60 * 1000),
+  CHAT_JOB_BUDGET_MS: z.coerce.number().int().positive().default(UPSTREAM_WORST_CASE_MS),
   /** The platform's share of every rental charge, in percent; the rest is credited to the provider (SPEC 1.6). */
   MARKET_FEE_PERCENT: z.coerce.number().min(0).max(100).default(15),
   /** A machine whose agent is silent this long is offline: not offered, its rentals stop accruing. */

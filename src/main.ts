@@ -2,13 +2,13 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
+import { buildDeps, type Deps } from './composition/index.js';
 import { type Config, loadConfig } from './config.js';
-import { buildDeps, type Deps } from './container.js';
 import { createHttpServer } from './http/http-server.js';
-import { createLogger } from './logger.js';
-import { logUnhandledRejections } from './process-guards.js';
-import { checkListenable, listenError, STARTUP_ERROR_EXIT, StartupError } from './startup.js';
-import { startupBanner } from './startup-banner.js';
+import { createLogger } from './runtime/logger.js';
+import { logUnhandledRejections } from './runtime/process-guards.js';
+import { checkListenable, listenError, STARTUP_ERROR_EXIT, StartupError } from './runtime/startup.js';
+import { startupBanner } from './runtime/startup-banner.js';
 
 const USAGE = `usage: node dist/src/main.js   (make run builds and runs it)
 Serves the compute-gateway API. Every setting comes from the environment (README "Configuration"), e.g.

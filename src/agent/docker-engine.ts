@@ -14,7 +14,7 @@
  */
 import Docker from 'dockerode';
 import { parseImageReference } from '../adapters/image-registry/reference.js';
-import { isRecord } from '../is-record.js';
+import { isRecord } from '../lib/is-record.js';
 import { DockerError, dockerErrorOf, doneAlready, pullFailureOf } from './docker-error.js';
 
 export { DockerError, type DockerErrorKind } from './docker-error.js';

@@ -3,7 +3,7 @@
  * container - <Docker's message>` errors, or the socket's own) turned into a kind the agent can act on, with
  * Docker's message as it wrote it.
  */
-import { isRecord } from '../is-record.js';
+import { isRecord } from '../lib/is-record.js';
 
 export type DockerErrorKind =
   /** 404: no such container, volume or image (also Docker's answer to pulling a repository that does not exist). */

@@ -13,7 +13,7 @@ import { statfs } from 'node:fs/promises';
 import { availableParallelism, totalmem } from 'node:os';
 import { XMLParser } from 'fast-xml-parser';
 import { z } from 'zod';
-import { isRecord } from '../is-record.js';
+import { isRecord } from '../lib/is-record.js';
 
 export interface GpuInventory {
   /** The marketplace's gpu_name (`RTX_4090`), see gpuNameOf. */

@@ -1,6 +1,6 @@
-import { DomainError, type DomainErrorCode } from '../domain/domain-error.js';
 import { ApiError, type FieldDiagnostic, invalidField } from './api-error.js';
 import type { ErrorCode } from './catalog.js';
+import { DomainError, type DomainErrorCode } from './domain-error.js';
 
 interface ValidatorErrorItem {
   path?: string;

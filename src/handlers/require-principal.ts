@@ -1,4 +1,4 @@
-import type { Principal } from '../domain/authenticator.js';
+import type { Principal } from '../domain/keys/authenticator.js';
 import { ApiError } from '../errors/api-error.js';
 
 /** For operations whose contract requires a key; the auth middleware has already refused requests without one. */

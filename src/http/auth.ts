@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import type { Authenticator } from '../domain/authenticator.js';
+import type { Authenticator } from '../domain/keys/authenticator.js';
 import { ApiError } from '../errors/api-error.js';
 
 /** From the operation's `security`: `[]` none, a `{}` alternative optional, otherwise required. */

@@ -1,10 +1,10 @@
 import express, { type Express, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
+import type { Deps } from '../composition/index.js';
 import type { ResponseValidation } from '../config.js';
-import type { Deps } from '../container.js';
-import type { Ending } from '../domain/idempotency.js';
-import { isRecord } from '../is-record.js';
+import type { Ending } from '../domain/billing/idempotency.js';
+import { isRecord } from '../lib/is-record.js';
 import { type AuthMode, authenticate } from './auth.js';
 import { contractForPath } from './contract-slice.js';
 import { contractViolationReporter } from './contract-violations.js';

@@ -1,5 +1,5 @@
+import { microsToUsd } from '../domain/billing/money.js';
 import type { PreparedChat } from '../domain/chat/chat-service.js';
-import { microsToUsd } from '../domain/money.js';
 import type { StreamFormat, StreamFormatFactory } from './chat-stream.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { Canceller, type CancelSignal } from '../cancel-signal.js';
+import { Canceller, type CancelSignal } from '../lib/cancel-signal.js';
 
 /**
  * Aborted when the client goes away before the response is finished: what a long poll stops on, and how a stream

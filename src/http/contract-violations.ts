@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { counter } from '../domain/metrics.js';
+import { counter } from '../lib/metrics.js';
 
 /** Findings are the validator's; keep the log line bounded. */
 const MAX_FINDINGS = 5;

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { operations } from '../../generated/openapi.js';
-import type { Deps } from '../container.js';
-import type { Principal } from '../domain/authenticator.js';
+import type { Deps } from '../composition/index.js';
+import type { Principal } from '../domain/keys/authenticator.js';
 
 /** Every operation of the contract, by operationId. */
 export type OperationId = keyof operations;

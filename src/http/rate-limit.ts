@@ -1,6 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import type { RateLimitDecision, RateLimiter, WindowState } from '../adapters/rate-limiter/index.js';
-import type { Principal } from '../domain/authenticator.js';
+import type { Principal } from '../domain/keys/authenticator.js';
 import { ApiError } from '../errors/api-error.js';
 
 export interface RateLimitDefaults {

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { newSortableId } from '../domain/ids.js';
+import { newSortableId } from '../lib/ids.js';
 
 /** SPEC 7.1.3: every response carries `X-Request-ID`; errors repeat it in the body. */
 export const requestId: RequestHandler = (_req, res, next) => {

@@ -9,8 +9,8 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import { UpstreamError, type UpstreamFailure } from '../adapters/upstream/index.js';
-import { Canceller, type CancelSignal } from '../cancel-signal.js';
-import { isRecord } from '../is-record.js';
+import { Canceller, type CancelSignal } from './cancel-signal.js';
+import { isRecord } from './is-record.js';
 import { readUpTo } from './read-up-to.js';
 
 /** SPEC 8: a connect failure fast-fails at 10 s instead of eating the 5-minute budget. */

@@ -7,7 +7,7 @@
  * upstream's own `usage` whenever it sends one.
  */
 import { countTokens as countO200k, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { isRecord } from '../is-record.js';
+import { isRecord } from './is-record.js';
 
 /**
  * Client text is data, never control: `<|endoftext|>` typed by a user is counted as the characters it is

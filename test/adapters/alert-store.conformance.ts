@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertStore } from '../../src/adapters/alert-store/index.js';
 import type { InstanceStatus, StatusReason } from '../../src/adapters/market-store/index.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 
 /** A rental as the event source writes it. */
 export interface Rental {

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKeyStore, NewApiKey } from '../../src/adapters/api-keys/index.js';
-import { displayHint, generateApiKey, hashApiKey } from '../../src/domain/api-key-secret.js';
-import { newId } from '../../src/domain/ids.js';
+import { displayHint, generateApiKey, hashApiKey } from '../../src/domain/keys/api-key-secret.js';
+import { newId } from '../../src/lib/ids.js';
 
 export interface StoreUnderTest {
   store: ApiKeyStore;

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChargeJournal, PendingCharge } from '../../src/adapters/charge-journal/index.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { sleep } from '../setup/time.js';
 import { line } from './ledger-fixtures.js';
 

@@ -1,7 +1,7 @@
 /** The one behavioural contract of the chat-store port (src/adapters/chat-store), run against every implementation. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatRecord, ChatStore, DialogueRecord } from '../../src/adapters/chat-store/index.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 
 export interface ChatStoreUnderTest {
   store: ChatStore;

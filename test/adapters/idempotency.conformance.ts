@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdempotencyRecord, IdempotencyStore } from '../../src/adapters/idempotency/index.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 
 export interface IdempotencyUnderTest {
   store: IdempotencyStore;

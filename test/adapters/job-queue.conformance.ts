@@ -1,7 +1,7 @@
 /** The one behavioural contract of the job-queue port (src/adapters/job-queue), run against every implementation. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobQueue } from '../../src/adapters/job-queue/index.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { pollUntil } from '../setup/polling.js';
 import { sleep } from '../setup/time.js';
 

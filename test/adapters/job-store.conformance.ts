@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobPatch, JobRecord, JobStatus, JobStore } from '../../src/adapters/job-store/index.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 
 export interface JobStoreUnderTest {
   store: JobStore;

@@ -8,7 +8,7 @@ import type { JobRecord } from '../../src/adapters/job-store/index.js';
 import { MemoryJobStore } from '../../src/adapters/job-store/memory.js';
 import { SqlJobStore } from '../../src/adapters/job-store/sql.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { type PostgresSchema, postgresSchema, sqliteMemory, TEST_POSTGRES_URL } from '../setup/databases.js';
 import { jobStoreConformance } from './job-store.conformance.js';
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { HoldOutcome, Micros, Payee } from '../../src/adapters/ledger/index.js';
 import { SYSTEM_ACCOUNTS } from '../../src/adapters/ledger/index.js';
 import type { OpOutcome } from '../../src/adapters/ledger/operations.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import type { LedgerSuite } from './ledger.conformance.js';
 import { DAY, line, ok, RUB_90, RUB_100, T0, YEAR_MS } from './ledger-fixtures.js';
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Micros } from '../../src/adapters/ledger/index.js';
 import { SYSTEM_ACCOUNTS } from '../../src/adapters/ledger/index.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import type { LedgerSuite } from './ledger.conformance.js';
 import { alloc, line, ok, RUB_90, RUB_100, T0, YEAR_MS } from './ledger-fixtures.js';
 

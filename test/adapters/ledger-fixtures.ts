@@ -1,7 +1,7 @@
 /** What the ledger conformance case files share: fixed times and rates, a usage line, and outcome helpers. */
 import { expect } from 'vitest';
 import type { Allocation, Micros, UsageLine } from '../../src/adapters/ledger/index.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 
 export const T0 = 1_750_000_000_000; // above 2^31: a 32-bit column or an unconverted BigInt would show
 export const DAY = new Date(T0).toISOString().slice(0, 10);

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Micros, Payee } from '../../src/adapters/ledger/index.js';
 import { SYSTEM_ACCOUNTS } from '../../src/adapters/ledger/index.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import type { LedgerSuite } from './ledger.conformance.js';
 import { alloc, ok, RUB_90, T0, YEAR_MS } from './ledger-fixtures.js';
 

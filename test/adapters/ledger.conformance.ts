@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchingOptions } from '../../src/adapters/ledger/batching-ledger.js';
 import type { Allocation, Ledger, Micros } from '../../src/adapters/ledger/index.js';
 import type { UsageLogStore } from '../../src/adapters/usage-log/index.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { ledgerBatchCases } from './ledger-batches.conformance.js';
 import { ledgerCaptureCases } from './ledger-captures.conformance.js';
 import { alloc, ok, RUB_90, RUB_100, T0, YEAR_MS } from './ledger-fixtures.js';

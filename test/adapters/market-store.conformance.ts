@@ -1,7 +1,7 @@
 /** The one behavioural contract of the market-store port (src/adapters/market-store), run against every implementation. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InstanceRecord, MachineRecord, MarketStore, OfferQuery } from '../../src/adapters/market-store/index.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 
 export interface MarketStoreUnderTest {
   store: MarketStore;

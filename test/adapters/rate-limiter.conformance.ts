@@ -11,7 +11,7 @@ import {
   type RateLimitRequest,
   WINDOW_MS,
 } from '../../src/adapters/rate-limiter/index.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 
 export interface LimiterUnderTest {
   limiter: RateLimiter;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WINDOW_MS } from '../../src/adapters/rate-limiter/index.js';
 import { MemoryRateLimiter } from '../../src/adapters/rate-limiter/memory.js';
 import { RedisRateLimiter, type RedisScriptClient } from '../../src/adapters/rate-limiter/redis.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { rateLimiterConformance } from './rate-limiter.conformance.js';
 
 const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -1,7 +1,7 @@
 /** The one behavioural contract of the ssh-key-store port, run against every implementation. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SshKeyRecord, SshKeyStore } from '../../src/adapters/ssh-key-store/index.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 
 export function sshKeyStoreConformance(
   name: string,

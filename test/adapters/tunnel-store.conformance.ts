@@ -1,7 +1,7 @@
 /** The one behavioural contract of the tunnel-store port (SSH proxy ports and tunnel requests), run against every implementation. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TunnelStore } from '../../src/adapters/tunnel-store/index.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 
 export function tunnelStoreConformance(
   name: string,

@@ -17,7 +17,7 @@ import {
   OpenAiCompatibleProvider,
 } from '../../src/adapters/upstream/openai-compatible.js';
 import { TeiRerankProvider } from '../../src/adapters/upstream/tei-rerank.js';
-import { Canceller, type CancelSignal } from '../../src/cancel-signal.js';
+import { Canceller, type CancelSignal } from '../../src/lib/cancel-signal.js';
 import { createUpstreamAgent, httpFailure, postJson, transportFailure } from '../../src/lib/outbound-http.js';
 import {
   closedPortUrl,

@@ -6,7 +6,7 @@ import { InProcessTokenWork } from '../../src/adapters/tokenizer/in-process.js';
 import { type ChatCall, type StreamEvent, UpstreamError } from '../../src/adapters/upstream/index.js';
 import { bm25, SandboxProvider } from '../../src/adapters/upstream/sandbox.js';
 import { SANDBOX_REFERENCE_MAX_PIXELS } from '../../src/adapters/upstream/sandbox-reference.js';
-import { TokenCounter } from '../../src/domain/token-counter.js';
+import { TokenCounter } from '../../src/domain/text/token-counter.js';
 import { countTokens, estimatePromptTokens } from '../../src/lib/token-count.js';
 
 const tokens = new TokenCounter(new InProcessTokenWork());

@@ -18,7 +18,7 @@ import {
   type UpstreamProvider,
 } from '../../src/adapters/upstream/index.js';
 import type { SandboxFault } from '../../src/adapters/upstream/sandbox-faults.js';
-import { Canceller, type CancelSignal } from '../../src/cancel-signal.js';
+import { Canceller, type CancelSignal } from '../../src/lib/cancel-signal.js';
 
 /** A provider that serves chat, streamed chat and embeddings. */
 export type ChatAndEmbeddingProvider = UpstreamProvider &

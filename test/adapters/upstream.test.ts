@@ -6,7 +6,7 @@
 import { InProcessTokenWork } from '../../src/adapters/tokenizer/in-process.js';
 import { OpenAiCompatibleProvider } from '../../src/adapters/upstream/openai-compatible.js';
 import { SandboxProvider } from '../../src/adapters/upstream/sandbox.js';
-import { TokenCounter } from '../../src/domain/token-counter.js';
+import { TokenCounter } from '../../src/domain/text/token-counter.js';
 import { createUpstreamAgent } from '../../src/lib/outbound-http.js';
 import { startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { upstreamConformance } from './upstream.conformance.js';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageLogStore, UsageRecord } from '../../src/adapters/usage-log/index.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 
 export interface UsageLogUnderTest {
   store: UsageLogStore;

@@ -34,7 +34,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Agent, type Dispatcher, request } from 'undici';
-import { PROJECT_ROOT } from '../../src/project-root.js';
+import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { type PostgresSchema, postgresSchema, TEST_POSTGRES_URL } from '../setup/databases.js';
 import { sleep } from '../setup/time.js';
 import { installPortkey, PORTKEY_VERSION, portkeyHeaders, startPortkey } from './portkey-peer.js';

@@ -4,7 +4,7 @@
  * the day it is added.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteAccount, revokeKey } from '../../src/domain/accounts.js';
+import { deleteAccount, revokeKey } from '../../src/domain/accounts/accounts.js';
 import { envelopeForPath } from '../../src/errors/render.js';
 import { protectedOperations } from '../setup/contract.js';
 import { expectCompatError, expectNativeError } from '../setup/envelopes.js';

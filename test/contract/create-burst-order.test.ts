@@ -1,7 +1,7 @@
 /** POST /v1/burst/orders: GPUs across machines, strict tiers under caps, all or nothing (SPEC 1.7, 2.10). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import { usdToMicros } from '../../src/domain/money.js';
+import { usdToMicros } from '../../src/domain/billing/money.js';
+import { newId } from '../../src/lib/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { newProvider, placeBurst } from '../setup/market.js';

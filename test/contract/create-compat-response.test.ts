@@ -4,7 +4,7 @@
  * `/v1/responses` (create-response.test.ts covers it whole); here, that it is served and answers in the compat envelope.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usdToMicros } from '../../src/domain/money.js';
+import { usdToMicros } from '../../src/domain/billing/money.js';
 import { expectCompatError } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';

@@ -3,8 +3,8 @@
  * price, a metered one needs an hour of runtime; 410 when the GPUs were taken, nothing charged.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import { usdToMicros } from '../../src/domain/money.js';
+import { usdToMicros } from '../../src/domain/billing/money.js';
+import { newId } from '../../src/lib/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { heartbeat, newProvider } from '../setup/market.js';

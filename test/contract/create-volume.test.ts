@@ -1,6 +1,6 @@
 /** POST /v1/volumes: a persistent volume on no machine yet, its first day needed in the balance (SPEC 1.8). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usdToMicros } from '../../src/domain/money.js';
+import { usdToMicros } from '../../src/domain/billing/money.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { expectIdempotencyContract } from '../setup/idempotency.js';

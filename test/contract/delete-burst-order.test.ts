@@ -1,7 +1,7 @@
 /** DELETE /v1/burst/orders/{order_id}: every rental terminated and settled; the order stays readable. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import { usdToMicros } from '../../src/domain/money.js';
+import { usdToMicros } from '../../src/domain/billing/money.js';
+import { newId } from '../../src/lib/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { newProvider, placeBurst } from '../setup/market.js';

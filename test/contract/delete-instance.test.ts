@@ -1,7 +1,7 @@
 /** DELETE /v1/instances/{task_id}: settled (a term ended early re-priced), the rest of its hold given back, GPUs released, the container removed. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import { usdToMicros } from '../../src/domain/money.js';
+import { usdToMicros } from '../../src/domain/billing/money.js';
+import { newId } from '../../src/lib/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { heartbeat, keepRunning, newProvider, runningRental } from '../setup/market.js';

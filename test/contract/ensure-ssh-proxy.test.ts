@@ -1,6 +1,6 @@
 /** POST /v1/instances/{id}/ssh-proxy/ensure: the rental's SSH proxy port, the same on every call (SPEC 4.5). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { newProvider } from '../setup/market.js';

@@ -1,6 +1,6 @@
 /** POST /v1/llm/audio/jobs/estimate (SPEC 4.3): the kickoff's price and checks; nothing held or rendered. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setDiscounts } from '../../src/domain/accounts.js';
+import { setDiscounts } from '../../src/domain/accounts/accounts.js';
 import { expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 

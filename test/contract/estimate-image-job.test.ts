@@ -3,7 +3,7 @@
  * resolves to, priced at list and at the caller's discount; the kickoff's checks; nothing debited.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setDiscounts } from '../../src/domain/accounts.js';
+import { setDiscounts } from '../../src/domain/accounts/accounts.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError, type UpstreamProvider } from '../../src/adapters/upstream/index.js';
-import { deleteAccount } from '../../src/domain/accounts.js';
+import { deleteAccount } from '../../src/domain/accounts/accounts.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { micros } from '../setup/money.js';

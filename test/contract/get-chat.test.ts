@@ -1,6 +1,6 @@
 /** GET /v1/llm/chats/{chat_id}: a chat of the caller with its history; anybody else's is 404 chat_not_found. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteAccount, setDiscounts } from '../../src/domain/accounts.js';
+import { deleteAccount, setDiscounts } from '../../src/domain/accounts/accounts.js';
 import { expectCompatError, expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';

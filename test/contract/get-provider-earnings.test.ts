@@ -1,6 +1,6 @@
 /** GET /v1/provider/earnings: what the caller's machines earned, per machine and UTC day, less the platform fee. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { heartbeat, MACHINE, newProvider, runningRental } from '../setup/market.js';

@@ -1,7 +1,7 @@
 /** GET /v1/llm/topaz/image/jobs/{job_id} (SPEC 2.8, 3.1): replayed once completed, charged once; others' jobs 404. */
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { untilTerminal } from '../setup/jobs.js';

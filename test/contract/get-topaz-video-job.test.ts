@@ -1,7 +1,7 @@
 /** GET /v1/llm/topaz/video/jobs/{job_id} (SPEC 2.8, 3.1): a MOV restoration served as MOV; others' jobs 404. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderClip } from '../../src/adapters/video-codec/clip-jobs.js';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { fetchHosted } from '../setup/hosted-files.js';

@@ -1,6 +1,6 @@
 /** GET /v1/volumes/{volume_id}: one of the caller's volumes, charged at its price per GB-month up to `settled_until`. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usdToMicros } from '../../src/domain/money.js';
+import { usdToMicros } from '../../src/domain/billing/money.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 

@@ -1,6 +1,6 @@
 /** GET /v1/burst/orders/{order_id}/history: every status change of the order's rentals, newest first. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { heartbeat, newProvider, placeBurst } from '../setup/market.js';

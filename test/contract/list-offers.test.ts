@@ -1,6 +1,6 @@
 /** GET /v1/marketplace/offers: online, listed machines with free GPUs, filtered strictly (SPEC 1.2), every plan priced (1.3). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { newProvider } from '../setup/market.js';

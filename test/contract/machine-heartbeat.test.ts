@@ -1,6 +1,6 @@
 /** POST /v1/provider/machines/{machine_id}/heartbeat: the agent reports its containers and learns what to run. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { heartbeat, newProvider, sshPublicKey } from '../setup/market.js';

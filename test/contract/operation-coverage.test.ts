@@ -21,7 +21,7 @@ describe('the contract and its tests', () => {
 describe('x-error-codes', () => {
   it('names only codes of the ErrorCode enum, on fields of the request', async () => {
     const { ERROR_CATALOG } = await import('../../src/errors/catalog.js');
-    const { loadContract } = await import('../../src/container.js');
+    const { loadContract } = await import('../../src/composition/index.js');
     const contract = loadContract() as unknown as {
       paths: Record<string, Record<string, { 'x-error-codes'?: Record<string, string> }>>;
     };

@@ -1,6 +1,6 @@
 /** POST /v1/burst/orders/{order_id}/start: every stopped rental started again; one whose GPUs are gone is reported. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { newProvider, placeBurst, runningRental } from '../setup/market.js';

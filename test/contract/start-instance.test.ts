@@ -1,7 +1,7 @@
 /** POST /v1/instances/{task_id}/start: the same GPUs again, or 409 resources_unavailable; a term holds its rest again. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import { usdToMicros } from '../../src/domain/money.js';
+import { usdToMicros } from '../../src/domain/billing/money.js';
+import { newId } from '../../src/lib/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { keepRunning, newProvider, runningRental } from '../setup/market.js';

@@ -1,7 +1,7 @@
 /** POST /v1/instances/{task_id}/stop: settled, all billing stopped, GPUs released, a term's unused rest given back (SPEC 1.4). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import { usdToMicros } from '../../src/domain/money.js';
+import { usdToMicros } from '../../src/domain/billing/money.js';
+import { newId } from '../../src/lib/ids.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { heartbeat, keepRunning, newProvider, runningRental } from '../setup/market.js';

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlApiKeyStore } from '../../src/adapters/api-keys/sql.js';
 import { SqlMarketStore } from '../../src/adapters/market-store/sql.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
-import { hashApiKey } from '../../src/domain/api-key-secret.js';
-import { newId } from '../../src/domain/ids.js';
+import { hashApiKey } from '../../src/domain/keys/api-key-secret.js';
+import { newId } from '../../src/lib/ids.js';
 import { instance, machine } from '../adapters/market-store.conformance.js';
 
 const TSX = join(process.cwd(), 'node_modules/.bin/tsx');

@@ -5,7 +5,7 @@
  * what the balance covers is created, the rest answer 402, and no reservation is left held.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, type JsonResponse } from '../setup/harness.js';

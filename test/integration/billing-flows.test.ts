@@ -1,12 +1,12 @@
 /**
- * The billing flows (src/domain/billing.ts) over the real ledger and usage log, on SQLite and PostgreSQL:
+ * The billing flows (src/domain/billing/billing.ts) over the real ledger and usage log, on SQLite and PostgreSQL:
  * concurrency never overdraws, usage adds up to the ledger to the micro-dollar, ruble costs follow the lots, a
  * cost above the hold is capped and reported as the platform's loss, a charge the ledger cannot take is journaled
  * and lands exactly once later, and an unreachable ledger refuses work with 503 before anything is done.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Billing } from '../../src/domain/billing.js';
-import { retryJournaledCharges } from '../../src/domain/charge-retrier.js';
+import type { Billing } from '../../src/domain/billing/billing.js';
+import { retryJournaledCharges } from '../../src/domain/billing/charge-retrier.js';
 import { ApiError } from '../../src/errors/api-error.js';
 import { BILLING_BACKENDS, type BillingWorld, openBillingWorld } from '../setup/billing.js';
 

@@ -1,15 +1,15 @@
 /**
- * Reserving in bulk (src/domain/billing-leases.ts) over the real ledger, on SQLite and PostgreSQL: a busy account's
+ * Reserving in bulk (src/domain/billing/billing-leases.ts) over the real ledger, on SQLite and PostgreSQL: a busy account's
  * requests reserve from a lease with no ledger write of their own, each charge is still a capture with its usage
  * line and capped at its reservation, idle leases are given back, leases in use are renewed, a dead process's lease
  * expires, two processes leasing one account never overdraw it, and a request refused for funds gets back the
  * money this process had leased.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Principal } from '../../src/domain/authenticator.js';
-import type { Billing, Reservation } from '../../src/domain/billing.js';
-import { leaseSize } from '../../src/domain/billing-leases.js';
-import { retryJournaledCharges } from '../../src/domain/charge-retrier.js';
+import type { Billing, Reservation } from '../../src/domain/billing/billing.js';
+import { leaseSize } from '../../src/domain/billing/billing-leases.js';
+import { retryJournaledCharges } from '../../src/domain/billing/charge-retrier.js';
+import type { Principal } from '../../src/domain/keys/authenticator.js';
 import { ApiError } from '../../src/errors/api-error.js';
 import { BILLING_BACKENDS, type BillingWorld, LEASES, openBillingWorld } from '../setup/billing.js';
 

@@ -53,7 +53,7 @@ beforeAll(async () => {
   Object.assign(SERVER_ENV, {
     UPSTREAMS_FILE: upstreams,
     BILLING_HOLD_TTL_MS: String(HOLD_TTL_MS),
-    // Busy accounts reserve from leases (src/domain/billing-leases.ts): the dead process's expire like its holds.
+    // Busy accounts reserve from leases (src/domain/billing/billing-leases.ts): the dead process's expire like its holds.
     BILLING_LEASE_TTL_MS: String(HOLD_TTL_MS),
     REQUEST_DEADLINE_MS: '2000',
     CHAT_JOB_BUDGET_MS: '2000',

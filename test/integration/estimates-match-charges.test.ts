@@ -4,7 +4,7 @@
  * the estimate, the hold and the charge call one pricing function. On the embedded sandbox.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setDiscounts } from '../../src/domain/accounts.js';
+import { setDiscounts } from '../../src/domain/accounts/accounts.js';
 import { expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { untilTerminal } from '../setup/jobs.js';

@@ -6,7 +6,7 @@
  * over only when its request was not charged.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { type FakeBehaviour, type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectCompatError, expectNativeError } from '../setup/envelopes.js';
 import { call, type Harness, type JsonResponse, startHarness } from '../setup/harness.js';

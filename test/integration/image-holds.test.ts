@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textCost } from '../../src/domain/pricing/index.js';
-import { isRecord } from '../../src/is-record.js';
+import { isRecord } from '../../src/lib/is-record.js';
 import { estimatePromptTokens } from '../../src/lib/token-count.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';

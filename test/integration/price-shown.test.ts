@@ -5,8 +5,8 @@
  * rental (nothing taken or held) and the answer echoes the price charged.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import { usdToMicros } from '../../src/domain/money.js';
+import { usdToMicros } from '../../src/domain/billing/money.js';
+import { newId } from '../../src/lib/ids.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness } from '../setup/harness.js';

@@ -5,7 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlApiKeyStore } from '../../src/adapters/api-keys/sql.js';
-import { createAccount, issueKey } from '../../src/domain/accounts.js';
+import { createAccount, issueKey } from '../../src/domain/accounts/accounts.js';
 import { type PostgresSchema, postgresSchema, TEST_POSTGRES_URL } from '../setup/databases.js';
 import { expectCompatError } from '../setup/envelopes.js';
 import { call } from '../setup/harness.js';

@@ -6,8 +6,8 @@
  * heartbeat and marked offline; its agent coming back resumes the rental.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import { microsToUsd, usdToMicros } from '../../src/domain/money.js';
+import { microsToUsd, usdToMicros } from '../../src/domain/billing/money.js';
+import { newId } from '../../src/lib/ids.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness } from '../setup/harness.js';

@@ -7,11 +7,11 @@ import type { Ledger } from '../../src/adapters/ledger/index.js';
 import { openLedger } from '../../src/adapters/ledger/open.js';
 import { SqlUsageLogStore } from '../../src/adapters/usage-log/sql.js';
 import type { Database } from '../../src/db/connect.js';
-import { createAccount, issueKey } from '../../src/domain/accounts.js';
-import type { Principal } from '../../src/domain/authenticator.js';
-import { Billing, type LossReport } from '../../src/domain/billing.js';
-import { fxRateToMicro, usdToMicros } from '../../src/domain/money.js';
-import { topUp } from '../../src/domain/top-up.js';
+import { createAccount, issueKey } from '../../src/domain/accounts/accounts.js';
+import { Billing, type LossReport } from '../../src/domain/billing/billing.js';
+import { fxRateToMicro, usdToMicros } from '../../src/domain/billing/money.js';
+import { topUp } from '../../src/domain/billing/top-up.js';
+import type { Principal } from '../../src/domain/keys/authenticator.js';
 import { postgresSchema, sqliteMemory } from './databases.js';
 
 export const BILLING_BACKENDS = [
@@ -27,7 +27,7 @@ export const BILLING_BACKENDS = [
 
 const MARKET = fxRateToMicro(90);
 
-/** Production's lease settings (src/domain/billing-leases.ts, config defaults). */
+/** Production's lease settings (src/domain/billing/billing-leases.ts, config defaults). */
 export const LEASES = { maxMicros: 1_000_000n, ttlMs: 60_000, idleMs: 5_000 };
 
 /** A new account topped up with `usd` (and each extra lot, at its rate), one lot per millisecond from `nowMs`. */

@@ -1,6 +1,6 @@
 /** Reads the bundled contract, so tests enumerate operations and check payloads against the source of truth. */
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { loadContract } from '../../src/container.js';
+import { loadContract } from '../../src/composition/index.js';
 
 export interface ContractOperation {
   operationId: string;

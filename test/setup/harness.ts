@@ -7,14 +7,14 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createApp } from '../../src/app.js';
+import { buildDeps, type Deps } from '../../src/composition/index.js';
 import { loadConfig } from '../../src/config.js';
-import { buildDeps, type Deps } from '../../src/container.js';
-import { createAccount, issueKey } from '../../src/domain/accounts.js';
-import type { CallDetails, Charge } from '../../src/domain/billing.js';
-import { newId } from '../../src/domain/ids.js';
-import { fxRateToMicro, usdToMicros } from '../../src/domain/money.js';
-import { topUp } from '../../src/domain/top-up.js';
+import { createAccount, issueKey } from '../../src/domain/accounts/accounts.js';
+import type { CallDetails, Charge } from '../../src/domain/billing/billing.js';
+import { fxRateToMicro, usdToMicros } from '../../src/domain/billing/money.js';
+import { topUp } from '../../src/domain/billing/top-up.js';
 import { createHttpServer } from '../../src/http/http-server.js';
+import { newId } from '../../src/lib/ids.js';
 
 export interface Harness {
   baseUrl: string;

@@ -1,6 +1,7 @@
 /** A Billing for unit tests of paid calls: it records each flow in order, against a balance it keeps in memory. */
-import type { Principal } from '../../src/domain/authenticator.js';
-import type { CallDetails, Charge, Reservation } from '../../src/domain/billing.js';
+
+import type { CallDetails, Charge, Reservation } from '../../src/domain/billing/billing.js';
+import type { Principal } from '../../src/domain/keys/authenticator.js';
 import type { PaidCallBilling } from '../../src/domain/paid-call/paid-call.js';
 import { ApiError } from '../../src/errors/api-error.js';
 

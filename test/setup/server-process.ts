@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { SqlApiKeyStore } from '../../src/adapters/api-keys/sql.js';
 import { openLedger } from '../../src/adapters/ledger/open.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
-import { createAccount, issueKey } from '../../src/domain/accounts.js';
-import { topUp } from '../../src/domain/top-up.js';
+import { createAccount, issueKey } from '../../src/domain/accounts/accounts.js';
+import { topUp } from '../../src/domain/billing/top-up.js';
 import { postgresSchema, TEST_POSTGRES_URL } from './databases.js';
 
 export interface ServerProcess {

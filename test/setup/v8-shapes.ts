@@ -1,5 +1,5 @@
 /**
- * V8's own test helpers, for tests that guard a hot path's object layout (src/copy-with.ts,
+ * V8's own test helpers, for tests that guard a hot path's object layout (src/lib/copy-with.ts,
  * src/http/http-server.ts): compiled after `--allow-natives-syntax` is switched on, which only affects code
  * compiled later.
  */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { detectHost, diskFreeGb, gpuNameOf, parseNvidiaSmiXml, readInventoryFile } from '../../src/agent/inventory.js';
-import { PROJECT_ROOT } from '../../src/project-root.js';
+import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 
 const fixture = (name: string): string => readFileSync(`${PROJECT_ROOT}test/fixtures/nvidia-smi/${name}`, 'utf8');
 

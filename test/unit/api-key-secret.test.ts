@@ -6,7 +6,7 @@ import {
   generateApiKey,
   hashApiKey,
   looksLikeApiKey,
-} from '../../src/domain/api-key-secret.js';
+} from '../../src/domain/keys/api-key-secret.js';
 
 describe('generateApiKey', () => {
   it('is the cgw_ prefix and 40 base62 characters (SPEC 5.1: a fixed service prefix)', () => {

@@ -1,6 +1,6 @@
-/** AuthFailures (src/domain/auth-failures.ts): a sliding window of unknown keys per address, in bounded memory. */
+/** AuthFailures (src/domain/keys/auth-failures.ts): a sliding window of unknown keys per address, in bounded memory. */
 import { describe, expect, it } from 'vitest';
-import { AuthFailures } from '../../src/domain/auth-failures.js';
+import { AuthFailures } from '../../src/domain/keys/auth-failures.js';
 
 function failures(limit = 3, maxAddresses = 1000) {
   const clock = { now: 0 };

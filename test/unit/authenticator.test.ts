@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ApiKeyStore } from '../../src/adapters/api-keys/index.js';
 import { MemoryApiKeyStore } from '../../src/adapters/api-keys/memory.js';
-import { createAccount, deleteAccount, issueKey, revokeKey, setDiscounts } from '../../src/domain/accounts.js';
-import { hashApiKey } from '../../src/domain/api-key-secret.js';
-import { AuthFailures } from '../../src/domain/auth-failures.js';
-import { Authenticator } from '../../src/domain/authenticator.js';
-import { KeyUsageRecorder } from '../../src/domain/key-usage-recorder.js';
+import { createAccount, deleteAccount, issueKey, revokeKey, setDiscounts } from '../../src/domain/accounts/accounts.js';
+import { hashApiKey } from '../../src/domain/keys/api-key-secret.js';
+import { AuthFailures } from '../../src/domain/keys/auth-failures.js';
+import { Authenticator } from '../../src/domain/keys/authenticator.js';
+import { KeyUsageRecorder } from '../../src/domain/keys/key-usage-recorder.js';
 import { ApiError } from '../../src/errors/api-error.js';
 import type { ErrorCode } from '../../src/errors/catalog.js';
 

@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { memoryLedger } from '../../src/adapters/ledger/memory.js';
 import { MemoryUsageLogStore } from '../../src/adapters/usage-log/memory.js';
-import { newId } from '../../src/domain/ids.js';
 import { insertCovered } from '../../src/domain/market/balance-cover.js';
 import { ApiError } from '../../src/errors/api-error.js';
+import { newId } from '../../src/lib/ids.js';
 import { sleep } from '../setup/time.js';
 
 const jitter = () => sleep(Math.random() * 3);

@@ -1,6 +1,6 @@
-/** Canceller (src/cancel-signal.ts): the per-request CancelSignal behaves as an AbortSignal with `{ once: true }` listeners. */
+/** Canceller (src/lib/cancel-signal.ts): the per-request CancelSignal behaves as an AbortSignal with `{ once: true }` listeners. */
 import { describe, expect, it } from 'vitest';
-import { Canceller } from '../../src/cancel-signal.js';
+import { Canceller } from '../../src/lib/cancel-signal.js';
 
 describe('Canceller', () => {
   it('abort sets aborted and reason and runs each listener once, in the order added', () => {

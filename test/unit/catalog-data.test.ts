@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { ImageTokenRuleSchema } from '../../src/domain/image-tokens.js';
+import { ImageTokenRuleSchema } from '../../src/domain/text/image-tokens.js';
 
 type Num = number | null;
 

@@ -7,7 +7,7 @@ import {
   validateEmbeddingInput,
   validateOutputCap,
   validateRerank,
-} from '../../src/domain/chat-validation.js';
+} from '../../src/domain/text/chat-validation.js';
 import { ApiError, type ErrorMeta } from '../../src/errors/api-error.js';
 import type { ErrorCode } from '../../src/errors/catalog.js';
 import { countTokens } from '../../src/lib/token-count.js';

@@ -1,6 +1,6 @@
-/** The poll coalescer (src/domain/chats/coalescer.ts; SPEC 4.2: a 2-second window). */
+/** The poll coalescer (src/domain/chat-rooms/coalescer.ts; SPEC 4.2: a 2-second window). */
 import { describe, expect, it } from 'vitest';
-import { Coalescer } from '../../src/domain/chats/coalescer.js';
+import { Coalescer } from '../../src/domain/chat-rooms/coalescer.js';
 
 describe('Coalescer', () => {
   it('shares one lookup among callers of a key within the window, then looks again', async () => {

@@ -7,7 +7,7 @@
  * allowed only where listed below with the reason they fit.
  */
 import { describe, expect, it } from 'vitest';
-import { loadContract } from '../../src/container.js';
+import { loadContract } from '../../src/composition/index.js';
 
 type Schema = Record<string, unknown>;
 

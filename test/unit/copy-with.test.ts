@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { copyWith } from '../../src/copy-with.js';
+import { copyWith } from '../../src/lib/copy-with.js';
 import { haveSameMap } from '../setup/v8-shapes.js';
 
 const line = (n: number) => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError, type DomainErrorCode } from '../../src/domain/domain-error.js';
 import { ApiError } from '../../src/errors/api-error.js';
 import { ERROR_CATALOG, type ErrorCode } from '../../src/errors/catalog.js';
+import { DomainError, type DomainErrorCode } from '../../src/errors/domain-error.js';
 import { toApiError, toFieldDiagnostic } from '../../src/errors/from-unknown.js';
 
 /** What express.json (body-parser) passes to next(). */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BASE62_ALPHABET, newId, newSortableId, randomBase62 } from '../../src/domain/ids.js';
+import { BASE62_ALPHABET, newId, newSortableId, randomBase62 } from '../../src/lib/ids.js';
 
 describe('newId', () => {
   it('is the prefix, an underscore and 20 base62 characters', () => {

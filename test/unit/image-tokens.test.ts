@@ -7,13 +7,13 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { CatalogFileEntry } from '../../src/domain/catalog/catalog-file.js';
 import { ImageHolds } from '../../src/domain/chat/image-holds.js';
-import { dataUriImageSize } from '../../src/domain/image-header.js';
+import { dataUriImageSize } from '../../src/domain/images/image-header.js';
 import {
   DEFAULT_IMAGE_PART_TOKENS,
   type ImageTokenRule,
   imagePartsOf,
   imagePartTokens,
-} from '../../src/domain/image-tokens.js';
+} from '../../src/domain/text/image-tokens.js';
 import { catalogRow } from '../setup/catalog-rows.js';
 
 const SOURCE = 'https://platform.openai.com/docs/guides/images-vision#calculating-costs';

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { InProcessJobQueue } from '../../src/adapters/job-queue/in-process.js';
 import type { JobRecord } from '../../src/adapters/job-store/index.js';
 import { MemoryJobStore } from '../../src/adapters/job-store/memory.js';
-import { newId } from '../../src/domain/ids.js';
 import { JobRunner, type JobWork } from '../../src/domain/jobs/job-runner.js';
+import { newId } from '../../src/lib/ids.js';
 import { sleep } from '../setup/time.js';
 
 const LEASE_MS = 60;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KEEP_ALIVE_ABOVE_TOKENS, servedByKeepAlive } from '../../src/domain/chat/keep-alive-path.js';
+import { servedByKeepAlive } from '../../src/domain/chat/keep-alive-path.js';
+import { KEEP_ALIVE_ABOVE_TOKENS } from '../../src/domain/limits.js';
 
 describe('the keep-alive path (SPEC 4.2, SPEC 8)', () => {
   it('serves non-stream requests above 4096 output tokens on it, and no others', () => {

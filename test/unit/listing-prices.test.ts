@@ -1,9 +1,9 @@
 /** A listing's prices (README "GPU rentals"): the floor never makes a plan free; a rise waits its notice, a cut does not. */
 import { describe, expect, it } from 'vitest';
 import type { MachineRecord } from '../../src/adapters/market-store/index.js';
+import { usdToMicros } from '../../src/domain/billing/money.js';
 import { raisesAnyPlan, repriced, requireWithinCap } from '../../src/domain/market/listing-prices.js';
 import { dueAtStart, isTermPlan, PRICING_TYPES, UNIT_MS, unitPriceMicros } from '../../src/domain/market/plans.js';
-import { usdToMicros } from '../../src/domain/money.js';
 import { ApiError } from '../../src/errors/api-error.js';
 
 const FLOOR = usdToMicros(0.01); // MachineListing.price_per_gpu_hour_usd's minimum

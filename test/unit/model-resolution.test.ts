@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { loadContract } from '../../src/container.js';
-import { loadCatalogFile } from '../../src/domain/catalog/catalog-file.js';
+import { loadCatalogFile } from '../../src/composition/config-files.js';
+import { loadContract } from '../../src/composition/index.js';
 import { ModelCatalog } from '../../src/domain/catalog/model-catalog.js';
-import { resolveChatModel, resolveRetrievalModel } from '../../src/domain/model-resolution.js';
+import { resolveChatModel, resolveRetrievalModel } from '../../src/domain/catalog/model-resolution.js';
 import { ApiError, type ErrorMeta } from '../../src/errors/api-error.js';
 import type { ErrorCode } from '../../src/errors/catalog.js';
-import { PROJECT_ROOT } from '../../src/project-root.js';
+import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { catalogRow } from '../setup/catalog-rows.js';
 
 const catalog = new ModelCatalog(

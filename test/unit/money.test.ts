@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { microsToUsd, payableBasisPoints, scaledToNumber, usdToMicros, usdToPicos } from '../../src/domain/money.js';
+import {
+  microsToUsd,
+  payableBasisPoints,
+  scaledToNumber,
+  usdToMicros,
+  usdToPicos,
+} from '../../src/domain/billing/money.js';
 
 describe('usdToMicros', () => {
   it.each([

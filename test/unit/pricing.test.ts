@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { microsToUsd, usdToMicros } from '../../src/domain/billing/money.js';
 import type { CatalogFile, CatalogFileEntry } from '../../src/domain/catalog/catalog-file.js';
 import { type CallerDiscounts, ModelCatalog } from '../../src/domain/catalog/model-catalog.js';
-import { microsToUsd, usdToMicros } from '../../src/domain/money.js';
 import {
   audioCost,
   creditsForMegapixels,

@@ -1,10 +1,10 @@
 /** SPEC 2.13 against live offers: fit, then price, then verified; only offers meeting everything are suggested. */
 import { describe, expect, it } from 'vitest';
 import type { OfferRecord } from '../../src/adapters/market-store/index.js';
+import { usdToMicros } from '../../src/domain/billing/money.js';
 import { parseRecommendationQuery } from '../../src/domain/market/recommendation-query.js';
 import { gpusToHold, rankOffers } from '../../src/domain/market/recommendation-ranking.js';
 import { pickReason, rulesText } from '../../src/domain/market/recommendation-text.js';
-import { usdToMicros } from '../../src/domain/money.js';
 
 let seq = 0;
 function offer(fields: Partial<OfferRecord> & { price?: number }): OfferRecord {

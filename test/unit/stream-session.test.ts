@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type StreamEvent, UpstreamError, type Usage } from '../../src/adapters/upstream/index.js';
-import { Canceller } from '../../src/cancel-signal.js';
-import type { Charge } from '../../src/domain/billing.js';
+import type { Charge } from '../../src/domain/billing/billing.js';
 import type { PreparedChat } from '../../src/domain/chat/chat-service.js';
 import {
   type StreamBilling,
@@ -11,6 +10,7 @@ import {
 } from '../../src/domain/chat/stream-session.js';
 import { PaidCall } from '../../src/domain/paid-call/paid-call.js';
 import type { Route } from '../../src/domain/routing/route-table.js';
+import { Canceller } from '../../src/lib/cancel-signal.js';
 import { catalogRow } from '../setup/catalog-rows.js';
 import { RecordingBilling, TEST_PRINCIPAL } from '../setup/recording-billing.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ThroughputSample, ThroughputTracker } from '../../src/domain/throughput.js';
+import { type ThroughputSample, ThroughputTracker } from '../../src/domain/catalog/throughput.js';
 
 const T0 = 1_750_000_000_000;
 

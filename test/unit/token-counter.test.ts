@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { InProcessTokenWork } from '../../src/adapters/tokenizer/in-process.js';
 import { type TokenWork, TokenWorkTimeout } from '../../src/adapters/tokenizer/index.js';
-import { TokenCounter, type TokenizeThread } from '../../src/domain/token-counter.js';
+import { TokenCounter, type TokenizeThread } from '../../src/domain/text/token-counter.js';
 import { ApiError } from '../../src/errors/api-error.js';
 import { countTokens, INLINE_TOKENIZE_CHARS } from '../../src/lib/token-count.js';
 

@@ -2,18 +2,14 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InProcessTokenWork } from '../../src/adapters/tokenizer/in-process.js';
 import type { UpstreamProvider } from '../../src/adapters/upstream/index.js';
+import { loadUpstreamsFile } from '../../src/composition/config-files.js';
+import { buildProviders } from '../../src/composition/providers.js';
 import type { CatalogFile } from '../../src/domain/catalog/catalog-file.js';
 import { ModelCatalog } from '../../src/domain/catalog/model-catalog.js';
-import { buildProviders } from '../../src/domain/routing/providers.js';
 import { type ProviderSlot, RouteTable } from '../../src/domain/routing/route-table.js';
-import {
-  loadUpstreamsFile,
-  parseUpstreamsFile,
-  type UpstreamsFile,
-  UpstreamsFileError,
-} from '../../src/domain/routing/upstreams-file.js';
-import { TokenCounter } from '../../src/domain/token-counter.js';
-import { PROJECT_ROOT } from '../../src/project-root.js';
+import { parseUpstreamsFile, type UpstreamsFile, UpstreamsFileError } from '../../src/domain/routing/upstreams-file.js';
+import { TokenCounter } from '../../src/domain/text/token-counter.js';
+import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 
 const tokens = new TokenCounter(new InProcessTokenWork());
 

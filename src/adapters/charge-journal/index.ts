@@ -1,7 +1,7 @@
 /**
  * The charge journal port (DESIGN.md 4: "a settle that fails is retried from a durable record until it lands").
  * When the ledger cannot take a charge for work already delivered, the charge is written here, durably, and
- * retried (src/domain/charge-retrier.ts) until the ledger accepts it. Posting is idempotent (by the hold id, or by the
+ * retried (src/domain/billing/charge-retrier.ts) until the ledger accepts it. Posting is idempotent (by the hold id, or by the
  * capture id `charge:<request id>`), so a charge retried after it did land (a reply lost on the way back) is answered
  * as a replay and never paid twice.
  */
@@ -15,7 +15,7 @@ export interface PendingCharge {
   accountId: string;
   /** What the work cost (the ledger caps it at the hold, or at `capMicros`). */
   costMicros: Micros;
-  /** Set when the request reserved from a lease (src/domain/billing-leases.ts): a capture of at most this much from the hold. */
+  /** Set when the request reserved from a lease (src/domain/billing/billing-leases.ts): a capture of at most this much from the hold. */
   capMicros?: Micros;
   usage: UsageLine;
 }

@@ -1,5 +1,5 @@
 /**
- * The idempotency-key port (DESIGN.md 3 "Client retries"; the rules are in src/domain/idempotency.ts). One record
+ * The idempotency-key port (DESIGN.md 3 "Client retries"; the rules are in src/domain/billing/idempotency.ts). One record
  * per (account, key): who claimed it, for which request (a fingerprint of operation and body), and, once the
  * request succeeded, the response to replay. Claims are atomic across processes: of two requests with one key,
  * exactly one runs.

@@ -3,7 +3,7 @@
  * schema 2): an index of platform manifests, or one image manifest whose blobs are sized. Pure: the bytes in,
  * the facts out; anything this service cannot read as a container image is `unsupported`.
  */
-import { isRecord } from '../../is-record.js';
+import { isRecord } from '../../lib/is-record.js';
 import { type ImagePlatform, ImageRegistryError } from './index.js';
 import { digestProblem } from './reference.js';
 

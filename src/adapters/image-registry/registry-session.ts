@@ -4,7 +4,7 @@
  * to the port's errors (distribution spec, "Error codes").
  */
 import { createHash } from 'node:crypto';
-import { isRecord } from '../../is-record.js';
+import { isRecord } from '../../lib/is-record.js';
 import { type BearerChallenge, bearerChallenge } from './auth-challenge.js';
 import { ImageRegistryError, type ImageRegistryErrorKind } from './index.js';
 import { MANIFEST_ACCEPT, type Manifest, parseManifest } from './manifest.js';

@@ -237,7 +237,7 @@ export type UsagePosting = Pick<
 /**
  * The usage line as stored, completed with what its posting decided (both engines). Written out field by
  * field: twenty fields copied in (a spread, `Object.assign`) would leave a dictionary-mode object, or a new
- * hidden class per line (src/copy-with.ts).
+ * hidden class per line (src/lib/copy-with.ts).
  */
 export function storedUsage(line: UsageLine, posting: UsagePosting): UsageRecord {
   return {

@@ -11,8 +11,8 @@
  * message's) may.
  */
 import type { Agent } from 'undici';
-import { Canceller } from '../../cancel-signal.js';
-import { isRecord } from '../../is-record.js';
+import { Canceller } from '../../lib/cancel-signal.js';
+import { isRecord } from '../../lib/is-record.js';
 import { createUpstreamAgent, postJson, validateBaseUrl } from '../../lib/outbound-http.js';
 import { UpstreamError } from '../upstream/index.js';
 import { type Notifier, NotifierError, type NotifyTarget } from './index.js';

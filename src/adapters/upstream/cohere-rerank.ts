@@ -4,7 +4,7 @@
  * (SPEC 4.1 rule 3: billed on input tokens as the model counts them).
  */
 
-import { isRecord } from '../../is-record.js';
+import { isRecord } from '../../lib/is-record.js';
 import { type RerankCall, type RerankResult, UpstreamError, type UpstreamProvider } from './index.js';
 import { JsonEndpoint, type JsonEndpointOptions } from './json-endpoint.js';
 import { scoredDocument } from './rerank-result.js';

@@ -7,8 +7,8 @@
  * `Authorization: Key <key>`. The task id is the request id: any process can poll it.
  */
 import type { Dispatcher } from 'undici';
-import type { CancelSignal } from '../../cancel-signal.js';
-import { isRecord } from '../../is-record.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
+import { isRecord } from '../../lib/is-record.js';
 import {
   budgetBefore,
   createUpstreamAgent,

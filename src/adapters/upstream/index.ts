@@ -8,7 +8,7 @@
  * provider must stop its request at once (`aborted`, never failed over). Time budgets are the provider's own
  * (`budgetMs`, SPEC 8), cut short by the request's deadline, reported as `timeout` so the chain can fail over.
  */
-import type { CancelSignal } from '../../cancel-signal.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
 
 export type UpstreamFailure =
   /**

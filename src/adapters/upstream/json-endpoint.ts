@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { CancelSignal } from '../../cancel-signal.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
 import {
   authHeaders,
   budgetBefore,

@@ -5,9 +5,9 @@
  * when the upstream sent `[DONE]` (DESIGN 8: a cut stream must never look like a clean end).
  */
 import type { Dispatcher } from 'undici';
-import type { CancelSignal } from '../../cancel-signal.js';
-import { copyWith } from '../../copy-with.js';
-import { isRecord } from '../../is-record.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
+import { copyWith } from '../../lib/copy-with.js';
+import { isRecord } from '../../lib/is-record.js';
 import {
   authHeaders,
   budgetBefore,

@@ -4,7 +4,7 @@
  * an answer with links only is a bad answer here). Text to image only: a request
  * with references (edit mode) is refused before it is sent, so the chain moves on to a route that edits.
  */
-import { isRecord } from '../../is-record.js';
+import { isRecord } from '../../lib/is-record.js';
 import { type ImageCall, type ImageResult, UpstreamError, type UpstreamProvider } from './index.js';
 import { JsonEndpoint, type JsonEndpointOptions } from './json-endpoint.js';
 

@@ -1,4 +1,4 @@
-import { isRecord } from '../../is-record.js';
+import { isRecord } from '../../lib/is-record.js';
 import type { Usage } from './index.js';
 
 /** A token count as the wire carries it: a non-negative integer, or null. */

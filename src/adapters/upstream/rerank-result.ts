@@ -1,4 +1,4 @@
-import { isRecord } from '../../is-record.js';
+import { isRecord } from '../../lib/is-record.js';
 import { UpstreamError } from './index.js';
 
 /**

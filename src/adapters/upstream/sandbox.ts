@@ -19,8 +19,8 @@
  *   (sandbox-faults.ts), so the twin is held to the HTTP providers' failure kinds.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { CancelSignal } from '../../cancel-signal.js';
-import { isRecord } from '../../is-record.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
+import { isRecord } from '../../lib/is-record.js';
 import { encodeAudio, tone } from '../audio-codec/audio-files.js';
 import { AUDIO_MIME, type AudioFormat } from '../audio-codec/index.js';
 import { solidImage } from '../image-codec/sharp-images.js';

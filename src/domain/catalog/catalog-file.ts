@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsImport from 'ajv-formats';
 import type { components } from '../../../generated/openapi.js';
-import { type ImageTokenRule, ImageTokenRuleSchema } from '../image-tokens.js';
+import { type ImageTokenRule, ImageTokenRuleSchema } from '../text/image-tokens.js';
 
 export type CatalogEntry = components['schemas']['CatalogEntry'];
 
@@ -30,11 +29,12 @@ export interface CatalogFile {
 const addFormats = addFormatsImport as unknown as (ajv: Ajv2020) => void;
 
 /**
- * Reads and checks the catalog data file (CATALOG_FILE) against the contract's own CatalogEntry schema, so a
- * bad file stops the service at start instead of producing responses that break the contract.
+ * Checks the parsed catalog data file (CATALOG_FILE, read by the composition root) against the contract's own
+ * CatalogEntry schema, so a bad file stops the service at start instead of producing responses that break the
+ * contract. `path` names the file in the errors.
  */
-export function loadCatalogFile(path: string, contractSchemas: Record<string, unknown>): CatalogFile {
-  const file = JSON.parse(readFileSync(path, 'utf8')) as CatalogFile;
+export function checkCatalogFile(parsed: unknown, path: string, contractSchemas: Record<string, unknown>): CatalogFile {
+  const file = parsed as CatalogFile;
   if (!Array.isArray(file.models) || !Array.isArray(file.external_models) || typeof file.default_model !== 'string') {
     throw new Error(`${path}: expected {default_model, external_models[], models[]}`);
   }

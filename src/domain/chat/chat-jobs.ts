@@ -1,12 +1,12 @@
 import type { JobRecord, JobStore } from '../../adapters/job-store/index.js';
 import { balanceMicros, type Ledger } from '../../adapters/ledger/index.js';
 import { ApiError, orUnavailable } from '../../errors/api-error.js';
-import type { Principal } from '../authenticator.js';
-import type { Billing } from '../billing.js';
-import { newId } from '../ids.js';
+import { newId } from '../../lib/ids.js';
+import type { Billing } from '../billing/billing.js';
+import { microsToUsd } from '../billing/money.js';
 import type { JobRunner, JobWork } from '../jobs/job-runner.js';
 import { retryUntil } from '../jobs/retry-until.js';
-import { microsToUsd } from '../money.js';
+import type { Principal } from '../keys/authenticator.js';
 import type { ChainHooks } from '../routing/run-chain.js';
 import type { ChatBody, ChatService, PreparedChat } from './chat-service.js';
 import { chatUsage, completionBody } from './completion-body.js';

@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/openapi.js';
 import type { Usage } from '../../adapters/upstream/index.js';
-import type { Charge } from '../billing.js';
-import { fromMicro, microsToUsd } from '../money.js';
+import type { Charge } from '../billing/billing.js';
+import { fromMicro, microsToUsd } from '../billing/money.js';
 
 type ChatCompletion = components['schemas']['ChatCompletion'];
 type ChatUsage = components['schemas']['ChatUsage'];

@@ -1,5 +1,5 @@
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
-import { type ImageDetail, type ImagePart, imagePartTokens } from '../image-tokens.js';
+import { type ImageDetail, type ImagePart, imagePartTokens } from '../text/image-tokens.js';
 
 /** What a request's image parts were held at, kept with the request until its usage comes back. */
 export interface ImageHold {

@@ -1,7 +1,7 @@
 import { MediaLoadError, type MediaLoader } from '../../adapters/media-fetch/index.js';
-import { isRecord } from '../../is-record.js';
-import { messageError } from '../chat-validation.js';
-import { startsAsImage } from '../image-header.js';
+import { isRecord } from '../../lib/is-record.js';
+import { startsAsImage } from '../images/image-header.js';
+import { messageError } from '../text/chat-validation.js';
 
 /** Where one http(s) image link of a chat sits. */
 interface ImageLink {

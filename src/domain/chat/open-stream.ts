@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/openapi.js';
 import { type StreamEvent, UpstreamError } from '../../adapters/upstream/index.js';
-import type { CancelSignal } from '../../cancel-signal.js';
 import { ApiError } from '../../errors/api-error.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
 import type { Route } from '../routing/route-table.js';
 import { type ChainHooks, type ExhaustionInfo, runChain } from '../routing/run-chain.js';
 import { emptyStreamError, openingStreamError } from './stream-error.js';

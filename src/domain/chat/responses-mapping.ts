@@ -1,9 +1,9 @@
 import type { components } from '../../../generated/openapi.js';
 import type { Usage } from '../../adapters/upstream/index.js';
 import { invalidField } from '../../errors/api-error.js';
-import { isRecord } from '../../is-record.js';
-import type { Charge } from '../billing.js';
-import { microsToUsd } from '../money.js';
+import { isRecord } from '../../lib/is-record.js';
+import type { Charge } from '../billing/billing.js';
+import { microsToUsd } from '../billing/money.js';
 import type { ChatBody } from './chat-service.js';
 
 type ResponsesRequest = components['schemas']['ResponsesRequest'];

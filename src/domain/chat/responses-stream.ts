@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/openapi.js';
 import type { Usage } from '../../adapters/upstream/index.js';
-import { copyWith } from '../../copy-with.js';
-import { isRecord } from '../../is-record.js';
+import { copyWith } from '../../lib/copy-with.js';
+import { isRecord } from '../../lib/is-record.js';
 import {
   finishedResponse,
   functionCallItem,

@@ -1,6 +1,6 @@
 import type { UpstreamFailure, Usage } from '../../adapters/upstream/index.js';
 import { parseOpenAiUsage } from '../../adapters/upstream/openai-usage.js';
-import { isRecord } from '../../is-record.js';
+import { isRecord } from '../../lib/is-record.js';
 
 /** What one chat-completion chunk says, as far as billing and stream control care (SPEC 3.4, 6.2). */
 export interface ChunkInfo {

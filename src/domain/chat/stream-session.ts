@@ -1,9 +1,9 @@
 import type { components } from '../../../generated/openapi.js';
 import { type StreamEvent, UpstreamError, type Usage } from '../../adapters/upstream/index.js';
-import { type CancelSignal, UNCANCELLABLE } from '../../cancel-signal.js';
-import type { Micros } from '../money.js';
+import { type CancelSignal, UNCANCELLABLE } from '../../lib/cancel-signal.js';
+import type { Micros } from '../billing/money.js';
+import type { ThroughputTracker } from '../catalog/throughput.js';
 import type { ChainHooks } from '../routing/run-chain.js';
-import type { ThroughputTracker } from '../throughput.js';
 import type { ChatService, PreparedChat } from './chat-service.js';
 import { type OpenedStream, openStream, StreamNotOpened } from './open-stream.js';
 import { streamError } from './stream-error.js';

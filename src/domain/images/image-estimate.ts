@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/openapi.js';
+import { microsToUsd } from '../billing/money.js';
 import type { CallerDiscounts, ModelCatalog } from '../catalog/model-catalog.js';
-import { microsToUsd } from '../money.js';
 import { NO_DISCOUNTS } from '../pricing/index.js';
 import type { RouteTable } from '../routing/route-table.js';
 import { planCost, planImage } from './image-plan.js';

@@ -2,14 +2,15 @@ import type { components } from '../../../generated/openapi.js';
 import type { OutputFormat } from '../../adapters/image-codec/index.js';
 import { encodeImage, inspectImage } from '../../adapters/image-codec/sharp-images.js';
 import { type ImageCall, type ImageResult, UpstreamError } from '../../adapters/upstream/index.js';
-import type { CancelSignal } from '../../cancel-signal.js';
 import { ApiError } from '../../errors/api-error.js';
-import type { Principal } from '../authenticator.js';
-import { releasingOnFailure } from '../billed-chain.js';
-import type { Billing, CallDetails } from '../billing.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
+import { releasingOnFailure } from '../billing/billed-chain.js';
+import type { Billing, CallDetails } from '../billing/billing.js';
+import { type Micros, microsToUsd } from '../billing/money.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { renderTimeoutMessage } from '../jobs/job-failure.js';
-import { type Micros, microsToUsd } from '../money.js';
+import type { Principal } from '../keys/authenticator.js';
+import { IMAGE_RETENTION_MS } from '../limits.js';
 import type { Route, RouteTable } from '../routing/route-table.js';
 import { type ChainHooks, runChain } from '../routing/run-chain.js';
 import { type ImagePlan, planCost, planImage } from './image-plan.js';
@@ -17,9 +18,6 @@ import { hostReferences, type ReferenceDeps } from './references.js';
 
 type ImageRequest = components['schemas']['ImageRequest'];
 type ImageGenerationBody = components['schemas']['ImageGeneration'];
-
-/** SPEC 8: images are kept (and their links work) 15 minutes. */
-export const IMAGE_RETENTION_MS = 15 * 60_000;
 
 const EXTENSION: Record<OutputFormat, string> = { png: 'png', jpeg: 'jpg', webp: 'webp' };
 

@@ -1,8 +1,8 @@
 import type { components } from '../../../generated/openapi.js';
 import type { JobRecord } from '../../adapters/job-store/index.js';
 import { ApiError, orUnavailable } from '../../errors/api-error.js';
-import type { Principal } from '../authenticator.js';
-import { newId } from '../ids.js';
+import { newId } from '../../lib/ids.js';
+import { microsToUsd } from '../billing/money.js';
 import type { JobRunner, JobWork } from '../jobs/job-runner.js';
 import {
   completeCharged,
@@ -16,11 +16,11 @@ import {
   reservationOf,
 } from '../jobs/job-steps.js';
 import { retryUntil } from '../jobs/retry-until.js';
-import { microsToUsd } from '../money.js';
+import type { Principal } from '../keys/authenticator.js';
+import { IMAGE_RETENTION_MS } from '../limits.js';
 import type { ChainHooks } from '../routing/run-chain.js';
 import {
   type Delivery,
-  IMAGE_RETENTION_MS,
   type ImageGenerationDeps,
   imageCallDetails,
   imageUsage,

@@ -1,8 +1,8 @@
 import type { components } from '../../../generated/openapi.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
+import type { Micros } from '../billing/money.js';
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { CallerDiscounts, ModelCatalog } from '../catalog/model-catalog.js';
-import type { Micros } from '../money.js';
 import { imageCost } from '../pricing/index.js';
 
 type ImageRequest = components['schemas']['ImageRequest'];

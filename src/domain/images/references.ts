@@ -3,7 +3,7 @@ import { inspectImage } from '../../adapters/image-codec/sharp-images.js';
 import { MediaLoadError, type MediaLoader, type MediaLoadFailure } from '../../adapters/media-fetch/index.js';
 import type { ImageCall } from '../../adapters/upstream/index.js';
 import { ApiError } from '../../errors/api-error.js';
-import type { FileLinks } from '../file-links.js';
+import type { FileLinks } from '../media/file-links.js';
 
 export interface ReferenceDeps {
   media: MediaLoader;

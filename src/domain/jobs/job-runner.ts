@@ -1,6 +1,6 @@
 import type { JobQueue } from '../../adapters/job-queue/index.js';
 import type { JobRecord, JobStore } from '../../adapters/job-store/index.js';
-import { newId } from '../ids.js';
+import { newId } from '../../lib/ids.js';
 
 /** What advances the jobs of one kind. */
 export interface JobWork {

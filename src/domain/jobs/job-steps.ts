@@ -1,9 +1,9 @@
 import type { JobRecord, JobStore } from '../../adapters/job-store/index.js';
 import { balanceMicros, type Ledger } from '../../adapters/ledger/index.js';
 import { ApiError, orUnavailable } from '../../errors/api-error.js';
-import type { Principal } from '../authenticator.js';
-import type { Billing, CallDetails, Reservation } from '../billing.js';
-import { type Micros, microsToUsd } from '../money.js';
+import type { Billing, CallDetails, Reservation } from '../billing/billing.js';
+import { type Micros, microsToUsd } from '../billing/money.js';
+import type { Principal } from '../keys/authenticator.js';
 import { type JobFailure, jobFailure } from './job-failure.js';
 import { retryUntil } from './retry-until.js';
 

@@ -17,7 +17,7 @@
  */
 import type { Ledger, Micros } from '../../adapters/ledger/index.js';
 import type { ApiError } from '../../errors/api-error.js';
-import { newId } from '../ids.js';
+import { newId } from '../../lib/ids.js';
 
 export interface CoverRule {
   accountId: string;

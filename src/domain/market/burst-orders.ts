@@ -19,9 +19,9 @@ import type {
   SettlementRecord,
 } from '../../adapters/market-store/index.js';
 import { ApiError } from '../../errors/api-error.js';
-import type { Principal } from '../authenticator.js';
-import { newId } from '../ids.js';
-import { microsToUsd } from '../money.js';
+import { newId } from '../../lib/ids.js';
+import { microsToUsd } from '../billing/money.js';
+import type { Principal } from '../keys/authenticator.js';
 import { dueAtStart, isTermPlan, UNIT_MS, unitPriceMicros } from './plans.js';
 import type { Rentals } from './rentals.js';
 import type { Volumes } from './volumes.js';

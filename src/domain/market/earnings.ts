@@ -4,7 +4,7 @@
  */
 import type { MarketStore } from '../../adapters/market-store/index.js';
 import { addDays, dayStartMs, utcDay } from '../../lib/utc-days.js';
-import type { Principal } from '../authenticator.js';
+import type { Principal } from '../keys/authenticator.js';
 
 export interface EarningsRow {
   date: string;

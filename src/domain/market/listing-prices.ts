@@ -7,7 +7,7 @@
  */
 import type { Discounts, MachineRecord } from '../../adapters/market-store/index.js';
 import { ApiError } from '../../errors/api-error.js';
-import { microsToUsd } from '../money.js';
+import { microsToUsd } from '../billing/money.js';
 import { PRICING_TYPES, unitPriceMicros } from './plans.js';
 
 /** A listing's prices: the hourly price per GPU and the commitment discounts every plan is derived from. */

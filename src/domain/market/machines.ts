@@ -12,9 +12,9 @@ import type {
   Verification,
 } from '../../adapters/market-store/index.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
-import type { Principal } from '../authenticator.js';
-import { DomainError } from '../domain-error.js';
-import { newId } from '../ids.js';
+import { DomainError } from '../../errors/domain-error.js';
+import { newId } from '../../lib/ids.js';
+import type { Principal } from '../keys/authenticator.js';
 import { requireUnverifiedRoom } from './account-caps.js';
 import { repriced } from './listing-prices.js';
 import { DEFAULT_DISCOUNTS_BP, MAX_DISCOUNT_BP } from './plans.js';

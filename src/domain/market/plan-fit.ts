@@ -1,6 +1,6 @@
 import type { MachineRecord, PricingType } from '../../adapters/market-store/index.js';
 import { ApiError } from '../../errors/api-error.js';
-import { microsToUsd } from '../money.js';
+import { microsToUsd } from '../billing/money.js';
 import { dueAtStart, isTermPlan, PRICING_TYPES, UNIT_MS, unitPriceMicros } from './plans.js';
 
 type Priced = Pick<MachineRecord, 'pricePerGpuHourMicros' | 'discountsBp'>;

@@ -4,7 +4,9 @@
  * so a later rule never reads them again ("8x7b" is a model size, not 8 GPUs; "4-bit" is not 4 GPUs; "$48" is
  * not 48 GB). GPU models are matched against the names on offer now, so only real, live GPUs can be named.
  */
-import { type Micros, usdToMicros } from '../money.js';
+
+import { type Micros, usdToMicros } from '../billing/money.js';
+import { BURST_MAX_GPUS } from '../limits.js';
 import { countryPlace, isCountryCode, PLACES, type Place, STANDALONE_CODES } from './countries.js';
 
 export type Precision = '16-bit' | '8-bit' | '4-bit';
@@ -34,7 +36,6 @@ export interface RecommendationConstraints {
 export const GB_PER_BILLION: Record<Precision, number> = { '16-bit': 2, '8-bit': 1, '4-bit': 0.5 };
 /** KV cache, activations and the runtime on top of the weights, as a share of them. */
 export const MEMORY_OVERHEAD = 0.2;
-const MAX_GPUS = 100; // SPEC 1.7: the largest order is 100 GPUs
 
 const B = '(?<![a-z0-9.$])'; // a token starts here
 const E = '(?![a-z0-9])'; // and ends here
@@ -163,7 +164,7 @@ export function parseRecommendationQuery(query: string, liveGpuNames: readonly s
     minVramPerGpuGb: memory.perGpuGb,
     maxPricePerHourMicros: budget?.micros ?? null,
     budgetPer: budget?.per ?? null,
-    gpuCount: largest([...counts, ...gpus.counts].filter((n) => n >= 1 && n <= MAX_GPUS)),
+    gpuCount: largest([...counts, ...gpus.counts].filter((n) => n >= 1 && n <= BURST_MAX_GPUS)),
     places,
     gpuModels: gpus.live,
     gpusNotOffered: gpus.other,

@@ -6,7 +6,7 @@
  * saying what it misses.
  */
 import type { OfferRecord } from '../../adapters/market-store/index.js';
-import type { Micros } from '../money.js';
+import type { Micros } from '../billing/money.js';
 import type { RecommendationConstraints } from './recommendation-query.js';
 
 export type Unmet = 'gpu_model' | 'vram' | 'gpu_count' | 'location' | 'budget';

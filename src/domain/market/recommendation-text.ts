@@ -3,7 +3,7 @@
  * rules-written `recommendation` (no model configured, or the model failed), and the prompt a configured model
  * writes it from. Nothing here invents a GPU: only picks of the ranking are named.
  */
-import { type Micros, microsToUsd } from '../money.js';
+import { type Micros, microsToUsd } from '../billing/money.js';
 import { countryPlace } from './countries.js';
 import { GB_PER_BILLION, MEMORY_OVERHEAD, type RecommendationConstraints } from './recommendation-query.js';
 import type { GpuPick, Ranking, Unmet } from './recommendation-ranking.js';

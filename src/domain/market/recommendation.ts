@@ -6,13 +6,13 @@
  */
 import type { Logger } from 'pino';
 import type { MarketStore, OfferRecord, OfferSort } from '../../adapters/market-store/index.js';
-import type { CancelSignal } from '../../cancel-signal.js';
 import { ApiError, orUnavailable } from '../../errors/api-error.js';
 import type { ErrorCode } from '../../errors/catalog.js';
-import type { Principal } from '../authenticator.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
+import type { Micros } from '../billing/money.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { type ChatService, completionText } from '../chat/chat-service.js';
-import type { Micros } from '../money.js';
+import type { Principal } from '../keys/authenticator.js';
 import type { ChainHooks } from '../routing/run-chain.js';
 import { searchOffers } from './offers.js';
 import { parseRecommendationQuery, type RecommendationConstraints } from './recommendation-query.js';

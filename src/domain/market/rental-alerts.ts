@@ -18,7 +18,7 @@
 import type { Logger } from 'pino';
 import type { AlertCursor, AlertStore, RentalEvent } from '../../adapters/alert-store/index.js';
 import { type Notifier, NotifierError } from '../../adapters/notifier/index.js';
-import { newId } from '../ids.js';
+import { newId } from '../../lib/ids.js';
 import { rentalAlertText } from './rental-alert-text.js';
 
 /** Sends of one alert before it is dropped (at ALERTS_INTERVAL_MS apart, or the bot's retry_after). */

@@ -15,10 +15,10 @@ import type {
   PricingType,
   StatusReason,
 } from '../../adapters/market-store/index.js';
-import { copyWith } from '../../copy-with.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
-import type { Principal } from '../authenticator.js';
-import { newId } from '../ids.js';
+import { copyWith } from '../../lib/copy-with.js';
+import { newId } from '../../lib/ids.js';
+import type { Principal } from '../keys/authenticator.js';
 import { overPendingCap, requirePendingRoom } from './account-caps.js';
 import { insertCovered } from './balance-cover.js';
 import { owedAtHalt } from './commitment.js';

@@ -6,7 +6,7 @@
  */
 import type { MarketStore } from '../../adapters/market-store/index.js';
 import { ApiError } from '../../errors/api-error.js';
-import { microsToUsd } from '../money.js';
+import { microsToUsd } from '../billing/money.js';
 import type { CoverRule } from './balance-cover.js';
 import { costOfRunning, type RentalTerms, START_RUNWAY_MS } from './plans.js';
 

@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { SshKeyRecord, SshKeyStore } from '../../adapters/ssh-key-store/index.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
-import type { Principal } from '../authenticator.js';
-import { newId } from '../ids.js';
+import { newId } from '../../lib/ids.js';
+import type { Principal } from '../keys/authenticator.js';
 
 const KEY_TYPES = new Set([
   'ssh-ed25519',

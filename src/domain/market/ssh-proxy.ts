@@ -5,16 +5,15 @@
  * cost something or expire": a rental no longer asked to run keeps no port, and one never run or long offline is
  * stopped by the rental sweeper). A client
  * connecting to that port is held while the machine's agent, told through its tunnel wait, dials the tunnel port
- * back with the client's token and pipes it to the container's SSH daemon; the proxy then joins the two sockets.
+ * back with the client's token and pipes it to the container's SSH daemon; the adapter's TunnelJoiner
+ * (adapters/ssh-proxy/tunnel-joiner.ts) then joins the two sockets: the domain holds no socket.
  * Machines need no inbound port: only the agent connects out.
  */
-import { randomBytes } from 'node:crypto';
-import type { Socket } from 'node:net';
 import type { InstanceRecord, MarketStore } from '../../adapters/market-store/index.js';
 import type { PortRange, TunnelRequest, TunnelStore } from '../../adapters/tunnel-store/index.js';
-import type { CancelSignal } from '../../cancel-signal.js';
 import { ApiError } from '../../errors/api-error.js';
-import type { Principal } from '../authenticator.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
+import type { Principal } from '../keys/authenticator.js';
 
 export interface SshProxySettings {
   /** The name renters connect to. */
@@ -48,7 +47,6 @@ const WAIT_STEP_MS = 200;
 export class SshProxy {
   private sockets: ProxySockets | null = null;
   private readonly instanceByPort = new Map<number, string>();
-  private readonly pending = new Map<string, { socket: Socket; timer: NodeJS.Timeout }>();
 
   constructor(private readonly deps: SshProxyDeps) {}
 
@@ -158,22 +156,15 @@ export class SshProxy {
     await this.deps.tunnels.expire(this.deps.now() - this.deps.settings.connectTimeoutMs);
   }
 
-  /** A client on a rental's port: held until the agent's tunnel arrives, refused when the rental is not running. */
-  async clientConnected(port: number, socket: Socket): Promise<void> {
-    socket.on('error', () => undefined);
+  /** The running rental behind a proxy port, or null: a client on any other port is refused (SPEC 4.5). */
+  async runningInstanceAt(port: number): Promise<InstanceRecord | null> {
     const instanceId = this.instanceByPort.get(port);
     const instance = instanceId === undefined ? null : await this.deps.store.getInstance(instanceId);
-    if (instance === null || instance.status !== 'running') return void socket.destroy();
-    const token = randomBytes(18).toString('base64url');
-    const timer = setTimeout(() => {
-      this.pending.delete(token);
-      socket.destroy();
-    }, this.deps.settings.connectTimeoutMs);
-    this.pending.set(token, { socket, timer });
-    socket.once('close', () => {
-      clearTimeout(timer);
-      this.pending.delete(token);
-    });
+    return instance?.status === 'running' ? instance : null;
+  }
+
+  /** Asks the rental's agent, through its tunnel wait, to dial the tunnel port back with `token`. */
+  async requestTunnel(token: string, instance: InstanceRecord): Promise<void> {
     const { tunnelHost, tunnelPort } = this.deps.settings;
     await this.deps.tunnels.request({
       token,
@@ -182,23 +173,6 @@ export class SshProxy {
       tunnel: { host: tunnelHost, port: tunnelPort },
       createdAtMs: this.deps.now(),
     });
-  }
-
-  /** The agent's tunnel for `token`: joined to the waiting client, bytes both ways until either side closes. */
-  tunnelArrived(token: string, agent: Socket, rest: Buffer): void {
-    agent.on('error', () => undefined);
-    const waiting = this.pending.get(token);
-    if (waiting === undefined) return void agent.destroy();
-    this.pending.delete(token);
-    clearTimeout(waiting.timer);
-    if (rest.length > 0) waiting.socket.write(rest);
-    agent.pipe(waiting.socket).pipe(agent);
-    const end = () => {
-      agent.destroy();
-      waiting.socket.destroy();
-    };
-    agent.once('close', end);
-    waiting.socket.once('close', end);
   }
 
   /**
@@ -212,14 +186,5 @@ export class SshProxy {
       if (claimed.length > 0 || performance.now() >= until || signal.aborted) return claimed;
       await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
     }
-  }
-
-  /** Closes the clients still waiting (shutdown). */
-  close(): void {
-    for (const { socket, timer } of this.pending.values()) {
-      clearTimeout(timer);
-      socket.destroy();
-    }
-    this.pending.clear();
   }
 }

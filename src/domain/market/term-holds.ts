@@ -10,8 +10,8 @@
 import type { Ledger, Micros } from '../../adapters/ledger/index.js';
 import type { InstanceRecord, MarketStore } from '../../adapters/market-store/index.js';
 import { ApiError } from '../../errors/api-error.js';
-import { newId } from '../ids.js';
-import { microsToUsd } from '../money.js';
+import { newId } from '../../lib/ids.js';
+import { microsToUsd } from '../billing/money.js';
 import { owedFor } from './plans.js';
 
 /** A hold lives past the rest of its term by this much: a late settlement still finds it. */

@@ -9,8 +9,8 @@
 import type { Ledger, LotSpec } from '../../adapters/ledger/index.js';
 import type { MarketStore, VolumeRecord } from '../../adapters/market-store/index.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
-import type { Principal } from '../authenticator.js';
-import { microsToUsd } from '../money.js';
+import { microsToUsd } from '../billing/money.js';
+import type { Principal } from '../keys/authenticator.js';
 import { insertCovered } from './balance-cover.js';
 import { UNIT_MS } from './plans.js';
 import { postCharge, settleRecorded } from './settlements.js';

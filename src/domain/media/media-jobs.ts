@@ -11,10 +11,9 @@ import {
 } from '../../adapters/upstream/index.js';
 import { probeVideo } from '../../adapters/video-codec/video-files.js';
 import { ApiError, invalidField, orUnavailable } from '../../errors/api-error.js';
-import type { Principal } from '../authenticator.js';
+import { newId } from '../../lib/ids.js';
+import { microsToUsd } from '../billing/money.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
-import type { FileLinks } from '../file-links.js';
-import { newId } from '../ids.js';
 import { loadInput, unusable } from '../images/references.js';
 import { jobFailure } from '../jobs/job-failure.js';
 import type { JobRunner, JobWork } from '../jobs/job-runner.js';
@@ -29,10 +28,11 @@ import {
   ownedJob,
   reservationOf,
 } from '../jobs/job-steps.js';
-import { microsToUsd } from '../money.js';
+import type { Principal } from '../keys/authenticator.js';
 import { NO_DISCOUNTS } from '../pricing/index.js';
 import { isInputRejection } from '../routing/classify.js';
 import type { Route, RouteTable } from '../routing/route-table.js';
+import type { FileLinks } from './file-links.js';
 import type { DeliveredMedia, Measured, MeasuredInput, MediaPlan, MediaRules } from './media-rules.js';
 
 type MediaJobView = components['schemas']['MediaJob'];

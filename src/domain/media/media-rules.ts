@@ -1,10 +1,7 @@
 import type { MediaKind } from '../../adapters/upstream/index.js';
+import type { Micros } from '../billing/money.js';
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { CallerDiscounts, ModelCatalog } from '../catalog/model-catalog.js';
-import type { Micros } from '../money.js';
-
-/** SPEC 3.1, 8: music, speech and restoration records (and their files) live 60 minutes from kickoff. */
-export const HOUR_RETENTION_MS = 60 * 60_000;
 
 /** What a media request resolves to: the row billed, what the upstream is asked, and the worst case it costs. */
 export interface MediaPlan {

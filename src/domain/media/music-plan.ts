@@ -2,8 +2,9 @@ import type { components } from '../../../generated/openapi.js';
 import { probeAudio } from '../../adapters/audio-codec/audio-files.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { CallerDiscounts, ModelCatalog } from '../catalog/model-catalog.js';
+import { MEDIA_RETENTION_MS } from '../limits.js';
 import { audioCost } from '../pricing/index.js';
-import { HOUR_RETENTION_MS, type MediaPlan, type MediaRules } from './media-rules.js';
+import type { MediaPlan, MediaRules } from './media-rules.js';
 
 type MusicRequest = components['schemas']['MusicRequest'];
 
@@ -60,7 +61,7 @@ function planMusic(catalog: ModelCatalog, request: MusicRequest, discounts: Call
  */
 export const MUSIC: MediaRules<MusicRequest> = {
   kind: 'music',
-  retentionMs: HOUR_RETENTION_MS,
+  retentionMs: MEDIA_RETENTION_MS,
   typedFailures: false,
   plan: planMusic,
   charge: (plan, delivered, discounts) => {

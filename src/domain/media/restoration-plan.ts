@@ -4,15 +4,9 @@ import { probeVideo } from '../../adapters/video-codec/video-files.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { CallerDiscounts, ModelCatalog } from '../catalog/model-catalog.js';
+import { MEDIA_RETENTION_MS } from '../limits.js';
 import { creditsForMegapixels, restorationCost } from '../pricing/index.js';
-import {
-  type DeliveredMedia,
-  HOUR_RETENTION_MS,
-  type Measured,
-  type MediaPlan,
-  type MediaProbe,
-  type MediaRules,
-} from './media-rules.js';
+import type { DeliveredMedia, Measured, MediaPlan, MediaProbe, MediaRules } from './media-rules.js';
 
 type TopazImageRequest = components['schemas']['TopazImageRequest'];
 type TopazVideoRequest = components['schemas']['TopazVideoRequest'];
@@ -167,7 +161,7 @@ async function probeImage(bytes: Buffer): Promise<MediaProbe | null> {
 export const IMAGE_RESTORATION: MediaRules<TopazImageRequest> = {
   kind: 'restoration',
   jobKind: 'topaz_image',
-  retentionMs: HOUR_RETENTION_MS,
+  retentionMs: MEDIA_RETENTION_MS,
   typedFailures: true,
   plan: planImageRestoration,
   mediaFields: (request) => [{ field: 'image_url', url: request.image_url, kind: 'image' }],
@@ -178,7 +172,7 @@ export const IMAGE_RESTORATION: MediaRules<TopazImageRequest> = {
 export const VIDEO_RESTORATION: MediaRules<TopazVideoRequest> = {
   kind: 'restoration',
   jobKind: 'topaz_video',
-  retentionMs: HOUR_RETENTION_MS,
+  retentionMs: MEDIA_RETENTION_MS,
   typedFailures: true,
   plan: planVideoRestoration,
   mediaFields: (request) => [{ field: 'video_url', url: request.video_url, kind: 'video' }],

@@ -2,8 +2,9 @@ import type { components } from '../../../generated/openapi.js';
 import { probeAudio } from '../../adapters/audio-codec/audio-files.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { CallerDiscounts, ModelCatalog } from '../catalog/model-catalog.js';
+import { MEDIA_RETENTION_MS } from '../limits.js';
 import { audioCost } from '../pricing/index.js';
-import { HOUR_RETENTION_MS, type MediaPlan, type MediaRules } from './media-rules.js';
+import type { MediaPlan, MediaRules } from './media-rules.js';
 
 type SpeechRequest = components['schemas']['SpeechRequest'];
 
@@ -52,7 +53,7 @@ function planSpeech(catalog: ModelCatalog, request: SpeechRequest, discounts: Ca
 /** Speech jobs: held and charged per character; each delivered file must be audio. */
 export const SPEECH: MediaRules<SpeechRequest> = {
   kind: 'audio',
-  retentionMs: HOUR_RETENTION_MS,
+  retentionMs: MEDIA_RETENTION_MS,
   typedFailures: true,
   plan: planSpeech,
   charge: (plan, _delivered, discounts) => ({

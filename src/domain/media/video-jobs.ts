@@ -2,12 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { components } from '../../../generated/openapi.js';
 import type { JobRecord } from '../../adapters/job-store/index.js';
 import { ApiError, invalidField, orUnavailable } from '../../errors/api-error.js';
-import type { Principal } from '../authenticator.js';
-import { newId } from '../ids.js';
-import { microsToUsd } from '../money.js';
+import { newId } from '../../lib/ids.js';
+import { microsToUsd } from '../billing/money.js';
+import type { Principal } from '../keys/authenticator.js';
+import { DRAFT_FINAL_WINDOW_MS } from '../limits.js';
 import { NO_DISCOUNTS } from '../pricing/index.js';
 import { type MediaJobDeps, MediaJobs } from './media-jobs.js';
-import { FINAL_RESOLUTION, FINAL_WINDOW_MS, VIDEO } from './video-plan.js';
+import { FINAL_RESOLUTION, VIDEO } from './video-plan.js';
 
 type VideoRequest = components['schemas']['VideoRequest'];
 type MediaJobView = components['schemas']['MediaJob'];
@@ -55,7 +56,7 @@ export class VideoJobs {
         status: 'completed',
         createdAtMs: job.createdAtMs,
         updatedAtMs: job.createdAtMs,
-        expiresAtMs: job.createdAtMs + FINAL_WINDOW_MS,
+        expiresAtMs: job.createdAtMs + DRAFT_FINAL_WINDOW_MS,
         data: { request: job.data.request, ready: false },
       };
       // The draft renders and is charged either way: a record that cannot be written costs its final, not the kickoff.
@@ -176,7 +177,7 @@ export class VideoJobs {
         this.media.plan({ ...principal, account: { ...principal.account, ...NO_DISCOUNTS } }, final).holdMicros,
       ),
       final_discounted_cost_usd: microsToUsd(this.media.plan(principal, final).holdMicros),
-      final_until: Math.floor((this.deps.now() + FINAL_WINDOW_MS) / 1000),
+      final_until: Math.floor((this.deps.now() + DRAFT_FINAL_WINDOW_MS) / 1000),
     };
   }
 }

@@ -3,6 +3,7 @@ import { probeVideo } from '../../adapters/video-codec/video-files.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { CallerDiscounts, ModelCatalog } from '../catalog/model-catalog.js';
+import { DRAFT_FINAL_WINDOW_MS, VIDEO_RETENTION_MS } from '../limits.js';
 import {
   billsReferenceLength,
   type VideoRequest as PricedVideo,
@@ -12,12 +13,6 @@ import {
 import type { Measured, MediaPlan, MediaRules } from './media-rules.js';
 
 type VideoRequest = components['schemas']['VideoRequest'];
-
-/** SPEC 3.1, 8: video records (and their files) live 2 hours from kickoff. */
-export const VIDEO_RETENTION_MS = 2 * 60 * 60_000;
-
-/** SPEC 3.2, 8: a draft can be finalised for 7 days from its kickoff. */
-export const FINAL_WINDOW_MS = 7 * 24 * 60 * 60_000;
 
 /** SPEC 3.2: the draft of the draft-capable SKU renders at this resolution, and its final at FINAL_RESOLUTION. */
 const DRAFT_RESOLUTION = '480p';
@@ -165,7 +160,7 @@ function planVideo(
     },
     config,
     // A draft's inputs serve its final too, made up to 7 days later and rendered within its own record's life.
-    ...(draft ? { keepInputsMs: FINAL_WINDOW_MS + VIDEO_RETENTION_MS } : {}),
+    ...(draft ? { keepInputsMs: DRAFT_FINAL_WINDOW_MS + VIDEO_RETENTION_MS } : {}),
     unit: entry.video_billing_unit === 'video' ? 'clip' : 'second',
     units: entry.video_billing_unit === 'video' ? 1 : duration,
     holdMicros,

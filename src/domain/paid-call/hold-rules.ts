@@ -1,6 +1,6 @@
+import type { Micros } from '../billing/money.js';
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { CallerDiscounts } from '../catalog/model-catalog.js';
-import type { Micros } from '../money.js';
 import { retrievalCost } from '../pricing/index.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { Principal } from '../authenticator.js';
-import { runReservedChain } from '../billed-chain.js';
-import type { Billing, CallDetails, Charge, Reservation } from '../billing.js';
-import type { Micros } from '../money.js';
+import { runReservedChain } from '../billing/billed-chain.js';
+import type { Billing, CallDetails, Charge, Reservation } from '../billing/billing.js';
+import type { Micros } from '../billing/money.js';
+import type { Principal } from '../keys/authenticator.js';
 import type { Route } from '../routing/route-table.js';
 import type { ChainHooks, ChainResult } from '../routing/run-chain.js';
 

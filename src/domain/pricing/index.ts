@@ -5,10 +5,10 @@
  */
 
 /** Micros → the JSON edge's USD number: money.ts's conversion, under the name the handlers use. */
-export { microsToUsd as toUsd } from '../money.js';
+export { microsToUsd as toUsd } from '../billing/money.js';
 export { audioCost, creditsForMegapixels, type ImageUsage, imageCost, restorationCost } from './media.js';
 export { NO_DISCOUNTS } from './rates.js';
-export { retrievalCost, type TextCostOptions, type TextUsage, textCost, textHoldEstimate } from './tokens.js';
+export { retrievalCost, type TextCostOptions, type TextUsage, textCost, textHoldEstimate } from './token-prices.js';
 export {
   billsReferenceLength,
   isParametricVideo,

@@ -1,7 +1,8 @@
 /** Per-unit media: images (SPEC 2.11, 4.6), music and speech, restoration credits (SPEC 4.6, 8). */
+
+import type { Micros } from '../billing/money.js';
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { CallerDiscounts } from '../catalog/model-catalog.js';
-import type { Micros } from '../money.js';
 import { millionths, ONE_UNIT, personalRate, tierRate, unitCost, wholeCount } from './rates.js';
 
 export interface ImageUsage {

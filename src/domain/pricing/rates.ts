@@ -6,9 +6,10 @@
  * the price the caller was shown, and a discount on a price of a few micro-dollars is never lost (SPEC 2.5, 4.3).
  * A cost is Σ quantity × rate kept exact and rounded once, half-up, to $0.000001 at the end (SPEC 8).
  */
+
+import { type Micros, payableBasisPoints, scaledToNumber, usdToMicros, usdToPicos } from '../billing/money.js';
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { CallerDiscounts } from '../catalog/model-catalog.js';
-import { type Micros, payableBasisPoints, scaledToNumber, usdToMicros, usdToPicos } from '../money.js';
 
 /** The public (list) price: what `estimated_cost_usd` quotes and what a caller without discounts pays. */
 export const NO_DISCOUNTS: CallerDiscounts = Object.freeze({ discountPercent: 0, tierDiscounts: Object.freeze({}) });

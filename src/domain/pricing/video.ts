@@ -1,7 +1,8 @@
 /** Video (SPEC 2.12, 3.2, 4.6): per second or per clip, by resolution tier, and the parametric family's retail. */
+
+import type { Micros } from '../billing/money.js';
 import type { CatalogFileEntry } from '../catalog/catalog-file.js';
 import type { CallerDiscounts } from '../catalog/model-catalog.js';
-import type { Micros } from '../money.js';
 import { hasTier, millionths, missingPrice, ONE_UNIT, personalRate, tierRate, unitCost } from './rates.js';
 
 export interface VideoRequest {

@@ -1,18 +1,18 @@
 import type { components } from '../../../generated/openapi.js';
 import type { EmbeddingInput } from '../../adapters/upstream/index.js';
-import type { CancelSignal } from '../../cancel-signal.js';
-import type { Principal } from '../authenticator.js';
-import type { Billing } from '../billing.js';
+import type { CancelSignal } from '../../lib/cancel-signal.js';
+import type { Billing } from '../billing/billing.js';
+import { microsToUsd } from '../billing/money.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
-import { checkEmbeddingTokens, validateEmbeddingInput } from '../chat-validation.js';
-import { resolveRetrievalModel } from '../model-resolution.js';
-import { microsToUsd } from '../money.js';
+import { resolveRetrievalModel } from '../catalog/model-resolution.js';
+import type { Principal } from '../keys/authenticator.js';
 import { retrievalHoldFor } from '../paid-call/hold-rules.js';
 import { runPaidCall } from '../paid-call/paid-call.js';
 import { retrievalCost } from '../pricing/index.js';
 import type { RouteTable } from '../routing/route-table.js';
 import type { ChainHooks } from '../routing/run-chain.js';
-import type { TokenCounter } from '../token-counter.js';
+import { checkEmbeddingTokens, validateEmbeddingInput } from '../text/chat-validation.js';
+import type { TokenCounter } from '../text/token-counter.js';
 
 type EmbeddingRequest = components['schemas']['EmbeddingRequest'];
 type EmbeddingResponse = components['schemas']['EmbeddingResponse'];

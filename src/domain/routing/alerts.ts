@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import { counter as registeredCounter } from '../metrics.js';
+import { counter as registeredCounter } from '../../lib/metrics.js';
 import type { AttemptFailure, ExhaustionInfo } from './run-chain.js';
 
 /** The slice of a pino logger the alert needs. */

@@ -2,7 +2,7 @@ import type { MediaKind, UpstreamProvider } from '../../adapters/upstream/index.
 import { ApiError } from '../../errors/api-error.js';
 import type { ErrorCode } from '../../errors/catalog.js';
 import { type ExternalVerdict, type ModelCatalog, UNROUTED_EXTERNAL } from '../catalog/model-catalog.js';
-import { assertAvailable } from '../model-resolution.js';
+import { assertAvailable } from '../catalog/model-resolution.js';
 import type { RouteConfig, RouteCost, UpstreamsFile } from './upstreams-file.js';
 
 /** What the caller is about to ask the upstream for. */

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { type Document, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 
@@ -135,10 +134,6 @@ export function sandboxUses(file: UpstreamsFile): string[] {
     .filter(([, routes]) => routes.some((route) => isSandbox(route.provider)))
     .map(([slug]) => `routes.${slug}`);
   return file.default_route !== undefined && isSandbox(file.default_route.provider) ? ['default_route', ...uses] : uses;
-}
-
-export function loadUpstreamsFile(path: string): UpstreamsFile {
-  return parseUpstreamsFile(readFileSync(path, 'utf8'), path);
 }
 
 /** Parses and checks the file's text; `source` names it in the errors. */

@@ -1,6 +1,6 @@
 import { balanceMicros } from '../../adapters/ledger/index.js';
-import { fromMicro, microsToUsd } from '../../domain/money.js';
-import { rubValueOfBalance } from '../../domain/rub-billing.js';
+import { fromMicro, microsToUsd } from '../../domain/billing/money.js';
+import { rubValueOfBalance } from '../../domain/billing/rub-billing.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';

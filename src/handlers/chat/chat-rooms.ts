@@ -1,6 +1,6 @@
-import { UNCANCELLABLE } from '../../cancel-signal.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
+import { UNCANCELLABLE } from '../../lib/cancel-signal.js';
 import { requirePrincipal } from '../require-principal.js';
 
 const DEFAULT_LIMIT = 50;

@@ -1,4 +1,3 @@
-import { UNCANCELLABLE } from '../../cancel-signal.js';
 import {
   chatToResponse,
   type ResponseFrame,
@@ -10,6 +9,7 @@ import { serveStream } from '../../http/chat-stream.js';
 import { abortWhenClientLeaves } from '../../http/client-abort.js';
 import { type Handler, SENT } from '../../http/operation-types.js';
 import { responsesEventFormat } from '../../http/responses-event-format.js';
+import { UNCANCELLABLE } from '../../lib/cancel-signal.js';
 import { requirePrincipal } from '../require-principal.js';
 import { streamDeps } from './serve-chat.js';
 

@@ -1,17 +1,17 @@
 import type { Request, Response } from 'express';
-import { UNCANCELLABLE } from '../../cancel-signal.js';
-import type { Deps } from '../../container.js';
-import type { Principal } from '../../domain/authenticator.js';
+import type { Deps } from '../../composition/index.js';
 import type { ChatBody } from '../../domain/chat/chat-service.js';
 import { chatUsage, completionBody } from '../../domain/chat/completion-body.js';
 import { servedByKeepAlive } from '../../domain/chat/keep-alive-path.js';
 import { StreamSession, type StreamSessionDeps } from '../../domain/chat/stream-session.js';
+import type { Principal } from '../../domain/keys/authenticator.js';
 import { chatChunkFormat } from '../../http/chat-chunk-format.js';
 import { serveStream } from '../../http/chat-stream.js';
 import { abortWhenClientLeaves } from '../../http/client-abort.js';
 import { serveKeepAlive } from '../../http/keep-alive.js';
 import { nativeOk } from '../../http/native-ok.js';
 import { SENT, type Sent } from '../../http/operation-types.js';
+import { UNCANCELLABLE } from '../../lib/cancel-signal.js';
 
 /** What a stream needs of the container. */
 export function streamDeps(deps: Deps): StreamSessionDeps {

@@ -1,4 +1,4 @@
-import { issueKey } from '../../domain/accounts.js';
+import { issueKey } from '../../domain/accounts/accounts.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requireKeyManager } from '../require-principal.js';

@@ -1,4 +1,4 @@
-import { revokeKey } from '../../domain/accounts.js';
+import { revokeKey } from '../../domain/accounts/accounts.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requireKeyManager } from '../require-principal.js';

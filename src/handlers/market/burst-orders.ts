@@ -1,15 +1,16 @@
 import type { components } from '../../../generated/openapi.js';
 import type { InstanceRecord } from '../../adapters/market-store/index.js';
-import type { Deps } from '../../container.js';
+import type { Deps } from '../../composition/index.js';
+import { microsToUsd, usdToMicros } from '../../domain/billing/money.js';
+import { DEFAULT_DISK_GB } from '../../domain/limits.js';
 import type { BurstRequest } from '../../domain/market/burst-orders.js';
 import { checkImage } from '../../domain/market/image-check.js';
 import { DEFAULT_PRICING_TYPE } from '../../domain/market/plans.js';
-import { microsToUsd, usdToMicros } from '../../domain/money.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 import { burstEstimateView, burstOrderView } from '../views/market-views.js';
-import { DEFAULT_DISK_GB, sshHost } from './instances.js';
+import { sshHost } from './instances.js';
 
 type WireOrder = components['schemas']['BurstOrderRequest'];
 

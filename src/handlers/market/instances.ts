@@ -1,13 +1,11 @@
-import type { Deps } from '../../container.js';
+import type { Deps } from '../../composition/index.js';
+import { usdToMicros } from '../../domain/billing/money.js';
+import { DEFAULT_DISK_GB } from '../../domain/limits.js';
 import { DEFAULT_PRICING_TYPE } from '../../domain/market/plans.js';
-import { usdToMicros } from '../../domain/money.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';
 import { instanceView } from '../views/market-views.js';
-
-/** SPEC 2.10 leaves the default disk open: 40 GB, enough for the common CUDA images. */
-export const DEFAULT_DISK_GB = 40;
 
 /** The SSH proxy's name, shown with each rental's port. */
 export const sshHost = (deps: Deps): string => deps.market.sshProxy.settings.publicHost;

@@ -1,11 +1,11 @@
 import type { components } from '../../../generated/openapi.js';
 import type { Discounts } from '../../adapters/market-store/index.js';
+import { microsToUsd, usdToMicros } from '../../domain/billing/money.js';
 import { earningsByMachineAndDay } from '../../domain/market/earnings.js';
 import type { Listing } from '../../domain/market/machines.js';
 import { isOnline } from '../../domain/market/rentals.js';
 import { dockerVolumeName } from '../../domain/market/volumes.js';
-import { microsToUsd, usdToMicros } from '../../domain/money.js';
-import { dayRange } from '../../domain/usage-aggregates.js';
+import { dayRange } from '../../domain/usage/usage-aggregates.js';
 import { abortWhenClientLeaves } from '../../http/client-abort.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';

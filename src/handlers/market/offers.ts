@@ -1,5 +1,5 @@
+import { usdToMicros } from '../../domain/billing/money.js';
 import { searchOffers } from '../../domain/market/offers.js';
-import { usdToMicros } from '../../domain/money.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';

@@ -1,7 +1,7 @@
-import { UNCANCELLABLE } from '../../cancel-signal.js';
 import { generateImages } from '../../domain/images/image-generation.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler, RequestContext } from '../../http/operation-types.js';
+import { UNCANCELLABLE } from '../../lib/cancel-signal.js';
 import { requirePrincipal } from '../require-principal.js';
 
 /** Both surfaces render the same way; the render budget (SPEC 8: 300 seconds) is the request's deadline. */

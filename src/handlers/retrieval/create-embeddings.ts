@@ -1,6 +1,6 @@
-import { UNCANCELLABLE } from '../../cancel-signal.js';
 import { createEmbeddings as embed } from '../../domain/retrieval/embeddings.js';
 import type { Handler } from '../../http/operation-types.js';
+import { UNCANCELLABLE } from '../../lib/cancel-signal.js';
 import { requirePrincipal } from '../require-principal.js';
 
 /** Answers whose vectors would be more JSON than this are written one vector at a time (Reply `inPieces`). */

@@ -1,6 +1,6 @@
-import { UNCANCELLABLE } from '../../cancel-signal.js';
 import { createRerank as rerank } from '../../domain/retrieval/rerank.js';
 import type { Handler } from '../../http/operation-types.js';
+import { UNCANCELLABLE } from '../../lib/cancel-signal.js';
 import { requirePrincipal } from '../require-principal.js';
 
 export const createRerank: Handler<'createRerank'> = async ({ deps, principal, requestId, body }) => ({

@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/openapi.js';
 import { type Balance, balanceMicros, type Lot } from '../../adapters/ledger/index.js';
-import { fromMicro, microsToUsd } from '../../domain/money.js';
-import { rubValueOfBalance } from '../../domain/rub-billing.js';
+import { fromMicro, microsToUsd } from '../../domain/billing/money.js';
+import { rubValueOfBalance } from '../../domain/billing/rub-billing.js';
 import { usdMicrosToRubMicro } from '../../lib/currency-conversion.js';
 
 type RubBilling = components['schemas']['RubBilling'];

@@ -1,5 +1,5 @@
-import { dayRange } from '../../domain/usage-aggregates.js';
-import { usageCsv } from '../../domain/usage-csv.js';
+import { dayRange } from '../../domain/usage/usage-aggregates.js';
+import { usageCsv } from '../../domain/usage/usage-csv.js';
 import type { Handler } from '../../http/operation-types.js';
 import { addDays, dayStartMs } from '../../lib/utc-days.js';
 import { requirePrincipal } from '../require-principal.js';

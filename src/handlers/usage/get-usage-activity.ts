@@ -1,4 +1,4 @@
-import { addTotals, groupTotals, NO_USAGE, toWireAggregate } from '../../domain/usage-aggregates.js';
+import { addTotals, groupTotals, NO_USAGE, toWireAggregate } from '../../domain/usage/usage-aggregates.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { addDays, utcDay } from '../../lib/utc-days.js';

@@ -1,4 +1,4 @@
-import { dayRange, groupTotals, toWireAggregate } from '../../domain/usage-aggregates.js';
+import { dayRange, groupTotals, toWireAggregate } from '../../domain/usage/usage-aggregates.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { isoWeekStart } from '../../lib/utc-days.js';

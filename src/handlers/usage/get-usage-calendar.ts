@@ -1,4 +1,4 @@
-import { groupTotals, toWireAggregate } from '../../domain/usage-aggregates.js';
+import { groupTotals, toWireAggregate } from '../../domain/usage/usage-aggregates.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';

@@ -1,5 +1,5 @@
-import { fromMicro, microsToUsd } from '../../domain/money.js';
-import { rubOfTotals } from '../../domain/usage-aggregates.js';
+import { fromMicro, microsToUsd } from '../../domain/billing/money.js';
+import { rubOfTotals } from '../../domain/usage/usage-aggregates.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
 import { requirePrincipal } from '../require-principal.js';

@@ -10,13 +10,13 @@ import type {
   PriceRise,
   VolumeRecord,
 } from '../../adapters/market-store/index.js';
+import { microsToUsd } from '../../domain/billing/money.js';
 import type { BurstPlan, FanOutFailure } from '../../domain/market/burst-orders.js';
 import { slotTerms } from '../../domain/market/burst-orders.js';
 import { dueAtStartOn } from '../../domain/market/plan-fit.js';
 import { PRICING_TYPES, UNIT_MS, unitPriceMicros } from '../../domain/market/plans.js';
 import { runningTime } from '../../domain/market/rentals.js';
 import { storageCost } from '../../domain/market/volumes.js';
-import { microsToUsd } from '../../domain/money.js';
 
 type Schemas = components['schemas'];
 

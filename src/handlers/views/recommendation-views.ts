@@ -1,9 +1,9 @@
 import type { components } from '../../../generated/openapi.js';
+import { microsToUsd } from '../../domain/billing/money.js';
 import type { Recommendation } from '../../domain/market/recommendation.js';
 import type { RecommendationConstraints } from '../../domain/market/recommendation-query.js';
 import type { GpuPick } from '../../domain/market/recommendation-ranking.js';
 import { pickReason } from '../../domain/market/recommendation-text.js';
-import { microsToUsd } from '../../domain/money.js';
 
 type Schemas = components['schemas'];
 

@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/openapi.js';
 import type { UsageRecord } from '../../adapters/usage-log/index.js';
-import { fromMicro, microsToUsd } from '../../domain/money.js';
-import { rubPricingOf } from '../../domain/rub-billing.js';
+import { fromMicro, microsToUsd } from '../../domain/billing/money.js';
+import { rubPricingOf } from '../../domain/billing/rub-billing.js';
 
 type WireUsageRecord = components['schemas']['UsageRecord'];
 

@@ -1,0 +1,92 @@
+/**
+ * The composition root (DESIGN.md 2): configuration in, every part built and wired, adapters chosen by
+ * configuration here and nowhere else. One file per module beside this one; background tasks and the shutdown
+ * order have their own. Configuration mistakes stop the start before anything is opened, each naming its setting.
+ */
+import type { Logger } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { Config } from '../config.js';
+import { fxRateToMicro } from '../domain/billing/money.js';
+import { ThroughputTracker } from '../domain/catalog/throughput.js';
+import { startBackgroundTasks } from './background.js';
+import { buildBilling } from './billing.js';
+import { loadContract } from './config-files.js';
+import { openMigratedDatabase } from './database.js';
+import type { Deps } from './deps.js';
+import { buildFiles } from './files.js';
+import { buildJobs } from './jobs.js';
+import { buildKeys } from './keys.js';
+import { buildMarket, buildRecommendations, buildRentalAlerts, openSshSockets } from './market.js';
+import { buildRateLimiter, connectRedis } from './redis.js';
+import { shutDown } from './shutdown.js';
+import { buildText, loadCatalog, loadUpstreams } from './text.js';
+
+export { CONTRACT_FILE, loadContract } from './config-files.js';
+export type { Deps, Market } from './deps.js';
+
+export async function buildDeps(config: Config, logger: Logger, now: () => number = Date.now): Promise<Deps> {
+  const marketFxRateRubMicro = fxRateToMicro(config.MARKET_FX_RATE_RUB);
+  const contract = loadContract();
+  const catalog = await loadCatalog(config, contract);
+  const upstreams = await loadUpstreams(config);
+  const { db, checkpointer } = await openMigratedDatabase(config, logger);
+  const keys = buildKeys(db, config, now, logger);
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics });
+  const money = buildBilling(db, config, now, logger, metrics);
+  const { billing, ledger } = money;
+  const files = buildFiles(config, logger);
+  const redis = await connectRedis(config, logger);
+  const text = buildText({ config, logger, metrics, now, catalog, upstreams, billing, media: files.media });
+  const jobs = await buildJobs({ db, config, logger, now, catalog, ledger, billing, ...files, ...text });
+  const market = buildMarket(db, ledger, now, config, marketFxRateRubMicro, (err) =>
+    logger.warn({ err }, 'rental upkeep failed'),
+  );
+  const { alerts, notifier, rentalAlerts } = buildRentalAlerts(db, config, now, logger);
+  const recommendations = await buildRecommendations(market, text.chat, catalog, config, now, logger);
+  const sshSockets = await openSshSockets(config, market.sshProxy, logger);
+  jobs.jobRunner.start();
+  const background = startBackgroundTasks({ config, logger, now, ...money, ...files, ...jobs, market, rentalAlerts });
+  const { tokenWork, clips, ...textDeps } = text;
+  return {
+    config,
+    logger,
+    now,
+    contract,
+    db,
+    ...keys,
+    catalog,
+    ledger,
+    billing,
+    idempotency: money.idempotency,
+    usageLog: money.usageLog,
+    usage: money.usage,
+    rateLimiter: buildRateLimiter(redis, config, logger),
+    ...textDeps,
+    ...files,
+    ...jobs,
+    recommendations,
+    throughput: new ThroughputTracker({ windowMs: config.THROUGHPUT_WINDOW_MS, now }),
+    metrics,
+    market,
+    alerts,
+    marketFxRateRubMicro,
+    close: () =>
+      shutDown({
+        background,
+        notifier,
+        sshSockets,
+        registry: market.registry,
+        ...jobs,
+        billing,
+        ledger,
+        keyUsage: keys.keyUsage,
+        tokenWork,
+        clips,
+        ...files,
+        redis,
+        checkpointer,
+        db,
+      }),
+  };
+}

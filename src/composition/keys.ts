@@ -1,0 +1,26 @@
+import type { Logger } from 'pino';
+import { SqlApiKeyStore } from '../adapters/api-keys/sql.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/connect.js';
+import { AuthFailures } from '../domain/keys/auth-failures.js';
+import { Authenticator } from '../domain/keys/authenticator.js';
+import { KeyUsageRecorder } from '../domain/keys/key-usage-recorder.js';
+
+/** API keys: the store, the authenticator with its cache and its bound on unknown keys, the batched last-use times. */
+export function buildKeys(db: Database, config: Config, now: () => number, logger: Logger) {
+  const apiKeys = new SqlApiKeyStore(db);
+  const keyUsage = new KeyUsageRecorder(apiKeys, (err) => logger.warn({ err }, 'could not record key use'));
+  keyUsage.start(config.KEY_USAGE_FLUSH_MS);
+  const failures = new AuthFailures({
+    limit: config.AUTH_FAILURES_PER_MINUTE,
+    windowMs: 60_000,
+    maxAddresses: 100_000,
+    now,
+  });
+  const authenticator = new Authenticator(apiKeys, keyUsage, {
+    cacheTtlMs: config.API_KEY_CACHE_TTL_MS,
+    now,
+    failures,
+  });
+  return { apiKeys, keyUsage, authenticator };
+}
