@@ -27,7 +27,7 @@ export function createApp(deps: Deps, options: { warmValidators: boolean } = { w
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'extended');
-  // req.ip: the peer, or the client a trusted proxy names in X-Forwarded-For (README "Configuration").
+  // req.ip: the peer, or the client a trusted proxy names in X-Forwarded-For (docs/configuration.md).
   if (deps.config.TRUSTED_PROXY !== undefined) app.set('trust proxy', trustProxyValue(deps.config.TRUSTED_PROXY));
   app.use(edgeBlock, requestId, cors, modelIdPath);
   const routes = bindOperations(app, deps.contract, handlers, deps, options);

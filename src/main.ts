@@ -11,7 +11,7 @@ import { checkListenable, listenError, STARTUP_ERROR_EXIT, StartupError } from '
 import { startupBanner } from './runtime/startup-banner.js';
 
 const USAGE = `usage: node dist/src/main.js   (make run builds and runs it)
-Serves the compute-gateway API. Every setting comes from the environment (README "Configuration"), e.g.
+Serves the compute-gateway API. Every setting comes from the environment (docs/configuration.md), e.g.
   PORT=8080 HOST=127.0.0.1 DATABASE_URL=sqlite:data/gateway.sqlite node dist/src/main.js
 A setting that stops the start is named on one line of stderr, and the exit code is 2.`;
 

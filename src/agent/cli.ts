@@ -1,5 +1,5 @@
 /**
- * The provider agent: `npm run agent -- --gateway <url> --price-per-gpu-hour <usd> [options]` (README "Providers").
+ * The provider agent: `npm run agent -- --gateway <url> --price-per-gpu-hour <usd> [options]` (docs/marketplace.md "Providers").
  * The provider's API key comes from CGW_API_KEY (or --key). The machine is described by `nvidia-smi -q -x` and this
  * host, or, on a machine without GPUs (demos, tests), by an inventory file (--inventory).
  */
@@ -18,7 +18,7 @@ const USAGE = `usage: npm run agent -- --gateway <url> --price-per-gpu-hour <usd
 
 const HELP = `${USAGE}
 
-Lists this machine's GPUs on the marketplace and runs the rentals placed on them (README "Providers").
+Lists this machine's GPUs on the marketplace and runs the rentals placed on them (docs/marketplace.md "Providers").
   --gateway             the gateway's base URL, e.g. http://127.0.0.1:8080
   --price-per-gpu-hour  the listing price per GPU and hour, in USD (at least 0.01)
   --key                 the provider account's API key (default: the CGW_API_KEY environment variable)

@@ -36,7 +36,7 @@ parentPort.on('message', () => {
  * happens between the worker's checkpoint (milliseconds, with its fsyncs) and the next commit. So the request path's
  * connection still checkpoints once the WAL reaches BACKSTOP_CHECKPOINT_PAGES, and what that costs the event loop
  * is what the worker has not yet copied plus two fsyncs: with a checkpoint every second and ~900 paid requests a
- * second, 90-130 ms every second; every 100 ms, 25-45 ms (README "Benchmark").
+ * second, 90-130 ms every second; every 100 ms, 25-45 ms (bench/README.md).
  */
 export function startCheckpointer(
   filename: string,

@@ -7,7 +7,7 @@ export function requirePrincipal(principal: Principal | null): Principal {
   return principal;
 }
 
-/** Creating and revoking keys takes the `keys` scope (README "Decisions": API keys). */
+/** Creating and revoking keys takes the `keys` scope (docs/decisions.md: API keys). */
 export function requireKeyManager(principal: Principal | null): Principal {
   const caller = requirePrincipal(principal);
   if (!caller.managesKeys) throw new ApiError('key_scope_required');

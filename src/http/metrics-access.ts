@@ -10,7 +10,7 @@ export function isLoopback(address: string | undefined): boolean {
 }
 
 /**
- * Who may read /metrics (README "Configuration", METRICS_TOKEN): with a token, whoever sends it as a Bearer
+ * Who may read /metrics (docs/configuration.md, METRICS_TOKEN): with a token, whoever sends it as a Bearer
  * credential; without one, loopback clients only, and to anyone else the path does not exist. The peer address
  * is the socket's, never a forwarded header a client could write.
  */

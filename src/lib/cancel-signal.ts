@@ -13,7 +13,7 @@ export interface CancelSignal {
 /**
  * A one-shot CancelSignal and its trigger in one object, made for the per-request path. Node builds each
  * AbortSignal by re-parenting an EventTarget (`setPrototypeOf`), which allocates about 9 KB and survives
- * young-generation collections (measured; README "Where the time goes"), and a request needs two. Every
+ * young-generation collections (measured; bench/README.md "Why the hot path looks the way it does"), and a request needs two. Every
  * listener here runs once, as `{ once: true }` would: a signal only ever aborts once.
  */
 export class Canceller implements CancelSignal {

@@ -50,7 +50,7 @@ if (args.has('--help') || args.has('-h') || unknownArgs.length > 0) {
   if (unknownArgs.length > 0) process.stderr.write(`unknown option ${unknownArgs.join(' ')}\n${BENCH_USAGE}\n`);
   else
     process.stdout.write(
-      `${BENCH_USAGE}\nSee the top of test/bench/run.ts and README "Benchmark" for what it measures.\n`,
+      `${BENCH_USAGE}\nSee the top of test/bench/run.ts and bench/README.md for what it measures.\n`,
     );
   process.exit(unknownArgs.length > 0 ? 2 : 0);
 }

@@ -1,5 +1,5 @@
 /**
- * One Idempotency-Key, one resource, one charge, across kill -9 (README "Money and limits", threat model): every
+ * One Idempotency-Key, one resource, one charge, across kill -9 (docs/money.md, threat model): every
  * paid POST is sent with a key to the real server process (`src/main.ts`), which is killed with SIGKILL once every
  * request has claimed its key, whatever each was doing then (waiting on a slow upstream, hosting a job's inputs,
  * placing a rental). After a restart and the claims' lease, each request is retried with its key: it is replayed,

@@ -1,5 +1,5 @@
 /**
- * The renter gets the price shown (README "GPU rentals: the price shown"), on the embedded SQLite default and on
+ * The renter gets the price shown (docs/marketplace.md "the price shown"), on the embedded SQLite default and on
  * PostgreSQL: a provider raising its price from $0.01 to $4 per GPU-hour between a renter's view of the offer and
  * the rental cannot charge the new price before the notice period has passed; after it, a renter's cap refuses the
  * rental (nothing taken or held) and the answer echoes the price charged.

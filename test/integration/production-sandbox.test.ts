@@ -1,6 +1,6 @@
 /**
  * A production deployment must not start while the sandbox would answer real callers at real prices
- * (`SANDBOX_IN_PRODUCTION`, README "Configuration"): the real entry point, as an operator starts it.
+ * (`SANDBOX_IN_PRODUCTION`, docs/configuration.md): the real entry point, as an operator starts it.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Rental status alerts end to end (SPEC 6.3; README "GPU rentals": rental alerts): two gateway processes on one
+ * Rental status alerts end to end (SPEC 6.3; docs/marketplace.md: rental alerts): two gateway processes on one
  * database (an SQLite file, then PostgreSQL), both running the dispatcher every 25 ms against a local fake of the
  * messenger Bot API. A renter links a chat, rents, the agent reports the container running, the renter stops and
  * deletes it: the fake receives exactly one message per status change, in order, although the first send was

@@ -1,5 +1,5 @@
 /**
- * Scarce resources cost something or expire (README "GPU rentals"), on the embedded SQLite default and on
+ * Scarce resources cost something or expire (docs/marketplace.md), on the embedded SQLite default and on
  * PostgreSQL: an SSH proxy port belongs to a rental asked to run (given back on stop, whoever stops it, taken again
  * on start); a rental its agent never runs is stopped after `RENTAL_PENDING_TTL_MS`, one offline after
  * `RENTAL_OFFLINE_TTL_MS`, their GPUs, hold and port given back; an account's pending rentals are capped; and a $0

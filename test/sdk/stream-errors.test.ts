@@ -1,7 +1,7 @@
 /**
  * SPEC 6.2 as the client libraries see it: a `stream: true` chat whose every upstream fails before its first
  * token opens (200, SSE) and ends with one error frame whose type/code follow the upstreams' status, then
- * `[DONE]` (README "Decisions"). What the official `openai` client, the AI SDK and LangChain raise for it: the
+ * `[DONE]` (docs/decisions.md). What the official `openai` client, the AI SDK and LangChain raise for it: the
  * error class each gives an error carried by a stream, with the frame's code, never a silent empty answer.
  */
 

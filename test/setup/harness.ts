@@ -107,7 +107,7 @@ export async function startHarness(
 }
 
 /**
- * Answers go out before their charge lands (README "Money and limits"): a test that reads money right after an
+ * Answers go out before their charge lands (docs/money.md): a test that reads money right after an
  * answer reads it as the caller's next request would, once the charges in flight have landed.
  */
 function readAfterCharges(deps: Deps): void {

@@ -1,4 +1,4 @@
-/** A listing's prices (README "GPU rentals"): the floor never makes a plan free; a rise waits its notice, a cut does not. */
+/** A listing's prices (docs/marketplace.md): the floor never makes a plan free; a rise waits its notice, a cut does not. */
 import { describe, expect, it } from 'vitest';
 import type { MachineRecord } from '../../src/adapters/market-store/index.js';
 import { usdToMicros } from '../../src/domain/billing/money.js';

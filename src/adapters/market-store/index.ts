@@ -16,7 +16,7 @@ export interface Discounts {
   month: number;
 }
 
-/** A listing change that raises a plan's price, announced: new rentals pay it from `atMs` on (README "GPU rentals"). */
+/** A listing change that raises a plan's price, announced: new rentals pay it from `atMs` on (docs/marketplace.md). */
 export interface PriceRise {
   pricePerGpuHourMicros: bigint;
   discountsBp: Discounts;

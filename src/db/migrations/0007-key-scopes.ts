@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Key scopes (README "Decisions": API keys): whether a key may create and revoke the account's keys. Keys that
+ * Key scopes (docs/decisions.md: API keys): whether a key may create and revoke the account's keys. Keys that
  * exist already could do so before, so they keep it; a new key's value is always written by the store.
  */
 export async function up(knex: Knex): Promise<void> {

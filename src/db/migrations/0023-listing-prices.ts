@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 const FLOOR_MICROS = 10_000;
 
 /**
- * Listing prices (README "GPU rentals"). A machine's announced price rise: a listing change that raises any plan's
+ * Listing prices (docs/marketplace.md). A machine's announced price rise: a listing change that raises any plan's
  * price reaches new rentals only after a notice period, so the listing keeps the price charged now and these
  * columns the rise (hourly price and discounts) with the moment it applies; null while none is announced. And the
  * floor: a machine listed below it before the floor existed is taken off the marketplace at the floor price, so

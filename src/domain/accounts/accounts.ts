@@ -43,7 +43,7 @@ export async function getAccountOrThrow(store: ApiKeyStore, accountId: string): 
 /**
  * Issues a new key; `secret` is returned once and never stored (SPEC 5.1). Throws `account_not_found`. A key
  * the operator issues (admin CLI: an account's first key) holds the `keys` scope; one minted through the API
- * holds it only when asked for (README "Decisions": API keys).
+ * holds it only when asked for (docs/decisions.md: API keys).
  */
 export async function issueKey(
   store: ApiKeyStore,

@@ -3,7 +3,7 @@ import type { Ledger, Micros } from '../../adapters/ledger/index.js';
 import { newId } from '../../lib/ids.js';
 
 /**
- * Reserving in bulk (README "Money and limits", the credit-control pattern of prepaid telecom, RFC 4006): an
+ * Reserving in bulk (docs/money.md, the credit-control pattern of prepaid telecom, RFC 4006): an
  * account that keeps this process busy gets a lease, one ledger hold `lease:<process>:<n>` of a share of its
  * balance, and its requests reserve their worst case from it in memory instead of a hold of their own each. Every
  * charge is still a capture from that hold with its usage line, in one ledger write; a request's reservation still

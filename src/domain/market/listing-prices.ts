@@ -1,5 +1,5 @@
 /**
- * The renter gets the price shown (README "GPU rentals: the price shown"). A listing change that raises no plan's
+ * The renter gets the price shown (docs/marketplace.md "the price shown"). A listing change that raises no plan's
  * price (a cut) reaches new rentals at once; one that raises any plan's price (the hourly price up, or a discount
  * down) is announced and reaches new rentals only after the notice period, the rise taking effect whole (a cut
  * made with it waits too). Until then offers show, and new rentals are charged, the price of now. A renter's cap

@@ -41,7 +41,7 @@ export function askedPhrases(c: RecommendationConstraints): string[] {
   ].filter((phrase): phrase is string => phrase !== null);
 }
 
-/** The memory assumption, said once (SPEC 2.13 leaves the estimate to us; README "Decisions"). */
+/** The memory assumption, said once (SPEC 2.13 leaves the estimate to us; docs/decisions.md). */
 function assumption(c: RecommendationConstraints): string {
   if (c.modelBillions === null) return '';
   const rates = Object.entries(GB_PER_BILLION)
@@ -131,7 +131,7 @@ const MISS_NOTE: Record<Unmet, string> = {
 };
 
 /**
- * What a configured model writes from (README "Configuration", RECOMMENDATION_MODEL): the query and the ranked
+ * What a configured model writes from (docs/configuration.md, RECOMMENDATION_MODEL): the query and the ranked
  * facts, and the instruction to name only the GPUs listed, so the text never recommends hardware nobody offers.
  */
 export function recommendationPrompt(

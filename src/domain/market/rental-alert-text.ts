@@ -10,7 +10,7 @@
 import type { RentalEvent } from '../../adapters/alert-store/index.js';
 import type { StatusReason } from '../../adapters/market-store/index.js';
 
-/** Why a rental stopped or ended (README "GPU rentals": `status_reason`). */
+/** Why a rental stopped or ended (docs/marketplace.md: `status_reason`). */
 const BECAUSE: Record<StatusReason, string> = {
   user: 'at your request',
   insufficient_balance: 'insufficient balance',

@@ -43,7 +43,7 @@ const SETTLE_EVERY_MS = UNIT_MS.hour;
 /** A read settles a volume once this much of it is unsettled. */
 const READ_SETTLES_AFTER_MS = UNIT_MS.minute;
 
-/** The Docker volume an agent keeps a persistent volume in (README "Providers"). */
+/** The Docker volume an agent keeps a persistent volume in (docs/marketplace.md "Providers"). */
 export const dockerVolumeName = (id: number): string => `cgw-vol-${id}`;
 
 /** What a volume of `sizeGb` costs for `ms` at `priceMicrosPerGbMonth`, rounded down to the micro-dollar. */

@@ -36,7 +36,7 @@ function burstRequest(body: WireOrder): BurstRequest {
   };
 }
 
-/** Each rental's SSH port taken or given back as its desired status now says (README "GPU rentals: SSH"). */
+/** Each rental's SSH port taken or given back as its desired status now says (docs/marketplace.md "SSH"). */
 async function fitPorts(deps: Deps, instances: InstanceRecord[]): Promise<InstanceRecord[]> {
   const fitted = [];
   for (const instance of instances) fitted.push(await deps.market.sshProxy.fit(instance));

@@ -47,7 +47,7 @@ export const getInstance: Handler<'getInstance'> = async ({ deps, principal, par
   };
 };
 
-/** Start, stop and delete answer the rental with its SSH port taken again or given back (README "GPU rentals: SSH"). */
+/** Start, stop and delete answer the rental with its SSH port taken again or given back (docs/marketplace.md "SSH"). */
 const control =
   (action: 'start' | 'stop' | 'remove'): Handler<'startInstance' | 'stopInstance' | 'deleteInstance'> =>
   async ({ deps, principal, params }) => {

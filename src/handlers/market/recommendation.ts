@@ -4,7 +4,7 @@ import { UNCANCELLABLE } from '../../lib/cancel-signal.js';
 import { requirePrincipal } from '../require-principal.js';
 import { recommendationView } from '../views/recommendation-views.js';
 
-/** SPEC 2.13; a key is required (README "Decisions": the answer reads live inventory and may be billed). */
+/** SPEC 2.13; a key is required (docs/decisions.md: the answer reads live inventory and may be billed). */
 export const createRecommendation: Handler<'createRecommendation'> = async ({ deps, principal, requestId, body }) => {
   const recommendation = await deps.recommendations.recommend(
     requirePrincipal(principal),

@@ -28,7 +28,7 @@ const percents = (bp: Discounts): Schemas['Discounts'] => ({
   month: bp.month / 100,
 });
 
-/** A rise announced and not yet applied (README "GPU rentals: the price shown"). */
+/** A rise announced and not yet applied (docs/marketplace.md "the price shown"). */
 const riseView = (rise: PriceRise | null): Schemas['PriceRise'] | null =>
   rise === null
     ? null
