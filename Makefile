@@ -51,7 +51,7 @@ test-unit: $(DEPS)
 	node_modules/.bin/vitest run test/unit
 
 # Not part of `make test` (a test never asserts a wall-clock time). Builds, then measures the gateway against a
-# direct call, a bare node proxy and a plain express proxy, on SQLite and on PostgreSQL + Redis (about 7 minutes);
+# direct call, a bare node proxy and a plain express proxy, on SQLite and on PostgreSQL + Redis (about 11 minutes);
 # writes bench/results.md and bench/results.json. `BENCH_ARGS=--quick` checks the harness in about a minute.
 bench: $(DEPS)
 	node --import tsx test/bench/run.ts $(BENCH_ARGS)
