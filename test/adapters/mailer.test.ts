@@ -1,8 +1,12 @@
 import { createServer, type Server } from 'node:net';
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MailerError } from '../../src/adapters/mailer/index.js';
+import { LogMailer } from '../../src/adapters/mailer/log.js';
 import { MemoryMailer } from '../../src/adapters/mailer/memory.js';
 import { SmtpMailer, type SmtpTimeouts } from '../../src/adapters/mailer/smtp.js';
+import { buildMailer } from '../../src/composition/mail.js';
+import { loadConfig } from '../../src/config.js';
 import { startSmtpServer, type TestSmtpServer } from '../setup/smtp-server.js';
 import { LONG_LINK, mailerConformance } from './mailer.conformance.js';
 
@@ -66,7 +70,7 @@ describe('SmtpMailer: the message on the wire', () => {
     expect(mail).toMatchObject({
       envelopeFrom: 'no-reply@gateway.example.com',
       envelopeTo: ['person@example.com'],
-      from: FROM,
+      from: '"compute-gateway" <no-reply@gateway.example.com>', // the display name quoted on the wire
       to: 'person@example.com',
       subject: 'Confirm',
       text: `Go: ${LONG_LINK}`,
@@ -122,5 +126,21 @@ describe('SmtpMailer: the message on the wire', () => {
     await m.close();
     await expect(sending).resolves.toEqual(expect.any(String));
     expect(server.received.map((r) => r.subject)).toEqual(['last one']);
+  });
+});
+
+describe('buildMailer: the mailer chosen by configuration', () => {
+  it('the log without SMTP_URL; with it, SMTP from MAIL_FROM to the server it names', async () => {
+    const logger = pino({ level: 'silent' });
+    expect(buildMailer(loadConfig({}), logger)).toBeInstanceOf(LogMailer);
+    const server = await startSmtpServer();
+    const mailer = buildMailer(loadConfig({ SMTP_URL: server.url, MAIL_FROM: 'Gateway <gw@example.com>' }), logger);
+    try {
+      await mailer.send({ to: 'person@example.com', subject: 'configured', text: 'hi' });
+      expect(await server.nextMessage({ afterCount: 0 })).toMatchObject({ from: 'Gateway <gw@example.com>' });
+    } finally {
+      await mailer.close();
+      await server.close();
+    }
   });
 });

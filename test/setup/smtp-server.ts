@@ -72,6 +72,8 @@ export async function startSmtpServer(options: TestSmtpServerOptions = {}): Prom
       });
     },
   });
+  // A client that drops its socket (a pool closing, a test's timeout) is an 'error' event: not the test's failure.
+  server.on('error', () => {});
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   let closing: Promise<void> | undefined;
