@@ -70,9 +70,9 @@ function decodeBody(body: string, encoding: string): string {
   }
 }
 
-/** RFC 2045 6.7: `=` at a line's end is a soft break (removed), `=XX` one byte. */
-export function decodeQuotedPrintable(encoded: string): string {
-  return quotedPrintableBytes(encoded.replace(/[ \t]*=\r\n/g, '')).toString('utf8');
+/** RFC 2045 6.7: `=` at a line's end is a soft break (removed, with any padding after it), `=XX` one byte. */
+function decodeQuotedPrintable(encoded: string): string {
+  return quotedPrintableBytes(encoded.replace(/=[ \t]*\r\n/g, '')).toString('utf8');
 }
 
 function quotedPrintableBytes(joined: string): Buffer {
