@@ -8,6 +8,7 @@ import type { BlobStore } from '../adapters/blob-store/index.js';
 import type { ImageRegistry } from '../adapters/image-registry/index.js';
 import type { JobStore } from '../adapters/job-store/index.js';
 import type { Ledger } from '../adapters/ledger/index.js';
+import type { Mailer } from '../adapters/mailer/index.js';
 import type { MarketStore } from '../adapters/market-store/index.js';
 import type { MediaLoader } from '../adapters/media-fetch/index.js';
 import type { RateLimiter } from '../adapters/rate-limiter/index.js';
@@ -84,6 +85,8 @@ export interface Deps {
   market: Market;
   /** Accounts' alert targets (the linked messenger chat) and how far rental status alerts were delivered (SPEC 6.3). */
   alerts: AlertStore;
+  /** Mail to people (sign-up and password-reset links): SMTP_URL's server, or the log without one. */
+  mailer: Mailer;
   /** Works on this process's jobs and resumes those of processes that died. */
   jobRunner: JobRunner;
   throughput: ThroughputTracker;

@@ -16,6 +16,7 @@ import type { Deps } from './deps.js';
 import { buildFiles } from './files.js';
 import { buildJobs } from './jobs.js';
 import { buildKeys } from './keys.js';
+import { buildMailer } from './mail.js';
 import { buildMarket, buildRecommendations, buildRentalAlerts, openSshSockets } from './market.js';
 import { buildRateLimiter, connectRedis } from './redis.js';
 import { shutDown } from './shutdown.js';
@@ -43,6 +44,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     logger.warn({ err }, 'rental upkeep failed'),
   );
   const { alerts, notifier, rentalAlerts } = buildRentalAlerts(db, config, now, logger);
+  const mailer = buildMailer(config, logger);
   const recommendations = await buildRecommendations(market, text.chat, catalog, config, now, logger);
   const sshSockets = await openSshSockets(config, market.sshProxy, logger);
   jobs.jobRunner.start();
@@ -70,11 +72,13 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     metrics,
     market,
     alerts,
+    mailer,
     marketFxRateRubMicro,
     close: () =>
       shutDown({
         background,
         notifier,
+        mailer,
         sshSockets,
         registry: market.registry,
         ...jobs,

@@ -9,12 +9,14 @@ interface Closable {
 
 /**
  * The parts of a running gateway, in the order they are shut down (main.ts drains HTTP first). Work producers
- * stop before what they write to: background tasks and sockets, then jobs and billing (their charges still
- * land in the ledger), then the ledger's batch, then the stores and pools, the database last.
+ * stop before what they write to: background tasks, the messenger and the mailer (a send under way finishes) and
+ * sockets, then jobs and billing (their charges still land in the ledger), then the ledger's batch, then the
+ * stores and pools, the database last.
  */
 export interface ShutdownParts {
   background: { stop(): Promise<void> };
   notifier: Closable;
+  mailer: Closable;
   sshSockets: { close(): Promise<void> } | null;
   registry: Closable;
   jobRunner: Closable;
@@ -34,6 +36,7 @@ export interface ShutdownParts {
 export async function shutDown(p: ShutdownParts): Promise<void> {
   await p.background.stop();
   await p.notifier.close();
+  await p.mailer.close();
   await p.sshSockets?.close();
   await p.registry.close();
   await p.jobRunner.close();

@@ -37,6 +37,18 @@ describe('loadConfig', () => {
     }
   });
 
+  it('mail: logged unless SMTP_URL names an smtp(s) server; MAIL_FROM must be one address, and no error shows the URL', () => {
+    expect(loadConfig({})).toMatchObject({ MAIL_FROM: 'compute-gateway <no-reply@localhost>' });
+    expect(loadConfig({}).SMTP_URL).toBeUndefined();
+    const smtp = { SMTP_URL: 'smtps://mailer:s%40cret@mail.example.com:465', MAIL_FROM: 'Gateway <gw@example.com>' };
+    expect(loadConfig(smtp)).toMatchObject(smtp);
+    expect(loadConfig({ MAIL_FROM: 'gw@example.com' }).MAIL_FROM).toBe('gw@example.com');
+    expect(() => loadConfig({ SMTP_URL: 'https://user:hunter2@mail.example.com' })).toThrow(/SMTP_URL: is smtp:\/\//);
+    expect(() => loadConfig({ SMTP_URL: 'https://user:hunter2@mail.example.com' })).not.toThrow(/hunter2/);
+    for (const bad of ['nobody', 'a@example.com, b@example.com', 'Name <@example.com>', ''])
+      expect(() => loadConfig({ MAIL_FROM: bad }), bad).toThrow(/MAIL_FROM: is one address/);
+  });
+
   it('names the variable of a bad value', () => {
     expect(() => loadConfig({ VALIDATE_RESPONSES: 'true' })).toThrow(/VALIDATE_RESPONSES/);
   });
