@@ -5,6 +5,7 @@ import type { components } from '../../generated/openapi.js';
 import type { AlertStore } from '../adapters/alert-store/index.js';
 import type { ApiKeyStore } from '../adapters/api-keys/index.js';
 import type { BlobStore } from '../adapters/blob-store/index.js';
+import type { CredentialStore } from '../adapters/credential-store/index.js';
 import type { ImageRegistry } from '../adapters/image-registry/index.js';
 import type { JobStore } from '../adapters/job-store/index.js';
 import type { Ledger } from '../adapters/ledger/index.js';
@@ -49,6 +50,8 @@ export interface Deps {
   contract: OpenAPIV3.DocumentV3_1;
   db: Database;
   apiKeys: ApiKeyStore;
+  /** Sign-in credentials (password, TOTP, recovery codes), used link nonces and sessions of the accounts. */
+  credentials: CredentialStore;
   authenticator: Authenticator;
   keyUsage: KeyUsageRecorder;
   catalog: ModelCatalog;

@@ -1,12 +1,16 @@
 import type { Logger } from 'pino';
 import { SqlApiKeyStore } from '../adapters/api-keys/sql.js';
+import { SqlCredentialStore } from '../adapters/credential-store/sql.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connect.js';
 import { AuthFailures } from '../domain/keys/auth-failures.js';
 import { Authenticator } from '../domain/keys/authenticator.js';
 import { KeyUsageRecorder } from '../domain/keys/key-usage-recorder.js';
 
-/** API keys: the store, the authenticator with its cache and its bound on unknown keys, the batched last-use times. */
+/**
+ * API keys: the store, the authenticator with its cache and its bound on unknown keys, the batched last-use times;
+ * and the sign-in credentials and sessions of the same accounts (issue 26).
+ */
 export function buildKeys(db: Database, config: Config, now: () => number, logger: Logger) {
   const apiKeys = new SqlApiKeyStore(db);
   const keyUsage = new KeyUsageRecorder(apiKeys, (err) => logger.warn({ err }, 'could not record key use'));
@@ -22,5 +26,5 @@ export function buildKeys(db: Database, config: Config, now: () => number, logge
     now,
     failures,
   });
-  return { apiKeys, keyUsage, authenticator };
+  return { apiKeys, keyUsage, authenticator, credentials: new SqlCredentialStore(db) };
 }
