@@ -47,9 +47,9 @@ const LONG_FILES: Readonly<Record<string, string>> = {
   'src/domain/market/burst-orders.ts': 'placing, estimating and checking a burst order over many machines',
   'src/domain/market/rentals.ts': 'a rental’s life (start, stop, settle, sweep) in one class',
   'src/domain/media/media-jobs.ts': 'the media job lifecycle (kickoff, render, poll, deliver) in one class',
-  'src/lib/outbound-http.ts': 'the shared outbound client with its SSRF-safe dispatcher',
   'src/domain/text/chat-validation.ts': 'every body rule for chat, embeddings and rerank the schema cannot say',
   'src/errors/catalog.ts': 'the error catalog: one entry per code (SPEC 7)',
+  'src/lib/outbound-http.ts': 'the shared outbound client with its SSRF-safe dispatcher',
 };
 
 /** `file: function` over MAX_FUNCTION_LINES → why. */
