@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { BlobStore } from '../adapters/blob-store/index.js';
 import type { ChargeJournal } from '../adapters/charge-journal/index.js';
+import type { CredentialStore } from '../adapters/credential-store/index.js';
 import type { IdempotencyStore } from '../adapters/idempotency/index.js';
 import type { JobStore } from '../adapters/job-store/index.js';
 import type { Ledger } from '../adapters/ledger/index.js';
@@ -31,6 +32,7 @@ export interface BackgroundParts {
   blobs: BlobStore;
   jobs: JobStore;
   jobRunner: JobRunner;
+  credentials: CredentialStore;
 }
 
 /** One background task: what it runs, what its failure is logged as, and how often. */
@@ -40,8 +42,9 @@ interface BackgroundTask {
   intervalMs: number;
 }
 
-function backgroundTasks(p: BackgroundParts): BackgroundTask[] {
-  const { config, now, market } = p;
+/** Holds, idempotency keys, charges for delivered work and billing leases. */
+function moneyTasks(p: BackgroundParts): BackgroundTask[] {
+  const { config, now } = p;
   return [
     { run: () => p.ledger.expireHolds(now()), failure: 'hold sweep failed', intervalMs: config.HOLD_SWEEP_MS },
     {
@@ -55,6 +58,13 @@ function backgroundTasks(p: BackgroundParts): BackgroundTask[] {
       intervalMs: config.CHARGE_RETRY_MS,
     },
     { run: () => p.billing.tickLeases(), failure: 'billing lease upkeep failed', intervalMs: LEASE_TICK_MS },
+  ];
+}
+
+/** Rentals, volumes, listings, alerts, reliability and the SSH proxy's ports. */
+function marketTasks(p: BackgroundParts): BackgroundTask[] {
+  const { config, now, market } = p;
+  return [
     { run: () => market.rentals.sweep(), failure: 'rental sweep failed', intervalMs: config.RENTAL_SWEEP_MS },
     { run: () => market.volumes.sweep(), failure: 'volume sweep failed', intervalMs: config.RENTAL_SWEEP_MS },
     {
@@ -69,13 +79,39 @@ function backgroundTasks(p: BackgroundParts): BackgroundTask[] {
       intervalMs: RELIABILITY_REFRESH_MS,
     },
     { run: () => market.sshProxy.sync(), failure: 'SSH proxy sync failed', intervalMs: SSH_PROXY_SYNC_MS },
+  ];
+}
+
+/** Records past their time: hosted files, job records, sessions and used link nonces (an expired link is refused by
+ * its signature already, so its nonce is worth nothing). */
+function expirySweeps(p: BackgroundParts): BackgroundTask[] {
+  const { config, now } = p;
+  return [
     { run: () => p.blobs.sweep(now()), failure: 'hosted file sweep failed', intervalMs: config.BLOB_SWEEP_MS },
     { run: () => p.jobs.expire(now()), failure: 'job record sweep failed', intervalMs: config.HOLD_SWEEP_MS },
+    {
+      run: () => p.credentials.sweepExpiredSessions(now()),
+      failure: 'session sweep failed',
+      intervalMs: config.HOLD_SWEEP_MS,
+    },
+    {
+      run: () => p.credentials.sweepExpiredNonces(now()),
+      failure: 'used link sweep failed',
+      intervalMs: config.HOLD_SWEEP_MS,
+    },
+  ];
+}
+
+function backgroundTasks(p: BackgroundParts): BackgroundTask[] {
+  return [
+    ...moneyTasks(p),
+    ...marketTasks(p),
+    ...expirySweeps(p),
     // Started once every kind of job has its work registered: a job claimed before that would sit idle under our lease.
     {
       run: () => p.jobRunner.resumeOrphans(),
       failure: 'claiming the jobs of dead workers failed',
-      intervalMs: config.JOB_CLAIM_MS,
+      intervalMs: p.config.JOB_CLAIM_MS,
     },
   ];
 }

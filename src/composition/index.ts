@@ -48,7 +48,8 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const recommendations = await buildRecommendations(market, text.chat, catalog, config, now, logger);
   const sshSockets = await openSshSockets(config, market.sshProxy, logger);
   jobs.jobRunner.start();
-  const background = startBackgroundTasks({ config, logger, now, ...money, ...files, ...jobs, market, rentalAlerts });
+  const context = { config, logger, now, market, rentalAlerts };
+  const background = startBackgroundTasks({ ...context, ...money, ...files, ...jobs, ...keys });
   const { tokenWork, clips, ...textDeps } = text;
   return {
     config,
