@@ -34,7 +34,7 @@ export interface NewLogin {
 
 export type CreateLoginOutcome = { ok: true; login: LoginRecord } | { ok: false; reason: 'email_taken' };
 
-export interface SessionRecord {
+export interface NewSession {
   id: string;
   accountId: string;
   /** Every session rotated from one sign-in shares it (refresh-rotation.ts). */
@@ -44,25 +44,16 @@ export interface SessionRecord {
   accessExpiresAtMs: number;
   refreshExpiresAtMs: number;
   createdAtMs: number;
-  lastUsedAtMs: number;
   userAgent: string | null;
   ip: string | null;
-  /** When this refresh token was exchanged for its successor (the brief's `rotated`); null while newest. */
-  rotatedAtMs: number | null;
-  revokedAtMs: number | null;
 }
 
-export interface NewSession {
-  id: string;
-  accountId: string;
-  familyId: string;
-  accessHash: string;
-  refreshHash: string;
-  accessExpiresAtMs: number;
-  refreshExpiresAtMs: number;
-  createdAtMs: number;
-  userAgent: string | null;
-  ip: string | null;
+/** A stored session: what it was created with, and what happened to it since. */
+export interface SessionRecord extends NewSession {
+  lastUsedAtMs: number;
+  /** When this refresh token was exchanged for its successor; null while it is the newest of its family. */
+  rotatedAtMs: number | null;
+  revokedAtMs: number | null;
 }
 
 /** A rotation's successor: account and family come from the rotated session, so a refresh cannot change them. */
