@@ -29,6 +29,7 @@ import {
   fakeTokenCount,
   startFakeUpstream,
 } from '../fixtures/fake-upstream.js';
+import { failureOf } from '../setup/upstream-failures.js';
 
 /** Calls here are bounded by their provider's budget only. */
 const NO_DEADLINE = Number.MAX_SAFE_INTEGER;
@@ -73,16 +74,6 @@ const chatCall = (body: Record<string, unknown> = { messages: MESSAGES }, callSi
   signal: callSignal,
   deadlineAtMs: NO_DEADLINE,
 });
-
-/** The UpstreamFailure a promise rejects with (and proof that it rejects with an UpstreamError). */
-async function failureOf(promise: Promise<unknown>): Promise<UpstreamFailure> {
-  const error = await promise.then(
-    () => null,
-    (rejection: unknown) => rejection,
-  );
-  expect(error).toBeInstanceOf(UpstreamError);
-  return (error as UpstreamError).failure;
-}
 
 /** Reads a stream to its end; returns the events seen and the error it ended with, if any. */
 async function drain(stream: ChatStream): Promise<{ events: StreamEvent[]; failure: UpstreamFailure | null }> {

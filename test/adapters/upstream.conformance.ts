@@ -8,17 +8,17 @@
  * Each subject says how to provoke an upstream's failure (`failNext`); every assertion is shared.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type ChatCall,
-  type ChatStream,
-  type EmbeddingCall,
-  type StreamEvent,
-  UpstreamError,
-  type UpstreamFailure,
-  type UpstreamProvider,
+import type {
+  ChatCall,
+  ChatStream,
+  EmbeddingCall,
+  StreamEvent,
+  UpstreamFailure,
+  UpstreamProvider,
 } from '../../src/adapters/upstream/index.js';
 import type { SandboxFault } from '../../src/adapters/upstream/sandbox-faults.js';
 import { Canceller, type CancelSignal } from '../../src/lib/cancel-signal.js';
+import { failureOf, failureOrNull } from '../setup/upstream-failures.js';
 
 /** A provider that serves chat, streamed chat and embeddings. */
 export type ChatAndEmbeddingProvider = UpstreamProvider &
@@ -66,16 +66,6 @@ const embeddingCall = (input: EmbeddingCall['input'], extra: Partial<EmbeddingCa
   ...extra,
 });
 
-/** The UpstreamFailure a promise rejects with (and proof that it rejects with an UpstreamError). */
-async function failureOf(promise: Promise<unknown>): Promise<UpstreamFailure> {
-  const error = await promise.then(
-    () => null,
-    (rejection: unknown) => rejection,
-  );
-  expect(error).toBeInstanceOf(UpstreamError);
-  return (error as UpstreamError).failure;
-}
-
 /** Reads a stream to its end: the chunks seen, and the failure it ended with (null: a clean end at `[DONE]`). */
 async function drain(stream: ChatStream): Promise<{ chunks: Chunk[]; failure: UpstreamFailure | null }> {
   const chunks: Chunk[] = [];
@@ -85,16 +75,6 @@ async function drain(stream: ChatStream): Promise<{ chunks: Chunk[]; failure: Up
     })(),
   );
   return { chunks, failure };
-}
-
-async function failureOrNull(promise: Promise<void>): Promise<UpstreamFailure | null> {
-  return promise.then(
-    () => null,
-    (error: unknown) => {
-      expect(error).toBeInstanceOf(UpstreamError);
-      return (error as UpstreamError).failure;
-    },
-  );
 }
 
 function parse(event: StreamEvent): Chunk {

@@ -1,38 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAccount, setDiscounts } from '../../src/domain/accounts/accounts.js';
+import { CATALOG_ENTRY_FIELDS } from '../setup/catalog-rows.js';
 import { expectCompatError, expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
-
-const ENTRY_FIELDS = [
-  'slug',
-  'label',
-  'description',
-  'provider',
-  'category',
-  'media_kind',
-  'retail_input_usd_per_mtok',
-  'retail_output_usd_per_mtok',
-  'retail_cached_input_usd_per_mtok',
-  'retail_usd_per_image',
-  'retail_usd_per_unit',
-  'video_billing_unit',
-  'audio_billing_unit',
-  'pricing',
-  'discounted',
-  'discount_percent_label',
-  'user_discount_percent',
-  'user_tier_discounts',
-  'tokens_per_sec',
-  'tokens_per_sec_approx',
-  'credit_metered',
-  'usd_per_credit',
-  'capabilities',
-  'available',
-  'unavailable_reason',
-  'sandbox',
-  'aliases',
-];
 
 let h: Harness;
 beforeAll(async () => {
@@ -46,7 +17,7 @@ describe('GET /v1/llm/models/catalog', () => {
   it('200 without a key: at least 370 models, every field of SPEC 2.5 on every row, and default_model', async () => {
     const data = expectNativeOk(await catalog());
     expect(data.models.length).toBeGreaterThanOrEqual(370);
-    for (const model of data.models) expect(Object.keys(model).sort()).toEqual([...ENTRY_FIELDS].sort());
+    for (const model of data.models) expect(Object.keys(model).sort()).toEqual(CATALOG_ENTRY_FIELDS);
     expect(data.models.map((m: { slug: string }) => m.slug)).toContain(data.default_model);
     expect(data.external_models.length).toBeGreaterThan(0);
     expect(new Set(data.models.map((m: { media_kind: string }) => m.media_kind))).toEqual(

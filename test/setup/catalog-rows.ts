@@ -1,6 +1,37 @@
 import type { CatalogFileEntry } from '../../src/domain/catalog/catalog-file.js';
 import { UNKNOWN_RELEASE_TIME } from '../../src/domain/catalog/model-catalog.js';
 
+/** Every field a catalog entry carries on the wire (`GET /v1/llm/models/catalog`), sorted. */
+export const CATALOG_ENTRY_FIELDS = [
+  'slug',
+  'label',
+  'description',
+  'provider',
+  'category',
+  'media_kind',
+  'retail_input_usd_per_mtok',
+  'retail_output_usd_per_mtok',
+  'retail_cached_input_usd_per_mtok',
+  'retail_usd_per_image',
+  'retail_usd_per_unit',
+  'video_billing_unit',
+  'audio_billing_unit',
+  'pricing',
+  'discounted',
+  'discount_percent_label',
+  'user_discount_percent',
+  'user_tier_discounts',
+  'tokens_per_sec',
+  'tokens_per_sec_approx',
+  'credit_metered',
+  'usd_per_credit',
+  'capabilities',
+  'available',
+  'unavailable_reason',
+  'sandbox',
+  'aliases',
+].sort();
+
 /** A synthetic catalog row with every field present; pass what the test is about. */
 export function catalogRow(
   fields: Partial<CatalogFileEntry> & Pick<CatalogFileEntry, 'slug' | 'media_kind'>,

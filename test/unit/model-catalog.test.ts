@@ -1,37 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogFile } from '../../src/domain/catalog/catalog-file.js';
 import { ModelCatalog } from '../../src/domain/catalog/model-catalog.js';
-import { catalogRow } from '../setup/catalog-rows.js';
-
-const ENTRY_FIELDS = [
-  'slug',
-  'label',
-  'description',
-  'provider',
-  'category',
-  'media_kind',
-  'retail_input_usd_per_mtok',
-  'retail_output_usd_per_mtok',
-  'retail_cached_input_usd_per_mtok',
-  'retail_usd_per_image',
-  'retail_usd_per_unit',
-  'video_billing_unit',
-  'audio_billing_unit',
-  'pricing',
-  'discounted',
-  'discount_percent_label',
-  'user_discount_percent',
-  'user_tier_discounts',
-  'tokens_per_sec',
-  'tokens_per_sec_approx',
-  'credit_metered',
-  'usd_per_credit',
-  'capabilities',
-  'available',
-  'unavailable_reason',
-  'sandbox',
-  'aliases',
-].sort();
+import { CATALOG_ENTRY_FIELDS, catalogRow } from '../setup/catalog-rows.js';
 
 const row = catalogRow;
 
@@ -127,7 +97,7 @@ describe('ModelCatalog.view(null): the public catalog', () => {
 
   it('each row has exactly the contract fields: no created/owned_by, plus the per-caller fields at zero and sandbox false until the routes say', () => {
     for (const model of body.models) {
-      expect(Object.keys(model).sort()).toEqual(ENTRY_FIELDS);
+      expect(Object.keys(model).sort()).toEqual(CATALOG_ENTRY_FIELDS);
       expect(model.user_discount_percent).toBe(0);
       expect(model.user_tier_discounts).toEqual({});
     }

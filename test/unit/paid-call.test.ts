@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UpstreamError, type UpstreamProvider } from '../../src/adapters/upstream/index.js';
+import { UpstreamError } from '../../src/adapters/upstream/index.js';
 import {
   chatHoldOutputTokens,
   RETRIEVAL_HOLD_COUNT_FACTOR,
@@ -10,17 +10,7 @@ import { PaidCall, runPaidCall } from '../../src/domain/paid-call/paid-call.js';
 import type { Route } from '../../src/domain/routing/route-table.js';
 import { ApiError } from '../../src/errors/api-error.js';
 import { RecordingBilling, TEST_PRINCIPAL } from '../setup/recording-billing.js';
-
-function route(name: string): Route {
-  const provider: UpstreamProvider = { name, streams: true };
-  return {
-    provider,
-    providerName: name,
-    upstreamModel: `${name}-model`,
-    wholesale: { inputUsdPerMtok: 0, outputUsdPerMtok: 0 },
-    cachedInputDiscount: false,
-  };
-}
+import { stubRoute as route } from '../setup/routes.js';
 
 const hooks = { deadlineAtMs: Number.MAX_SAFE_INTEGER, onExhausted: () => undefined };
 const terms = { principal: TEST_PRINCIPAL, requestId: 'req_1', holdFor: (tokens: number) => BigInt(tokens * 10 + 5) };

@@ -1,22 +1,12 @@
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
-import { UpstreamError, type UpstreamFailure, type UpstreamProvider } from '../../src/adapters/upstream/index.js';
+import { UpstreamError, type UpstreamFailure } from '../../src/adapters/upstream/index.js';
 import { type AlertLogger, createChainAlert } from '../../src/domain/routing/alerts.js';
 import type { Route } from '../../src/domain/routing/route-table.js';
 import { type ExhaustionInfo, runChain } from '../../src/domain/routing/run-chain.js';
 import { ApiError } from '../../src/errors/api-error.js';
-
-function route(name: string): Route {
-  const provider: UpstreamProvider = { name, streams: true };
-  return {
-    provider,
-    providerName: name,
-    upstreamModel: `${name}-model`,
-    wholesale: { inputUsdPerMtok: 0, outputUsdPerMtok: 0 },
-    cachedInputDiscount: false,
-  };
-}
+import { stubRoute as route } from '../setup/routes.js';
 
 const CHAIN = [route('a'), route('b'), route('c')];
 const fail = (failure: UpstreamFailure) => Promise.reject(new UpstreamError(failure));
