@@ -448,6 +448,290 @@ export interface paths {
         get: operations["getAccount"];
         put?: never;
         post?: never;
+        /**
+         * Delete the account
+         * @description Deletes the account for good (SPEC 5.4: its API keys then answer 404 `user_not_found`), with every session.
+         *     Needs the password, and the second-factor code when the account has one. Refused with 409 `account_not_empty`
+         *     while the balance is not zero (spend it, or withdraw earnings) or a GPU rental is running (stop it): money is
+         *     never deleted with an account.
+         */
+        delete: operations["deleteAccount"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the account's email address
+         * @description Mails a confirmation link to the new address; the change happens when it is followed (`POST /v1/auth/confirm`).
+         *     Until then the old address stays, and sign-in uses it. Needs the password. The answer is the same 202 whether or not
+         *     another account uses the new address (that one's owner is told instead).
+         */
+        post: operations["changeEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the password
+         * @description Needs the current password. Every other session of the account is revoked; the caller's stays. API keys keep
+         *     working.
+         */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign up with email and password
+         * @description Creates an account and mails a link to confirm the address (valid 24 hours; `PUBLIC_BASE_URL/confirm?token=…`,
+         *     whose token goes to `POST /v1/auth/confirm`). The account can sign in once the address is confirmed. The answer
+         *     is the same 202 whether or not the address is registered already; the owner of a registered address gets a mail
+         *     saying so, with a password reset link. Limited per client address (`auth_rate_limited`).
+         */
+        post: operations["signUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm an email address
+         * @description Follows a confirmation link: the one mailed at sign-up, or the one mailed to a new address
+         *     (`POST /v1/account/email`), which makes that address the account's. A link works once, for 24 hours, and only
+         *     while the address it was sent to is still the one it confirms.
+         */
+        post: operations["confirmEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/confirm/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the confirmation link again
+         * @description Mails a new confirmation link if the address belongs to an account that has not confirmed it; the answer is the
+         *     same 202 either way. One mail a minute per address at most (429 `auth_rate_limited` with `Retry-After`, whether
+         *     or not the address is registered).
+         */
+        post: operations["resendConfirmation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's signed-in sessions
+         * @description Newest first; revoked and expired sessions are not listed. `current` marks the caller's own.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        /**
+         * Sign in
+         * @description Checks the password (and the second factor, when the account has one) and opens a session: its access token is
+         *     the `<ACCESS_TOKEN>` the account's own operations take. Unknown address and wrong password get the same 401
+         *     `invalid_credentials`, after the same work. Limited per client address and per email address, across every
+         *     gateway process (429 `auth_rate_limited`).
+         */
+        post: operations["signIn"];
+        /**
+         * Sign out everywhere
+         * @description Revokes every session of the account, the caller's included, and clears the session cookies. API keys keep working.
+         */
+        delete: operations["revokeAllSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session id from the list, or `current` for the caller's own (sign out). */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Sign out, or end one session
+         * @description Revokes one session of the account: `current` signs the caller out (and clears the session cookies). A session id
+         *     that is not the account's, or already ended, answers 404 `session_not_found`.
+         */
+        delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a refresh token for new tokens
+         * @description Every refresh token works once: this answers a new access and refresh token and retires the one sent. A refresh
+         *     token presented a second time (someone kept a copy) revokes every session of that sign-in: 401 `invalid_session`.
+         *     The token comes in the body, or in the `cgw_refresh` cookie (then the `Origin` header must be the service's own).
+         */
+        post: operations["refreshSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password reset link
+         * @description Mails a link to set a new password (valid one hour, `PUBLIC_BASE_URL/password-reset?token=…`) if the address
+         *     belongs to an account; the answer is the same 202 either way. Limited per address and per client address.
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password from a reset link
+         * @description Sets the password, confirms the address (the link proved the mailbox) and revokes every session of the account.
+         *     An account with a second factor needs its code (or a recovery code) in `totp` too. A link works once, and not
+         *     after the password changed since it was sent.
+         */
+        post: operations["confirmPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start setting up a second factor
+         * @description Draws a new TOTP secret and answers it with an `otpauth://` URI for an authenticator app. Nothing changes until
+         *     `POST /v1/auth/totp/confirm` proves the app shows the right codes.
+         */
+        post: operations["enrolTotp"];
+        /**
+         * Turn the second factor off
+         * @description Needs a current code (or a recovery code) and the password. The recovery codes are discarded with the secret.
+         */
+        delete: operations["disableTotp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish setting up the second factor
+         * @description Checks a code from the app against the enrolment's secret and turns the second factor on. Answers ten recovery
+         *     codes, shown this once: each stands in for a code one time (a lost phone). From then on, sign-in, password reset
+         *     and withdrawals ask for a code.
+         */
+        post: operations["confirmTotp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2118,9 +2402,24 @@ export interface components {
          *     | too_many_pending_rentals | 409 | invalid_request_error | The account has `RENTAL_MAX_PENDING_PER_ACCOUNT` rentals waiting for their machine to run them; nothing was taken or held. |
          *     | too_many_unverified_machines | 409 | invalid_request_error | The provider lists `MARKET_MAX_UNVERIFIED_LISTED` machines no operator has verified; register or keep this one unlisted. |
          *     | instance_not_running | 409 | invalid_request_error | The rental is stopped: its SSH proxy port was given back; start it to get one again. |
+         *     | invalid_email | 400 | invalid_request_error | The email address is not one mail can be sent to. |
+         *     | weak_password | 400 | invalid_request_error | A new password is shorter than 12 or longer than 256 characters, or one of the most common passwords (`meta.rule`). |
+         *     | invalid_link | 400 | invalid_request_error | A confirmation, reset or enrolment token is malformed, forged, expired, already used, or no longer matches the account (the address or password changed since). |
+         *     | invalid_credentials | 401 | invalid_request_error | Sign-in, or a password confirming a change, failed: the same answer for an unknown address and a wrong password. |
+         *     | totp_required | 401 | invalid_request_error | The password was right and the account has a second factor: send its code (or a recovery code) in `totp`. |
+         *     | invalid_totp | 401 | invalid_request_error | The second-factor code is wrong, expired, or was used already. |
+         *     | invalid_session | 401 | invalid_request_error | The access or refresh token is unknown, expired, revoked, or (a refresh token) was used before: sign in again. |
+         *     | email_unconfirmed | 403 | permission_error | The password was right but the address is not confirmed yet: follow the emailed link (`POST /v1/auth/confirm/resend` sends another). |
+         *     | session_required | 403 | permission_error | The operation needs a signed-in session (`<ACCESS_TOKEN>`), not an API key. |
+         *     | session_not_accepted | 403 | permission_error | The operation takes an API key; a session token is accepted only on the account's own operations. |
+         *     | origin_mismatch | 403 | permission_error | A state-changing call authenticated by the session cookie came without an `Origin` header, or from another origin. |
+         *     | totp_already_enabled | 409 | invalid_request_error | The account has a second factor already: disable it before enrolling a new one. |
+         *     | totp_not_enabled | 409 | invalid_request_error | The account has no second factor to confirm against or disable. |
+         *     | account_not_empty | 409 | invalid_request_error | The account cannot be deleted while its balance is not zero or a rental is running (`meta.balance_usd`, `meta.running_rentals`). |
+         *     | session_not_found | 404 | invalid_request_error | The session id is not one of the account's live sessions. |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running" | "invalid_email" | "weak_password" | "invalid_link" | "invalid_credentials" | "totp_required" | "invalid_totp" | "invalid_session" | "email_unconfirmed" | "session_required" | "session_not_accepted" | "origin_mismatch" | "totp_already_enabled" | "totp_not_enabled" | "account_not_empty" | "session_not_found";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -2779,6 +3078,82 @@ export interface components {
                     [key: string]: number;
                 };
             };
+        };
+        /**
+         * @description The request was taken. The answer is the same whether or not the address belongs to an account, so it tells no
+         *     one who is registered: look in the mailbox.
+         */
+        AuthAccepted: {
+            /** @enum {string} */
+            status: "accepted";
+        };
+        /**
+         * @description At least 12 and at most 256 characters (Unicode code points, after NFKC normalisation), not one of the most
+         *     common passwords (400 `weak_password` names which rule failed). Spaces are allowed; nothing else is required.
+         *     A password only checked, never set (sign-in, confirmations), is compared as given.
+         */
+        Password: string;
+        /**
+         * @description One signed-in session, as the dashboard's "sessions" list shows it. A session lives until its refresh token
+         *     expires (30 days after the last refresh), it is revoked (sign-out, sign-out everywhere, a password change or
+         *     reset), or its refresh token is presented twice (the whole sign-in is then revoked).
+         */
+        AuthSession: {
+            /** @example ses_4kq9TzW1nB0xYcVm3pLs */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When this session's sign-in happened (refreshes keep it).
+             */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string;
+            /**
+             * Format: date-time
+             * @description When the refresh token stops working unless refreshed before.
+             */
+            expires_at: string;
+            /** @description The User-Agent of the sign-in, cut to 256 characters. */
+            user_agent: string | null;
+            /** @description The client address of the sign-in. */
+            ip: string | null;
+            /** @description This is the session making the request. */
+            current: boolean;
+        };
+        /**
+         * @description A new session (sign-in) or its successor (refresh). `access_token` is the `<ACCESS_TOKEN>` of the spec: send it
+         *     as `Authorization: Bearer <ACCESS_TOKEN>` on the account's own operations (keys, account, settings, usage). It
+         *     lasts `expires_in` seconds (15 minutes); exchange `refresh_token` at `POST /v1/auth/refresh` for a new pair
+         *     before then. Every refresh token works once: presenting one a second time revokes the whole sign-in.
+         *
+         *     When the request asked for `session_cookie: true` (the dashboard), both tokens are set as httpOnly, Secure,
+         *     SameSite=Strict cookies (`cgw_session` on `/`, `cgw_refresh` on `/v1/auth`) and left out of this body, so
+         *     page scripts never see them.
+         */
+        SessionTokens: {
+            access_token?: string;
+            refresh_token?: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            /** @description Seconds the access token lasts. */
+            expires_in: number;
+            /** @description Seconds the refresh token lasts. */
+            refresh_expires_in: number;
+            session: components["schemas"]["AuthSession"];
+        };
+        /**
+         * @description A second factor being set up (RFC 6238: SHA-1, 6 digits, 30-second steps). Show `otpauth_uri` as a QR code or
+         *     `secret` for typing into an authenticator app, then send a code it shows with `enrolment_token` to
+         *     `POST /v1/auth/totp/confirm` within 10 minutes. Nothing changes until then.
+         */
+        TotpEnrolment: {
+            /** @description The shared secret, base32. */
+            secret: string;
+            otpauth_uri: string;
+            /** @description Carries the secret to the confirmation, signed; useless once it expires. */
+            enrolment_token: string;
+            /** Format: date-time */
+            expires_at: string;
         };
         /**
          * TimeOrDate
@@ -4209,6 +4584,121 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
+        /** @description Invalid request: the body broke the contract (fields in meta.fields), a new password is too weak, an address is not one mail can reach, or a token is not valid. */
+        NativeAuthBadRequest: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The session is not valid, or the password or second-factor code confirming the change is wrong. */
+        NativeReauthFailed: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The operation needs a signed-in session, not an API key; or a cookie-authenticated change came without the service's `Origin`. Or, in plain text, blocked at the edge (SPEC 5.5). */
+        NativeSessionForbidden: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+                /** @example Forbidden */
+                "text/plain": string;
+            };
+        };
+        /** @description The account still holds money or runs a rental; withdraw or spend the balance and stop rentals first. */
+        NativeAccountNotEmpty: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description Too many attempts from this client address or for this email address (sliding windows shared by every gateway process). `Retry-After` says when to try again; the answer is the same for registered and unknown addresses. */
+        NativeAuthTooManyRequests: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description No session, or its token is unknown, expired or revoked; a refresh token used a second time revokes the whole sign-in. */
+        NativeSessionUnauthorized: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description Sign-in failed. The same answer for an unknown address and a wrong password; a second factor is asked for only after the password was right. */
+        NativeSignInFailed: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The password was right, but the address is not confirmed yet. Or, in plain text, blocked at the edge (SPEC 5.5). */
+        NativeEmailUnconfirmed: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+                /** @example Forbidden */
+                "text/plain": string;
+            };
+        };
+        /** @description The session id is not one of the account's live sessions. */
+        NativeSessionNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The second factor is not in the state this operation needs. */
+        NativeTotpConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
         /** @description No usage record with this id belongs to the caller, or the account was deleted. */
         NativeUsageRecordNotFound: {
             headers: {
@@ -5336,6 +5826,649 @@ export interface operations {
             401: components["responses"]["NativeUnauthorized"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                    /** @description Needed when the account has a second factor; a recovery code works too. */
+                    totp?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The account is deleted. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeAuthBadRequest"];
+            401: components["responses"]["NativeReauthFailed"];
+            403: components["responses"]["NativeSessionForbidden"];
+            409: components["responses"]["NativeAccountNotEmpty"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    changeEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Taken; see the mailbox. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["AuthAccepted"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeAuthBadRequest"];
+            401: components["responses"]["NativeReauthFailed"];
+            403: components["responses"]["NativeSessionForbidden"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeAuthTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    current_password: string;
+                    new_password: components["schemas"]["Password"];
+                };
+            };
+        };
+        responses: {
+            /** @description The password is changed. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            sessions_revoked: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeAuthBadRequest"];
+            401: components["responses"]["NativeReauthFailed"];
+            403: components["responses"]["NativeSessionForbidden"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeAuthTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    signUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: components["schemas"]["Password"];
+                };
+            };
+        };
+        responses: {
+            /** @description Taken; see the mailbox. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["AuthAccepted"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeAuthBadRequest"];
+            403: components["responses"]["EdgeBlocked"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeAuthTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    confirmEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The `token` query parameter of the emailed link. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The address is confirmed. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            email: string;
+                            /** @enum {boolean} */
+                            email_confirmed: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeAuthBadRequest"];
+            403: components["responses"]["EdgeBlocked"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeAuthTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    resendConfirmation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Taken; see the mailbox. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["AuthAccepted"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeAuthBadRequest"];
+            403: components["responses"]["EdgeBlocked"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeAuthTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live sessions. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            sessions: components["schemas"]["AuthSession"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeSessionUnauthorized"];
+            403: components["responses"]["NativeSessionForbidden"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                    /** @description A 6-digit code from the authenticator app, or one of the recovery codes (`xxxx-xxxx-xxxx-xxxx`). */
+                    totp?: string;
+                    /**
+                     * @description Set the tokens as cookies and leave them out of the body (the dashboard).
+                     * @default false
+                     */
+                    session_cookie?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The new session and its tokens. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["SessionTokens"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeAuthBadRequest"];
+            401: components["responses"]["NativeSignInFailed"];
+            403: components["responses"]["NativeEmailUnconfirmed"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeAuthTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    revokeAllSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many sessions were revoked. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            revoked: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeSessionUnauthorized"];
+            403: components["responses"]["NativeSessionForbidden"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session id from the list, or `current` for the caller's own (sign out). */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ended session. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            session: components["schemas"]["AuthSession"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeSessionUnauthorized"];
+            403: components["responses"]["NativeSessionForbidden"];
+            404: components["responses"]["NativeSessionNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    refreshSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    refresh_token?: string;
+                    /**
+                     * @description As at sign-in: answer with cookies, not tokens in the body.
+                     * @default false
+                     */
+                    session_cookie?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The successor session and its tokens. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["SessionTokens"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeAuthBadRequest"];
+            401: components["responses"]["NativeSessionUnauthorized"];
+            403: components["responses"]["NativeSessionForbidden"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeAuthTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Taken; see the mailbox. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["AuthAccepted"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeAuthBadRequest"];
+            403: components["responses"]["EdgeBlocked"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeAuthTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    confirmPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The `token` query parameter of the emailed link. */
+                    token: string;
+                    password: components["schemas"]["Password"];
+                    /** @description A 6-digit code from the authenticator app, or one of the recovery codes (`xxxx-xxxx-xxxx-xxxx`). */
+                    totp?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The password is set; sign in with it. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            sessions_revoked: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeAuthBadRequest"];
+            401: components["responses"]["NativeSignInFailed"];
+            403: components["responses"]["EdgeBlocked"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeAuthTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    enrolTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret to load into the app. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["TotpEnrolment"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeSessionUnauthorized"];
+            403: components["responses"]["NativeSessionForbidden"];
+            409: components["responses"]["NativeTotpConflict"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    disableTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                    /** @description A 6-digit code from the authenticator app, or one of the recovery codes (`xxxx-xxxx-xxxx-xxxx`). */
+                    totp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The second factor is off. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            /** @enum {boolean} */
+                            totp_enabled: false;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeAuthBadRequest"];
+            401: components["responses"]["NativeReauthFailed"];
+            403: components["responses"]["NativeSessionForbidden"];
+            409: components["responses"]["NativeTotpConflict"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    confirmTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enrolment_token: string;
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The second factor is on. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            /** @enum {boolean} */
+                            totp_enabled: true;
+                            recovery_codes: string[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeAuthBadRequest"];
+            401: components["responses"]["NativeReauthFailed"];
+            403: components["responses"]["NativeSessionForbidden"];
+            409: components["responses"]["NativeTotpConflict"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
             503: components["responses"]["NativeUnavailable"];

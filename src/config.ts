@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACCOUNT_SETTINGS } from './config-accounts.js';
 import {
   IMAGE_RENDER_BUDGET_MS,
   RATE_PER_ACCOUNT_PER_MINUTE,
@@ -7,13 +8,11 @@ import {
   UPSTREAM_WORST_CASE_MS,
   VIDEO_STALL_MS,
 } from './domain/limits.js';
-import { isOneMailbox } from './lib/mail-address.js';
 import { StartupError } from './runtime/startup.js';
-
-const DEFAULT_FROM = 'compute-gateway <no-reply@localhost>';
 
 /** Every setting the service reads from the environment; parsed once at start, frozen. Units last in names. */
 const schema = z.object({
+  ...ACCOUNT_SETTINGS,
   NODE_ENV: z.string().default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -114,13 +113,6 @@ const schema = z.object({
   TOKENIZER_MAX_WAITING_PER_ACCOUNT: z.coerce.number().int().positive().default(8),
   /** A counting task running longer than this is stopped and its request answered 503 tokenizer_busy, uncharged. */
   TOKENIZER_TASK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-  PUBLIC_BASE_URL: z.string().url().optional(),
-  /** Mail (sign-up and reset links) goes through this SMTP server, `smtp://user:pass@host:587` or `smtps://…`; unset: logged. */
-  SMTP_URL: z
-    .string()
-    .regex(/^smtps?:\/\/[^/?#\s]+/, 'is smtp://user:pass@host:port or smtps://…')
-    .optional(),
-  MAIL_FROM: z.string().refine(isOneMailbox, 'is one address, e.g. Name <no-reply@example.com>').default(DEFAULT_FROM),
   /** Reference media (input_images, image_url, …): addresses fetched even though private (CIDRs, comma-separated). */
   MEDIA_FETCH_ALLOW: z.string().default(''),
   MEDIA_FETCH_MAX_BYTES: z.coerce

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AddSshKeyData, AddSshKeyErrors, AddSshKeyResponses, CheckBurstImageData, CheckBurstImageErrors, CheckBurstImageResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAudioJobData, CreateAudioJobErrors, CreateAudioJobResponses, CreateBurstOrderData, CreateBurstOrderErrors, CreateBurstOrderResponses, CreateChatData, CreateChatErrors, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateChatMessageData, CreateChatMessageErrors, CreateChatMessageResponses, CreateChatResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatImageData, CreateCompatImageErrors, CreateCompatImageResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateImageData, CreateImageErrors, CreateImageJobData, CreateImageJobErrors, CreateImageJobResponses, CreateImageResponses, CreateInstanceData, CreateInstanceErrors, CreateInstanceResponses, CreateMusicJobData, CreateMusicJobErrors, CreateMusicJobResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRecommendationData, CreateRecommendationErrors, CreateRecommendationResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateTopazImageJobData, CreateTopazImageJobErrors, CreateTopazImageJobResponses, CreateTopazVideoJobData, CreateTopazVideoJobErrors, CreateTopazVideoJobResponses, CreateVideoJobData, CreateVideoJobErrors, CreateVideoJobResponses, CreateVolumeData, CreateVolumeErrors, CreateVolumeResponses, DeleteBurstOrderData, DeleteBurstOrderErrors, DeleteBurstOrderResponses, DeleteInstanceData, DeleteInstanceErrors, DeleteInstanceResponses, DeleteSshKeyData, DeleteSshKeyErrors, DeleteSshKeyResponses, DeleteVolumeData, DeleteVolumeErrors, DeleteVolumeResponses, EnsureSshProxyData, EnsureSshProxyErrors, EnsureSshProxyResponses, EstimateAudioJobData, EstimateAudioJobErrors, EstimateAudioJobResponses, EstimateBurstOrderData, EstimateBurstOrderErrors, EstimateBurstOrderResponses, EstimateImageJobData, EstimateImageJobErrors, EstimateImageJobResponses, EstimateMusicJobData, EstimateMusicJobErrors, EstimateMusicJobResponses, EstimateVideoJobData, EstimateVideoJobErrors, EstimateVideoJobResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, FinalizeVideoJobData, FinalizeVideoJobErrors, FinalizeVideoJobResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAudioJobData, GetAudioJobErrors, GetAudioJobResponses, GetBurstOrderData, GetBurstOrderErrors, GetBurstOrderResponses, GetChatData, GetChatErrors, GetChatImageJobData, GetChatImageJobErrors, GetChatImageJobResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetChatResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetHostedFileData, GetHostedFileErrors, GetHostedFileResponses, GetImageJobData, GetImageJobErrors, GetImageJobResponses, GetInstanceData, GetInstanceErrors, GetInstanceResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetMusicJobData, GetMusicJobErrors, GetMusicJobResponses, GetNotificationSettingsData, GetNotificationSettingsErrors, GetNotificationSettingsResponses, GetProviderEarningsData, GetProviderEarningsErrors, GetProviderEarningsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetTopazImageJobData, GetTopazImageJobErrors, GetTopazImageJobResponses, GetTopazVideoJobData, GetTopazVideoJobErrors, GetTopazVideoJobResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, GetVideoJobData, GetVideoJobErrors, GetVideoJobResponses, GetVolumeData, GetVolumeErrors, GetVolumeResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBurstOrderHistoryData, ListBurstOrderHistoryErrors, ListBurstOrderHistoryResponses, ListBurstOrdersData, ListBurstOrdersErrors, ListBurstOrdersResponses, ListBurstOrderTransactionsData, ListBurstOrderTransactionsErrors, ListBurstOrderTransactionsResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListInstancesData, ListInstancesErrors, ListInstancesResponses, ListMachinesData, ListMachinesErrors, ListMachinesResponses, ListOffersData, ListOffersErrors, ListOffersResponses, ListSshKeysData, ListSshKeysErrors, ListSshKeysResponses, ListTopazModelsData, ListTopazModelsErrors, ListTopazModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, ListVolumesData, ListVolumesErrors, ListVolumesResponses, MachineHeartbeatData, MachineHeartbeatErrors, MachineHeartbeatResponses, RegisterMachineData, RegisterMachineErrors, RegisterMachineResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetNotificationSettingsData, SetNotificationSettingsErrors, SetNotificationSettingsResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses, StartBurstOrderData, StartBurstOrderErrors, StartBurstOrderResponses, StartInstanceData, StartInstanceErrors, StartInstanceResponses, StopBurstOrderData, StopBurstOrderErrors, StopBurstOrderResponses, StopInstanceData, StopInstanceErrors, StopInstanceResponses, UpdateMachineListingData, UpdateMachineListingErrors, UpdateMachineListingResponses, WaitForTunnelsData, WaitForTunnelsErrors, WaitForTunnelsResponses } from './types.gen.js';
+import type { AddSshKeyData, AddSshKeyErrors, AddSshKeyResponses, ChangeEmailData, ChangeEmailErrors, ChangeEmailResponses, ChangePasswordData, ChangePasswordErrors, ChangePasswordResponses, CheckBurstImageData, CheckBurstImageErrors, CheckBurstImageResponses, ConfirmEmailData, ConfirmEmailErrors, ConfirmEmailResponses, ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, ConfirmTotpData, ConfirmTotpErrors, ConfirmTotpResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAudioJobData, CreateAudioJobErrors, CreateAudioJobResponses, CreateBurstOrderData, CreateBurstOrderErrors, CreateBurstOrderResponses, CreateChatData, CreateChatErrors, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateChatMessageData, CreateChatMessageErrors, CreateChatMessageResponses, CreateChatResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatImageData, CreateCompatImageErrors, CreateCompatImageResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateImageData, CreateImageErrors, CreateImageJobData, CreateImageJobErrors, CreateImageJobResponses, CreateImageResponses, CreateInstanceData, CreateInstanceErrors, CreateInstanceResponses, CreateMusicJobData, CreateMusicJobErrors, CreateMusicJobResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRecommendationData, CreateRecommendationErrors, CreateRecommendationResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateTopazImageJobData, CreateTopazImageJobErrors, CreateTopazImageJobResponses, CreateTopazVideoJobData, CreateTopazVideoJobErrors, CreateTopazVideoJobResponses, CreateVideoJobData, CreateVideoJobErrors, CreateVideoJobResponses, CreateVolumeData, CreateVolumeErrors, CreateVolumeResponses, DeleteAccountData, DeleteAccountErrors, DeleteAccountResponses, DeleteBurstOrderData, DeleteBurstOrderErrors, DeleteBurstOrderResponses, DeleteInstanceData, DeleteInstanceErrors, DeleteInstanceResponses, DeleteSshKeyData, DeleteSshKeyErrors, DeleteSshKeyResponses, DeleteVolumeData, DeleteVolumeErrors, DeleteVolumeResponses, DisableTotpData, DisableTotpErrors, DisableTotpResponses, EnrolTotpData, EnrolTotpErrors, EnrolTotpResponses, EnsureSshProxyData, EnsureSshProxyErrors, EnsureSshProxyResponses, EstimateAudioJobData, EstimateAudioJobErrors, EstimateAudioJobResponses, EstimateBurstOrderData, EstimateBurstOrderErrors, EstimateBurstOrderResponses, EstimateImageJobData, EstimateImageJobErrors, EstimateImageJobResponses, EstimateMusicJobData, EstimateMusicJobErrors, EstimateMusicJobResponses, EstimateVideoJobData, EstimateVideoJobErrors, EstimateVideoJobResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, FinalizeVideoJobData, FinalizeVideoJobErrors, FinalizeVideoJobResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAudioJobData, GetAudioJobErrors, GetAudioJobResponses, GetBurstOrderData, GetBurstOrderErrors, GetBurstOrderResponses, GetChatData, GetChatErrors, GetChatImageJobData, GetChatImageJobErrors, GetChatImageJobResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetChatResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetHostedFileData, GetHostedFileErrors, GetHostedFileResponses, GetImageJobData, GetImageJobErrors, GetImageJobResponses, GetInstanceData, GetInstanceErrors, GetInstanceResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetMusicJobData, GetMusicJobErrors, GetMusicJobResponses, GetNotificationSettingsData, GetNotificationSettingsErrors, GetNotificationSettingsResponses, GetProviderEarningsData, GetProviderEarningsErrors, GetProviderEarningsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetTopazImageJobData, GetTopazImageJobErrors, GetTopazImageJobResponses, GetTopazVideoJobData, GetTopazVideoJobErrors, GetTopazVideoJobResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, GetVideoJobData, GetVideoJobErrors, GetVideoJobResponses, GetVolumeData, GetVolumeErrors, GetVolumeResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBurstOrderHistoryData, ListBurstOrderHistoryErrors, ListBurstOrderHistoryResponses, ListBurstOrdersData, ListBurstOrdersErrors, ListBurstOrdersResponses, ListBurstOrderTransactionsData, ListBurstOrderTransactionsErrors, ListBurstOrderTransactionsResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListInstancesData, ListInstancesErrors, ListInstancesResponses, ListMachinesData, ListMachinesErrors, ListMachinesResponses, ListOffersData, ListOffersErrors, ListOffersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, ListSshKeysData, ListSshKeysErrors, ListSshKeysResponses, ListTopazModelsData, ListTopazModelsErrors, ListTopazModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, ListVolumesData, ListVolumesErrors, ListVolumesResponses, MachineHeartbeatData, MachineHeartbeatErrors, MachineHeartbeatResponses, RefreshSessionData, RefreshSessionErrors, RefreshSessionResponses, RegisterMachineData, RegisterMachineErrors, RegisterMachineResponses, RequestPasswordResetData, RequestPasswordResetErrors, RequestPasswordResetResponses, ResendConfirmationData, ResendConfirmationErrors, ResendConfirmationResponses, RevokeAllSessionsData, RevokeAllSessionsErrors, RevokeAllSessionsResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeSessionData, RevokeSessionErrors, RevokeSessionResponses, SetNotificationSettingsData, SetNotificationSettingsErrors, SetNotificationSettingsResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses, SignInData, SignInErrors, SignInResponses, SignUpData, SignUpErrors, SignUpResponses, StartBurstOrderData, StartBurstOrderErrors, StartBurstOrderResponses, StartInstanceData, StartInstanceErrors, StartInstanceResponses, StopBurstOrderData, StopBurstOrderErrors, StopBurstOrderResponses, StopInstanceData, StopInstanceErrors, StopInstanceResponses, UpdateMachineListingData, UpdateMachineListingErrors, UpdateMachineListingResponses, WaitForTunnelsData, WaitForTunnelsErrors, WaitForTunnelsResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -293,7 +293,16 @@ export const getModelPerformance = <ThrowOnError extends boolean = false>(option
  * Newest first, revoked keys included. Secrets are never shown here.
  */
 export const listApiKeys = <ThrowOnError extends boolean = false>(options?: Options<ListApiKeysData, ThrowOnError>) => (options?.client ?? client).get<ListApiKeysResponses, ListApiKeysErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/llm/api-keys',
     ...options
 });
@@ -307,7 +316,16 @@ export const listApiKeys = <ThrowOnError extends boolean = false>(options?: Opti
  *
  */
 export const createApiKey = <ThrowOnError extends boolean = false>(options?: Options<CreateApiKeyData, ThrowOnError>) => (options?.client ?? client).post<CreateApiKeyResponses, CreateApiKeyErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/llm/api-keys',
     ...options,
     headers: {
@@ -324,9 +342,41 @@ export const createApiKey = <ThrowOnError extends boolean = false>(options?: Opt
  *
  */
 export const revokeApiKey = <ThrowOnError extends boolean = false>(options: Options<RevokeApiKeyData, ThrowOnError>) => (options.client ?? client).delete<RevokeApiKeyResponses, RevokeApiKeyErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/llm/api-keys/{key_id}',
     ...options
+});
+
+/**
+ * Delete the account
+ *
+ * Deletes the account for good (SPEC 5.4: its API keys then answer 404 `user_not_found`), with every session.
+ * Needs the password, and the second-factor code when the account has one. Refused with 409 `account_not_empty`
+ * while the balance is not zero (spend it, or withdraw earnings) or a GPU rental is running (stop it): money is
+ * never deleted with an account.
+ *
+ */
+export const deleteAccount = <ThrowOnError extends boolean = false>(options: Options<DeleteAccountData, ThrowOnError>) => (options.client ?? client).delete<DeleteAccountResponses, DeleteAccountErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/account',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**
@@ -337,9 +387,289 @@ export const revokeApiKey = <ThrowOnError extends boolean = false>(options: Opti
  *
  */
 export const getAccount = <ThrowOnError extends boolean = false>(options?: Options<GetAccountData, ThrowOnError>) => (options?.client ?? client).get<GetAccountResponses, GetAccountErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/account',
     ...options
+});
+
+/**
+ * Change the account's email address
+ *
+ * Mails a confirmation link to the new address; the change happens when it is followed (`POST /v1/auth/confirm`).
+ * Until then the old address stays, and sign-in uses it. Needs the password. The answer is the same 202 whether or not
+ * another account uses the new address (that one's owner is told instead).
+ *
+ */
+export const changeEmail = <ThrowOnError extends boolean = false>(options: Options<ChangeEmailData, ThrowOnError>) => (options.client ?? client).post<ChangeEmailResponses, ChangeEmailErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/account/email',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Change the password
+ *
+ * Needs the current password. Every other session of the account is revoked; the caller's stays. API keys keep
+ * working.
+ *
+ */
+export const changePassword = <ThrowOnError extends boolean = false>(options: Options<ChangePasswordData, ThrowOnError>) => (options.client ?? client).post<ChangePasswordResponses, ChangePasswordErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/account/password',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Sign up with email and password
+ *
+ * Creates an account and mails a link to confirm the address (valid 24 hours; `PUBLIC_BASE_URL/confirm?token=…`,
+ * whose token goes to `POST /v1/auth/confirm`). The account can sign in once the address is confirmed. The answer
+ * is the same 202 whether or not the address is registered already; the owner of a registered address gets a mail
+ * saying so, with a password reset link. Limited per client address (`auth_rate_limited`).
+ *
+ */
+export const signUp = <ThrowOnError extends boolean = false>(options: Options<SignUpData, ThrowOnError>) => (options.client ?? client).post<SignUpResponses, SignUpErrors, ThrowOnError>({
+    url: '/v1/auth/signup',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Confirm an email address
+ *
+ * Follows a confirmation link: the one mailed at sign-up, or the one mailed to a new address
+ * (`POST /v1/account/email`), which makes that address the account's. A link works once, for 24 hours, and only
+ * while the address it was sent to is still the one it confirms.
+ *
+ */
+export const confirmEmail = <ThrowOnError extends boolean = false>(options: Options<ConfirmEmailData, ThrowOnError>) => (options.client ?? client).post<ConfirmEmailResponses, ConfirmEmailErrors, ThrowOnError>({
+    url: '/v1/auth/confirm',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Send the confirmation link again
+ *
+ * Mails a new confirmation link if the address belongs to an account that has not confirmed it; the answer is the
+ * same 202 either way. One mail a minute per address at most (429 `auth_rate_limited` with `Retry-After`, whether
+ * or not the address is registered).
+ *
+ */
+export const resendConfirmation = <ThrowOnError extends boolean = false>(options: Options<ResendConfirmationData, ThrowOnError>) => (options.client ?? client).post<ResendConfirmationResponses, ResendConfirmationErrors, ThrowOnError>({
+    url: '/v1/auth/confirm/resend',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Sign out everywhere
+ *
+ * Revokes every session of the account, the caller's included, and clears the session cookies. API keys keep working.
+ *
+ */
+export const revokeAllSessions = <ThrowOnError extends boolean = false>(options?: Options<RevokeAllSessionsData, ThrowOnError>) => (options?.client ?? client).delete<RevokeAllSessionsResponses, RevokeAllSessionsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/auth/sessions',
+    ...options
+});
+
+/**
+ * List the account's signed-in sessions
+ *
+ * Newest first; revoked and expired sessions are not listed. `current` marks the caller's own.
+ *
+ */
+export const listSessions = <ThrowOnError extends boolean = false>(options?: Options<ListSessionsData, ThrowOnError>) => (options?.client ?? client).get<ListSessionsResponses, ListSessionsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/auth/sessions',
+    ...options
+});
+
+/**
+ * Sign in
+ *
+ * Checks the password (and the second factor, when the account has one) and opens a session: its access token is
+ * the `<ACCESS_TOKEN>` the account's own operations take. Unknown address and wrong password get the same 401
+ * `invalid_credentials`, after the same work. Limited per client address and per email address, across every
+ * gateway process (429 `auth_rate_limited`).
+ *
+ */
+export const signIn = <ThrowOnError extends boolean = false>(options: Options<SignInData, ThrowOnError>) => (options.client ?? client).post<SignInResponses, SignInErrors, ThrowOnError>({
+    url: '/v1/auth/sessions',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Sign out, or end one session
+ *
+ * Revokes one session of the account: `current` signs the caller out (and clears the session cookies). A session id
+ * that is not the account's, or already ended, answers 404 `session_not_found`.
+ *
+ */
+export const revokeSession = <ThrowOnError extends boolean = false>(options: Options<RevokeSessionData, ThrowOnError>) => (options.client ?? client).delete<RevokeSessionResponses, RevokeSessionErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/auth/sessions/{session_id}',
+    ...options
+});
+
+/**
+ * Exchange a refresh token for new tokens
+ *
+ * Every refresh token works once: this answers a new access and refresh token and retires the one sent. A refresh
+ * token presented a second time (someone kept a copy) revokes every session of that sign-in: 401 `invalid_session`.
+ * The token comes in the body, or in the `cgw_refresh` cookie (then the `Origin` header must be the service's own).
+ *
+ */
+export const refreshSession = <ThrowOnError extends boolean = false>(options?: Options<RefreshSessionData, ThrowOnError>) => (options?.client ?? client).post<RefreshSessionResponses, RefreshSessionErrors, ThrowOnError>({
+    url: '/v1/auth/refresh',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options?.headers
+    }
+});
+
+/**
+ * Ask for a password reset link
+ *
+ * Mails a link to set a new password (valid one hour, `PUBLIC_BASE_URL/password-reset?token=…`) if the address
+ * belongs to an account; the answer is the same 202 either way. Limited per address and per client address.
+ *
+ */
+export const requestPasswordReset = <ThrowOnError extends boolean = false>(options: Options<RequestPasswordResetData, ThrowOnError>) => (options.client ?? client).post<RequestPasswordResetResponses, RequestPasswordResetErrors, ThrowOnError>({
+    url: '/v1/auth/password-reset',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Set a new password from a reset link
+ *
+ * Sets the password, confirms the address (the link proved the mailbox) and revokes every session of the account.
+ * An account with a second factor needs its code (or a recovery code) in `totp` too. A link works once, and not
+ * after the password changed since it was sent.
+ *
+ */
+export const confirmPasswordReset = <ThrowOnError extends boolean = false>(options: Options<ConfirmPasswordResetData, ThrowOnError>) => (options.client ?? client).post<ConfirmPasswordResetResponses, ConfirmPasswordResetErrors, ThrowOnError>({
+    url: '/v1/auth/password-reset/confirm',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Turn the second factor off
+ *
+ * Needs a current code (or a recovery code) and the password. The recovery codes are discarded with the secret.
+ *
+ */
+export const disableTotp = <ThrowOnError extends boolean = false>(options: Options<DisableTotpData, ThrowOnError>) => (options.client ?? client).delete<DisableTotpResponses, DisableTotpErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/auth/totp',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Start setting up a second factor
+ *
+ * Draws a new TOTP secret and answers it with an `otpauth://` URI for an authenticator app. Nothing changes until
+ * `POST /v1/auth/totp/confirm` proves the app shows the right codes.
+ *
+ */
+export const enrolTotp = <ThrowOnError extends boolean = false>(options?: Options<EnrolTotpData, ThrowOnError>) => (options?.client ?? client).post<EnrolTotpResponses, EnrolTotpErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/auth/totp',
+    ...options
+});
+
+/**
+ * Finish setting up the second factor
+ *
+ * Checks a code from the app against the enrolment's secret and turns the second factor on. Answers ten recovery
+ * codes, shown this once: each stands in for a code one time (a lost phone). From then on, sign-in, password reset
+ * and withdrawals ask for a code.
+ *
+ */
+export const confirmTotp = <ThrowOnError extends boolean = false>(options: Options<ConfirmTotpData, ThrowOnError>) => (options.client ?? client).post<ConfirmTotpResponses, ConfirmTotpErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/auth/totp/confirm',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**
@@ -351,7 +681,16 @@ export const getAccount = <ThrowOnError extends boolean = false>(options?: Optio
  *
  */
 export const listUsageRequests = <ThrowOnError extends boolean = false>(options?: Options<ListUsageRequestsData, ThrowOnError>) => (options?.client ?? client).get<ListUsageRequestsResponses, ListUsageRequestsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/llm/usage/requests',
     ...options
 });
@@ -363,7 +702,16 @@ export const listUsageRequests = <ThrowOnError extends boolean = false>(options?
  *
  */
 export const getUsageRequest = <ThrowOnError extends boolean = false>(options: Options<GetUsageRequestData, ThrowOnError>) => (options.client ?? client).get<GetUsageRequestResponses, GetUsageRequestErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/llm/usage/requests/{log_id}',
     ...options
 });
@@ -376,7 +724,16 @@ export const getUsageRequest = <ThrowOnError extends boolean = false>(options: O
  *
  */
 export const getUsageHistory = <ThrowOnError extends boolean = false>(options?: Options<GetUsageHistoryData, ThrowOnError>) => (options?.client ?? client).get<GetUsageHistoryResponses, GetUsageHistoryErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/llm/usage/history',
     ...options
 });
@@ -389,7 +746,16 @@ export const getUsageHistory = <ThrowOnError extends boolean = false>(options?: 
  *
  */
 export const getUsageBreakdown = <ThrowOnError extends boolean = false>(options?: Options<GetUsageBreakdownData, ThrowOnError>) => (options?.client ?? client).get<GetUsageBreakdownResponses, GetUsageBreakdownErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/llm/usage/breakdown',
     ...options
 });
@@ -404,7 +770,16 @@ export const getUsageBreakdown = <ThrowOnError extends boolean = false>(options?
  *
  */
 export const exportUsage = <ThrowOnError extends boolean = false>(options?: Options<ExportUsageData, ThrowOnError>) => (options?.client ?? client).get<ExportUsageResponses, ExportUsageErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/llm/usage/export',
     ...options
 });
@@ -417,7 +792,16 @@ export const exportUsage = <ThrowOnError extends boolean = false>(options?: Opti
  *
  */
 export const getUsageActivity = <ThrowOnError extends boolean = false>(options?: Options<GetUsageActivityData, ThrowOnError>) => (options?.client ?? client).get<GetUsageActivityResponses, GetUsageActivityErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/usage/activity',
     ...options
 });
@@ -430,7 +814,16 @@ export const getUsageActivity = <ThrowOnError extends boolean = false>(options?:
  *
  */
 export const getUsageCalendar = <ThrowOnError extends boolean = false>(options?: Options<GetUsageCalendarData, ThrowOnError>) => (options?.client ?? client).get<GetUsageCalendarResponses, GetUsageCalendarErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/usage/calendar',
     ...options
 });
@@ -443,7 +836,16 @@ export const getUsageCalendar = <ThrowOnError extends boolean = false>(options?:
  *
  */
 export const getRubBilling = <ThrowOnError extends boolean = false>(options?: Options<GetRubBillingData, ThrowOnError>) => (options?.client ?? client).get<GetRubBillingResponses, GetRubBillingErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/settings/rub-billing',
     ...options
 });
@@ -456,7 +858,16 @@ export const getRubBilling = <ThrowOnError extends boolean = false>(options?: Op
  *
  */
 export const setRubBilling = <ThrowOnError extends boolean = false>(options: Options<SetRubBillingData, ThrowOnError>) => (options.client ?? client).put<SetRubBillingResponses, SetRubBillingErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/settings/rub-billing',
     ...options,
     headers: {
@@ -473,7 +884,16 @@ export const setRubBilling = <ThrowOnError extends boolean = false>(options: Opt
  *
  */
 export const getNotificationSettings = <ThrowOnError extends boolean = false>(options?: Options<GetNotificationSettingsData, ThrowOnError>) => (options?.client ?? client).get<GetNotificationSettingsResponses, GetNotificationSettingsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/settings/notifications',
     ...options
 });
@@ -487,7 +907,16 @@ export const getNotificationSettings = <ThrowOnError extends boolean = false>(op
  *
  */
 export const setNotificationSettings = <ThrowOnError extends boolean = false>(options: Options<SetNotificationSettingsData, ThrowOnError>) => (options.client ?? client).put<SetNotificationSettingsResponses, SetNotificationSettingsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/settings/notifications',
     ...options,
     headers: {
@@ -503,7 +932,16 @@ export const setNotificationSettings = <ThrowOnError extends boolean = false>(op
  *
  */
 export const listSshKeys = <ThrowOnError extends boolean = false>(options?: Options<ListSshKeysData, ThrowOnError>) => (options?.client ?? client).get<ListSshKeysResponses, ListSshKeysErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/settings/ssh-keys',
     ...options
 });
@@ -518,7 +956,16 @@ export const listSshKeys = <ThrowOnError extends boolean = false>(options?: Opti
  *
  */
 export const addSshKey = <ThrowOnError extends boolean = false>(options: Options<AddSshKeyData, ThrowOnError>) => (options.client ?? client).post<AddSshKeyResponses, AddSshKeyErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/settings/ssh-keys',
     ...options,
     headers: {
@@ -534,7 +981,16 @@ export const addSshKey = <ThrowOnError extends boolean = false>(options: Options
  *
  */
 export const deleteSshKey = <ThrowOnError extends boolean = false>(options: Options<DeleteSshKeyData, ThrowOnError>) => (options.client ?? client).delete<DeleteSshKeyResponses, DeleteSshKeyErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
     url: '/v1/settings/ssh-keys/{key_id}',
     ...options
 });

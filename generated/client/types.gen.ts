@@ -195,9 +195,24 @@ export type Health = {
  * | too_many_pending_rentals | 409 | invalid_request_error | The account has `RENTAL_MAX_PENDING_PER_ACCOUNT` rentals waiting for their machine to run them; nothing was taken or held. |
  * | too_many_unverified_machines | 409 | invalid_request_error | The provider lists `MARKET_MAX_UNVERIFIED_LISTED` machines no operator has verified; register or keep this one unlisted. |
  * | instance_not_running | 409 | invalid_request_error | The rental is stopped: its SSH proxy port was given back; start it to get one again. |
+ * | invalid_email | 400 | invalid_request_error | The email address is not one mail can be sent to. |
+ * | weak_password | 400 | invalid_request_error | A new password is shorter than 12 or longer than 256 characters, or one of the most common passwords (`meta.rule`). |
+ * | invalid_link | 400 | invalid_request_error | A confirmation, reset or enrolment token is malformed, forged, expired, already used, or no longer matches the account (the address or password changed since). |
+ * | invalid_credentials | 401 | invalid_request_error | Sign-in, or a password confirming a change, failed: the same answer for an unknown address and a wrong password. |
+ * | totp_required | 401 | invalid_request_error | The password was right and the account has a second factor: send its code (or a recovery code) in `totp`. |
+ * | invalid_totp | 401 | invalid_request_error | The second-factor code is wrong, expired, or was used already. |
+ * | invalid_session | 401 | invalid_request_error | The access or refresh token is unknown, expired, revoked, or (a refresh token) was used before: sign in again. |
+ * | email_unconfirmed | 403 | permission_error | The password was right but the address is not confirmed yet: follow the emailed link (`POST /v1/auth/confirm/resend` sends another). |
+ * | session_required | 403 | permission_error | The operation needs a signed-in session (`<ACCESS_TOKEN>`), not an API key. |
+ * | session_not_accepted | 403 | permission_error | The operation takes an API key; a session token is accepted only on the account's own operations. |
+ * | origin_mismatch | 403 | permission_error | A state-changing call authenticated by the session cookie came without an `Origin` header, or from another origin. |
+ * | totp_already_enabled | 409 | invalid_request_error | The account has a second factor already: disable it before enrolling a new one. |
+ * | totp_not_enabled | 409 | invalid_request_error | The account has no second factor to confirm against or disable. |
+ * | account_not_empty | 409 | invalid_request_error | The account cannot be deleted while its balance is not zero or a rental is running (`meta.balance_usd`, `meta.running_rentals`). |
+ * | session_not_found | 404 | invalid_request_error | The session id is not one of the account's live sessions. |
  *
  */
-export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'tokenizer_busy' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use' | 'price_above_max' | 'too_many_pending_rentals' | 'too_many_unverified_machines' | 'instance_not_running';
+export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'tokenizer_busy' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use' | 'price_above_max' | 'too_many_pending_rentals' | 'too_many_unverified_machines' | 'instance_not_running' | 'invalid_email' | 'weak_password' | 'invalid_link' | 'invalid_credentials' | 'totp_required' | 'invalid_totp' | 'invalid_session' | 'email_unconfirmed' | 'session_required' | 'session_not_accepted' | 'origin_mismatch' | 'totp_already_enabled' | 'totp_not_enabled' | 'account_not_empty' | 'session_not_found';
 
 /**
  * One body-validation finding (SPEC 2.7), listed in `meta.fields`.
@@ -1000,6 +1015,99 @@ export type Account = {
             [key: string]: number;
         };
     };
+};
+
+/**
+ * The request was taken. The answer is the same whether or not the address belongs to an account, so it tells no
+ * one who is registered: look in the mailbox.
+ *
+ */
+export type AuthAccepted = {
+    status: 'accepted';
+};
+
+/**
+ * At least 12 and at most 256 characters (Unicode code points, after NFKC normalisation), not one of the most
+ * common passwords (400 `weak_password` names which rule failed). Spaces are allowed; nothing else is required.
+ * A password only checked, never set (sign-in, confirmations), is compared as given.
+ *
+ */
+export type Password = string;
+
+/**
+ * One signed-in session, as the dashboard's "sessions" list shows it. A session lives until its refresh token
+ * expires (30 days after the last refresh), it is revoked (sign-out, sign-out everywhere, a password change or
+ * reset), or its refresh token is presented twice (the whole sign-in is then revoked).
+ *
+ */
+export type AuthSession = {
+    id: string;
+    /**
+     * When this session's sign-in happened (refreshes keep it).
+     */
+    created_at: string;
+    last_used_at: string;
+    /**
+     * When the refresh token stops working unless refreshed before.
+     */
+    expires_at: string;
+    /**
+     * The User-Agent of the sign-in, cut to 256 characters.
+     */
+    user_agent: string | null;
+    /**
+     * The client address of the sign-in.
+     */
+    ip: string | null;
+    /**
+     * This is the session making the request.
+     */
+    current: boolean;
+};
+
+/**
+ * A new session (sign-in) or its successor (refresh). `access_token` is the `<ACCESS_TOKEN>` of the spec: send it
+ * as `Authorization: Bearer <ACCESS_TOKEN>` on the account's own operations (keys, account, settings, usage). It
+ * lasts `expires_in` seconds (15 minutes); exchange `refresh_token` at `POST /v1/auth/refresh` for a new pair
+ * before then. Every refresh token works once: presenting one a second time revokes the whole sign-in.
+ *
+ * When the request asked for `session_cookie: true` (the dashboard), both tokens are set as httpOnly, Secure,
+ * SameSite=Strict cookies (`cgw_session` on `/`, `cgw_refresh` on `/v1/auth`) and left out of this body, so
+ * page scripts never see them.
+ *
+ */
+export type SessionTokens = {
+    access_token?: string;
+    refresh_token?: string;
+    token_type: 'Bearer';
+    /**
+     * Seconds the access token lasts.
+     */
+    expires_in: number;
+    /**
+     * Seconds the refresh token lasts.
+     */
+    refresh_expires_in: number;
+    session: AuthSession;
+};
+
+/**
+ * A second factor being set up (RFC 6238: SHA-1, 6 digits, 30-second steps). Show `otpauth_uri` as a QR code or
+ * `secret` for typing into an authenticator app, then send a code it shows with `enrolment_token` to
+ * `POST /v1/auth/totp/confirm` within 10 minutes. Nothing changes until then.
+ *
+ */
+export type TotpEnrolment = {
+    /**
+     * The shared secret, base32.
+     */
+    secret: string;
+    otpauth_uri: string;
+    /**
+     * Carries the secret to the confirmation, signed; useless once it expires.
+     */
+    enrolment_token: string;
+    expires_at: string;
 };
 
 /**
@@ -3647,6 +3755,73 @@ export type RevokeApiKeyResponses = {
 
 export type RevokeApiKeyResponse = RevokeApiKeyResponses[keyof RevokeApiKeyResponses];
 
+export type DeleteAccountData = {
+    body: {
+        password: string;
+        /**
+         * Needed when the account has a second factor; a recovery code works too.
+         */
+        totp?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/account';
+};
+
+export type DeleteAccountErrors = {
+    /**
+     * Invalid request: the body broke the contract (fields in meta.fields), a new password is too weak, an address is not one mail can reach, or a token is not valid.
+     */
+    400: NativeError;
+    /**
+     * The session is not valid, or the password or second-factor code confirming the change is wrong.
+     */
+    401: NativeError;
+    /**
+     * The operation needs a signed-in session, not an API key; or a cookie-authenticated change came without the service's `Origin`. Or, in plain text, blocked at the edge (SPEC 5.5).
+     */
+    403: NativeError;
+    /**
+     * The account still holds money or runs a rental; withdraw or spend the balance and stop rentals first.
+     */
+    409: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type DeleteAccountError = DeleteAccountErrors[keyof DeleteAccountErrors];
+
+export type DeleteAccountResponses = {
+    /**
+     * The account is deleted.
+     */
+    200: NativeSuccess & {
+        data: {
+            deleted: true;
+        };
+    };
+};
+
+export type DeleteAccountResponse = DeleteAccountResponses[keyof DeleteAccountResponses];
+
 export type GetAccountData = {
     body?: never;
     path?: never;
@@ -3699,6 +3874,897 @@ export type GetAccountResponses = {
 };
 
 export type GetAccountResponse = GetAccountResponses[keyof GetAccountResponses];
+
+export type ChangeEmailData = {
+    body: {
+        email: string;
+        password: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/account/email';
+};
+
+export type ChangeEmailErrors = {
+    /**
+     * Invalid request: the body broke the contract (fields in meta.fields), a new password is too weak, an address is not one mail can reach, or a token is not valid.
+     */
+    400: NativeError;
+    /**
+     * The session is not valid, or the password or second-factor code confirming the change is wrong.
+     */
+    401: NativeError;
+    /**
+     * The operation needs a signed-in session, not an API key; or a cookie-authenticated change came without the service's `Origin`. Or, in plain text, blocked at the edge (SPEC 5.5).
+     */
+    403: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * Too many attempts from this client address or for this email address (sliding windows shared by every gateway process). `Retry-After` says when to try again; the answer is the same for registered and unknown addresses.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ChangeEmailError = ChangeEmailErrors[keyof ChangeEmailErrors];
+
+export type ChangeEmailResponses = {
+    /**
+     * Taken; see the mailbox.
+     */
+    202: NativeSuccess & {
+        data: AuthAccepted;
+    };
+};
+
+export type ChangeEmailResponse = ChangeEmailResponses[keyof ChangeEmailResponses];
+
+export type ChangePasswordData = {
+    body: {
+        current_password: string;
+        new_password: Password;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/account/password';
+};
+
+export type ChangePasswordErrors = {
+    /**
+     * Invalid request: the body broke the contract (fields in meta.fields), a new password is too weak, an address is not one mail can reach, or a token is not valid.
+     */
+    400: NativeError;
+    /**
+     * The session is not valid, or the password or second-factor code confirming the change is wrong.
+     */
+    401: NativeError;
+    /**
+     * The operation needs a signed-in session, not an API key; or a cookie-authenticated change came without the service's `Origin`. Or, in plain text, blocked at the edge (SPEC 5.5).
+     */
+    403: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * Too many attempts from this client address or for this email address (sliding windows shared by every gateway process). `Retry-After` says when to try again; the answer is the same for registered and unknown addresses.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ChangePasswordError = ChangePasswordErrors[keyof ChangePasswordErrors];
+
+export type ChangePasswordResponses = {
+    /**
+     * The password is changed.
+     */
+    200: NativeSuccess & {
+        data: {
+            sessions_revoked: number;
+        };
+    };
+};
+
+export type ChangePasswordResponse = ChangePasswordResponses[keyof ChangePasswordResponses];
+
+export type SignUpData = {
+    body: {
+        email: string;
+        password: Password;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/auth/signup';
+};
+
+export type SignUpErrors = {
+    /**
+     * Invalid request: the body broke the contract (fields in meta.fields), a new password is too weak, an address is not one mail can reach, or a token is not valid.
+     */
+    400: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * Too many attempts from this client address or for this email address (sliding windows shared by every gateway process). `Retry-After` says when to try again; the answer is the same for registered and unknown addresses.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type SignUpError = SignUpErrors[keyof SignUpErrors];
+
+export type SignUpResponses = {
+    /**
+     * Taken; see the mailbox.
+     */
+    202: NativeSuccess & {
+        data: AuthAccepted;
+    };
+};
+
+export type SignUpResponse = SignUpResponses[keyof SignUpResponses];
+
+export type ConfirmEmailData = {
+    body: {
+        /**
+         * The `token` query parameter of the emailed link.
+         */
+        token: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/auth/confirm';
+};
+
+export type ConfirmEmailErrors = {
+    /**
+     * Invalid request: the body broke the contract (fields in meta.fields), a new password is too weak, an address is not one mail can reach, or a token is not valid.
+     */
+    400: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * Too many attempts from this client address or for this email address (sliding windows shared by every gateway process). `Retry-After` says when to try again; the answer is the same for registered and unknown addresses.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ConfirmEmailError = ConfirmEmailErrors[keyof ConfirmEmailErrors];
+
+export type ConfirmEmailResponses = {
+    /**
+     * The address is confirmed.
+     */
+    200: NativeSuccess & {
+        data: {
+            email: string;
+            email_confirmed: true;
+        };
+    };
+};
+
+export type ConfirmEmailResponse = ConfirmEmailResponses[keyof ConfirmEmailResponses];
+
+export type ResendConfirmationData = {
+    body: {
+        email: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/auth/confirm/resend';
+};
+
+export type ResendConfirmationErrors = {
+    /**
+     * Invalid request: the body broke the contract (fields in meta.fields), a new password is too weak, an address is not one mail can reach, or a token is not valid.
+     */
+    400: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * Too many attempts from this client address or for this email address (sliding windows shared by every gateway process). `Retry-After` says when to try again; the answer is the same for registered and unknown addresses.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ResendConfirmationError = ResendConfirmationErrors[keyof ResendConfirmationErrors];
+
+export type ResendConfirmationResponses = {
+    /**
+     * Taken; see the mailbox.
+     */
+    202: NativeSuccess & {
+        data: AuthAccepted;
+    };
+};
+
+export type ResendConfirmationResponse = ResendConfirmationResponses[keyof ResendConfirmationResponses];
+
+export type RevokeAllSessionsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/auth/sessions';
+};
+
+export type RevokeAllSessionsErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No session, or its token is unknown, expired or revoked; a refresh token used a second time revokes the whole sign-in.
+     */
+    401: NativeError;
+    /**
+     * The operation needs a signed-in session, not an API key; or a cookie-authenticated change came without the service's `Origin`. Or, in plain text, blocked at the edge (SPEC 5.5).
+     */
+    403: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type RevokeAllSessionsError = RevokeAllSessionsErrors[keyof RevokeAllSessionsErrors];
+
+export type RevokeAllSessionsResponses = {
+    /**
+     * How many sessions were revoked.
+     */
+    200: NativeSuccess & {
+        data: {
+            revoked: number;
+        };
+    };
+};
+
+export type RevokeAllSessionsResponse = RevokeAllSessionsResponses[keyof RevokeAllSessionsResponses];
+
+export type ListSessionsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/auth/sessions';
+};
+
+export type ListSessionsErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No session, or its token is unknown, expired or revoked; a refresh token used a second time revokes the whole sign-in.
+     */
+    401: NativeError;
+    /**
+     * The operation needs a signed-in session, not an API key; or a cookie-authenticated change came without the service's `Origin`. Or, in plain text, blocked at the edge (SPEC 5.5).
+     */
+    403: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ListSessionsError = ListSessionsErrors[keyof ListSessionsErrors];
+
+export type ListSessionsResponses = {
+    /**
+     * The live sessions.
+     */
+    200: NativeSuccess & {
+        data: {
+            sessions: Array<AuthSession>;
+        };
+    };
+};
+
+export type ListSessionsResponse = ListSessionsResponses[keyof ListSessionsResponses];
+
+export type SignInData = {
+    body: {
+        email: string;
+        password: string;
+        /**
+         * A 6-digit code from the authenticator app, or one of the recovery codes (`xxxx-xxxx-xxxx-xxxx`).
+         */
+        totp?: string;
+        /**
+         * Set the tokens as cookies and leave them out of the body (the dashboard).
+         */
+        session_cookie?: boolean;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/auth/sessions';
+};
+
+export type SignInErrors = {
+    /**
+     * Invalid request: the body broke the contract (fields in meta.fields), a new password is too weak, an address is not one mail can reach, or a token is not valid.
+     */
+    400: NativeError;
+    /**
+     * Sign-in failed. The same answer for an unknown address and a wrong password; a second factor is asked for only after the password was right.
+     */
+    401: NativeError;
+    /**
+     * The password was right, but the address is not confirmed yet. Or, in plain text, blocked at the edge (SPEC 5.5).
+     */
+    403: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * Too many attempts from this client address or for this email address (sliding windows shared by every gateway process). `Retry-After` says when to try again; the answer is the same for registered and unknown addresses.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type SignInError = SignInErrors[keyof SignInErrors];
+
+export type SignInResponses = {
+    /**
+     * The new session and its tokens.
+     */
+    201: NativeSuccess & {
+        data: SessionTokens;
+    };
+};
+
+export type SignInResponse = SignInResponses[keyof SignInResponses];
+
+export type RevokeSessionData = {
+    body?: never;
+    path: {
+        /**
+         * A session id from the list, or `current` for the caller's own (sign out).
+         */
+        session_id: string;
+    };
+    query?: never;
+    url: '/v1/auth/sessions/{session_id}';
+};
+
+export type RevokeSessionErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No session, or its token is unknown, expired or revoked; a refresh token used a second time revokes the whole sign-in.
+     */
+    401: NativeError;
+    /**
+     * The operation needs a signed-in session, not an API key; or a cookie-authenticated change came without the service's `Origin`. Or, in plain text, blocked at the edge (SPEC 5.5).
+     */
+    403: NativeError;
+    /**
+     * The session id is not one of the account's live sessions.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type RevokeSessionError = RevokeSessionErrors[keyof RevokeSessionErrors];
+
+export type RevokeSessionResponses = {
+    /**
+     * The ended session.
+     */
+    200: NativeSuccess & {
+        data: {
+            session: AuthSession;
+        };
+    };
+};
+
+export type RevokeSessionResponse = RevokeSessionResponses[keyof RevokeSessionResponses];
+
+export type RefreshSessionData = {
+    body?: {
+        refresh_token?: string;
+        /**
+         * As at sign-in: answer with cookies, not tokens in the body.
+         */
+        session_cookie?: boolean;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/auth/refresh';
+};
+
+export type RefreshSessionErrors = {
+    /**
+     * Invalid request: the body broke the contract (fields in meta.fields), a new password is too weak, an address is not one mail can reach, or a token is not valid.
+     */
+    400: NativeError;
+    /**
+     * No session, or its token is unknown, expired or revoked; a refresh token used a second time revokes the whole sign-in.
+     */
+    401: NativeError;
+    /**
+     * The operation needs a signed-in session, not an API key; or a cookie-authenticated change came without the service's `Origin`. Or, in plain text, blocked at the edge (SPEC 5.5).
+     */
+    403: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * Too many attempts from this client address or for this email address (sliding windows shared by every gateway process). `Retry-After` says when to try again; the answer is the same for registered and unknown addresses.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type RefreshSessionError = RefreshSessionErrors[keyof RefreshSessionErrors];
+
+export type RefreshSessionResponses = {
+    /**
+     * The successor session and its tokens.
+     */
+    200: NativeSuccess & {
+        data: SessionTokens;
+    };
+};
+
+export type RefreshSessionResponse = RefreshSessionResponses[keyof RefreshSessionResponses];
+
+export type RequestPasswordResetData = {
+    body: {
+        email: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/auth/password-reset';
+};
+
+export type RequestPasswordResetErrors = {
+    /**
+     * Invalid request: the body broke the contract (fields in meta.fields), a new password is too weak, an address is not one mail can reach, or a token is not valid.
+     */
+    400: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * Too many attempts from this client address or for this email address (sliding windows shared by every gateway process). `Retry-After` says when to try again; the answer is the same for registered and unknown addresses.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type RequestPasswordResetError = RequestPasswordResetErrors[keyof RequestPasswordResetErrors];
+
+export type RequestPasswordResetResponses = {
+    /**
+     * Taken; see the mailbox.
+     */
+    202: NativeSuccess & {
+        data: AuthAccepted;
+    };
+};
+
+export type RequestPasswordResetResponse = RequestPasswordResetResponses[keyof RequestPasswordResetResponses];
+
+export type ConfirmPasswordResetData = {
+    body: {
+        /**
+         * The `token` query parameter of the emailed link.
+         */
+        token: string;
+        password: Password;
+        /**
+         * A 6-digit code from the authenticator app, or one of the recovery codes (`xxxx-xxxx-xxxx-xxxx`).
+         */
+        totp?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/auth/password-reset/confirm';
+};
+
+export type ConfirmPasswordResetErrors = {
+    /**
+     * Invalid request: the body broke the contract (fields in meta.fields), a new password is too weak, an address is not one mail can reach, or a token is not valid.
+     */
+    400: NativeError;
+    /**
+     * Sign-in failed. The same answer for an unknown address and a wrong password; a second factor is asked for only after the password was right.
+     */
+    401: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * Too many attempts from this client address or for this email address (sliding windows shared by every gateway process). `Retry-After` says when to try again; the answer is the same for registered and unknown addresses.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ConfirmPasswordResetError = ConfirmPasswordResetErrors[keyof ConfirmPasswordResetErrors];
+
+export type ConfirmPasswordResetResponses = {
+    /**
+     * The password is set; sign in with it.
+     */
+    200: NativeSuccess & {
+        data: {
+            sessions_revoked: number;
+        };
+    };
+};
+
+export type ConfirmPasswordResetResponse = ConfirmPasswordResetResponses[keyof ConfirmPasswordResetResponses];
+
+export type DisableTotpData = {
+    body: {
+        password: string;
+        /**
+         * A 6-digit code from the authenticator app, or one of the recovery codes (`xxxx-xxxx-xxxx-xxxx`).
+         */
+        totp: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/auth/totp';
+};
+
+export type DisableTotpErrors = {
+    /**
+     * Invalid request: the body broke the contract (fields in meta.fields), a new password is too weak, an address is not one mail can reach, or a token is not valid.
+     */
+    400: NativeError;
+    /**
+     * The session is not valid, or the password or second-factor code confirming the change is wrong.
+     */
+    401: NativeError;
+    /**
+     * The operation needs a signed-in session, not an API key; or a cookie-authenticated change came without the service's `Origin`. Or, in plain text, blocked at the edge (SPEC 5.5).
+     */
+    403: NativeError;
+    /**
+     * The second factor is not in the state this operation needs.
+     */
+    409: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type DisableTotpError = DisableTotpErrors[keyof DisableTotpErrors];
+
+export type DisableTotpResponses = {
+    /**
+     * The second factor is off.
+     */
+    200: NativeSuccess & {
+        data: {
+            totp_enabled: false;
+        };
+    };
+};
+
+export type DisableTotpResponse = DisableTotpResponses[keyof DisableTotpResponses];
+
+export type EnrolTotpData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/auth/totp';
+};
+
+export type EnrolTotpErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No session, or its token is unknown, expired or revoked; a refresh token used a second time revokes the whole sign-in.
+     */
+    401: NativeError;
+    /**
+     * The operation needs a signed-in session, not an API key; or a cookie-authenticated change came without the service's `Origin`. Or, in plain text, blocked at the edge (SPEC 5.5).
+     */
+    403: NativeError;
+    /**
+     * The second factor is not in the state this operation needs.
+     */
+    409: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type EnrolTotpError = EnrolTotpErrors[keyof EnrolTotpErrors];
+
+export type EnrolTotpResponses = {
+    /**
+     * The secret to load into the app.
+     */
+    201: NativeSuccess & {
+        data: TotpEnrolment;
+    };
+};
+
+export type EnrolTotpResponse = EnrolTotpResponses[keyof EnrolTotpResponses];
+
+export type ConfirmTotpData = {
+    body: {
+        enrolment_token: string;
+        code: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/auth/totp/confirm';
+};
+
+export type ConfirmTotpErrors = {
+    /**
+     * Invalid request: the body broke the contract (fields in meta.fields), a new password is too weak, an address is not one mail can reach, or a token is not valid.
+     */
+    400: NativeError;
+    /**
+     * The session is not valid, or the password or second-factor code confirming the change is wrong.
+     */
+    401: NativeError;
+    /**
+     * The operation needs a signed-in session, not an API key; or a cookie-authenticated change came without the service's `Origin`. Or, in plain text, blocked at the edge (SPEC 5.5).
+     */
+    403: NativeError;
+    /**
+     * The second factor is not in the state this operation needs.
+     */
+    409: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ConfirmTotpError = ConfirmTotpErrors[keyof ConfirmTotpErrors];
+
+export type ConfirmTotpResponses = {
+    /**
+     * The second factor is on.
+     */
+    200: NativeSuccess & {
+        data: {
+            totp_enabled: true;
+            recovery_codes: [
+                string,
+                string,
+                string,
+                string,
+                string,
+                string,
+                string,
+                string,
+                string,
+                string
+            ];
+        };
+    };
+};
+
+export type ConfirmTotpResponse = ConfirmTotpResponses[keyof ConfirmTotpResponses];
 
 export type ListUsageRequestsData = {
     body?: never;

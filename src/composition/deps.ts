@@ -9,13 +9,13 @@ import type { CredentialStore } from '../adapters/credential-store/index.js';
 import type { ImageRegistry } from '../adapters/image-registry/index.js';
 import type { JobStore } from '../adapters/job-store/index.js';
 import type { Ledger } from '../adapters/ledger/index.js';
-import type { Mailer } from '../adapters/mailer/index.js';
 import type { MarketStore } from '../adapters/market-store/index.js';
 import type { MediaLoader } from '../adapters/media-fetch/index.js';
 import type { RateLimiter } from '../adapters/rate-limiter/index.js';
 import type { UsageLogStore } from '../adapters/usage-log/index.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connect.js';
+import type { AuthContext } from '../domain/accounts/auth-context.js';
 import type { Billing } from '../domain/billing/billing.js';
 import type { Idempotency } from '../domain/billing/idempotency.js';
 import type { ModelCatalog } from '../domain/catalog/model-catalog.js';
@@ -88,8 +88,8 @@ export interface Deps {
   market: Market;
   /** Accounts' alert targets (the linked messenger chat) and how far rental status alerts were delivered (SPEC 6.3). */
   alerts: AlertStore;
-  /** Mail to people (sign-up and password-reset links): SMTP_URL's server, or the log without one. */
-  mailer: Mailer;
+  /** Sign-up, sign-in sessions, password reset, the second factor and their mail (issue 26, DESIGN.md 10). */
+  auth: AuthContext;
   /** Works on this process's jobs and resumes those of processes that died. */
   jobRunner: JobRunner;
   throughput: ThroughputTracker;

@@ -8,6 +8,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import { fxRateToMicro } from '../domain/billing/money.js';
 import { ThroughputTracker } from '../domain/catalog/throughput.js';
+import { buildAccountAuth } from './accounts.js';
 import { startBackgroundTasks } from './background.js';
 import { buildBilling } from './billing.js';
 import { loadContract } from './config-files.js';
@@ -16,7 +17,6 @@ import type { Deps } from './deps.js';
 import { buildFiles } from './files.js';
 import { buildJobs } from './jobs.js';
 import { buildKeys } from './keys.js';
-import { buildMailer } from './mail.js';
 import { buildMarket, buildRecommendations, buildRentalAlerts, openSshSockets } from './market.js';
 import { buildRateLimiter, connectRedis } from './redis.js';
 import { shutDown } from './shutdown.js';
@@ -25,6 +25,13 @@ import { buildText, loadCatalog, loadUpstreams } from './text.js';
 export { CONTRACT_FILE, loadContract } from './config-files.js';
 export type { Deps, Market } from './deps.js';
 
+/** The Prometheus registry, holding the process's default metrics (event loop, memory, GC) from the start. */
+function processMetrics(): Registry {
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics });
+  return metrics;
+}
+
 export async function buildDeps(config: Config, logger: Logger, now: () => number = Date.now): Promise<Deps> {
   const marketFxRateRubMicro = fxRateToMicro(config.MARKET_FX_RATE_RUB);
   const contract = loadContract();
@@ -32,8 +39,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const upstreams = await loadUpstreams(config);
   const { db, checkpointer } = await openMigratedDatabase(config, logger);
   const keys = buildKeys(db, config, now, logger);
-  const metrics = new Registry();
-  collectDefaultMetrics({ register: metrics });
+  const metrics = processMetrics();
   const money = buildBilling(db, config, now, logger, metrics);
   const { billing, ledger } = money;
   const files = buildFiles(config, logger);
@@ -44,7 +50,8 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     logger.warn({ err }, 'rental upkeep failed'),
   );
   const { alerts, notifier, rentalAlerts } = buildRentalAlerts(db, config, now, logger);
-  const mailer = buildMailer(config, logger);
+  const rateLimiter = buildRateLimiter(redis, config, logger);
+  const { auth, mailer } = await buildAccountAuth({ db, config, now, logger, keys, rateLimiter });
   const recommendations = await buildRecommendations(market, text.chat, catalog, config, now, logger);
   const sshSockets = await openSshSockets(config, market.sshProxy, logger);
   jobs.jobRunner.start();
@@ -64,7 +71,8 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     idempotency: money.idempotency,
     usageLog: money.usageLog,
     usage: money.usage,
-    rateLimiter: buildRateLimiter(redis, config, logger),
+    rateLimiter,
+    auth,
     ...textDeps,
     ...files,
     ...jobs,
@@ -73,7 +81,6 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     metrics,
     market,
     alerts,
-    mailer,
     marketFxRateRubMicro,
     close: () =>
       shutDown({

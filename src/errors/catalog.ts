@@ -359,6 +359,86 @@ export const ERROR_CATALOG = {
     message: 'This idempotency key was used with a different request',
   },
   not_ready: { status: 503, type: 'api_error', retryable: true, message: 'A dependency is unreachable' },
+  invalid_email: { status: 400, type: invalid, retryable: false, message: 'Not a valid email address' },
+  weak_password: {
+    status: 400,
+    type: invalid,
+    retryable: false,
+    message: 'The password must be 12 to 256 characters long and not a common one',
+  },
+  invalid_link: {
+    status: 400,
+    type: invalid,
+    retryable: false,
+    message: 'This link is not valid: it was used, has expired, or no longer matches the account; ask for a new one',
+  },
+  invalid_credentials: {
+    status: 401,
+    type: invalid,
+    retryable: false,
+    message: 'The email address or password is wrong',
+  },
+  totp_required: {
+    status: 401,
+    type: invalid,
+    retryable: false,
+    message: 'This account has a second factor: send its code (or a recovery code) in totp',
+  },
+  invalid_totp: {
+    status: 401,
+    type: invalid,
+    retryable: false,
+    message: 'The second-factor code is wrong, expired or already used',
+  },
+  invalid_session: {
+    status: 401,
+    type: invalid,
+    retryable: false,
+    message: 'The session is unknown, expired or revoked: sign in again',
+  },
+  email_unconfirmed: {
+    status: 403,
+    type: 'permission_error',
+    retryable: false,
+    message: 'Confirm your email address first: follow the link we sent, or ask for another',
+  },
+  session_required: {
+    status: 403,
+    type: 'permission_error',
+    retryable: false,
+    message: 'This operation needs a signed-in session (Authorization: Bearer <ACCESS_TOKEN>), not an API key',
+  },
+  session_not_accepted: {
+    status: 403,
+    type: 'permission_error',
+    retryable: false,
+    message: "This operation takes an API key; a session token works only on the account's own operations",
+  },
+  origin_mismatch: {
+    status: 403,
+    type: 'permission_error',
+    retryable: false,
+    message: "A change made with the session cookie must come from this service's own pages (Origin header)",
+  },
+  totp_already_enabled: {
+    status: 409,
+    type: invalid,
+    retryable: false,
+    message: 'A second factor is already set: disable it before enrolling another',
+  },
+  totp_not_enabled: { status: 409, type: invalid, retryable: false, message: 'This account has no second factor' },
+  account_not_empty: {
+    status: 409,
+    type: invalid,
+    retryable: false,
+    message: 'The account cannot be deleted while its balance is not zero or a rental is running',
+  },
+  session_not_found: {
+    status: 404,
+    type: invalid,
+    retryable: false,
+    message: 'No live session with this id belongs to the account',
+  },
 } as const satisfies Record<ErrorCode, ErrorSpec>;
 
 /** The native envelope's short `message`, in Russian (SPEC 2.7), by HTTP status class. */

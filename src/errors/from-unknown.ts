@@ -21,7 +21,7 @@ interface HttpishError {
 /** Business outcomes of the domain, as the HTTP surface names them. */
 const DOMAIN_CODES: Record<DomainErrorCode, ErrorCode> = {
   email_taken: 'invalid_request',
-  invalid_email: 'invalid_request',
+  invalid_email: 'invalid_email',
   invalid_discount: 'invalid_request',
   // Only reachable for an authenticated caller whose account vanished mid-request.
   account_not_found: 'user_not_found',

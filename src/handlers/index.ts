@@ -1,5 +1,10 @@
 import type { HandlerMap } from '../http/operation-types.js';
+import { changeEmail, changePassword, deleteAccount } from './account/account-lifecycle.js';
 import { getAccount } from './account/get-account.js';
+import { confirmPasswordReset, requestPasswordReset } from './auth/password-reset.js';
+import { listSessions, refreshSession, revokeAllSessions, revokeSession, signIn } from './auth/sessions.js';
+import { confirmEmail, resendConfirmation, signUp } from './auth/sign-up.js';
+import { confirmTotp, disableTotp, enrolTotp } from './auth/totp.js';
 import { createChat, createChatMessage, getChat, getChatImageJob, listChats } from './chat/chat-rooms.js';
 import { createChatJob } from './chat/create-chat-job.js';
 import { createCompatChatCompletion } from './chat/create-compat-chat-completion.js';
@@ -79,6 +84,22 @@ import { listUsageRequests } from './usage/list-usage-requests.js';
 
 /** operationId → handler; `satisfies` makes the map exhaustive over the contract (DESIGN.md 1). */
 export const handlers = {
+  signUp,
+  confirmEmail,
+  resendConfirmation,
+  signIn,
+  refreshSession,
+  listSessions,
+  revokeSession,
+  revokeAllSessions,
+  requestPasswordReset,
+  confirmPasswordReset,
+  enrolTotp,
+  confirmTotp,
+  disableTotp,
+  changeEmail,
+  changePassword,
+  deleteAccount,
   listOffers,
   listSshKeys,
   addSshKey,

@@ -3,9 +3,10 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import type { Deps } from '../composition/index.js';
 import type { ResponseValidation } from '../config.js';
+import { authenticateSession } from '../domain/accounts/sessions.js';
 import type { Ending } from '../domain/billing/idempotency.js';
 import { isRecord } from '../lib/is-record.js';
-import { type AuthMode, authenticate } from './auth.js';
+import { type AuthRule, authenticate, type Credentials } from './auth.js';
 import { contractForPath } from './contract-slice.js';
 import { contractViolationReporter } from './contract-violations.js';
 import { refuseDeepJson } from './json-depth.js';
@@ -44,9 +45,23 @@ function fieldCodes(codes: FieldErrorCodes | undefined): RequestHandler {
   };
 }
 
-function authModeOf(security: OpenAPIV3.SecurityRequirementObject[] | undefined): AuthMode {
-  if (security === undefined || security.length === 0) return 'none';
-  return security.some((alternative) => Object.keys(alternative).length === 0) ? 'optional' : 'required';
+const KEY_SCHEMES = ['BearerAuth', 'ApiKeyHeader'];
+const SESSION_SCHEMES = ['SessionBearer', 'SessionCookie'];
+
+function authRuleOf(security: OpenAPIV3.SecurityRequirementObject[] | undefined): AuthRule {
+  const alternatives = security ?? [];
+  const names = alternatives.flatMap((alternative) => Object.keys(alternative));
+  const mode =
+    alternatives.length === 0
+      ? 'none'
+      : alternatives.some((alternative) => Object.keys(alternative).length === 0)
+        ? 'optional'
+        : 'required';
+  return {
+    mode,
+    keys: names.some((name) => KEY_SCHEMES.includes(name)),
+    sessions: names.some((name) => SESSION_SCHEMES.includes(name)),
+  };
 }
 
 /** `{key_id}` → `:key_id` (express 5 path syntax). */
@@ -124,6 +139,11 @@ export function bindOperations(
   const shapes: RouteShape[] = [];
   const warmers: (() => void)[] = [];
   const reportViolation = contractViolationReporter(deps.logger, deps.metrics);
+  const credentials: Credentials = {
+    keys: deps.authenticator,
+    sessions: (accessToken) => authenticateSession(deps.auth, accessToken),
+    publicBaseUrl: deps.config.PUBLIC_BASE_URL,
+  };
   const limit = rateLimit(
     deps.rateLimiter,
     {
@@ -149,10 +169,10 @@ export function bindOperations(
     const methods = METHODS.filter((m) => (item as Record<Method, unknown>)[m] !== undefined);
     for (const method of methods) {
       const operation = (item as Record<Method, OperationObject>)[method];
-      const mode = authModeOf(operation.security ?? spec.security);
-      const guarded = mode !== 'none';
+      const rule = authRuleOf(operation.security ?? spec.security);
+      const guarded = rule.mode !== 'none';
       const codes = operation['x-error-codes'] === undefined ? [] : [fieldCodes(operation['x-error-codes'])];
-      const before = guarded ? [authenticate(mode, deps.authenticator), limit.start] : [];
+      const before = guarded ? [authenticate(rule, credentials), limit.start] : [];
       const after = guarded ? [limit.admitted] : [];
       app[method](
         toExpressPath(path),

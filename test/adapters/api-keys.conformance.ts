@@ -88,6 +88,21 @@ export function apiKeyStoreConformance(name: string, makeStore: () => Promise<St
         expect(outcomes.filter((o) => !o.ok)).toEqual([{ ok: false, reason: 'email_taken' }]);
       });
 
+      it('finds an account by email and moves it to a free address only', async () => {
+        const first = await account();
+        const second = await account();
+        expect(await store().findAccountByEmail(first.email)).toEqual(first);
+        expect(await store().setAccountEmail(first.id, second.email)).toEqual({ ok: false, reason: 'email_taken' });
+        const fresh = `moved-${newId('e').toLowerCase()}@example.com`;
+        expect(await store().setAccountEmail(first.id, fresh)).toEqual({ ok: true });
+        expect(await store().findAccountByEmail(first.email)).toBeNull();
+        expect((await store().findAccountByEmail(fresh))?.id).toBe(first.id);
+        expect(await store().setAccountEmail(newId('acc'), `${newId('e')}@example.com`)).toEqual({
+          ok: false,
+          reason: 'no_account',
+        });
+      });
+
       it('answers null / false for unknown account ids', async () => {
         const unknown = newId('acc');
         expect(await store().getAccount(unknown)).toBeNull();

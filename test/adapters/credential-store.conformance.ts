@@ -89,6 +89,48 @@ function loginCases(store: Store, login: MakeLogin): void {
       expect(await store().setPasswordHash(newId('acc'), 'x', T0)).toBe(false);
       expect(await store().confirmEmail(newId('acc'), T0)).toBe(false);
     });
+
+    it('moves a login to a new address, confirmed then, unless another login holds it', async () => {
+      const first = await login();
+      const second = await login();
+      const fresh = `${newId('moved')}@example.com`.toLowerCase();
+      expect(await store().setLoginEmail(first.accountId, second.email, T0 + 1)).toEqual({
+        ok: false,
+        reason: 'email_taken',
+      });
+      expect(await store().setLoginEmail(first.accountId, fresh, T0 + 2)).toEqual({ ok: true });
+      expect(await store().findLoginByEmail(first.email)).toBeNull();
+      expect(await store().findLoginByEmail(fresh)).toMatchObject({
+        accountId: first.accountId,
+        emailConfirmedAtMs: T0 + 2,
+      });
+      expect(await store().setLoginEmail(newId('acc'), `${newId('x')}@example.com`, T0)).toEqual({
+        ok: false,
+        reason: 'no_login',
+      });
+    });
+
+    it('deletes a login with its sessions, freeing the address', async () => {
+      const { accountId, email } = await login();
+      const session = await store().createSession({
+        id: newId('ses'),
+        accountId,
+        familyId: newId('fam'),
+        accessHash: newId('ah'),
+        refreshHash: newId('rh'),
+        accessExpiresAtMs: T0 + 60_000,
+        refreshExpiresAtMs: T0 + 120_000,
+        createdAtMs: T0,
+        userAgent: null,
+        ip: null,
+      });
+      expect(await store().deleteLogin(accountId)).toBe(true);
+      expect(await store().findLoginByEmail(email)).toBeNull();
+      expect(await store().findSessionByAccessHash(session.accessHash, T0)).toBeNull();
+      expect(await store().deleteLogin(accountId)).toBe(false);
+      const again = { accountId: newId('acc'), email, passwordHash: 'x', createdAtMs: T0 };
+      expect((await store().createLogin(again)).ok).toBe(true);
+    });
   });
 }
 

@@ -57,6 +57,7 @@ export async function fundedPrincipal(
     account: { ...account, rubBilling },
     keyRateLimitPerMinute: null,
     managesKeys: true,
+    sessionId: null,
   };
 }
 

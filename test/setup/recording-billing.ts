@@ -20,6 +20,7 @@ export const TEST_PRINCIPAL: Principal = {
   },
   keyRateLimitPerMinute: null,
   managesKeys: true,
+  sessionId: null,
 };
 
 /** Billing that records each flow in order, with a balance that refuses what it cannot cover. */

@@ -17,7 +17,7 @@ function withPayload(token: string, edit: (claims: Record<string, unknown>) => v
 
 describe('SignedLinks.issue', () => {
   it('links to /confirm?token= under PUBLIC_BASE_URL, for a day', () => {
-    const link = links.issue('confirm_email', 'acc_1', NOW_MS);
+    const link = links.issue('confirm_email', 'acc_1', 'a@example.com', NOW_MS);
     expect(link.url).toBe(`${BASE_URL}/confirm?token=${link.token}`);
     expect(link.expiresAtMs).toBe(NOW_MS + 24 * 60 * 60 * 1000);
     expect(link).toMatchObject({ purpose: 'confirm_email', accountId: 'acc_1' });
@@ -25,15 +25,15 @@ describe('SignedLinks.issue', () => {
   });
 
   it('links to /password-reset?token= for an hour, and ignores a trailing slash on the base URL', () => {
-    const link = new SignedLinks(SECRET, `${BASE_URL}/`).issue('reset_password', 'acc_1', NOW_MS);
+    const link = new SignedLinks(SECRET, `${BASE_URL}/`).issue('reset_password', 'acc_1', 'fp', NOW_MS);
     expect(link.url).toBe(`${BASE_URL}/password-reset?token=${link.token}`);
     expect(link.expiresAtMs).toBe(NOW_MS + LINK_TTL_MS.reset_password);
     expect(LINK_TTL_MS.reset_password).toBe(60 * 60 * 1000);
   });
 
   it('uses a token that needs no escaping in a URL and a fresh nonce each time', () => {
-    const first = links.issue('confirm_email', 'acc_1', NOW_MS);
-    const second = links.issue('confirm_email', 'acc_1', NOW_MS);
+    const first = links.issue('confirm_email', 'acc_1', 'a@example.com', NOW_MS);
+    const second = links.issue('confirm_email', 'acc_1', 'a@example.com', NOW_MS);
     expect(encodeURIComponent(first.token)).toBe(first.token);
     expect(first.nonce).not.toBe(second.nonce);
     expect(first.token).not.toBe(second.token);
@@ -44,13 +44,35 @@ describe('SignedLinks.issue', () => {
   });
 });
 
+describe('SignedLinks subjects and purposes', () => {
+  it('carries the subject it was issued about, and accepts any of several purposes', () => {
+    const change = links.issue('change_email', 'acc_1', 'new@example.com', NOW_MS);
+    const check = links.verify(change.token, ['confirm_email', 'change_email'], NOW_MS);
+    expect(check.ok && check.claims).toMatchObject({ purpose: 'change_email', subject: 'new@example.com' });
+    expect(change.url).toMatch(/\/confirm\?token=/);
+  });
+
+  it('gives an enrolment token no link and a ten-minute life', () => {
+    const enrol = links.issue('totp_enrol', 'acc_1', 'JBSWY3DPEHPK3PXP', NOW_MS);
+    expect(enrol.url).toBeNull();
+    expect(links.verify(enrol.token, 'totp_enrol', NOW_MS + 10 * 60_000)).toEqual({ ok: false, reason: 'expired' });
+    expect(links.verify(enrol.token, 'confirm_email', NOW_MS)).toEqual({ ok: false, reason: 'wrong_purpose' });
+  });
+});
+
 describe('SignedLinks.verify', () => {
-  const link = links.issue('confirm_email', 'acc_1', NOW_MS);
+  const link = links.issue('confirm_email', 'acc_1', 'a@example.com', NOW_MS);
 
   it('answers the claims of a link of ours, for its purpose, before it expires', () => {
     expect(links.verify(link.token, 'confirm_email', NOW_MS + 1)).toEqual({
       ok: true,
-      claims: { purpose: 'confirm_email', accountId: 'acc_1', expiresAtMs: link.expiresAtMs, nonce: link.nonce },
+      claims: {
+        purpose: 'confirm_email',
+        accountId: 'acc_1',
+        subject: 'a@example.com',
+        expiresAtMs: link.expiresAtMs,
+        nonce: link.nonce,
+      },
     });
     expect(links.verify(link.token, 'confirm_email', link.expiresAtMs - 1).ok).toBe(true);
   });
@@ -73,6 +95,7 @@ describe('SignedLinks.verify', () => {
     ['a later expiry', (c: Record<string, unknown>) => void (c.e = (c.e as number) + 1)],
     ['another purpose', (c: Record<string, unknown>) => void (c.p = 'reset_password')],
     ['another nonce', (c: Record<string, unknown>) => void (c.n = 'x')],
+    ['another subject', (c: Record<string, unknown>) => void (c.s = 'b@example.com')],
   ])('refuses a payload rewritten to %s as bad_signature', (_label, edit) => {
     expect(links.verify(withPayload(link.token, edit), 'confirm_email', NOW_MS)).toEqual({
       ok: false,

@@ -209,7 +209,7 @@ describe('toApiError: ApiError and DomainError', () => {
 
   it.each<[DomainErrorCode, ErrorCode, number]>([
     ['email_taken', 'invalid_request', 400],
-    ['invalid_email', 'invalid_request', 400],
+    ['invalid_email', 'invalid_email', 400],
     ['invalid_discount', 'invalid_request', 400],
     ['account_not_found', 'user_not_found', 404],
     ['api_key_not_found', 'api_key_not_found', 404],

@@ -76,7 +76,7 @@ const files = sourceFiles('src').map((path) => {
 /** The floor a file stands on: its folder under src/, a port (`adapters/<port>/index.ts`), or config/entry files. */
 function floor(path: string): string {
   if (path.startsWith('generated/')) return 'generated';
-  if (path === 'src/config.ts') return 'config';
+  if (/^src\/config(-[a-z-]+)?\.ts$/.test(path)) return 'config'; // config.ts and its parts (config-accounts.ts)
   if (path === 'src/main.ts' || path === 'src/app.ts') return 'entry';
   if (/^src\/adapters\/[^/]+\/index\.ts$/.test(path)) return 'port';
   return /^src\/([^/]+)\//.exec(path)?.[1] ?? 'other';

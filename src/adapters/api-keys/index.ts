@@ -59,9 +59,15 @@ export interface NewApiKey {
 
 export type CreateAccountOutcome = { ok: true; account: AccountRecord } | { ok: false; reason: 'email_taken' };
 
+export type SetAccountEmailOutcome = { ok: true } | { ok: false; reason: 'email_taken' | 'no_account' };
+
 export interface ApiKeyStore {
   createAccount(input: NewAccount): Promise<CreateAccountOutcome>;
   getAccount(accountId: string): Promise<AccountRecord | null>;
+  /** `email` lower-cased by the caller, as stored. */
+  findAccountByEmail(email: string): Promise<AccountRecord | null>;
+  /** The account's address changes (a confirmed change, issue 26 item 7); 'email_taken' when another holds it. */
+  setAccountEmail(accountId: string, email: string): Promise<SetAccountEmailOutcome>;
   /** Hard delete: the account row goes; its keys stay so they answer `user_not_found`. Returns false if absent. */
   deleteAccount(accountId: string): Promise<boolean>;
   setDiscounts(accountId: string, discountPercent: number, tierDiscounts: Record<string, number>): Promise<boolean>;

@@ -6,6 +6,7 @@ import type {
   KeyResolution,
   NewAccount,
   NewApiKey,
+  SetAccountEmailOutcome,
 } from './index.js';
 
 interface StoredKey {
@@ -51,6 +52,22 @@ export class MemoryApiKeyStore implements ApiKeyStore {
   async getAccount(accountId: string): Promise<AccountRecord | null> {
     const account = this.accounts.get(accountId);
     return account ? copyAccount(account) : null;
+  }
+
+  async findAccountByEmail(email: string): Promise<AccountRecord | null> {
+    const accountId = this.accountIdByEmail.get(email);
+    return accountId === undefined ? null : this.getAccount(accountId);
+  }
+
+  async setAccountEmail(accountId: string, email: string): Promise<SetAccountEmailOutcome> {
+    const account = this.accounts.get(accountId);
+    if (!account) return { ok: false, reason: 'no_account' };
+    const holder = this.accountIdByEmail.get(email);
+    if (holder !== undefined && holder !== accountId) return { ok: false, reason: 'email_taken' };
+    this.accountIdByEmail.delete(account.email);
+    this.accountIdByEmail.set(email, accountId);
+    account.email = email;
+    return { ok: true };
   }
 
   async deleteAccount(accountId: string): Promise<boolean> {

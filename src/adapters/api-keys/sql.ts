@@ -8,6 +8,7 @@ import type {
   KeyResolution,
   NewAccount,
   NewApiKey,
+  SetAccountEmailOutcome,
 } from './index.js';
 
 /** Integer columns arrive as number (SQLite) or BigInt (pg int8, see connect.ts); the domain wants numbers. */
@@ -152,6 +153,23 @@ export class SqlApiKeyStore implements ApiKeyStore {
       | AccountRow
       | undefined;
     return row ? toAccount(row) : null;
+  }
+
+  async findAccountByEmail(email: string): Promise<AccountRecord | null> {
+    const row = (await this.knex('accounts').select(ACCOUNT_COLUMNS).where('email', email).first()) as
+      | AccountRow
+      | undefined;
+    return row ? toAccount(row) : null;
+  }
+
+  async setAccountEmail(accountId: string, email: string): Promise<SetAccountEmailOutcome> {
+    try {
+      const changed = await this.knex('accounts').where('id', accountId).update({ email });
+      return changed > 0 ? { ok: true } : { ok: false, reason: 'no_account' };
+    } catch (err) {
+      if (isEmailTaken(err)) return { ok: false, reason: 'email_taken' };
+      throw err;
+    }
   }
 
   async deleteAccount(accountId: string): Promise<boolean> {

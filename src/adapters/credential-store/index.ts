@@ -34,6 +34,8 @@ export interface NewLogin {
 
 export type CreateLoginOutcome = { ok: true; login: LoginRecord } | { ok: false; reason: 'email_taken' };
 
+export type SetEmailOutcome = { ok: true } | { ok: false; reason: 'email_taken' | 'no_login' };
+
 export interface NewSession {
   id: string;
   accountId: string;
@@ -63,13 +65,20 @@ export type RotateOutcome =
   | { ok: true; session: SessionRecord }
   | { ok: false; reason: 'already_rotated' | 'revoked' | 'unknown' };
 
-export type LinkNoncePurpose = 'confirm_email' | 'reset_password';
+export type LinkNoncePurpose = 'confirm_email' | 'change_email' | 'reset_password';
 
 export interface CredentialStore {
   /** 'email_taken' when another login holds the address. */
   createLogin(input: NewLogin): Promise<CreateLoginOutcome>;
   findLoginByEmail(email: string): Promise<LoginRecord | null>;
   findLoginByAccount(accountId: string): Promise<LoginRecord | null>;
+  /**
+   * The address followed a link sent to it: it becomes the login's, confirmed at `atMs`. 'email_taken' when another
+   * login holds it; false-like 'no_login' when the account has none.
+   */
+  setLoginEmail(accountId: string, email: string, atMs: number): Promise<SetEmailOutcome>;
+  /** The account is gone: its login, recovery codes and sessions go with it. False when it had no login. */
+  deleteLogin(accountId: string): Promise<boolean>;
   /** False when the account has no login. */
   setPasswordHash(accountId: string, passwordHash: string, atMs: number): Promise<boolean>;
   /** Keeps the first confirmation time; false when the account has no login. */

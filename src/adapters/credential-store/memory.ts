@@ -8,6 +8,7 @@ import type {
   RotatedSession,
   RotateOutcome,
   SessionRecord,
+  SetEmailOutcome,
 } from './index.js';
 
 const copyLogin = (l: LoginRecord): LoginRecord => ({ ...l, recoveryCodeHashes: [...l.recoveryCodeHashes] });
@@ -63,6 +64,29 @@ export class MemoryCredentialStore implements CredentialStore {
     if (!login) return false;
     change(login);
     login.updatedAtMs = atMs;
+    return true;
+  }
+
+  async setLoginEmail(accountId: string, email: string, atMs: number): Promise<SetEmailOutcome> {
+    const login = this.logins.get(accountId);
+    if (!login) return { ok: false, reason: 'no_login' };
+    const holder = this.accountIdByEmail.get(email);
+    if (holder !== undefined && holder !== accountId) return { ok: false, reason: 'email_taken' };
+    this.accountIdByEmail.delete(login.email);
+    this.accountIdByEmail.set(email, accountId);
+    this.update(accountId, atMs, (l) => {
+      l.email = email;
+      l.emailConfirmedAtMs = atMs;
+    });
+    return { ok: true };
+  }
+
+  async deleteLogin(accountId: string): Promise<boolean> {
+    const login = this.logins.get(accountId);
+    if (!login) return false;
+    this.logins.delete(accountId);
+    this.accountIdByEmail.delete(login.email);
+    for (const [id, s] of this.sessions) if (s.accountId === accountId) this.sessions.delete(id);
     return true;
   }
 

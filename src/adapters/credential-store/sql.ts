@@ -10,6 +10,7 @@ import type {
   RotatedSession,
   RotateOutcome,
   SessionRecord,
+  SetEmailOutcome,
 } from './index.js';
 import { isUniqueViolation, type LoginRow, type SessionRow, toLogin, toSession } from './sql-rows.js';
 
@@ -78,6 +79,24 @@ export class SqlCredentialStore implements CredentialStore {
         .where('account_id', accountId)
         .update({ ...changes, updated_at_ms: atMs })) > 0
     );
+  }
+
+  async setLoginEmail(accountId: string, email: string, atMs: number): Promise<SetEmailOutcome> {
+    try {
+      const changed = await this.updateLogin(accountId, atMs, { email, email_confirmed_at_ms: atMs });
+      return changed ? { ok: true } : { ok: false, reason: 'no_login' };
+    } catch (err) {
+      if (isUniqueViolation(err, 'logins_email_unique', 'logins.email')) return { ok: false, reason: 'email_taken' };
+      throw err;
+    }
+  }
+
+  async deleteLogin(accountId: string): Promise<boolean> {
+    return this.knex.transaction(async (trx) => {
+      await trx('sessions').where('account_id', accountId).del();
+      await trx('login_recovery_codes').where('account_id', accountId).del();
+      return (await trx('logins').where('account_id', accountId).del()) > 0;
+    });
   }
 
   async setPasswordHash(accountId: string, passwordHash: string, atMs: number): Promise<boolean> {

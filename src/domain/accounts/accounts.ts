@@ -14,7 +14,7 @@ const MAX_KEY_NAME_LENGTH = 100;
 export const DEFAULT_KEY_NAME = 'default';
 
 /** A rough check only: one `@`, no spaces, a dot in the domain. Delivery is the real proof. */
-function normaliseEmail(raw: string): string {
+export function normaliseEmail(raw: string): string {
   const email = raw.trim().toLowerCase();
   if (email.length > MAX_EMAIL_LENGTH || !/^[^\s@]+@[^\s@]+\.[^\s@.]+$/.test(email)) {
     throw new DomainError('invalid_email', `Not a valid email address: ${JSON.stringify(raw)}`);

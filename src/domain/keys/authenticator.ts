@@ -12,6 +12,11 @@ export interface Principal {
   keyRateLimitPerMinute: number | null;
   /** The key holds the `keys` scope: it may create and revoke the account's keys. */
   managesKeys: boolean;
+  /**
+   * Set when a signed-in session makes the call (src/domain/accounts/sessions.ts), null for an API key. A session
+   * acts as the account's first key would; `keyId` is then its sign-in's family, the window its rate limit counts.
+   */
+  sessionId: string | null;
 }
 
 interface CacheEntry {
@@ -69,6 +74,7 @@ export class Authenticator {
       account: resolution.account,
       keyRateLimitPerMinute: resolution.key.rateLimitPerMinute,
       managesKeys: resolution.key.managesKeys,
+      sessionId: null,
     };
   }
 
