@@ -3078,6 +3078,15 @@ export interface components {
                     [key: string]: number;
                 };
             };
+            /**
+             * @description How people sign in to the account (docs/accounts.md); null when it has no login (an account the operator made,
+             *     used through its API keys only).
+             */
+            sign_in: {
+                email_confirmed: boolean;
+                /** @description A second factor is on; sign-in, password reset and deletion ask for its code. */
+                totp_enabled: boolean;
+            } | null;
         };
         /**
          * @description The request was taken. The answer is the same whether or not the address belongs to an account, so it tells no
@@ -3103,7 +3112,7 @@ export interface components {
             id: string;
             /**
              * Format: date-time
-             * @description When this session's sign-in happened (refreshes keep it).
+             * @description When this session began (each refresh begins a successor with new tokens).
              */
             created_at: string;
             /** Format: date-time */

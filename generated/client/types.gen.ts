@@ -1015,6 +1015,18 @@ export type Account = {
             [key: string]: number;
         };
     };
+    /**
+     * How people sign in to the account (docs/accounts.md); null when it has no login (an account the operator made,
+     * used through its API keys only).
+     *
+     */
+    sign_in: {
+        email_confirmed: boolean;
+        /**
+         * A second factor is on; sign-in, password reset and deletion ask for its code.
+         */
+        totp_enabled: boolean;
+    } | null;
 };
 
 /**
@@ -1043,7 +1055,7 @@ export type Password = string;
 export type AuthSession = {
     id: string;
     /**
-     * When this session's sign-in happened (refreshes keep it).
+     * When this session began (each refresh begins a successor with new tokens).
      */
     created_at: string;
     last_used_at: string;

@@ -32,6 +32,7 @@ describe('GET /v1/account', () => {
       balance_rub: null,
       limits: { requests_per_minute_per_key: 120, requests_per_minute_per_account: 600 },
       discounts: { discount_percent: 0, tier_discounts: {} },
+      sign_in: null,
     });
     // SPEC 7.1.4: a key-authenticated success carries the window with the least room (the key's, 120).
     expect(response.headers.get('x-ratelimit-limit')).toBe('120');

@@ -42,6 +42,7 @@ describe('from sign-up to a paid call', () => {
     expect(key.name).toBe('from the dashboard');
 
     const account = expectNativeOk(await call(h.baseUrl, 'GET', '/v1/account', { key: apiKey }));
+    expect(account.sign_in).toEqual({ email_confirmed: true, totp_enabled: false });
     const chat = { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Say hello' }] };
     const broke = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: chat });
     expect(broke.status, broke.text).toBe(402);

@@ -9,6 +9,7 @@ export const getAccount: Handler<'getAccount'> = async ({ deps, principal }) => 
   const { account, accountId, keyRateLimitPerMinute } = requirePrincipal(principal);
   const balance = await deps.billing.read(accountId, () => deps.ledger.getBalance(accountId));
   const lots = account.rubBilling ? await deps.billing.read(accountId, () => deps.ledger.listLots(accountId)) : null;
+  const login = await deps.credentials.findLoginByAccount(accountId);
   return {
     status: 200,
     body: nativeOk({
@@ -23,6 +24,7 @@ export const getAccount: Handler<'getAccount'> = async ({ deps, principal }) => 
         requests_per_minute_per_account: account.rateLimitPerMinute ?? deps.config.RATE_LIMIT_PER_ACCOUNT_PER_MINUTE,
       },
       discounts: { discount_percent: account.discountPercent, tier_discounts: account.tierDiscounts },
+      sign_in: login && { email_confirmed: login.emailConfirmedAtMs !== null, totp_enabled: login.totpSecret !== null },
     }),
   };
 };
