@@ -68,4 +68,21 @@ describe('from sign-up to a paid call', () => {
     const { apiKey } = await h.newAccount();
     expectNativeError(await call(h.baseUrl, 'GET', '/v1/auth/sessions', { key: apiKey }), 403, 'session_required');
   });
+
+  it('an address whose account the operator deleted signs up again from scratch', async () => {
+    const email = freshEmail('again');
+    await call(h.baseUrl, 'POST', '/v1/auth/signup', { body: { email, password: PASSWORD } });
+    await call(h.baseUrl, 'POST', '/v1/auth/confirm', { body: { token: tokenIn(await h.mailTo(email)) } });
+    const old = (await h.deps.apiKeys.findAccountByEmail(email))!;
+    await h.deps.apiKeys.deleteAccount(old.id); // what `accounts delete` does
+    await call(h.baseUrl, 'POST', '/v1/auth/signup', { body: { email, password: 'a brand new passphrase' } });
+    const mail = await h.mailTo(email);
+    expect(mail.subject).toBe('Confirm your email address');
+    await call(h.baseUrl, 'POST', '/v1/auth/confirm', { body: { token: tokenIn(mail) } });
+    const signIn = await call(h.baseUrl, 'POST', '/v1/auth/sessions', {
+      body: { email, password: 'a brand new passphrase' },
+    });
+    expect(expectNativeOk(signIn, 201).session.id).toMatch(/^ses_/);
+    expect((await h.deps.apiKeys.findAccountByEmail(email))!.id).not.toBe(old.id);
+  });
 });

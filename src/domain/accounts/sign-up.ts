@@ -41,7 +41,12 @@ export async function signUp(ctx: AuthContext, input: { email: string; password:
   const created = await ctx.apiKeys.createAccount({ id: newId('acc'), email, createdAtMs: nowMs });
   const accountId = created.ok ? created.account.id : (await ctx.apiKeys.findAccountByEmail(email))?.id;
   if (accountId === undefined) return; // deleted between the two reads: nothing to tell anyone
-  const existing = await ctx.credentials.findLoginByEmail(email);
+  let existing = await ctx.credentials.findLoginByEmail(email);
+  if (existing !== null && (await ctx.apiKeys.getAccount(existing.accountId)) === null) {
+    // The login outlived its account (deleted by the operator): it signs nobody in, so it makes way.
+    await ctx.credentials.deleteLogin(existing.accountId);
+    existing = null;
+  }
   if (existing === null) {
     // A concurrent sign-up of the same address may take the login between the read and the write: its loser is
     // answered as if the address had been registered before.
