@@ -71,6 +71,8 @@ describe('Authenticator', () => {
       tierDiscounts: {},
       rateLimitPerMinute: null,
       rubBilling: false,
+      lockedAtMs: null,
+      lockReason: null,
     });
     expect(principal.keyRateLimitPerMinute).toBeNull();
   });
