@@ -2101,6 +2101,7 @@ export interface components {
          *     | auth_rate_limited | 429 | rate_limit_exceeded | Too many unknown API keys from this client address, or too many sign-in, sign-up, confirmation or password-reset attempts per address or per account (never saying which, nor whether the account exists); with `Retry-After`. |
          *     | tokenizer_busy | 503 | api_error | Too much long text is waiting to be counted (`TOKENIZER_MAX_WAITING`), or counting it took longer than `TOKENIZER_TASK_TIMEOUT_MS`; with `Retry-After`. Nothing was held or charged. |
          *     | key_scope_required | 403 | permission_error | The key lacks the `keys` scope needed to create or revoke keys. |
+         *     | account_locked | 403 | permission_error | An operator locked the account behind the key: every key of it is refused until it is unlocked. |
          *     | file_link_invalid | 403 | permission_error | A hosted file's link has a wrong signature or has expired. |
          *     | file_not_found | 404 | invalid_request_error | A hosted file expired and was removed. |
          *     | chat_not_found | 404 | invalid_request_error | The chat id is not one of the caller's chats. |
@@ -2120,7 +2121,7 @@ export interface components {
          *     | instance_not_running | 409 | invalid_request_error | The rental is stopped: its SSH proxy port was given back; start it to get one again. |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "account_locked" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -3897,6 +3898,23 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
+        /**
+         * @description An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+         *     until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+         *     `requests`).
+         */
+        NativeForbiddenAccountLocked: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+                /** @example Forbidden */
+                "text/plain": string;
+            };
+        };
         /** @description The account behind the credential was deleted (SPEC 5.4). */
         NativeUserNotFound: {
             headers: {
@@ -3954,6 +3972,23 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["CompatError"];
+            };
+        };
+        /**
+         * @description An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+         *     until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+         *     `requests`).
+         */
+        CompatForbiddenAccountLocked: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CompatError"];
+                /** @example Forbidden */
+                "text/plain": string;
             };
         };
         /** @description The account behind the credential was deleted (SPEC 5.4). */
@@ -4183,8 +4218,9 @@ export interface components {
             };
         };
         /**
-         * @description The key lacks the `keys` scope (`key_scope_required`): only a key that holds it may create or revoke keys. Or,
-         *     in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
+         * @description The key lacks the `keys` scope (`key_scope_required`): only a key that holds it may create or revoke keys; or
+         *     an operator locked the account behind the key (`account_locked`, issue 26 item 8). Or, in plain text, blocked
+         *     at the edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
          */
         NativeForbiddenKeyScope: {
             headers: {
@@ -4567,7 +4603,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -4611,7 +4647,7 @@ export interface operations {
             };
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             429: components["responses"]["CompatTooManyRequests"];
             500: components["responses"]["CompatInternal"];
@@ -4653,7 +4689,7 @@ export interface operations {
             };
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatModelOrUserNotFound"];
             429: components["responses"]["CompatTooManyRequests"];
             500: components["responses"]["CompatInternal"];
@@ -4719,7 +4755,7 @@ export interface operations {
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
             402: components["responses"]["CompatInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
             413: components["responses"]["CompatTooLarge"];
@@ -4792,7 +4828,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -4858,7 +4894,7 @@ export interface operations {
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
             402: components["responses"]["CompatInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
             413: components["responses"]["CompatTooLarge"];
@@ -4924,7 +4960,7 @@ export interface operations {
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
             402: components["responses"]["CompatInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
             413: components["responses"]["CompatTooLarge"];
@@ -4985,7 +5021,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -5023,7 +5059,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5077,7 +5113,7 @@ export interface operations {
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
             402: components["responses"]["CompatInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
             413: components["responses"]["CompatTooLarge"];
@@ -5136,7 +5172,7 @@ export interface operations {
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
             402: components["responses"]["CompatInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
             413: components["responses"]["CompatTooLarge"];
@@ -5176,7 +5212,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5211,7 +5247,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5334,7 +5370,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5387,7 +5423,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5424,7 +5460,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUsageRecordNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5471,7 +5507,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5524,7 +5560,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5562,7 +5598,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5611,7 +5647,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5653,7 +5689,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5686,7 +5722,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5730,7 +5766,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -5765,7 +5801,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5808,7 +5844,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -5845,7 +5881,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5886,7 +5922,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -5925,7 +5961,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeSshKeyNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5989,7 +6025,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -6056,7 +6092,7 @@ export interface operations {
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
             402: components["responses"]["CompatInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
             413: components["responses"]["CompatTooLarge"];
@@ -6125,7 +6161,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -6163,7 +6199,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -6208,7 +6244,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -6272,7 +6308,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -6310,7 +6346,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -6353,7 +6389,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -6418,7 +6454,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -6456,7 +6492,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -6500,7 +6536,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -6565,7 +6601,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -6603,7 +6639,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -6672,7 +6708,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -6718,7 +6754,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -6751,7 +6787,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -6813,7 +6849,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -6851,7 +6887,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -6914,7 +6950,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -6952,7 +6988,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7007,7 +7043,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7047,7 +7083,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7103,7 +7139,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeOfferNotFound"];
             409: components["responses"]["NativeRentalConflict"];
             410: components["responses"]["NativeRentalUnavailable"];
@@ -7141,7 +7177,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeInstanceNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7176,7 +7212,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeInstanceNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7212,7 +7248,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeInstanceNotFound"];
             409: components["responses"]["NativeInstanceConflict"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -7248,7 +7284,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeInstanceNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7284,7 +7320,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeInstanceNotFound"];
             409: components["responses"]["NativeInstanceConflict"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -7325,7 +7361,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7381,7 +7417,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -7418,7 +7454,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeVolumeNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7453,7 +7489,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeVolumeNotFound"];
             409: components["responses"]["NativeVolumeInUse"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -7494,7 +7530,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7550,7 +7586,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeVolumeNotFound"];
             409: components["responses"]["NativeBurstConflict"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -7589,7 +7625,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeVolumeNotFound"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -7640,7 +7676,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -7676,7 +7712,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeBurstOrderNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7711,7 +7747,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeBurstOrderNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7746,7 +7782,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeBurstOrderNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7781,7 +7817,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeBurstOrderNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7827,7 +7863,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeBurstOrderNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7869,7 +7905,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeBurstOrderNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7922,7 +7958,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7957,7 +7993,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7994,7 +8030,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeMachineConflict"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -8035,7 +8071,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeMachineNotFound"];
             409: components["responses"]["NativeMachineConflict"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -8080,7 +8116,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeMachineNotFound"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -8127,7 +8163,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeMachineNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8183,7 +8219,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -8226,7 +8262,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8264,7 +8300,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -8299,7 +8335,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeChatNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8362,7 +8398,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeChatNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -8403,7 +8439,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeChatNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];

@@ -178,6 +178,7 @@ export type Health = {
  * | auth_rate_limited | 429 | rate_limit_exceeded | Too many unknown API keys from this client address, or too many sign-in, sign-up, confirmation or password-reset attempts per address or per account (never saying which, nor whether the account exists); with `Retry-After`. |
  * | tokenizer_busy | 503 | api_error | Too much long text is waiting to be counted (`TOKENIZER_MAX_WAITING`), or counting it took longer than `TOKENIZER_TASK_TIMEOUT_MS`; with `Retry-After`. Nothing was held or charged. |
  * | key_scope_required | 403 | permission_error | The key lacks the `keys` scope needed to create or revoke keys. |
+ * | account_locked | 403 | permission_error | An operator locked the account behind the key: every key of it is refused until it is unlocked. |
  * | file_link_invalid | 403 | permission_error | A hosted file's link has a wrong signature or has expired. |
  * | file_not_found | 404 | invalid_request_error | A hosted file expired and was removed. |
  * | chat_not_found | 404 | invalid_request_error | The chat id is not one of the caller's chats. |
@@ -197,7 +198,7 @@ export type Health = {
  * | instance_not_running | 409 | invalid_request_error | The rental is stopped: its SSH proxy port was given back; start it to get one again. |
  *
  */
-export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'tokenizer_busy' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use' | 'price_above_max' | 'too_many_pending_rentals' | 'too_many_unverified_machines' | 'instance_not_running';
+export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'tokenizer_busy' | 'key_scope_required' | 'account_locked' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use' | 'price_above_max' | 'too_many_pending_rentals' | 'too_many_unverified_machines' | 'instance_not_running';
 
 /**
  * One body-validation finding (SPEC 2.7), listed in `meta.fields`.
@@ -2552,11 +2553,12 @@ export type GetModelCatalogErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -2605,11 +2607,12 @@ export type ListCompatModelsErrors = {
      */
     401: CompatError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: CompatError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -2661,11 +2664,12 @@ export type GetCompatModelErrors = {
      */
     401: CompatError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: CompatError;
     /**
      * No callable model has this id (`model_not_found`, answered 404 here because the model is the path's resource, as the wire format does), or the account behind the credential was deleted.
      */
@@ -2735,11 +2739,12 @@ export type CreateCompatChatCompletionErrors = {
      */
     402: CompatError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: CompatError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -2829,11 +2834,12 @@ export type CreateNativeChatCompletionErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -2925,11 +2931,12 @@ export type CreateResponseErrors = {
      */
     402: CompatError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: CompatError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3019,11 +3026,12 @@ export type CreateCompatResponseErrors = {
      */
     402: CompatError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: CompatError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3113,11 +3121,12 @@ export type CreateChatJobErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3180,11 +3189,12 @@ export type GetChatJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such job for this caller, or its record expired.
      */
@@ -3256,11 +3266,12 @@ export type CreateEmbeddingsErrors = {
      */
     402: CompatError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: CompatError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3350,11 +3361,12 @@ export type CreateRerankErrors = {
      */
     402: CompatError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: CompatError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3423,11 +3435,12 @@ export type GetModelPerformanceErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3476,11 +3489,12 @@ export type ListApiKeysErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3540,8 +3554,9 @@ export type CreateApiKeyErrors = {
      */
     401: NativeError;
     /**
-     * The key lacks the `keys` scope (`key_scope_required`): only a key that holds it may create or revoke keys. Or,
-     * in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
+     * The key lacks the `keys` scope (`key_scope_required`): only a key that holds it may create or revoke keys; or
+     * an operator locked the account behind the key (`account_locked`, issue 26 item 8). Or, in plain text, blocked
+     * at the edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
      *
      */
     403: NativeError;
@@ -3609,8 +3624,9 @@ export type RevokeApiKeyErrors = {
      */
     401: NativeError;
     /**
-     * The key lacks the `keys` scope (`key_scope_required`): only a key that holds it may create or revoke keys. Or,
-     * in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
+     * The key lacks the `keys` scope (`key_scope_required`): only a key that holds it may create or revoke keys; or
+     * an operator locked the account behind the key (`account_locked`, issue 26 item 8). Or, in plain text, blocked
+     * at the edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
      *
      */
     403: NativeError;
@@ -3664,11 +3680,12 @@ export type GetAccountErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3742,11 +3759,12 @@ export type ListUsageRequestsErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3802,11 +3820,12 @@ export type GetUsageRequestErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No usage record with this id belongs to the caller, or the account was deleted.
      */
@@ -3866,11 +3885,12 @@ export type GetUsageHistoryErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3937,11 +3957,12 @@ export type GetUsageBreakdownErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -4010,11 +4031,12 @@ export type ExportUsageErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -4066,11 +4088,12 @@ export type GetUsageActivityErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -4134,11 +4157,12 @@ export type GetUsageCalendarErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -4192,11 +4216,12 @@ export type GetRubBillingErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -4247,11 +4272,12 @@ export type SetRubBillingErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -4308,11 +4334,12 @@ export type GetNotificationSettingsErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -4361,11 +4388,12 @@ export type SetNotificationSettingsErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -4422,11 +4450,12 @@ export type ListSshKeysErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -4483,11 +4512,12 @@ export type AddSshKeyErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -4542,11 +4572,12 @@ export type DeleteSshKeyErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such SSH key for this caller.
      */
@@ -4620,11 +4651,12 @@ export type CreateImageErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -4716,11 +4748,12 @@ export type CreateCompatImageErrors = {
      */
     402: CompatError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: CompatError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -4810,11 +4843,12 @@ export type CreateImageJobErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -4877,11 +4911,12 @@ export type GetImageJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such job for this caller, or its record expired.
      */
@@ -4930,11 +4965,12 @@ export type EstimateImageJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5010,11 +5046,12 @@ export type CreateAudioJobErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5077,11 +5114,12 @@ export type GetAudioJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such job for this caller, or its record expired.
      */
@@ -5130,11 +5168,12 @@ export type EstimateAudioJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5210,11 +5249,12 @@ export type CreateMusicJobErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5277,11 +5317,12 @@ export type GetMusicJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such job for this caller, or its record expired.
      */
@@ -5330,11 +5371,12 @@ export type EstimateMusicJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5410,11 +5452,12 @@ export type CreateVideoJobErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5477,11 +5520,12 @@ export type GetVideoJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such job for this caller, or its record expired.
      */
@@ -5555,11 +5599,12 @@ export type FinalizeVideoJobErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such job for this caller, or its record expired.
      */
@@ -5618,11 +5663,12 @@ export type EstimateVideoJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5671,11 +5717,12 @@ export type ListTopazModelsErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5743,11 +5790,12 @@ export type CreateTopazImageJobErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5810,11 +5858,12 @@ export type GetTopazImageJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such job for this caller, or its record expired.
      */
@@ -5886,11 +5935,12 @@ export type CreateTopazVideoJobErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5953,11 +6003,12 @@ export type GetTopazVideoJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such job for this caller, or its record expired.
      */
@@ -6043,11 +6094,12 @@ export type ListOffersErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -6108,11 +6160,12 @@ export type ListInstancesErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -6186,11 +6239,12 @@ export type CreateInstanceErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such offer is available, the `volume_id` is not one of the caller’s volumes (or it was deleted), or the caller’s account is gone.
      */
@@ -6253,11 +6307,12 @@ export type DeleteInstanceErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such instance for this caller.
      */
@@ -6308,11 +6363,12 @@ export type GetInstanceErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such instance for this caller.
      */
@@ -6367,11 +6423,12 @@ export type StartInstanceErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such instance for this caller.
      */
@@ -6426,11 +6483,12 @@ export type StopInstanceErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such instance for this caller.
      */
@@ -6484,11 +6542,12 @@ export type EnsureSshProxyErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such instance for this caller.
      */
@@ -6550,11 +6609,12 @@ export type ListVolumesErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -6628,11 +6688,12 @@ export type CreateVolumeErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -6691,11 +6752,12 @@ export type DeleteVolumeErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such volume for this caller (or, attaching it, it was deleted), or the caller’s account is gone.
      */
@@ -6750,11 +6812,12 @@ export type GetVolumeErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such volume for this caller (or, attaching it, it was deleted), or the caller’s account is gone.
      */
@@ -6812,11 +6875,12 @@ export type ListBurstOrdersErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -6890,11 +6954,12 @@ export type CreateBurstOrderErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such volume for this caller (or, attaching it, it was deleted), or the caller’s account is gone.
      */
@@ -6951,11 +7016,12 @@ export type EstimateBurstOrderErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such volume for this caller (or, attaching it, it was deleted), or the caller’s account is gone.
      */
@@ -7011,11 +7077,12 @@ export type CheckBurstImageErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -7081,11 +7148,12 @@ export type DeleteBurstOrderErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such burst order for this caller.
      */
@@ -7136,11 +7204,12 @@ export type GetBurstOrderErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such burst order for this caller.
      */
@@ -7191,11 +7260,12 @@ export type StartBurstOrderErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such burst order for this caller.
      */
@@ -7246,11 +7316,12 @@ export type StopBurstOrderErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such burst order for this caller.
      */
@@ -7306,11 +7377,12 @@ export type ListBurstOrderTransactionsErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such burst order for this caller.
      */
@@ -7376,11 +7448,12 @@ export type ListBurstOrderHistoryErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such burst order for this caller.
      */
@@ -7442,11 +7515,12 @@ export type GetProviderEarningsErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -7507,11 +7581,12 @@ export type ListMachinesErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -7562,11 +7637,12 @@ export type RegisterMachineErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -7625,11 +7701,12 @@ export type UpdateMachineListingErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such machine of this provider.
      */
@@ -7688,11 +7765,12 @@ export type MachineHeartbeatErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such machine of this provider.
      */
@@ -7755,11 +7833,12 @@ export type WaitForTunnelsErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such machine of this provider.
      */
@@ -7840,11 +7919,12 @@ export type CreateRecommendationErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -7914,11 +7994,12 @@ export type ListChatsErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -7967,11 +8048,12 @@ export type CreateChatErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -8022,11 +8104,12 @@ export type GetChatErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such chat for this caller, or no such image job in the chat.
      */
@@ -8096,11 +8179,12 @@ export type CreateChatMessageErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such chat for this caller, or no such image job in the chat.
      */
@@ -8172,11 +8256,12 @@ export type GetChatImageJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such chat for this caller, or no such image job in the chat.
      */
