@@ -203,7 +203,7 @@ describe('FailOpenRateLimiter attempt windows fail closed', () => {
       },
     );
     await expect(limiter.hit(attempt())).rejects.toThrow(/no answer within 5 ms/);
-    expect(warnings[0]?.obj).toMatchObject({ reason: 'primary_timeout' });
+    expect(warnings[0]?.obj).toMatchObject({ reason: 'primary_timeout', timeoutMs: 5 });
   });
 
   it('passes an invalid attempt through as a programmer error, without a warning', async () => {

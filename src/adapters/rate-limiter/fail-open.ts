@@ -85,14 +85,19 @@ export class FailOpenRateLimiter implements RateLimiter {
   /** Fails closed (above): the primary's answer, or the error that kept it from answering. */
   async hit(request: AttemptRequest): Promise<AttemptDecision> {
     if (!this.#isPrimaryReady()) {
-      this.#warn('primary_not_ready', undefined, ATTEMPTS_REFUSED);
+      this.#warn('primary_not_ready', undefined, ATTEMPTS_REFUSED, this.#attemptTimeoutMs);
       throw new Error('the shared rate-limit store is not connected');
     }
     try {
       return await withTimeout(this.#primary.hit(request), this.#attemptTimeoutMs);
     } catch (err) {
       if (!(err instanceof RangeError))
-        this.#warn(err instanceof PrimaryTimeoutError ? 'primary_timeout' : 'primary_error', err, ATTEMPTS_REFUSED);
+        this.#warn(
+          err instanceof PrimaryTimeoutError ? 'primary_timeout' : 'primary_error',
+          err,
+          ATTEMPTS_REFUSED,
+          this.#attemptTimeoutMs,
+        );
       throw err;
     }
   }
@@ -102,11 +107,11 @@ export class FailOpenRateLimiter implements RateLimiter {
   }
 
   #fallBack(request: RateLimitRequest, reason: FallbackReason, err?: unknown): Promise<RateLimitDecision> {
-    this.#warn(reason, err, REQUESTS_LOCAL);
+    this.#warn(reason, err, REQUESTS_LOCAL, this.#timeoutMs);
     return this.#fallback.check(request);
   }
 
-  #warn(reason: FallbackReason, err: unknown, message: string): void {
+  #warn(reason: FallbackReason, err: unknown, message: string, timeoutMs: number): void {
     this.#unreported += 1;
     const nowMs = this.#clock();
     if (nowMs - this.#lastWarnMs < this.#warnIntervalMs) return;
@@ -114,7 +119,7 @@ export class FailOpenRateLimiter implements RateLimiter {
     const fallbacks = this.#unreported;
     this.#unreported = 0;
     const detail = err === undefined ? {} : { err };
-    this.#logger.warn({ reason, fallbacks, timeoutMs: this.#timeoutMs, ...detail }, message);
+    this.#logger.warn({ reason, fallbacks, timeoutMs, ...detail }, message);
   }
 }
 
