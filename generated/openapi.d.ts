@@ -2382,9 +2382,10 @@ export interface components {
          *     | resources_unavailable | 409 | invalid_request_error | A stopped rental cannot restart: its GPU is gone. |
          *     | idempotency_conflict | 409 | invalid_request_error | An idempotency key was reused with a different request. |
          *     | not_ready | 503 | api_error | A dependency (database) is unreachable; the process should not receive traffic. |
-         *     | auth_rate_limited | 429 | rate_limit_exceeded | Too many unknown API keys from this client address; with `Retry-After`. |
+         *     | auth_rate_limited | 429 | rate_limit_exceeded | Too many unknown API keys from this client address, or too many sign-in, sign-up, confirmation or password-reset attempts per address or per account (never saying which, nor whether the account exists); with `Retry-After`. |
          *     | tokenizer_busy | 503 | api_error | Too much long text is waiting to be counted (`TOKENIZER_MAX_WAITING`), or counting it took longer than `TOKENIZER_TASK_TIMEOUT_MS`; with `Retry-After`. Nothing was held or charged. |
          *     | key_scope_required | 403 | permission_error | The key lacks the `keys` scope needed to create or revoke keys. |
+         *     | account_locked | 403 | permission_error | An operator locked the account behind the key: every key of it is refused until it is unlocked. |
          *     | file_link_invalid | 403 | permission_error | A hosted file's link has a wrong signature or has expired. |
          *     | file_not_found | 404 | invalid_request_error | A hosted file expired and was removed. |
          *     | chat_not_found | 404 | invalid_request_error | The chat id is not one of the caller's chats. |
@@ -2419,7 +2420,7 @@ export interface components {
          *     | session_not_found | 404 | invalid_request_error | The session id is not one of the account's live sessions. |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running" | "invalid_email" | "weak_password" | "invalid_link" | "invalid_credentials" | "totp_required" | "invalid_totp" | "invalid_session" | "email_unconfirmed" | "session_required" | "session_not_accepted" | "origin_mismatch" | "totp_already_enabled" | "totp_not_enabled" | "account_not_empty" | "session_not_found";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "account_locked" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running" | "invalid_email" | "weak_password" | "invalid_link" | "invalid_credentials" | "totp_required" | "invalid_totp" | "invalid_session" | "email_unconfirmed" | "session_required" | "session_not_accepted" | "origin_mismatch" | "totp_already_enabled" | "totp_not_enabled" | "account_not_empty" | "session_not_found";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -4281,6 +4282,23 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
+        /**
+         * @description An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+         *     until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+         *     `requests`).
+         */
+        NativeForbiddenAccountLocked: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+                /** @example Forbidden */
+                "text/plain": string;
+            };
+        };
         /** @description The account behind the credential was deleted (SPEC 5.4). */
         NativeUserNotFound: {
             headers: {
@@ -4338,6 +4356,23 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["CompatError"];
+            };
+        };
+        /**
+         * @description An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+         *     until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+         *     `requests`).
+         */
+        CompatForbiddenAccountLocked: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CompatError"];
+                /** @example Forbidden */
+                "text/plain": string;
             };
         };
         /** @description The account behind the credential was deleted (SPEC 5.4). */
@@ -4567,8 +4602,9 @@ export interface components {
             };
         };
         /**
-         * @description The key lacks the `keys` scope (`key_scope_required`): only a key that holds it may create or revoke keys. Or,
-         *     in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
+         * @description The key lacks the `keys` scope (`key_scope_required`): only a key that holds it may create or revoke keys; or
+         *     an operator locked the account behind the key (`account_locked`, issue 26 item 8). Or, in plain text, blocked
+         *     at the edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
          */
         NativeForbiddenKeyScope: {
             headers: {
@@ -5066,7 +5102,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5110,7 +5146,7 @@ export interface operations {
             };
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             429: components["responses"]["CompatTooManyRequests"];
             500: components["responses"]["CompatInternal"];
@@ -5152,7 +5188,7 @@ export interface operations {
             };
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatModelOrUserNotFound"];
             429: components["responses"]["CompatTooManyRequests"];
             500: components["responses"]["CompatInternal"];
@@ -5218,7 +5254,7 @@ export interface operations {
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
             402: components["responses"]["CompatInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
             413: components["responses"]["CompatTooLarge"];
@@ -5291,7 +5327,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -5357,7 +5393,7 @@ export interface operations {
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
             402: components["responses"]["CompatInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
             413: components["responses"]["CompatTooLarge"];
@@ -5423,7 +5459,7 @@ export interface operations {
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
             402: components["responses"]["CompatInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
             413: components["responses"]["CompatTooLarge"];
@@ -5484,7 +5520,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -5522,7 +5558,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5576,7 +5612,7 @@ export interface operations {
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
             402: components["responses"]["CompatInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
             413: components["responses"]["CompatTooLarge"];
@@ -5635,7 +5671,7 @@ export interface operations {
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
             402: components["responses"]["CompatInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
             413: components["responses"]["CompatTooLarge"];
@@ -5675,7 +5711,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5710,7 +5746,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -5833,7 +5869,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -6529,7 +6565,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -6566,7 +6602,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUsageRecordNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -6613,7 +6649,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -6666,7 +6702,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -6704,7 +6740,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -6753,7 +6789,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -6795,7 +6831,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -6828,7 +6864,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -6872,7 +6908,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -6907,7 +6943,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -6950,7 +6986,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -6987,7 +7023,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7028,7 +7064,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -7067,7 +7103,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeSshKeyNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7131,7 +7167,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -7198,7 +7234,7 @@ export interface operations {
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
             402: components["responses"]["CompatInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
             413: components["responses"]["CompatTooLarge"];
@@ -7267,7 +7303,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -7305,7 +7341,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7350,7 +7386,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -7414,7 +7450,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -7452,7 +7488,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7495,7 +7531,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -7560,7 +7596,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -7598,7 +7634,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7642,7 +7678,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -7707,7 +7743,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -7745,7 +7781,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7814,7 +7850,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -7860,7 +7896,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -7893,7 +7929,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -7955,7 +7991,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -7993,7 +8029,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8056,7 +8092,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -8094,7 +8130,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8149,7 +8185,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8189,7 +8225,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8245,7 +8281,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeOfferNotFound"];
             409: components["responses"]["NativeRentalConflict"];
             410: components["responses"]["NativeRentalUnavailable"];
@@ -8283,7 +8319,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeInstanceNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8318,7 +8354,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeInstanceNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8354,7 +8390,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeInstanceNotFound"];
             409: components["responses"]["NativeInstanceConflict"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -8390,7 +8426,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeInstanceNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8426,7 +8462,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeInstanceNotFound"];
             409: components["responses"]["NativeInstanceConflict"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -8467,7 +8503,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8523,7 +8559,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -8560,7 +8596,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeVolumeNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8595,7 +8631,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeVolumeNotFound"];
             409: components["responses"]["NativeVolumeInUse"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -8636,7 +8672,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8692,7 +8728,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeVolumeNotFound"];
             409: components["responses"]["NativeBurstConflict"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -8731,7 +8767,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeVolumeNotFound"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -8782,7 +8818,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -8818,7 +8854,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeBurstOrderNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8853,7 +8889,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeBurstOrderNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8888,7 +8924,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeBurstOrderNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8923,7 +8959,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeBurstOrderNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -8969,7 +9005,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeBurstOrderNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -9011,7 +9047,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeBurstOrderNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -9064,7 +9100,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -9099,7 +9135,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -9136,7 +9172,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeMachineConflict"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -9177,7 +9213,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeMachineNotFound"];
             409: components["responses"]["NativeMachineConflict"];
             415: components["responses"]["NativeUnsupportedMediaType"];
@@ -9222,7 +9258,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeMachineNotFound"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -9269,7 +9305,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeMachineNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -9325,7 +9361,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -9368,7 +9404,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -9406,7 +9442,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
@@ -9441,7 +9477,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeChatNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
@@ -9504,7 +9540,7 @@ export interface operations {
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
             402: components["responses"]["NativeInsufficientBalance"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeChatNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -9545,7 +9581,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            403: components["responses"]["EdgeBlocked"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeChatNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];

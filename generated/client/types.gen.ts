@@ -175,9 +175,10 @@ export type Health = {
  * | resources_unavailable | 409 | invalid_request_error | A stopped rental cannot restart: its GPU is gone. |
  * | idempotency_conflict | 409 | invalid_request_error | An idempotency key was reused with a different request. |
  * | not_ready | 503 | api_error | A dependency (database) is unreachable; the process should not receive traffic. |
- * | auth_rate_limited | 429 | rate_limit_exceeded | Too many unknown API keys from this client address; with `Retry-After`. |
+ * | auth_rate_limited | 429 | rate_limit_exceeded | Too many unknown API keys from this client address, or too many sign-in, sign-up, confirmation or password-reset attempts per address or per account (never saying which, nor whether the account exists); with `Retry-After`. |
  * | tokenizer_busy | 503 | api_error | Too much long text is waiting to be counted (`TOKENIZER_MAX_WAITING`), or counting it took longer than `TOKENIZER_TASK_TIMEOUT_MS`; with `Retry-After`. Nothing was held or charged. |
  * | key_scope_required | 403 | permission_error | The key lacks the `keys` scope needed to create or revoke keys. |
+ * | account_locked | 403 | permission_error | An operator locked the account behind the key: every key of it is refused until it is unlocked. |
  * | file_link_invalid | 403 | permission_error | A hosted file's link has a wrong signature or has expired. |
  * | file_not_found | 404 | invalid_request_error | A hosted file expired and was removed. |
  * | chat_not_found | 404 | invalid_request_error | The chat id is not one of the caller's chats. |
@@ -212,7 +213,7 @@ export type Health = {
  * | session_not_found | 404 | invalid_request_error | The session id is not one of the account's live sessions. |
  *
  */
-export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'tokenizer_busy' | 'key_scope_required' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use' | 'price_above_max' | 'too_many_pending_rentals' | 'too_many_unverified_machines' | 'instance_not_running' | 'invalid_email' | 'weak_password' | 'invalid_link' | 'invalid_credentials' | 'totp_required' | 'invalid_totp' | 'invalid_session' | 'email_unconfirmed' | 'session_required' | 'session_not_accepted' | 'origin_mismatch' | 'totp_already_enabled' | 'totp_not_enabled' | 'account_not_empty' | 'session_not_found';
+export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'tokenizer_busy' | 'key_scope_required' | 'account_locked' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use' | 'price_above_max' | 'too_many_pending_rentals' | 'too_many_unverified_machines' | 'instance_not_running' | 'invalid_email' | 'weak_password' | 'invalid_link' | 'invalid_credentials' | 'totp_required' | 'invalid_totp' | 'invalid_session' | 'email_unconfirmed' | 'session_required' | 'session_not_accepted' | 'origin_mismatch' | 'totp_already_enabled' | 'totp_not_enabled' | 'account_not_empty' | 'session_not_found';
 
 /**
  * One body-validation finding (SPEC 2.7), listed in `meta.fields`.
@@ -2672,11 +2673,12 @@ export type GetModelCatalogErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -2725,11 +2727,12 @@ export type ListCompatModelsErrors = {
      */
     401: CompatError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: CompatError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -2781,11 +2784,12 @@ export type GetCompatModelErrors = {
      */
     401: CompatError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: CompatError;
     /**
      * No callable model has this id (`model_not_found`, answered 404 here because the model is the path's resource, as the wire format does), or the account behind the credential was deleted.
      */
@@ -2855,11 +2859,12 @@ export type CreateCompatChatCompletionErrors = {
      */
     402: CompatError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: CompatError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -2949,11 +2954,12 @@ export type CreateNativeChatCompletionErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3045,11 +3051,12 @@ export type CreateResponseErrors = {
      */
     402: CompatError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: CompatError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3139,11 +3146,12 @@ export type CreateCompatResponseErrors = {
      */
     402: CompatError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: CompatError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3233,11 +3241,12 @@ export type CreateChatJobErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3300,11 +3309,12 @@ export type GetChatJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such job for this caller, or its record expired.
      */
@@ -3376,11 +3386,12 @@ export type CreateEmbeddingsErrors = {
      */
     402: CompatError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: CompatError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3470,11 +3481,12 @@ export type CreateRerankErrors = {
      */
     402: CompatError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: CompatError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3543,11 +3555,12 @@ export type GetModelPerformanceErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3596,11 +3609,12 @@ export type ListApiKeysErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -3660,8 +3674,9 @@ export type CreateApiKeyErrors = {
      */
     401: NativeError;
     /**
-     * The key lacks the `keys` scope (`key_scope_required`): only a key that holds it may create or revoke keys. Or,
-     * in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
+     * The key lacks the `keys` scope (`key_scope_required`): only a key that holds it may create or revoke keys; or
+     * an operator locked the account behind the key (`account_locked`, issue 26 item 8). Or, in plain text, blocked
+     * at the edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
      *
      */
     403: NativeError;
@@ -3729,8 +3744,9 @@ export type RevokeApiKeyErrors = {
      */
     401: NativeError;
     /**
-     * The key lacks the `keys` scope (`key_scope_required`): only a key that holds it may create or revoke keys. Or,
-     * in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
+     * The key lacks the `keys` scope (`key_scope_required`): only a key that holds it may create or revoke keys; or
+     * an operator locked the account behind the key (`account_locked`, issue 26 item 8). Or, in plain text, blocked
+     * at the edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
      *
      */
     403: NativeError;
@@ -3851,11 +3867,12 @@ export type GetAccountErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -4820,11 +4837,12 @@ export type ListUsageRequestsErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -4880,11 +4898,12 @@ export type GetUsageRequestErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No usage record with this id belongs to the caller, or the account was deleted.
      */
@@ -4944,11 +4963,12 @@ export type GetUsageHistoryErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5015,11 +5035,12 @@ export type GetUsageBreakdownErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5088,11 +5109,12 @@ export type ExportUsageErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5144,11 +5166,12 @@ export type GetUsageActivityErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5212,11 +5235,12 @@ export type GetUsageCalendarErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5270,11 +5294,12 @@ export type GetRubBillingErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5325,11 +5350,12 @@ export type SetRubBillingErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5386,11 +5412,12 @@ export type GetNotificationSettingsErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5439,11 +5466,12 @@ export type SetNotificationSettingsErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5500,11 +5528,12 @@ export type ListSshKeysErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5561,11 +5590,12 @@ export type AddSshKeyErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5620,11 +5650,12 @@ export type DeleteSshKeyErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such SSH key for this caller.
      */
@@ -5698,11 +5729,12 @@ export type CreateImageErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5794,11 +5826,12 @@ export type CreateCompatImageErrors = {
      */
     402: CompatError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: CompatError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5888,11 +5921,12 @@ export type CreateImageJobErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -5955,11 +5989,12 @@ export type GetImageJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such job for this caller, or its record expired.
      */
@@ -6008,11 +6043,12 @@ export type EstimateImageJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -6088,11 +6124,12 @@ export type CreateAudioJobErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -6155,11 +6192,12 @@ export type GetAudioJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such job for this caller, or its record expired.
      */
@@ -6208,11 +6246,12 @@ export type EstimateAudioJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -6288,11 +6327,12 @@ export type CreateMusicJobErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -6355,11 +6395,12 @@ export type GetMusicJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such job for this caller, or its record expired.
      */
@@ -6408,11 +6449,12 @@ export type EstimateMusicJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -6488,11 +6530,12 @@ export type CreateVideoJobErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -6555,11 +6598,12 @@ export type GetVideoJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such job for this caller, or its record expired.
      */
@@ -6633,11 +6677,12 @@ export type FinalizeVideoJobErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such job for this caller, or its record expired.
      */
@@ -6696,11 +6741,12 @@ export type EstimateVideoJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -6749,11 +6795,12 @@ export type ListTopazModelsErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -6821,11 +6868,12 @@ export type CreateTopazImageJobErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -6888,11 +6936,12 @@ export type GetTopazImageJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such job for this caller, or its record expired.
      */
@@ -6964,11 +7013,12 @@ export type CreateTopazVideoJobErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -7031,11 +7081,12 @@ export type GetTopazVideoJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such job for this caller, or its record expired.
      */
@@ -7121,11 +7172,12 @@ export type ListOffersErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -7186,11 +7238,12 @@ export type ListInstancesErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -7264,11 +7317,12 @@ export type CreateInstanceErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such offer is available, the `volume_id` is not one of the caller’s volumes (or it was deleted), or the caller’s account is gone.
      */
@@ -7331,11 +7385,12 @@ export type DeleteInstanceErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such instance for this caller.
      */
@@ -7386,11 +7441,12 @@ export type GetInstanceErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such instance for this caller.
      */
@@ -7445,11 +7501,12 @@ export type StartInstanceErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such instance for this caller.
      */
@@ -7504,11 +7561,12 @@ export type StopInstanceErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such instance for this caller.
      */
@@ -7562,11 +7620,12 @@ export type EnsureSshProxyErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such instance for this caller.
      */
@@ -7628,11 +7687,12 @@ export type ListVolumesErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -7706,11 +7766,12 @@ export type CreateVolumeErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -7769,11 +7830,12 @@ export type DeleteVolumeErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such volume for this caller (or, attaching it, it was deleted), or the caller’s account is gone.
      */
@@ -7828,11 +7890,12 @@ export type GetVolumeErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such volume for this caller (or, attaching it, it was deleted), or the caller’s account is gone.
      */
@@ -7890,11 +7953,12 @@ export type ListBurstOrdersErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -7968,11 +8032,12 @@ export type CreateBurstOrderErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such volume for this caller (or, attaching it, it was deleted), or the caller’s account is gone.
      */
@@ -8029,11 +8094,12 @@ export type EstimateBurstOrderErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such volume for this caller (or, attaching it, it was deleted), or the caller’s account is gone.
      */
@@ -8089,11 +8155,12 @@ export type CheckBurstImageErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -8159,11 +8226,12 @@ export type DeleteBurstOrderErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such burst order for this caller.
      */
@@ -8214,11 +8282,12 @@ export type GetBurstOrderErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such burst order for this caller.
      */
@@ -8269,11 +8338,12 @@ export type StartBurstOrderErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such burst order for this caller.
      */
@@ -8324,11 +8394,12 @@ export type StopBurstOrderErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such burst order for this caller.
      */
@@ -8384,11 +8455,12 @@ export type ListBurstOrderTransactionsErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such burst order for this caller.
      */
@@ -8454,11 +8526,12 @@ export type ListBurstOrderHistoryErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such burst order for this caller.
      */
@@ -8520,11 +8593,12 @@ export type GetProviderEarningsErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -8585,11 +8659,12 @@ export type ListMachinesErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -8640,11 +8715,12 @@ export type RegisterMachineErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -8703,11 +8779,12 @@ export type UpdateMachineListingErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such machine of this provider.
      */
@@ -8766,11 +8843,12 @@ export type MachineHeartbeatErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such machine of this provider.
      */
@@ -8833,11 +8911,12 @@ export type WaitForTunnelsErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such machine of this provider.
      */
@@ -8918,11 +8997,12 @@ export type CreateRecommendationErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -8992,11 +9072,12 @@ export type ListChatsErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -9045,11 +9126,12 @@ export type CreateChatErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * The account behind the credential was deleted (SPEC 5.4).
      */
@@ -9100,11 +9182,12 @@ export type GetChatErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such chat for this caller, or no such image job in the chat.
      */
@@ -9174,11 +9257,12 @@ export type CreateChatMessageErrors = {
      */
     402: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such chat for this caller, or no such image job in the chat.
      */
@@ -9250,11 +9334,12 @@ export type GetChatImageJobErrors = {
      */
     401: NativeError;
     /**
-     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
-     * envelope, no request id. Any other User-Agent passes.
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
      *
      */
-    403: string;
+    403: NativeError;
     /**
      * No such chat for this caller, or no such image job in the chat.
      */

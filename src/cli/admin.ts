@@ -5,11 +5,11 @@
  * `{"error": code, "message": …}` on stderr: exit 2 for usage mistakes, 1 for everything else. User mistakes
  * never print a stack trace; set ADMIN_DEBUG=1 to see one for unexpected (infrastructure) failures.
  */
-import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { parseArgs } from 'node:util';
 import { SqlApiKeyStore } from '../adapters/api-keys/sql.js';
-import { balanceMicros, type Ledger } from '../adapters/ledger/index.js';
+import { SqlCredentialStore } from '../adapters/credential-store/sql.js';
+import { balanceMicros } from '../adapters/ledger/index.js';
 import { openLedger } from '../adapters/ledger/open.js';
-import type { MarketStore } from '../adapters/market-store/index.js';
 import { SqlMarketStore } from '../adapters/market-store/sql.js';
 import { buildRentalBilling } from '../composition/rental-billing.js';
 import { loadConfig } from '../config.js';
@@ -20,37 +20,11 @@ import { fromMicro, fxRateToMicro, microsToUsd, usdToMicros } from '../domain/bi
 import { topUp } from '../domain/billing/top-up.js';
 import { setVerification } from '../domain/market/machines.js';
 import { DomainError, isDomainError } from '../errors/domain-error.js';
-
-type Options = NonNullable<ParseArgsConfig['options']>;
-type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
-type Output = Record<string, unknown>;
-
-interface Stores {
-  store: SqlApiKeyStore;
-  ledger: Ledger;
-  market: MarketStore;
-  marketRateMicro: bigint;
-  /** Settles an account's rentals and volumes up to now. */
-  settleRentals: (accountId: string) => Promise<void>;
-}
-
-/** `prepare` checks the arguments before any database work, then returns the step that needs the stores. */
-interface Command {
-  usage: string;
-  options: Options;
-  prepare(values: Values): (stores: Stores) => Promise<Output>;
-}
-
-class UsageError extends Error {}
+import { accountCommands } from './account-commands.js';
+import { type Command, type Output, required, type Stores, UsageError, type Values } from './command.js';
 
 const USAGE_EXIT = 2;
 const FAILURE_EXIT = 1;
-
-function required(values: Values, name: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
-  return value;
-}
 
 function repeated(values: Values, name: string): string[] {
   const value = values[name];
@@ -182,6 +156,7 @@ const commands: Record<string, Command> = {
       };
     },
   },
+  ...accountCommands,
   'accounts delete': {
     usage: 'accounts delete --account ACCOUNT_ID',
     options: { account: { type: 'string' } },
@@ -269,16 +244,22 @@ const HELP = new Set(['--help', '-h', 'help']);
 function helpAsked(argv: string[]): string | undefined {
   if (argv[0] !== undefined && HELP.has(argv[0])) return usageText();
   if (!argv.some((arg) => arg === '--help' || arg === '-h')) return undefined;
-  const words = commands[`${argv[0] ?? ''} ${argv[1] ?? ''}`] !== undefined ? 2 : 1;
-  const command = commands[argv.slice(0, words).join(' ')];
+  const { command } = commandOf(argv);
   return command === undefined ? usageText() : `usage: npm run --silent admin -- ${command.usage}`;
 }
 
-/** Picks the command from the first two words and parses the rest strictly against that command's options. */
+/** Commands are one word (`topup`), two (`keys create`) or three (`accounts sessions revoke`): the longest match. */
+function commandOf(argv: string[]): { command: Command | undefined; words: number } {
+  for (let words = 3; words >= 1; words -= 1) {
+    const command = commands[argv.slice(0, words).join(' ')];
+    if (command !== undefined) return { command, words };
+  }
+  return { command: undefined, words: 0 };
+}
+
+/** Picks the command from the first words and parses the rest strictly against that command's options. */
 function parseCommand(argv: string[]): (stores: Stores) => Promise<Output> {
-  // Commands are one word (`topup`) or two (`keys create`).
-  const words = commands[`${argv[0] ?? ''} ${argv[1] ?? ''}`] !== undefined ? 2 : 1;
-  const command = commands[argv.slice(0, words).join(' ')];
+  const { command, words } = commandOf(argv);
   if (!command) throw new UsageError(`unknown command ${JSON.stringify(argv.slice(0, 2).join(' '))}\n${usageText()}`);
   try {
     const { values } = parseArgs({
@@ -309,7 +290,15 @@ async function withStore<T>(run: (stores: Stores) => Promise<T>): Promise<T> {
       await billing.rentals.settleAccount(accountId);
       await billing.volumes.settleAccount(accountId);
     };
-    return await run({ store: new SqlApiKeyStore(db), ledger, market, marketRateMicro, settleRentals });
+    const store = new SqlApiKeyStore(db);
+    return await run({
+      store,
+      credentials: new SqlCredentialStore(db),
+      ledger,
+      market,
+      marketRateMicro,
+      settleRentals,
+    });
   } finally {
     await db.knex.destroy();
   }

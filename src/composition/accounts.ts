@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/connect.js';
 import type { AuthContext } from '../domain/accounts/auth-context.js';
 import { AuthMail } from '../domain/accounts/auth-mail.js';
-import { LimiterAuthThrottle } from '../domain/accounts/limiter-auth-throttle.js';
+import { AuthThrottle } from '../domain/accounts/auth-throttle.js';
 import { PasswordHasher } from '../domain/accounts/password-hasher.js';
 import { SignedLinks } from '../domain/accounts/signed-links.js';
 import type { buildKeys } from './keys.js';
@@ -40,7 +40,7 @@ export async function buildAccountAuth(input: {
     credentials: input.keys.credentials,
     links: new SignedLinks(Buffer.from(secret), publicBaseUrl),
     mail: new AuthMail(mailer, logger),
-    throttle: new LimiterAuthThrottle(input.rateLimiter, now),
+    throttle: new AuthThrottle(input.rateLimiter, now),
     passwords: new PasswordHasher({ N: 2 ** config.PASSWORD_SCRYPT_LOG2N, r: 8, p: 1 }),
     now,
   };

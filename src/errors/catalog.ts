@@ -223,6 +223,12 @@ export const ERROR_CATALOG = {
     retryable: false,
     message: 'This API key cannot create or revoke keys: it lacks the keys scope',
   },
+  account_locked: {
+    status: 403,
+    type: 'permission_error',
+    retryable: false,
+    message: 'The account behind this API key is locked by the operator; contact support to have it unlocked',
+  },
   file_link_invalid: {
     status: 403,
     type: 'permission_error',

@@ -67,6 +67,8 @@ export function apiKeyStoreConformance(name: string, makeStore: () => Promise<St
           tierDiscounts: {},
           rateLimitPerMinute: null,
           rubBilling: false,
+          lockedAtMs: null,
+          lockReason: null,
         };
         expect(outcome).toEqual({ ok: true, account: expected });
         expect(await store().getAccount(input.id)).toEqual(expected);

@@ -2,19 +2,29 @@ import { describe, expect, it } from 'vitest';
 import { MemoryApiKeyStore } from '../../src/adapters/api-keys/memory.js';
 import { SqlApiKeyStore } from '../../src/adapters/api-keys/sql.js';
 import { postgresSchema, sqliteMemory } from '../setup/databases.js';
-import { apiKeyStoreConformance } from './api-keys.conformance.js';
+import { apiKeyStoreConformance, type StoreUnderTest } from './api-keys.conformance.js';
+import { apiKeyLocksConformance } from './api-keys-locks.conformance.js';
 
-apiKeyStoreConformance('memory', async () => ({ store: new MemoryApiKeyStore(), cleanup: async () => {} }));
+const inMemory = async (): Promise<StoreUnderTest> => ({ store: new MemoryApiKeyStore(), cleanup: async () => {} });
 
-apiKeyStoreConformance('sqlite', async () => {
+async function onSqlite(): Promise<StoreUnderTest> {
   const db = await sqliteMemory();
   return { store: new SqlApiKeyStore(db), cleanup: () => db.knex.destroy() };
-});
+}
 
-apiKeyStoreConformance('postgres', async () => {
+async function onPostgres(): Promise<StoreUnderTest> {
   const { db, drop } = await postgresSchema();
   return { store: new SqlApiKeyStore(db), cleanup: drop };
-});
+}
+
+for (const [name, make] of [
+  ['memory', inMemory],
+  ['sqlite', onSqlite],
+  ['postgres', onPostgres],
+] as const) {
+  apiKeyStoreConformance(name, make);
+  apiKeyLocksConformance(name, make);
+}
 
 describe('SqlApiKeyStore ownership of the database', () => {
   it('leaves a caller-owned database open on close()', async () => {

@@ -1,6 +1,6 @@
 /**
  * FailOpenRateLimiter (src/adapters/rate-limiter/fail-open.ts): Redis down → each process answers from its
- * own window, and says so in the log at most once per 10 s. Stub primaries for each failure shape, then a real
+ * own window, and says so in the log at most once per 10 s; attempt windows (`hit`) fail closed instead. Stub primaries for each failure shape, then a real
  * ioredis client pointed at a closed port. No wall-clock assertions (DESIGN 5): "answered quickly" is shown
  * by answers arriving although the timeout is far longer than the test's own time limit, or by the timeout
  * being the only thing that can end the wait.
@@ -9,7 +9,13 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FailOpenRateLimiter, type WarnLogger } from '../../src/adapters/rate-limiter/fail-open.js';
-import type { RateLimitDecision, RateLimiter, RateLimitRequest } from '../../src/adapters/rate-limiter/index.js';
+import type {
+  AttemptDecision,
+  AttemptRequest,
+  RateLimitDecision,
+  RateLimiter,
+  RateLimitRequest,
+} from '../../src/adapters/rate-limiter/index.js';
 import { MemoryRateLimiter } from '../../src/adapters/rate-limiter/memory.js';
 import { RedisRateLimiter } from '../../src/adapters/rate-limiter/redis.js';
 import { isRedisReady } from '../../src/adapters/redis/connect.js';
@@ -30,11 +36,20 @@ const PRIMARY_ANSWER: RateLimitDecision = {
   account: { limit: 999, remaining: 998, resetMs: 1 },
 };
 
-function stubPrimary(check: () => Promise<RateLimitDecision>) {
+const attempt = (nowMs = T0): AttemptRequest => ({
+  windows: [{ bucket: 'signin:email:x', limit: 2, windowMs: 60_000 }],
+  nowMs,
+});
+
+function stubPrimary(
+  check: () => Promise<RateLimitDecision>,
+  hit: () => Promise<AttemptDecision> = () => Promise.reject(new Error('no attempt answer stubbed')),
+) {
   const primary = {
     calls: 0,
     closed: false,
     check: async () => (primary.calls++, check()),
+    hit: async () => (primary.calls++, hit()),
     close: async () => void (primary.closed = true),
   };
   return primary satisfies RateLimiter;
@@ -46,7 +61,10 @@ function recordingLogger() {
   return { logger, warnings };
 }
 
-function setup(primary: RateLimiter, options: { isPrimaryReady?: () => boolean; timeoutMs?: number } = {}) {
+function setup(
+  primary: RateLimiter,
+  options: { isPrimaryReady?: () => boolean; timeoutMs?: number; attemptTimeoutMs?: number } = {},
+) {
   const { logger, warnings } = recordingLogger();
   const clock = { nowMs: 0 };
   const limiter = new FailOpenRateLimiter({
@@ -88,6 +106,9 @@ describe('FailOpenRateLimiter with stub primaries', () => {
   it('treats a primary that throws synchronously like one that rejects', async () => {
     const primary: RateLimiter = {
       check: () => {
+        throw new Error('client is closed');
+      },
+      hit: () => {
         throw new Error('client is closed');
       },
       close: async () => {},
@@ -145,6 +166,53 @@ describe('FailOpenRateLimiter with stub primaries', () => {
   });
 });
 
+describe('FailOpenRateLimiter attempt windows fail closed', () => {
+  const ATTEMPT_ANSWER: AttemptDecision = { allowed: true, remaining: 998 };
+  const unanswered = () => Promise.reject(new Error('no request answer stubbed'));
+
+  it('uses the primary when it is healthy', async () => {
+    const { limiter, warnings } = setup(stubPrimary(unanswered, async () => ATTEMPT_ANSWER));
+    expect(await limiter.hit(attempt())).toBe(ATTEMPT_ANSWER);
+    expect(warnings).toEqual([]);
+  });
+
+  it('refuses instead of counting locally when the primary throws, and says so in the log', async () => {
+    const failure = new Error('ECONNRESET');
+    const { limiter, warnings } = setup(stubPrimary(unanswered, () => Promise.reject(failure)));
+    // A local fallback would admit the first two of these: every one must fail instead.
+    for (let i = 0; i < 3; i += 1) await expect(limiter.hit(attempt(T0 + i))).rejects.toBe(failure);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.obj).toMatchObject({ reason: 'primary_error', err: failure, fallbacks: 1 });
+    expect(warnings[0]?.msg).toMatch(/refusing sign-in/);
+  });
+
+  it('refuses without calling a primary that is not ready', async () => {
+    const primary = stubPrimary(unanswered, async () => ATTEMPT_ANSWER);
+    const { limiter, warnings } = setup(primary, { isPrimaryReady: () => false });
+    await expect(limiter.hit(attempt())).rejects.toThrow(/not connected/);
+    expect(primary.calls).toBe(0);
+    expect(warnings[0]?.obj).toMatchObject({ reason: 'primary_not_ready' });
+  });
+
+  it('refuses once attemptTimeoutMs passes, independently of the requests’ timeoutMs', async () => {
+    const { limiter, warnings } = setup(
+      stubPrimary(unanswered, () => new Promise(() => {})),
+      {
+        timeoutMs: 600_000,
+        attemptTimeoutMs: 5,
+      },
+    );
+    await expect(limiter.hit(attempt())).rejects.toThrow(/no answer within 5 ms/);
+    expect(warnings[0]?.obj).toMatchObject({ reason: 'primary_timeout', timeoutMs: 5 });
+  });
+
+  it('passes an invalid attempt through as a programmer error, without a warning', async () => {
+    const { limiter, warnings } = setup(new MemoryRateLimiter());
+    await expect(limiter.hit({ windows: [], nowMs: T0 })).rejects.toThrow(RangeError);
+    expect(warnings).toEqual([]);
+  });
+});
+
 describe('FailOpenRateLimiter over ioredis pointed at a closed port', () => {
   const clients: Redis[] = [];
   afterEach(() => {
@@ -179,6 +247,16 @@ describe('FailOpenRateLimiter over ioredis pointed at a closed port', () => {
     expect(decisions.filter((decision) => decision.allowed)).toHaveLength(2);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.obj).toMatchObject({ reason: 'primary_not_ready', fallbacks: 1 });
+  });
+
+  it('refuses attempts while the client is not ready, where requests are answered locally', async () => {
+    const client = deadRedis({ disableOfflineQueue: false });
+    const { limiter } = setup(new RedisRateLimiter(client), {
+      isPrimaryReady: () => isRedisReady(client),
+      attemptTimeoutMs: 600_000,
+    });
+    await expect(limiter.hit(attempt())).rejects.toThrow(/not connected/);
+    expect(await limiter.check(request())).toMatchObject({ allowed: true });
   });
 
   it('answers at once when readiness is stale but the offline queue is disabled (commands fail fast)', async () => {

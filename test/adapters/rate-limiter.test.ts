@@ -10,7 +10,8 @@ import { WINDOW_MS } from '../../src/adapters/rate-limiter/index.js';
 import { MemoryRateLimiter } from '../../src/adapters/rate-limiter/memory.js';
 import { RedisRateLimiter, type RedisScriptClient } from '../../src/adapters/rate-limiter/redis.js';
 import { newId } from '../../src/lib/ids.js';
-import { rateLimiterConformance } from './rate-limiter.conformance.js';
+import { type LimiterUnderTest, rateLimiterConformance } from './rate-limiter.conformance.js';
+import { attemptWindowsConformance } from './rate-limiter-attempts.conformance.js';
 
 const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const T0 = 1_750_000_000_000;
@@ -33,9 +34,9 @@ async function deleteKeys(client: Client, prefix: string): Promise<void> {
   }
 }
 
-rateLimiterConformance('memory', async () => ({ limiter: new MemoryRateLimiter(), cleanup: async () => {} }));
+const inMemory = async (): Promise<LimiterUnderTest> => ({ limiter: new MemoryRateLimiter(), cleanup: async () => {} });
 
-rateLimiterConformance('redis', async () => {
+async function onRedis(): Promise<LimiterUnderTest> {
   const client = await connectedClient();
   const prefix = uniquePrefix();
   const cleanup = async () => {
@@ -46,7 +47,12 @@ rateLimiterConformance('redis', async () => {
     }
   };
   return { limiter: new RedisRateLimiter(client, { prefix }), cleanup };
-});
+}
+
+rateLimiterConformance('memory', inMemory);
+rateLimiterConformance('redis', onRedis);
+attemptWindowsConformance('memory', inMemory);
+attemptWindowsConformance('redis', onRedis);
 
 describe('MemoryRateLimiter memory', () => {
   it('forgets windows of keys that stopped sending', async () => {
@@ -69,6 +75,17 @@ describe('MemoryRateLimiter memory', () => {
       nowMs: T0 + 49 + WINDOW_MS,
     });
     expect(limiter.windowCount).toBe(2);
+  });
+
+  it('forgets attempt buckets once their own window has passed', async () => {
+    const limiter = new MemoryRateLimiter();
+    const short = { bucket: 'short', limit: 5, windowMs: WINDOW_MS };
+    const long = { bucket: 'long', limit: 5, windowMs: 10 * WINDOW_MS };
+    await limiter.hit({ windows: [short, long], nowMs: T0 });
+    expect(limiter.windowCount).toBe(2);
+    await limiter.hit({ windows: [{ ...short, bucket: 'other' }], nowMs: T0 + WINDOW_MS });
+    expect(limiter.windowCount).toBe(2); // 'short' swept, 'long' kept, 'other' added
+    expect(await limiter.hit({ windows: [long], nowMs: T0 + WINDOW_MS })).toEqual({ allowed: true, remaining: 3 });
   });
 
   it('drops a pruned-empty window that rejected', async () => {
@@ -136,6 +153,16 @@ describe('RedisRateLimiter on the real Redis', () => {
       expect(ttlMs).toBeGreaterThan(0);
       expect(ttlMs).toBeLessThanOrEqual(WINDOW_MS);
     }
+  });
+
+  it('stores an attempt window under the prefix, expiring with its own window length', async () => {
+    const limiter = new RedisRateLimiter(client, { prefix });
+    const bucket = newId('bucket');
+    await limiter.hit({ windows: [{ bucket, limit: 3, windowMs: 15 * WINDOW_MS }], nowMs: Date.now() });
+    expect(await client.zcard(`${prefix}h:${bucket}`)).toBe(1);
+    const ttlMs = await client.pttl(`${prefix}h:${bucket}`);
+    expect(ttlMs).toBeGreaterThan(WINDOW_MS);
+    expect(ttlMs).toBeLessThanOrEqual(15 * WINDOW_MS);
   });
 
   it('loads the script with SCRIPT LOAD, and falls back to EVAL when Redis answers NOSCRIPT', async () => {

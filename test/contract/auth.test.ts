@@ -1,10 +1,10 @@
 /**
  * SPEC 5.4 for every operation whose contract requires a key, with both header styles (SPEC 5.1): the four
- * failures and a success. Operations are read from the contract, so a new protected operation is covered
+ * failures, an operator's lock (issue 26 item 8) and a success. Operations are read from the contract, so a new protected operation is covered
  * the day it is added.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteAccount, revokeKey } from '../../src/domain/accounts/accounts.js';
+import { deleteAccount, lockAccount, revokeKey } from '../../src/domain/accounts/accounts.js';
 import { envelopeForPath } from '../../src/errors/render.js';
 import { protectedOperations } from '../setup/contract.js';
 import { expectCompatError, expectNativeError } from '../setup/envelopes.js';
@@ -54,6 +54,12 @@ describe.each(operations)('$method $path', ({ method, path, samplePath }) => {
       const { apiKey, accountId } = await h.newAccount();
       await deleteAccount(h.deps.apiKeys, accountId);
       expectError(path, await call(h.baseUrl, method, samplePath, { key: apiKey, keyHeader }), 404, 'user_not_found');
+    });
+
+    it('403 account_locked while an operator has locked the account (issue 26 item 8)', async () => {
+      const { apiKey, accountId } = await h.newAccount();
+      await lockAccount(h.deps.apiKeys, accountId, 'contract test');
+      expectError(path, await call(h.baseUrl, method, samplePath, { key: apiKey, keyHeader }), 403, 'account_locked');
     });
 
     it('a valid key gets past authentication', async () => {

@@ -2,7 +2,6 @@
  * The real admin CLI in a child process (as operators run it), on a temporary SQLite file. Checks the
  * pipe-friendly contract: one JSON object on stdout, one JSON line on stderr on failure, exit codes 0/1/2.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,43 +12,12 @@ import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { hashApiKey } from '../../src/domain/keys/api-key-secret.js';
 import { newId } from '../../src/lib/ids.js';
 import { instance, machine } from '../adapters/market-store.conformance.js';
-
-const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
-const CLI = join(process.cwd(), 'src/cli/admin.ts');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { failed, ok, runAdmin } from '../setup/admin-cli.js';
 
 let dir: string;
 let databaseUrl: string;
 
-function admin(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(TSX, [CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl } }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** Success: exactly one JSON line on stdout and nothing on stderr. */
-function ok(run: Run): Record<string, unknown> {
-  expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
-  expect(run.stdout).toMatch(/^[^\n]+\n$/);
-  return JSON.parse(run.stdout) as Record<string, unknown>;
-}
-
-/** Failure: nothing on stdout, exactly one JSON line on stderr, no stack trace. */
-function failed(run: Run, code: number): { error: string; message: string } {
-  expect(run.code).toBe(code);
-  expect(run.stdout).toBe('');
-  expect(run.stderr.trim().split('\n')).toHaveLength(1);
-  expect(run.stderr).not.toMatch(/\n\s+at /);
-  return JSON.parse(run.stderr) as { error: string; message: string };
-}
+const admin = (...args: string[]) => runAdmin(databaseUrl, ...args);
 
 /** Reads the CLI's database directly, to prove what it printed is what it stored. */
 async function withStore<T>(use: (store: SqlApiKeyStore) => Promise<T>): Promise<T> {

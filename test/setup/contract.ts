@@ -32,10 +32,13 @@ export function contractOperations(): ContractOperation[] {
   return operations;
 }
 
-/** Operations that refuse a request without a key. */
+/** Operations that require an API key: a key scheme among their alternatives, and no anonymous one. */
 export function protectedOperations(): ContractOperation[] {
   return contractOperations().filter(
-    (op) => op.security.length > 0 && op.security.every((alt) => Object.keys(alt).length > 0),
+    (op) =>
+      op.security.length > 0 &&
+      op.security.every((alt) => Object.keys(alt).length > 0) &&
+      op.security.some((alt) => 'BearerAuth' in alt || 'ApiKeyHeader' in alt),
   );
 }
 

@@ -17,6 +17,8 @@ export const TEST_PRINCIPAL: Principal = {
     tierDiscounts: {},
     rateLimitPerMinute: null,
     rubBilling: false,
+    lockedAtMs: null,
+    lockReason: null,
   },
   keyRateLimitPerMinute: null,
   managesKeys: true,

@@ -1,7 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ApiKeyStore } from '../../src/adapters/api-keys/index.js';
 import { MemoryApiKeyStore } from '../../src/adapters/api-keys/memory.js';
-import { createAccount, deleteAccount, issueKey, revokeKey, setDiscounts } from '../../src/domain/accounts/accounts.js';
+import {
+  createAccount,
+  deleteAccount,
+  issueKey,
+  lockAccount,
+  revokeKey,
+  setDiscounts,
+  unlockAccount,
+} from '../../src/domain/accounts/accounts.js';
 import { hashApiKey } from '../../src/domain/keys/api-key-secret.js';
 import { AuthFailures } from '../../src/domain/keys/auth-failures.js';
 import { Authenticator } from '../../src/domain/keys/authenticator.js';
@@ -71,6 +79,8 @@ describe('Authenticator', () => {
       tierDiscounts: {},
       rateLimitPerMinute: null,
       rubBilling: false,
+      lockedAtMs: null,
+      lockReason: null,
     });
     expect(principal.keyRateLimitPerMinute).toBeNull();
   });
@@ -175,6 +185,28 @@ describe('Authenticator', () => {
     const s = await setup();
     await revokeKey(s.store, null, s.keyId, () => s.clock.now);
     await deleteAccount(s.store, s.accountId);
+    expect(await failure(s.auth.authenticate(s.secret))).toBe('api_key_revoked');
+  });
+
+  it("a locked account's keys answer 403 account_locked, at once after invalidate, within the TTL elsewhere", async () => {
+    const s = await setup();
+    await s.auth.authenticate(s.secret); // cached until T0 + TTL
+    await lockAccount(s.store, s.accountId, 'chargeback', () => s.clock.now);
+    // Another process that cached the key sees the lock once its cache entry expires, as for a revocation.
+    expect((await s.auth.authenticate(s.secret)).accountId).toBe(s.accountId);
+    s.auth.invalidate({ accountId: s.accountId });
+    expect(await failure(s.auth.authenticate(s.secret))).toBe('account_locked');
+    const second = await issueKey(s.store, s.accountId, 'second', () => s.clock.now);
+    expect(await failure(s.auth.authenticate(second.secret))).toBe('account_locked');
+    await unlockAccount(s.store, s.accountId);
+    s.clock.now = T0 + TTL_MS;
+    expect((await s.auth.authenticate(s.secret)).accountId).toBe(s.accountId);
+  });
+
+  it('a revoked key of a locked account → api_key_revoked (revocation is checked first)', async () => {
+    const s = await setup();
+    await revokeKey(s.store, null, s.keyId, () => s.clock.now);
+    await lockAccount(s.store, s.accountId, 'abuse', () => s.clock.now);
     expect(await failure(s.auth.authenticate(s.secret))).toBe('api_key_revoked');
   });
 

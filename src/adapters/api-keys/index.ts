@@ -18,6 +18,10 @@ export interface AccountRecord {
   rateLimitPerMinute: number | null;
   /** Ruble billing switched on (SPEC 4.3): spend is priced in rubles at the rate of the lot it came from. */
   rubBilling: boolean;
+  /** Set while an operator has locked the account (issue 26 item 8): its keys answer 403 account_locked. */
+  lockedAtMs: number | null;
+  /** The operator's note on why, kept with the lock. */
+  lockReason: string | null;
 }
 
 export interface ApiKeyRecord {
@@ -76,6 +80,10 @@ export interface ApiKeyStore {
     accountId: string,
     patch: { rateLimitPerMinute?: number | null; rubBilling?: boolean },
   ): Promise<boolean>;
+  /** Keeps the first lock's time and reason when already locked; null when the account does not exist. */
+  lockAccount(accountId: string, atMs: number, reason: string): Promise<AccountRecord | null>;
+  /** Idempotent; null when the account does not exist. */
+  unlockAccount(accountId: string): Promise<AccountRecord | null>;
   /** false when the key does not exist. */
   setKeyRateLimit(keyId: string, perMinute: number | null): Promise<boolean>;
 

@@ -43,6 +43,8 @@ export class MemoryApiKeyStore implements ApiKeyStore {
       tierDiscounts: {},
       rateLimitPerMinute: null,
       rubBilling: false,
+      lockedAtMs: null,
+      lockReason: null,
     };
     this.accounts.set(account.id, account);
     this.accountIdByEmail.set(account.email, account.id);
@@ -99,6 +101,20 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     if (patch.rateLimitPerMinute !== undefined) account.rateLimitPerMinute = patch.rateLimitPerMinute;
     if (patch.rubBilling !== undefined) account.rubBilling = patch.rubBilling;
     return true;
+  }
+
+  async lockAccount(accountId: string, atMs: number, reason: string): Promise<AccountRecord | null> {
+    const account = this.accounts.get(accountId);
+    if (!account) return null;
+    if (account.lockedAtMs === null) Object.assign(account, { lockedAtMs: atMs, lockReason: reason });
+    return copyAccount(account);
+  }
+
+  async unlockAccount(accountId: string): Promise<AccountRecord | null> {
+    const account = this.accounts.get(accountId);
+    if (!account) return null;
+    Object.assign(account, { lockedAtMs: null, lockReason: null });
+    return copyAccount(account);
   }
 
   async setKeyRateLimit(keyId: string, perMinute: number | null): Promise<boolean> {

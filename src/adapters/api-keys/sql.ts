@@ -22,6 +22,8 @@ interface AccountRow {
   tier_discounts: string;
   rate_limit_per_minute: Int | null;
   rub_billing: boolean | number;
+  locked_at_ms: Int | null;
+  lock_reason: string | null;
 }
 
 interface KeyRow {
@@ -37,15 +39,7 @@ interface KeyRow {
 }
 
 /** resolveKey's single joined row: key columns as in KeyRow, account columns prefixed `acc_`, null when deleted. */
-interface ResolvedRow extends KeyRow {
-  acc_id: string | null;
-  acc_email: string;
-  acc_created_at_ms: Int;
-  acc_discount_percent: number | string;
-  acc_tier_discounts: string;
-  acc_rate_limit_per_minute: Int | null;
-  acc_rub_billing: boolean | number;
-}
+type ResolvedRow = KeyRow & { [Column in keyof AccountRow as `acc_${Column}`]: AccountRow[Column] | null };
 
 const KEY_COLUMNS = [
   'id',
@@ -66,6 +60,8 @@ const ACCOUNT_COLUMNS = [
   'tier_discounts',
   'rate_limit_per_minute',
   'rub_billing',
+  'locked_at_ms',
+  'lock_reason',
 ];
 
 const nullableMs = (v: Int | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
@@ -89,6 +85,8 @@ function toAccount(row: AccountRow): AccountRecord {
     rateLimitPerMinute: nullableMs(row.rate_limit_per_minute),
     // SQLite stores booleans as 0/1.
     rubBilling: Boolean(row.rub_billing),
+    lockedAtMs: nullableMs(row.locked_at_ms),
+    lockReason: row.lock_reason,
   };
 }
 
@@ -115,7 +113,7 @@ function isEmailTaken(err: unknown): boolean {
 }
 
 /**
- * The api-keys port over knex, on SQLite and PostgreSQL alike (the schema is migration 0001).
+ * The api-keys port over knex, on SQLite and PostgreSQL alike (the schema is migration 0001, with later columns).
  *
  * Ownership: the caller passes in a `Database` and keeps owning it, so `close()` is a no-op unless the store
  * was told it owns the database (`{ ownsDatabase: true }`), in which case it destroys the knex pool.
@@ -138,6 +136,8 @@ export class SqlApiKeyStore implements ApiKeyStore {
       tier_discounts: '{}',
       rate_limit_per_minute: null,
       rub_billing: false,
+      locked_at_ms: null,
+      lock_reason: null,
     };
     try {
       await this.knex('accounts').insert(row);
@@ -199,6 +199,20 @@ export class SqlApiKeyStore implements ApiKeyStore {
     return (await this.knex('accounts').where('id', accountId).update(changes)) > 0;
   }
 
+  async lockAccount(accountId: string, atMs: number, reason: string): Promise<AccountRecord | null> {
+    // Conditional update: a second lock (even a concurrent one) leaves the first one's time and reason in place.
+    await this.knex('accounts')
+      .where('id', accountId)
+      .whereNull('locked_at_ms')
+      .update({ locked_at_ms: atMs, lock_reason: reason });
+    return this.getAccount(accountId);
+  }
+
+  async unlockAccount(accountId: string): Promise<AccountRecord | null> {
+    await this.knex('accounts').where('id', accountId).update({ locked_at_ms: null, lock_reason: null });
+    return this.getAccount(accountId);
+  }
+
   async setKeyRateLimit(keyId: string, perMinute: number | null): Promise<boolean> {
     return (await this.knex('api_keys').where('id', keyId).update({ rate_limit_per_minute: perMinute })) > 0;
   }
@@ -228,19 +242,8 @@ export class SqlApiKeyStore implements ApiKeyStore {
       .where('k.key_hash', hash)
       .first()) as ResolvedRow | undefined;
     if (!row) return null;
-    const account =
-      row.acc_id === null
-        ? null
-        : toAccount({
-            id: row.acc_id,
-            email: row.acc_email,
-            created_at_ms: row.acc_created_at_ms,
-            discount_percent: row.acc_discount_percent,
-            tier_discounts: row.acc_tier_discounts,
-            rate_limit_per_minute: row.acc_rate_limit_per_minute,
-            rub_billing: row.acc_rub_billing,
-          });
-    return { key: toKey(row), account };
+    const accountRow = Object.fromEntries(ACCOUNT_COLUMNS.map((c) => [c, row[`acc_${c}` as keyof ResolvedRow]]));
+    return { key: toKey(row), account: row.acc_id === null ? null : toAccount(accountRow as unknown as AccountRow) };
   }
 
   async listKeys(accountId: string): Promise<ApiKeyRecord[]> {

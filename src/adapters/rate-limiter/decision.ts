@@ -47,7 +47,7 @@ function windowState(limit: number, snapshot: WindowSnapshot, nowMs: number, win
 }
 
 /** An entry at t counts while t > now − windowMs, so it leaves at now = t + windowMs. */
-function msUntilLeaves(entryMs: number, nowMs: number, windowMs: number): number {
+export function msUntilLeaves(entryMs: number, nowMs: number, windowMs: number): number {
   return Math.max(0, entryMs + windowMs - nowMs);
 }
 

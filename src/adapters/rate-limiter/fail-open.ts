@@ -11,8 +11,16 @@
  * throws, or it does not answer within `timeoutMs` (default 50 ms; a healthy Redis answers in about 1 ms).
  * A timed-out call may still complete in Redis later; that request is then counted in both the shared and the
  * local window, which errs on the strict side for at most one window.
+ *
+ * Attempt windows (`hit`: sign-in, sign-up, confirmation and reset attempts, issue 26 item 5) fail CLOSED: while
+ * Redis is down `hit` throws, and the caller answers a retryable 503 (docs/threat-model.md). Those windows are a
+ * security control, not capacity protection: a local window starts empty when Redis goes away, so falling back
+ * would hand a guesser a fresh budget in every process at once (N processes × the limit, again at each outage);
+ * and what the outage costs is bounded: people cannot sign in for its length, while API keys keep working.
+ * Attempts wait longer for Redis than requests (`attemptTimeoutMs`, default 1 s): a sign-in already spends about
+ * 100 ms hashing a password, and refusing a person because of a hiccup costs more than waiting.
  */
-import type { RateLimitDecision, RateLimiter, RateLimitRequest } from './index.js';
+import type { AttemptDecision, AttemptRequest, RateLimitDecision, RateLimiter, RateLimitRequest } from './index.js';
 
 /** The part of a pino logger this uses. */
 export interface WarnLogger {
@@ -27,6 +35,8 @@ export interface FailOpenRateLimiterOptions {
   isPrimaryReady?: () => boolean;
   /** Longest wait for the primary before answering locally. Default 50 ms. */
   timeoutMs?: number;
+  /** Longest wait for the primary on an attempt before refusing it. Default 1 s. */
+  attemptTimeoutMs?: number;
   /** At most one warning per this interval. Default 10 s. */
   warnIntervalMs?: number;
   /** Wall clock for the warning throttle (not for the windows: those use each request's nowMs). */
@@ -43,6 +53,7 @@ export class FailOpenRateLimiter implements RateLimiter {
   readonly #logger: WarnLogger;
   readonly #isPrimaryReady: () => boolean;
   readonly #timeoutMs: number;
+  readonly #attemptTimeoutMs: number;
   readonly #warnIntervalMs: number;
   readonly #clock: () => number;
   #lastWarnMs = Number.NEGATIVE_INFINITY;
@@ -55,6 +66,7 @@ export class FailOpenRateLimiter implements RateLimiter {
     this.#logger = options.logger;
     this.#isPrimaryReady = options.isPrimaryReady ?? (() => true);
     this.#timeoutMs = options.timeoutMs ?? 50;
+    this.#attemptTimeoutMs = options.attemptTimeoutMs ?? 1_000;
     this.#warnIntervalMs = options.warnIntervalMs ?? 10_000;
     this.#clock = options.clock ?? Date.now;
   }
@@ -70,16 +82,36 @@ export class FailOpenRateLimiter implements RateLimiter {
     }
   }
 
+  /** Fails closed (above): the primary's answer, or the error that kept it from answering. */
+  async hit(request: AttemptRequest): Promise<AttemptDecision> {
+    if (!this.#isPrimaryReady()) {
+      this.#warn('primary_not_ready', undefined, ATTEMPTS_REFUSED, this.#attemptTimeoutMs);
+      throw new Error('the shared rate-limit store is not connected');
+    }
+    try {
+      return await withTimeout(this.#primary.hit(request), this.#attemptTimeoutMs);
+    } catch (err) {
+      if (!(err instanceof RangeError))
+        this.#warn(
+          err instanceof PrimaryTimeoutError ? 'primary_timeout' : 'primary_error',
+          err,
+          ATTEMPTS_REFUSED,
+          this.#attemptTimeoutMs,
+        );
+      throw err;
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.#primary.close(), this.#fallback.close()]);
   }
 
   #fallBack(request: RateLimitRequest, reason: FallbackReason, err?: unknown): Promise<RateLimitDecision> {
-    this.#warn(reason, err);
+    this.#warn(reason, err, REQUESTS_LOCAL, this.#timeoutMs);
     return this.#fallback.check(request);
   }
 
-  #warn(reason: FallbackReason, err: unknown): void {
+  #warn(reason: FallbackReason, err: unknown, message: string, timeoutMs: number): void {
     this.#unreported += 1;
     const nowMs = this.#clock();
     if (nowMs - this.#lastWarnMs < this.#warnIntervalMs) return;
@@ -87,12 +119,14 @@ export class FailOpenRateLimiter implements RateLimiter {
     const fallbacks = this.#unreported;
     this.#unreported = 0;
     const detail = err === undefined ? {} : { err };
-    this.#logger.warn(
-      { reason, fallbacks, timeoutMs: this.#timeoutMs, ...detail },
-      'rate limiter: shared store unavailable, answering from the local window (limits hold per process until it recovers)',
-    );
+    this.#logger.warn({ reason, fallbacks, timeoutMs, ...detail }, message);
   }
 }
+
+const REQUESTS_LOCAL =
+  'rate limiter: shared store unavailable, answering from the local window (limits hold per process until it recovers)';
+const ATTEMPTS_REFUSED =
+  'rate limiter: shared store unavailable, refusing sign-in, sign-up, confirmation and reset attempts until it recovers';
 
 /** The primary's answer, or PrimaryTimeoutError after `timeoutMs`; the late answer is ignored. */
 async function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {

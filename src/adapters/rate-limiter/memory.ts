@@ -3,11 +3,19 @@
  * fallback of FailOpenRateLimiter. Each window is a sorted log of the times of the requests it admitted,
  * pruned on every check, so the window truly slides (SPEC 8: "a true sliding 60-second window").
  *
- * `check` runs synchronously between awaits, so checking both windows and recording in both is atomic within
- * the process, exactly as the Redis script is across processes.
+ * `check` and `hit` run synchronously between awaits, so checking every window and recording in all of them is
+ * atomic within the process, exactly as the Redis scripts are across processes.
  */
+import { assertValidAttempt, attemptAllowed, attemptDecisionFor } from './attempt-decision.js';
 import { assertValidRequest, decisionFor, verdictFor } from './decision.js';
-import { type RateLimitDecision, type RateLimiter, type RateLimitRequest, WINDOW_MS } from './index.js';
+import {
+  type AttemptDecision,
+  type AttemptRequest,
+  type RateLimitDecision,
+  type RateLimiter,
+  type RateLimitRequest,
+  WINDOW_MS,
+} from './index.js';
 
 export interface MemoryRateLimiterOptions {
   /** Length of the sliding window (SPEC 8: 60 s). Tests shorten it. */
@@ -18,6 +26,9 @@ export class MemoryRateLimiter implements RateLimiter {
   readonly #windowMs: number;
   readonly #keys = new Map<string, TimeLog>();
   readonly #accounts = new Map<string, TimeLog>();
+  readonly #attempts = new Map<string, TimeLog>();
+  /** Each attempt bucket's window length, for the sweep (the port: a bucket is always used with one length). */
+  readonly #attemptWindowMs = new Map<string, number>();
   /** Clock value of the last full sweep; windows of keys never checked again are dropped by the sweep. */
   #lastSweepMs = Number.NEGATIVE_INFINITY;
 
@@ -29,16 +40,40 @@ export class MemoryRateLimiter implements RateLimiter {
 
   /** Windows currently held in memory (at most those with a request in the last two windows; for metrics and tests). */
   get windowCount(): number {
-    return this.#keys.size + this.#accounts.size;
+    return this.#keys.size + this.#accounts.size + this.#attempts.size;
   }
 
   async check(request: RateLimitRequest): Promise<RateLimitDecision> {
     return this.#checkNow(request);
   }
 
+  async hit(request: AttemptRequest): Promise<AttemptDecision> {
+    assertValidAttempt(request);
+    const { nowMs } = request;
+    this.#sweepIfDue(nowMs);
+    const logs = request.windows.map((window) => pruned(this.#attempts, window.bucket, nowMs - window.windowMs));
+    const allowed = attemptAllowed(
+      request,
+      logs.map((log) => log.size),
+    );
+    if (allowed) {
+      request.windows.forEach((window, i) => {
+        record(this.#attempts, window.bucket, logs[i] as TimeLog, nowMs);
+        this.#attemptWindowMs.set(window.bucket, window.windowMs);
+      });
+    }
+    return attemptDecisionFor(
+      request,
+      allowed,
+      logs.map((log) => ({ count: log.size, oldestMs: log.oldestMs })),
+    );
+  }
+
   async close(): Promise<void> {
     this.#keys.clear();
     this.#accounts.clear();
+    this.#attempts.clear();
+    this.#attemptWindowMs.clear();
   }
 
   #checkNow(request: RateLimitRequest): RateLimitDecision {
@@ -73,6 +108,10 @@ export class MemoryRateLimiter implements RateLimiter {
     const cutoffMs = nowMs - this.#windowMs;
     for (const windows of [this.#keys, this.#accounts]) {
       for (const id of [...windows.keys()]) pruned(windows, id, cutoffMs);
+    }
+    for (const [bucket, windowMs] of [...this.#attemptWindowMs]) {
+      pruned(this.#attempts, bucket, nowMs - windowMs);
+      if (!this.#attempts.has(bucket)) this.#attemptWindowMs.delete(bucket);
     }
   }
 }

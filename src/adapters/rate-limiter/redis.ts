@@ -7,13 +7,22 @@
  * Times come from the caller (`nowMs`), not from Redis TIME: tests inject a clock, and the answer's
  * resetMs/retryAfterMs are relative to the same clock the caller uses for its headers.
  *
- * Keys are `<prefix>k:<keyId>` and `<prefix>a:<accountId>`. On Redis Cluster both keys of one script must hash
+ * Keys are `<prefix>k:<keyId>` and `<prefix>a:<accountId>`; attempt windows (`hit`, redis-attempts.ts) `<prefix>h:<bucket>`. On Redis Cluster both keys of one script must hash
  * to one slot; that would need a hash tag (e.g. `{accountId}`) in both names. A single node is assumed here.
  */
 import { randomBytes } from 'node:crypto';
 import { RedisScript, type RedisScriptClient, type ScriptOptions } from '../redis/script.js';
+import { assertValidAttempt } from './attempt-decision.js';
 import { assertValidRequest, decisionFor, type Verdict, type WindowSnapshot } from './decision.js';
-import { type RateLimitDecision, type RateLimiter, type RateLimitRequest, WINDOW_MS } from './index.js';
+import {
+  type AttemptDecision,
+  type AttemptRequest,
+  type RateLimitDecision,
+  type RateLimiter,
+  type RateLimitRequest,
+  WINDOW_MS,
+} from './index.js';
+import { ATTEMPT_WINDOWS, hitOnRedis } from './redis-attempts.js';
 
 /**
  * KEYS: key window, account window. ARGV: now, cutoff (= now − window), window ms, key limit, account limit,
@@ -78,15 +87,15 @@ export class RedisRateLimiter implements RateLimiter {
       throw new RangeError(`windowMs must be a positive integer (got ${this.#windowMs})`);
   }
 
-  /** Optional warm-up at boot (SCRIPT LOAD); without it the first check loads the script through EVAL. */
+  /** Optional warm-up at boot (SCRIPT LOAD); without it the first call loads each script through EVAL. */
   async loadScript(): Promise<void> {
     await SLIDING_WINDOW.load(this.#client);
+    await ATTEMPT_WINDOWS.load(this.#client);
   }
 
   async check(request: RateLimitRequest): Promise<RateLimitDecision> {
     assertValidRequest(request);
     const { nowMs } = request;
-    this.#sequence = (this.#sequence + 1) % Number.MAX_SAFE_INTEGER;
     const options: ScriptOptions = {
       keys: [`${this.#prefix}k:${request.keyId}`, `${this.#prefix}a:${request.accountId}`],
       arguments: [
@@ -95,11 +104,21 @@ export class RedisRateLimiter implements RateLimiter {
         String(this.#windowMs),
         String(request.keyLimit),
         String(request.accountLimit),
-        `${nowMs}-${this.#memberSuffix}-${this.#sequence}`,
+        this.#nextMember(nowMs),
       ],
     };
     const reply = parseReply(await SLIDING_WINDOW.run(this.#client, options));
     return decisionFor(request, reply.verdict, this.#windowMs, reply.key, reply.account);
+  }
+
+  async hit(request: AttemptRequest): Promise<AttemptDecision> {
+    assertValidAttempt(request);
+    return hitOnRedis(this.#client, this.#prefix, this.#nextMember(request.nowMs), request);
+  }
+
+  #nextMember(nowMs: number): string {
+    this.#sequence = (this.#sequence + 1) % Number.MAX_SAFE_INTEGER;
+    return `${nowMs}-${this.#memberSuffix}-${this.#sequence}`;
   }
 
   /** Nothing to release: the client belongs to the caller. */

@@ -17,7 +17,7 @@ export async function changeEmail(
   address: string,
 ): Promise<void> {
   const email = emailOrInvalid(input.email);
-  await ctx.throttle.mailRequest(address, email);
+  await ctx.throttle.confirmationResend({ address, email });
   const login = await loginOf(ctx, accountId);
   await requirePassword(ctx, login, input.password);
   if (email === login.email) return;
@@ -61,10 +61,11 @@ export async function deleteOwnAccount(
   checks: DeletionChecks,
   accountId: string,
   input: { password: string; totp?: string | undefined },
+  address: string,
 ): Promise<void> {
   const login = await loginOf(ctx, accountId);
   await requirePassword(ctx, login, input.password);
-  await checkSecondFactor(ctx, login, input.totp);
+  await checkSecondFactor(ctx, login, input.totp, address);
   const balance = await checks.balance(accountId);
   const held = balance.availableMicros + balance.heldMicros;
   const running = await checks.rentalsRunning(accountId);

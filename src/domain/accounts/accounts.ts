@@ -11,6 +11,7 @@ export type Clock = () => number;
 
 const MAX_EMAIL_LENGTH = 254; // RFC 5321 path limit
 const MAX_KEY_NAME_LENGTH = 100;
+const MAX_LOCK_REASON_LENGTH = 500;
 export const DEFAULT_KEY_NAME = 'default';
 
 /** A rough check only: one `@`, no spaces, a dot in the domain. Delivery is the real proof. */
@@ -85,6 +86,37 @@ export async function revokeKey(
   const revoked = await store.revokeKey(keyId, now());
   if (!revoked) throw notFound();
   return revoked;
+}
+
+/**
+ * An operator's lock (issue 26 item 8): every key of the account answers 403 account_locked until it is unlocked.
+ * Locking a locked account keeps the first lock's time and reason. Throws `account_not_found`.
+ */
+export async function lockAccount(
+  store: ApiKeyStore,
+  accountId: string,
+  reason: string,
+  now: Clock = Date.now,
+): Promise<AccountRecord> {
+  const locked = await store.lockAccount(accountId, now(), reason.trim().slice(0, MAX_LOCK_REASON_LENGTH));
+  if (!locked) throw new DomainError('account_not_found', `No account ${accountId}`);
+  return locked;
+}
+
+export async function unlockAccount(store: ApiKeyStore, accountId: string): Promise<AccountRecord> {
+  const unlocked = await store.unlockAccount(accountId);
+  if (!unlocked) throw new DomainError('account_not_found', `No account ${accountId}`);
+  return unlocked;
+}
+
+/** An account by id, or by email when the text holds an `@` (emails are stored lower-cased). */
+export async function findAccount(store: ApiKeyStore, idOrEmail: string): Promise<AccountRecord> {
+  const text = idOrEmail.trim();
+  const account = text.includes('@')
+    ? await store.findAccountByEmail(text.toLowerCase())
+    : await store.getAccount(text);
+  if (!account) throw new DomainError('account_not_found', `No account ${text}`);
+  return account;
 }
 
 /** Hard delete; the keys stay behind so their holders get `user_not_found` (SPEC 5.4). */

@@ -2,7 +2,7 @@ import type { ApiKeyStore } from '../../adapters/api-keys/index.js';
 import type { CredentialStore, LoginRecord } from '../../adapters/credential-store/index.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { AuthMail } from './auth-mail.js';
-import type { AuthThrottle } from './auth-throttle-port.js';
+import type { AuthThrottle } from './auth-throttle.js';
 import type { PasswordHasher } from './password-hasher.js';
 import type { LinkCheck, SignedLinks } from './signed-links.js';
 

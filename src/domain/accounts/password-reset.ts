@@ -7,7 +7,7 @@ import { emailOrInvalid, requireStrongPassword } from './sign-up.js';
 /** Mails a reset link when the address has a login; the same answer for any other address (issue 26 item 5). */
 export async function requestPasswordReset(ctx: AuthContext, rawEmail: string, address: string): Promise<void> {
   const email = emailOrInvalid(rawEmail);
-  await ctx.throttle.mailRequest(address, email);
+  await ctx.throttle.passwordResetRequest({ address, email });
   const login = await ctx.credentials.findLoginByEmail(email);
   if (login === null) return;
   const link = ctx.links.issue('reset_password', login.accountId, passwordFingerprint(login.passwordHash), ctx.now());
@@ -24,7 +24,7 @@ export async function confirmPasswordReset(
   input: { token: string; password: string; totp?: string | undefined },
   address: string,
 ): Promise<{ sessionsRevoked: number }> {
-  await ctx.throttle.linkAttempt(address);
+  await ctx.throttle.linkRedemption({ address });
   const nowMs = ctx.now();
   const claims = claimsOrInvalid(ctx.links.verify(input.token, 'reset_password', nowMs));
   const login = await ctx.credentials.findLoginByAccount(claims.accountId);
@@ -32,7 +32,7 @@ export async function confirmPasswordReset(
   if (passwordFingerprint(login.passwordHash) !== claims.subject)
     throw linkNoLongerValid('The password was changed since this link was sent');
   requireStrongPassword(input.password);
-  await checkSecondFactor(ctx, login, input.totp);
+  await checkSecondFactor(ctx, login, input.totp, address);
   if (!(await ctx.credentials.markNonceUsed(claims.nonce, 'reset_password', claims.expiresAtMs)))
     throw linkNoLongerValid('This link was used already');
   await ctx.credentials.setPasswordHash(login.accountId, await ctx.passwords.hash(input.password), nowMs);

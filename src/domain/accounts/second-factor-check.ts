@@ -10,11 +10,17 @@ const DIGITS_ONLY = /^\s*\d[\d\s]*$/;
  * The second factor where it is asked for (issue 26 item 4: sign-in, password reset, account deletion, later
  * withdrawals): nothing when the account has none; otherwise `code` must be the app's current code, not used before
  * (the store's compare-and-set on the step), or an unused recovery code (consumed atomically). 401 `totp_required`
- * without a code, `invalid_totp` for a wrong one.
+ * without a code, `invalid_totp` for a wrong one; codes tried are throttled per account (auth-throttle.ts).
  */
-export async function checkSecondFactor(ctx: AuthContext, login: LoginRecord, code: string | undefined): Promise<void> {
+export async function checkSecondFactor(
+  ctx: AuthContext,
+  login: LoginRecord,
+  code: string | undefined,
+  address: string,
+): Promise<void> {
   if (login.totpSecret === null) return;
   if (code === undefined || code.trim() === '') throw new ApiError('totp_required');
+  await ctx.throttle.secondFactor({ address, accountId: login.accountId });
   const accepted = DIGITS_ONLY.test(code)
     ? await acceptTotp(ctx, login, code)
     : await acceptRecoveryCode(ctx, login, code);

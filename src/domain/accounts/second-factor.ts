@@ -53,10 +53,11 @@ export async function disableTotp(
   ctx: AuthContext,
   accountId: string,
   input: { password: string; totp: string },
+  address: string,
 ): Promise<void> {
   const login = await loginOf(ctx, accountId);
   if (login.totpSecret === null) throw new ApiError('totp_not_enabled');
   await requirePassword(ctx, login, input.password);
-  await checkSecondFactor(ctx, login, input.totp);
+  await checkSecondFactor(ctx, login, input.totp, address);
   await ctx.credentials.clearTotp(accountId, ctx.now());
 }

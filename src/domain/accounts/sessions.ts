@@ -97,6 +97,7 @@ export async function authenticateSession(ctx: AuthContext, accessToken: string)
   if (session === null) throw new ApiError('invalid_session');
   const account = await ctx.apiKeys.getAccount(session.accountId);
   if (account === null) throw new ApiError('user_not_found');
+  if (account.lockedAtMs !== null) throw new ApiError('account_locked');
   if (nowMs - session.lastUsedAtMs >= TOUCH_EVERY_MS) await ctx.credentials.touchSession(session.id, nowMs);
   return {
     accountId: account.id,

@@ -14,7 +14,7 @@ export async function signIn(
   client: ClientInfo,
 ): Promise<OpenedSession> {
   const email = input.email.trim().toLowerCase();
-  await ctx.throttle.signIn(client.address, email);
+  await ctx.throttle.signIn({ address: client.address, email });
   const login = await ctx.credentials.findLoginByEmail(email);
   const matches =
     login === null
@@ -22,8 +22,10 @@ export async function signIn(
       : await ctx.passwords.verify(input.password, login.passwordHash);
   if (login === null || !matches) throw new ApiError('invalid_credentials');
   if (login.emailConfirmedAtMs === null) throw new ApiError('email_unconfirmed');
-  await checkSecondFactor(ctx, login, input.totp);
-  if ((await ctx.apiKeys.getAccount(login.accountId)) === null) throw new ApiError('invalid_credentials');
+  await checkSecondFactor(ctx, login, input.totp, client.address);
+  const account = await ctx.apiKeys.getAccount(login.accountId);
+  if (account === null) throw new ApiError('invalid_credentials');
+  if (account.lockedAtMs !== null) throw new ApiError('account_locked');
   if (ctx.passwords.isOutdated(login.passwordHash))
     await ctx.credentials.setPasswordHash(login.accountId, await ctx.passwords.hash(input.password), ctx.now());
   return openSession(ctx, login.accountId, client);

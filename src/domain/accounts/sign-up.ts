@@ -33,8 +33,8 @@ export function emailOrInvalid(raw: string): string {
  * that stopped half-way) gets this login, unconfirmed: only the mailbox's owner can confirm it and sign in.
  */
 export async function signUp(ctx: AuthContext, input: { email: string; password: string }, address: string) {
-  await ctx.throttle.signUp(address);
   const email = emailOrInvalid(input.email);
+  await ctx.throttle.signUp({ address, email });
   requireStrongPassword(input.password);
   const passwordHash = await ctx.passwords.hash(input.password);
   const nowMs = ctx.now();
@@ -68,7 +68,7 @@ function sendConfirmation(ctx: AuthContext, accountId: string, email: string, no
 /** Sends the link again to an address whose login is not confirmed; the same answer for any other address. */
 export async function resendConfirmation(ctx: AuthContext, rawEmail: string, address: string): Promise<void> {
   const email = emailOrInvalid(rawEmail);
-  await ctx.throttle.mailRequest(address, email);
+  await ctx.throttle.confirmationResend({ address, email });
   const login = await ctx.credentials.findLoginByEmail(email);
   if (login !== null && login.emailConfirmedAtMs === null) sendConfirmation(ctx, login.accountId, email, ctx.now());
 }
@@ -79,7 +79,7 @@ export async function resendConfirmation(ctx: AuthContext, rawEmail: string, add
  * of an address already confirmed answers success without using it.
  */
 export async function confirmEmail(ctx: AuthContext, token: string, address: string): Promise<{ email: string }> {
-  await ctx.throttle.linkAttempt(address);
+  await ctx.throttle.linkRedemption({ address });
   const nowMs = ctx.now();
   const claims = claimsOrInvalid(ctx.links.verify(token, ['confirm_email', 'change_email'], nowMs));
   const login = await ctx.credentials.findLoginByAccount(claims.accountId);

@@ -67,6 +67,9 @@ export class Authenticator {
     if (resolution === null) return unknown();
     if (resolution.key.revokedAtMs !== null) throw new ApiError('api_key_revoked');
     if (resolution.account === null) throw new ApiError('user_not_found');
+    // Issue 26 item 8: an operator's lock refuses every key of the account; it is read with the key, so it is
+    // seen at once where the cache was invalidated and within the cache TTL elsewhere, as a revocation is.
+    if (resolution.account.lockedAtMs !== null) throw new ApiError('account_locked');
     this.usage.record(resolution.key.id, this.options.now());
     return {
       accountId: resolution.account.id,
@@ -78,7 +81,7 @@ export class Authenticator {
     };
   }
 
-  /** Drops cached resolutions of one key (after a revocation) or of one account (after a change to it). */
+  /** Drops cached resolutions of one key (after a revocation) or of one account (after a change to it, a lock). */
   invalidate(match: { keyId?: string; accountId?: string }): void {
     for (const [hash, entry] of this.found.entries) {
       const key = entry.resolution!.key;

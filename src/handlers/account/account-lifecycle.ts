@@ -22,14 +22,14 @@ export const changePassword: Handler<'changePassword'> = async ({ deps, principa
 };
 
 /** SPEC 5.4: the account's keys answer `user_not_found` from now on. */
-export const deleteAccount: Handler<'deleteAccount'> = async ({ deps, principal, body, res }) => {
+export const deleteAccount: Handler<'deleteAccount'> = async ({ deps, principal, body, req, res }) => {
   const { accountId } = requireSession(principal);
   const checks = {
     balance: (id: string) => deps.ledger.getBalance(id),
     rentalsRunning: async (id: string) => (await deps.market.store.wantedRunning(id)).length,
     forget: (id: string) => deps.authenticator.invalidate({ accountId: id }),
   };
-  await deleteOwnAccount(deps.auth, checks, accountId, body!);
+  await deleteOwnAccount(deps.auth, checks, accountId, body!, clientInfo(req).address);
   clearSessionCookies(res);
   return { status: 200, body: nativeOk({ deleted: true as const }, 'Аккаунт удалён') };
 };

@@ -5,7 +5,7 @@ import {
 } from '../../domain/accounts/second-factor.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
-import { requireSession } from './client-info.js';
+import { clientInfo, requireSession } from './client-info.js';
 
 /** Issue 26 item 4: a secret to load into an app; nothing changes until it is confirmed. */
 export const enrolTotp: Handler<'enrolTotp'> = async ({ deps, principal }) => {
@@ -27,7 +27,7 @@ export const confirmTotp: Handler<'confirmTotp'> = async ({ deps, principal, bod
   return { status: 200, body: nativeOk({ totp_enabled: true as const, recovery_codes: recoveryCodes }) };
 };
 
-export const disableTotp: Handler<'disableTotp'> = async ({ deps, principal, body }) => {
-  await disable(deps.auth, requireSession(principal).accountId, body!);
+export const disableTotp: Handler<'disableTotp'> = async ({ deps, principal, body, req }) => {
+  await disable(deps.auth, requireSession(principal).accountId, body!, clientInfo(req).address);
   return { status: 200, body: nativeOk({ totp_enabled: false as const }) };
 };
