@@ -400,7 +400,8 @@ export interface paths {
          * Create an API key
          * @description The key (`cgw_` and 40 random characters) is in `api_key` of this response only; store it now. Only a key that
          *     holds the `keys` scope may create keys (403 `key_scope_required` otherwise), so a leaked key without it cannot
-         *     outlive its revocation by minting another.
+         *     outlive its revocation by minting another. A rate and a spend limit may be given at once, as
+         *     `PATCH /v1/llm/api-keys/{key_id}` takes them (400 `key_rate_limit_above_account`, `invalid_spend_limit`).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -430,7 +431,15 @@ export interface paths {
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename a key, or set its rate or spend limit
+         * @description Only a key holding the `keys` scope may change keys (403 `key_scope_required` otherwise); another account's key
+         *     is 404 `api_key_not_found`. Absent fields are left as they are. `rate_limit_per_minute` may not exceed the
+         *     account's own per-minute limit (SPEC 8, 400 `key_rate_limit_above_account`); null gives the key the default
+         *     again. `spend_limit` null removes the key's spend limit. A change applies at once in this gateway process and in
+         *     others within `API_KEY_CACHE_TTL_MS`; the period's spending so far counts against a new limit.
+         */
+        patch: operations["updateApiKey"];
         trace?: never;
     };
     "/v1/account": {
@@ -2093,6 +2102,9 @@ export interface components {
          *     | method_not_allowed | 405 | invalid_request_error | The path exists, the method does not. |
          *     | unsupported_media_type | 415 | invalid_request_error | The body is not `application/json`. |
          *     | api_key_not_found | 404 | invalid_request_error | The key id is not one of the caller's keys. |
+         *     | key_spend_limit_reached | 402 | insufficient_quota | The key reached its spend limit for the period (`meta.limit_usd`, `meta.spent_usd`, `meta.period`, `meta.resets_at`); the account's other keys keep working. |
+         *     | key_rate_limit_above_account | 400 | invalid_request_error | A key's `rate_limit_per_minute` may not exceed the account's own per-minute limit (`meta.account_rate_limit_per_minute`). |
+         *     | invalid_spend_limit | 400 | invalid_request_error | `spend_limit.amount_usd` has more than 6 decimals or is above $1,000,000,000. |
          *     | usage_record_not_found | 404 | invalid_request_error | The usage record id is not one of the caller's records. |
          *     | rental_unavailable | 410 | invalid_request_error | A rental was taken by someone else mid-order (SPEC 4.5). |
          *     | resources_unavailable | 409 | invalid_request_error | A stopped rental cannot restart: its GPU is gone. |
@@ -2120,7 +2132,7 @@ export interface components {
          *     | instance_not_running | 409 | invalid_request_error | The rental is stopped: its SSH proxy port was given back; start it to get one again. |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "key_spend_limit_reached" | "key_rate_limit_above_account" | "invalid_spend_limit" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -2723,7 +2735,27 @@ export interface components {
             window_sec: number;
             median_time_to_first_token_ms: number | null;
         };
-        /** @description One API key as the dashboard shows it; the secret itself is never shown again after creation. */
+        /**
+         * @description At most `amount_usd` spent through the key per UTC `period`: `day` (the calendar day), `week` (the ISO week, from
+         *     Monday 00:00) or `month` (the calendar month). Enforced by the pre-flight hold like the balance: a paid request
+         *     whose worst case does not fit in what the key has left answers 402 `key_spend_limit_reached`; the account's other
+         *     keys keep working.
+         */
+        KeySpendLimit: {
+            /**
+             * @description USD, at most 6 decimals (400 `invalid_spend_limit` otherwise).
+             * @example 25
+             */
+            amount_usd: number;
+            /** @enum {string} */
+            period: "day" | "week" | "month";
+        };
+        /**
+         * @description One API key as the dashboard shows it; the secret itself is never shown again after creation. Its owner may give
+         *     it a rate limit within the account's own and a spend limit (`PATCH /v1/llm/api-keys/{key_id}`). The spend limit
+         *     covers every paid model call made with the key (chat, embeddings, rerank, images, video, music, audio,
+         *     restoration); GPU rentals and volumes are charged to the account over time, not per key, and are outside it.
+         */
         ApiKey: {
             /** @example key_8fQ2mZk1Yt0cWv3pLs9d */
             id: string;
@@ -2750,6 +2782,33 @@ export interface components {
             last_used_at: string | null;
             /** Format: date-time */
             revoked_at: string | null;
+            /** @description Requests per minute through this key; null = the configured default. Never above the account's own. */
+            rate_limit_per_minute: number | null;
+            /** @description null = no spend limit of its own (the key spends what the account can pay). */
+            spend_limit: components["schemas"]["KeySpendLimit"] | null;
+            /**
+             * @description What the key may still spend this period: the limit less what its calls were charged since the period began
+             *     and what its requests in flight hold now (a request counts by its worst case until its charge lands). null
+             *     without a spend limit.
+             */
+            spend_limit_remaining_usd: number | null;
+            /**
+             * Format: date-time
+             * @description When the current period ends and the limit starts afresh (UTC); null without a spend limit.
+             */
+            spend_limit_resets_at: string | null;
+        };
+        /** @description Requests per minute through this key, at most the account's own limit; null = the default. */
+        rate_limit_per_minute: number | null;
+        /** @description null = no spend limit. */
+        spend_limit: components["schemas"]["KeySpendLimit"] | null;
+        /** @description What a key's owner may change (issue 26); an absent field is left as it is. */
+        ApiKeySettings: {
+            name?: string;
+            /** @description Requests per minute through this key, at most the account's own limit; null = the default. */
+            rate_limit_per_minute?: number | null;
+            /** @description null = no spend limit. */
+            spend_limit?: components["schemas"]["KeySpendLimit"] | null;
         };
         /** @description The caller's account as `GET /v1/account` shows it. */
         Account: {
@@ -4015,8 +4074,8 @@ export interface components {
                 "application/json": components["schemas"]["CompatError"];
             };
         };
-        /** @description The balance is below the estimated cost of the request (SPEC 4.2 pre-flight). */
-        CompatInsufficientBalance: {
+        /** @description The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26). */
+        CompatPaidCallRefused: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
@@ -4093,8 +4152,8 @@ export interface components {
                 "application/json": components["schemas"]["CompatError"];
             };
         };
-        /** @description The balance is below the estimated cost of the request (SPEC 4.2 pre-flight). */
-        NativeInsufficientBalance: {
+        /** @description The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26). */
+        NativePaidCallRefused: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
@@ -4222,6 +4281,17 @@ export interface components {
         };
         /** @description No such SSH key for this caller. */
         NativeSshKeyNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The balance is below the estimated cost of the request (SPEC 4.2 pre-flight). */
+        NativeInsufficientBalance: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
@@ -4718,7 +4788,7 @@ export interface operations {
             };
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
-            402: components["responses"]["CompatInsufficientBalance"];
+            402: components["responses"]["CompatPaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
@@ -4791,7 +4861,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -4857,7 +4927,7 @@ export interface operations {
             };
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
-            402: components["responses"]["CompatInsufficientBalance"];
+            402: components["responses"]["CompatPaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
@@ -4923,7 +4993,7 @@ export interface operations {
             };
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
-            402: components["responses"]["CompatInsufficientBalance"];
+            402: components["responses"]["CompatPaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
@@ -4984,7 +5054,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -5076,7 +5146,7 @@ export interface operations {
             };
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
-            402: components["responses"]["CompatInsufficientBalance"];
+            402: components["responses"]["CompatPaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
@@ -5135,7 +5205,7 @@ export interface operations {
             };
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
-            402: components["responses"]["CompatInsufficientBalance"];
+            402: components["responses"]["CompatPaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
@@ -5229,7 +5299,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "ci-pipeline"
+                 *       "name": "ci-pipeline",
+                 *       "spend_limit": {
+                 *         "amount_usd": 10,
+                 *         "period": "day"
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -5237,6 +5311,8 @@ export interface operations {
                     name?: string;
                     /** @description Scopes of the new key (see `ApiKey.scopes`); none by default. Only a key holding `keys` may create keys at all. */
                     scopes?: "keys"[];
+                    rate_limit_per_minute?: components["schemas"]["rate_limit_per_minute"];
+                    spend_limit?: components["schemas"]["spend_limit"];
                 };
             };
         };
@@ -5303,6 +5379,59 @@ export interface operations {
             401: components["responses"]["NativeUnauthorized"];
             403: components["responses"]["NativeForbiddenKeyScope"];
             404: components["responses"]["NativeKeyOrUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of one of the caller's keys. */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rate_limit_per_minute": 60,
+                 *       "spend_limit": {
+                 *         "amount_usd": 25,
+                 *         "period": "month"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeySettings"];
+            };
+        };
+        responses: {
+            /** @description The key as it is now. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            key: components["schemas"]["ApiKey"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["NativeForbiddenKeyScope"];
+            404: components["responses"]["NativeKeyOrUserNotFound"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
             503: components["responses"]["NativeUnavailable"];
@@ -5988,7 +6117,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -6055,7 +6184,7 @@ export interface operations {
             };
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
-            402: components["responses"]["CompatInsufficientBalance"];
+            402: components["responses"]["CompatPaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
@@ -6124,7 +6253,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -6271,7 +6400,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -6417,7 +6546,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -6564,7 +6693,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -6671,7 +6800,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeJobNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -6812,7 +6941,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -6913,7 +7042,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -8361,7 +8490,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeChatNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];

@@ -36,6 +36,8 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   collectDefaultMetrics({ register: metrics });
   const money = buildBilling(db, config, now, logger, metrics);
   const { billing, ledger } = money;
+  // The journal and the idempotency store are the billing's own; handlers reach them through it.
+  const { journal: _journal, idempotencyKeys: _idempotencyKeys, ...handlerMoney } = money;
   const files = buildFiles(config, logger);
   const redis = await connectRedis(config, logger);
   const text = buildText({ config, logger, metrics, now, catalog, upstreams, billing, media: files.media });
@@ -59,11 +61,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     db,
     ...keys,
     catalog,
-    ledger,
-    billing,
-    idempotency: money.idempotency,
-    usageLog: money.usageLog,
-    usage: money.usage,
+    ...handlerMoney,
     rateLimiter: buildRateLimiter(redis, config, logger),
     ...textDeps,
     ...files,

@@ -2,12 +2,15 @@ import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
 import type {
   AccountRecord,
+  ApiKeyPatch,
   ApiKeyRecord,
   ApiKeyStore,
   CreateAccountOutcome,
   KeyResolution,
+  KeySpendLimit,
   NewAccount,
   NewApiKey,
+  SpendPeriod,
 } from './index.js';
 
 /** Integer columns arrive as number (SQLite) or BigInt (pg int8, see connect.ts); the domain wants numbers. */
@@ -33,6 +36,8 @@ interface KeyRow {
   revoked_at_ms: Int | null;
   rate_limit_per_minute: Int | null;
   manages_keys: boolean | number;
+  spend_limit_micros: Int | null;
+  spend_limit_period: string | null;
 }
 
 /** resolveKey's single joined row: key columns as in KeyRow, account columns prefixed `acc_`, null when deleted. */
@@ -56,6 +61,8 @@ const KEY_COLUMNS = [
   'revoked_at_ms',
   'rate_limit_per_minute',
   'manages_keys',
+  'spend_limit_micros',
+  'spend_limit_period',
 ];
 const ACCOUNT_COLUMNS = [
   'id',
@@ -102,7 +109,16 @@ function toKey(row: KeyRow): ApiKeyRecord {
     revokedAtMs: nullableMs(row.revoked_at_ms),
     rateLimitPerMinute: nullableMs(row.rate_limit_per_minute),
     managesKeys: Boolean(row.manages_keys),
+    spendLimit:
+      row.spend_limit_micros === null
+        ? null
+        : { amountMicros: BigInt(row.spend_limit_micros), period: row.spend_limit_period as SpendPeriod },
   };
+}
+
+/** The spend limit's two columns, written together. */
+function spendLimitColumns(limit: KeySpendLimit | null) {
+  return { spend_limit_micros: limit?.amountMicros ?? null, spend_limit_period: limit?.period ?? null };
 }
 
 /** The unique index on accounts.email was hit: pg reports SQLSTATE 23505 + constraint, SQLite a message naming the column. */
@@ -185,6 +201,15 @@ export class SqlApiKeyStore implements ApiKeyStore {
     return (await this.knex('api_keys').where('id', keyId).update({ rate_limit_per_minute: perMinute })) > 0;
   }
 
+  async updateKey(keyId: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | null> {
+    const changes: Record<string, unknown> = {};
+    if (patch.name !== undefined) changes.name = patch.name;
+    if (patch.rateLimitPerMinute !== undefined) changes.rate_limit_per_minute = patch.rateLimitPerMinute;
+    if (patch.spendLimit !== undefined) Object.assign(changes, spendLimitColumns(patch.spendLimit));
+    if (Object.keys(changes).length > 0) await this.knex('api_keys').where('id', keyId).update(changes);
+    return this.getKey(keyId);
+  }
+
   async createKey(input: NewApiKey): Promise<ApiKeyRecord> {
     const row = {
       id: input.id,
@@ -195,8 +220,9 @@ export class SqlApiKeyStore implements ApiKeyStore {
       created_at_ms: input.createdAtMs,
       last_used_at_ms: null,
       revoked_at_ms: null,
-      rate_limit_per_minute: null,
+      rate_limit_per_minute: input.rateLimitPerMinute ?? null,
       manages_keys: input.managesKeys,
+      ...spendLimitColumns(input.spendLimit ?? null),
     };
     await this.knex('api_keys').insert(row);
     return toKey(row);

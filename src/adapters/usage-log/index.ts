@@ -37,6 +37,8 @@ export interface UsageRecord {
 
 export interface UsageFilter {
   model?: string;
+  /** One key's records only (issue 26 item 6); totals then come from the records, not the daily roll-ups. */
+  keyId?: string;
   /** Inclusive lower bound, exclusive upper bound, both ms since the epoch. */
   fromMs?: number;
   toMs?: number;

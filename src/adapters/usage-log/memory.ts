@@ -8,6 +8,7 @@ export function newestFirst(a: UsageRecord, b: UsageRecord): number {
 
 export function matches(r: UsageRecord, filter: UsageFilter): boolean {
   if (filter.model !== undefined && r.model !== filter.model) return false;
+  if (filter.keyId !== undefined && r.keyId !== filter.keyId) return false;
   if (filter.fromMs !== undefined && r.createdAtMs < filter.fromMs) return false;
   if (filter.toMs !== undefined && r.createdAtMs >= filter.toMs) return false;
   return true;
@@ -82,6 +83,11 @@ export class MemoryUsageLogStore implements UsageLogStore {
   }
 
   async totals(accountId: string, filter: UsageFilter): Promise<UsageTotals> {
+    return this.totalsNow(accountId, filter);
+  }
+
+  /** `totals` without a turn of the event loop, for a twin that decides and writes in one (key-budget/memory.ts). */
+  totalsNow(accountId: string, filter: UsageFilter): UsageTotals {
     return this.records(accountId, filter).reduce((totals, r) => addTotals(totals, contribution(r)), NO_USAGE);
   }
 

@@ -225,11 +225,12 @@ export class SqlUsageLogStore implements UsageLogStore {
   /**
    * Unbounded or whole-UTC-day ranges are summed from the roll-ups (the history page asks for all-time totals
    * on every view; DESIGN 8), any other range from the records. Both are exact: the roll-ups are written in the
-   * same transaction as the records, and the table is append-only.
+   * same transaction as the records, and the table is append-only. The roll-ups know no key: one key's totals
+   * come from the records.
    */
   async totals(accountId: string, filter: UsageFilter): Promise<UsageTotals> {
     const query =
-      dayAligned(filter.fromMs) && dayAligned(filter.toMs)
+      filter.keyId === undefined && dayAligned(filter.fromMs) && dayAligned(filter.toMs)
         ? this.rollupTotals(accountId, filter)
         : this.recordTotals(accountId, filter);
     const rows = (await query) as TotalsRow[];
@@ -273,6 +274,7 @@ export class SqlUsageLogStore implements UsageLogStore {
   private filtered(accountId: string, filter: UsageFilter): Knex.QueryBuilder {
     const q = this.knex('usage_records').where('account_id', accountId);
     if (filter.model !== undefined) q.andWhere('model', filter.model);
+    if (filter.keyId !== undefined) q.andWhere('key_id', filter.keyId);
     if (filter.fromMs !== undefined) q.andWhere('created_at_ms', '>=', filter.fromMs);
     if (filter.toMs !== undefined) q.andWhere('created_at_ms', '<', filter.toMs);
     return q;

@@ -1,4 +1,4 @@
-import type { AccountRecord, ApiKeyStore, KeyResolution } from '../../adapters/api-keys/index.js';
+import type { AccountRecord, ApiKeyStore, KeyResolution, KeySpendLimit } from '../../adapters/api-keys/index.js';
 import { ApiError } from '../../errors/api-error.js';
 import { hashApiKey, looksLikeApiKey } from './api-key-secret.js';
 import type { AuthFailures } from './auth-failures.js';
@@ -12,6 +12,8 @@ export interface Principal {
   keyRateLimitPerMinute: number | null;
   /** The key holds the `keys` scope: it may create and revoke the account's keys. */
   managesKeys: boolean;
+  /** The key's own spend limit (issue 26 item 6); null: none, the request reserves as before. */
+  keySpendLimit: KeySpendLimit | null;
 }
 
 interface CacheEntry {
@@ -69,6 +71,7 @@ export class Authenticator {
       account: resolution.account,
       keyRateLimitPerMinute: resolution.key.rateLimitPerMinute,
       managesKeys: resolution.key.managesKeys,
+      keySpendLimit: resolution.key.spendLimit,
     };
   }
 
