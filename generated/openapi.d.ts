@@ -466,6 +466,11 @@ export interface paths {
     "/v1/llm/usage/requests": {
         parameters: {
             query?: {
+                /**
+                 * @description Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+                 *     simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+                 */
+                key_id?: components["parameters"]["UsageKeyId"];
                 /** @description Only records of this slug. */
                 model?: string;
                 /**
@@ -484,7 +489,7 @@ export interface paths {
         /**
          * Request-level usage records
          * @description Every billed call, newest first (SPEC 4.3, 4.1.3: embeddings and rerank appear here with chat and media).
-         *     Filter by model and time range; page with `limit` and `offset`. Records are written in batches off the
+         *     Filter by key, model and time range; page with `limit` and `offset`. Records are written in batches off the
          *     request path, so a call can take up to about a second to appear.
          */
         get: operations["listUsageRequests"];
@@ -528,7 +533,8 @@ export interface paths {
         /**
          * Usage history with totals
          * @description `logs`, newest first, and the totals over all of the caller's usage (SPEC 2.6, 4.3): `total_cost_usd`
-         *     and, in rubles, `total_cost_rub` (exact for ruble-billed charges, today's rate for the rest).
+         *     and, in rubles, `total_cost_rub` (exact for ruble-billed charges, today's rate for the rest). With `key_id`,
+         *     the logs and totals of that key alone.
          */
         get: operations["getUsageHistory"];
         put?: never;
@@ -549,7 +555,8 @@ export interface paths {
         /**
          * Daily and weekly usage by model
          * @description Aggregates by UTC day and by ISO week (starting Monday) per model over [from, to] (SPEC 4.3), read from
-         *     roll-ups kept as records are written. `cost_rub` twins appear for ruble-billed accounts.
+         *     roll-ups kept as records are written. `cost_rub` twins appear for ruble-billed accounts. `by_key=true` adds
+         *     the totals of each key over the same days.
          */
         get: operations["getUsageBreakdown"];
         put?: never;
@@ -572,7 +579,8 @@ export interface paths {
          * @description Every usage record of the UTC days [from, to] as CSV, newest first, one line per record, with
          *     `cost_rub`, `fx_rate_rub` and `rub_pricing` (SPEC 4.3). Columns: id, created_at, request_id, key_id,
          *     model, kind, endpoint, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, total_tokens,
-         *     cost_usd, cost_rub, fx_rate_rub, rub_pricing. At most 100,000 lines; narrow the range for more.
+         *     cost_usd, cost_rub, fx_rate_rub, rub_pricing. At most 100,000 lines; narrow the range for more. `key_id`
+         *     exports one key's records.
          */
         get: operations["exportUsage"];
         put?: never;
@@ -4483,6 +4491,11 @@ export interface components {
         IdempotencyKey: string;
         /** @description Id of one of the caller's keys. */
         KeyId: string;
+        /**
+         * @description Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+         *     simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+         */
+        UsageKeyId: string;
         /** @description Page size. */
         Limit: number;
         /** @description Records to skip (newest first). */
@@ -5473,6 +5486,11 @@ export interface operations {
     listUsageRequests: {
         parameters: {
             query?: {
+                /**
+                 * @description Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+                 *     simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+                 */
+                key_id?: components["parameters"]["UsageKeyId"];
                 /** @description Only records of this slug. */
                 model?: string;
                 /**
@@ -5567,6 +5585,11 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Records to skip (newest first). */
                 offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+                 *     simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+                 */
+                key_id?: components["parameters"]["UsageKeyId"];
             };
             header?: never;
             path?: never;
@@ -5614,6 +5637,11 @@ export interface operations {
                 from?: components["parameters"]["FromDate"];
                 /** @description Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`. */
                 to?: components["parameters"]["ToDate"];
+                /**
+                 * @description Also total [from, to] per API key (`by_key` in the answer, one entry per key with usage, ordered by key id),
+                 *     summed from the records rather than the roll-ups (issue 26).
+                 */
+                by_key?: boolean;
             };
             header?: never;
             path?: never;
@@ -5647,6 +5675,10 @@ export interface operations {
                                 week_start: string;
                                 model: string;
                             })[];
+                            /** @description Present with `by_key=true` only. */
+                            by_key?: (components["schemas"]["UsageAggregate"] & {
+                                key_id: string;
+                            })[];
                         };
                     };
                 };
@@ -5667,6 +5699,11 @@ export interface operations {
                 from?: components["parameters"]["FromDate"];
                 /** @description Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`. */
                 to?: components["parameters"]["ToDate"];
+                /**
+                 * @description Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+                 *     simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+                 */
+                key_id?: components["parameters"]["UsageKeyId"];
             };
             header?: never;
             path?: never;

@@ -367,7 +367,7 @@ export const getAccount = <ThrowOnError extends boolean = false>(options?: Optio
  * Request-level usage records
  *
  * Every billed call, newest first (SPEC 4.3, 4.1.3: embeddings and rerank appear here with chat and media).
- * Filter by model and time range; page with `limit` and `offset`. Records are written in batches off the
+ * Filter by key, model and time range; page with `limit` and `offset`. Records are written in batches off the
  * request path, so a call can take up to about a second to appear.
  *
  */
@@ -393,7 +393,8 @@ export const getUsageRequest = <ThrowOnError extends boolean = false>(options: O
  * Usage history with totals
  *
  * `logs`, newest first, and the totals over all of the caller's usage (SPEC 2.6, 4.3): `total_cost_usd`
- * and, in rubles, `total_cost_rub` (exact for ruble-billed charges, today's rate for the rest).
+ * and, in rubles, `total_cost_rub` (exact for ruble-billed charges, today's rate for the rest). With `key_id`,
+ * the logs and totals of that key alone.
  *
  */
 export const getUsageHistory = <ThrowOnError extends boolean = false>(options?: Options<GetUsageHistoryData, ThrowOnError>) => (options?.client ?? client).get<GetUsageHistoryResponses, GetUsageHistoryErrors, ThrowOnError>({
@@ -406,7 +407,8 @@ export const getUsageHistory = <ThrowOnError extends boolean = false>(options?: 
  * Daily and weekly usage by model
  *
  * Aggregates by UTC day and by ISO week (starting Monday) per model over [from, to] (SPEC 4.3), read from
- * roll-ups kept as records are written. `cost_rub` twins appear for ruble-billed accounts.
+ * roll-ups kept as records are written. `cost_rub` twins appear for ruble-billed accounts. `by_key=true` adds
+ * the totals of each key over the same days.
  *
  */
 export const getUsageBreakdown = <ThrowOnError extends boolean = false>(options?: Options<GetUsageBreakdownData, ThrowOnError>) => (options?.client ?? client).get<GetUsageBreakdownResponses, GetUsageBreakdownErrors, ThrowOnError>({
@@ -421,7 +423,8 @@ export const getUsageBreakdown = <ThrowOnError extends boolean = false>(options?
  * Every usage record of the UTC days [from, to] as CSV, newest first, one line per record, with
  * `cost_rub`, `fx_rate_rub` and `rub_pricing` (SPEC 4.3). Columns: id, created_at, request_id, key_id,
  * model, kind, endpoint, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, total_tokens,
- * cost_usd, cost_rub, fx_rate_rub, rub_pricing. At most 100,000 lines; narrow the range for more.
+ * cost_usd, cost_rub, fx_rate_rub, rub_pricing. At most 100,000 lines; narrow the range for more. `key_id`
+ * exports one key's records.
  *
  */
 export const exportUsage = <ThrowOnError extends boolean = false>(options?: Options<ExportUsageData, ThrowOnError>) => (options?.client ?? client).get<ExportUsageResponses, ExportUsageErrors, ThrowOnError>({

@@ -2461,6 +2461,13 @@ export type IdempotencyKey = string;
 export type KeyId = string;
 
 /**
+ * Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+ * simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+ *
+ */
+export type UsageKeyId = string;
+
+/**
  * Page size.
  */
 export type Limit = number;
@@ -3841,6 +3848,12 @@ export type ListUsageRequestsData = {
     path?: never;
     query?: {
         /**
+         * Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+         * simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+         *
+         */
+        key_id?: string;
+        /**
          * Only records of this slug.
          */
         model?: string;
@@ -3988,6 +4001,12 @@ export type GetUsageHistoryData = {
          * Records to skip (newest first).
          */
         offset?: number;
+        /**
+         * Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+         * simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+         *
+         */
+        key_id?: string;
     };
     url: '/v1/llm/usage/history';
 };
@@ -4059,6 +4078,12 @@ export type GetUsageBreakdownData = {
          * Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`.
          */
         to?: string;
+        /**
+         * Also total [from, to] per API key (`by_key` in the answer, one entry per key with usage, ordered by key id),
+         * summed from the records rather than the roll-ups (issue 26).
+         *
+         */
+        by_key?: boolean;
     };
     url: '/v1/llm/usage/breakdown';
 };
@@ -4114,6 +4139,12 @@ export type GetUsageBreakdownResponses = {
                 week_start: string;
                 model: string;
             }>;
+            /**
+             * Present with `by_key=true` only.
+             */
+            by_key?: Array<UsageAggregate & {
+                key_id: string;
+            }>;
         };
     };
 };
@@ -4132,6 +4163,12 @@ export type ExportUsageData = {
          * Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`.
          */
         to?: string;
+        /**
+         * Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+         * simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+         *
+         */
+        key_id?: string;
     };
     url: '/v1/llm/usage/export';
 };

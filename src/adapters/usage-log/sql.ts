@@ -1,7 +1,15 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
 import { utcDay } from '../../lib/utc-days.js';
-import type { DailyUsage, UsageFilter, UsageKind, UsageLogStore, UsageRecord, UsageTotals } from './index.js';
+import type {
+  DailyUsage,
+  KeyTotals,
+  UsageFilter,
+  UsageKind,
+  UsageLogStore,
+  UsageRecord,
+  UsageTotals,
+} from './index.js';
 import type { DailyIncrement } from './totals.js';
 
 /** Integer columns arrive as number (SQLite) or BigInt (pg int8, see connect.ts); sums cast to text arrive as string. */
@@ -236,6 +244,14 @@ export class SqlUsageLogStore implements UsageLogStore {
     const rows = (await query) as TotalsRow[];
     if (!rows[0]) throw new Error('aggregate query returned no row');
     return toTotals(rows[0]);
+  }
+
+  async totalsByKey(accountId: string, filter: UsageFilter): Promise<KeyTotals[]> {
+    const rows = (await this.recordTotals(accountId, filter)
+      .select('key_id')
+      .groupBy('key_id')
+      .orderBy(this.bytewise('key_id'))) as (TotalsRow & { key_id: string })[];
+    return rows.map((row) => ({ keyId: row.key_id, ...toTotals(row) }));
   }
 
   async daily(accountId: string, range: { fromDay: string; toDay: string }): Promise<DailyUsage[]> {
