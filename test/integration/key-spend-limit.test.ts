@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/domain/accounts/accounts.js';
 import { usdToMicros } from '../../src/domain/billing/money.js';
-import { expectCompatError, expectNativeOk } from '../setup/envelopes.js';
+import { expectCompatError, expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { chat } from './gateway-helpers.js';
 
@@ -71,5 +71,16 @@ describe('key spend limits over HTTP', () => {
     // A worst case beyond the limit is refused before anything is held; a smaller call then fits.
     expectCompatError(await chat(h, apiKey, { max_tokens: 1000 }), 402, 'key_spend_limit_reached');
     expect((await chat(h, apiKey, CALL)).status).toBe(200);
+  });
+
+  it('a media job of a limited key is held against the limit too (native envelope), nothing held when refused', async () => {
+    const { accountId, apiKey, keyId } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const settings = { spend_limit: { amount_usd: 0.01, period: 'week' } };
+    expectNativeOk(await call(h.baseUrl, 'PATCH', `/v1/llm/api-keys/${keyId}`, { key: apiKey, body: settings }));
+    const body = { model: 'imgG-4o', prompt: 'Fog over a harbour' };
+    const response = await call(h.baseUrl, 'POST', '/v1/llm/images/jobs', { key: apiKey, body });
+    expectNativeError(response, 402, 'key_spend_limit_reached');
+    expect(response.body.data.meta).toMatchObject({ limit_usd: 0.01, period: 'week', resets_at: expect.any(String) });
+    expect((await h.deps.ledger.getBalance(accountId)).heldMicros).toBe(0n);
   });
 });
