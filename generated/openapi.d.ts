@@ -400,7 +400,8 @@ export interface paths {
          * Create an API key
          * @description The key (`cgw_` and 40 random characters) is in `api_key` of this response only; store it now. Only a key that
          *     holds the `keys` scope may create keys (403 `key_scope_required` otherwise), so a leaked key without it cannot
-         *     outlive its revocation by minting another.
+         *     outlive its revocation by minting another. A rate and a spend limit may be given at once, as
+         *     `PATCH /v1/llm/api-keys/{key_id}` takes them (400 `key_rate_limit_above_account`, `invalid_spend_limit`).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -430,7 +431,15 @@ export interface paths {
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename a key, or set its rate or spend limit
+         * @description Only a key holding the `keys` scope may change keys (403 `key_scope_required` otherwise); another account's key
+         *     is 404 `api_key_not_found`. Absent fields are left as they are. `rate_limit_per_minute` may not exceed the
+         *     account's own per-minute limit (SPEC 8, 400 `key_rate_limit_above_account`); null gives the key the default
+         *     again. `spend_limit` null removes the key's spend limit. A change applies at once in this gateway process and in
+         *     others within `API_KEY_CACHE_TTL_MS`; the period's spending so far counts against a new limit.
+         */
+        patch: operations["updateApiKey"];
         trace?: never;
     };
     "/v1/account": {
@@ -741,6 +750,11 @@ export interface paths {
     "/v1/llm/usage/requests": {
         parameters: {
             query?: {
+                /**
+                 * @description Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+                 *     simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+                 */
+                key_id?: components["parameters"]["UsageKeyId"];
                 /** @description Only records of this slug. */
                 model?: string;
                 /**
@@ -759,7 +773,7 @@ export interface paths {
         /**
          * Request-level usage records
          * @description Every billed call, newest first (SPEC 4.3, 4.1.3: embeddings and rerank appear here with chat and media).
-         *     Filter by model and time range; page with `limit` and `offset`. Records are written in batches off the
+         *     Filter by key, model and time range; page with `limit` and `offset`. Records are written in batches off the
          *     request path, so a call can take up to about a second to appear.
          */
         get: operations["listUsageRequests"];
@@ -803,7 +817,8 @@ export interface paths {
         /**
          * Usage history with totals
          * @description `logs`, newest first, and the totals over all of the caller's usage (SPEC 2.6, 4.3): `total_cost_usd`
-         *     and, in rubles, `total_cost_rub` (exact for ruble-billed charges, today's rate for the rest).
+         *     and, in rubles, `total_cost_rub` (exact for ruble-billed charges, today's rate for the rest). With `key_id`,
+         *     the logs and totals of that key alone.
          */
         get: operations["getUsageHistory"];
         put?: never;
@@ -824,7 +839,8 @@ export interface paths {
         /**
          * Daily and weekly usage by model
          * @description Aggregates by UTC day and by ISO week (starting Monday) per model over [from, to] (SPEC 4.3), read from
-         *     roll-ups kept as records are written. `cost_rub` twins appear for ruble-billed accounts.
+         *     roll-ups kept as records are written. `cost_rub` twins appear for ruble-billed accounts. `by_key=true` adds
+         *     the totals of each key over the same days.
          */
         get: operations["getUsageBreakdown"];
         put?: never;
@@ -847,7 +863,8 @@ export interface paths {
          * @description Every usage record of the UTC days [from, to] as CSV, newest first, one line per record, with
          *     `cost_rub`, `fx_rate_rub` and `rub_pricing` (SPEC 4.3). Columns: id, created_at, request_id, key_id,
          *     model, kind, endpoint, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, total_tokens,
-         *     cost_usd, cost_rub, fx_rate_rub, rub_pricing. At most 100,000 lines; narrow the range for more.
+         *     cost_usd, cost_rub, fx_rate_rub, rub_pricing. At most 100,000 lines; narrow the range for more. `key_id`
+         *     exports one key's records.
          */
         get: operations["exportUsage"];
         put?: never;
@@ -2377,6 +2394,9 @@ export interface components {
          *     | method_not_allowed | 405 | invalid_request_error | The path exists, the method does not. |
          *     | unsupported_media_type | 415 | invalid_request_error | The body is not `application/json`. |
          *     | api_key_not_found | 404 | invalid_request_error | The key id is not one of the caller's keys. |
+         *     | key_spend_limit_reached | 402 | insufficient_quota | The key reached its spend limit for the period (`meta.limit_usd`, `meta.spent_usd`, `meta.period`, `meta.resets_at`); the account's other keys keep working. |
+         *     | key_rate_limit_above_account | 400 | invalid_request_error | A key's `rate_limit_per_minute` may not exceed the account's own per-minute limit (`meta.account_rate_limit_per_minute`). |
+         *     | invalid_spend_limit | 400 | invalid_request_error | `spend_limit.amount_usd` has more than 6 decimals or is above $1,000,000,000. |
          *     | usage_record_not_found | 404 | invalid_request_error | The usage record id is not one of the caller's records. |
          *     | rental_unavailable | 410 | invalid_request_error | A rental was taken by someone else mid-order (SPEC 4.5). |
          *     | resources_unavailable | 409 | invalid_request_error | A stopped rental cannot restart: its GPU is gone. |
@@ -2420,7 +2440,7 @@ export interface components {
          *     | session_not_found | 404 | invalid_request_error | The session id is not one of the account's live sessions. |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "account_locked" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running" | "invalid_email" | "weak_password" | "invalid_link" | "invalid_credentials" | "totp_required" | "invalid_totp" | "invalid_session" | "email_unconfirmed" | "session_required" | "session_not_accepted" | "origin_mismatch" | "totp_already_enabled" | "totp_not_enabled" | "account_not_empty" | "session_not_found";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "key_spend_limit_reached" | "key_rate_limit_above_account" | "invalid_spend_limit" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "account_locked" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running" | "invalid_email" | "weak_password" | "invalid_link" | "invalid_credentials" | "totp_required" | "invalid_totp" | "invalid_session" | "email_unconfirmed" | "session_required" | "session_not_accepted" | "origin_mismatch" | "totp_already_enabled" | "totp_not_enabled" | "account_not_empty" | "session_not_found";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -3023,7 +3043,27 @@ export interface components {
             window_sec: number;
             median_time_to_first_token_ms: number | null;
         };
-        /** @description One API key as the dashboard shows it; the secret itself is never shown again after creation. */
+        /**
+         * @description At most `amount_usd` spent through the key per UTC `period`: `day` (the calendar day), `week` (the ISO week, from
+         *     Monday 00:00) or `month` (the calendar month). Enforced by the pre-flight hold like the balance: a paid request
+         *     whose worst case does not fit in what the key has left answers 402 `key_spend_limit_reached`; the account's other
+         *     keys keep working.
+         */
+        KeySpendLimit: {
+            /**
+             * @description USD, at most 6 decimals (400 `invalid_spend_limit` otherwise).
+             * @example 25
+             */
+            amount_usd: number;
+            /** @enum {string} */
+            period: "day" | "week" | "month";
+        };
+        /**
+         * @description One API key as the dashboard shows it; the secret itself is never shown again after creation. Its owner may give
+         *     it a rate limit within the account's own and a spend limit (`PATCH /v1/llm/api-keys/{key_id}`). The spend limit
+         *     covers every paid model call made with the key (chat, embeddings, rerank, images, video, music, audio,
+         *     restoration); GPU rentals and volumes are charged to the account over time, not per key, and are outside it.
+         */
         ApiKey: {
             /** @example key_8fQ2mZk1Yt0cWv3pLs9d */
             id: string;
@@ -3050,6 +3090,33 @@ export interface components {
             last_used_at: string | null;
             /** Format: date-time */
             revoked_at: string | null;
+            /** @description Requests per minute through this key; null = the configured default. Never above the account's own. */
+            rate_limit_per_minute: number | null;
+            /** @description null = no spend limit of its own (the key spends what the account can pay). */
+            spend_limit: components["schemas"]["KeySpendLimit"] | null;
+            /**
+             * @description What the key may still spend this period: the limit less what its calls were charged since the period began
+             *     and what its requests in flight hold now (a request counts by its worst case until its charge lands). null
+             *     without a spend limit.
+             */
+            spend_limit_remaining_usd: number | null;
+            /**
+             * Format: date-time
+             * @description When the current period ends and the limit starts afresh (UTC); null without a spend limit.
+             */
+            spend_limit_resets_at: string | null;
+        };
+        /** @description Requests per minute through this key, at most the account's own limit; null = the default. */
+        rate_limit_per_minute: number | null;
+        /** @description null = no spend limit. */
+        spend_limit: components["schemas"]["KeySpendLimit"] | null;
+        /** @description What a key's owner may change (issue 26); an absent field is left as it is. */
+        ApiKeySettings: {
+            name?: string;
+            /** @description Requests per minute through this key, at most the account's own limit; null = the default. */
+            rate_limit_per_minute?: number | null;
+            /** @description null = no spend limit. */
+            spend_limit?: components["schemas"]["KeySpendLimit"] | null;
         };
         /** @description The caller's account as `GET /v1/account` shows it. */
         Account: {
@@ -4434,8 +4501,8 @@ export interface components {
                 "application/json": components["schemas"]["CompatError"];
             };
         };
-        /** @description The balance is below the estimated cost of the request (SPEC 4.2 pre-flight). */
-        CompatInsufficientBalance: {
+        /** @description The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26). */
+        CompatPaidCallRefused: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
@@ -4512,8 +4579,8 @@ export interface components {
                 "application/json": components["schemas"]["CompatError"];
             };
         };
-        /** @description The balance is below the estimated cost of the request (SPEC 4.2 pre-flight). */
-        NativeInsufficientBalance: {
+        /** @description The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26). */
+        NativePaidCallRefused: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
@@ -4766,6 +4833,17 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
+        /** @description The balance is below the estimated cost of the request (SPEC 4.2 pre-flight). */
+        NativeInsufficientBalance: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
         /** @description No such offer is available, the `volume_id` is not one of the caller’s volumes (or it was deleted), or the caller’s account is gone. */
         NativeOfferNotFound: {
             headers: {
@@ -4948,6 +5026,11 @@ export interface components {
         IdempotencyKey: string;
         /** @description Id of one of the caller's keys. */
         KeyId: string;
+        /**
+         * @description Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+         *     simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+         */
+        UsageKeyId: string;
         /** @description Page size. */
         Limit: number;
         /** @description Records to skip (newest first). */
@@ -5253,7 +5336,7 @@ export interface operations {
             };
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
-            402: components["responses"]["CompatInsufficientBalance"];
+            402: components["responses"]["CompatPaidCallRefused"];
             403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
@@ -5326,7 +5409,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -5392,7 +5475,7 @@ export interface operations {
             };
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
-            402: components["responses"]["CompatInsufficientBalance"];
+            402: components["responses"]["CompatPaidCallRefused"];
             403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
@@ -5458,7 +5541,7 @@ export interface operations {
             };
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
-            402: components["responses"]["CompatInsufficientBalance"];
+            402: components["responses"]["CompatPaidCallRefused"];
             403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
@@ -5519,7 +5602,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -5611,7 +5694,7 @@ export interface operations {
             };
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
-            402: components["responses"]["CompatInsufficientBalance"];
+            402: components["responses"]["CompatPaidCallRefused"];
             403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
@@ -5670,7 +5753,7 @@ export interface operations {
             };
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
-            402: components["responses"]["CompatInsufficientBalance"];
+            402: components["responses"]["CompatPaidCallRefused"];
             403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
@@ -5764,7 +5847,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "ci-pipeline"
+                 *       "name": "ci-pipeline",
+                 *       "spend_limit": {
+                 *         "amount_usd": 10,
+                 *         "period": "day"
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -5772,6 +5859,8 @@ export interface operations {
                     name?: string;
                     /** @description Scopes of the new key (see `ApiKey.scopes`); none by default. Only a key holding `keys` may create keys at all. */
                     scopes?: "keys"[];
+                    rate_limit_per_minute?: components["schemas"]["rate_limit_per_minute"];
+                    spend_limit?: components["schemas"]["spend_limit"];
                 };
             };
         };
@@ -5838,6 +5927,59 @@ export interface operations {
             401: components["responses"]["NativeUnauthorized"];
             403: components["responses"]["NativeForbiddenKeyScope"];
             404: components["responses"]["NativeKeyOrUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of one of the caller's keys. */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rate_limit_per_minute": 60,
+                 *       "spend_limit": {
+                 *         "amount_usd": 25,
+                 *         "period": "month"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeySettings"];
+            };
+        };
+        responses: {
+            /** @description The key as it is now. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            key: components["schemas"]["ApiKey"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["NativeForbiddenKeyScope"];
+            404: components["responses"]["NativeKeyOrUserNotFound"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
             503: components["responses"]["NativeUnavailable"];
@@ -6522,6 +6664,11 @@ export interface operations {
     listUsageRequests: {
         parameters: {
             query?: {
+                /**
+                 * @description Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+                 *     simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+                 */
+                key_id?: components["parameters"]["UsageKeyId"];
                 /** @description Only records of this slug. */
                 model?: string;
                 /**
@@ -6616,6 +6763,11 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Records to skip (newest first). */
                 offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+                 *     simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+                 */
+                key_id?: components["parameters"]["UsageKeyId"];
             };
             header?: never;
             path?: never;
@@ -6663,6 +6815,11 @@ export interface operations {
                 from?: components["parameters"]["FromDate"];
                 /** @description Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`. */
                 to?: components["parameters"]["ToDate"];
+                /**
+                 * @description Also total [from, to] per API key (`by_key` in the answer, one entry per key with usage, ordered by key id),
+                 *     summed from the records rather than the roll-ups (issue 26).
+                 */
+                by_key?: boolean;
             };
             header?: never;
             path?: never;
@@ -6696,6 +6853,10 @@ export interface operations {
                                 week_start: string;
                                 model: string;
                             })[];
+                            /** @description Present with `by_key=true` only. */
+                            by_key?: (components["schemas"]["UsageAggregate"] & {
+                                key_id: string;
+                            })[];
                         };
                     };
                 };
@@ -6716,6 +6877,11 @@ export interface operations {
                 from?: components["parameters"]["FromDate"];
                 /** @description Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`. */
                 to?: components["parameters"]["ToDate"];
+                /**
+                 * @description Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+                 *     simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+                 */
+                key_id?: components["parameters"]["UsageKeyId"];
             };
             header?: never;
             path?: never;
@@ -7166,7 +7332,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -7233,7 +7399,7 @@ export interface operations {
             };
             400: components["responses"]["CompatBadRequest"];
             401: components["responses"]["CompatUnauthorized"];
-            402: components["responses"]["CompatInsufficientBalance"];
+            402: components["responses"]["CompatPaidCallRefused"];
             403: components["responses"]["CompatForbiddenAccountLocked"];
             404: components["responses"]["CompatUserNotFound"];
             409: components["responses"]["CompatIdempotencyConflict"];
@@ -7302,7 +7468,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -7449,7 +7615,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -7595,7 +7761,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -7742,7 +7908,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -7849,7 +8015,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeJobNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -7990,7 +8156,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -8091,7 +8257,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeUserNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];
@@ -9539,7 +9705,7 @@ export interface operations {
             };
             400: components["responses"]["NativeBadRequest"];
             401: components["responses"]["NativeUnauthorized"];
-            402: components["responses"]["NativeInsufficientBalance"];
+            402: components["responses"]["NativePaidCallRefused"];
             403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeChatNotFound"];
             409: components["responses"]["NativeIdempotencyConflict"];

@@ -170,6 +170,9 @@ export type Health = {
  * | method_not_allowed | 405 | invalid_request_error | The path exists, the method does not. |
  * | unsupported_media_type | 415 | invalid_request_error | The body is not `application/json`. |
  * | api_key_not_found | 404 | invalid_request_error | The key id is not one of the caller's keys. |
+ * | key_spend_limit_reached | 402 | insufficient_quota | The key reached its spend limit for the period (`meta.limit_usd`, `meta.spent_usd`, `meta.period`, `meta.resets_at`); the account's other keys keep working. |
+ * | key_rate_limit_above_account | 400 | invalid_request_error | A key's `rate_limit_per_minute` may not exceed the account's own per-minute limit (`meta.account_rate_limit_per_minute`). |
+ * | invalid_spend_limit | 400 | invalid_request_error | `spend_limit.amount_usd` has more than 6 decimals or is above $1,000,000,000. |
  * | usage_record_not_found | 404 | invalid_request_error | The usage record id is not one of the caller's records. |
  * | rental_unavailable | 410 | invalid_request_error | A rental was taken by someone else mid-order (SPEC 4.5). |
  * | resources_unavailable | 409 | invalid_request_error | A stopped rental cannot restart: its GPU is gone. |
@@ -213,7 +216,7 @@ export type Health = {
  * | session_not_found | 404 | invalid_request_error | The session id is not one of the account's live sessions. |
  *
  */
-export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'tokenizer_busy' | 'key_scope_required' | 'account_locked' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use' | 'price_above_max' | 'too_many_pending_rentals' | 'too_many_unverified_machines' | 'instance_not_running' | 'invalid_email' | 'weak_password' | 'invalid_link' | 'invalid_credentials' | 'totp_required' | 'invalid_totp' | 'invalid_session' | 'email_unconfirmed' | 'session_required' | 'session_not_accepted' | 'origin_mismatch' | 'totp_already_enabled' | 'totp_not_enabled' | 'account_not_empty' | 'session_not_found';
+export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'key_spend_limit_reached' | 'key_rate_limit_above_account' | 'invalid_spend_limit' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'tokenizer_busy' | 'key_scope_required' | 'account_locked' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use' | 'price_above_max' | 'too_many_pending_rentals' | 'too_many_unverified_machines' | 'instance_not_running' | 'invalid_email' | 'weak_password' | 'invalid_link' | 'invalid_credentials' | 'totp_required' | 'invalid_totp' | 'invalid_session' | 'email_unconfirmed' | 'session_required' | 'session_not_accepted' | 'origin_mismatch' | 'totp_already_enabled' | 'totp_not_enabled' | 'account_not_empty' | 'session_not_found';
 
 /**
  * One body-validation finding (SPEC 2.7), listed in `meta.fields`.
@@ -950,7 +953,26 @@ export type ModelPerformance = {
 };
 
 /**
- * One API key as the dashboard shows it; the secret itself is never shown again after creation.
+ * At most `amount_usd` spent through the key per UTC `period`: `day` (the calendar day), `week` (the ISO week, from
+ * Monday 00:00) or `month` (the calendar month). Enforced by the pre-flight hold like the balance: a paid request
+ * whose worst case does not fit in what the key has left answers 402 `key_spend_limit_reached`; the account's other
+ * keys keep working.
+ *
+ */
+export type KeySpendLimit = {
+    /**
+     * USD, at most 6 decimals (400 `invalid_spend_limit` otherwise).
+     */
+    amount_usd: number;
+    period: 'day' | 'week' | 'month';
+};
+
+/**
+ * One API key as the dashboard shows it; the secret itself is never shown again after creation. Its owner may give
+ * it a rate limit within the account's own and a spend limit (`PATCH /v1/llm/api-keys/{key_id}`). The spend limit
+ * covers every paid model call made with the key (chat, embeddings, rerank, images, video, music, audio,
+ * restoration); GPU rentals and volumes are charged to the account over time, not per key, and are outside it.
+ *
  */
 export type ApiKey = {
     id: string;
@@ -973,6 +995,50 @@ export type ApiKey = {
      */
     last_used_at: string | null;
     revoked_at: string | null;
+    /**
+     * Requests per minute through this key; null = the configured default. Never above the account's own.
+     */
+    rate_limit_per_minute: number | null;
+    /**
+     * null = no spend limit of its own (the key spends what the account can pay).
+     */
+    spend_limit: KeySpendLimit | null;
+    /**
+     * What the key may still spend this period: the limit less what its calls were charged since the period began
+     * and what its requests in flight hold now (a request counts by its worst case until its charge lands). null
+     * without a spend limit.
+     *
+     */
+    spend_limit_remaining_usd: number | null;
+    /**
+     * When the current period ends and the limit starts afresh (UTC); null without a spend limit.
+     */
+    spend_limit_resets_at: string | null;
+};
+
+/**
+ * Requests per minute through this key, at most the account's own limit; null = the default.
+ */
+export type RateLimitPerMinute = number | null;
+
+/**
+ * null = no spend limit.
+ */
+export type SpendLimit = KeySpendLimit | null;
+
+/**
+ * What a key's owner may change (issue 26); an absent field is left as it is.
+ */
+export type ApiKeySettings = {
+    name?: string;
+    /**
+     * Requests per minute through this key, at most the account's own limit; null = the default.
+     */
+    rate_limit_per_minute?: number | null;
+    /**
+     * null = no spend limit.
+     */
+    spend_limit?: KeySpendLimit | null;
 };
 
 /**
@@ -2516,6 +2582,13 @@ export type IdempotencyKey = string;
 export type KeyId = string;
 
 /**
+ * Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+ * simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+ *
+ */
+export type UsageKeyId = string;
+
+/**
  * Page size.
  */
 export type Limit = number;
@@ -2855,7 +2928,7 @@ export type CreateCompatChatCompletionErrors = {
      */
     401: CompatError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: CompatError;
     /**
@@ -2950,7 +3023,7 @@ export type CreateNativeChatCompletionErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: NativeError;
     /**
@@ -3047,7 +3120,7 @@ export type CreateResponseErrors = {
      */
     401: CompatError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: CompatError;
     /**
@@ -3142,7 +3215,7 @@ export type CreateCompatResponseErrors = {
      */
     401: CompatError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: CompatError;
     /**
@@ -3237,7 +3310,7 @@ export type CreateChatJobErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: NativeError;
     /**
@@ -3382,7 +3455,7 @@ export type CreateEmbeddingsErrors = {
      */
     401: CompatError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: CompatError;
     /**
@@ -3477,7 +3550,7 @@ export type CreateRerankErrors = {
      */
     401: CompatError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: CompatError;
     /**
@@ -3658,6 +3731,8 @@ export type CreateApiKeyData = {
          * Scopes of the new key (see `ApiKey.scopes`); none by default. Only a key holding `keys` may create keys at all.
          */
         scopes?: Array<'keys'>;
+        rate_limit_per_minute?: RateLimitPerMinute;
+        spend_limit?: SpendLimit;
     };
     path?: never;
     query?: never;
@@ -3782,6 +3857,75 @@ export type RevokeApiKeyResponses = {
 };
 
 export type RevokeApiKeyResponse = RevokeApiKeyResponses[keyof RevokeApiKeyResponses];
+
+export type UpdateApiKeyData = {
+    body: ApiKeySettings;
+    path: {
+        /**
+         * Id of one of the caller's keys.
+         */
+        key_id: string;
+    };
+    query?: never;
+    url: '/v1/llm/api-keys/{key_id}';
+};
+
+export type UpdateApiKeyErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * The key lacks the `keys` scope (`key_scope_required`): only a key that holds it may create or revoke keys; or
+     * an operator locked the account behind the key (`account_locked`, issue 26 item 8). Or, in plain text, blocked
+     * at the edge (SPEC 5.5, 7.3: the default User-Agent of Python `requests`).
+     *
+     */
+    403: NativeError;
+    /**
+     * The key id is not one of the caller's keys, or the caller's account was deleted.
+     */
+    404: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type UpdateApiKeyError = UpdateApiKeyErrors[keyof UpdateApiKeyErrors];
+
+export type UpdateApiKeyResponses = {
+    /**
+     * The key as it is now.
+     */
+    200: NativeSuccess & {
+        data: {
+            key: ApiKey;
+        };
+    };
+};
+
+export type UpdateApiKeyResponse = UpdateApiKeyResponses[keyof UpdateApiKeyResponses];
 
 export type DeleteAccountData = {
     body: {
@@ -4800,6 +4944,12 @@ export type ListUsageRequestsData = {
     path?: never;
     query?: {
         /**
+         * Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+         * simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+         *
+         */
+        key_id?: string;
+        /**
          * Only records of this slug.
          */
         model?: string;
@@ -4949,6 +5099,12 @@ export type GetUsageHistoryData = {
          * Records to skip (newest first).
          */
         offset?: number;
+        /**
+         * Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+         * simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+         *
+         */
+        key_id?: string;
     };
     url: '/v1/llm/usage/history';
 };
@@ -5021,6 +5177,12 @@ export type GetUsageBreakdownData = {
          * Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`.
          */
         to?: string;
+        /**
+         * Also total [from, to] per API key (`by_key` in the answer, one entry per key with usage, ordered by key id),
+         * summed from the records rather than the roll-ups (issue 26).
+         *
+         */
+        by_key?: boolean;
     };
     url: '/v1/llm/usage/breakdown';
 };
@@ -5077,6 +5239,12 @@ export type GetUsageBreakdownResponses = {
                 week_start: string;
                 model: string;
             }>;
+            /**
+             * Present with `by_key=true` only.
+             */
+            by_key?: Array<UsageAggregate & {
+                key_id: string;
+            }>;
         };
     };
 };
@@ -5095,6 +5263,12 @@ export type ExportUsageData = {
          * Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`.
          */
         to?: string;
+        /**
+         * Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+         * simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+         *
+         */
+        key_id?: string;
     };
     url: '/v1/llm/usage/export';
 };
@@ -5725,7 +5899,7 @@ export type CreateImageErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: NativeError;
     /**
@@ -5822,7 +5996,7 @@ export type CreateCompatImageErrors = {
      */
     401: CompatError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: CompatError;
     /**
@@ -5917,7 +6091,7 @@ export type CreateImageJobErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: NativeError;
     /**
@@ -6120,7 +6294,7 @@ export type CreateAudioJobErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: NativeError;
     /**
@@ -6323,7 +6497,7 @@ export type CreateMusicJobErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: NativeError;
     /**
@@ -6526,7 +6700,7 @@ export type CreateVideoJobErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: NativeError;
     /**
@@ -6673,7 +6847,7 @@ export type FinalizeVideoJobErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: NativeError;
     /**
@@ -6864,7 +7038,7 @@ export type CreateTopazImageJobErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: NativeError;
     /**
@@ -7009,7 +7183,7 @@ export type CreateTopazVideoJobErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: NativeError;
     /**
@@ -9253,7 +9427,7 @@ export type CreateChatMessageErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
      */
     402: NativeError;
     /**

@@ -18,6 +18,7 @@ import type { Database } from '../db/connect.js';
 import type { AuthContext } from '../domain/accounts/auth-context.js';
 import type { Billing } from '../domain/billing/billing.js';
 import type { Idempotency } from '../domain/billing/idempotency.js';
+import type { KeyBudget } from '../domain/billing/key-budget.js';
 import type { ModelCatalog } from '../domain/catalog/model-catalog.js';
 import type { ThroughputTracker } from '../domain/catalog/throughput.js';
 import type { ChatJobs } from '../domain/chat/chat-jobs.js';
@@ -57,6 +58,8 @@ export interface Deps {
   catalog: ModelCatalog;
   ledger: Ledger;
   billing: Billing;
+  /** Per-key spend limits: the holds of limited keys' requests, and where each key stands (issue 26 item 6). */
+  keyBudget: KeyBudget;
   /** Idempotency-Key on paid POSTs: claims, kept responses, conflicts. */
   idempotency: Idempotency;
   usageLog: UsageLogStore;

@@ -42,6 +42,8 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const metrics = processMetrics();
   const money = buildBilling(db, config, now, logger, metrics);
   const { billing, ledger } = money;
+  // The journal and the idempotency store are the billing's own; handlers reach them through it.
+  const { journal: _journal, idempotencyKeys: _idempotencyKeys, ...handlerMoney } = money;
   const files = buildFiles(config, logger);
   const redis = await connectRedis(config, logger);
   const text = buildText({ config, logger, metrics, now, catalog, upstreams, billing, media: files.media });
@@ -66,11 +68,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     db,
     ...keys,
     catalog,
-    ledger,
-    billing,
-    idempotency: money.idempotency,
-    usageLog: money.usageLog,
-    usage: money.usage,
+    ...handlerMoney,
     rateLimiter,
     auth,
     ...textDeps,

@@ -30,6 +30,7 @@ import * as m0025 from './migrations/0025-ledger-charges-commit-async.js';
 import * as m0026 from './migrations/0026-ledger-locks-by-key.js';
 import * as m0027 from './migrations/0027-schema-functions.js';
 import * as m0028 from './migrations/0028-credentials-and-sessions.js';
+import * as m0029 from './migrations/0029-key-spend-limits.js';
 import * as m0030 from './migrations/0030-account-locks.js';
 import * as m0031 from './migrations/0031-server-secrets.js';
 
@@ -71,6 +72,7 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0026-ledger-locks-by-key', migration: m0026 },
   { name: '0027-schema-functions', migration: m0027 },
   { name: '0028-credentials-and-sessions', migration: m0028 },
+  { name: '0029-key-spend-limits', migration: m0029 },
   { name: '0030-account-locks', migration: m0030 },
   { name: '0031-server-secrets', migration: m0031 },
 ];

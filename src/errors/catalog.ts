@@ -255,6 +255,25 @@ export const ERROR_CATALOG = {
     retryable: false,
     message: 'No API key with this id belongs to the caller',
   },
+  key_spend_limit_reached: {
+    status: 402,
+    type: 'insufficient_quota',
+    retryable: false,
+    message:
+      'This API key reached its spend limit for the period; it resets at the start of the next period (meta.resets_at)',
+  },
+  key_rate_limit_above_account: {
+    status: 400,
+    type: invalid,
+    retryable: false,
+    message: "A key's rate limit may not exceed the account's own per-minute limit",
+  },
+  invalid_spend_limit: {
+    status: 400,
+    type: invalid,
+    retryable: false,
+    message: 'spend_limit.amount_usd must be above 0, at most 1000000000, with at most 6 decimals',
+  },
   usage_record_not_found: {
     status: 404,
     type: invalid,

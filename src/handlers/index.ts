@@ -19,6 +19,7 @@ import { getModelCatalog } from './llm/get-model-catalog.js';
 import { getModelPerformance } from './llm/get-model-performance.js';
 import { listApiKeys } from './llm/list-api-keys.js';
 import { revokeApiKey } from './llm/revoke-api-key.js';
+import { updateApiKey } from './llm/update-api-key.js';
 import {
   checkBurstImage,
   createBurstOrder,
@@ -166,6 +167,7 @@ export const handlers = {
   listApiKeys,
   createApiKey,
   revokeApiKey,
+  updateApiKey,
   getAccount,
   listUsageRequests,
   getUsageRequest,

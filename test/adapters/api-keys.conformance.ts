@@ -274,6 +274,47 @@ export function apiKeyStoreConformance(name: string, makeStore: () => Promise<St
         expect((await store().getKey(record.id))?.rateLimitPerMinute).toBeNull();
         expect(await store().setKeyRateLimit(newId('key'), 5)).toBe(false);
       });
+
+      it('creates a key with its limits and changes only what a patch names, the largest spend limit exact', async () => {
+        const a = await account();
+        const big = 1_000_000_000_000_000n; // the contract's largest limit, $1,000,000,000, to the micro-dollar
+        const { record, hash } = await key(a.id);
+        expect(record.spendLimit).toBeNull();
+        const limited = await store().updateKey(record.id, {
+          name: 'bot',
+          rateLimitPerMinute: 12,
+          spendLimit: { amountMicros: big, period: 'week' },
+        });
+        expect(limited).toMatchObject({
+          name: 'bot',
+          rateLimitPerMinute: 12,
+          spendLimit: { amountMicros: big, period: 'week' },
+        });
+        expect((await store().resolveKey(hash))?.key).toEqual(limited);
+        const renamed = await store().updateKey(record.id, { name: 'bot-2' });
+        expect(renamed).toEqual({ ...limited, name: 'bot-2' });
+        expect(await store().updateKey(record.id, {})).toEqual(renamed);
+        const cleared = await store().updateKey(record.id, { spendLimit: null, rateLimitPerMinute: null });
+        expect(cleared).toMatchObject({ name: 'bot-2', rateLimitPerMinute: null, spendLimit: null });
+        expect(await store().updateKey(newId('key'), { name: 'ghost' })).toBeNull();
+        const secret = generateApiKey();
+        const created = await store().createKey({
+          id: newId('key'),
+          accountId: a.id,
+          name: 'capped',
+          hash: hashApiKey(secret),
+          displayHint: displayHint(secret),
+          createdAtMs: T0,
+          managesKeys: false,
+          rateLimitPerMinute: 7,
+          spendLimit: { amountMicros: 5_000_000n, period: 'day' },
+        });
+        expect(created).toMatchObject({
+          rateLimitPerMinute: 7,
+          spendLimit: { amountMicros: 5_000_000n, period: 'day' },
+        });
+        expect(await store().getKey(created.id)).toEqual(created);
+      });
     });
 
     it('answers ping', async () => {

@@ -192,6 +192,28 @@ export function usageLogConformance(name: string, make: () => Promise<UsageLogUn
         expect((await store().totals(acc, { model: 'm/two', toMs: T0 + 200 })).requests).toBe(0);
       });
 
+      it('filters by key, in list and totals, and totals per key ordered by key id (issue 26)', async () => {
+        const acc = newId('acc');
+        const a = rec(acc, { keyId: 'key_b', createdAtMs: T0 + 100, costMicros: 1n });
+        const b = rec(acc, { keyId: 'key_a', createdAtMs: T0 + 200, costMicros: 10n });
+        const c = rec(acc, { keyId: 'key_b', createdAtMs: T0 + 300, costMicros: 100n, model: 'm/two' });
+        await seed([a, b, c, rec(newId('acc'), { keyId: 'key_b', costMicros: 1_000n })]);
+        expect((await store().list(acc, { keyId: 'key_b' }, { limit: 10, offset: 0 })).map((r) => r.id)).toEqual([
+          c.id,
+          a.id,
+        ]);
+        expect((await store().totals(acc, { keyId: 'key_b' })).costMicros).toBe(101n); // whole days, yet by key
+        expect((await store().totals(acc, { keyId: 'key_b', model: 'm/two' })).requests).toBe(1);
+        expect((await store().totals(acc, { keyId: 'key_none' })).requests).toBe(0);
+        const perKey = await store().totalsByKey(acc, {});
+        expect(perKey.map((t) => [t.keyId, t.requests, t.costMicros])).toEqual([
+          ['key_a', 1, 10n],
+          ['key_b', 2, 101n],
+        ]);
+        expect((await store().totalsByKey(acc, { fromMs: T0 + 150 })).map((t) => t.costMicros)).toEqual([10n, 100n]);
+        expect(await store().totalsByKey(newId('acc'), {})).toEqual([]);
+      });
+
       it('answers zeros for an account with no records', async () => {
         const zero = {
           requests: 0,

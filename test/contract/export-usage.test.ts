@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteAccount } from '../../src/domain/accounts/accounts.js';
+import { deleteAccount, issueKey } from '../../src/domain/accounts/accounts.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 import { sleep } from '../setup/time.js';
@@ -169,6 +169,16 @@ describe('GET /v1/llm/usage/export', () => {
     const rows = records(response.text);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ id: charge.usageId, model, endpoint, cost_usd: '0.01', cost_rub: '0.9' });
+  });
+
+  it('200: key_id exports that key’s records only (issue 26)', async () => {
+    const { accountId, apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const second = await issueKey(h.deps.apiKeys, accountId, 'second');
+    await h.spend(apiKey, 0.01);
+    const theirs = await h.spend(second.secret, 0.02);
+    const rows = records((await exportCsv(apiKey, `?key_id=${second.record.id}`)).text);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ id: theirs.usageId, key_id: second.record.id, cost_usd: '0.02' });
   });
 
   it('200: only the header line for a range without usage', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteAccount } from '../../src/domain/accounts/accounts.js';
+import { deleteAccount, issueKey } from '../../src/domain/accounts/accounts.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
 
@@ -99,6 +99,28 @@ describe('GET /v1/llm/usage/breakdown', () => {
       ['claude-sonnet-4', 50],
       ['gpt-5-mini', 290],
     ]);
+  });
+
+  it('200: by_key=true adds each key’s totals over the days, ordered by key id; absent without it (issue 26)', async () => {
+    const { accountId, apiKey, keyId } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const second = await issueKey(h.deps.apiKeys, accountId, 'second');
+    await h.spend(apiKey, 0.25, { promptTokens: 100, completionTokens: 50 });
+    await h.spend(apiKey, 0.5, { promptTokens: 1, completionTokens: 1 });
+    await h.spend(second.secret, 0.125, { promptTokens: 4, completionTokens: 0 });
+    const expected = [
+      { key_id: keyId, requests: 2, prompt_tokens: 101, completion_tokens: 51, total_tokens: 152, cost_usd: 0.75 },
+      {
+        key_id: second.record.id,
+        requests: 1,
+        prompt_tokens: 4,
+        completion_tokens: 0,
+        total_tokens: 4,
+        cost_usd: 0.125,
+      },
+    ].sort((a, b) => (a.key_id < b.key_id ? -1 : 1));
+    expect(expectNativeOk(await breakdown(apiKey, '?by_key=true')).by_key).toEqual(expected);
+    expect(expectNativeOk(await breakdown(apiKey)).by_key).toBeUndefined();
+    expect(expectNativeOk(await breakdown(apiKey, '?by_key=true&from=2024-01-01&to=2024-01-31')).by_key).toEqual([]);
   });
 
   it('200: a range without usage is empty; a 366-day range is allowed', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteAccount } from '../../src/domain/accounts/accounts.js';
+import { deleteAccount, issueKey } from '../../src/domain/accounts/accounts.js';
 import { microsToUsd, usdToMicros } from '../../src/domain/billing/money.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
@@ -81,6 +81,18 @@ describe('GET /v1/llm/usage/history', () => {
       ['market', 90],
     ]);
     expect(data).toMatchObject({ total_cost_usd: 3, total_cost_rub: 290 });
+  });
+
+  it('200: key_id gives the logs and totals of that key alone (issue 26)', async () => {
+    const { accountId, apiKey, keyId } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const second = await issueKey(h.deps.apiKeys, accountId, 'second');
+    await h.spend(apiKey, 0.25, { promptTokens: 3 });
+    const theirs = await h.spend(second.secret, 1.000001, { promptTokens: 5 });
+    const data = expectNativeOk(await history(apiKey, `?key_id=${second.record.id}`));
+    expect(data.logs.map((l: { id: string }) => l.id)).toEqual([theirs.usageId]);
+    expect(data).toMatchObject({ total_requests: 1, total_tokens: 5, total_cost_usd: 1.000001 });
+    expect(expectNativeOk(await history(apiKey, `?key_id=${keyId}`)).total_cost_usd).toBe(0.25);
+    expect(expectNativeOk(await history(apiKey)).total_cost_usd).toBe(1.250001);
   });
 
   it('200: an account without usage has zero totals', async () => {

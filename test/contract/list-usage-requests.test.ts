@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteAccount } from '../../src/domain/accounts/accounts.js';
+import { deleteAccount, issueKey } from '../../src/domain/accounts/accounts.js';
 import type { Charge } from '../../src/domain/billing/billing.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
@@ -20,6 +20,17 @@ const list = (key: string | undefined, query = '') =>
 const ids = (requests: { id: string }[]) => requests.map((r) => r.id);
 
 describe('GET /v1/llm/usage/requests', () => {
+  it('200: key_id keeps the calls of that key only (issue 26); an id not the caller’s matches nothing', async () => {
+    const { accountId, apiKey, keyId } = await h.newAccount(undefined, { balanceUsd: 10 });
+    const second = await issueKey(h.deps.apiKeys, accountId, 'second');
+    const mine = await h.spend(apiKey, 0.1);
+    const theirs = await h.spend(second.secret, 0.2);
+    expect(ids(expectNativeOk(await list(apiKey, `?key_id=${keyId}`)).requests)).toEqual([mine.usageId]);
+    const bySecond = expectNativeOk(await list(apiKey, `?key_id=${second.record.id}`)).requests;
+    expect(bySecond).toMatchObject([{ id: theirs.usageId, key_id: second.record.id, cost_usd: 0.2 }]);
+    expect(expectNativeOk(await list(apiKey, '?key_id=key_elsewhere')).requests).toEqual([]);
+  });
+
   it('200: every billed call of the caller, newest first, with exact costs; another account’s never', async () => {
     const { accountId, apiKey, keyId } = await h.newAccount(undefined, { balanceUsd: 10 });
     const other = await h.newAccount(undefined, { balanceUsd: 10 });

@@ -3,12 +3,14 @@ import { pino } from 'pino';
 import type { ApiKeyStore } from '../../src/adapters/api-keys/index.js';
 import { SqlApiKeyStore } from '../../src/adapters/api-keys/sql.js';
 import { MemoryChargeJournal } from '../../src/adapters/charge-journal/memory.js';
+import { SqlKeyBudgetStore } from '../../src/adapters/key-budget/sql.js';
 import type { Ledger } from '../../src/adapters/ledger/index.js';
 import { openLedger } from '../../src/adapters/ledger/open.js';
 import { SqlUsageLogStore } from '../../src/adapters/usage-log/sql.js';
 import type { Database } from '../../src/db/connect.js';
 import { createAccount, issueKey } from '../../src/domain/accounts/accounts.js';
 import { Billing, type LossReport } from '../../src/domain/billing/billing.js';
+import { KeyBudget } from '../../src/domain/billing/key-budget.js';
 import { fxRateToMicro, usdToMicros } from '../../src/domain/billing/money.js';
 import { topUp } from '../../src/domain/billing/top-up.js';
 import type { Principal } from '../../src/domain/keys/authenticator.js';
@@ -58,6 +60,7 @@ export async function fundedPrincipal(
     keyRateLimitPerMinute: null,
     managesKeys: true,
     sessionId: null,
+    keySpendLimit: null,
   };
 }
 
@@ -95,15 +98,20 @@ export async function openBillingWorld(
     journal,
     losses,
     clock,
-    billing: (holdTtlMs) =>
-      new Billing(ledger, {
-        now: () => clock.now,
+    billing: (holdTtlMs) => {
+      const now = () => clock.now;
+      const logger = pino({ level: 'silent' });
+      const keyBudget = new KeyBudget(new SqlKeyBudgetStore(db), { now, holdTtlMs, logger });
+      return new Billing(ledger, {
+        now,
         holdTtlMs,
-        logger: pino({ level: 'silent' }),
+        logger,
         journal,
         onLoss: (r) => losses.push(r),
         leases: LEASES,
-      }),
+        keyBudget,
+      });
+    },
     async principal(usd, lots = [], rubBilling = false) {
       const p = await fundedPrincipal(apiKeys, ledger, clock.now, usd, lots, rubBilling);
       clock.now += 1 + lots.length;

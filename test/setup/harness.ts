@@ -118,7 +118,7 @@ function readAfterCharges(deps: Deps): void {
     }
   };
   wrap(deps.ledger, ['getBalance', 'getHold', 'getTransfer', 'listLots', 'postedSpend', 'sumOfAllBalances']);
-  wrap(deps.usageLog, ['list', 'get', 'totals', 'daily']);
+  wrap(deps.usageLog, ['list', 'get', 'totals', 'totalsByKey', 'daily']);
 }
 
 export interface JsonResponse<T = any> {

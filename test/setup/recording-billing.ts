@@ -23,6 +23,7 @@ export const TEST_PRINCIPAL: Principal = {
   keyRateLimitPerMinute: null,
   managesKeys: true,
   sessionId: null,
+  keySpendLimit: null,
 };
 
 /** Billing that records each flow in order, with a balance that refuses what it cannot cover. */
@@ -38,7 +39,15 @@ export class RecordingBilling implements PaidCallBilling {
   async reserve(principal: Principal, requestId: string, amountMicros: bigint): Promise<Reservation> {
     this.log.push(`reserve ${amountMicros}`);
     if (amountMicros > this.balanceMicros) throw new ApiError('insufficient_balance');
-    return { holdId: `hold:${requestId}`, requestId, principal, amountMicros, startedAtMs: 0, lease: null };
+    return {
+      holdId: `hold:${requestId}`,
+      requestId,
+      principal,
+      amountMicros,
+      startedAtMs: 0,
+      lease: null,
+      keyHeld: false,
+    };
   }
 
   async settle(reservation: Reservation, costMicros: bigint, details: CallDetails): Promise<Charge> {

@@ -24,6 +24,15 @@ export interface AccountRecord {
   lockReason: string | null;
 }
 
+/** The UTC period a key's spend limit counts over (docs/money.md "Key spend limits"). */
+export type SpendPeriod = 'day' | 'week' | 'month';
+
+/** At most `amountMicros` spent through the key per `period` (issue 26 item 6). */
+export interface KeySpendLimit {
+  amountMicros: bigint;
+  period: SpendPeriod;
+}
+
 export interface ApiKeyRecord {
   id: string;
   accountId: string;
@@ -37,6 +46,8 @@ export interface ApiKeyRecord {
   rateLimitPerMinute: number | null;
   /** The `keys` scope: the key may create and revoke the account's keys. */
   managesKeys: boolean;
+  /** null: the key spends whatever the account can pay. */
+  spendLimit: KeySpendLimit | null;
 }
 
 /** What an incoming key hash resolves to; `account` is null once the account was hard-deleted. */
@@ -59,6 +70,16 @@ export interface NewApiKey {
   displayHint: string;
   createdAtMs: number;
   managesKeys: boolean;
+  /** Absent: null (the configured default, no spend limit). */
+  rateLimitPerMinute?: number | null;
+  spendLimit?: KeySpendLimit | null;
+}
+
+/** The settings the key's owner may change (issue 26 item 6); an absent field is left as it is. */
+export interface ApiKeyPatch {
+  name?: string;
+  rateLimitPerMinute?: number | null;
+  spendLimit?: KeySpendLimit | null;
 }
 
 export type CreateAccountOutcome = { ok: true; account: AccountRecord } | { ok: false; reason: 'email_taken' };
@@ -86,6 +107,9 @@ export interface ApiKeyStore {
   unlockAccount(accountId: string): Promise<AccountRecord | null>;
   /** false when the key does not exist. */
   setKeyRateLimit(keyId: string, perMinute: number | null): Promise<boolean>;
+
+  /** Changes the given settings only; null when the key does not exist. */
+  updateKey(keyId: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | null>;
 
   createKey(input: NewApiKey): Promise<ApiKeyRecord>;
   resolveKey(hash: string): Promise<KeyResolution | null>;

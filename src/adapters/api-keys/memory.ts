@@ -1,5 +1,6 @@
 import type {
   AccountRecord,
+  ApiKeyPatch,
   ApiKeyRecord,
   ApiKeyStore,
   CreateAccountOutcome,
@@ -15,7 +16,7 @@ interface StoredKey {
 }
 
 const copyAccount = (a: AccountRecord): AccountRecord => ({ ...a, tierDiscounts: { ...a.tierDiscounts } });
-const copyKey = (k: ApiKeyRecord): ApiKeyRecord => ({ ...k });
+const copyKey = (k: ApiKeyRecord): ApiKeyRecord => ({ ...k, spendLimit: k.spendLimit && { ...k.spendLimit } });
 
 /** Same order as the SQL store: newest first, ties broken by id descending so both twins agree. */
 function newestFirst(a: ApiKeyRecord, b: ApiKeyRecord): number {
@@ -124,11 +125,27 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     return true;
   }
 
+  async updateKey(keyId: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | null> {
+    const stored = this.keys.get(keyId);
+    if (!stored) return null;
+    const { name, rateLimitPerMinute, spendLimit } = patch;
+    if (name !== undefined) stored.record.name = name;
+    if (rateLimitPerMinute !== undefined) stored.record.rateLimitPerMinute = rateLimitPerMinute;
+    if (spendLimit !== undefined) stored.record.spendLimit = spendLimit && { ...spendLimit };
+    return copyKey(stored.record);
+  }
+
   async createKey(input: NewApiKey): Promise<ApiKeyRecord> {
     if (this.keys.has(input.id)) throw new Error(`api key id ${input.id} already exists`);
     if (this.keyIdByHash.has(input.hash)) throw new Error('api key hash already exists');
-    const { hash, ...fields } = input;
-    const record: ApiKeyRecord = { ...fields, lastUsedAtMs: null, revokedAtMs: null, rateLimitPerMinute: null };
+    const { hash, rateLimitPerMinute, spendLimit, ...fields } = input;
+    const record: ApiKeyRecord = copyKey({
+      ...fields,
+      lastUsedAtMs: null,
+      revokedAtMs: null,
+      rateLimitPerMinute: rateLimitPerMinute ?? null,
+      spendLimit: spendLimit ?? null,
+    });
     this.keys.set(record.id, { record, hash });
     this.keyIdByHash.set(hash, record.id);
     return copyKey(record);

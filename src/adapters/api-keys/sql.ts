@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
 import type {
   AccountRecord,
+  ApiKeyPatch,
   ApiKeyRecord,
   ApiKeyStore,
   CreateAccountOutcome,
@@ -10,107 +11,17 @@ import type {
   NewApiKey,
   SetAccountEmailOutcome,
 } from './index.js';
-
-/** Integer columns arrive as number (SQLite) or BigInt (pg int8, see connect.ts); the domain wants numbers. */
-type Int = number | bigint | string;
-
-interface AccountRow {
-  id: string;
-  email: string;
-  created_at_ms: Int;
-  discount_percent: number | string;
-  tier_discounts: string;
-  rate_limit_per_minute: Int | null;
-  rub_billing: boolean | number;
-  locked_at_ms: Int | null;
-  lock_reason: string | null;
-}
-
-interface KeyRow {
-  id: string;
-  account_id: string;
-  name: string;
-  display_hint: string;
-  created_at_ms: Int;
-  last_used_at_ms: Int | null;
-  revoked_at_ms: Int | null;
-  rate_limit_per_minute: Int | null;
-  manages_keys: boolean | number;
-}
-
-/** resolveKey's single joined row: key columns as in KeyRow, account columns prefixed `acc_`, null when deleted. */
-type ResolvedRow = KeyRow & { [Column in keyof AccountRow as `acc_${Column}`]: AccountRow[Column] | null };
-
-const KEY_COLUMNS = [
-  'id',
-  'account_id',
-  'name',
-  'display_hint',
-  'created_at_ms',
-  'last_used_at_ms',
-  'revoked_at_ms',
-  'rate_limit_per_minute',
-  'manages_keys',
-];
-const ACCOUNT_COLUMNS = [
-  'id',
-  'email',
-  'created_at_ms',
-  'discount_percent',
-  'tier_discounts',
-  'rate_limit_per_minute',
-  'rub_billing',
-  'locked_at_ms',
-  'lock_reason',
-];
-
-const nullableMs = (v: Int | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
-
-function parseTierDiscounts(text: string): Record<string, number> {
-  const parsed: unknown = JSON.parse(text);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new Error('accounts.tier_discounts is not a JSON object');
-  const out: Record<string, number> = {};
-  for (const [tier, value] of Object.entries(parsed)) out[tier] = Number(value);
-  return out;
-}
-
-function toAccount(row: AccountRow): AccountRecord {
-  return {
-    id: row.id,
-    email: row.email,
-    createdAtMs: Number(row.created_at_ms),
-    discountPercent: Number(row.discount_percent),
-    tierDiscounts: parseTierDiscounts(row.tier_discounts),
-    rateLimitPerMinute: nullableMs(row.rate_limit_per_minute),
-    // SQLite stores booleans as 0/1.
-    rubBilling: Boolean(row.rub_billing),
-    lockedAtMs: nullableMs(row.locked_at_ms),
-    lockReason: row.lock_reason,
-  };
-}
-
-function toKey(row: KeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    displayHint: row.display_hint,
-    createdAtMs: Number(row.created_at_ms),
-    lastUsedAtMs: nullableMs(row.last_used_at_ms),
-    revokedAtMs: nullableMs(row.revoked_at_ms),
-    rateLimitPerMinute: nullableMs(row.rate_limit_per_minute),
-    managesKeys: Boolean(row.manages_keys),
-  };
-}
-
-/** The unique index on accounts.email was hit: pg reports SQLSTATE 23505 + constraint, SQLite a message naming the column. */
-function isEmailTaken(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  const { code, constraint, message } = err as { code?: unknown; constraint?: unknown; message?: unknown };
-  if (code === '23505') return constraint === 'accounts_email_unique';
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof message === 'string' && message.includes('accounts.email');
-}
+import {
+  ACCOUNT_COLUMNS,
+  type AccountRow,
+  isEmailTaken,
+  KEY_COLUMNS,
+  type KeyRow,
+  type ResolvedRow,
+  spendLimitColumns,
+  toAccount,
+  toKey,
+} from './sql-rows.js';
 
 /**
  * The api-keys port over knex, on SQLite and PostgreSQL alike (the schema is migration 0001, with later columns).
@@ -217,6 +128,15 @@ export class SqlApiKeyStore implements ApiKeyStore {
     return (await this.knex('api_keys').where('id', keyId).update({ rate_limit_per_minute: perMinute })) > 0;
   }
 
+  async updateKey(keyId: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | null> {
+    const changes: Record<string, unknown> = {};
+    if (patch.name !== undefined) changes.name = patch.name;
+    if (patch.rateLimitPerMinute !== undefined) changes.rate_limit_per_minute = patch.rateLimitPerMinute;
+    if (patch.spendLimit !== undefined) Object.assign(changes, spendLimitColumns(patch.spendLimit));
+    if (Object.keys(changes).length > 0) await this.knex('api_keys').where('id', keyId).update(changes);
+    return this.getKey(keyId);
+  }
+
   async createKey(input: NewApiKey): Promise<ApiKeyRecord> {
     const row = {
       id: input.id,
@@ -227,8 +147,9 @@ export class SqlApiKeyStore implements ApiKeyStore {
       created_at_ms: input.createdAtMs,
       last_used_at_ms: null,
       revoked_at_ms: null,
-      rate_limit_per_minute: null,
+      rate_limit_per_minute: input.rateLimitPerMinute ?? null,
       manages_keys: input.managesKeys,
+      ...spendLimitColumns(input.spendLimit ?? null),
     };
     await this.knex('api_keys').insert(row);
     return toKey(row);

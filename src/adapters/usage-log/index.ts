@@ -37,6 +37,8 @@ export interface UsageRecord {
 
 export interface UsageFilter {
   model?: string;
+  /** One key's records only (issue 26 item 6); totals then come from the records, not the daily roll-ups. */
+  keyId?: string;
   /** Inclusive lower bound, exclusive upper bound, both ms since the epoch. */
   fromMs?: number;
   toMs?: number;
@@ -54,6 +56,11 @@ export interface UsageTotals {
   unbilledCostMicros: bigint;
 }
 
+/** One key's totals. */
+export interface KeyTotals extends UsageTotals {
+  keyId: string;
+}
+
 /** One roll-up row: a UTC day, one model and kind. */
 export interface DailyUsage extends UsageTotals {
   day: string; // YYYY-MM-DD, UTC
@@ -66,6 +73,8 @@ export interface UsageLogStore {
   list(accountId: string, filter: UsageFilter, page: { limit: number; offset: number }): Promise<UsageRecord[]>;
   get(accountId: string, id: string): Promise<UsageRecord | null>;
   totals(accountId: string, filter: UsageFilter): Promise<UsageTotals>;
+  /** Totals per key over the filter, from the records, ordered by key id (issue 26 item 6); keys with none absent. */
+  totalsByKey(accountId: string, filter: UsageFilter): Promise<KeyTotals[]>;
   /** Roll-ups for days in [fromDay, toDay] (inclusive, YYYY-MM-DD), ordered by day then model. */
   daily(accountId: string, range: { fromDay: string; toDay: string }): Promise<DailyUsage[]>;
 }

@@ -1,4 +1,12 @@
-import type { DailyUsage, UsageFilter, UsageKind, UsageLogStore, UsageRecord, UsageTotals } from './index.js';
+import type {
+  DailyUsage,
+  KeyTotals,
+  UsageFilter,
+  UsageKind,
+  UsageLogStore,
+  UsageRecord,
+  UsageTotals,
+} from './index.js';
 import { addTotals, compareText, contribution, type DailyIncrement, NO_USAGE, rollUp } from './totals.js';
 
 /** Newest first, ties by id descending: the order of `list` in both twins. */
@@ -8,6 +16,7 @@ export function newestFirst(a: UsageRecord, b: UsageRecord): number {
 
 export function matches(r: UsageRecord, filter: UsageFilter): boolean {
   if (filter.model !== undefined && r.model !== filter.model) return false;
+  if (filter.keyId !== undefined && r.keyId !== filter.keyId) return false;
   if (filter.fromMs !== undefined && r.createdAtMs < filter.fromMs) return false;
   if (filter.toMs !== undefined && r.createdAtMs >= filter.toMs) return false;
   return true;
@@ -82,7 +91,19 @@ export class MemoryUsageLogStore implements UsageLogStore {
   }
 
   async totals(accountId: string, filter: UsageFilter): Promise<UsageTotals> {
+    return this.totalsNow(accountId, filter);
+  }
+
+  /** `totals` without a turn of the event loop, for a twin that decides and writes in one (key-budget/memory.ts). */
+  totalsNow(accountId: string, filter: UsageFilter): UsageTotals {
     return this.records(accountId, filter).reduce((totals, r) => addTotals(totals, contribution(r)), NO_USAGE);
+  }
+
+  async totalsByKey(accountId: string, filter: UsageFilter): Promise<KeyTotals[]> {
+    const byKey = new Map<string, UsageTotals>();
+    for (const r of this.records(accountId, filter))
+      byKey.set(r.keyId, addTotals(byKey.get(r.keyId) ?? NO_USAGE, contribution(r)));
+    return [...byKey].sort(([a], [b]) => compareText(a, b)).map(([keyId, totals]) => ({ keyId, ...totals }));
   }
 
   async daily(accountId: string, range: { fromDay: string; toDay: string }): Promise<DailyUsage[]> {

@@ -1,7 +1,15 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
 import { utcDay } from '../../lib/utc-days.js';
-import type { DailyUsage, UsageFilter, UsageKind, UsageLogStore, UsageRecord, UsageTotals } from './index.js';
+import type {
+  DailyUsage,
+  KeyTotals,
+  UsageFilter,
+  UsageKind,
+  UsageLogStore,
+  UsageRecord,
+  UsageTotals,
+} from './index.js';
 import type { DailyIncrement } from './totals.js';
 
 /** Integer columns arrive as number (SQLite) or BigInt (pg int8, see connect.ts); sums cast to text arrive as string. */
@@ -225,16 +233,25 @@ export class SqlUsageLogStore implements UsageLogStore {
   /**
    * Unbounded or whole-UTC-day ranges are summed from the roll-ups (the history page asks for all-time totals
    * on every view; DESIGN 8), any other range from the records. Both are exact: the roll-ups are written in the
-   * same transaction as the records, and the table is append-only.
+   * same transaction as the records, and the table is append-only. The roll-ups know no key: one key's totals
+   * come from the records.
    */
   async totals(accountId: string, filter: UsageFilter): Promise<UsageTotals> {
     const query =
-      dayAligned(filter.fromMs) && dayAligned(filter.toMs)
+      filter.keyId === undefined && dayAligned(filter.fromMs) && dayAligned(filter.toMs)
         ? this.rollupTotals(accountId, filter)
         : this.recordTotals(accountId, filter);
     const rows = (await query) as TotalsRow[];
     if (!rows[0]) throw new Error('aggregate query returned no row');
     return toTotals(rows[0]);
+  }
+
+  async totalsByKey(accountId: string, filter: UsageFilter): Promise<KeyTotals[]> {
+    const rows = (await this.recordTotals(accountId, filter)
+      .select('key_id')
+      .groupBy('key_id')
+      .orderBy(this.bytewise('key_id'))) as (TotalsRow & { key_id: string })[];
+    return rows.map((row) => ({ keyId: row.key_id, ...toTotals(row) }));
   }
 
   async daily(accountId: string, range: { fromDay: string; toDay: string }): Promise<DailyUsage[]> {
@@ -273,6 +290,7 @@ export class SqlUsageLogStore implements UsageLogStore {
   private filtered(accountId: string, filter: UsageFilter): Knex.QueryBuilder {
     const q = this.knex('usage_records').where('account_id', accountId);
     if (filter.model !== undefined) q.andWhere('model', filter.model);
+    if (filter.keyId !== undefined) q.andWhere('key_id', filter.keyId);
     if (filter.fromMs !== undefined) q.andWhere('created_at_ms', '>=', filter.fromMs);
     if (filter.toMs !== undefined) q.andWhere('created_at_ms', '<', filter.toMs);
     return q;

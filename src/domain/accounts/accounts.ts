@@ -1,4 +1,4 @@
-import type { AccountRecord, ApiKeyRecord, ApiKeyStore } from '../../adapters/api-keys/index.js';
+import type { AccountRecord, ApiKeyPatch, ApiKeyRecord, ApiKeyStore } from '../../adapters/api-keys/index.js';
 import { DomainError } from '../../errors/domain-error.js';
 import { newId } from '../../lib/ids.js';
 import { displayHint, generateApiKey, hashApiKey } from '../keys/api-key-secret.js';
@@ -44,7 +44,7 @@ export async function getAccountOrThrow(store: ApiKeyStore, accountId: string): 
 /**
  * Issues a new key; `secret` is returned once and never stored (SPEC 5.1). Throws `account_not_found`. A key
  * the operator issues (admin CLI: an account's first key) holds the `keys` scope; one minted through the API
- * holds it only when asked for (docs/decisions.md: API keys).
+ * holds it only when asked for (docs/decisions.md: API keys). `limits`: the key's own rate and spend limits.
  */
 export async function issueKey(
   store: ApiKeyStore,
@@ -52,6 +52,7 @@ export async function issueKey(
   name: string = DEFAULT_KEY_NAME,
   now: Clock = Date.now,
   scopes: { managesKeys: boolean } = { managesKeys: true },
+  limits: Pick<ApiKeyPatch, 'rateLimitPerMinute' | 'spendLimit'> = {},
 ): Promise<{ record: ApiKeyRecord; secret: string }> {
   await getAccountOrThrow(store, accountId);
   const secret = generateApiKey();
@@ -63,6 +64,7 @@ export async function issueKey(
     displayHint: displayHint(secret),
     createdAtMs: now(),
     managesKeys: scopes.managesKeys,
+    ...limits,
   });
   return { record, secret };
 }

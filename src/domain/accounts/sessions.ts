@@ -105,6 +105,7 @@ export async function authenticateSession(ctx: AuthContext, accessToken: string)
     account,
     keyRateLimitPerMinute: null,
     managesKeys: true,
+    keySpendLimit: null,
     sessionId: session.id,
   };
 }

@@ -15,6 +15,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { newSortableId } from '../../lib/ids.js';
 import type { Principal } from '../keys/authenticator.js';
 import { BillingLeases, type Lease, type LeaseSettings } from './billing-leases.js';
+import type { KeyBudget } from './key-budget.js';
 import { microsToUsd } from './money.js';
 
 /** Money reserved for one request in flight (SPEC 4.2 pre-flight). */
@@ -27,6 +28,8 @@ export interface Reservation {
   startedAtMs: number;
   /** Set when carved from a lease (billing-leases.ts): charged by a capture of at most `amountMicros`. */
   lease: Lease | null;
+  /** The key has a spend limit: a key hold under `holdId` shadows the ledger hold (key-budget.ts). */
+  keyHeld: boolean;
 }
 
 /** What a billed call was, for its usage line (SPEC 2.6). */
@@ -66,6 +69,8 @@ export interface BillingOptions {
   journal: ChargeJournal;
   onLoss: (report: LossReport) => void;
   leases: LeaseSettings;
+  /** Key spend limits (issue 26 item 6): only requests of a key that has one reach it. */
+  keyBudget: KeyBudget;
 }
 
 /**
@@ -95,7 +100,9 @@ export class Billing {
 
   /**
    * Reserves the worst case of a request. `durable`: a hold of its own in the ledger, never carved from this
-   * process's lease, for work another process may finish after this one died (a job, SPEC 3.1).
+   * process's lease, for work another process may finish after this one died (a job, SPEC 3.1). A key with a spend
+   * limit takes a key hold first (402 `key_spend_limit_reached` when its period has no room) and never a lease:
+   * a lease is this process's money, and the limit is checked against every process's holds.
    */
   async reserve(
     principal: Principal,
@@ -108,18 +115,19 @@ export class Billing {
     // proves the account can pay, and settling posts the real amount, 0 included.
     const amountMicros = estimateMicros > 0n ? estimateMicros : 1n;
     const startedAtMs = this.options.now();
-    const lease = options.durable === true ? null : this.leases.carve(accountId, amountMicros);
-    if (lease !== null) return { holdId: lease.holdId, requestId, principal, amountMicros, startedAtMs, lease };
+    const limit = principal.keySpendLimit;
+    const lease = options.durable === true || limit !== null ? null : this.leases.carve(accountId, amountMicros);
+    if (lease !== null)
+      return { holdId: lease.holdId, requestId, principal, amountMicros, startedAtMs, lease, keyHeld: false };
     const holdId = `hold:${requestId}`;
-    let outcome = await this.hold(holdId, accountId, amountMicros);
-    // Refused while this process keeps money of the account in a lease: give that back and try once more.
-    if (!outcome.ok && outcome.reason === 'insufficient_balance' && (await this.leases.reclaim(accountId)))
-      outcome = await this.hold(holdId, accountId, amountMicros);
-    if (!outcome.ok) {
-      if (outcome.reason === 'insufficient_balance') throw insufficientBalance(amountMicros, outcome.availableMicros);
-      throw new Error(`hold ${holdId} reused with a different amount`); // request ids are unique: a bug
+    if (limit !== null) await this.options.keyBudget.reserve(principal, limit, holdId, amountMicros);
+    try {
+      await this.holdOwn(holdId, accountId, amountMicros);
+    } catch (err) {
+      if (limit !== null) await this.options.keyBudget.release(holdId);
+      throw err;
     }
-    return { holdId, requestId, principal, amountMicros, startedAtMs, lease: null };
+    return { holdId, requestId, principal, amountMicros, startedAtMs, lease: null, keyHeld: limit !== null };
   }
 
   /**
@@ -158,10 +166,15 @@ export class Billing {
     const capped = costMicros < reservation.amountMicros ? costMicros : reservation.amountMicros;
     const { lease } = reservation;
     if (lease !== null) this.leases.giveBack(lease, reservation.amountMicros - capped);
-    const posting = this.post(pending).catch(async (err: unknown): Promise<Charge> => {
-      await this.record(pending, err);
-      return { costMicros: capped, costRubMicro: null, fxRateRubMicro: null, usageId: pending.usage.id };
-    });
+    const posting = this.post(pending).then(
+      // Landed: its usage line now counts against the key's limit, so the key hold goes. A charge kept in the
+      // journal keeps its key hold until it expires (docs/money.md "Key spend limits").
+      async (charge) => (await this.releaseKeyHold(reservation), charge),
+      async (err: unknown): Promise<Charge> => {
+        await this.record(pending, err);
+        return { costMicros: capped, costRubMicro: null, fxRateRubMicro: null, usageId: pending.usage.id };
+      },
+    );
     return this.track(pending.accountId, lease === null ? posting : posting.finally(() => this.leases.finish(lease)));
   }
 
@@ -172,7 +185,10 @@ export class Billing {
    */
   async chargeOnce(reservation: Reservation, costMicros: Micros, details: CallDetails): Promise<Micros> {
     const hold = await this.ledger.getHold(reservation.holdId);
-    if (hold?.status === 'posted') return hold.postedMicros ?? 0n;
+    if (hold?.status === 'posted') {
+      await this.releaseKeyHold(reservation); // the process that charged it may have died before releasing it
+      return hold.postedMicros ?? 0n;
+    }
     return (await this.settle(reservation, costMicros, details)).costMicros;
   }
 
@@ -220,6 +236,11 @@ export class Billing {
     } catch (err) {
       this.options.logger.warn({ err, holdId: reservation.holdId }, 'release failed; the hold will expire');
     }
+    await this.releaseKeyHold(reservation);
+  }
+
+  private async releaseKeyHold(reservation: Reservation): Promise<void> {
+    if (reservation.keyHeld) await this.options.keyBudget.release(reservation.holdId);
   }
 
   /**
@@ -237,6 +258,7 @@ export class Billing {
       });
       if (!outcome.ok)
         this.options.logger.warn({ holdId: reservation.holdId, outcome }, 'a long-running hold could not be extended');
+      if (reservation.keyHeld) await this.options.keyBudget.extend(reservation.holdId);
     };
     const timer = setInterval(
       () =>
@@ -370,6 +392,18 @@ export class Billing {
     };
     const cap = reservation.lease === null ? {} : { capMicros: reservation.amountMicros };
     return { holdId: reservation.holdId, requestId, accountId: principal.accountId, costMicros, ...cap, usage };
+  }
+
+  /** The request's own ledger hold, or 402 insufficient_balance. */
+  private async holdOwn(holdId: string, accountId: string, amountMicros: Micros): Promise<void> {
+    let outcome = await this.hold(holdId, accountId, amountMicros);
+    // Refused while this process keeps money of the account in a lease: give that back and try once more.
+    if (!outcome.ok && outcome.reason === 'insufficient_balance' && (await this.leases.reclaim(accountId)))
+      outcome = await this.hold(holdId, accountId, amountMicros);
+    if (!outcome.ok) {
+      if (outcome.reason === 'insufficient_balance') throw insufficientBalance(amountMicros, outcome.availableMicros);
+      throw new Error(`hold ${holdId} reused with a different amount`); // request ids are unique: a bug
+    }
   }
 
   /** A hold of the request's own; the ledger unreachable is 503 billing_temporarily_unavailable (SPEC 7.2). */

@@ -22,19 +22,24 @@ export interface JobStepDeps {
   owner: string;
 }
 
-/** The money of a job, in its record: who pays, and the hold that reserves it (`hold:<job_id>`). */
+/**
+ * The money of a job, in its record: who pays, and the hold that reserves it (`hold:<job_id>`), with `key_held`
+ * when a key hold of the same id shadows it (key-budget.ts). The owner is kept without its key's spend limit
+ * (JSON has no bigint): the job's limit was checked at kickoff, and only its key hold is released later.
+ */
 export interface HeldMoney {
   owner: Principal;
-  hold: { id: string; amount_micros: string; started_at_ms: number };
+  hold: { id: string; amount_micros: string; started_at_ms: number; key_held?: boolean };
 }
 
 export function heldMoney(reservation: Reservation): HeldMoney {
   return {
-    owner: reservation.principal,
+    owner: { ...reservation.principal, keySpendLimit: null },
     hold: {
       id: reservation.holdId,
       amount_micros: String(reservation.amountMicros),
       started_at_ms: reservation.startedAtMs,
+      key_held: reservation.keyHeld,
     },
   };
 }
@@ -48,6 +53,7 @@ export function reservationOf(jobId: string, money: HeldMoney): Reservation {
     amountMicros: BigInt(money.hold.amount_micros),
     startedAtMs: money.hold.started_at_ms,
     lease: null,
+    keyHeld: money.hold.key_held === true,
   };
 }
 

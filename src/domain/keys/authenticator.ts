@@ -1,4 +1,4 @@
-import type { AccountRecord, ApiKeyStore, KeyResolution } from '../../adapters/api-keys/index.js';
+import type { AccountRecord, ApiKeyStore, KeyResolution, KeySpendLimit } from '../../adapters/api-keys/index.js';
 import { ApiError } from '../../errors/api-error.js';
 import { hashApiKey, looksLikeApiKey } from './api-key-secret.js';
 import type { AuthFailures } from './auth-failures.js';
@@ -17,6 +17,8 @@ export interface Principal {
    * acts as the account's first key would; `keyId` is then its sign-in's family, the window its rate limit counts.
    */
   sessionId: string | null;
+  /** The key's own spend limit (issue 26 item 6); null: none, the request reserves as before. */
+  keySpendLimit: KeySpendLimit | null;
 }
 
 interface CacheEntry {
@@ -78,6 +80,7 @@ export class Authenticator {
       keyRateLimitPerMinute: resolution.key.rateLimitPerMinute,
       managesKeys: resolution.key.managesKeys,
       sessionId: null,
+      keySpendLimit: resolution.key.spendLimit,
     };
   }
 

@@ -1,5 +1,6 @@
 import type {
   DailyUsage,
+  KeyTotals,
   UsageFilter,
   UsageLogStore,
   UsageRecord,
@@ -28,6 +29,10 @@ export class UsageReader {
 
   totals(accountId: string, filter: UsageFilter): Promise<UsageTotals> {
     return this.read(accountId, () => this.store.totals(accountId, filter));
+  }
+
+  totalsByKey(accountId: string, filter: UsageFilter): Promise<KeyTotals[]> {
+    return this.read(accountId, () => this.store.totalsByKey(accountId, filter));
   }
 
   daily(accountId: string, range: { fromDay: string; toDay: string }): Promise<DailyUsage[]> {

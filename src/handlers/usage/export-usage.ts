@@ -9,7 +9,11 @@ const MAX_LINES = 100_000;
 export const exportUsage: Handler<'exportUsage'> = async ({ deps, principal, query }) => {
   const { accountId } = requirePrincipal(principal);
   const range = dayRange(deps.now(), query.from, query.to);
-  const filter = { fromMs: dayStartMs(range.from), toMs: dayStartMs(addDays(range.to, 1)) };
+  const filter = {
+    fromMs: dayStartMs(range.from),
+    toMs: dayStartMs(addDays(range.to, 1)),
+    ...(query.key_id !== undefined ? { keyId: query.key_id } : {}),
+  };
   const records = await deps.usage.list(accountId, filter, { limit: MAX_LINES, offset: 0 });
   return {
     status: 200,

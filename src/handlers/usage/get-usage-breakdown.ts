@@ -1,7 +1,8 @@
 import { dayRange, groupTotals, toWireAggregate } from '../../domain/usage/usage-aggregates.js';
+import type { UsageReader } from '../../domain/usage/usage-reader.js';
 import { nativeOk } from '../../http/native-ok.js';
 import type { Handler } from '../../http/operation-types.js';
-import { isoWeekStart } from '../../lib/utc-days.js';
+import { addDays, dayStartMs, isoWeekStart } from '../../lib/utc-days.js';
 import { requirePrincipal } from '../require-principal.js';
 
 const SEPARATOR = '\u0000';
@@ -15,6 +16,7 @@ export const getUsageBreakdown: Handler<'getUsageBreakdown'> = async ({ deps, pr
   const byDay = groupTotals(rows, (r) => `${r.day}${SEPARATOR}${r.model}`);
   const byWeek = groupTotals(rows, (r) => `${isoWeekStart(r.day)}${SEPARATOR}${r.model}`);
   const split = (key: string) => key.split(SEPARATOR) as [string, string];
+  const byKey = query.by_key === true ? await keyTotals(deps.usage, accountId, range, rub) : {};
   return {
     status: 200,
     body: nativeOk({
@@ -30,6 +32,19 @@ export const getUsageBreakdown: Handler<'getUsageBreakdown'> = async ({ deps, pr
         model: split(key)[1],
         ...toWireAggregate(totals, rub),
       })),
+      ...byKey,
     }),
   };
 };
+
+/** Issue 26 item 6: each key's totals over the same days, from the records (the roll-ups know no key). */
+async function keyTotals(
+  usage: UsageReader,
+  accountId: string,
+  range: { from: string; to: string },
+  rub: { marketRateMicro: bigint } | null,
+) {
+  const filter = { fromMs: dayStartMs(range.from), toMs: dayStartMs(addDays(range.to, 1)) };
+  const rows = await usage.totalsByKey(accountId, filter);
+  return { by_key: rows.map(({ keyId, ...totals }) => ({ key_id: keyId, ...toWireAggregate(totals, rub) })) };
+}

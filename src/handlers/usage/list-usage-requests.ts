@@ -8,6 +8,7 @@ export const listUsageRequests: Handler<'listUsageRequests'> = async ({ deps, pr
   const limit = query.limit ?? 50;
   const offset = query.offset ?? 0;
   const filter = {
+    ...(query.key_id !== undefined ? { keyId: query.key_id } : {}),
     ...(query.model !== undefined ? { model: query.model } : {}),
     ...(query.since !== undefined ? { fromMs: Date.parse(query.since) } : {}),
     ...(query.until !== undefined ? { toMs: Date.parse(query.until) } : {}),
