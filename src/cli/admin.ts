@@ -162,8 +162,10 @@ const commands: Record<string, Command> = {
     options: { account: { type: 'string' } },
     prepare(values) {
       const accountId = required(values, 'account');
-      return async ({ store }) => {
+      return async ({ store, credentials }) => {
         await accounts.deleteAccount(store, accountId);
+        // Its sign-in goes with it: sessions end, and the address may sign up again.
+        await credentials.deleteLogin(accountId);
         return { account_id: accountId, deleted: true };
       };
     },

@@ -174,4 +174,12 @@ describe('admin CLI: accounts show, lock, unlock, sessions revoke', { timeout: 3
       'usage: npm run --silent admin -- accounts sessions revoke --account ACCOUNT_ID|EMAIL\n',
     );
   });
+
+  it('accounts delete takes the sign-in with it: the login and its sessions go, the address is free', async () => {
+    const credentials = new SqlCredentialStore(db);
+    expect(await credentials.findLoginByAccount(account.id)).not.toBeNull();
+    ok(await admin('accounts', 'delete', '--account', account.id));
+    expect(await credentials.findLoginByAccount(account.id)).toBeNull();
+    expect(await credentials.findLoginByEmail('person@example.com')).toBeNull();
+  });
 });
