@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { linksIn } from '../../src/lib/links.js';
 import {
   type AccountsHarness,
   cookieSession,
+  freshEmail,
+  PASSWORD,
   setCookies,
   signedUpSession,
   startAccountsHarness,
@@ -93,5 +96,28 @@ describe('POST /v1/auth/refresh', () => {
   it('400 invalid_request: an empty token, an unknown field', async () => {
     expectNativeError(await refresh({ refresh_token: '' }), 400, 'invalid_request');
     expectNativeError(await refresh({ refresh_token: 'x', keep: true }), 400, 'invalid_request');
+  });
+});
+
+describe('POST /v1/auth/refresh behind PUBLIC_BASE_URL', () => {
+  let site: AccountsHarness;
+  beforeAll(async () => {
+    site = await startAccountsHarness({ PUBLIC_BASE_URL: 'https://dash.example.com/app' });
+  });
+  afterAll(() => site.close());
+
+  it('403 origin_mismatch from the address the request reached; 200 from PUBLIC_BASE_URL’s origin', async () => {
+    const email = freshEmail('site');
+    expectNativeOk(await site.request('POST', '/v1/auth/signup', { body: { email, password: PASSWORD } }), 202);
+    const link = linksIn((await site.mailTo(email)).text ?? '')[0];
+    expect(link).toMatch(/^https:\/\/dash\.example\.com\/app\/confirm\?token=/);
+    const token = new URL(link!).searchParams.get('token');
+    expectNativeOk(await site.request('POST', '/v1/auth/confirm', { body: { token } }));
+    const { refresh } = await cookieSession(site, email);
+    const path = '/v1/auth/refresh';
+    const direct = await site.request('POST', path, { headers: { cookie: refresh, origin: site.baseUrl } });
+    expectNativeError(direct, 403, 'origin_mismatch');
+    const fromSite = { cookie: refresh, origin: 'https://dash.example.com' };
+    expectNativeOk(await site.request('POST', path, { headers: fromSite }));
   });
 });

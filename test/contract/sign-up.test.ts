@@ -55,6 +55,41 @@ describe('POST /v1/auth/signup', () => {
     expectNativeOk(await signIn(h, email, 'the owner chose this one'), 201);
   });
 
+  it('202: an account the operator made, with no login yet, gets this login once its mailbox confirms it', async () => {
+    const email = freshEmail('operator-made');
+    const { accountId, apiKey } = await h.newAccount(email);
+    expectNativeOk(await signUp({ email, password: PASSWORD }), 202);
+    const mail = await h.mailTo(email);
+    expect(mail.subject).toBe('Confirm your email address');
+    expectNativeOk(await h.request('POST', '/v1/auth/confirm', { body: { token: tokenIn(mail) } }));
+    const { access_token } = expectNativeOk(await signIn(h, email), 201);
+    const account = expectNativeOk(await h.request('GET', '/v1/account', { key: access_token }));
+    expect(account.account_id).toBe(accountId);
+    expectNativeOk(await h.request('GET', '/v1/account', { key: apiKey }));
+  });
+
+  it('202 for both of two sign-ups of one address at once: one confirmation link, one "already registered"', async () => {
+    const email = freshEmail('race');
+    const answers = await Promise.all([
+      signUp({ email, password: PASSWORD }),
+      signUp({ email, password: 'the other racer passphrase' }),
+    ]);
+    for (const answer of answers) expectNativeOk(answer, 202);
+    const subjects = [(await h.mailTo(email)).subject, (await h.mailTo(email)).subject].sort();
+    expect(subjects).toEqual(['Confirm your email address', 'You already have an account']);
+  });
+
+  it('202 for the address of a deleted account: it signs up afresh', async () => {
+    const first = await signedUpSession(h);
+    const body = { password: PASSWORD };
+    expectNativeOk(await h.request('DELETE', '/v1/account', { key: first.access_token, body }));
+    expectNativeOk(await signUp({ email: first.email, password: 'a fresh start passphrase' }), 202);
+    const mail = await h.mailTo(first.email);
+    expect(mail.subject).toBe('Confirm your email address');
+    expectNativeOk(await h.request('POST', '/v1/auth/confirm', { body: { token: tokenIn(mail) } }));
+    expectNativeOk(await signIn(h, first.email, 'a fresh start passphrase'), 201);
+  });
+
   it('400 weak_password: too short, too common, too long, naming the rule in meta.rule; no account made', async () => {
     const cases = [
       ['short pass', 'too_short'],
