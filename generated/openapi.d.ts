@@ -639,7 +639,8 @@ export interface paths {
          * Exchange a refresh token for new tokens
          * @description Every refresh token works once: this answers a new access and refresh token and retires the one sent. A refresh
          *     token presented a second time (someone kept a copy) revokes every session of that sign-in: 401 `invalid_session`.
-         *     The token comes in the body, or in the `cgw_refresh` cookie (then the `Origin` header must be the service's own).
+         *     The token comes in the body, or in the `cgw_refresh` cookie (then the `Origin` header must be the service's own,
+         *     and the new tokens go back in cookies only, whatever `session_cookie` says, so page scripts never see them).
          */
         post: operations["refreshSession"];
         delete?: never;
@@ -3103,7 +3104,7 @@ export interface components {
             id: string;
             /**
              * Format: date-time
-             * @description When this session's sign-in happened (refreshes keep it).
+             * @description When this session began (each refresh begins a successor with new tokens).
              */
             created_at: string;
             /** Format: date-time */
@@ -6239,7 +6240,7 @@ export interface operations {
                 "application/json": {
                     refresh_token?: string;
                     /**
-                     * @description As at sign-in: answer with cookies, not tokens in the body.
+                     * @description As at sign-in: answer with cookies, not tokens in the body (always so for a token sent in the cookie).
                      * @default false
                      */
                     session_cookie?: boolean;

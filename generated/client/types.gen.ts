@@ -1043,7 +1043,7 @@ export type Password = string;
 export type AuthSession = {
     id: string;
     /**
-     * When this session's sign-in happened (refreshes keep it).
+     * When this session began (each refresh begins a successor with new tokens).
      */
     created_at: string;
     last_used_at: string;
@@ -4391,7 +4391,7 @@ export type RefreshSessionData = {
     body?: {
         refresh_token?: string;
         /**
-         * As at sign-in: answer with cookies, not tokens in the body.
+         * As at sign-in: answer with cookies, not tokens in the body (always so for a token sent in the cookie).
          */
         session_cookie?: boolean;
     };

@@ -84,6 +84,16 @@ describe('POST /v1/auth/refresh', () => {
     expect(expectNativeOk(listed).sessions.some((s: { id: string }) => s.id === data.session.id)).toBe(true);
   });
 
+  it('200 by cookie without session_cookie: still answered in cookies, so page scripts never see the tokens', async () => {
+    const { email } = await signedUpSession(h);
+    const signedIn = await cookieSession(h, email);
+    const response = await refresh(undefined, { cookie: signedIn.refresh, origin: h.baseUrl });
+    const data = expectNativeOk(response);
+    expect(data).not.toHaveProperty('access_token');
+    expect(data).not.toHaveProperty('refresh_token');
+    expect(setCookies(response).cgw_refresh!.value).toMatch(/^cgw_rt_/);
+  });
+
   it('403 origin_mismatch: the refresh cookie without an Origin, or from another one; the token stays usable', async () => {
     const { email } = await signedUpSession(h);
     const signedIn = await cookieSession(h, email);
