@@ -27,12 +27,15 @@ describe('POST /v1/auth/totp/confirm', () => {
   it('200: a code from the app turns the factor on and answers ten distinct recovery codes', async () => {
     const { email, access_token } = await signedUpSession(h);
     const { secret, enrolment_token } = await enrol(access_token);
-    const data = expectNativeOk(await confirm(access_token, { enrolment_token, code: totpCode(h, secret) }));
+    const code = totpCode(h, secret);
+    const data = expectNativeOk(await confirm(access_token, { enrolment_token, code }));
     expect(data.totp_enabled).toBe(true);
     expect(data.recovery_codes).toHaveLength(10);
     expect(new Set(data.recovery_codes).size).toBe(10);
     for (const code of data.recovery_codes) expect(code).toMatch(/^[0-9a-z]{4}(-[0-9a-z]{4}){3}$/);
     expectNativeError(await signIn(h, email), 401, 'totp_required');
+    // The code that confirmed is spent (RFC 6238 5.2); the app's next one signs in.
+    expectNativeError(await signIn(h, email, undefined, { totp: code }), 401, 'invalid_totp');
     expectNativeOk(await signIn(h, email, undefined, { totp: totpCode(h, secret) }), 201);
   });
 

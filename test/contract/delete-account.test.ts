@@ -32,10 +32,12 @@ async function accountWithKey() {
 
 describe('DELETE /v1/account', () => {
   it('200: the account is gone: its keys answer 404 user_not_found, its sessions end, its address no longer signs in', async () => {
-    const { email, access_token, apiKey } = await accountWithKey();
+    const { email, access_token, refresh_token, apiKey } = await accountWithKey();
     expect(expectNativeOk(await deleteAccount(access_token))).toEqual({ deleted: true });
     expectNativeError(await h.request('GET', '/v1/account', { key: apiKey }), 404, 'user_not_found');
     expectNativeError(await h.request('GET', '/v1/auth/sessions', { key: access_token }), 401, 'invalid_session');
+    const body = { refresh_token: refresh_token };
+    expectNativeError(await h.request('POST', '/v1/auth/refresh', { body }), 401, 'invalid_session');
     expectNativeError(await signIn(h, email), 401, 'invalid_credentials');
   });
 
