@@ -50,6 +50,17 @@ describe('POST /v1/auth/confirm', () => {
     expectNativeError(await confirm(token), 400, 'invalid_link');
   });
 
+  it('400 invalid_link for the loser of two confirmations racing with one change-of-address link', async () => {
+    const { access_token } = await signedUpSession(h);
+    const newEmail = freshEmail('raced');
+    const body = { email: newEmail, password: PASSWORD };
+    expectNativeOk(await h.request('POST', '/v1/account/email', { key: access_token, body }), 202);
+    const token = tokenIn(await h.mailTo(newEmail));
+    const racers = await Promise.all([confirm(token), confirm(token)]);
+    expect(racers.map((r) => r.status).sort()).toEqual([200, 400]);
+    expectNativeError(racers.find((r) => r.status === 400)!, 400, 'invalid_link');
+  });
+
   it('400 invalid_link: a sign-up link dies once the account has another address', async () => {
     const email = freshEmail('first');
     const firstLink = await signedUpUnconfirmed(h, email);

@@ -103,6 +103,16 @@ describe('POST /v1/auth/sessions', () => {
     expectNativeOk(await signIn(h, email, PASSWORD, { totp: recoveryCodes[4] }), 201);
   });
 
+  it('201 for exactly one of two sign-ins racing with one code, and with one recovery code', async () => {
+    const { email, access_token } = await signedUpSession(h);
+    const { secret, recoveryCodes } = await withTotp(h, access_token);
+    for (const totp of [totpCode(h, secret), recoveryCodes[0]]) {
+      const racers = await Promise.all([1, 2].map(() => signIn(h, email, PASSWORD, { totp })));
+      expect(racers.map((r) => r.status).sort()).toEqual([201, 401]);
+      expectNativeError(racers.find((r) => r.status === 401)!, 401, 'invalid_totp');
+    }
+  });
+
   it('400 invalid_request: no password, a code too short, session_cookie not a boolean', async () => {
     const email = freshEmail('bad');
     for (const body of [
