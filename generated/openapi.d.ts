@@ -648,7 +648,8 @@ export interface paths {
          * Exchange a refresh token for new tokens
          * @description Every refresh token works once: this answers a new access and refresh token and retires the one sent. A refresh
          *     token presented a second time (someone kept a copy) revokes every session of that sign-in: 401 `invalid_session`.
-         *     The token comes in the body, or in the `cgw_refresh` cookie (then the `Origin` header must be the service's own).
+         *     The token comes in the body, or in the `cgw_refresh` cookie (then the `Origin` header must be the service's own,
+         *     and the new tokens go back in cookies only, whatever `session_cookie` says, so page scripts never see them).
          */
         post: operations["refreshSession"];
         delete?: never;
@@ -6426,7 +6427,7 @@ export interface operations {
                 "application/json": {
                     refresh_token?: string;
                     /**
-                     * @description As at sign-in: answer with cookies, not tokens in the body.
+                     * @description As at sign-in: answer with cookies, not tokens in the body (always so for a token sent in the cookie).
                      * @default false
                      */
                     session_cookie?: boolean;

@@ -598,7 +598,8 @@ export const revokeSession = <ThrowOnError extends boolean = false>(options: Opt
  *
  * Every refresh token works once: this answers a new access and refresh token and retires the one sent. A refresh
  * token presented a second time (someone kept a copy) revokes every session of that sign-in: 401 `invalid_session`.
- * The token comes in the body, or in the `cgw_refresh` cookie (then the `Origin` header must be the service's own).
+ * The token comes in the body, or in the `cgw_refresh` cookie (then the `Origin` header must be the service's own,
+ * and the new tokens go back in cookies only, whatever `session_cookie` says, so page scripts never see them).
  *
  */
 export const refreshSession = <ThrowOnError extends boolean = false>(options?: Options<RefreshSessionData, ThrowOnError>) => (options?.client ?? client).post<RefreshSessionResponses, RefreshSessionErrors, ThrowOnError>({

@@ -4564,7 +4564,7 @@ export type RefreshSessionData = {
     body?: {
         refresh_token?: string;
         /**
-         * As at sign-in: answer with cookies, not tokens in the body.
+         * As at sign-in: answer with cookies, not tokens in the body (always so for a token sent in the cookie).
          */
         session_cookie?: boolean;
     };

@@ -67,6 +67,19 @@ export function sessionCases(store: Store, login: MakeLogin): void {
       expect(await store().listLiveSessions(accountId, T0 + 15)).toEqual([]);
     });
 
+    it('revokes and counts only live sessions when signing out everywhere; a rotated one stays a reuse', async () => {
+      const { accountId } = await login();
+      const first = await store().createSession(sessionInput(accountId));
+      const rotated = await store().rotateSession(first.refreshHash, successor(T0 + 1), T0 + 1);
+      const expired = sessionInput(accountId, newId('fam'), T0 - 40 * 24 * 60 * MINUTE_MS);
+      await store().createSession(expired);
+      expect(rotated.ok).toBe(true);
+      expect(await store().revokeAccountSessions(accountId, T0 + 2)).toBe(1);
+      const old = await store().findSessionByRefreshHash(first.refreshHash);
+      expect(old).toMatchObject({ rotatedAtMs: T0 + 1, revokedAtMs: null });
+      expect((await store().findSessionByRefreshHash(expired.refreshHash))?.revokedAtMs).toBeNull();
+    });
+
     it('sweeps sessions whose refresh token expired', async () => {
       const { accountId } = await login();
       const far = 4_000_000_000_000; // later than any other test's sessions

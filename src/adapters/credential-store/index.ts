@@ -118,7 +118,11 @@ export interface CredentialStore {
   revokeSession(sessionId: string, atMs: number): Promise<boolean>;
   /** Revokes every session of the family (reuse, sign-out); answers how many were revoked now. */
   revokeFamily(familyId: string, atMs: number): Promise<number>;
-  /** Sign out everywhere (password change or reset), optionally keeping one session; answers how many. */
+  /**
+   * Sign out everywhere (password change or reset), optionally keeping one session: revokes the live sessions (those
+   * `listLiveSessions` shows at `atMs`) and answers how many. A rotated predecessor is left as it is: its token is
+   * dead already, and presented again it still counts as a reuse that revokes its family.
+   */
   revokeAccountSessions(accountId: string, atMs: number, exceptSessionId?: string): Promise<number>;
   /** Sessions not revoked, not rotated, refresh token unexpired at `nowMs`; newest first. */
   listLiveSessions(accountId: string, nowMs: number): Promise<SessionRecord[]>;

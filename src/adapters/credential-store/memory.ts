@@ -215,7 +215,10 @@ export class MemoryCredentialStore implements CredentialStore {
   }
 
   async revokeAccountSessions(accountId: string, atMs: number, exceptSessionId?: string): Promise<number> {
-    return this.revokeWhere(atMs, (s) => s.accountId === accountId && s.id !== exceptSessionId);
+    return this.revokeWhere(
+      atMs,
+      (s) => s.accountId === accountId && s.id !== exceptSessionId && isLive(s) && s.refreshExpiresAtMs > atMs,
+    );
   }
 
   async listLiveSessions(accountId: string, nowMs: number): Promise<SessionRecord[]> {

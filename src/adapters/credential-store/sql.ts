@@ -227,14 +227,18 @@ export class SqlCredentialStore implements CredentialStore {
   }
 
   async revokeAccountSessions(accountId: string, atMs: number, exceptSessionId?: string): Promise<number> {
-    return this.revokeWhere(atMs, { account_id: accountId }, exceptSessionId);
+    const query = this.knex('sessions')
+      .where('account_id', accountId)
+      .whereNull('revoked_at_ms')
+      .whereNull('rotated_at_ms')
+      .andWhere('refresh_expires_at_ms', '>', atMs);
+    if (exceptSessionId !== undefined) query.whereNot('id', exceptSessionId);
+    return query.update({ revoked_at_ms: atMs });
   }
 
   /** Revokes the matching sessions not revoked yet (the first revocation time stays); answers how many. */
-  private async revokeWhere(atMs: number, match: Record<string, string>, exceptId?: string): Promise<number> {
-    const query = this.knex('sessions').where(match).whereNull('revoked_at_ms');
-    if (exceptId !== undefined) query.whereNot('id', exceptId);
-    return query.update({ revoked_at_ms: atMs });
+  private async revokeWhere(atMs: number, match: Record<string, string>): Promise<number> {
+    return this.knex('sessions').where(match).whereNull('revoked_at_ms').update({ revoked_at_ms: atMs });
   }
 
   async listLiveSessions(accountId: string, nowMs: number): Promise<SessionRecord[]> {

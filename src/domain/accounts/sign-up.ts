@@ -75,8 +75,9 @@ export async function resendConfirmation(ctx: AuthContext, rawEmail: string, add
 
 /**
  * Follows a confirmation link: the sign-up's (the address becomes confirmed) or a new address's (it becomes the
- * account's). A link works once and only while its address is the one it was sent for; following the sign-up link
- * of an address already confirmed answers success without using it.
+ * account's). A link works once (contract: confirmEmail; DESIGN.md 10 "a signed one-time link") and only while its
+ * address is the one it was sent for. A sign-up link followed after the address was confirmed another way (another
+ * link, a password reset) is used up without writing anything.
  */
 export async function confirmEmail(ctx: AuthContext, token: string, address: string): Promise<{ email: string }> {
   await ctx.throttle.linkRedemption({ address });
@@ -84,16 +85,13 @@ export async function confirmEmail(ctx: AuthContext, token: string, address: str
   const claims = claimsOrInvalid(ctx.links.verify(token, ['confirm_email', 'change_email'], nowMs));
   const login = await ctx.credentials.findLoginByAccount(claims.accountId);
   if (login === null) throw linkNoLongerValid('This account no longer exists');
-  if (claims.purpose === 'confirm_email') {
-    if (login.email !== claims.subject)
-      throw linkNoLongerValid('The account has another address since this link was sent');
-    if (login.emailConfirmedAtMs !== null) return { email: login.email };
-  }
+  if (claims.purpose === 'confirm_email' && login.email !== claims.subject)
+    throw linkNoLongerValid('The account has another address since this link was sent');
   const purpose = claims.purpose === 'confirm_email' ? 'confirm_email' : 'change_email';
   if (!(await ctx.credentials.markNonceUsed(claims.nonce, purpose, claims.expiresAtMs)))
     throw linkNoLongerValid('This link was used already');
   if (claims.purpose === 'confirm_email') {
-    await ctx.credentials.confirmEmail(claims.accountId, nowMs);
+    if (login.emailConfirmedAtMs === null) await ctx.credentials.confirmEmail(claims.accountId, nowMs);
     return { email: login.email };
   }
   return moveToAddress(ctx, login.accountId, login.email, claims.subject, nowMs);

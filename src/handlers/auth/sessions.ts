@@ -26,16 +26,18 @@ export const signIn: Handler<'signIn'> = async ({ deps, body, req, res }) => {
   return { status: 201, body: nativeOk(sessionTokensView(opened, inCookies), 'Вход выполнен') };
 };
 
-/** The refresh token from the body, or from its cookie, which then must come from the service's own pages. */
+/**
+ * The refresh token from the body, or from its cookie, which then must come from the service's own pages. Tokens that
+ * came in cookies go back in cookies whatever the body asks: a page script could otherwise trade the httpOnly
+ * cookie for tokens it can read (contract: SessionTokens).
+ */
 export const refreshSession: Handler<'refreshSession'> = async ({ deps, body, req, res }) => {
-  let token = body?.refresh_token;
-  if (token === undefined) {
-    token = readCookie(req, REFRESH_COOKIE);
-    if (token === undefined) throw new ApiError('authentication_required', 'Send refresh_token, or the refresh cookie');
-    requireOwnOrigin(req, deps.config.PUBLIC_BASE_URL);
-  }
+  const fromCookie = body?.refresh_token === undefined;
+  const token = body?.refresh_token ?? readCookie(req, REFRESH_COOKIE);
+  if (token === undefined) throw new ApiError('authentication_required', 'Send refresh_token, or the refresh cookie');
+  if (fromCookie) requireOwnOrigin(req, deps.config.PUBLIC_BASE_URL);
   const opened = await refresh(deps.auth, token, clientInfo(req));
-  const inCookies = body?.session_cookie === true;
+  const inCookies = fromCookie || body?.session_cookie === true;
   if (inCookies) setSessionCookies(res, opened);
   return { status: 200, body: nativeOk(sessionTokensView(opened, inCookies)) };
 };

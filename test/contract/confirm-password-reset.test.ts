@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AccountsHarness,
+  anotherSession,
+  freshEmail,
+  PASSWORD,
+  signedUpSession,
+  signedUpUnconfirmed,
+  signIn,
+  startAccountsHarness,
+  tokenIn,
+  totpCode,
+  withTotp,
+} from '../setup/accounts.js';
+import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+
+let h: AccountsHarness;
+beforeAll(async () => {
+  h = await startAccountsHarness();
+});
+afterAll(() => h.close());
+
+const NEW_PASSWORD = 'a brand new passphrase';
+
+async function resetLink(email: string): Promise<string> {
+  expectNativeOk(await h.request('POST', '/v1/auth/password-reset', { body: { email } }), 202);
+  return tokenIn(await h.mailTo(email));
+}
+
+const confirm = (body: Record<string, unknown>) =>
+  h.request('POST', '/v1/auth/password-reset/confirm', { body: { password: NEW_PASSWORD, ...body } });
+
+describe('POST /v1/auth/password-reset/confirm', () => {
+  it('200: sets the password and revokes every session', async () => {
+    const first = await signedUpSession(h);
+    await anotherSession(h, first.email);
+    const token = await resetLink(first.email);
+    expect(expectNativeOk(await confirm({ token }))).toEqual({ sessions_revoked: 2 });
+    expectNativeError(await h.request('GET', '/v1/auth/sessions', { key: first.access_token }), 401, 'invalid_session');
+    expectNativeError(await signIn(h, first.email), 401, 'invalid_credentials');
+    expectNativeOk(await signIn(h, first.email, NEW_PASSWORD), 201);
+  });
+
+  it('200: confirms an address never confirmed (the link proved the mailbox)', async () => {
+    const email = freshEmail('unconfirmed');
+    await signedUpUnconfirmed(h, email);
+    expectNativeOk(await confirm({ token: await resetLink(email) }));
+    expectNativeOk(await signIn(h, email, NEW_PASSWORD), 201);
+  });
+
+  it('400 invalid_link: a link used a second time', async () => {
+    const { email } = await signedUpSession(h);
+    const token = await resetLink(email);
+    expectNativeOk(await confirm({ token }));
+    expectNativeError(await confirm({ token, password: 'yet another passphrase' }), 400, 'invalid_link');
+    expectNativeOk(await signIn(h, email, NEW_PASSWORD), 201);
+  });
+
+  it('400 invalid_link: a link sent before the password changed, a forged one, one past its hour', async () => {
+    const { email, access_token } = await signedUpSession(h);
+    const early = await resetLink(email);
+    const body = { current_password: PASSWORD, new_password: 'changed in the meantime' };
+    expectNativeOk(await h.request('POST', '/v1/account/password', { key: access_token, body }));
+    expect((await h.mailTo(email)).subject).toBe('Your password was changed');
+    const dead = await confirm({ token: early });
+    expectNativeError(dead, 400, 'invalid_link');
+    expect(dead.body.data.error).toMatch(/password was changed/);
+    const late = await resetLink(email);
+    expectNativeError(await confirm({ token: `${late}x` }), 400, 'invalid_link');
+    h.advance(60 * 60 * 1000 + 1000);
+    expectNativeError(await confirm({ token: late }), 400, 'invalid_link');
+    expectNativeOk(await signIn(h, email, 'changed in the meantime'), 201);
+  });
+
+  it('400 weak_password, without using the link up', async () => {
+    const { email } = await signedUpSession(h);
+    const token = await resetLink(email);
+    const weak = await confirm({ token, password: 'too short' });
+    expectNativeError(weak, 400, 'weak_password');
+    expect(weak.body.data.meta.rule).toBe('too_short');
+    expectNativeOk(await confirm({ token }));
+  });
+
+  it('401 totp_required and invalid_totp with a second factor, without using the link up; a code works', async () => {
+    const { email, access_token } = await signedUpSession(h);
+    const { secret, recoveryCodes } = await withTotp(h, access_token);
+    const token = await resetLink(email);
+    expectNativeError(await confirm({ token }), 401, 'totp_required');
+    expectNativeError(await confirm({ token, totp: 'aaaa-bbbb-cccc-dddd' }), 401, 'invalid_totp');
+    expectNativeOk(await confirm({ token, totp: totpCode(h, secret) }));
+    expectNativeOk(await signIn(h, email, NEW_PASSWORD, { totp: recoveryCodes[0] }), 201);
+  });
+
+  it('400 invalid_request: no password, no token', async () => {
+    expectNativeError(
+      await h.request('POST', '/v1/auth/password-reset/confirm', { body: { token: 'x' } }),
+      400,
+      'invalid_request',
+    );
+    expectNativeError(await confirm({}), 400, 'invalid_request');
+  });
+});

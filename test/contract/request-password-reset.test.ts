@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AccountsHarness,
+  freshEmail,
+  signedUpSession,
+  signedUpUnconfirmed,
+  startAccountsHarness,
+  tokenIn,
+} from '../setup/accounts.js';
+import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+
+let h: AccountsHarness;
+beforeAll(async () => {
+  h = await startAccountsHarness();
+});
+afterAll(() => h.close());
+
+const requestReset = (email: string) => h.request('POST', '/v1/auth/password-reset', { body: { email } });
+
+describe('POST /v1/auth/password-reset', () => {
+  it('202: mails a one-hour link to set a new password', async () => {
+    const { email } = await signedUpSession(h);
+    expect(expectNativeOk(await requestReset(email.toUpperCase()), 202)).toEqual({ status: 'accepted' });
+    const mail = await h.mailTo(email);
+    expect(mail.subject).toBe('Set a new password');
+    expect(mail.text).toMatch(/\/password-reset\?token=/);
+    const body = { token: tokenIn(mail), password: 'a brand new passphrase' };
+    expectNativeOk(await h.request('POST', '/v1/auth/password-reset/confirm', { body }));
+  });
+
+  it('202, the same answer, and no mail for an address with no account', async () => {
+    const { email } = await signedUpSession(h);
+    const unknown = freshEmail('nobody');
+    const known = expectNativeOk(await requestReset(email), 202);
+    expect(expectNativeOk(await requestReset(unknown), 202)).toEqual(known);
+    await h.mailTo(email);
+    // A mail caused after both has arrived: any mail to the unknown address would have been sent before it.
+    const marker = freshEmail('marker');
+    await signedUpUnconfirmed(h, marker);
+    expect(h.smtp.received.some((m) => m.envelopeTo.includes(unknown))).toBe(false);
+  });
+
+  it('400 invalid_request: no address, not an address, an unknown field', async () => {
+    const path = '/v1/auth/password-reset';
+    expectNativeError(await h.request('POST', path, { body: {} }), 400, 'invalid_request');
+    expectNativeError(await requestReset('nobody@'), 400, 'invalid_request');
+    const extra = { email: freshEmail(), password: 'x' };
+    expectNativeError(await h.request('POST', path, { body: extra }), 400, 'invalid_request');
+  });
+});
