@@ -692,7 +692,7 @@ export interface paths {
          * Set a new password from a reset link
          * @description Sets the password, confirms the address (the link proved the mailbox) and revokes every session of the account.
          *     An account with a second factor needs its code (or a recovery code) in `totp` too. A link works once, and not
-         *     after the password changed since it was sent.
+         *     after the password or the address changed since it was sent.
          */
         post: operations["confirmPasswordReset"];
         delete?: never;

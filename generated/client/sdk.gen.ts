@@ -632,7 +632,7 @@ export const requestPasswordReset = <ThrowOnError extends boolean = false>(optio
  *
  * Sets the password, confirms the address (the link proved the mailbox) and revokes every session of the account.
  * An account with a second factor needs its code (or a recovery code) in `totp` too. A link works once, and not
- * after the password changed since it was sent.
+ * after the password or the address changed since it was sent.
  *
  */
 export const confirmPasswordReset = <ThrowOnError extends boolean = false>(options: Options<ConfirmPasswordResetData, ThrowOnError>) => (options.client ?? client).post<ConfirmPasswordResetResponses, ConfirmPasswordResetErrors, ThrowOnError>({

@@ -99,7 +99,7 @@ describe('POST /v1/account/email', () => {
 
   it('400 invalid_request: not an address, no password', async () => {
     const { access_token } = await signedUpSession(h);
-    expectNativeError(await changeEmail(access_token, 'nowhere'), 400, 'invalid_request');
+    expectNativeError(await changeEmail(access_token, 'nowhere'), 400, 'invalid_email');
     const body = { email: freshEmail() };
     expectNativeError(
       await h.request('POST', '/v1/account/email', { key: access_token, body }),

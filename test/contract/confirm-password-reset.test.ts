@@ -64,12 +64,23 @@ describe('POST /v1/auth/password-reset/confirm', () => {
     expect((await h.mailTo(email)).subject).toBe('Your password was changed');
     const dead = await confirm({ token: early });
     expectNativeError(dead, 400, 'invalid_link');
-    expect(dead.body.data.error).toMatch(/password was changed/);
+    expect(dead.body.data.error).toMatch(/password or the address changed/);
     const late = await resetLink(email);
     expectNativeError(await confirm({ token: `${late}x` }), 400, 'invalid_link');
     h.advance(60 * 60 * 1000 + 1000);
     expectNativeError(await confirm({ token: late }), 400, 'invalid_link');
     expectNativeOk(await signIn(h, email, 'changed in the meantime'), 201);
+  });
+
+  it('400 invalid_link: a link sent before the address changed', async () => {
+    const { email, access_token } = await signedUpSession(h);
+    const early = await resetLink(email);
+    const moved = freshEmail('moved');
+    const change = { email: moved, password: PASSWORD };
+    expectNativeOk(await h.request('POST', '/v1/account/email', { key: access_token, body: change }), 202);
+    expectNativeOk(await h.request('POST', '/v1/auth/confirm', { body: { token: tokenIn(await h.mailTo(moved)) } }));
+    expectNativeError(await confirm({ token: early }), 400, 'invalid_link');
+    expectNativeOk(await signIn(h, moved), 201);
   });
 
   it('400 weak_password, without using the link up', async () => {

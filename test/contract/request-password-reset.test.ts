@@ -43,7 +43,7 @@ describe('POST /v1/auth/password-reset', () => {
   it('400 invalid_request: no address, not an address, an unknown field', async () => {
     const path = '/v1/auth/password-reset';
     expectNativeError(await h.request('POST', path, { body: {} }), 400, 'invalid_request');
-    expectNativeError(await requestReset('nobody@'), 400, 'invalid_request');
+    expectNativeError(await requestReset('nobody@'), 400, 'invalid_email');
     const extra = { email: freshEmail(), password: 'x' };
     expectNativeError(await h.request('POST', path, { body: extra }), 400, 'invalid_request');
   });

@@ -47,6 +47,6 @@ describe('POST /v1/auth/confirm/resend', () => {
 
   it('400 invalid_request: no address, or not an address', async () => {
     expectNativeError(await h.request('POST', '/v1/auth/confirm/resend', { body: {} }), 400, 'invalid_request');
-    expectNativeError(await resend('not-an-address'), 400, 'invalid_request');
+    expectNativeError(await resend('not-an-address'), 400, 'invalid_email');
   });
 });

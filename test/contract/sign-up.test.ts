@@ -105,13 +105,13 @@ describe('POST /v1/auth/signup', () => {
     }
   });
 
-  it('400 invalid_request: a body breaking the contract (no password, an unknown field, an address mail cannot reach)', async () => {
+  it('400: a body breaking the contract (invalid_request), an address mail cannot reach (invalid_email)', async () => {
     const email = freshEmail('bad');
     expectNativeError(await signUp({ email }), 400, 'invalid_request');
     expectNativeError(await signUp({ email, password: PASSWORD, name: 'x' }), 400, 'invalid_request');
     for (const address of ['not an address', 'someone@localhost']) {
       const response = await signUp({ email: address, password: PASSWORD });
-      expectNativeError(response, 400, 'invalid_request');
+      expectNativeError(response, 400, 'invalid_email');
       expect(response.body.data.error).toMatch(/email/);
     }
   });

@@ -33,9 +33,9 @@ export class PasswordHasher {
 }
 
 /**
- * What a password reset link is bound to (signed-links.ts subject): a digest of the stored hash, so the link dies
- * once the password changed, and the link itself reveals nothing of the hash.
+ * What a password reset link is bound to (signed-links.ts subject): a digest of the stored hash and the address, so
+ * the link dies once the password or the address changed, and the link itself reveals nothing of the hash.
  */
-export function passwordFingerprint(storedHash: string): string {
-  return createHash('sha256').update(storedHash).digest('base64url').slice(0, 22);
+export function resetFingerprint(login: { passwordHash: string; email: string }): string {
+  return createHash('sha256').update(`${login.passwordHash}\n${login.email}`).digest('base64url').slice(0, 22);
 }

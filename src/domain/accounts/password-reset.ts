@@ -1,6 +1,6 @@
 import type { AuthContext } from './auth-context.js';
 import { claimsOrInvalid, linkNoLongerValid } from './auth-context.js';
-import { passwordFingerprint } from './password-hasher.js';
+import { resetFingerprint } from './password-hasher.js';
 import { checkSecondFactor } from './second-factor-check.js';
 import { emailOrInvalid, requireStrongPassword } from './sign-up.js';
 
@@ -10,13 +10,13 @@ export async function requestPasswordReset(ctx: AuthContext, rawEmail: string, a
   await ctx.throttle.passwordResetRequest({ address, email });
   const login = await ctx.credentials.findLoginByEmail(email);
   if (login === null) return;
-  const link = ctx.links.issue('reset_password', login.accountId, passwordFingerprint(login.passwordHash), ctx.now());
+  const link = ctx.links.issue('reset_password', login.accountId, resetFingerprint(login), ctx.now());
   ctx.mail.resetPassword(email, link.url!);
 }
 
 /**
- * Sets a new password from a reset link: the link works once, and only while the password is the one it was sent
- * for. The mailbox is proven, so the address counts as confirmed; every session ends (issue 26 item 5). An account
+ * Sets a new password from a reset link: the link works once, and only while the password and the address are the
+ * ones it was sent for. The mailbox is proven, so the address counts as confirmed; every session ends (issue 26 item 5). An account
  * with a second factor needs its code too, checked before the link is used up, so a wrong code does not waste it.
  */
 export async function confirmPasswordReset(
@@ -29,8 +29,8 @@ export async function confirmPasswordReset(
   const claims = claimsOrInvalid(ctx.links.verify(input.token, 'reset_password', nowMs));
   const login = await ctx.credentials.findLoginByAccount(claims.accountId);
   if (login === null) throw linkNoLongerValid('This account no longer exists');
-  if (passwordFingerprint(login.passwordHash) !== claims.subject)
-    throw linkNoLongerValid('The password was changed since this link was sent');
+  if (resetFingerprint(login) !== claims.subject)
+    throw linkNoLongerValid('The password or the address changed since this link was sent');
   requireStrongPassword(input.password);
   await checkSecondFactor(ctx, login, input.totp, address);
   if (!(await ctx.credentials.markNonceUsed(claims.nonce, 'reset_password', claims.expiresAtMs)))

@@ -2,7 +2,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { newId } from '../../lib/ids.js';
 import { normaliseEmail } from './accounts.js';
 import { type AuthContext, claimsOrInvalid, linkNoLongerValid } from './auth-context.js';
-import { passwordFingerprint } from './password-hasher.js';
+import { resetFingerprint } from './password-hasher.js';
 import { checkPasswordPolicy, type PasswordRejection } from './password-policy.js';
 
 const WEAK: Readonly<Record<PasswordRejection, string>> = {
@@ -57,7 +57,7 @@ export async function signUp(ctx: AuthContext, input: { email: string; password:
   }
   const holder = existing ?? (await ctx.credentials.findLoginByEmail(email));
   if (holder === null) return;
-  const reset = ctx.links.issue('reset_password', holder.accountId, passwordFingerprint(holder.passwordHash), nowMs);
+  const reset = ctx.links.issue('reset_password', holder.accountId, resetFingerprint(holder), nowMs);
   ctx.mail.alreadyRegistered(email, reset.url!);
 }
 
