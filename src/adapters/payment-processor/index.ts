@@ -90,7 +90,12 @@ export interface PaymentProcessor {
   /**
    * Verifies a webhook on its raw bytes and headers and says what it means; throws WebhookRejected for anything not
    * provably from the processor. Processors whose notifications are unsigned (YooKassa) verify by re-fetching the
-   * object the notification names, so this may call their API.
+   * object the notification names, so this may call their API. `remoteAddress` is the sender's address as the http
+   * layer resolved it (trusted proxy hops only), for processors that also publish the ranges they send from.
    */
-  parseWebhook(rawBody: Buffer, headers: Readonly<Record<string, string | undefined>>): Promise<ProcessorEvent[]>;
+  parseWebhook(
+    rawBody: Buffer,
+    headers: Readonly<Record<string, string | undefined>>,
+    remoteAddress?: string,
+  ): Promise<ProcessorEvent[]>;
 }
