@@ -513,6 +513,101 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payments/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's deposits
+         * @description Newest first: card, SBP and USDT deposits with their state, amounts and when they were credited.
+         */
+        get: operations["listDeposits"];
+        put?: never;
+        /**
+         * Start a deposit
+         * @description Card and SBP deposits answer a `checkout_url`: the page the person pays on. The account is credited when the
+         *     processor's API says the payment is paid (webhooks only prompt the check), once per payment, by the amount the
+         *     processor took; a ruble deposit becomes a ruble lot at its own rate (SPEC 4.3). `usdt_trc20` answers the
+         *     account's own TRON address: every transfer of the configured USDT contract to it is credited once it is on a
+         *     solidified block, 1 USDT = $1. A rail whose settings are missing answers 503 `payment_rail_unavailable`.
+         */
+        post: operations["createDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/deposits/{deposit_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deposit_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * One deposit
+         * @description Its state now; a card or SBP deposit still pending is checked with its processor first.
+         */
+        get: operations["getDeposit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/webhooks/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe webhook
+         * @description Stripe's events for card deposits: the `Stripe-Signature` header is verified on the raw body
+         *     (`STRIPE_WEBHOOK_SECRET`), and anything else answers 400 `webhook_rejected` with nothing done. An event only
+         *     prompts a check: the session is retrieved from Stripe and credited if it is paid. Each event is taken once,
+         *     whatever the number of deliveries and their order; refunds and disputes claw back what they take.
+         */
+        post: operations["receiveStripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/webhooks/yookassa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * YooKassa webhook
+         * @description YooKassa's notifications for SBP and Russian card deposits. They are unsigned, so each is verified by fetching the
+         *     payment it names from YooKassa's API: a notification naming a payment YooKassa does not know answers 400
+         *     `webhook_rejected`, and a payment is credited only if the API says it succeeded.
+         */
+        post: operations["receiveYookassaWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/signup": {
         parameters: {
             query?: never;
@@ -2439,9 +2534,13 @@ export interface components {
          *     | totp_not_enabled | 409 | invalid_request_error | The account has no second factor to confirm against or disable. |
          *     | account_not_empty | 409 | invalid_request_error | The account cannot be deleted while its balance is not zero or a rental is running (`meta.balance_usd`, `meta.running_rentals`). |
          *     | session_not_found | 404 | invalid_request_error | The session id is not one of the account's live sessions. |
+         *     | deposit_not_found | 404 | invalid_request_error | The deposit id is not one of the account's deposits. |
+         *     | invalid_deposit | 400 | invalid_request_error | A deposit without the amount its method needs (`amount_usd` for card, `amount_rub` for sbp), or with one it does not take. |
+         *     | payment_rail_unavailable | 503 | api_error | The payment method is not configured on this service (its settings are missing), or its processor is unreachable; with `meta.method`. |
+         *     | webhook_rejected | 400 | invalid_request_error | A payment webhook that could not be proven to come from its processor; nothing was done. |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "key_spend_limit_reached" | "key_rate_limit_above_account" | "invalid_spend_limit" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "account_locked" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running" | "invalid_email" | "weak_password" | "invalid_link" | "invalid_credentials" | "totp_required" | "invalid_totp" | "invalid_session" | "email_unconfirmed" | "session_required" | "session_not_accepted" | "origin_mismatch" | "totp_already_enabled" | "totp_not_enabled" | "account_not_empty" | "session_not_found";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "key_spend_limit_reached" | "key_rate_limit_above_account" | "invalid_spend_limit" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "account_locked" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running" | "invalid_email" | "weak_password" | "invalid_link" | "invalid_credentials" | "totp_required" | "invalid_totp" | "invalid_session" | "email_unconfirmed" | "session_required" | "session_not_accepted" | "origin_mismatch" | "totp_already_enabled" | "totp_not_enabled" | "account_not_empty" | "session_not_found" | "deposit_not_found" | "invalid_deposit" | "payment_rail_unavailable" | "webhook_rejected";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -3171,6 +3270,37 @@ export interface components {
          *     A password only checked, never set (sign-in, confirmations), is compared as given.
          */
         Password: string;
+        /**
+         * @description One deposit (SPEC 1.10). `pending`: waiting for the person to pay (card, SBP) or for the processor to confirm an
+         *     asynchronous payment; `awaiting_transfer`: a USDT address handed out, nothing received yet; `credited`: the money
+         *     is in the balance (`credited_usd`); `failed` and `expired`: nothing was taken; `refunded` and
+         *     `partially_refunded`: the processor gave money back and the balance lost it (`refunded_usd`).
+         */
+        Deposit: {
+            deposit_id: string;
+            /** @enum {string} */
+            method: "card" | "sbp" | "usdt_trc20";
+            /** @enum {string} */
+            status: "pending" | "awaiting_transfer" | "credited" | "failed" | "expired" | "refunded" | "partially_refunded";
+            /** @description What a card deposit asks for, in USD; a USDT deposit's amount once received; null for SBP. */
+            amount_usd: number | null;
+            /** @description What an SBP deposit asks for, in rubles; null otherwise. */
+            amount_rub: number | null;
+            /** @description What reached the balance, in USD (an SBP deposit at the rate of the day it was paid); null until then. */
+            credited_usd: number | null;
+            /** @description What refunds and lost disputes took back from the balance; 0 when none. */
+            refunded_usd: number;
+            /** @description The processor's page to pay a card or SBP deposit on; null for USDT. */
+            checkout_url: string | null;
+            /** @description The account's own TRON address, for `usdt_trc20`; always the same for one account. */
+            address: string | null;
+            /** @description The TRON transaction that paid a USDT deposit. */
+            tx_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            credited_at: string | null;
+        };
         /**
          * @description One signed-in session, as the dashboard's "sessions" list shows it. A session lives until its refresh token
          *     expires (30 days after the last refresh), it is revoked (sign-out, sign-out everywhere, a password change or
@@ -4755,6 +4885,28 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
+        /** @description The deposit id is not one of the account's deposits, or the account was deleted. */
+        NativeDepositNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The webhook could not be proven to come from the processor (signature, timestamp, or the object it names); nothing was done. */
+        NativeWebhookRejected: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
         /** @description No session, or its token is unknown, expired or revoked; a refresh token used a second time revokes the whole sign-in. */
         NativeSessionUnauthorized: {
             headers: {
@@ -5027,15 +5179,15 @@ export interface components {
         IdempotencyKey: string;
         /** @description Id of one of the caller's keys. */
         KeyId: string;
+        /** @description Page size. */
+        Limit: number;
+        /** @description Records to skip (newest first). */
+        Offset: number;
         /**
          * @description Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
          *     simply matches nothing). Totals filtered by key are summed from the records (issue 26).
          */
         UsageKeyId: string;
-        /** @description Page size. */
-        Limit: number;
-        /** @description Records to skip (newest first). */
-        Offset: number;
         /** @description First UTC day included (YYYY-MM-DD). Defaults to 29 days before `to`. */
         FromDate: string;
         /** @description Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`. */
@@ -6143,6 +6295,213 @@ export interface operations {
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeAuthTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    listDeposits: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Records to skip (newest first). */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deposits. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            deposits: components["schemas"]["Deposit"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    createDeposit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `card`: Stripe Checkout, in USD. `sbp`: the Russian acquirer (SBP or a Russian card on its page), in rubles. `usdt_trc20`: the account's own TRON address; any amount sent to it is credited.
+                     * @enum {string}
+                     */
+                    method: "card" | "sbp" | "usdt_trc20";
+                    /** @description For `card`: what to pay, in USD ($5 to $10,000, whole cents). */
+                    amount_usd?: number;
+                    /** @description For `sbp`: what to pay, in rubles (100 to 1,000,000, whole kopecks). */
+                    amount_rub?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The deposit, and where to pay. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Deposit"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            409: components["responses"]["NativeIdempotencyConflict"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            502: components["responses"]["NativeUpstreamFailed"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    getDeposit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deposit_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deposit. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Deposit"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
+            404: components["responses"]["NativeDepositNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    receiveStripeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Taken (or already taken: a redelivery changes nothing). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            /** @enum {boolean} */
+                            received: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeWebhookRejected"];
+            403: components["responses"]["EdgeBlocked"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    receiveYookassaWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Taken (or already taken: a redelivery changes nothing). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            /** @enum {boolean} */
+                            received: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeWebhookRejected"];
+            403: components["responses"]["EdgeBlocked"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
             500: components["responses"]["NativeInternal"];
             503: components["responses"]["NativeUnavailable"];
         };

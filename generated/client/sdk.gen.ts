@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AddSshKeyData, AddSshKeyErrors, AddSshKeyResponses, ChangeEmailData, ChangeEmailErrors, ChangeEmailResponses, ChangePasswordData, ChangePasswordErrors, ChangePasswordResponses, CheckBurstImageData, CheckBurstImageErrors, CheckBurstImageResponses, ConfirmEmailData, ConfirmEmailErrors, ConfirmEmailResponses, ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, ConfirmTotpData, ConfirmTotpErrors, ConfirmTotpResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAudioJobData, CreateAudioJobErrors, CreateAudioJobResponses, CreateBurstOrderData, CreateBurstOrderErrors, CreateBurstOrderResponses, CreateChatData, CreateChatErrors, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateChatMessageData, CreateChatMessageErrors, CreateChatMessageResponses, CreateChatResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatImageData, CreateCompatImageErrors, CreateCompatImageResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateImageData, CreateImageErrors, CreateImageJobData, CreateImageJobErrors, CreateImageJobResponses, CreateImageResponses, CreateInstanceData, CreateInstanceErrors, CreateInstanceResponses, CreateMusicJobData, CreateMusicJobErrors, CreateMusicJobResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRecommendationData, CreateRecommendationErrors, CreateRecommendationResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateTopazImageJobData, CreateTopazImageJobErrors, CreateTopazImageJobResponses, CreateTopazVideoJobData, CreateTopazVideoJobErrors, CreateTopazVideoJobResponses, CreateVideoJobData, CreateVideoJobErrors, CreateVideoJobResponses, CreateVolumeData, CreateVolumeErrors, CreateVolumeResponses, DeleteAccountData, DeleteAccountErrors, DeleteAccountResponses, DeleteBurstOrderData, DeleteBurstOrderErrors, DeleteBurstOrderResponses, DeleteInstanceData, DeleteInstanceErrors, DeleteInstanceResponses, DeleteSshKeyData, DeleteSshKeyErrors, DeleteSshKeyResponses, DeleteVolumeData, DeleteVolumeErrors, DeleteVolumeResponses, DisableTotpData, DisableTotpErrors, DisableTotpResponses, EnrolTotpData, EnrolTotpErrors, EnrolTotpResponses, EnsureSshProxyData, EnsureSshProxyErrors, EnsureSshProxyResponses, EstimateAudioJobData, EstimateAudioJobErrors, EstimateAudioJobResponses, EstimateBurstOrderData, EstimateBurstOrderErrors, EstimateBurstOrderResponses, EstimateImageJobData, EstimateImageJobErrors, EstimateImageJobResponses, EstimateMusicJobData, EstimateMusicJobErrors, EstimateMusicJobResponses, EstimateVideoJobData, EstimateVideoJobErrors, EstimateVideoJobResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, FinalizeVideoJobData, FinalizeVideoJobErrors, FinalizeVideoJobResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAudioJobData, GetAudioJobErrors, GetAudioJobResponses, GetBurstOrderData, GetBurstOrderErrors, GetBurstOrderResponses, GetChatData, GetChatErrors, GetChatImageJobData, GetChatImageJobErrors, GetChatImageJobResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetChatResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetHostedFileData, GetHostedFileErrors, GetHostedFileResponses, GetImageJobData, GetImageJobErrors, GetImageJobResponses, GetInstanceData, GetInstanceErrors, GetInstanceResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetMusicJobData, GetMusicJobErrors, GetMusicJobResponses, GetNotificationSettingsData, GetNotificationSettingsErrors, GetNotificationSettingsResponses, GetProviderEarningsData, GetProviderEarningsErrors, GetProviderEarningsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetTopazImageJobData, GetTopazImageJobErrors, GetTopazImageJobResponses, GetTopazVideoJobData, GetTopazVideoJobErrors, GetTopazVideoJobResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, GetVideoJobData, GetVideoJobErrors, GetVideoJobResponses, GetVolumeData, GetVolumeErrors, GetVolumeResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBurstOrderHistoryData, ListBurstOrderHistoryErrors, ListBurstOrderHistoryResponses, ListBurstOrdersData, ListBurstOrdersErrors, ListBurstOrdersResponses, ListBurstOrderTransactionsData, ListBurstOrderTransactionsErrors, ListBurstOrderTransactionsResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListInstancesData, ListInstancesErrors, ListInstancesResponses, ListMachinesData, ListMachinesErrors, ListMachinesResponses, ListOffersData, ListOffersErrors, ListOffersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, ListSshKeysData, ListSshKeysErrors, ListSshKeysResponses, ListTopazModelsData, ListTopazModelsErrors, ListTopazModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, ListVolumesData, ListVolumesErrors, ListVolumesResponses, MachineHeartbeatData, MachineHeartbeatErrors, MachineHeartbeatResponses, RefreshSessionData, RefreshSessionErrors, RefreshSessionResponses, RegisterMachineData, RegisterMachineErrors, RegisterMachineResponses, RequestPasswordResetData, RequestPasswordResetErrors, RequestPasswordResetResponses, ResendConfirmationData, ResendConfirmationErrors, ResendConfirmationResponses, RevokeAllSessionsData, RevokeAllSessionsErrors, RevokeAllSessionsResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeSessionData, RevokeSessionErrors, RevokeSessionResponses, SetNotificationSettingsData, SetNotificationSettingsErrors, SetNotificationSettingsResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses, SignInData, SignInErrors, SignInResponses, SignUpData, SignUpErrors, SignUpResponses, StartBurstOrderData, StartBurstOrderErrors, StartBurstOrderResponses, StartInstanceData, StartInstanceErrors, StartInstanceResponses, StopBurstOrderData, StopBurstOrderErrors, StopBurstOrderResponses, StopInstanceData, StopInstanceErrors, StopInstanceResponses, UpdateApiKeyData, UpdateApiKeyErrors, UpdateApiKeyResponses, UpdateMachineListingData, UpdateMachineListingErrors, UpdateMachineListingResponses, WaitForTunnelsData, WaitForTunnelsErrors, WaitForTunnelsResponses } from './types.gen.js';
+import type { AddSshKeyData, AddSshKeyErrors, AddSshKeyResponses, ChangeEmailData, ChangeEmailErrors, ChangeEmailResponses, ChangePasswordData, ChangePasswordErrors, ChangePasswordResponses, CheckBurstImageData, CheckBurstImageErrors, CheckBurstImageResponses, ConfirmEmailData, ConfirmEmailErrors, ConfirmEmailResponses, ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, ConfirmTotpData, ConfirmTotpErrors, ConfirmTotpResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAudioJobData, CreateAudioJobErrors, CreateAudioJobResponses, CreateBurstOrderData, CreateBurstOrderErrors, CreateBurstOrderResponses, CreateChatData, CreateChatErrors, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateChatMessageData, CreateChatMessageErrors, CreateChatMessageResponses, CreateChatResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatImageData, CreateCompatImageErrors, CreateCompatImageResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateImageData, CreateImageErrors, CreateImageJobData, CreateImageJobErrors, CreateImageJobResponses, CreateImageResponses, CreateInstanceData, CreateInstanceErrors, CreateInstanceResponses, CreateMusicJobData, CreateMusicJobErrors, CreateMusicJobResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRecommendationData, CreateRecommendationErrors, CreateRecommendationResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateTopazImageJobData, CreateTopazImageJobErrors, CreateTopazImageJobResponses, CreateTopazVideoJobData, CreateTopazVideoJobErrors, CreateTopazVideoJobResponses, CreateVideoJobData, CreateVideoJobErrors, CreateVideoJobResponses, CreateVolumeData, CreateVolumeErrors, CreateVolumeResponses, DeleteAccountData, DeleteAccountErrors, DeleteAccountResponses, DeleteBurstOrderData, DeleteBurstOrderErrors, DeleteBurstOrderResponses, DeleteInstanceData, DeleteInstanceErrors, DeleteInstanceResponses, DeleteSshKeyData, DeleteSshKeyErrors, DeleteSshKeyResponses, DeleteVolumeData, DeleteVolumeErrors, DeleteVolumeResponses, DisableTotpData, DisableTotpErrors, DisableTotpResponses, EnrolTotpData, EnrolTotpErrors, EnrolTotpResponses, EnsureSshProxyData, EnsureSshProxyErrors, EnsureSshProxyResponses, EstimateAudioJobData, EstimateAudioJobErrors, EstimateAudioJobResponses, EstimateBurstOrderData, EstimateBurstOrderErrors, EstimateBurstOrderResponses, EstimateImageJobData, EstimateImageJobErrors, EstimateImageJobResponses, EstimateMusicJobData, EstimateMusicJobErrors, EstimateMusicJobResponses, EstimateVideoJobData, EstimateVideoJobErrors, EstimateVideoJobResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, FinalizeVideoJobData, FinalizeVideoJobErrors, FinalizeVideoJobResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAudioJobData, GetAudioJobErrors, GetAudioJobResponses, GetBurstOrderData, GetBurstOrderErrors, GetBurstOrderResponses, GetChatData, GetChatErrors, GetChatImageJobData, GetChatImageJobErrors, GetChatImageJobResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetChatResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetDepositData, GetDepositErrors, GetDepositResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetHostedFileData, GetHostedFileErrors, GetHostedFileResponses, GetImageJobData, GetImageJobErrors, GetImageJobResponses, GetInstanceData, GetInstanceErrors, GetInstanceResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetMusicJobData, GetMusicJobErrors, GetMusicJobResponses, GetNotificationSettingsData, GetNotificationSettingsErrors, GetNotificationSettingsResponses, GetProviderEarningsData, GetProviderEarningsErrors, GetProviderEarningsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetTopazImageJobData, GetTopazImageJobErrors, GetTopazImageJobResponses, GetTopazVideoJobData, GetTopazVideoJobErrors, GetTopazVideoJobResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, GetVideoJobData, GetVideoJobErrors, GetVideoJobResponses, GetVolumeData, GetVolumeErrors, GetVolumeResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBurstOrderHistoryData, ListBurstOrderHistoryErrors, ListBurstOrderHistoryResponses, ListBurstOrdersData, ListBurstOrdersErrors, ListBurstOrdersResponses, ListBurstOrderTransactionsData, ListBurstOrderTransactionsErrors, ListBurstOrderTransactionsResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListDepositsData, ListDepositsErrors, ListDepositsResponses, ListInstancesData, ListInstancesErrors, ListInstancesResponses, ListMachinesData, ListMachinesErrors, ListMachinesResponses, ListOffersData, ListOffersErrors, ListOffersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, ListSshKeysData, ListSshKeysErrors, ListSshKeysResponses, ListTopazModelsData, ListTopazModelsErrors, ListTopazModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, ListVolumesData, ListVolumesErrors, ListVolumesResponses, MachineHeartbeatData, MachineHeartbeatErrors, MachineHeartbeatResponses, ReceiveStripeWebhookData, ReceiveStripeWebhookErrors, ReceiveStripeWebhookResponses, ReceiveYookassaWebhookData, ReceiveYookassaWebhookErrors, ReceiveYookassaWebhookResponses, RefreshSessionData, RefreshSessionErrors, RefreshSessionResponses, RegisterMachineData, RegisterMachineErrors, RegisterMachineResponses, RequestPasswordResetData, RequestPasswordResetErrors, RequestPasswordResetResponses, ResendConfirmationData, ResendConfirmationErrors, ResendConfirmationResponses, RevokeAllSessionsData, RevokeAllSessionsErrors, RevokeAllSessionsResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeSessionData, RevokeSessionErrors, RevokeSessionResponses, SetNotificationSettingsData, SetNotificationSettingsErrors, SetNotificationSettingsResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses, SignInData, SignInErrors, SignInResponses, SignUpData, SignUpErrors, SignUpResponses, StartBurstOrderData, StartBurstOrderErrors, StartBurstOrderResponses, StartInstanceData, StartInstanceErrors, StartInstanceResponses, StopBurstOrderData, StopBurstOrderErrors, StopBurstOrderResponses, StopInstanceData, StopInstanceErrors, StopInstanceResponses, UpdateApiKeyData, UpdateApiKeyErrors, UpdateApiKeyResponses, UpdateMachineListingData, UpdateMachineListingErrors, UpdateMachineListingResponses, WaitForTunnelsData, WaitForTunnelsErrors, WaitForTunnelsResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -467,6 +467,112 @@ export const changePassword = <ThrowOnError extends boolean = false>(options: Op
             type: 'apiKey'
         }],
     url: '/v1/account/password',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List the account's deposits
+ *
+ * Newest first: card, SBP and USDT deposits with their state, amounts and when they were credited.
+ *
+ */
+export const listDeposits = <ThrowOnError extends boolean = false>(options?: Options<ListDepositsData, ThrowOnError>) => (options?.client ?? client).get<ListDepositsResponses, ListDepositsErrors, ThrowOnError>({
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
+    url: '/v1/payments/deposits',
+    ...options
+});
+
+/**
+ * Start a deposit
+ *
+ * Card and SBP deposits answer a `checkout_url`: the page the person pays on. The account is credited when the
+ * processor's API says the payment is paid (webhooks only prompt the check), once per payment, by the amount the
+ * processor took; a ruble deposit becomes a ruble lot at its own rate (SPEC 4.3). `usdt_trc20` answers the
+ * account's own TRON address: every transfer of the configured USDT contract to it is credited once it is on a
+ * solidified block, 1 USDT = $1. A rail whose settings are missing answers 503 `payment_rail_unavailable`.
+ *
+ */
+export const createDeposit = <ThrowOnError extends boolean = false>(options: Options<CreateDepositData, ThrowOnError>) => (options.client ?? client).post<CreateDepositResponses, CreateDepositErrors, ThrowOnError>({
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
+    url: '/v1/payments/deposits',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * One deposit
+ *
+ * Its state now; a card or SBP deposit still pending is checked with its processor first.
+ *
+ */
+export const getDeposit = <ThrowOnError extends boolean = false>(options: Options<GetDepositData, ThrowOnError>) => (options.client ?? client).get<GetDepositResponses, GetDepositErrors, ThrowOnError>({
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
+    url: '/v1/payments/deposits/{deposit_id}',
+    ...options
+});
+
+/**
+ * Stripe webhook
+ *
+ * Stripe's events for card deposits: the `Stripe-Signature` header is verified on the raw body
+ * (`STRIPE_WEBHOOK_SECRET`), and anything else answers 400 `webhook_rejected` with nothing done. An event only
+ * prompts a check: the session is retrieved from Stripe and credited if it is paid. Each event is taken once,
+ * whatever the number of deliveries and their order; refunds and disputes claw back what they take.
+ *
+ */
+export const receiveStripeWebhook = <ThrowOnError extends boolean = false>(options: Options<ReceiveStripeWebhookData, ThrowOnError>) => (options.client ?? client).post<ReceiveStripeWebhookResponses, ReceiveStripeWebhookErrors, ThrowOnError>({
+    url: '/v1/payments/webhooks/stripe',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * YooKassa webhook
+ *
+ * YooKassa's notifications for SBP and Russian card deposits. They are unsigned, so each is verified by fetching the
+ * payment it names from YooKassa's API: a notification naming a payment YooKassa does not know answers 400
+ * `webhook_rejected`, and a payment is credited only if the API says it succeeded.
+ *
+ */
+export const receiveYookassaWebhook = <ThrowOnError extends boolean = false>(options: Options<ReceiveYookassaWebhookData, ThrowOnError>) => (options.client ?? client).post<ReceiveYookassaWebhookResponses, ReceiveYookassaWebhookErrors, ThrowOnError>({
+    url: '/v1/payments/webhooks/yookassa',
     ...options,
     headers: {
         'Content-Type': 'application/json',

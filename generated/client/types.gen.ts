@@ -214,9 +214,13 @@ export type Health = {
  * | totp_not_enabled | 409 | invalid_request_error | The account has no second factor to confirm against or disable. |
  * | account_not_empty | 409 | invalid_request_error | The account cannot be deleted while its balance is not zero or a rental is running (`meta.balance_usd`, `meta.running_rentals`). |
  * | session_not_found | 404 | invalid_request_error | The session id is not one of the account's live sessions. |
+ * | deposit_not_found | 404 | invalid_request_error | The deposit id is not one of the account's deposits. |
+ * | invalid_deposit | 400 | invalid_request_error | A deposit without the amount its method needs (`amount_usd` for card, `amount_rub` for sbp), or with one it does not take. |
+ * | payment_rail_unavailable | 503 | api_error | The payment method is not configured on this service (its settings are missing), or its processor is unreachable; with `meta.method`. |
+ * | webhook_rejected | 400 | invalid_request_error | A payment webhook that could not be proven to come from its processor; nothing was done. |
  *
  */
-export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'key_spend_limit_reached' | 'key_rate_limit_above_account' | 'invalid_spend_limit' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'tokenizer_busy' | 'key_scope_required' | 'account_locked' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use' | 'price_above_max' | 'too_many_pending_rentals' | 'too_many_unverified_machines' | 'instance_not_running' | 'invalid_email' | 'weak_password' | 'invalid_link' | 'invalid_credentials' | 'totp_required' | 'invalid_totp' | 'invalid_session' | 'email_unconfirmed' | 'session_required' | 'session_not_accepted' | 'origin_mismatch' | 'totp_already_enabled' | 'totp_not_enabled' | 'account_not_empty' | 'session_not_found';
+export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'key_spend_limit_reached' | 'key_rate_limit_above_account' | 'invalid_spend_limit' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'tokenizer_busy' | 'key_scope_required' | 'account_locked' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use' | 'price_above_max' | 'too_many_pending_rentals' | 'too_many_unverified_machines' | 'instance_not_running' | 'invalid_email' | 'weak_password' | 'invalid_link' | 'invalid_credentials' | 'totp_required' | 'invalid_totp' | 'invalid_session' | 'email_unconfirmed' | 'session_required' | 'session_not_accepted' | 'origin_mismatch' | 'totp_already_enabled' | 'totp_not_enabled' | 'account_not_empty' | 'session_not_found' | 'deposit_not_found' | 'invalid_deposit' | 'payment_rail_unavailable' | 'webhook_rejected';
 
 /**
  * One body-validation finding (SPEC 2.7), listed in `meta.fields`.
@@ -1112,6 +1116,49 @@ export type AuthAccepted = {
  *
  */
 export type Password = string;
+
+/**
+ * One deposit (SPEC 1.10). `pending`: waiting for the person to pay (card, SBP) or for the processor to confirm an
+ * asynchronous payment; `awaiting_transfer`: a USDT address handed out, nothing received yet; `credited`: the money
+ * is in the balance (`credited_usd`); `failed` and `expired`: nothing was taken; `refunded` and
+ * `partially_refunded`: the processor gave money back and the balance lost it (`refunded_usd`).
+ *
+ */
+export type Deposit = {
+    deposit_id: string;
+    method: 'card' | 'sbp' | 'usdt_trc20';
+    status: 'pending' | 'awaiting_transfer' | 'credited' | 'failed' | 'expired' | 'refunded' | 'partially_refunded';
+    /**
+     * What a card deposit asks for, in USD; a USDT deposit's amount once received; null for SBP.
+     */
+    amount_usd: number | null;
+    /**
+     * What an SBP deposit asks for, in rubles; null otherwise.
+     */
+    amount_rub: number | null;
+    /**
+     * What reached the balance, in USD (an SBP deposit at the rate of the day it was paid); null until then.
+     */
+    credited_usd: number | null;
+    /**
+     * What refunds and lost disputes took back from the balance; 0 when none.
+     */
+    refunded_usd: number;
+    /**
+     * The processor's page to pay a card or SBP deposit on; null for USDT.
+     */
+    checkout_url: string | null;
+    /**
+     * The account's own TRON address, for `usdt_trc20`; always the same for one account.
+     */
+    address: string | null;
+    /**
+     * The TRON transaction that paid a USDT deposit.
+     */
+    tx_id: string | null;
+    created_at: string;
+    credited_at: string | null;
+};
 
 /**
  * One signed-in session, as the dashboard's "sessions" list shows it. A session lives until its refresh token
@@ -2582,13 +2629,6 @@ export type IdempotencyKey = string;
 export type KeyId = string;
 
 /**
- * Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
- * simply matches nothing). Totals filtered by key are summed from the records (issue 26).
- *
- */
-export type UsageKeyId = string;
-
-/**
  * Page size.
  */
 export type Limit = number;
@@ -2597,6 +2637,13 @@ export type Limit = number;
  * Records to skip (newest first).
  */
 export type Offset = number;
+
+/**
+ * Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+ * simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+ *
+ */
+export type UsageKeyId = string;
 
 /**
  * First UTC day included (YYYY-MM-DD). Defaults to 29 days before `to`.
@@ -4165,6 +4212,341 @@ export type ChangePasswordResponses = {
 };
 
 export type ChangePasswordResponse = ChangePasswordResponses[keyof ChangePasswordResponses];
+
+export type ListDepositsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size.
+         */
+        limit?: number;
+        /**
+         * Records to skip (newest first).
+         */
+        offset?: number;
+    };
+    url: '/v1/payments/deposits';
+};
+
+export type ListDepositsErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
+     *
+     */
+    403: NativeError;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ListDepositsError = ListDepositsErrors[keyof ListDepositsErrors];
+
+export type ListDepositsResponses = {
+    /**
+     * The deposits.
+     */
+    200: NativeSuccess & {
+        data: {
+            deposits: Array<Deposit>;
+        };
+    };
+};
+
+export type ListDepositsResponse = ListDepositsResponses[keyof ListDepositsResponses];
+
+export type CreateDepositData = {
+    body: {
+        /**
+         * `card`: Stripe Checkout, in USD. `sbp`: the Russian acquirer (SBP or a Russian card on its page), in rubles. `usdt_trc20`: the account's own TRON address; any amount sent to it is credited.
+         */
+        method: 'card' | 'sbp' | 'usdt_trc20';
+        /**
+         * For `card`: what to pay, in USD ($5 to $10,000, whole cents).
+         */
+        amount_usd?: number;
+        /**
+         * For `sbp`: what to pay, in rubles (100 to 1,000,000, whole kopecks).
+         */
+        amount_rub?: number;
+    };
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/payments/deposits';
+};
+
+export type CreateDepositErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
+     *
+     */
+    403: NativeError;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * The Idempotency-Key was used with a different request, by a stream, or its first request is still running (then with Retry-After).
+     */
+    409: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * Every eligible upstream failed: all answered 4xx (upstream_bad_response) or 5xx (upstream_server_error). Nothing is charged.
+     */
+    502: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type CreateDepositError = CreateDepositErrors[keyof CreateDepositErrors];
+
+export type CreateDepositResponses = {
+    /**
+     * The deposit, and where to pay.
+     */
+    201: NativeSuccess & {
+        data: Deposit;
+    };
+};
+
+export type CreateDepositResponse = CreateDepositResponses[keyof CreateDepositResponses];
+
+export type GetDepositData = {
+    body?: never;
+    path: {
+        deposit_id: string;
+    };
+    query?: never;
+    url: '/v1/payments/deposits/{deposit_id}';
+};
+
+export type GetDepositErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
+     *
+     */
+    403: NativeError;
+    /**
+     * The deposit id is not one of the account's deposits, or the account was deleted.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetDepositError = GetDepositErrors[keyof GetDepositErrors];
+
+export type GetDepositResponses = {
+    /**
+     * The deposit.
+     */
+    200: NativeSuccess & {
+        data: Deposit;
+    };
+};
+
+export type GetDepositResponse = GetDepositResponses[keyof GetDepositResponses];
+
+export type ReceiveStripeWebhookData = {
+    /**
+     * An event as Stripe sends it; verified before it is read.
+     */
+    body: {
+        [key: string]: unknown;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/payments/webhooks/stripe';
+};
+
+export type ReceiveStripeWebhookErrors = {
+    /**
+     * The webhook could not be proven to come from the processor (signature, timestamp, or the object it names); nothing was done.
+     */
+    400: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ReceiveStripeWebhookError = ReceiveStripeWebhookErrors[keyof ReceiveStripeWebhookErrors];
+
+export type ReceiveStripeWebhookResponses = {
+    /**
+     * Taken (or already taken: a redelivery changes nothing).
+     */
+    200: NativeSuccess & {
+        data: {
+            received: true;
+        };
+    };
+};
+
+export type ReceiveStripeWebhookResponse = ReceiveStripeWebhookResponses[keyof ReceiveStripeWebhookResponses];
+
+export type ReceiveYookassaWebhookData = {
+    /**
+     * An event as YooKassa sends it; verified before it is read.
+     */
+    body: {
+        [key: string]: unknown;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/payments/webhooks/yookassa';
+};
+
+export type ReceiveYookassaWebhookErrors = {
+    /**
+     * The webhook could not be proven to come from the processor (signature, timestamp, or the object it names); nothing was done.
+     */
+    400: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ReceiveYookassaWebhookError = ReceiveYookassaWebhookErrors[keyof ReceiveYookassaWebhookErrors];
+
+export type ReceiveYookassaWebhookResponses = {
+    /**
+     * Taken (or already taken: a redelivery changes nothing).
+     */
+    200: NativeSuccess & {
+        data: {
+            received: true;
+        };
+    };
+};
+
+export type ReceiveYookassaWebhookResponse = ReceiveYookassaWebhookResponses[keyof ReceiveYookassaWebhookResponses];
 
 export type SignUpData = {
     body: {

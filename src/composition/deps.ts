@@ -38,6 +38,7 @@ import type { Volumes } from '../domain/market/volumes.js';
 import type { FileLinks } from '../domain/media/file-links.js';
 import type { MediaJobs } from '../domain/media/media-jobs.js';
 import type { VideoJobs } from '../domain/media/video-jobs.js';
+import type { PaymentsContext } from '../domain/payments/payments-context.js';
 import type { RouteTable } from '../domain/routing/route-table.js';
 import type { ChainHooks } from '../domain/routing/run-chain.js';
 import type { TokenCounter } from '../domain/text/token-counter.js';
@@ -93,6 +94,8 @@ export interface Deps {
   alerts: AlertStore;
   /** Sign-up, sign-in sessions, password reset, the second factor and their mail (issue 26, DESIGN.md 10). */
   auth: AuthContext;
+  /** Deposits by card, SBP and USDT-TRC20, and the processors' webhooks (issue 27, DESIGN.md 11). */
+  payments: PaymentsContext;
   /** Works on this process's jobs and resumes those of processes that died. */
   jobRunner: JobRunner;
   throughput: ThroughputTracker;

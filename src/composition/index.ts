@@ -18,6 +18,7 @@ import { buildFiles } from './files.js';
 import { buildJobs } from './jobs.js';
 import { buildKeys } from './keys.js';
 import { buildMarket, buildRecommendations, buildRentalAlerts, openSshSockets } from './market.js';
+import { buildPayments } from './payments.js';
 import { buildRateLimiter, connectRedis } from './redis.js';
 import { shutDown } from './shutdown.js';
 import { buildText, loadCatalog, loadUpstreams } from './text.js';
@@ -54,6 +55,15 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const { alerts, notifier, rentalAlerts } = buildRentalAlerts(db, config, now, logger);
   const rateLimiter = buildRateLimiter(redis, config, logger);
   const { auth, mailer } = await buildAccountAuth({ db, config, now, logger, keys, rateLimiter });
+  const payments = buildPayments({
+    db,
+    config,
+    ledger,
+    apiKeys: keys.apiKeys,
+    now,
+    logger,
+    rubRateMicro: marketFxRateRubMicro,
+  });
   const recommendations = await buildRecommendations(market, text.chat, catalog, config, now, logger);
   const sshSockets = await openSshSockets(config, market.sshProxy, logger);
   jobs.jobRunner.start();
@@ -71,6 +81,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     ...handlerMoney,
     rateLimiter,
     auth,
+    payments,
     ...textDeps,
     ...files,
     ...jobs,

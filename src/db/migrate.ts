@@ -33,6 +33,7 @@ import * as m0028 from './migrations/0028-credentials-and-sessions.js';
 import * as m0029 from './migrations/0029-key-spend-limits.js';
 import * as m0030 from './migrations/0030-account-locks.js';
 import * as m0031 from './migrations/0031-server-secrets.js';
+import * as m0032 from './migrations/0032-deposits.js';
 
 interface NamedMigration {
   name: string;
@@ -75,6 +76,7 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0029-key-spend-limits', migration: m0029 },
   { name: '0030-account-locks', migration: m0030 },
   { name: '0031-server-secrets', migration: m0031 },
+  { name: '0032-deposits', migration: m0032 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {

@@ -458,6 +458,30 @@ export const ERROR_CATALOG = {
     retryable: false,
     message: 'The account cannot be deleted while its balance is not zero or a rental is running',
   },
+  deposit_not_found: {
+    status: 404,
+    type: invalid,
+    retryable: false,
+    message: 'No deposit with this id belongs to the account',
+  },
+  invalid_deposit: {
+    status: 400,
+    type: invalid,
+    retryable: false,
+    message: 'A card deposit takes amount_usd, an SBP deposit amount_rub, a USDT deposit neither',
+  },
+  payment_rail_unavailable: {
+    status: 503,
+    type: 'api_error',
+    retryable: true,
+    message: 'This payment method is not available on this service right now',
+  },
+  webhook_rejected: {
+    status: 400,
+    type: invalid,
+    retryable: false,
+    message: 'The webhook could not be proven to come from the payment processor',
+  },
   session_not_found: {
     status: 404,
     type: invalid,

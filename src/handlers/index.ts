@@ -66,6 +66,8 @@ import {
   listTopazModels,
 } from './media/topaz-jobs.js';
 import { createVideoJob, estimateVideoJob, finalizeVideoJob, getVideoJob } from './media/video-jobs.js';
+import { createDeposit, getDeposit, listDeposits } from './payments/deposits.js';
+import { receiveStripeWebhook, receiveYookassaWebhook } from './payments/webhooks.js';
 import { createEmbeddings } from './retrieval/create-embeddings.js';
 import { createRerank } from './retrieval/create-rerank.js';
 import { getRubBilling } from './settings/get-rub-billing.js';
@@ -85,6 +87,11 @@ import { listUsageRequests } from './usage/list-usage-requests.js';
 
 /** operationId → handler; `satisfies` makes the map exhaustive over the contract (DESIGN.md 1). */
 export const handlers = {
+  createDeposit,
+  listDeposits,
+  getDeposit,
+  receiveStripeWebhook,
+  receiveYookassaWebhook,
   signUp,
   confirmEmail,
   resendConfirmation,

@@ -13,6 +13,7 @@ import { refuseDeepJson } from './json-depth.js';
 import { writeJsonInPieces } from './json-in-pieces.js';
 import type { HandlerMap, OperationId, RequestContext, Sent } from './operation-types.js';
 import { rateLimit } from './rate-limit.js';
+import { keepRawBody } from './raw-body.js';
 import { type RouteShape, routeShape } from './unmatched-route.js';
 
 type ViolationReporter = ReturnType<typeof contractViolationReporter>;
@@ -35,6 +36,8 @@ type OperationObject = OpenAPIV3.OperationObject & {
   'x-idempotent-creates'?: string;
   /** openapi/README.md "Body caps": below BODY_LIMIT_BYTES for operations whose bodies are small. */
   'x-max-body-bytes'?: number;
+  /** The handler needs the body's exact bytes (a webhook's signature covers them): src/http/raw-body.ts. */
+  'x-raw-body'?: boolean;
 };
 
 /** Lets the error handler answer a failing field with the code the operation's `x-error-codes` names. */
@@ -153,12 +156,20 @@ export function bindOperations(
     deps.now,
   );
   // One parser per cap; an operation without a requestBody gets none (its body, if any, is discarded unread).
-  const parsers = new Map<number, RequestHandler>();
+  const parsers = new Map<string, RequestHandler>();
   const bodyParser = (operation: OperationObject): RequestHandler[] => {
     if (operation.requestBody === undefined) return [];
     const cap = Math.min(operation['x-max-body-bytes'] ?? Number.POSITIVE_INFINITY, deps.config.BODY_LIMIT_BYTES);
-    if (!parsers.has(cap)) parsers.set(cap, express.json({ limit: cap, strict: false, verify: refuseDeepJson }));
-    return [parsers.get(cap)!];
+    const raw = operation['x-raw-body'] === true;
+    const key = `${cap}${raw ? ':raw' : ''}`;
+    if (!parsers.has(key)) {
+      const verify: typeof refuseDeepJson = (req, res, body, encoding) => {
+        refuseDeepJson(req, res, body, encoding);
+        if (raw) keepRawBody(req, res, body);
+      };
+      parsers.set(key, express.json({ limit: cap, strict: false, verify }));
+    }
+    return [parsers.get(key)!];
   };
   for (const [path, item] of Object.entries(spec.paths ?? {})) {
     if (item === undefined) continue;

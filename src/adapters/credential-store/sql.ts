@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
+import { isUniqueViolation } from '../../db/unique-violation.js';
 import type {
   CreateLoginOutcome,
   CredentialStore,
@@ -12,7 +13,7 @@ import type {
   SessionRecord,
   SetEmailOutcome,
 } from './index.js';
-import { isUniqueViolation, type LoginRow, type SessionRow, toLogin, toSession } from './sql-rows.js';
+import { type LoginRow, type SessionRow, toLogin, toSession } from './sql-rows.js';
 
 /**
  * The credential-store port over knex, on SQLite and PostgreSQL alike (the schema is migration 0028). Every

@@ -7,6 +7,7 @@ import type {
   NewDeposit,
   Processor,
 } from './index.js';
+import { afterRefund } from './refunds.js';
 
 const refKey = (processor: Processor, ref: string) => `${processor}\u0000${ref}`;
 const copy = (d: DepositRecord): DepositRecord => ({ ...d });
@@ -111,10 +112,7 @@ export class MemoryDepositStore implements DepositStore {
   async addRefunded(id: string, micros: bigint, atMs: number): Promise<DepositRecord | null> {
     const deposit = this.deposits.get(id);
     if (deposit === undefined || deposit.creditedMicros === null) return null;
-    const refunded = deposit.refundedMicros + micros;
-    deposit.refundedMicros = refunded < deposit.creditedMicros ? refunded : deposit.creditedMicros;
-    deposit.status = deposit.refundedMicros >= deposit.creditedMicros ? 'refunded' : 'partially_refunded';
-    deposit.updatedAtMs = atMs;
+    Object.assign(deposit, afterRefund(deposit.creditedMicros, deposit.refundedMicros, micros), { updatedAtMs: atMs });
     return copy(deposit);
   }
 

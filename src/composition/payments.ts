@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import type { ApiKeyStore } from '../adapters/api-keys/index.js';
+import { SqlDepositStore } from '../adapters/deposit-store/sql.js';
+import type { Ledger } from '../adapters/ledger/index.js';
+import { YooKassaProcessor } from '../adapters/payment-processor/yookassa.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/connect.js';
+import type { Rails } from '../domain/payments/deposit-rails.js';
+import type { PaymentsContext } from '../domain/payments/payments-context.js';
+
+const list = (text: string) =>
+  text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+
+/** The card and bank-transfer rails whose settings are present; the others are off (issue 27). */
+function buildRails(config: Config): Rails {
+  const rails: Rails = {};
+  if (config.YOOKASSA_SHOP_ID !== undefined && config.YOOKASSA_SECRET_KEY !== undefined)
+    rails.yookassa = new YooKassaProcessor({
+      shopId: config.YOOKASSA_SHOP_ID,
+      secretKey: config.YOOKASSA_SECRET_KEY,
+      apiBase: config.YOOKASSA_API_URL,
+      ...(config.YOOKASSA_SENDER_RANGES === undefined ? {} : { senderRanges: list(config.YOOKASSA_SENDER_RANGES) }),
+    });
+  return rails;
+}
+
+/**
+ * Deposits (issue 27, DESIGN.md 11): the rails configured, the store, and the rate ruble deposits are credited at.
+ * Each rail that is off is named once at start, so an operator sees why its deposits answer 503.
+ */
+export function buildPayments(input: {
+  db: Database;
+  config: Config;
+  ledger: Ledger;
+  apiKeys: ApiKeyStore;
+  now: () => number;
+  logger: Logger;
+  rubRateMicro: bigint;
+}): PaymentsContext {
+  const { config } = input;
+  const rails = buildRails(config);
+  const off = [...(rails.yookassa === undefined ? ['sbp (YOOKASSA_SHOP_ID, YOOKASSA_SECRET_KEY)'] : [])];
+  if (off.length > 0) input.logger.info({ off }, 'deposit methods off: their settings are missing');
+  return {
+    deposits: new SqlDepositStore(input.db),
+    ledger: input.ledger,
+    apiKeys: input.apiKeys,
+    rails,
+    tronAddress: null,
+    returnUrl: `${(config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/+$/, '')}/deposits`,
+    rubRateMicro: input.rubRateMicro,
+    now: input.now,
+  };
+}
