@@ -10,6 +10,8 @@ import type { Billing } from '../domain/billing/billing.js';
 import { retryJournaledCharges } from '../domain/billing/charge-retrier.js';
 import type { JobRunner } from '../domain/jobs/job-runner.js';
 import type { RentalAlerts } from '../domain/market/rental-alerts.js';
+import { checkPendingDeposits, PENDING_CHECK_AFTER_MS } from '../domain/payments/deposits.js';
+import type { PaymentsContext } from '../domain/payments/payments-context.js';
 import { Periodic } from '../lib/periodic.js';
 import type { Market } from './deps.js';
 
@@ -33,6 +35,7 @@ export interface BackgroundParts {
   jobs: JobStore;
   jobRunner: JobRunner;
   credentials: CredentialStore;
+  payments: PaymentsContext;
 }
 
 /** One background task: what it runs, what its failure is logged as, and how often. */
@@ -58,6 +61,11 @@ function moneyTasks(p: BackgroundParts): BackgroundTask[] {
       intervalMs: config.CHARGE_RETRY_MS,
     },
     { run: () => p.billing.tickLeases(), failure: 'billing lease upkeep failed', intervalMs: LEASE_TICK_MS },
+    {
+      run: () => checkPendingDeposits(p.payments),
+      failure: 'pending deposit check failed',
+      intervalMs: PENDING_CHECK_AFTER_MS,
+    },
   ];
 }
 

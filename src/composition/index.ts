@@ -68,7 +68,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const sshSockets = await openSshSockets(config, market.sshProxy, logger);
   jobs.jobRunner.start();
   const context = { config, logger, now, market, rentalAlerts };
-  const background = startBackgroundTasks({ ...context, ...money, ...files, ...jobs, ...keys });
+  const background = startBackgroundTasks({ ...context, ...money, ...files, ...jobs, ...keys, payments });
   const { tokenWork, clips, ...textDeps } = text;
   return {
     config,

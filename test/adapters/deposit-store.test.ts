@@ -120,6 +120,21 @@ function conformance(name: string, make: () => Promise<{ store: DepositStore; cl
       });
     });
 
+    it('hands out pending deposits with a processor ref to check, least recently looked at first', async () => {
+      const at = T0 + 1_000_000;
+      const made: string[] = [];
+      for (const ref of ['a', 'b']) {
+        const d = await store().create(deposit({ processorRef: `cs_${ref}_${newId('r')}`, createdAtMs: at }));
+        if (d.ok) made.push(d.deposit.id);
+      }
+      await store().create(deposit({ createdAtMs: at })); // no checkout yet: nothing to ask about
+      const due = (await store().pendingToCheck(at + 1, 100)).filter((d) => made.includes(d.id));
+      expect(due.map((d) => d.id).sort()).toEqual([...made].sort());
+      await store().touch(made[0]!, at + 10);
+      const next = (await store().pendingToCheck(at + 5, 100)).filter((d) => made.includes(d.id));
+      expect(next.map((d) => d.id)).toEqual([made[1]]);
+    });
+
     it('lists an account newest first, paged', async () => {
       const accountId = newId('acc');
       const ids: string[] = [];

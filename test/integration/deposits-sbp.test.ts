@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkPendingDeposits, PENDING_CHECK_AFTER_MS } from '../../src/domain/payments/deposits.js';
 import { FakeYooKassa } from '../fakes/yookassa.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, startHarness } from '../setup/harness.js';
@@ -6,14 +7,17 @@ import { micros } from '../setup/money.js';
 
 let h: Harness;
 let yookassa: FakeYooKassa;
+/** The service's clock runs ahead of the wall clock by this much (moved by tests). */
+let aheadMs = 0;
 beforeAll(async () => {
   yookassa = await FakeYooKassa.start();
-  h = await startHarness({
+  const env = {
     YOOKASSA_SHOP_ID: yookassa.shopId,
     YOOKASSA_SECRET_KEY: yookassa.secretKey,
     YOOKASSA_API_URL: yookassa.apiBase,
     MARKET_FX_RATE_RUB: '80',
-  });
+  };
+  h = await startHarness(env, { now: () => Date.now() + aheadMs });
   yookassa.outbox.webhookUrl = `${h.baseUrl}/v1/payments/webhooks/yookassa`;
 });
 afterAll(async () => {
@@ -89,6 +93,18 @@ describe('SBP deposits through the acquirer', () => {
       { deposit_id: deposit.deposit_id, status: 'partially_refunded', refunded_usd: 5 },
       { deposit_id: declined.deposit.deposit_id, status: 'failed' },
     ]);
+  });
+
+  it('a payment whose notification never came is credited by the background check a minute on', async () => {
+    const { apiKey } = await h.newAccount();
+    await sbpDeposit(apiKey, 240);
+    yookassa.succeed([...yookassa.payments.keys()].at(-1)!);
+    yookassa.outbox.queued.splice(0); // lost
+    await checkPendingDeposits(h.deps.payments);
+    expect(await balance(apiKey)).toBe(0); // not due yet: looked at less than a minute ago
+    aheadMs += PENDING_CHECK_AFTER_MS + 1_000;
+    await checkPendingDeposits(h.deps.payments);
+    expect(await balance(apiKey)).toBe(3);
   });
 
   it('400 invalid_deposit: an SBP deposit in dollars; 404 deposit_not_found for another account’s', async () => {

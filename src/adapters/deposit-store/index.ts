@@ -87,6 +87,13 @@ export interface DepositStore {
   markCredited(id: string, credited: Credited): Promise<boolean>;
   /** The account's oldest USDT deposit still waiting for a transfer, if any. */
   oldestAwaiting(accountId: string): Promise<DepositRecord | null>;
+  /**
+   * Card and SBP deposits still pending that were last looked at before `beforeMs`, least recently first: the ones
+   * whose webhook may have been lost, for a check with their processor.
+   */
+  pendingToCheck(beforeMs: number, limit: number): Promise<DepositRecord[]>;
+  /** Records that a pending deposit was looked at, so the next check takes others first. */
+  touch(id: string, atMs: number): Promise<void>;
   /** pending → failed or expired; false when it was not pending. */
   markClosed(id: string, status: 'failed' | 'expired', atMs: number): Promise<boolean>;
   /** Adds to what was taken back and sets the status to (partially_)refunded; at most the credited amount. */

@@ -102,6 +102,19 @@ export class MemoryDepositStore implements DepositStore {
     return waiting[0] ? copy(waiting[0]) : null;
   }
 
+  async pendingToCheck(beforeMs: number, limit: number): Promise<DepositRecord[]> {
+    return [...this.deposits.values()]
+      .filter((d) => d.status === 'pending' && d.processorRef !== null && d.updatedAtMs < beforeMs)
+      .sort((a, b) => a.updatedAtMs - b.updatedAtMs || (a.id < b.id ? -1 : 1))
+      .slice(0, limit)
+      .map(copy);
+  }
+
+  async touch(id: string, atMs: number): Promise<void> {
+    const deposit = this.deposits.get(id);
+    if (deposit && deposit.updatedAtMs < atMs) deposit.updatedAtMs = atMs;
+  }
+
   async markClosed(id: string, status: 'failed' | 'expired', atMs: number): Promise<boolean> {
     const deposit = this.deposits.get(id);
     if (deposit?.status !== 'pending') return false;

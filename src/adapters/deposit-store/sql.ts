@@ -123,6 +123,23 @@ export class SqlDepositStore implements DepositStore {
     return row ? toDeposit(row) : null;
   }
 
+  async pendingToCheck(beforeMs: number, limit: number): Promise<DepositRecord[]> {
+    const rows = (await this.knex('deposits')
+      .where('status', 'pending')
+      .whereNotNull('processor_ref')
+      .andWhere('updated_at_ms', '<', beforeMs)
+      .orderBy([
+        { column: 'updated_at_ms', order: 'asc' },
+        { column: 'id', order: 'asc' },
+      ])
+      .limit(limit)) as DepositRow[];
+    return rows.map(toDeposit);
+  }
+
+  async touch(id: string, atMs: number): Promise<void> {
+    await this.knex('deposits').where('id', id).andWhere('updated_at_ms', '<', atMs).update({ updated_at_ms: atMs });
+  }
+
   async markClosed(id: string, status: 'failed' | 'expired', atMs: number): Promise<boolean> {
     return (await this.knex('deposits').where({ id, status: 'pending' }).update({ status, updated_at_ms: atMs })) > 0;
   }

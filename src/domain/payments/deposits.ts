@@ -74,9 +74,24 @@ function created(outcome: Awaited<ReturnType<PaymentsContext['deposits']['create
 export async function getDeposit(ctx: PaymentsContext, accountId: string, depositId: string): Promise<DepositRecord> {
   const deposit = await ctx.deposits.get(depositId);
   if (deposit === null || deposit.accountId !== accountId) throw new ApiError('deposit_not_found');
-  if (deposit.status !== 'pending' || deposit.processorRef === null || deposit.processor === 'tron') return deposit;
-  const rail = ctx.rails[deposit.processor];
-  const state = await rail?.retrieve(deposit.processorRef).catch(() => null);
-  if (state) await settleFromProcessor(ctx, deposit.processor, state);
+  await checkWithProcessor(ctx, deposit);
   return (await ctx.deposits.get(depositId))!;
+}
+
+/** A pending card or SBP deposit settled by what its processor says now; an unreachable processor changes nothing. */
+async function checkWithProcessor(ctx: PaymentsContext, deposit: DepositRecord): Promise<void> {
+  if (deposit.status !== 'pending' || deposit.processorRef === null || deposit.processor === 'tron') return;
+  const state = await ctx.rails[deposit.processor]?.retrieve(deposit.processorRef).catch(() => null);
+  if (state) await settleFromProcessor(ctx, deposit.processor, state);
+  await ctx.deposits.touch(deposit.id, ctx.now());
+}
+
+/** Pending deposits not looked at for this long are checked with their processor: a webhook may have been lost. */
+export const PENDING_CHECK_AFTER_MS = 60_000;
+const CHECKS_PER_ROUND = 50;
+
+/** One round of checks (a background task): the payments whose webhook never came are credited all the same. */
+export async function checkPendingDeposits(ctx: PaymentsContext): Promise<void> {
+  const due = await ctx.deposits.pendingToCheck(ctx.now() - PENDING_CHECK_AFTER_MS, CHECKS_PER_ROUND);
+  for (const deposit of due) await checkWithProcessor(ctx, deposit);
 }
