@@ -218,9 +218,10 @@ export type Health = {
  * | invalid_deposit | 400 | invalid_request_error | A deposit without the amount its method needs (`amount_usd` for card, `amount_rub` for sbp), or with one it does not take. |
  * | payment_rail_unavailable | 503 | api_error | The payment method is not configured on this service (its settings are missing), or its processor is unreachable; with `meta.method`. |
  * | webhook_rejected | 400 | invalid_request_error | A payment webhook that could not be proven to come from its processor; nothing was done. |
+ * | account_in_debt | 402 | insufficient_quota | A refund or a lost dispute took back a deposit the account had spent; paid calls wait until a deposit repays it (`meta.debt_usd`). |
  *
  */
-export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'key_spend_limit_reached' | 'key_rate_limit_above_account' | 'invalid_spend_limit' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'tokenizer_busy' | 'key_scope_required' | 'account_locked' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use' | 'price_above_max' | 'too_many_pending_rentals' | 'too_many_unverified_machines' | 'instance_not_running' | 'invalid_email' | 'weak_password' | 'invalid_link' | 'invalid_credentials' | 'totp_required' | 'invalid_totp' | 'invalid_session' | 'email_unconfirmed' | 'session_required' | 'session_not_accepted' | 'origin_mismatch' | 'totp_already_enabled' | 'totp_not_enabled' | 'account_not_empty' | 'session_not_found' | 'deposit_not_found' | 'invalid_deposit' | 'payment_rail_unavailable' | 'webhook_rejected';
+export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'key_spend_limit_reached' | 'key_rate_limit_above_account' | 'invalid_spend_limit' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'tokenizer_busy' | 'key_scope_required' | 'account_locked' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use' | 'price_above_max' | 'too_many_pending_rentals' | 'too_many_unverified_machines' | 'instance_not_running' | 'invalid_email' | 'weak_password' | 'invalid_link' | 'invalid_credentials' | 'totp_required' | 'invalid_totp' | 'invalid_session' | 'email_unconfirmed' | 'session_required' | 'session_not_accepted' | 'origin_mismatch' | 'totp_already_enabled' | 'totp_not_enabled' | 'account_not_empty' | 'session_not_found' | 'deposit_not_found' | 'invalid_deposit' | 'payment_rail_unavailable' | 'webhook_rejected' | 'account_in_debt';
 
 /**
  * One body-validation finding (SPEC 2.7), listed in `meta.fields`.
@@ -2975,7 +2976,7 @@ export type CreateCompatChatCompletionErrors = {
      */
     401: CompatError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: CompatError;
     /**
@@ -3070,7 +3071,7 @@ export type CreateNativeChatCompletionErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: NativeError;
     /**
@@ -3167,7 +3168,7 @@ export type CreateResponseErrors = {
      */
     401: CompatError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: CompatError;
     /**
@@ -3262,7 +3263,7 @@ export type CreateCompatResponseErrors = {
      */
     401: CompatError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: CompatError;
     /**
@@ -3357,7 +3358,7 @@ export type CreateChatJobErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: NativeError;
     /**
@@ -3502,7 +3503,7 @@ export type CreateEmbeddingsErrors = {
      */
     401: CompatError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: CompatError;
     /**
@@ -3597,7 +3598,7 @@ export type CreateRerankErrors = {
      */
     401: CompatError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: CompatError;
     /**
@@ -6281,7 +6282,7 @@ export type CreateImageErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: NativeError;
     /**
@@ -6378,7 +6379,7 @@ export type CreateCompatImageErrors = {
      */
     401: CompatError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: CompatError;
     /**
@@ -6473,7 +6474,7 @@ export type CreateImageJobErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: NativeError;
     /**
@@ -6676,7 +6677,7 @@ export type CreateAudioJobErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: NativeError;
     /**
@@ -6879,7 +6880,7 @@ export type CreateMusicJobErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: NativeError;
     /**
@@ -7082,7 +7083,7 @@ export type CreateVideoJobErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: NativeError;
     /**
@@ -7229,7 +7230,7 @@ export type FinalizeVideoJobErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: NativeError;
     /**
@@ -7420,7 +7421,7 @@ export type CreateTopazImageJobErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: NativeError;
     /**
@@ -7565,7 +7566,7 @@ export type CreateTopazVideoJobErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: NativeError;
     /**
@@ -9809,7 +9810,7 @@ export type CreateChatMessageErrors = {
      */
     401: NativeError;
     /**
-     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26).
+     * The balance is below the estimated cost of the request (SPEC 4.2 pre-flight), or the API key reached its own spend limit for the period (issue 26), or the account owes what a refund or a lost dispute took back (issue 27).
      */
     402: NativeError;
     /**

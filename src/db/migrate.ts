@@ -34,6 +34,7 @@ import * as m0029 from './migrations/0029-key-spend-limits.js';
 import * as m0030 from './migrations/0030-account-locks.js';
 import * as m0031 from './migrations/0031-server-secrets.js';
 import * as m0032 from './migrations/0032-deposits.js';
+import * as m0033 from './migrations/0033-account-debts.js';
 
 interface NamedMigration {
   name: string;
@@ -77,6 +78,7 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0030-account-locks', migration: m0030 },
   { name: '0031-server-secrets', migration: m0031 },
   { name: '0032-deposits', migration: m0032 },
+  { name: '0033-account-debts', migration: m0033 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {

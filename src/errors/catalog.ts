@@ -458,6 +458,12 @@ export const ERROR_CATALOG = {
     retryable: false,
     message: 'The account cannot be deleted while its balance is not zero or a rental is running',
   },
+  account_in_debt: {
+    status: 402,
+    type: 'insufficient_quota',
+    retryable: false,
+    message: 'A refund or a lost dispute took back money this account had spent; a deposit repays it first',
+  },
   deposit_not_found: {
     status: 404,
     type: invalid,

@@ -69,6 +69,7 @@ export function apiKeyStoreConformance(name: string, makeStore: () => Promise<St
           rubBilling: false,
           lockedAtMs: null,
           lockReason: null,
+          debtMicros: 0n,
         };
         expect(outcome).toEqual({ ok: true, account: expected });
         expect(await store().getAccount(input.id)).toEqual(expected);
@@ -103,6 +104,17 @@ export function apiKeyStoreConformance(name: string, makeStore: () => Promise<St
           ok: false,
           reason: 'no_account',
         });
+      });
+
+      it('changes an account’s debt once per entry, never below zero, also when the same entry races', async () => {
+        const { id } = await account();
+        const entry = `debt:${newId('d')}`;
+        const raced = await Promise.all(Array.from({ length: 5 }, () => store().changeDebt(id, entry, 7_000_000n, T0)));
+        expect(raced).toEqual(Array(5).fill(7_000_000n));
+        expect((await store().getAccount(id))?.debtMicros).toBe(7_000_000n);
+        expect(await store().changeDebt(id, `repay:${newId('r')}`, -2_000_000n, T0)).toBe(5_000_000n);
+        expect(await store().changeDebt(id, `repay:${newId('r')}`, -9_000_000n, T0)).toBe(0n);
+        expect(await store().changeDebt(newId('acc'), entry, 1n, T0)).toBeNull();
       });
 
       it('answers null / false for unknown account ids', async () => {

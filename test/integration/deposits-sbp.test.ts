@@ -107,6 +107,29 @@ describe('SBP deposits through the acquirer', () => {
     expect(await balance(apiKey)).toBe(3);
   });
 
+  it('a refund of money already spent becomes a debt: paid calls wait (402 account_in_debt) until a deposit repays it', async () => {
+    const { apiKey, accountId } = await h.newAccount();
+    const { paymentId } = await sbpDeposit(apiKey, 1600);
+    yookassa.succeed(paymentId);
+    await yookassa.outbox.deliver();
+    await h.spend(apiKey, 18);
+    yookassa.refund(paymentId, 160_000n); // all 1600 RUB: $20 back, of which $2 is left to take
+    await yookassa.outbox.deliver({ times: 2 });
+    expect(await balance(apiKey)).toBe(0);
+    expect((await h.deps.apiKeys.getAccount(accountId))?.debtMicros).toBe(micros(18));
+    const chat = { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'hi' }] };
+    const refused = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: chat });
+    expect(refused.status, refused.text).toBe(402);
+    expect(refused.body.error.code).toBe('account_in_debt');
+    const second = await sbpDeposit(apiKey, 2400); // $30: $18 repays the debt
+    yookassa.succeed(second.paymentId);
+    await yookassa.outbox.deliver({ times: 2 });
+    expect(await balance(apiKey)).toBe(12);
+    expect((await h.deps.apiKeys.getAccount(accountId))?.debtMicros).toBe(0n);
+    const served = await call(h.baseUrl, 'POST', '/v1/compat/chat/completions', { key: apiKey, body: chat });
+    expect(served.status, served.text).toBe(200);
+  });
+
   it('400 invalid_deposit: an SBP deposit in dollars; 404 deposit_not_found for another account’s', async () => {
     const { apiKey } = await h.newAccount();
     const wrong = await call(h.baseUrl, 'POST', '/v1/payments/deposits', {

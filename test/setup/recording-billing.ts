@@ -19,6 +19,7 @@ export const TEST_PRINCIPAL: Principal = {
     rubBilling: false,
     lockedAtMs: null,
     lockReason: null,
+    debtMicros: 0n,
   },
   keyRateLimitPerMinute: null,
   managesKeys: true,

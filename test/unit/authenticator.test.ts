@@ -81,6 +81,7 @@ describe('Authenticator', () => {
       rubBilling: false,
       lockedAtMs: null,
       lockReason: null,
+      debtMicros: 0n,
     });
     expect(principal.keyRateLimitPerMinute).toBeNull();
   });

@@ -22,6 +22,11 @@ export interface AccountRecord {
   lockedAtMs: number | null;
   /** The operator's note on why, kept with the lock. */
   lockReason: string | null;
+  /**
+   * What the account owes after a refund or a lost dispute took back money already spent (issue 27); while above 0
+   * it makes no paid call, and its next deposits repay it first.
+   */
+  debtMicros: bigint;
 }
 
 /** The UTC period a key's spend limit counts over (docs/money.md "Key spend limits"). */
@@ -103,6 +108,11 @@ export interface ApiKeyStore {
   ): Promise<boolean>;
   /** Keeps the first lock's time and reason when already locked; null when the account does not exist. */
   lockAccount(accountId: string, atMs: number, reason: string): Promise<AccountRecord | null>;
+  /**
+   * Adds `deltaMicros` (negative: a repayment) to the account's debt, once per `entryId`: a repeat changes nothing.
+   * The debt never goes below 0. Answers the debt after, or null when the account does not exist.
+   */
+  changeDebt(accountId: string, entryId: string, deltaMicros: bigint, atMs: number): Promise<bigint | null>;
   /** Idempotent; null when the account does not exist. */
   unlockAccount(accountId: string): Promise<AccountRecord | null>;
   /** false when the key does not exist. */

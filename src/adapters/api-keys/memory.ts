@@ -33,6 +33,7 @@ export class MemoryApiKeyStore implements ApiKeyStore {
   private readonly accountIdByEmail = new Map<string, string>();
   private readonly keys = new Map<string, StoredKey>();
   private readonly keyIdByHash = new Map<string, string>();
+  private readonly debtEntries = new Set<string>();
 
   async createAccount(input: NewAccount): Promise<CreateAccountOutcome> {
     if (this.accountIdByEmail.has(input.email)) return { ok: false, reason: 'email_taken' };
@@ -46,6 +47,7 @@ export class MemoryApiKeyStore implements ApiKeyStore {
       rubBilling: false,
       lockedAtMs: null,
       lockReason: null,
+      debtMicros: 0n,
     };
     this.accounts.set(account.id, account);
     this.accountIdByEmail.set(account.email, account.id);
@@ -109,6 +111,16 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     if (!account) return null;
     if (account.lockedAtMs === null) Object.assign(account, { lockedAtMs: atMs, lockReason: reason });
     return copyAccount(account);
+  }
+
+  async changeDebt(accountId: string, entryId: string, deltaMicros: bigint): Promise<bigint | null> {
+    const account = this.accounts.get(accountId);
+    if (!account) return null;
+    if (this.debtEntries.has(entryId)) return account.debtMicros;
+    this.debtEntries.add(entryId);
+    const after = account.debtMicros + deltaMicros;
+    account.debtMicros = after > 0n ? after : 0n;
+    return account.debtMicros;
   }
 
   async unlockAccount(accountId: string): Promise<AccountRecord | null> {

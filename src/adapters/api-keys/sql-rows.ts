@@ -15,6 +15,7 @@ export interface AccountRow {
   rub_billing: boolean | number;
   locked_at_ms: Int | null;
   lock_reason: string | null;
+  debt_micros: Int;
 }
 
 export interface KeyRow {
@@ -57,6 +58,7 @@ export const ACCOUNT_COLUMNS = [
   'rub_billing',
   'locked_at_ms',
   'lock_reason',
+  'debt_micros',
 ];
 
 export const nullableMs = (v: Int | null | undefined): number | null =>
@@ -83,6 +85,7 @@ export function toAccount(row: AccountRow): AccountRecord {
     rubBilling: Boolean(row.rub_billing),
     lockedAtMs: nullableMs(row.locked_at_ms),
     lockReason: row.lock_reason,
+    debtMicros: BigInt(row.debt_micros),
   };
 }
 

@@ -49,6 +49,7 @@ export class SqlApiKeyStore implements ApiKeyStore {
       rub_billing: false,
       locked_at_ms: null,
       lock_reason: null,
+      debt_micros: 0,
     };
     try {
       await this.knex('accounts').insert(row);
@@ -117,6 +118,23 @@ export class SqlApiKeyStore implements ApiKeyStore {
       .whereNull('locked_at_ms')
       .update({ locked_at_ms: atMs, lock_reason: reason });
     return this.getAccount(accountId);
+  }
+
+  async changeDebt(accountId: string, entryId: string, deltaMicros: bigint, atMs: number): Promise<bigint | null> {
+    return this.knex.transaction(async (trx) => {
+      const account = (await trx('accounts').where('id', accountId).forUpdate().first('debt_micros')) as
+        | { debt_micros: number | bigint | string }
+        | undefined;
+      if (account === undefined) return null;
+      const before = BigInt(account.debt_micros);
+      // The account row is locked (PostgreSQL) or the writer is alone (SQLite): an entry is seen or added whole.
+      if ((await trx('account_debt_entries').where('id', entryId).first('id')) !== undefined) return before;
+      const entry = { id: entryId, account_id: accountId, delta_micros: deltaMicros.toString(), created_at_ms: atMs };
+      await trx('account_debt_entries').insert(entry);
+      const after = before + deltaMicros > 0n ? before + deltaMicros : 0n;
+      await trx('accounts').where('id', accountId).update({ debt_micros: after.toString() });
+      return after;
+    });
   }
 
   async unlockAccount(accountId: string): Promise<AccountRecord | null> {

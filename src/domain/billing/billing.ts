@@ -15,6 +15,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { newSortableId } from '../../lib/ids.js';
 import type { Principal } from '../keys/authenticator.js';
 import { BillingLeases, type Lease, type LeaseSettings } from './billing-leases.js';
+import { assertNoDebt } from './debt-guard.js';
 import type { KeyBudget } from './key-budget.js';
 import { microsToUsd } from './money.js';
 
@@ -111,6 +112,7 @@ export class Billing {
     options: { durable?: boolean } = {},
   ): Promise<Reservation> {
     const { accountId } = principal;
+    assertNoDebt(principal.account);
     // A call can cost 0 (a few tokens on a cheap model, SPEC 2.2), but a reservation is never empty: it still
     // proves the account can pay, and settling posts the real amount, 0 included.
     const amountMicros = estimateMicros > 0n ? estimateMicros : 1n;
@@ -140,6 +142,7 @@ export class Billing {
    * pays the read, which is what its requests are checked against. The hold taken after the count still decides.
    */
   async assertCanPay(principal: Principal, floorMicros: Micros): Promise<void> {
+    assertNoDebt(principal.account);
     const needed = floorMicros > 0n ? floorMicros : 1n; // as reserve: a reservation is never empty
     const leased = this.leases.freeMicros(principal.accountId);
     if (leased >= needed) return;

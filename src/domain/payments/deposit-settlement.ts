@@ -1,6 +1,7 @@
 import type { DepositRecord, Processor } from '../../adapters/deposit-store/index.js';
 import type { PaymentState, ProcessorEvent } from '../../adapters/payment-processor/index.js';
 import { topUp } from '../billing/top-up.js';
+import { repayDebt, reverseClawBack } from './debts.js';
 import { creditedMicros, minorToMicro } from './deposit-amounts.js';
 import type { PaymentsContext } from './payments-context.js';
 
@@ -40,6 +41,7 @@ async function credit(ctx: PaymentsContext, deposit: DepositRecord, state: Payme
     chargeRef: state.chargeRef,
     atMs: nowMs,
   });
+  await repayDebt(ctx, deposit.accountId, deposit.id);
 }
 
 /**
@@ -61,6 +63,8 @@ export async function applyProcessorEvents(
       await clawBack(ctx, processor, event.chargeRef, `refund:${processor}:${event.refundId}`, event.amountMinor);
     } else if (event.kind === 'dispute_funds_withdrawn') {
       await clawBack(ctx, processor, event.chargeRef, `dispute:${processor}:${event.disputeId}`, event.amountMinor);
+    } else if (event.kind === 'dispute_funds_reinstated') {
+      await reverseClawBack(ctx, `dispute:${processor}:${event.disputeId}`);
     }
   }
 }
@@ -86,5 +90,8 @@ async function clawBack(
     memo: `clawback of deposit ${deposit.id}`,
     allowShortfall: true,
   });
-  if (outcome.ok && !outcome.replayed) await ctx.deposits.addRefunded(deposit.id, micros, nowMs);
+  if (!outcome.ok) return;
+  // What the balance could not give is owed (debts.ts): an entry keyed by the clawback, so a replay adds nothing.
+  if (outcome.lossMicros > 0n) await ctx.apiKeys.changeDebt(deposit.accountId, transferId, outcome.lossMicros, nowMs);
+  if (!outcome.replayed) await ctx.deposits.addRefunded(deposit.id, micros, nowMs);
 }
