@@ -55,15 +55,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const { alerts, notifier, rentalAlerts } = buildRentalAlerts(db, config, now, logger);
   const rateLimiter = buildRateLimiter(redis, config, logger);
   const { auth, mailer } = await buildAccountAuth({ db, config, now, logger, keys, rateLimiter });
-  const payments = buildPayments({
-    db,
-    config,
-    ledger,
-    apiKeys: keys.apiKeys,
-    now,
-    logger,
-    rubRateMicro: marketFxRateRubMicro,
-  });
+  const payments = buildPayments({ db, config, ledger, keys, now, logger, marketFxRateRubMicro });
   const recommendations = await buildRecommendations(market, text.chat, catalog, config, now, logger);
   const sshSockets = await openSshSockets(config, market.sshProxy, logger);
   jobs.jobRunner.start();

@@ -35,10 +35,10 @@ export function buildPayments(input: {
   db: Database;
   config: Config;
   ledger: Ledger;
-  apiKeys: ApiKeyStore;
+  keys: { apiKeys: ApiKeyStore };
   now: () => number;
   logger: Logger;
-  rubRateMicro: bigint;
+  marketFxRateRubMicro: bigint;
 }): PaymentsContext {
   const { config } = input;
   const rails = buildRails(config);
@@ -47,11 +47,11 @@ export function buildPayments(input: {
   return {
     deposits: new SqlDepositStore(input.db),
     ledger: input.ledger,
-    apiKeys: input.apiKeys,
+    apiKeys: input.keys.apiKeys,
     rails,
     tronAddress: null,
     returnUrl: `${(config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/+$/, '')}/deposits`,
-    rubRateMicro: input.rubRateMicro,
+    rubRateMicro: input.marketFxRateRubMicro,
     now: input.now,
   };
 }
