@@ -20,6 +20,7 @@ import type {
 } from '../../adapters/market-store/index.js';
 import { ApiError } from '../../errors/api-error.js';
 import { newId } from '../../lib/ids.js';
+import { assertNoDebt } from '../billing/debt-guard.js';
 import { microsToUsd } from '../billing/money.js';
 import type { Principal } from '../keys/authenticator.js';
 import { dueAtStart, isTermPlan, UNIT_MS, unitPriceMicros } from './plans.js';
@@ -103,6 +104,7 @@ export class BurstOrders {
     principal: Principal,
     request: BurstRequest,
   ): Promise<{ order: BurstOrderRecord; instances: InstanceRecord[] }> {
+    assertNoDebt(principal.account);
     const now = this.deps.now();
     const onMachine = await this.volumeMachine(principal, request);
     const first = await this.plan(principal.accountId, request, request.gpuCount, now, onMachine);

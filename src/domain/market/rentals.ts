@@ -18,6 +18,7 @@ import type {
 import { ApiError, invalidField } from '../../errors/api-error.js';
 import { copyWith } from '../../lib/copy-with.js';
 import { newId } from '../../lib/ids.js';
+import { assertNoDebt } from '../billing/debt-guard.js';
 import type { Principal } from '../keys/authenticator.js';
 import { overPendingCap, requirePendingRoom } from './account-caps.js';
 import { insertCovered } from './balance-cover.js';
@@ -121,6 +122,7 @@ export class Rentals {
 
   /** Rents GPUs of an offer: 402 before anything is taken when the balance is short, 410 when they were taken meanwhile. */
   async create(principal: Principal, input: CreateRental): Promise<InstanceRecord> {
+    assertNoDebt(principal.account);
     const now = this.deps.now();
     const machine = await this.deps.store.getMachine(input.offerId);
     if (machine === null || !this.isOffered(machine, now))
@@ -302,6 +304,7 @@ export class Rentals {
 
   /** Starts a stopped rental again on the same machine: 409 `resources_unavailable` when its GPUs were taken. */
   async start(principal: Principal, id: string): Promise<InstanceRecord> {
+    assertNoDebt(principal.account);
     const now = this.deps.now();
     const current = await this.owned(principal, id);
     if (current.desiredStatus === 'terminated') throw new ApiError('instance_terminated', `Instance ${id} was deleted`);

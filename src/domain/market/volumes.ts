@@ -9,6 +9,7 @@
 import type { Ledger, LotSpec } from '../../adapters/ledger/index.js';
 import type { MarketStore, VolumeRecord } from '../../adapters/market-store/index.js';
 import { ApiError, invalidField } from '../../errors/api-error.js';
+import { assertNoDebt } from '../billing/debt-guard.js';
 import { microsToUsd } from '../billing/money.js';
 import type { Principal } from '../keys/authenticator.js';
 import { insertCovered } from './balance-cover.js';
@@ -60,6 +61,7 @@ export class Volumes {
    * volume is created (./balance-cover.ts), so parallel creations never share one balance.
    */
   async create(principal: Principal, input: { name: string; sizeGb: number }): Promise<VolumeRecord> {
+    assertNoDebt(principal.account);
     const { accountId } = principal;
     const price = this.deps.settings.priceMicrosPerGbMonth;
     const rule = {
