@@ -83,6 +83,13 @@ describe('MemoryPaymentProcessor: what tests drive', () => {
     );
   });
 
+  it('stands in for another rail when told its name and methods', async () => {
+    const acquirer = new MemoryPaymentProcessor({ name: 'yookassa', methods: ['card', 'sbp'] });
+    expect(acquirer.name).toBe('yookassa');
+    const { processorRef } = await acquirer.createCheckout({ ...request, method: 'sbp', currency: 'rub' });
+    expect(await acquirer.retrieve(processorRef)).toMatchObject({ status: 'pending', currency: 'rub' });
+  });
+
   it('a webhook signed by another memory processor is rejected', async () => {
     processor.pay(ref);
     const [webhook] = processor.webhooks;
