@@ -80,10 +80,29 @@ export class ProcessorUnavailable extends Error {
   }
 }
 
+/**
+ * The processor answered that the request as made cannot succeed, so retrying it is useless. `request`: what we
+ * asked for is refused (an amount outside its limits, a currency it does not take, an idempotency key reused with
+ * other parameters): on createCheckout the caller answers a 4xx when the client's input caused it. `credentials`:
+ * our key is refused or lacks a permission, a configuration fault the caller answers as 502 and alerts on.
+ */
+export class ProcessorRefused extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'request' | 'credentials',
+    /** The processor's own error code (Stripe `amount_too_small`, …), when it gives one. */
+    readonly processorCode: string | null,
+  ) {
+    super(message);
+    this.name = 'ProcessorRefused';
+  }
+}
+
 export interface PaymentProcessor {
   readonly name: ProcessorName;
   /** The methods this rail takes. */
   readonly methods: readonly CheckoutMethod[];
+  /** Throws ProcessorUnavailable when a retry may succeed, ProcessorRefused when it cannot. */
   createCheckout(request: CheckoutRequest): Promise<Checkout>;
   /** The payment as the processor's API shows it now; null when it does not know `processorRef`. */
   retrieve(processorRef: string): Promise<PaymentState | null>;
