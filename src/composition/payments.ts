@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ApiKeyStore } from '../adapters/api-keys/index.js';
 import { SqlDepositStore } from '../adapters/deposit-store/sql.js';
 import type { Ledger } from '../adapters/ledger/index.js';
+import { StripePaymentProcessor } from '../adapters/payment-processor/stripe.js';
 import { YooKassaProcessor } from '../adapters/payment-processor/yookassa.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connect.js';
@@ -17,6 +18,12 @@ const list = (text: string) =>
 /** The card and bank-transfer rails whose settings are present; the others are off (issue 27). */
 function buildRails(config: Config): Rails {
   const rails: Rails = {};
+  if (config.STRIPE_SECRET_KEY !== undefined && config.STRIPE_WEBHOOK_SECRET !== undefined)
+    rails.stripe = new StripePaymentProcessor({
+      secretKey: config.STRIPE_SECRET_KEY,
+      webhookSecrets: list(config.STRIPE_WEBHOOK_SECRET),
+      apiBaseUrl: config.STRIPE_API_URL,
+    });
   if (config.YOOKASSA_SHOP_ID !== undefined && config.YOOKASSA_SECRET_KEY !== undefined)
     rails.yookassa = new YooKassaProcessor({
       shopId: config.YOOKASSA_SHOP_ID,

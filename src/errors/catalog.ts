@@ -464,6 +464,12 @@ export const ERROR_CATALOG = {
     retryable: false,
     message: 'A refund or a lost dispute took back money this account had spent; a deposit repays it first',
   },
+  payment_processor_refused: {
+    status: 502,
+    type: 'api_error',
+    retryable: false,
+    message: 'The payment processor refused to open the checkout; nothing was charged',
+  },
   deposit_not_found: {
     status: 404,
     type: invalid,

@@ -1,5 +1,5 @@
 import type { DepositMethod, DepositRecord } from '../../adapters/deposit-store/index.js';
-import { ProcessorUnavailable } from '../../adapters/payment-processor/index.js';
+import { ProcessorRefused, ProcessorUnavailable } from '../../adapters/payment-processor/index.js';
 import { ApiError } from '../../errors/api-error.js';
 import { newId } from '../../lib/ids.js';
 import { toMinor } from './deposit-amounts.js';
@@ -60,6 +60,9 @@ export async function startDeposit(ctx: PaymentsContext, accountId: string, requ
   } catch (err) {
     await ctx.deposits.markClosed(deposit.id, 'failed', ctx.now());
     if (err instanceof ProcessorUnavailable) throw railUnavailable(method, 'its processor is unreachable');
+    // The processor refused our request or our key: nothing to retry, nothing charged.
+    if (err instanceof ProcessorRefused)
+      throw new ApiError('payment_processor_refused', `The payment processor refused: ${err.message}`);
     throw err;
   }
   return (await ctx.deposits.get(deposit.id))!;
