@@ -71,9 +71,11 @@ describe("deposit addresses at m/44'/195'/0'/0/i", () => {
     expect(depositAddress(parseDepositXpub(accountXpub(bean)), 0)).toBe('TSiXa4Yv9kwqZaw71fvMjLd5QcrQRzJdhc');
   });
 
-  it('refuses an xprv, a hardened or negative index, and a non-integer one', () => {
+  it('refuses an xprv, an xpub of another level, a hardened or negative index, and a non-integer one', () => {
     const root = HDKey.fromMasterSeed(mnemonicToSeedSync(ABANDON)).derive(DEPOSIT_ACCOUNT_PATH);
     expect(() => parseDepositXpub(root.privateExtendedKey)).toThrow(/xpub/);
+    expect(() => parseDepositXpub(root.deriveChild(0).publicExtendedKey)).toThrow(/depth 3/);
+    expect(() => parseDepositXpub('xpub-not-base58')).toThrow();
     const account = parseDepositXpub(root.publicExtendedKey);
     expect(() => depositAddress(account, 0x80000000)).toThrow(RangeError);
     expect(() => depositAddress(account, -1)).toThrow(RangeError);

@@ -14,10 +14,18 @@ const EXTERNAL_CHAIN = 0;
 /** BIP-32: indices at or above 2^31 are hardened, which an xpub cannot derive. */
 const MAX_INDEX = 0x7fffffff;
 
-/** Parses the configured xpub; throws when it is not an extended public key (a configuration error at boot). */
+/** `m/44'/195'/0'` is three steps below the master key. */
+const ACCOUNT_DEPTH = 3;
+
+/**
+ * Parses the configured xpub; throws when it is not an extended public key at the account level (a configuration
+ * error at boot: an xprv would put a key in the API process, and an xpub of another level would derive addresses
+ * the signer cannot spend from).
+ */
 export function parseDepositXpub(xpub: string): HDKey {
   const key = HDKey.fromExtendedKey(xpub);
   if (key.privateKey !== null) throw new Error('the deposit key must be an xpub, never an xprv');
+  if (key.depth !== ACCOUNT_DEPTH) throw new Error(`the deposit xpub must be of ${DEPOSIT_ACCOUNT_PATH} (depth 3)`);
   return key;
 }
 
