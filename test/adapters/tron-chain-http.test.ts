@@ -100,6 +100,32 @@ describe('the fake node speaks java-tron’s wire format', () => {
     });
   });
 
+  it('answers balanceOf by selector and parameter or by data, and reverts any other function', async () => {
+    const parameter = `${'0'.repeat(24)}${addressToHex(HOT_ADDRESS)?.slice(2)}`;
+    const call = { owner_address: addressToHex(HOT_ADDRESS), contract_address: addressToHex(USDT) };
+    const bySelector = await post('/wallet/triggerconstantcontract', {
+      ...call,
+      function_selector: 'balanceOf(address)',
+      parameter,
+    });
+    expect(bySelector).toMatchObject({
+      result: { result: true },
+      constant_result: [expect.stringMatching(/^[0-9a-f]{64}$/)],
+    });
+    expect(await post('/wallet/triggerconstantcontract', { ...call, data: `70a08231${parameter}` })).toEqual(
+      bySelector,
+    );
+    expect(await post('/wallet/triggerconstantcontract', { ...call, data: `a9059cbb${parameter}` })).toMatchObject({
+      result: { result: true },
+      transaction: { ret: [{ ret: 'FAILED' }] },
+    });
+    const balance = BigInt(`0x${(bySelector as { constant_result: string[] }).constant_result[0]}`);
+    expect(await chain.trc20Balance(HOT_ADDRESS, USDT, { solid: false })).toBe(balance);
+    expect(fake.requests.at(-1)?.path).toBe('/wallet/triggerconstantcontract');
+    await chain.trc20Balance(HOT_ADDRESS, USDT, { solid: true });
+    expect(fake.requests.at(-1)?.path).toBe('/walletsolidity/triggerconstantcontract');
+  });
+
   it('sends the API key as TRON-PRO-API-KEY, and no such header without one', async () => {
     await chain.solidHead();
     expect(fake.requests.at(-1)).toEqual({ path: '/walletsolidity/getnowblock', apiKey: 'key-123' });
@@ -115,6 +141,7 @@ describe('a misbehaving node reaches the caller as a TronNodeError', () => {
     ['trc20TransfersInBlock', (c) => c.trc20TransfersInBlock(5, USDT)],
     ['transactionInfo', (c) => c.transactionInfo('ab'.repeat(32), { solid: true })],
     ['broadcastHex', (c) => c.broadcastHex('0a00')],
+    ['trc20Balance', (c) => c.trc20Balance(HOT_ADDRESS, USDT, { solid: false })],
   ];
   const faults: [JavaTronFault, 'unreachable' | 'refused'][] = [
     ['http_503', 'unreachable'],

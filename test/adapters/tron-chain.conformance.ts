@@ -57,6 +57,8 @@ export function tronChainConformance(name: string, make: () => Promise<TronChain
       expect(await chain().transactionInfo(transfer.txid, { solid: false })).toMatchObject(landed);
       expect(await chain().transactionInfo(transfer.txid, { solid: true })).toEqual({ kind: 'absent' });
       expect(await chain().trc20TransfersInBlock(block.number, USDT)).toEqual([]);
+      expect(await chain().trc20Balance(OTHER_ADDRESS, USDT, { solid: false })).toBe(2_500_000n);
+      expect(await chain().trc20Balance(OTHER_ADDRESS, USDT, { solid: true })).toBe(0n);
       control().solidify();
       expect(await chain().transactionInfo(transfer.txid, { solid: true })).toMatchObject({
         ...landed,
@@ -73,7 +75,8 @@ export function tronChainConformance(name: string, make: () => Promise<TronChain
           blockTimeMs: block.timestampMs,
         },
       ]);
-      expect(control().balanceOf(OTHER_ADDRESS)).toBe(2_500_000n);
+      expect(await chain().trc20Balance(OTHER_ADDRESS, USDT, { solid: true })).toBe(2_500_000n);
+      expect(await chain().trc20Balance(HOT_ADDRESS, USDT, { solid: true })).toBe(1_000_000_000n - 2_500_000n);
       // The same bytes again (recovery after a lost answer, 5.3): the node knows them.
       expect(await chain().broadcastHex(transfer.hex)).toEqual({ kind: 'duplicate', txid: transfer.txid });
     });
@@ -107,7 +110,7 @@ export function tronChainConformance(name: string, make: () => Promise<TronChain
       const head = control().mineBlocks(65_536);
       const late = { ...stale, timestampMs: head.timestampMs };
       await refuse(signedTransfer({ to: DEPOSIT, amount: 1n, reference: late }).hex, 'TAPOS_ERROR');
-      expect(control().balanceOf(DEPOSIT)).toBe(0n);
+      expect(await chain().trc20Balance(DEPOSIT, USDT, { solid: false })).toBe(0n);
     });
 
     it('reads only SUCCESS Transfer logs of exactly the asked contract, with each log’s index in its transaction', async () => {
@@ -136,7 +139,7 @@ export function tronChainConformance(name: string, make: () => Promise<TronChain
         status: 'FAILED',
         receiptResult: 'REVERT',
       });
-      expect(control().balanceOf(DEPOSIT)).toBe(7n);
+      expect(await chain().trc20Balance(DEPOSIT, USDT, { solid: true })).toBe(7n);
       expect(await chain().trc20TransfersInBlock(block.number + 1, USDT)).toEqual([]);
     });
 
@@ -168,10 +171,13 @@ export function tronChainConformance(name: string, make: () => Promise<TronChain
       expect(await chain().transactionInfo(transfer.txid, { solid: false })).toMatchObject({ status: 'SUCCESS' });
     });
 
-    it('answers an unknown txid as absent and refuses bytes that are not a transaction', async () => {
+    it('answers an unknown txid as absent; refuses bytes that are not a transaction and an unknown contract', async () => {
       expect(await chain().transactionInfo('ab'.repeat(32), { solid: true })).toEqual({ kind: 'absent' });
       await expect(chain().broadcastHex('zz')).rejects.toMatchObject({ kind: 'refused' });
       await expect(chain().broadcastHex('0a05ff')).rejects.toBeInstanceOf(TronNodeError);
+      await expect(chain().trc20Balance(DEPOSIT, FAKE_TOKEN, { solid: true })).rejects.toMatchObject({
+        kind: 'refused',
+      });
     });
   });
 }

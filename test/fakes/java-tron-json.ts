@@ -5,13 +5,15 @@
  *   block-and-tx-query/getnowblock.md            `protocol.Block` with the extra `blockID`
  *   block-and-tx-query/gettransactioninfobyid.md `protocol.TransactionInfo` (`{}` when not on chain)
  *   tx-build-and-broadcast/broadcasthex.md       `{result, code, message, transaction, txid}`
+ *   smart-contract/triggerconstantcontract.md    `TransactionExtention` with `constant_result`
  */
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { BroadcastOutcome } from '../../src/adapters/tron-chain/index.js';
 import type { StoredBlock } from '../../src/adapters/tron-chain/memory.js';
 import type { TransactionInfoRecord } from '../../src/adapters/tron-chain/transaction-infos.js';
-import { addressToHex } from '../../src/lib/tron/address.js';
+import { addressFromHex, addressToHex } from '../../src/lib/tron/address.js';
 import type { DecodedTransaction } from '../../src/lib/tron/transaction.js';
+import { BALANCE_OF_SELECTOR, decodeBalanceOfCall } from '../../src/lib/tron/trc20.js';
 
 /** The witness every fake block names (any 0x41 address will do; java-tron prints it as hex). */
 const WITNESS = '41928c9af0651632157ef27a2cf17ca72c575a4d21';
@@ -72,5 +74,40 @@ export function broadcastJson(outcome: BroadcastOutcome, decoded: DecodedTransac
     message,
     transaction: JSON.stringify(transaction),
     txid: outcome.txid,
+  };
+}
+
+const hexText = (text: string): string => bytesToHex(utf8ToBytes(text));
+
+/**
+ * A constant call against the token as of `block`: only `balanceOf(address)` (by `function_selector` and
+ * `parameter`, or by `data`) answers; another contract is CONTRACT_VALIDATE_ERROR, another function reverts
+ * (`result.result` true, `transaction.ret[0].ret` FAILED), as the docs describe.
+ */
+export function constantCallJson(
+  block: StoredBlock,
+  token: string,
+  body: Record<string, unknown>,
+): Record<string, unknown> {
+  const contract = typeof body.contract_address === 'string' ? addressFromHex(body.contract_address) : null;
+  if (contract !== token) {
+    return { result: { code: 'CONTRACT_VALIDATE_ERROR', message: hexText('Smart contract is not exist.') } };
+  }
+  const selector = body.function_selector === 'balanceOf(address)' ? BALANCE_OF_SELECTOR : '';
+  const data = typeof body.data === 'string' ? body.data : `${selector}${String(body.parameter ?? '')}`;
+  const holder = /^([0-9a-fA-F]{2})*$/.test(data) ? decodeBalanceOfCall(hexToBytes(data.toLowerCase())) : null;
+  if (holder === null) {
+    return {
+      result: { result: true, message: hexText('REVERT opcode executed') },
+      constant_result: [''],
+      transaction: { ret: [{ ret: 'FAILED' }], visible: false },
+    };
+  }
+  const balance = block.balances.get(holder) ?? 0n;
+  return {
+    result: { result: true },
+    energy_used: 935,
+    constant_result: [balance.toString(16).padStart(64, '0')],
+    transaction: { ret: [{}], visible: false },
   };
 }

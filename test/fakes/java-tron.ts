@@ -8,6 +8,7 @@
  *   POST /walletsolidity/gettransactioninfobyblocknum {num}          `[TransactionInfo]` of a solidified block
  *   POST /wallet/gettransactioninfobyid, /walletsolidity/… {value}  `TransactionInfo` or `{}`
  *   POST /wallet/broadcasthex {transaction}                          `{result, code, message, transaction, txid}`
+ *   POST /wallet/triggerconstantcontract, /walletsolidity/…         `balanceOf(address)` of the token
  *
  * Errors as java-tron gives them (docs/api/http/index.md): HTTP 200 with `{"Error": "<class> : <message>"}`; an
  * unknown path 404. `failNext` makes the next requests misbehave, one fault each, in order: HTTP 503, the rate
@@ -18,7 +19,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { MemoryTronChain, type MemoryTronChainOptions } from '../../src/adapters/tron-chain/memory.js';
 import { isRecord } from '../../src/lib/is-record.js';
-import { blockJson, broadcastJson, infoJson } from './java-tron-json.js';
+import { blockJson, broadcastJson, constantCallJson, infoJson } from './java-tron-json.js';
 
 export type JavaTronFault = 'http_503' | 'rate_limited' | 'lite_node' | 'truncated_json' | 'wrong_shape' | 'no_answer';
 
@@ -64,6 +65,9 @@ function route(chain: MemoryTronChain, path: string, body: Record<string, unknow
       const result = chain.broadcast(typeof body.transaction === 'string' ? body.transaction : '');
       return 'error' in result ? javaError(result.error) : broadcastJson(result.outcome, result.decoded);
     }
+    case '/wallet/triggerconstantcontract':
+    case '/walletsolidity/triggerconstantcontract':
+      return constantCallJson(path.startsWith('/walletsolidity/') ? chain.solid : chain.head, chain.token, body);
     default:
       return null;
   }

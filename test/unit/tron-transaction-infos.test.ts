@@ -3,7 +3,11 @@
  * deposit filter both tron-chain adapters share (research/payments.md 4.2).
  */
 import { describe, expect, it } from 'vitest';
-import { readTransactionInfo, readTransactionInfoList } from '../../src/adapters/tron-chain/java-tron-wire.js';
+import {
+  readTransactionInfo,
+  readTransactionInfoList,
+  readUint256Result,
+} from '../../src/adapters/tron-chain/java-tron-wire.js';
 import { transactionState, transferEvents } from '../../src/adapters/tron-chain/transaction-infos.js';
 import { transferLog } from '../../src/lib/tron/trc20.js';
 
@@ -95,5 +99,29 @@ describe('deposits and states from infos', () => {
       receiptResult: null,
     });
     expect(transactionState(read({ receipt: {} }))).toMatchObject({ status: 'SUCCESS', receiptResult: null });
+  });
+});
+
+describe('java-tron constant calls', () => {
+  const word = `${'0'.repeat(56)}40cfcc00`;
+
+  it('reads the one uint256 of a successful call', () => {
+    const answer = { result: { result: true }, energy_used: 935, constant_result: [word], transaction: { ret: [{}] } };
+    expect(readUint256Result(answer)).toBe(1_087_360_000n);
+  });
+
+  it('refuses an unknown contract, a reverted call and answers without a 32-byte result', () => {
+    const refused = expect.objectContaining({ kind: 'refused' });
+    const reverted = { result: { result: true }, constant_result: [word], transaction: { ret: [{ ret: 'FAILED' }] } };
+    for (const bad of [
+      { result: { code: 'CONTRACT_VALIDATE_ERROR', message: '536d617274' } },
+      reverted,
+      { result: { result: true }, constant_result: [] },
+      { result: { result: true }, constant_result: ['40cfcc00'] },
+      { Error: 'x' },
+      [],
+    ]) {
+      expect(() => readUint256Result(bad)).toThrow(refused);
+    }
   });
 });

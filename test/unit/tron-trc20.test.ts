@@ -2,9 +2,14 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { describe, expect, it } from 'vitest';
+import { addressFromHex } from '../../src/lib/tron/address.js';
 import {
+  BALANCE_OF_SELECTOR,
+  decodeBalanceOfCall,
   decodeTransferCall,
   decodeTransferLog,
+  decodeUint256,
+  encodeBalanceOfParameter,
   encodeTransferCall,
   TRANSFER_SELECTOR,
   TRANSFER_TOPIC,
@@ -19,6 +24,18 @@ describe('TRC-20 ABI', () => {
   it('has the keccak-256 selector and topic of the signatures', () => {
     expect(bytesToHex(keccak_256(utf8ToBytes('transfer(address,uint256)')).subarray(0, 4))).toBe(TRANSFER_SELECTOR);
     expect(bytesToHex(keccak_256(utf8ToBytes('Transfer(address,address,uint256)')))).toBe(TRANSFER_TOPIC);
+    expect(bytesToHex(keccak_256(utf8ToBytes('balanceOf(address)')).subarray(0, 4))).toBe(BALANCE_OF_SELECTOR);
+  });
+
+  it('encodes balanceOf(address) as the java-tron docs’ constant call does, and reads its uint256 answer', () => {
+    // docs/api/http/smart-contract/triggerconstantcontract.md (a real Nile capture).
+    const holder = addressFromHex('41dd791d6b49e190062d650e6a23c575510d35f2f9') ?? '';
+    expect(encodeBalanceOfParameter(holder)).toBe('000000000000000000000000dd791d6b49e190062d650e6a23c575510d35f2f9');
+    const data = '70a08231000000000000000000000000dd791d6b49e190062d650e6a23c575510d35f2f9';
+    expect(decodeBalanceOfCall(Uint8Array.from(Buffer.from(data, 'hex')))).toBe(holder);
+    expect(decodeBalanceOfCall(Uint8Array.from(Buffer.from(data.slice(0, 40), 'hex')))).toBeNull();
+    expect(decodeUint256('0000000000000000000000000000000000000000000000000000000040cfcc00')).toBe(1_087_360_000n);
+    expect(decodeUint256('40cfcc00')).toBeNull();
   });
 
   it('encodes transfer(address,uint256) with a 20-byte recipient and decodes it back', () => {

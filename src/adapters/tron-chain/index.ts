@@ -72,6 +72,12 @@ export interface TronChain {
   broadcastHex(transactionHex: string): Promise<BroadcastOutcome>;
   /** A transaction's execution as the full node (`solid: false`) or its solidified part (`solid: true`) knows it. */
   transactionInfo(txid: string, options: { solid: boolean }): Promise<TransactionState>;
+  /**
+   * A holder's balance of a TRC-20 contract (`balanceOf` by `triggerconstantcontract`), as of the full node's head or
+   * the solidified head: the hot wallet's funds before a withdrawal is signed, custody reconciliation
+   * (research/payments.md 5.3). A contract the node does not know is `refused`.
+   */
+  trc20Balance(holder: string, contract: string, options: { solid: boolean }): Promise<bigint>;
 }
 
 /**

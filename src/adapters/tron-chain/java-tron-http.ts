@@ -9,6 +9,8 @@
  * `{"Error": …}`, a disabled API as 404, a lite full node's history queries as bare text).
  */
 import { readUpTo } from '../../lib/read-up-to.js';
+import { addressToHex } from '../../lib/tron/address.js';
+import { encodeBalanceOfParameter } from '../../lib/tron/trc20.js';
 import {
   type BroadcastOutcome,
   type ChainBlock,
@@ -17,7 +19,13 @@ import {
   type TronChain,
   TronNodeError,
 } from './index.js';
-import { readBlock, readBroadcast, readTransactionInfo, readTransactionInfoList } from './java-tron-wire.js';
+import {
+  readBlock,
+  readBroadcast,
+  readTransactionInfo,
+  readTransactionInfoList,
+  readUint256Result,
+} from './java-tron-wire.js';
 import { transactionState, transferEvents } from './transaction-infos.js';
 
 export interface JavaTronHttpOptions {
@@ -67,6 +75,19 @@ export class JavaTronHttpChain implements TronChain {
   async transactionInfo(txid: string, options: { solid: boolean }): Promise<TransactionState> {
     const path = options.solid ? '/walletsolidity/gettransactioninfobyid' : '/wallet/gettransactioninfobyid';
     return transactionState(readTransactionInfo(await this.#post(path, { value: txid })));
+  }
+
+  async trc20Balance(holder: string, contract: string, options: { solid: boolean }): Promise<bigint> {
+    const [holderHex, contractHex] = [addressToHex(holder), addressToHex(contract)];
+    if (holderHex === null || contractHex === null) throw new Error('trc20Balance needs base58check addresses');
+    const path = options.solid ? '/walletsolidity/triggerconstantcontract' : '/wallet/triggerconstantcontract';
+    const body = await this.#post(path, {
+      owner_address: holderHex,
+      contract_address: contractHex,
+      function_selector: 'balanceOf(address)',
+      parameter: encodeBalanceOfParameter(holder),
+    });
+    return readUint256Result(body);
   }
 
   /** One POST; the parsed JSON body, or a `TronNodeError` saying whether trying again may help. */

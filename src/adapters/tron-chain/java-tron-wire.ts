@@ -3,10 +3,10 @@
  * port's types. Anything java-tron would not send is `TronNodeError('refused')`, never a crash further up: a node
  * (or a proxy in front of one) that answers garbage is an outage, not a bug of ours. Shapes are from
  * tronprotocol/documentation-en docs/api/http/block-and-tx-query/{getnowblock,gettransactioninfobyid,
- * gettransactioninfobyblocknum}.md and tx-build-and-broadcast/broadcasthex.md.
+ * gettransactioninfobyblocknum}.md and tx-build-and-broadcast/broadcasthex.md, smart-contract/triggerconstantcontract.md.
  */
 import { isRecord } from '../../lib/is-record.js';
-import type { EventLog } from '../../lib/tron/trc20.js';
+import { decodeUint256, type EventLog } from '../../lib/tron/trc20.js';
 import { type BroadcastOutcome, type ChainBlock, TronNodeError } from './index.js';
 import type { TransactionInfoRecord } from './transaction-infos.js';
 
@@ -85,4 +85,23 @@ export function readBroadcast(body: unknown): BroadcastOutcome {
   if (body.result === true) return { kind: 'accepted', txid };
   if (code === 'DUP_TRANSACTION_ERROR') return { kind: 'duplicate', txid };
   return { kind: 'rejected', txid, code, message: typeof body.message === 'string' ? body.message : '' };
+}
+
+/**
+ * triggerconstantcontract's `TransactionExtention` for a call returning one uint256. Refused: `result.result` not
+ * true (an unknown contract, constant calls disabled), a reverted call (`transaction.ret[0].ret` FAILED), or no
+ * 32-byte `constant_result`.
+ */
+export function readUint256Result(body: unknown): bigint {
+  if (!isRecord(body) || !isRecord(body.result)) throw malformed('a constant call');
+  const { result, code, message } = body.result;
+  if (result !== true) {
+    throw new TronNodeError('refused', `the node refused the constant call: ${String(code)} ${String(message)}`);
+  }
+  const ret = isRecord(body.transaction) && Array.isArray(body.transaction.ret) ? body.transaction.ret[0] : undefined;
+  if (isRecord(ret) && ret.ret === 'FAILED') throw new TronNodeError('refused', 'the constant call reverted');
+  const [word] = Array.isArray(body.constant_result) ? body.constant_result : [];
+  const value = typeof word === 'string' ? decodeUint256(word) : null;
+  if (value === null) throw malformed('a constant call');
+  return value;
 }

@@ -9,6 +9,8 @@ import { addressFromHex, decodeAddress } from './address.js';
 
 /** keccak-256("transfer(address,uint256)")[0..4]. */
 export const TRANSFER_SELECTOR = 'a9059cbb';
+/** keccak-256("balanceOf(address)")[0..4]. */
+export const BALANCE_OF_SELECTOR = '70a08231';
 /** keccak-256("Transfer(address,address,uint256)"), the log's topics[0]. */
 export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
@@ -25,6 +27,28 @@ export function encodeTransferCall(to: string, amount: bigint): Uint8Array {
   if (amount < 0n || amount > UINT256_MAX) throw new RangeError('the amount does not fit a uint256');
   const hex = TRANSFER_SELECTOR + bytesToHex(recipient.subarray(1)).padStart(WORD_HEX, '0');
   return hexToBytes(hex + amount.toString(16).padStart(WORD_HEX, '0'));
+}
+
+/**
+ * The ABI parameter of `balanceOf(address)` (one word: the 20-byte holder), as java-tron's
+ * `/wallet/triggerconstantcontract` takes it beside `function_selector` (research/payments.md 5.3: reconciliation).
+ */
+export function encodeBalanceOfParameter(holder: string): string {
+  const bytes = decodeAddress(holder);
+  if (bytes === null) throw new Error('the holder is not a valid TRON address');
+  return bytesToHex(bytes.subarray(1)).padStart(WORD_HEX, '0');
+}
+
+/** The holder a `balanceOf(address)` call data asks about, or null when it is not exactly such a call. */
+export function decodeBalanceOfCall(data: Uint8Array): string | null {
+  const hex = bytesToHex(data);
+  if (hex.length !== 8 + WORD_HEX || !hex.startsWith(BALANCE_OF_SELECTOR)) return null;
+  return wordToAddress(hex.slice(8));
+}
+
+/** A uint256 return value (one 32-byte word, hex), or null when it is not one. */
+export function decodeUint256(word: string): bigint | null {
+  return /^[0-9a-fA-F]{64}$/.test(word) ? BigInt(`0x${word}`) : null;
 }
 
 /** What a transfer call carries, or null when the data is not exactly a `transfer(address,uint256)` call. */
