@@ -1,5 +1,9 @@
 import type { DepositRecord, Processor } from '../../adapters/deposit-store/index.js';
-import type { PaymentState, ProcessorEvent } from '../../adapters/payment-processor/index.js';
+import {
+  type PaymentState,
+  type ProcessorEvent,
+  ProcessorUnavailable,
+} from '../../adapters/payment-processor/index.js';
 import { topUp } from '../billing/top-up.js';
 import { repayDebt, reverseClawBack } from './debts.js';
 import { creditedMicros, minorToMicro } from './deposit-amounts.js';
@@ -59,6 +63,9 @@ export async function applyProcessorEvents(
     if (event.kind === 'payment_changed') {
       const state = await rail.retrieve(event.processorRef);
       if (state !== null) await settleFromProcessor(ctx, processor, state);
+      // A payment of ours the processor cannot show yet: refused for now, so its webhook comes again.
+      else if ((await ctx.deposits.findByRef(processor, event.processorRef)) !== null)
+        throw new ProcessorUnavailable(`${processor} does not show ${event.processorRef} yet`);
     } else if (event.kind === 'refunded') {
       await clawBack(ctx, processor, event.chargeRef, `refund:${processor}:${event.refundId}`, event.amountMinor);
     } else if (event.kind === 'dispute_funds_withdrawn') {
