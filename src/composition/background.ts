@@ -12,6 +12,7 @@ import type { JobRunner } from '../domain/jobs/job-runner.js';
 import type { RentalAlerts } from '../domain/market/rental-alerts.js';
 import { checkPendingDeposits, PENDING_CHECK_AFTER_MS } from '../domain/payments/deposits.js';
 import type { PaymentsContext } from '../domain/payments/payments-context.js';
+import { scanUsdtDeposits } from '../domain/payments/usdt-deposits.js';
 import { Periodic } from '../lib/periodic.js';
 import type { Market } from './deps.js';
 
@@ -45,9 +46,10 @@ interface BackgroundTask {
   intervalMs: number;
 }
 
-/** Holds, idempotency keys, charges for delivered work and billing leases. */
+/** Holds, idempotency keys, charges for delivered work, billing leases, and deposits whose news is to be fetched. */
 function moneyTasks(p: BackgroundParts): BackgroundTask[] {
   const { config, now } = p;
+  const { usdt } = p.payments;
   return [
     { run: () => p.ledger.expireHolds(now()), failure: 'hold sweep failed', intervalMs: config.HOLD_SWEEP_MS },
     {
@@ -66,6 +68,15 @@ function moneyTasks(p: BackgroundParts): BackgroundTask[] {
       failure: 'pending deposit check failed',
       intervalMs: PENDING_CHECK_AFTER_MS,
     },
+    ...(usdt === null
+      ? []
+      : [
+          {
+            run: () => scanUsdtDeposits(p.payments, usdt),
+            failure: 'USDT deposit scan failed',
+            intervalMs: config.TRON_POLL_MS,
+          },
+        ]),
   ];
 }
 

@@ -4,10 +4,13 @@ import { SqlDepositStore } from '../adapters/deposit-store/sql.js';
 import type { Ledger } from '../adapters/ledger/index.js';
 import { StripePaymentProcessor } from '../adapters/payment-processor/stripe.js';
 import { YooKassaProcessor } from '../adapters/payment-processor/yookassa.js';
+import { JavaTronHttpChain } from '../adapters/tron-chain/java-tron-http.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connect.js';
 import type { Rails } from '../domain/payments/deposit-rails.js';
 import type { PaymentsContext } from '../domain/payments/payments-context.js';
+import type { UsdtRail } from '../domain/payments/usdt-deposits.js';
+import { depositAddress, parseDepositXpub } from '../lib/tron/deposit-address.js';
 
 const list = (text: string) =>
   text
@@ -34,6 +37,17 @@ function buildRails(config: Config): Rails {
   return rails;
 }
 
+/** USDT-TRC20 deposits need both the xpub to derive addresses from and a node to watch (issue 27 item 3). */
+function buildUsdtRail(config: Config): UsdtRail | null {
+  if (config.TRON_XPUB === undefined || config.TRON_NODE_URL === undefined) return null;
+  const account = parseDepositXpub(config.TRON_XPUB);
+  const chain = new JavaTronHttpChain({
+    nodeUrl: config.TRON_NODE_URL,
+    ...(config.TRON_API_KEY === undefined ? {} : { apiKey: config.TRON_API_KEY }),
+  });
+  return { chain, contract: config.TRON_USDT_CONTRACT, address: (index) => depositAddress(account, index) };
+}
+
 /**
  * Deposits (issue 27, DESIGN.md 11): the rails configured, the store, and the rate ruble deposits are credited at.
  * Each rail that is off is named once at start, so an operator sees why its deposits answer 503.
@@ -49,14 +63,18 @@ export function buildPayments(input: {
 }): PaymentsContext {
   const { config } = input;
   const rails = buildRails(config);
-  const off = [...(rails.yookassa === undefined ? ['sbp (YOOKASSA_SHOP_ID, YOOKASSA_SECRET_KEY)'] : [])];
+  const usdt = buildUsdtRail(config);
+  const off = [
+    ...(usdt === null ? ['usdt_trc20 (TRON_XPUB, TRON_NODE_URL)'] : []),
+    ...(rails.yookassa === undefined ? ['sbp (YOOKASSA_SHOP_ID, YOOKASSA_SECRET_KEY)'] : []),
+  ];
   if (off.length > 0) input.logger.info({ off }, 'deposit methods off: their settings are missing');
   return {
     deposits: new SqlDepositStore(input.db),
     ledger: input.ledger,
     apiKeys: input.keys.apiKeys,
     rails,
-    tronAddress: null,
+    usdt,
     returnUrl: `${(config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/+$/, '')}/deposits`,
     rubRateMicro: input.marketFxRateRubMicro,
     now: input.now,

@@ -33,8 +33,9 @@ export async function startDeposit(ctx: PaymentsContext, accountId: string, requ
   const { processor, currency } = METHOD_RAILS[method];
   const base = { id: newId('dep'), accountId, method, processor, processorRef: null, currency, createdAtMs: nowMs };
   if (method === 'usdt_trc20') {
-    if (ctx.tronAddress === null) throw railUnavailable(method, 'this service has no settings for it');
-    const { address } = await ctx.deposits.addressFor(accountId, ctx.tronAddress);
+    if (ctx.usdt === null) throw railUnavailable(method, 'this service has no settings for it');
+    const { usdt } = ctx;
+    const { address } = await ctx.deposits.addressFor(accountId, (index) => usdt.address(index));
     const awaiting = {
       ...base,
       status: 'awaiting_transfer' as const,
