@@ -6,11 +6,13 @@
  * never print a stack trace; set ADMIN_DEBUG=1 to see one for unexpected (infrastructure) failures.
  */
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
 import { SqlApiKeyStore } from '../adapters/api-keys/sql.js';
 import { SqlCredentialStore } from '../adapters/credential-store/sql.js';
 import { balanceMicros } from '../adapters/ledger/index.js';
 import { openLedger } from '../adapters/ledger/open.js';
 import { SqlMarketStore } from '../adapters/market-store/sql.js';
+import { buildPayments } from '../composition/payments.js';
 import { buildRentalBilling } from '../composition/rental-billing.js';
 import { loadConfig } from '../config.js';
 import { connectDatabase, type Database } from '../db/connect.js';
@@ -22,6 +24,7 @@ import { setVerification } from '../domain/market/machines.js';
 import { DomainError, isDomainError } from '../errors/domain-error.js';
 import { accountCommands } from './account-commands.js';
 import { type Command, type Output, required, type Stores, UsageError, type Values } from './command.js';
+import { paymentCommands } from './payment-commands.js';
 
 const USAGE_EXIT = 2;
 const FAILURE_EXIT = 1;
@@ -157,6 +160,7 @@ const commands: Record<string, Command> = {
     },
   },
   ...accountCommands,
+  ...paymentCommands,
   'accounts delete': {
     usage: 'accounts delete --account ACCOUNT_ID',
     options: { account: { type: 'string' } },
@@ -293,8 +297,19 @@ async function withStore<T>(run: (stores: Stores) => Promise<T>): Promise<T> {
       await billing.volumes.settleAccount(accountId);
     };
     const store = new SqlApiKeyStore(db);
+    const logger = pino({ level: 'silent' });
+    const payments = buildPayments({
+      db,
+      config,
+      ledger,
+      keys: { apiKeys: store },
+      now: Date.now,
+      logger,
+      marketFxRateRubMicro: marketRateMicro,
+    });
     return await run({
       store,
+      payments,
       credentials: new SqlCredentialStore(db),
       ledger,
       market,

@@ -7,6 +7,7 @@ import type { ApiKeyStore } from '../adapters/api-keys/index.js';
 import type { CredentialStore } from '../adapters/credential-store/index.js';
 import type { Ledger } from '../adapters/ledger/index.js';
 import type { MarketStore } from '../adapters/market-store/index.js';
+import type { PaymentsContext } from '../domain/payments/payments-context.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -20,6 +21,8 @@ export interface Stores {
   marketRateMicro: bigint;
   /** Settles an account's rentals and volumes up to now. */
   settleRentals: (accountId: string) => Promise<void>;
+  /** Deposits and the rails configured for the server (reconciliation). */
+  payments: PaymentsContext;
 }
 
 export interface Command {

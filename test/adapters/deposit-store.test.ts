@@ -158,6 +158,19 @@ function conformance(name: string, make: () => Promise<{ store: DepositStore; cl
       expect(await store().findAddress('T-nobody')).toBeNull();
     });
 
+    it('scans every deposit in id order, a page at a time', async () => {
+      const all: string[] = [];
+      for (let afterId: string | null = null; ; ) {
+        const page: { id: string }[] = await store().scan(afterId, 2);
+        if (page.length === 0) break;
+        all.push(...page.map((d) => d.id));
+        afterId = page.at(-1)!.id;
+      }
+      expect(all).toEqual([...all].sort());
+      expect(new Set(all).size).toBe(all.length);
+      expect(all.length).toBeGreaterThan(5);
+    });
+
     it('keeps the chain cursor', async () => {
       const chain = `tron-${newId('c')}`;
       expect(await store().cursor(chain)).toBeNull();

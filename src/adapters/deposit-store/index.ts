@@ -78,6 +78,8 @@ export interface DepositStore {
   findByChargeRef(processor: Processor, chargeRef: string): Promise<DepositRecord | null>;
   /** Newest first. */
   list(accountId: string, page: { limit: number; offset: number }): Promise<DepositRecord[]>;
+  /** Every deposit in id order, `limit` at a time after `afterId` (null: from the start), for reconciliation. */
+  scan(afterId: string | null, limit: number): Promise<DepositRecord[]>;
   /** The processor's checkout for a pending deposit; false when it has one already or is not pending. */
   attachCheckout(id: string, checkout: { processorRef: string; checkoutUrl: string }, atMs: number): Promise<boolean>;
   /**

@@ -65,6 +65,14 @@ export class MemoryDepositStore implements DepositStore {
       .map(copy);
   }
 
+  async scan(afterId: string | null, limit: number): Promise<DepositRecord[]> {
+    return [...this.deposits.values()]
+      .filter((d) => afterId === null || d.id > afterId)
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .slice(0, limit)
+      .map(copy);
+  }
+
   async attachCheckout(id: string, checkout: { processorRef: string; checkoutUrl: string }, atMs: number) {
     const deposit = this.deposits.get(id);
     if (deposit?.status !== 'pending' || deposit.processorRef !== null) return false;

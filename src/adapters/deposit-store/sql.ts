@@ -73,6 +73,12 @@ export class SqlDepositStore implements DepositStore {
     return rows.map(toDeposit);
   }
 
+  async scan(afterId: string | null, limit: number): Promise<DepositRecord[]> {
+    const query = this.knex('deposits').orderBy('id').limit(limit);
+    if (afterId !== null) query.where('id', '>', afterId);
+    return ((await query) as DepositRow[]).map(toDeposit);
+  }
+
   async attachCheckout(id: string, checkout: { processorRef: string; checkoutUrl: string }, atMs: number) {
     try {
       const changed = await this.knex('deposits')
