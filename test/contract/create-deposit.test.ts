@@ -60,6 +60,17 @@ describe('POST /v1/payments/deposits', () => {
     expectNativeError(await create(apiKey, { method: 'card', amount_usd: 10.001 }), 400, 'invalid_request');
   });
 
+  it('502 payment_processor_refused: the processor refuses the checkout; nothing is charged, the deposit failed', async () => {
+    const { apiKey } = await h.newAccount();
+    h.stripe.failRequests(400, 2);
+    const refused = await create(apiKey, { method: 'card', amount_usd: 10 });
+    h.stripe.failRequests(null);
+    expectNativeError(refused, 502, 'payment_processor_refused');
+    expect(refused.headers.get('x-should-retry')).toBe('false');
+    const deposits = expectNativeOk(await call(h.baseUrl, 'GET', '/v1/payments/deposits', { key: apiKey })).deposits;
+    expect(deposits).toMatchObject([{ method: 'card', status: 'failed' }]);
+  });
+
   it('401 without a key', async () => {
     expectNativeError(
       await call(h.baseUrl, 'POST', '/v1/payments/deposits', { body: {} }),
@@ -70,9 +81,10 @@ describe('POST /v1/payments/deposits', () => {
 
   it('503 payment_rail_unavailable: a rail with no settings, or a processor that does not answer', async () => {
     const { apiKey } = await h.newAccount();
-    const card = await create(apiKey, { method: 'card', amount_usd: 10 });
-    expectNativeError(card, 503, 'payment_rail_unavailable');
-    expect(card.headers.get('x-should-retry')).toBe('true');
+    const usdt = await create(apiKey, { method: 'usdt_trc20' });
+    expectNativeError(usdt, 503, 'payment_rail_unavailable');
+    expect(usdt.headers.get('x-should-retry')).toBe('true');
+    expect(usdt.body.data.meta.method).toBe('usdt_trc20');
     h.yookassa.failNext(500, 500, 500, 500);
     const down = await create(apiKey, { method: 'sbp', amount_rub: 300 });
     expectNativeError(down, 503, 'payment_rail_unavailable');

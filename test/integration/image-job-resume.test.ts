@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { solidImage } from '../../src/adapters/image-codec/sharp-images.js';
+import { heldMoney } from '../../src/domain/jobs/job-steps.js';
 import { newId } from '../../src/lib/ids.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { expectNativeOk } from '../setup/envelopes.js';
@@ -55,8 +56,7 @@ async function orphanedAfterHosting(apiKey: string, chargedAlready: boolean): Pr
     estimated_cost_usd: 0.08,
     request: { model: 'imgG-4o', prompt: 'A lighthouse', n: 2 },
     references: [],
-    owner: principal,
-    hold: { id: reservation.holdId, amount_micros: '80000', started_at_ms: reservation.startedAtMs },
+    ...heldMoney(reservation),
     delivery: { provider: 'images', format: 'png', images },
   };
   const job = {

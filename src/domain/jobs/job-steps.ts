@@ -22,19 +22,26 @@ export interface JobStepDeps {
   owner: string;
 }
 
+/** The owner as a job record keeps it: JSON has no bigint, so without the key's spend limit and the account's debt. */
+type StoredOwner = Omit<Principal, 'account'> & { account: Omit<Principal['account'], 'debtMicros'> };
+
 /**
  * The money of a job, in its record: who pays, and the hold that reserves it (`hold:<job_id>`), with `key_held`
- * when a key hold of the same id shadows it (key-budget.ts). The owner is kept without its key's spend limit
- * (JSON has no bigint): the job's limit was checked at kickoff, and only its key hold is released later.
+ * when a key hold of the same id shadows it (key-budget.ts). The owner is kept without its key's spend limit and
+ * its debt: both were checked at kickoff, and later steps only settle or release what was held.
  */
 export interface HeldMoney {
-  owner: Principal;
+  owner: StoredOwner;
   hold: { id: string; amount_micros: string; started_at_ms: number; key_held?: boolean };
+}
+
+function withoutDebt({ debtMicros: _debt, ...account }: Principal['account']): StoredOwner['account'] {
+  return account;
 }
 
 export function heldMoney(reservation: Reservation): HeldMoney {
   return {
-    owner: { ...reservation.principal, keySpendLimit: null },
+    owner: { ...reservation.principal, keySpendLimit: null, account: withoutDebt(reservation.principal.account) },
     hold: {
       id: reservation.holdId,
       amount_micros: String(reservation.amountMicros),
@@ -49,7 +56,7 @@ export function reservationOf(jobId: string, money: HeldMoney): Reservation {
   return {
     holdId: money.hold.id,
     requestId: jobId,
-    principal: money.owner,
+    principal: { ...money.owner, account: { ...money.owner.account, debtMicros: 0n } },
     amountMicros: BigInt(money.hold.amount_micros),
     startedAtMs: money.hold.started_at_ms,
     lease: null,
