@@ -14,8 +14,9 @@ async function receive(
   processor: 'stripe' | 'yookassa',
   { deps, req }: Pick<RequestContext<'receiveStripeWebhook'>, 'deps' | 'req'>,
 ) {
+  const method = processor === 'stripe' ? 'card' : 'sbp';
   const rail = deps.payments.rails[processor];
-  if (rail === undefined) throw railUnavailable(processor === 'stripe' ? 'card' : 'sbp', 'it is not configured');
+  if (rail === undefined) throw railUnavailable(method, 'it is not configured');
   const headers = Object.fromEntries(
     Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]),
   );
@@ -24,8 +25,7 @@ async function receive(
     await applyProcessorEvents(deps.payments, processor, events);
   } catch (err) {
     if (err instanceof WebhookRejected) throw new ApiError('webhook_rejected', err.message);
-    if (err instanceof ProcessorUnavailable)
-      throw railUnavailable(processor === 'stripe' ? 'card' : 'sbp', err.message);
+    if (err instanceof ProcessorUnavailable) throw railUnavailable(method, 'its processor is unreachable');
     throw err;
   }
   return { status: 200 as const, body: nativeOk({ received: true as const }) };
