@@ -6,13 +6,17 @@ import type { AccountRecord, ApiKeyRecord } from '../adapters/api-keys/index.js'
 import { balanceMicros } from '../adapters/ledger/index.js';
 import * as accounts from '../domain/accounts/accounts.js';
 import { microsToUsd } from '../domain/billing/money.js';
+import { isoOrNull } from '../lib/iso-time.js';
 import { type Command, type Output, required, type Stores } from './command.js';
 
 const ACCOUNT = { account: { type: 'string' } } as const;
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 function lockView(account: AccountRecord): Output {
-  return { locked: account.lockedAtMs !== null, locked_at: iso(account.lockedAtMs), lock_reason: account.lockReason };
+  return {
+    locked: account.lockedAtMs !== null,
+    locked_at: isoOrNull(account.lockedAtMs),
+    lock_reason: account.lockReason,
+  };
 }
 
 function keyView(key: ApiKeyRecord): Output {
@@ -20,10 +24,10 @@ function keyView(key: ApiKeyRecord): Output {
     key_id: key.id,
     name: key.name,
     hint: key.displayHint,
-    created_at: iso(key.createdAtMs),
-    last_used_at: iso(key.lastUsedAtMs),
+    created_at: isoOrNull(key.createdAtMs),
+    last_used_at: isoOrNull(key.lastUsedAtMs),
     revoked: key.revokedAtMs !== null,
-    revoked_at: iso(key.revokedAtMs),
+    revoked_at: isoOrNull(key.revokedAtMs),
   };
 }
 
@@ -33,7 +37,7 @@ async function loginView({ credentials }: Stores, accountId: string, nowMs: numb
   if (login === null) return null;
   return {
     email_confirmed: login.emailConfirmedAtMs !== null,
-    email_confirmed_at: iso(login.emailConfirmedAtMs),
+    email_confirmed_at: isoOrNull(login.emailConfirmedAtMs),
     totp: login.totpSecret !== null,
     live_sessions: (await credentials.listLiveSessions(accountId, nowMs)).length,
   };
@@ -50,7 +54,7 @@ async function show(stores: Stores, idOrEmail: string): Promise<Output> {
   return {
     account_id: account.id,
     email: account.email,
-    created_at: iso(account.createdAtMs),
+    created_at: isoOrNull(account.createdAtMs),
     balance_usd: microsToUsd(balanceMicros(balance)),
     held_usd: microsToUsd(balance.heldMicros),
     ...lockView(account),

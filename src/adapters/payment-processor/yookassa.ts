@@ -1,3 +1,4 @@
+import { AddressRanges } from '../../lib/address-ranges.js';
 /**
  * The Russian acquirer rail (issue 27, DESIGN.md 11): cards and SBP through YooKassa's API v3, over fetch with no
  * SDK (research/payments.md 3, 9). A deposit is a payment with automatic capture (`capture: true`, so it completes
@@ -28,7 +29,6 @@ import { kopecksToDecimal } from './yookassa-amounts.js';
 import { YooKassaClient } from './yookassa-client.js';
 import { readNotification } from './yookassa-notifications.js';
 import { readPayment, readRefund } from './yookassa-objects.js';
-import { SenderRanges } from './yookassa-senders.js';
 
 export interface YooKassaOptions {
   shopId: string;
@@ -54,7 +54,7 @@ export class YooKassaProcessor implements PaymentProcessor {
   readonly name = 'yookassa';
   readonly methods: readonly CheckoutMethod[] = ['card', 'sbp'];
   private readonly client: YooKassaClient;
-  private readonly senders: SenderRanges | null;
+  private readonly senders: AddressRanges | null;
 
   constructor(options: YooKassaOptions) {
     this.client = new YooKassaClient({
@@ -63,7 +63,7 @@ export class YooKassaProcessor implements PaymentProcessor {
       apiBase: options.apiBase ?? API_BASE,
       budgetMs: options.budgetMs ?? BUDGET_MS,
     });
-    this.senders = options.senderRanges === undefined ? null : SenderRanges.parse(options.senderRanges);
+    this.senders = options.senderRanges === undefined ? null : AddressRanges.parse(options.senderRanges);
   }
 
   async createCheckout(request: CheckoutRequest): Promise<Checkout> {

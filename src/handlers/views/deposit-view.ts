@@ -1,10 +1,10 @@
 import type { components } from '../../../generated/openapi.js';
 import type { DepositRecord } from '../../adapters/deposit-store/index.js';
 import { microsToUsd, scaledToNumber } from '../../domain/billing/money.js';
+import { isoOrNull } from '../../lib/iso-time.js';
 
 type Deposit = components['schemas']['Deposit'];
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 const money = (minor: bigint | null, places: number): number | null =>
   minor === null ? null : scaledToNumber(minor, places);
 
@@ -22,6 +22,6 @@ export function depositView(d: DepositRecord): Deposit {
     address: d.address,
     tx_id: d.txId,
     created_at: new Date(d.createdAtMs).toISOString(),
-    credited_at: iso(d.creditedAtMs),
+    credited_at: isoOrNull(d.creditedAtMs),
   };
 }
