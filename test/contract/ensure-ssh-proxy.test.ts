@@ -7,7 +7,7 @@ import { newProvider } from '../setup/market.js';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ SSH_PROXY_PORTS: '41000-41001', SSH_PROXY_HOST: 'ssh.example.test' });
+  h = await startHarness({ SSH_PROXY_PORTS: '19000-19001', SSH_PROXY_HOST: 'ssh.example.test' });
 });
 afterAll(() => h.close());
 
@@ -26,13 +26,13 @@ describe('POST /v1/instances/{id}/ssh-proxy/ensure', () => {
     const provider = await newProvider(h, { gpu_name: newId('g'), gpu_count: 4 });
     const renter = await h.newAccount(undefined, { balanceUsd: 100 });
     const first = await rent(renter.apiKey, provider.machineId);
-    expect(first).toMatchObject({ ssh_host: 'ssh.example.test', ssh_port: 41000 });
+    expect(first).toMatchObject({ ssh_host: 'ssh.example.test', ssh_port: 19000 });
     expect(expectNativeOk(await ensure(renter.apiKey, first.task_id))).toMatchObject({
       ssh_host: 'ssh.example.test',
-      ssh_port: 41000,
+      ssh_port: 19000,
     });
     const second = await rent(renter.apiKey, provider.machineId);
-    expect(second.ssh_port).toBe(41001);
+    expect(second.ssh_port).toBe(19001);
     // The range is full: a third rental is placed without a port, and ensure says so until one is free.
     const third = await rent(renter.apiKey, provider.machineId);
     expect(third).toMatchObject({ ssh_host: null, ssh_port: null });
@@ -41,7 +41,7 @@ describe('POST /v1/instances/{id}/ssh-proxy/ensure', () => {
     await h.deps.market.sshProxy.sync();
     expect(expectNativeOk(await ensure(renter.apiKey, third.task_id))).toMatchObject({
       ssh_host: 'ssh.example.test',
-      ssh_port: 41000,
+      ssh_port: 19000,
     });
   });
 

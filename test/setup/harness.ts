@@ -35,10 +35,21 @@ export interface Harness {
 
 let accountCounter = 0;
 
-/** 50 ports somewhere in 30000-59999: two suites at once pick the same stretch about once in 600 runs. */
+/**
+ * 50 SSH proxy ports per harness, below Linux's ephemeral range (32768 up), where outgoing connections and `listen(0)`
+ * take theirs: a port there can be taken by any socket on the machine between allocation and a client's connect.
+ * Each vitest worker has its own stripe of 20 stretches and its harnesses take them in turn, so no two harnesses
+ * open at once share a port.
+ */
+const PROXY_PORTS_BASE = 23_000; // above the default range, 22000-22999, of the gateway processes tests start
+const STRETCH = 50;
+const STRETCHES_PER_WORKER = 20;
+let stretchCounter = Math.floor(Math.random() * STRETCHES_PER_WORKER);
 function proxyPorts(): string {
-  const first = 30_000 + Math.floor(Math.random() * 600) * 50;
-  return `${first}-${first + 49}`;
+  const worker = Number(process.env['VITEST_POOL_ID'] ?? '1') % 8;
+  const stretch = worker * STRETCHES_PER_WORKER + (stretchCounter++ % STRETCHES_PER_WORKER);
+  const first = PROXY_PORTS_BASE + stretch * STRETCH;
+  return `${first}-${first + STRETCH - 1}`;
 }
 
 /** `now`: the service's clock (tests of time-driven billing move it by hand). */
