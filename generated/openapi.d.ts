@@ -563,6 +563,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payments/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's withdrawals
+         * @description Newest first, with what can be withdrawn now (`withdrawable_usd`) and the earnings still in their hold period
+         *     (`maturing_usd`).
+         */
+        get: operations["listWithdrawals"];
+        put?: never;
+        /**
+         * Withdraw earnings in USDT-TRC20
+         * @description Sends provider earnings to a cooled address of the account's address book (SPEC 1.10). Only earnings older than
+         *     the hold period (`EARNINGS_HOLD_DAYS`) and not yet withdrawn can leave, never deposited money; the amount and the
+         *     fee are held from the balance at once. Each withdrawal has daily limits (the account's and the service's) and,
+         *     above `WITHDRAW_APPROVAL_USD`, waits for an operator. A separate signer signs it once; it is then broadcast and
+         *     `completed` on a solidified block, or `failed` and the hold goes back. An account with a second factor sends its
+         *     code in `totp`.
+         */
+        post: operations["createWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/withdrawals/{withdrawal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                withdrawal_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * One withdrawal
+         * @description Its state now; `tx_id` names its TRON transaction once signed.
+         */
+        get: operations["getWithdrawal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/withdrawal-addresses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the withdrawal address book
+         * @description Oldest first, each with when it can be used (`usable_from`).
+         */
+        get: operations["listWithdrawalAddresses"];
+        put?: never;
+        /**
+         * Add a withdrawal address
+         * @description Puts a TRON address in the account's address book. Needs a signed-in session (an API key cannot add one) and,
+         *     when the account has a second factor, its code. The address must be canonical base58check and able to receive
+         *     USDT from us: not one of this service's deposit addresses, its hot wallet or the token contract. It
+         *     cools for `WITHDRAW_ADDRESS_COOLING_HOURS` before withdrawals may go to it, and the account's email is told.
+         */
+        post: operations["addWithdrawalAddress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/withdrawal-addresses/{address_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                address_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a withdrawal address
+         * @description Takes the address out of the book; withdrawals already requested to it go on. Needs a signed-in session.
+         */
+        delete: operations["removeWithdrawalAddress"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payments/webhooks/stripe": {
         parameters: {
             query?: never;
@@ -2540,9 +2641,17 @@ export interface components {
          *     | webhook_rejected | 400 | invalid_request_error | A payment webhook that could not be proven to come from its processor; nothing was done. |
          *     | account_in_debt | 402 | insufficient_quota | A refund or a lost dispute took back a deposit the account had spent; paid calls wait until a deposit repays it (`meta.debt_usd`). |
          *     | payment_processor_refused | 502 | api_error | The payment processor refused to open the checkout (an amount it does not take, a key it refuses); nothing was charged. |
+         *     | withdrawal_not_found | 404 | invalid_request_error | The withdrawal id is not one of the account's withdrawals. |
+         *     | withdrawal_address_not_found | 404 | invalid_request_error | The address id is not in the account's withdrawal address book. |
+         *     | invalid_withdrawal_address | 400 | invalid_request_error | Not a canonical TRON address, or one a withdrawal must not go to: a deposit address of this service, its hot wallet, the token contract. |
+         *     | withdrawal_address_taken | 409 | invalid_request_error | The address is already in the account's withdrawal address book. |
+         *     | withdrawal_address_cooling | 409 | invalid_request_error | The address was added to the book less than the cooling period ago (`meta.usable_from`). |
+         *     | invalid_withdrawal | 400 | invalid_request_error | The amount is below the service's minimum or above its maximum withdrawal (`meta.min_usd`, `meta.max_usd`). |
+         *     | insufficient_withdrawable | 402 | insufficient_quota | More than the account's withdrawable earnings: earnings past their hold period, less what was withdrawn, at most the balance (`meta.withdrawable_usd`). |
+         *     | withdrawal_limit_reached | 429 | rate_limit_exceeded | The account's or the service's daily withdrawal total would be passed (`meta.remaining_usd`, `meta.resets_at`, Retry-After). |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "key_spend_limit_reached" | "key_rate_limit_above_account" | "invalid_spend_limit" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "account_locked" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running" | "invalid_email" | "weak_password" | "invalid_link" | "invalid_credentials" | "totp_required" | "invalid_totp" | "invalid_session" | "email_unconfirmed" | "session_required" | "session_not_accepted" | "origin_mismatch" | "totp_already_enabled" | "totp_not_enabled" | "account_not_empty" | "session_not_found" | "deposit_not_found" | "invalid_deposit" | "payment_rail_unavailable" | "webhook_rejected" | "account_in_debt" | "payment_processor_refused";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "key_spend_limit_reached" | "key_rate_limit_above_account" | "invalid_spend_limit" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "account_locked" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running" | "invalid_email" | "weak_password" | "invalid_link" | "invalid_credentials" | "totp_required" | "invalid_totp" | "invalid_session" | "email_unconfirmed" | "session_required" | "session_not_accepted" | "origin_mismatch" | "totp_already_enabled" | "totp_not_enabled" | "account_not_empty" | "session_not_found" | "deposit_not_found" | "invalid_deposit" | "payment_rail_unavailable" | "webhook_rejected" | "account_in_debt" | "payment_processor_refused" | "withdrawal_not_found" | "withdrawal_address_not_found" | "invalid_withdrawal_address" | "withdrawal_address_taken" | "withdrawal_address_cooling" | "invalid_withdrawal" | "insufficient_withdrawable" | "withdrawal_limit_reached";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -3302,6 +3411,50 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             credited_at: string | null;
+        };
+        /**
+         * @description One USDT-TRC20 withdrawal of provider earnings (SPEC 1.10; the lifecycle is in docs/payments.md). `pending_review`:
+         *     above the operator-approval threshold, waiting for an operator; `approved`: waiting for the signer; `signed`: the
+         *     signed transaction is stored and is the only one this withdrawal will ever have; `broadcast`: a TRON node accepted
+         *     it; `completed`: it is in a solidified block with a SUCCESS receipt (`tx_id`). `failed` (reverted, or expired
+         *     unconfirmed) and `rejected` (by an operator) gave the amount and fee back to the balance. `requested` is the brief
+         *     moment before the amount is held.
+         */
+        Withdrawal: {
+            withdrawal_id: string;
+            /** @enum {string} */
+            status: "requested" | "pending_review" | "approved" | "signed" | "broadcast" | "completed" | "failed" | "rejected";
+            /** @description The destination, as it was in the address book when the withdrawal was requested. */
+            address: string;
+            /** @description What is sent, in USDT (1 USDT = $1). */
+            amount_usd: number;
+            /** @description The service's fee, taken from the balance with the amount; it pays the network's energy. */
+            fee_usd: number;
+            /** @description The TRON transaction, once signed. */
+            tx_id: string | null;
+            /** @description Why it failed or was rejected. */
+            failure_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it was completed, failed or rejected.
+             */
+            finished_at: string | null;
+        };
+        /**
+         * @description A TRON address in the account's withdrawal address book. A new address cools for `WITHDRAW_ADDRESS_COOLING_HOURS`
+         *     (24 by default) before a withdrawal may go to it (`usable_from`), so someone who took over a session cannot send
+         *     money to their own address at once; the account's email is told of every address added.
+         */
+        WithdrawalAddress: {
+            address_id: string;
+            address: string;
+            label: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            usable_from: string;
         };
         /**
          * @description One signed-in session, as the dashboard's "sessions" list shows it. A session lives until its refresh token
@@ -4909,8 +5062,8 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
-        /** @description The webhook could not be proven to come from the processor (signature, timestamp, or the object it names); nothing was done. */
-        NativeWebhookRejected: {
+        /** @description The body does not match the contract; or the amount is outside the service's withdrawal bounds; or the address cannot receive USDT from us (not a canonical TRON address; one of our own deposit addresses, our hot wallet or the token contract). */
+        NativeWithdrawalBadRequest: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
@@ -4920,8 +5073,76 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
+        /** @description No valid key or session; or the account has a second factor and `totp` is missing or wrong. */
+        NativeWithdrawalUnauthorized: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description More than the account's withdrawable earnings (earnings older than the hold period, less what was withdrawn), or the account owes a debt. */
+        NativeWithdrawalRefused: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The withdrawal or withdrawal address id is not the account's. */
+        NativeWithdrawalNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The address is still cooling or already in the address book; or the Idempotency-Key was used with a different request. */
+        NativeWithdrawalConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description A daily withdrawal limit is reached (the account's or the service's); it resets at the next UTC midnight (Retry-After, meta.resets_at). Or a per-minute request limit (SPEC 8). */
+        NativeWithdrawalLimit: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
         /** @description No session, or its token is unknown, expired or revoked; a refresh token used a second time revokes the whole sign-in. */
         NativeSessionUnauthorized: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The webhook could not be proven to come from the processor (signature, timestamp, or the object it names); nothing was done. */
+        NativeWebhookRejected: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
@@ -6442,6 +6663,266 @@ export interface operations {
             401: components["responses"]["NativeUnauthorized"];
             403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeDepositNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    listWithdrawals: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Records to skip (newest first). */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The withdrawals. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            withdrawals: components["schemas"]["Withdrawal"][];
+                            /** @description Earnings past their hold period, less what was withdrawn, at most the balance. */
+                            withdrawable_usd: number;
+                            /** @description Earnings still in their hold period. */
+                            maturing_usd: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    createWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The address book entry to send to (`GET /v1/payments/withdrawal-addresses`). */
+                    address_id: string;
+                    /** @description What to send, in USDT (6 decimals); the fee is added to it. */
+                    amount_usd: number;
+                    /** @description The second factor's code or a recovery code, when the account has one. */
+                    totp?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The withdrawal, held. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Withdrawal"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeWithdrawalBadRequest"];
+            401: components["responses"]["NativeWithdrawalUnauthorized"];
+            402: components["responses"]["NativeWithdrawalRefused"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
+            404: components["responses"]["NativeWithdrawalNotFound"];
+            409: components["responses"]["NativeWithdrawalConflict"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeWithdrawalLimit"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    getWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                withdrawal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The withdrawal. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["Withdrawal"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
+            404: components["responses"]["NativeWithdrawalNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    listWithdrawalAddresses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The addresses. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            addresses: components["schemas"]["WithdrawalAddress"][];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
+            404: components["responses"]["NativeUserNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    addWithdrawalAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+                 *     body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
+                 *     response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+                 *     running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+                 *     cannot be replayed) answers 409
+                 *     `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+                 *     A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+                 *     with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+                 *     replay; a retry of it answers 409 naming the first request, which was charged once.
+                 *     If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+                 *     the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+                 *     a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+                 *     runs again. One key never makes two resources or two charges.
+                 * @example 6f1c2a7e-5b9d-4f8e-9a3c-2d7b1e0f4a6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    address: string;
+                    label?: string;
+                    totp?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The address, cooling. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: components["schemas"]["WithdrawalAddress"];
+                    };
+                };
+            };
+            400: components["responses"]["NativeWithdrawalBadRequest"];
+            401: components["responses"]["NativeWithdrawalUnauthorized"];
+            403: components["responses"]["NativeSessionForbidden"];
+            409: components["responses"]["NativeWithdrawalConflict"];
+            413: components["responses"]["NativeTooLarge"];
+            415: components["responses"]["NativeUnsupportedMediaType"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    removeWithdrawalAddress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                address_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NativeSuccess"] & {
+                        data: {
+                            /** @constant */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeSessionUnauthorized"];
+            403: components["responses"]["NativeSessionForbidden"];
+            404: components["responses"]["NativeWithdrawalNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
             503: components["responses"]["NativeUnavailable"];

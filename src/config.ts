@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACCOUNT_SETTINGS } from './config-accounts.js';
 import { PAYMENT_SETTINGS } from './config-payments.js';
+import { WITHDRAWAL_SETTINGS } from './config-withdrawals.js';
 import {
   IMAGE_RENDER_BUDGET_MS,
   RATE_PER_ACCOUNT_PER_MINUTE,
@@ -15,6 +16,7 @@ import { StartupError } from './runtime/startup.js';
 const schema = z.object({
   ...ACCOUNT_SETTINGS,
   ...PAYMENT_SETTINGS,
+  ...WITHDRAWAL_SETTINGS,
   NODE_ENV: z.string().default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AddSshKeyData, AddSshKeyErrors, AddSshKeyResponses, ChangeEmailData, ChangeEmailErrors, ChangeEmailResponses, ChangePasswordData, ChangePasswordErrors, ChangePasswordResponses, CheckBurstImageData, CheckBurstImageErrors, CheckBurstImageResponses, ConfirmEmailData, ConfirmEmailErrors, ConfirmEmailResponses, ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, ConfirmTotpData, ConfirmTotpErrors, ConfirmTotpResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAudioJobData, CreateAudioJobErrors, CreateAudioJobResponses, CreateBurstOrderData, CreateBurstOrderErrors, CreateBurstOrderResponses, CreateChatData, CreateChatErrors, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateChatMessageData, CreateChatMessageErrors, CreateChatMessageResponses, CreateChatResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatImageData, CreateCompatImageErrors, CreateCompatImageResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateImageData, CreateImageErrors, CreateImageJobData, CreateImageJobErrors, CreateImageJobResponses, CreateImageResponses, CreateInstanceData, CreateInstanceErrors, CreateInstanceResponses, CreateMusicJobData, CreateMusicJobErrors, CreateMusicJobResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRecommendationData, CreateRecommendationErrors, CreateRecommendationResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateTopazImageJobData, CreateTopazImageJobErrors, CreateTopazImageJobResponses, CreateTopazVideoJobData, CreateTopazVideoJobErrors, CreateTopazVideoJobResponses, CreateVideoJobData, CreateVideoJobErrors, CreateVideoJobResponses, CreateVolumeData, CreateVolumeErrors, CreateVolumeResponses, DeleteAccountData, DeleteAccountErrors, DeleteAccountResponses, DeleteBurstOrderData, DeleteBurstOrderErrors, DeleteBurstOrderResponses, DeleteInstanceData, DeleteInstanceErrors, DeleteInstanceResponses, DeleteSshKeyData, DeleteSshKeyErrors, DeleteSshKeyResponses, DeleteVolumeData, DeleteVolumeErrors, DeleteVolumeResponses, DisableTotpData, DisableTotpErrors, DisableTotpResponses, EnrolTotpData, EnrolTotpErrors, EnrolTotpResponses, EnsureSshProxyData, EnsureSshProxyErrors, EnsureSshProxyResponses, EstimateAudioJobData, EstimateAudioJobErrors, EstimateAudioJobResponses, EstimateBurstOrderData, EstimateBurstOrderErrors, EstimateBurstOrderResponses, EstimateImageJobData, EstimateImageJobErrors, EstimateImageJobResponses, EstimateMusicJobData, EstimateMusicJobErrors, EstimateMusicJobResponses, EstimateVideoJobData, EstimateVideoJobErrors, EstimateVideoJobResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, FinalizeVideoJobData, FinalizeVideoJobErrors, FinalizeVideoJobResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAudioJobData, GetAudioJobErrors, GetAudioJobResponses, GetBurstOrderData, GetBurstOrderErrors, GetBurstOrderResponses, GetChatData, GetChatErrors, GetChatImageJobData, GetChatImageJobErrors, GetChatImageJobResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetChatResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetDepositData, GetDepositErrors, GetDepositResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetHostedFileData, GetHostedFileErrors, GetHostedFileResponses, GetImageJobData, GetImageJobErrors, GetImageJobResponses, GetInstanceData, GetInstanceErrors, GetInstanceResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetMusicJobData, GetMusicJobErrors, GetMusicJobResponses, GetNotificationSettingsData, GetNotificationSettingsErrors, GetNotificationSettingsResponses, GetProviderEarningsData, GetProviderEarningsErrors, GetProviderEarningsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetTopazImageJobData, GetTopazImageJobErrors, GetTopazImageJobResponses, GetTopazVideoJobData, GetTopazVideoJobErrors, GetTopazVideoJobResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, GetVideoJobData, GetVideoJobErrors, GetVideoJobResponses, GetVolumeData, GetVolumeErrors, GetVolumeResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBurstOrderHistoryData, ListBurstOrderHistoryErrors, ListBurstOrderHistoryResponses, ListBurstOrdersData, ListBurstOrdersErrors, ListBurstOrdersResponses, ListBurstOrderTransactionsData, ListBurstOrderTransactionsErrors, ListBurstOrderTransactionsResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListDepositsData, ListDepositsErrors, ListDepositsResponses, ListInstancesData, ListInstancesErrors, ListInstancesResponses, ListMachinesData, ListMachinesErrors, ListMachinesResponses, ListOffersData, ListOffersErrors, ListOffersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, ListSshKeysData, ListSshKeysErrors, ListSshKeysResponses, ListTopazModelsData, ListTopazModelsErrors, ListTopazModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, ListVolumesData, ListVolumesErrors, ListVolumesResponses, MachineHeartbeatData, MachineHeartbeatErrors, MachineHeartbeatResponses, ReceiveStripeWebhookData, ReceiveStripeWebhookErrors, ReceiveStripeWebhookResponses, ReceiveYookassaWebhookData, ReceiveYookassaWebhookErrors, ReceiveYookassaWebhookResponses, RefreshSessionData, RefreshSessionErrors, RefreshSessionResponses, RegisterMachineData, RegisterMachineErrors, RegisterMachineResponses, RequestPasswordResetData, RequestPasswordResetErrors, RequestPasswordResetResponses, ResendConfirmationData, ResendConfirmationErrors, ResendConfirmationResponses, RevokeAllSessionsData, RevokeAllSessionsErrors, RevokeAllSessionsResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeSessionData, RevokeSessionErrors, RevokeSessionResponses, SetNotificationSettingsData, SetNotificationSettingsErrors, SetNotificationSettingsResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses, SignInData, SignInErrors, SignInResponses, SignUpData, SignUpErrors, SignUpResponses, StartBurstOrderData, StartBurstOrderErrors, StartBurstOrderResponses, StartInstanceData, StartInstanceErrors, StartInstanceResponses, StopBurstOrderData, StopBurstOrderErrors, StopBurstOrderResponses, StopInstanceData, StopInstanceErrors, StopInstanceResponses, UpdateApiKeyData, UpdateApiKeyErrors, UpdateApiKeyResponses, UpdateMachineListingData, UpdateMachineListingErrors, UpdateMachineListingResponses, WaitForTunnelsData, WaitForTunnelsErrors, WaitForTunnelsResponses } from './types.gen.js';
+import type { AddSshKeyData, AddSshKeyErrors, AddSshKeyResponses, AddWithdrawalAddressData, AddWithdrawalAddressErrors, AddWithdrawalAddressResponses, ChangeEmailData, ChangeEmailErrors, ChangeEmailResponses, ChangePasswordData, ChangePasswordErrors, ChangePasswordResponses, CheckBurstImageData, CheckBurstImageErrors, CheckBurstImageResponses, ConfirmEmailData, ConfirmEmailErrors, ConfirmEmailResponses, ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, ConfirmTotpData, ConfirmTotpErrors, ConfirmTotpResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAudioJobData, CreateAudioJobErrors, CreateAudioJobResponses, CreateBurstOrderData, CreateBurstOrderErrors, CreateBurstOrderResponses, CreateChatData, CreateChatErrors, CreateChatJobData, CreateChatJobErrors, CreateChatJobResponses, CreateChatMessageData, CreateChatMessageErrors, CreateChatMessageResponses, CreateChatResponses, CreateCompatChatCompletionData, CreateCompatChatCompletionErrors, CreateCompatChatCompletionResponses, CreateCompatImageData, CreateCompatImageErrors, CreateCompatImageResponses, CreateCompatResponseData, CreateCompatResponseErrors, CreateCompatResponseResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateEmbeddingsData, CreateEmbeddingsErrors, CreateEmbeddingsResponses, CreateImageData, CreateImageErrors, CreateImageJobData, CreateImageJobErrors, CreateImageJobResponses, CreateImageResponses, CreateInstanceData, CreateInstanceErrors, CreateInstanceResponses, CreateMusicJobData, CreateMusicJobErrors, CreateMusicJobResponses, CreateNativeChatCompletionData, CreateNativeChatCompletionErrors, CreateNativeChatCompletionResponses, CreateRecommendationData, CreateRecommendationErrors, CreateRecommendationResponses, CreateRerankData, CreateRerankErrors, CreateRerankResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateTopazImageJobData, CreateTopazImageJobErrors, CreateTopazImageJobResponses, CreateTopazVideoJobData, CreateTopazVideoJobErrors, CreateTopazVideoJobResponses, CreateVideoJobData, CreateVideoJobErrors, CreateVideoJobResponses, CreateVolumeData, CreateVolumeErrors, CreateVolumeResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, DeleteAccountData, DeleteAccountErrors, DeleteAccountResponses, DeleteBurstOrderData, DeleteBurstOrderErrors, DeleteBurstOrderResponses, DeleteInstanceData, DeleteInstanceErrors, DeleteInstanceResponses, DeleteSshKeyData, DeleteSshKeyErrors, DeleteSshKeyResponses, DeleteVolumeData, DeleteVolumeErrors, DeleteVolumeResponses, DisableTotpData, DisableTotpErrors, DisableTotpResponses, EnrolTotpData, EnrolTotpErrors, EnrolTotpResponses, EnsureSshProxyData, EnsureSshProxyErrors, EnsureSshProxyResponses, EstimateAudioJobData, EstimateAudioJobErrors, EstimateAudioJobResponses, EstimateBurstOrderData, EstimateBurstOrderErrors, EstimateBurstOrderResponses, EstimateImageJobData, EstimateImageJobErrors, EstimateImageJobResponses, EstimateMusicJobData, EstimateMusicJobErrors, EstimateMusicJobResponses, EstimateVideoJobData, EstimateVideoJobErrors, EstimateVideoJobResponses, ExportUsageData, ExportUsageErrors, ExportUsageResponses, FinalizeVideoJobData, FinalizeVideoJobErrors, FinalizeVideoJobResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAudioJobData, GetAudioJobErrors, GetAudioJobResponses, GetBurstOrderData, GetBurstOrderErrors, GetBurstOrderResponses, GetChatData, GetChatErrors, GetChatImageJobData, GetChatImageJobErrors, GetChatImageJobResponses, GetChatJobData, GetChatJobErrors, GetChatJobResponses, GetChatResponses, GetCompatModelData, GetCompatModelErrors, GetCompatModelResponses, GetDepositData, GetDepositErrors, GetDepositResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetHostedFileData, GetHostedFileErrors, GetHostedFileResponses, GetImageJobData, GetImageJobErrors, GetImageJobResponses, GetInstanceData, GetInstanceErrors, GetInstanceResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetModelCatalogData, GetModelCatalogErrors, GetModelCatalogResponses, GetModelPerformanceData, GetModelPerformanceErrors, GetModelPerformanceResponses, GetMusicJobData, GetMusicJobErrors, GetMusicJobResponses, GetNotificationSettingsData, GetNotificationSettingsErrors, GetNotificationSettingsResponses, GetProviderEarningsData, GetProviderEarningsErrors, GetProviderEarningsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRubBillingData, GetRubBillingErrors, GetRubBillingResponses, GetTopazImageJobData, GetTopazImageJobErrors, GetTopazImageJobResponses, GetTopazVideoJobData, GetTopazVideoJobErrors, GetTopazVideoJobResponses, GetUsageActivityData, GetUsageActivityErrors, GetUsageActivityResponses, GetUsageBreakdownData, GetUsageBreakdownErrors, GetUsageBreakdownResponses, GetUsageCalendarData, GetUsageCalendarErrors, GetUsageCalendarResponses, GetUsageHistoryData, GetUsageHistoryErrors, GetUsageHistoryResponses, GetUsageRequestData, GetUsageRequestErrors, GetUsageRequestResponses, GetVideoJobData, GetVideoJobErrors, GetVideoJobResponses, GetVolumeData, GetVolumeErrors, GetVolumeResponses, GetWithdrawalData, GetWithdrawalErrors, GetWithdrawalResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBurstOrderHistoryData, ListBurstOrderHistoryErrors, ListBurstOrderHistoryResponses, ListBurstOrdersData, ListBurstOrdersErrors, ListBurstOrdersResponses, ListBurstOrderTransactionsData, ListBurstOrderTransactionsErrors, ListBurstOrderTransactionsResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListCompatModelsData, ListCompatModelsErrors, ListCompatModelsResponses, ListDepositsData, ListDepositsErrors, ListDepositsResponses, ListInstancesData, ListInstancesErrors, ListInstancesResponses, ListMachinesData, ListMachinesErrors, ListMachinesResponses, ListOffersData, ListOffersErrors, ListOffersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, ListSshKeysData, ListSshKeysErrors, ListSshKeysResponses, ListTopazModelsData, ListTopazModelsErrors, ListTopazModelsResponses, ListUsageRequestsData, ListUsageRequestsErrors, ListUsageRequestsResponses, ListVolumesData, ListVolumesErrors, ListVolumesResponses, ListWithdrawalAddressesData, ListWithdrawalAddressesErrors, ListWithdrawalAddressesResponses, ListWithdrawalsData, ListWithdrawalsErrors, ListWithdrawalsResponses, MachineHeartbeatData, MachineHeartbeatErrors, MachineHeartbeatResponses, ReceiveStripeWebhookData, ReceiveStripeWebhookErrors, ReceiveStripeWebhookResponses, ReceiveYookassaWebhookData, ReceiveYookassaWebhookErrors, ReceiveYookassaWebhookResponses, RefreshSessionData, RefreshSessionErrors, RefreshSessionResponses, RegisterMachineData, RegisterMachineErrors, RegisterMachineResponses, RemoveWithdrawalAddressData, RemoveWithdrawalAddressErrors, RemoveWithdrawalAddressResponses, RequestPasswordResetData, RequestPasswordResetErrors, RequestPasswordResetResponses, ResendConfirmationData, ResendConfirmationErrors, ResendConfirmationResponses, RevokeAllSessionsData, RevokeAllSessionsErrors, RevokeAllSessionsResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeSessionData, RevokeSessionErrors, RevokeSessionResponses, SetNotificationSettingsData, SetNotificationSettingsErrors, SetNotificationSettingsResponses, SetRubBillingData, SetRubBillingErrors, SetRubBillingResponses, SignInData, SignInErrors, SignInResponses, SignUpData, SignUpErrors, SignUpResponses, StartBurstOrderData, StartBurstOrderErrors, StartBurstOrderResponses, StartInstanceData, StartInstanceErrors, StartInstanceResponses, StopBurstOrderData, StopBurstOrderErrors, StopBurstOrderResponses, StopInstanceData, StopInstanceErrors, StopInstanceResponses, UpdateApiKeyData, UpdateApiKeyErrors, UpdateApiKeyResponses, UpdateMachineListingData, UpdateMachineListingErrors, UpdateMachineListingResponses, WaitForTunnelsData, WaitForTunnelsErrors, WaitForTunnelsResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -542,6 +542,139 @@ export const getDeposit = <ThrowOnError extends boolean = false>(options: Option
         }
     ],
     url: '/v1/payments/deposits/{deposit_id}',
+    ...options
+});
+
+/**
+ * List the account's withdrawals
+ *
+ * Newest first, with what can be withdrawn now (`withdrawable_usd`) and the earnings still in their hold period
+ * (`maturing_usd`).
+ *
+ */
+export const listWithdrawals = <ThrowOnError extends boolean = false>(options?: Options<ListWithdrawalsData, ThrowOnError>) => (options?.client ?? client).get<ListWithdrawalsResponses, ListWithdrawalsErrors, ThrowOnError>({
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
+    url: '/v1/payments/withdrawals',
+    ...options
+});
+
+/**
+ * Withdraw earnings in USDT-TRC20
+ *
+ * Sends provider earnings to a cooled address of the account's address book (SPEC 1.10). Only earnings older than
+ * the hold period (`EARNINGS_HOLD_DAYS`) and not yet withdrawn can leave, never deposited money; the amount and the
+ * fee are held from the balance at once. Each withdrawal has daily limits (the account's and the service's) and,
+ * above `WITHDRAW_APPROVAL_USD`, waits for an operator. A separate signer signs it once; it is then broadcast and
+ * `completed` on a solidified block, or `failed` and the hold goes back. An account with a second factor sends its
+ * code in `totp`.
+ *
+ */
+export const createWithdrawal = <ThrowOnError extends boolean = false>(options: Options<CreateWithdrawalData, ThrowOnError>) => (options.client ?? client).post<CreateWithdrawalResponses, CreateWithdrawalErrors, ThrowOnError>({
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
+    url: '/v1/payments/withdrawals',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * One withdrawal
+ *
+ * Its state now; `tx_id` names its TRON transaction once signed.
+ *
+ */
+export const getWithdrawal = <ThrowOnError extends boolean = false>(options: Options<GetWithdrawalData, ThrowOnError>) => (options.client ?? client).get<GetWithdrawalResponses, GetWithdrawalErrors, ThrowOnError>({
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
+    url: '/v1/payments/withdrawals/{withdrawal_id}',
+    ...options
+});
+
+/**
+ * List the withdrawal address book
+ *
+ * Oldest first, each with when it can be used (`usable_from`).
+ *
+ */
+export const listWithdrawalAddresses = <ThrowOnError extends boolean = false>(options?: Options<ListWithdrawalAddressesData, ThrowOnError>) => (options?.client ?? client).get<ListWithdrawalAddressesResponses, ListWithdrawalAddressesErrors, ThrowOnError>({
+    security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+        { scheme: 'bearer', type: 'http' },
+        {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }
+    ],
+    url: '/v1/payments/withdrawal-addresses',
+    ...options
+});
+
+/**
+ * Add a withdrawal address
+ *
+ * Puts a TRON address in the account's address book. Needs a signed-in session (an API key cannot add one) and,
+ * when the account has a second factor, its code. The address must be canonical base58check and able to receive
+ * USDT from us: not one of this service's deposit addresses, its hot wallet or the token contract. It
+ * cools for `WITHDRAW_ADDRESS_COOLING_HOURS` before withdrawals may go to it, and the account's email is told.
+ *
+ */
+export const addWithdrawalAddress = <ThrowOnError extends boolean = false>(options: Options<AddWithdrawalAddressData, ThrowOnError>) => (options.client ?? client).post<AddWithdrawalAddressResponses, AddWithdrawalAddressErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/payments/withdrawal-addresses',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Remove a withdrawal address
+ *
+ * Takes the address out of the book; withdrawals already requested to it go on. Needs a signed-in session.
+ *
+ */
+export const removeWithdrawalAddress = <ThrowOnError extends boolean = false>(options: Options<RemoveWithdrawalAddressData, ThrowOnError>) => (options.client ?? client).delete<RemoveWithdrawalAddressResponses, RemoveWithdrawalAddressErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'cgw_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/payments/withdrawal-addresses/{address_id}',
     ...options
 });
 

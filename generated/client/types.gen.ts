@@ -220,9 +220,17 @@ export type Health = {
  * | webhook_rejected | 400 | invalid_request_error | A payment webhook that could not be proven to come from its processor; nothing was done. |
  * | account_in_debt | 402 | insufficient_quota | A refund or a lost dispute took back a deposit the account had spent; paid calls wait until a deposit repays it (`meta.debt_usd`). |
  * | payment_processor_refused | 502 | api_error | The payment processor refused to open the checkout (an amount it does not take, a key it refuses); nothing was charged. |
+ * | withdrawal_not_found | 404 | invalid_request_error | The withdrawal id is not one of the account's withdrawals. |
+ * | withdrawal_address_not_found | 404 | invalid_request_error | The address id is not in the account's withdrawal address book. |
+ * | invalid_withdrawal_address | 400 | invalid_request_error | Not a canonical TRON address, or one a withdrawal must not go to: a deposit address of this service, its hot wallet, the token contract. |
+ * | withdrawal_address_taken | 409 | invalid_request_error | The address is already in the account's withdrawal address book. |
+ * | withdrawal_address_cooling | 409 | invalid_request_error | The address was added to the book less than the cooling period ago (`meta.usable_from`). |
+ * | invalid_withdrawal | 400 | invalid_request_error | The amount is below the service's minimum or above its maximum withdrawal (`meta.min_usd`, `meta.max_usd`). |
+ * | insufficient_withdrawable | 402 | insufficient_quota | More than the account's withdrawable earnings: earnings past their hold period, less what was withdrawn, at most the balance (`meta.withdrawable_usd`). |
+ * | withdrawal_limit_reached | 429 | rate_limit_exceeded | The account's or the service's daily withdrawal total would be passed (`meta.remaining_usd`, `meta.resets_at`, Retry-After). |
  *
  */
-export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'key_spend_limit_reached' | 'key_rate_limit_above_account' | 'invalid_spend_limit' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'tokenizer_busy' | 'key_scope_required' | 'account_locked' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use' | 'price_above_max' | 'too_many_pending_rentals' | 'too_many_unverified_machines' | 'instance_not_running' | 'invalid_email' | 'weak_password' | 'invalid_link' | 'invalid_credentials' | 'totp_required' | 'invalid_totp' | 'invalid_session' | 'email_unconfirmed' | 'session_required' | 'session_not_accepted' | 'origin_mismatch' | 'totp_already_enabled' | 'totp_not_enabled' | 'account_not_empty' | 'session_not_found' | 'deposit_not_found' | 'invalid_deposit' | 'payment_rail_unavailable' | 'webhook_rejected' | 'account_in_debt' | 'payment_processor_refused';
+export type ErrorCode = 'insufficient_balance' | 'billing_temporarily_unavailable' | 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'user_not_found' | 'rate_limit_per_key' | 'rate_limit_per_user' | 'model_not_found' | 'model_required' | 'model_is_image' | 'model_is_retrieval' | 'model_disabled' | 'input_required' | 'dimensions_unsupported' | 'messages_required' | 'empty_message_content' | 'message_too_long' | 'request_too_large' | 'context_window_exceeded' | 'invalid_temperature' | 'invalid_top_p' | 'invalid_max_tokens' | 'invalid_messages_format' | 'invalid_image_payload' | 'invalid_request' | 'content_filter' | 'empty_upstream_stream' | 'provider_unavailable' | 'no_provider_available' | 'no_streaming_upstream' | 'upstream_timeout' | 'render_timeout' | 'upstream_rate_limit' | 'upstream_bad_response' | 'upstream_validation_error' | 'upstream_server_error' | 'gateway_misconfigured' | 'job_not_found' | 'internal_error' | 'route_not_found' | 'method_not_allowed' | 'unsupported_media_type' | 'api_key_not_found' | 'key_spend_limit_reached' | 'key_rate_limit_above_account' | 'invalid_spend_limit' | 'usage_record_not_found' | 'rental_unavailable' | 'resources_unavailable' | 'idempotency_conflict' | 'not_ready' | 'auth_rate_limited' | 'tokenizer_busy' | 'key_scope_required' | 'account_locked' | 'file_link_invalid' | 'file_not_found' | 'chat_not_found' | 'offer_not_found' | 'instance_not_found' | 'machine_not_found' | 'instance_terminated' | 'plan_expired' | 'insufficient_capacity' | 'burst_order_not_found' | 'ssh_key_not_found' | 'volume_not_found' | 'volume_in_use' | 'price_above_max' | 'too_many_pending_rentals' | 'too_many_unverified_machines' | 'instance_not_running' | 'invalid_email' | 'weak_password' | 'invalid_link' | 'invalid_credentials' | 'totp_required' | 'invalid_totp' | 'invalid_session' | 'email_unconfirmed' | 'session_required' | 'session_not_accepted' | 'origin_mismatch' | 'totp_already_enabled' | 'totp_not_enabled' | 'account_not_empty' | 'session_not_found' | 'deposit_not_found' | 'invalid_deposit' | 'payment_rail_unavailable' | 'webhook_rejected' | 'account_in_debt' | 'payment_processor_refused' | 'withdrawal_not_found' | 'withdrawal_address_not_found' | 'invalid_withdrawal_address' | 'withdrawal_address_taken' | 'withdrawal_address_cooling' | 'invalid_withdrawal' | 'insufficient_withdrawable' | 'withdrawal_limit_reached';
 
 /**
  * One body-validation finding (SPEC 2.7), listed in `meta.fields`.
@@ -1160,6 +1168,59 @@ export type Deposit = {
     tx_id: string | null;
     created_at: string;
     credited_at: string | null;
+};
+
+/**
+ * One USDT-TRC20 withdrawal of provider earnings (SPEC 1.10; the lifecycle is in docs/payments.md). `pending_review`:
+ * above the operator-approval threshold, waiting for an operator; `approved`: waiting for the signer; `signed`: the
+ * signed transaction is stored and is the only one this withdrawal will ever have; `broadcast`: a TRON node accepted
+ * it; `completed`: it is in a solidified block with a SUCCESS receipt (`tx_id`). `failed` (reverted, or expired
+ * unconfirmed) and `rejected` (by an operator) gave the amount and fee back to the balance. `requested` is the brief
+ * moment before the amount is held.
+ *
+ */
+export type Withdrawal = {
+    withdrawal_id: string;
+    status: 'requested' | 'pending_review' | 'approved' | 'signed' | 'broadcast' | 'completed' | 'failed' | 'rejected';
+    /**
+     * The destination, as it was in the address book when the withdrawal was requested.
+     */
+    address: string;
+    /**
+     * What is sent, in USDT (1 USDT = $1).
+     */
+    amount_usd: number;
+    /**
+     * The service's fee, taken from the balance with the amount; it pays the network's energy.
+     */
+    fee_usd: number;
+    /**
+     * The TRON transaction, once signed.
+     */
+    tx_id: string | null;
+    /**
+     * Why it failed or was rejected.
+     */
+    failure_reason: string | null;
+    created_at: string;
+    /**
+     * When it was completed, failed or rejected.
+     */
+    finished_at: string | null;
+};
+
+/**
+ * A TRON address in the account's withdrawal address book. A new address cools for `WITHDRAW_ADDRESS_COOLING_HOURS`
+ * (24 by default) before a withdrawal may go to it (`usable_from`), so someone who took over a session cannot send
+ * money to their own address at once; the account's email is told of every address added.
+ *
+ */
+export type WithdrawalAddress = {
+    address_id: string;
+    address: string;
+    label: string | null;
+    created_at: string;
+    usable_from: string;
 };
 
 /**
@@ -4437,6 +4498,426 @@ export type GetDepositResponses = {
 };
 
 export type GetDepositResponse = GetDepositResponses[keyof GetDepositResponses];
+
+export type ListWithdrawalsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size.
+         */
+        limit?: number;
+        /**
+         * Records to skip (newest first).
+         */
+        offset?: number;
+    };
+    url: '/v1/payments/withdrawals';
+};
+
+export type ListWithdrawalsErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
+     *
+     */
+    403: NativeError;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ListWithdrawalsError = ListWithdrawalsErrors[keyof ListWithdrawalsErrors];
+
+export type ListWithdrawalsResponses = {
+    /**
+     * The withdrawals.
+     */
+    200: NativeSuccess & {
+        data: {
+            withdrawals: Array<Withdrawal>;
+            /**
+             * Earnings past their hold period, less what was withdrawn, at most the balance.
+             */
+            withdrawable_usd: number;
+            /**
+             * Earnings still in their hold period.
+             */
+            maturing_usd: number;
+        };
+    };
+};
+
+export type ListWithdrawalsResponse = ListWithdrawalsResponses[keyof ListWithdrawalsResponses];
+
+export type CreateWithdrawalData = {
+    body: {
+        /**
+         * The address book entry to send to (`GET /v1/payments/withdrawal-addresses`).
+         */
+        address_id: string;
+        /**
+         * What to send, in USDT (6 decimals); the fee is added to it.
+         */
+        amount_usd: number;
+        /**
+         * The second factor's code or a recovery code, when the account has one.
+         */
+        totp?: string;
+    };
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/payments/withdrawals';
+};
+
+export type CreateWithdrawalErrors = {
+    /**
+     * The body does not match the contract; or the amount is outside the service's withdrawal bounds; or the address cannot receive USDT from us (not a canonical TRON address; one of our own deposit addresses, our hot wallet or the token contract).
+     */
+    400: NativeError;
+    /**
+     * No valid key or session; or the account has a second factor and `totp` is missing or wrong.
+     */
+    401: NativeError;
+    /**
+     * More than the account's withdrawable earnings (earnings older than the hold period, less what was withdrawn), or the account owes a debt.
+     */
+    402: NativeError;
+    /**
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
+     *
+     */
+    403: NativeError;
+    /**
+     * The withdrawal or withdrawal address id is not the account's.
+     */
+    404: NativeError;
+    /**
+     * The address is still cooling or already in the address book; or the Idempotency-Key was used with a different request.
+     */
+    409: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A daily withdrawal limit is reached (the account's or the service's); it resets at the next UTC midnight (Retry-After, meta.resets_at). Or a per-minute request limit (SPEC 8).
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type CreateWithdrawalError = CreateWithdrawalErrors[keyof CreateWithdrawalErrors];
+
+export type CreateWithdrawalResponses = {
+    /**
+     * The withdrawal, held.
+     */
+    201: NativeSuccess & {
+        data: Withdrawal;
+    };
+};
+
+export type CreateWithdrawalResponse = CreateWithdrawalResponses[keyof CreateWithdrawalResponses];
+
+export type GetWithdrawalData = {
+    body?: never;
+    path: {
+        withdrawal_id: string;
+    };
+    query?: never;
+    url: '/v1/payments/withdrawals/{withdrawal_id}';
+};
+
+export type GetWithdrawalErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
+     *
+     */
+    403: NativeError;
+    /**
+     * The withdrawal or withdrawal address id is not the account's.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type GetWithdrawalError = GetWithdrawalErrors[keyof GetWithdrawalErrors];
+
+export type GetWithdrawalResponses = {
+    /**
+     * The withdrawal.
+     */
+    200: NativeSuccess & {
+        data: Withdrawal;
+    };
+};
+
+export type GetWithdrawalResponse = GetWithdrawalResponses[keyof GetWithdrawalResponses];
+
+export type ListWithdrawalAddressesData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/payments/withdrawal-addresses';
+};
+
+export type ListWithdrawalAddressesErrors = {
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
+     *
+     */
+    403: NativeError;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ListWithdrawalAddressesError = ListWithdrawalAddressesErrors[keyof ListWithdrawalAddressesErrors];
+
+export type ListWithdrawalAddressesResponses = {
+    /**
+     * The addresses.
+     */
+    200: NativeSuccess & {
+        data: {
+            addresses: Array<WithdrawalAddress>;
+        };
+    };
+};
+
+export type ListWithdrawalAddressesResponse = ListWithdrawalAddressesResponses[keyof ListWithdrawalAddressesResponses];
+
+export type AddWithdrawalAddressData = {
+    body: {
+        address: string;
+        label?: string;
+        totp?: string;
+    };
+    headers?: {
+        /**
+         * Makes a retry safe (Stripe's semantics). The first request with a key runs and, when it succeeds, its status and
+         * body are kept for 24 hours: a retry with the same key, path and body, from the same account, gets that
+         * response again (header `Idempotent-Replayed: true`) and is not charged again. A retry while the first is still
+         * running, with a different body or path (another chat, another draft), or of a `stream: true` request (a stream
+         * cannot be replayed) answers 409
+         * `idempotency_conflict` (with `Retry-After` while in flight; naming the first request in `meta.first_request_id`).
+         * A request that fails, or is refused before it runs (validation, balance, rate limit), keeps nothing: retrying it
+         * with the same key runs it again, and nothing was charged. A successful response above 4 MB is not kept for
+         * replay; a retry of it answers 409 naming the first request, which was charged once.
+         * If the server running the first request stopped before answering, a retry after the hold's TTL answers 409 when
+         * the operation creates something that outlives the request (`x-idempotent-creates`: a job, a rental, a volume,
+         * a burst order, a chat message; `meta.creates` names it) or when the first request was charged; otherwise it
+         * runs again. One key never makes two resources or two charges.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/payments/withdrawal-addresses';
+};
+
+export type AddWithdrawalAddressErrors = {
+    /**
+     * The body does not match the contract; or the amount is outside the service's withdrawal bounds; or the address cannot receive USDT from us (not a canonical TRON address; one of our own deposit addresses, our hot wallet or the token contract).
+     */
+    400: NativeError;
+    /**
+     * No valid key or session; or the account has a second factor and `totp` is missing or wrong.
+     */
+    401: NativeError;
+    /**
+     * The operation needs a signed-in session, not an API key; or a cookie-authenticated change came without the service's `Origin`. Or, in plain text, blocked at the edge (SPEC 5.5).
+     */
+    403: NativeError;
+    /**
+     * The address is still cooling or already in the address book; or the Idempotency-Key was used with a different request.
+     */
+    409: NativeError;
+    /**
+     * The body exceeds the size cap (BODY_LIMIT_BYTES).
+     */
+    413: NativeError;
+    /**
+     * The body is not application/json.
+     */
+    415: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type AddWithdrawalAddressError = AddWithdrawalAddressErrors[keyof AddWithdrawalAddressErrors];
+
+export type AddWithdrawalAddressResponses = {
+    /**
+     * The address, cooling.
+     */
+    201: NativeSuccess & {
+        data: WithdrawalAddress;
+    };
+};
+
+export type AddWithdrawalAddressResponse = AddWithdrawalAddressResponses[keyof AddWithdrawalAddressResponses];
+
+export type RemoveWithdrawalAddressData = {
+    body?: never;
+    path: {
+        address_id: string;
+    };
+    query?: never;
+    url: '/v1/payments/withdrawal-addresses/{address_id}';
+};
+
+export type RemoveWithdrawalAddressErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No session, or its token is unknown, expired or revoked; a refresh token used a second time revokes the whole sign-in.
+     */
+    401: NativeError;
+    /**
+     * The operation needs a signed-in session, not an API key; or a cookie-authenticated change came without the service's `Origin`. Or, in plain text, blocked at the edge (SPEC 5.5).
+     */
+    403: NativeError;
+    /**
+     * The withdrawal or withdrawal address id is not the account's.
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type RemoveWithdrawalAddressError = RemoveWithdrawalAddressErrors[keyof RemoveWithdrawalAddressErrors];
+
+export type RemoveWithdrawalAddressResponses = {
+    /**
+     * Removed.
+     */
+    200: NativeSuccess & {
+        data: {
+            deleted: true;
+        };
+    };
+};
+
+export type RemoveWithdrawalAddressResponse = RemoveWithdrawalAddressResponses[keyof RemoveWithdrawalAddressResponses];
 
 export type ReceiveStripeWebhookData = {
     /**

@@ -12,6 +12,7 @@ import { SqlCredentialStore } from '../adapters/credential-store/sql.js';
 import { balanceMicros } from '../adapters/ledger/index.js';
 import { openLedger } from '../adapters/ledger/open.js';
 import { SqlMarketStore } from '../adapters/market-store/sql.js';
+import { SqlWithdrawalStore } from '../adapters/withdrawal-store/sql.js';
 import { buildPayments } from '../composition/payments.js';
 import { buildRentalBilling } from '../composition/rental-billing.js';
 import { loadConfig } from '../config.js';
@@ -310,6 +311,7 @@ async function withStore<T>(run: (stores: Stores) => Promise<T>): Promise<T> {
     return await run({
       store,
       payments,
+      withdrawals: { withdrawals: new SqlWithdrawalStore(db), ledger, now: Date.now },
       credentials: new SqlCredentialStore(db),
       ledger,
       market,

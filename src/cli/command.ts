@@ -8,6 +8,7 @@ import type { CredentialStore } from '../adapters/credential-store/index.js';
 import type { Ledger } from '../adapters/ledger/index.js';
 import type { MarketStore } from '../adapters/market-store/index.js';
 import type { PaymentsContext } from '../domain/payments/payments-context.js';
+import type { WithdrawalBooks } from '../domain/payments/withdrawals-context.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -23,6 +24,8 @@ export interface Stores {
   settleRentals: (accountId: string) => Promise<void>;
   /** Deposits and the rails configured for the server (reconciliation). */
   payments: PaymentsContext;
+  /** Withdrawals, for review and reconciliation. */
+  withdrawals: WithdrawalBooks;
 }
 
 export interface Command {

@@ -13,6 +13,8 @@ import type { RentalAlerts } from '../domain/market/rental-alerts.js';
 import { checkPendingDeposits, PENDING_CHECK_AFTER_MS } from '../domain/payments/deposits.js';
 import type { PaymentsContext } from '../domain/payments/payments-context.js';
 import { scanUsdtDeposits } from '../domain/payments/usdt-deposits.js';
+import { advanceWithdrawals } from '../domain/payments/withdrawal-pipeline.js';
+import type { WithdrawalsContext } from '../domain/payments/withdrawals-context.js';
 import { Periodic } from '../lib/periodic.js';
 import type { Market } from './deps.js';
 
@@ -37,6 +39,7 @@ export interface BackgroundParts {
   jobRunner: JobRunner;
   credentials: CredentialStore;
   payments: PaymentsContext;
+  withdrawals: WithdrawalsContext;
 }
 
 /** One background task: what it runs, what its failure is logged as, and how often. */
@@ -75,6 +78,16 @@ function moneyTasks(p: BackgroundParts): BackgroundTask[] {
             run: () => scanUsdtDeposits(p.payments, usdt),
             failure: 'USDT deposit scan failed',
             intervalMs: config.TRON_POLL_MS,
+          },
+        ]),
+    ...(p.withdrawals.rail === null
+      ? []
+      : [
+          {
+            run: () =>
+              advanceWithdrawals(p.withdrawals, (err) => p.logger.warn({ err }, 'withdrawal step failed; retrying')),
+            failure: 'withdrawal pipeline failed',
+            intervalMs: config.WITHDRAW_POLL_MS,
           },
         ]),
   ];

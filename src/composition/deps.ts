@@ -39,6 +39,7 @@ import type { FileLinks } from '../domain/media/file-links.js';
 import type { MediaJobs } from '../domain/media/media-jobs.js';
 import type { VideoJobs } from '../domain/media/video-jobs.js';
 import type { PaymentsContext } from '../domain/payments/payments-context.js';
+import type { WithdrawalsContext } from '../domain/payments/withdrawals-context.js';
 import type { RouteTable } from '../domain/routing/route-table.js';
 import type { ChainHooks } from '../domain/routing/run-chain.js';
 import type { TokenCounter } from '../domain/text/token-counter.js';
@@ -96,6 +97,8 @@ export interface Deps {
   auth: AuthContext;
   /** Deposits by card, SBP and USDT-TRC20, and the processors' webhooks (issue 27, DESIGN.md 11). */
   payments: PaymentsContext;
+  /** USDT-TRC20 withdrawals of provider earnings and the address book (issue 27 item 4). */
+  withdrawals: WithdrawalsContext;
   /** Works on this process's jobs and resumes those of processes that died. */
   jobRunner: JobRunner;
   throughput: ThroughputTracker;

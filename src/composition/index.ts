@@ -19,6 +19,7 @@ import { buildJobs } from './jobs.js';
 import { buildKeys } from './keys.js';
 import { buildMarket, buildRecommendations, buildRentalAlerts, openSshSockets } from './market.js';
 import { buildPayments } from './payments.js';
+import { buildWithdrawals } from './withdrawals.js';
 import { buildRateLimiter, connectRedis } from './redis.js';
 import { shutDown } from './shutdown.js';
 import { buildText, loadCatalog, loadUpstreams } from './text.js';
@@ -56,11 +57,13 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const rateLimiter = buildRateLimiter(redis, config, logger);
   const { auth, mailer } = await buildAccountAuth({ db, config, now, logger, keys, rateLimiter });
   const payments = buildPayments({ db, config, ledger, keys, now, logger, marketFxRateRubMicro });
+  const { apiKeys } = keys;
+  const withdrawals = buildWithdrawals({ db, config, ledger, apiKeys, auth, payments, market: market.store, now, logger });
   const recommendations = await buildRecommendations(market, text.chat, catalog, config, now, logger);
   const sshSockets = await openSshSockets(config, market.sshProxy, logger);
   jobs.jobRunner.start();
   const context = { config, logger, now, market, rentalAlerts };
-  const background = startBackgroundTasks({ ...context, ...money, ...files, ...jobs, ...keys, payments });
+  const background = startBackgroundTasks({ ...context, ...money, ...files, ...jobs, ...keys, payments, withdrawals });
   const { tokenWork, clips, ...textDeps } = text;
   return {
     config,
@@ -74,6 +77,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
     rateLimiter,
     auth,
     payments,
+    withdrawals,
     ...textDeps,
     ...files,
     ...jobs,

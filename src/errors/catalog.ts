@@ -500,6 +500,54 @@ export const ERROR_CATALOG = {
     retryable: false,
     message: 'No live session with this id belongs to the account',
   },
+  withdrawal_not_found: {
+    status: 404,
+    type: invalid,
+    retryable: false,
+    message: 'No withdrawal with this id belongs to the account',
+  },
+  withdrawal_address_not_found: {
+    status: 404,
+    type: invalid,
+    retryable: false,
+    message: "No withdrawal address with this id is in the account's address book",
+  },
+  invalid_withdrawal_address: {
+    status: 400,
+    type: invalid,
+    retryable: false,
+    message: 'This is not an address a withdrawal can be sent to',
+  },
+  withdrawal_address_taken: {
+    status: 409,
+    type: invalid,
+    retryable: false,
+    message: "This address is already in the account's address book",
+  },
+  withdrawal_address_cooling: {
+    status: 409,
+    type: invalid,
+    retryable: true,
+    message: 'This address was added recently: withdrawals to it open at meta.usable_from',
+  },
+  invalid_withdrawal: {
+    status: 400,
+    type: invalid,
+    retryable: false,
+    message: 'A withdrawal is between meta.min_usd and meta.max_usd',
+  },
+  insufficient_withdrawable: {
+    status: 402,
+    type: 'insufficient_quota',
+    retryable: false,
+    message: 'Only provider earnings past their hold period can be withdrawn; meta.withdrawable_usd is what can be now',
+  },
+  withdrawal_limit_reached: {
+    status: 429,
+    type: 'rate_limit_exceeded',
+    retryable: true,
+    message: 'The daily withdrawal limit is reached; meta.remaining_usd is what is left of it today',
+  },
 } as const satisfies Record<ErrorCode, ErrorSpec>;
 
 /** The native envelope's short `message`, in Russian (SPEC 2.7), by HTTP status class. */

@@ -68,6 +68,12 @@ import {
 import { createVideoJob, estimateVideoJob, finalizeVideoJob, getVideoJob } from './media/video-jobs.js';
 import { createDeposit, getDeposit, listDeposits } from './payments/deposits.js';
 import { receiveStripeWebhook, receiveYookassaWebhook } from './payments/webhooks.js';
+import {
+  addWithdrawalAddress,
+  listWithdrawalAddresses,
+  removeWithdrawalAddress,
+} from './payments/withdrawal-addresses.js';
+import { createWithdrawal, getWithdrawal, listWithdrawals } from './payments/withdrawals.js';
 import { createEmbeddings } from './retrieval/create-embeddings.js';
 import { createRerank } from './retrieval/create-rerank.js';
 import { getRubBilling } from './settings/get-rub-billing.js';
@@ -90,6 +96,12 @@ export const handlers = {
   createDeposit,
   listDeposits,
   getDeposit,
+  createWithdrawal,
+  listWithdrawals,
+  getWithdrawal,
+  addWithdrawalAddress,
+  listWithdrawalAddresses,
+  removeWithdrawalAddress,
   receiveStripeWebhook,
   receiveYookassaWebhook,
   signUp,

@@ -62,6 +62,15 @@ export class AuthMail {
     });
   }
 
+  /** Every address added to the withdrawal book is told to the account's owner, while it still cools. */
+  withdrawalAddressAdded(to: string, address: string, usableFromIso: string): void {
+    this.send({
+      to,
+      subject: 'A withdrawal address was added',
+      text: `The TRON address ${address} was added to your compute-gateway withdrawal address book. Withdrawals to it open at ${usableFromIso}.\n\nIf you did not do this, sign in, remove it, change your password and sign out every session now.\n`,
+    });
+  }
+
   passwordChanged(to: string): void {
     this.send({
       to,

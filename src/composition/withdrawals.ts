@@ -1,0 +1,71 @@
+import type { Logger } from 'pino';
+import type { ApiKeyStore } from '../adapters/api-keys/index.js';
+import type { Ledger } from '../adapters/ledger/index.js';
+import type { MarketStore } from '../adapters/market-store/index.js';
+import { JavaTronHttpChain } from '../adapters/tron-chain/java-tron-http.js';
+import { SqlWithdrawalStore } from '../adapters/withdrawal-store/sql.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/connect.js';
+import type { AuthContext } from '../domain/accounts/auth-context.js';
+import { usdToMicros } from '../domain/billing/money.js';
+import type { PaymentsContext } from '../domain/payments/payments-context.js';
+import type { WithdrawalPolicy, WithdrawalRail, WithdrawalsContext } from '../domain/payments/withdrawals-context.js';
+
+const HOUR_MS = 3_600_000;
+
+export function withdrawalPolicy(config: Config): WithdrawalPolicy {
+  return {
+    feeMicros: usdToMicros(config.WITHDRAW_FEE_USD),
+    minMicros: usdToMicros(config.WITHDRAW_MIN_USD),
+    maxMicros: usdToMicros(config.WITHDRAW_MAX_USD),
+    dailyAccountMicros: usdToMicros(config.WITHDRAW_DAILY_ACCOUNT_USD),
+    dailyTotalMicros: usdToMicros(config.WITHDRAW_DAILY_TOTAL_USD),
+    approvalMicros: usdToMicros(config.WITHDRAW_APPROVAL_USD),
+    coolingMs: Math.round(config.WITHDRAW_ADDRESS_COOLING_HOURS * HOUR_MS),
+    earningsHoldMs: Math.round(config.EARNINGS_HOLD_DAYS * 24 * HOUR_MS),
+    expiryMarginMs: config.TRON_EXPIRY_MARGIN_MS,
+  };
+}
+
+/** The deposit watcher's node when there is one; withdrawals need only the node and the hot wallet's address. */
+function buildRail(config: Config, payments: PaymentsContext): WithdrawalRail | null {
+  if (config.TRON_NODE_URL === undefined || config.TRON_HOT_WALLET_ADDRESS === undefined) return null;
+  const chain =
+    payments.usdt?.chain ??
+    new JavaTronHttpChain({
+      nodeUrl: config.TRON_NODE_URL,
+      ...(config.TRON_API_KEY === undefined ? {} : { apiKey: config.TRON_API_KEY }),
+    });
+  return { chain, contract: config.TRON_USDT_CONTRACT, hotWallet: config.TRON_HOT_WALLET_ADDRESS };
+}
+
+/** USDT-TRC20 withdrawals of provider earnings (issue 27 item 4); off, and said so at start, without their settings. */
+export function buildWithdrawals(input: {
+  db: Database;
+  config: Config;
+  ledger: Ledger;
+  apiKeys: ApiKeyStore;
+  auth: AuthContext;
+  payments: PaymentsContext;
+  market: MarketStore;
+  now: () => number;
+  logger: Logger;
+}): WithdrawalsContext {
+  const rail = buildRail(input.config, input.payments);
+  if (rail === null)
+    input.logger.info({ off: ['withdrawals (TRON_NODE_URL, TRON_HOT_WALLET_ADDRESS)'] }, 'withdrawals off: their settings are missing');
+  return {
+    withdrawals: new SqlWithdrawalStore(input.db),
+    ledger: input.ledger,
+    apiKeys: input.apiKeys,
+    auth: input.auth,
+    deposits: input.payments.deposits,
+    earnedBefore: async (accountId, beforeMs) => {
+      const settled = await input.market.providerSettlements(accountId, 0, beforeMs);
+      return settled.reduce((sum, s) => sum + (s.providerMicros ?? 0n), 0n);
+    },
+    rail,
+    policy: withdrawalPolicy(input.config),
+    now: input.now,
+  };
+}

@@ -1,0 +1,89 @@
+import type { WithdrawalAddress } from '../../adapters/withdrawal-store/index.js';
+import { ApiError } from '../../errors/api-error.js';
+import { newId } from '../../lib/ids.js';
+import { isTronAddress } from '../../lib/tron/address.js';
+import { checkSecondFactor } from '../accounts/second-factor-check.js';
+import type { WithdrawalRail, WithdrawalsContext } from './withdrawals-context.js';
+
+/**
+ * The withdrawal address book (issue 27 item 4; research/payments.md 5.2, 5.3): withdrawals go only to an address
+ * the account put in its book at least the cooling period ago, so a stolen session or key cannot send money to
+ * its thief's address at once, and the owner is mailed about every address added.
+ */
+
+/** 503 while withdrawals are off on this service. */
+export function withdrawalRail(ctx: WithdrawalsContext): WithdrawalRail {
+  if (ctx.rail === null)
+    throw new ApiError('payment_rail_unavailable', 'Withdrawals are not available: this service has no settings for them', {
+      meta: { method: 'usdt_trc20' },
+    });
+  return ctx.rail;
+}
+
+/** The account's second factor, when it has one (issue 26 item 4); accounts made without a login have none. */
+export async function confirmSecondFactor(
+  ctx: WithdrawalsContext,
+  accountId: string,
+  code: string | undefined,
+  clientAddress: string,
+): Promise<void> {
+  const login = await ctx.auth.credentials.findLoginByAccount(accountId);
+  if (login !== null) await checkSecondFactor(ctx.auth, login, code, clientAddress);
+}
+
+/** Why an address cannot receive a withdrawal (5.2), or null when it can. */
+async function refusal(ctx: WithdrawalsContext, rail: WithdrawalRail, address: string): Promise<string | null> {
+  if (!isTronAddress(address)) return 'Not a TRON address: expected base58check T…, 34 characters, exactly as shown';
+  if (address === rail.contract) return 'This is the USDT token contract: tokens sent to it are lost';
+  if (address === rail.hotWallet) return "This is the service's own wallet";
+  if ((await ctx.deposits.findAddress(address)) !== null)
+    return "This is a deposit address of this service: send deposits from your own wallet instead";
+  return null;
+}
+
+export interface NewAddressRequest {
+  address: string;
+  label?: string | undefined;
+  totp?: string | undefined;
+}
+
+export async function addWithdrawalAddress(
+  ctx: WithdrawalsContext,
+  accountId: string,
+  request: NewAddressRequest,
+  clientAddress: string,
+): Promise<WithdrawalAddress> {
+  const rail = withdrawalRail(ctx);
+  await confirmSecondFactor(ctx, accountId, request.totp, clientAddress);
+  const address = request.address.trim();
+  const why = await refusal(ctx, rail, address);
+  if (why !== null) throw new ApiError('invalid_withdrawal_address', why, { param: 'address' });
+  const nowMs = ctx.now();
+  const entry: WithdrawalAddress = {
+    id: newId('wad'),
+    accountId,
+    address,
+    label: request.label ?? null,
+    createdAtMs: nowMs,
+    usableFromMs: nowMs + ctx.policy.coolingMs,
+  };
+  const added = await ctx.withdrawals.addAddress(entry);
+  if (!added.ok) throw new ApiError('withdrawal_address_taken');
+  const account = await ctx.apiKeys.getAccount(accountId);
+  if (account !== null)
+    ctx.auth.mail.withdrawalAddressAdded(account.email, address, new Date(entry.usableFromMs).toISOString());
+  return entry;
+}
+
+/** The account's own entry, or 404 `withdrawal_address_not_found`. */
+export async function ownAddress(ctx: WithdrawalsContext, accountId: string, id: string): Promise<WithdrawalAddress> {
+  const entry = await ctx.withdrawals.getAddress(id);
+  if (entry === null || entry.accountId !== accountId)
+    throw new ApiError('withdrawal_address_not_found', undefined, { notFound: true });
+  return entry;
+}
+
+export async function removeWithdrawalAddress(ctx: WithdrawalsContext, accountId: string, id: string): Promise<void> {
+  if (!(await ctx.withdrawals.removeAddress(accountId, id)))
+    throw new ApiError('withdrawal_address_not_found', undefined, { notFound: true });
+}

@@ -1,0 +1,91 @@
+import type { WithdrawalRecord } from '../../adapters/withdrawal-store/index.js';
+import { ApiError } from '../../errors/api-error.js';
+import { newId } from '../../lib/ids.js';
+import { addDays, dayStartMs, utcDay } from '../../lib/utc-days.js';
+import { assertNoDebt } from '../billing/debt-guard.js';
+import { microsToUsd } from '../billing/money.js';
+import { confirmSecondFactor, ownAddress, withdrawalRail } from './withdrawal-addresses.js';
+import { placeHold } from './withdrawal-holds.js';
+import { withdrawable } from './withdrawable.js';
+import type { WithdrawalsContext } from './withdrawals-context.js';
+
+export interface WithdrawalRequest {
+  addressId: string;
+  amountMicros: bigint;
+  totp?: string | undefined;
+}
+
+/**
+ * A withdrawal of earnings (issue 27 item 4, research/payments.md 8.2): checked (second factor, no debt, the
+ * service's bounds, a cooled address of the account's book, matured earnings, the daily limits), admitted by the
+ * store in one serialized step, then held in the ledger. What follows (review, signing, broadcast, confirmation)
+ * happens outside the request: withdrawal-pipeline.ts here, and the signer process.
+ */
+export async function requestWithdrawal(
+  ctx: WithdrawalsContext,
+  account: { id: string; debtMicros: bigint },
+  request: WithdrawalRequest,
+  clientAddress: string,
+): Promise<WithdrawalRecord> {
+  withdrawalRail(ctx);
+  await confirmSecondFactor(ctx, account.id, request.totp, clientAddress);
+  assertNoDebt(account);
+  const { policy } = ctx;
+  if (request.amountMicros < policy.minMicros || request.amountMicros > policy.maxMicros)
+    throw new ApiError('invalid_withdrawal', undefined, {
+      meta: { min_usd: microsToUsd(policy.minMicros), max_usd: microsToUsd(policy.maxMicros) },
+      param: 'amount_usd',
+    });
+  const destination = await ownAddress(ctx, account.id, request.addressId);
+  const nowMs = ctx.now();
+  if (destination.usableFromMs > nowMs)
+    throw new ApiError('withdrawal_address_cooling', undefined, {
+      meta: { usable_from: new Date(destination.usableFromMs).toISOString() },
+      headers: { 'Retry-After': String(Math.ceil((destination.usableFromMs - nowMs) / 1000)) },
+    });
+  const total = request.amountMicros + policy.feeMicros;
+  const can = await withdrawable(ctx, account.id);
+  if (total > can.withdrawableMicros) throw notWithdrawable(can.withdrawableMicros);
+  const today = utcDay(nowMs);
+  const admitted = await ctx.withdrawals.create(
+    {
+      id: newId('wd'),
+      accountId: account.id,
+      address: destination.address,
+      amountMicros: request.amountMicros,
+      feeMicros: policy.feeMicros,
+      createdAtMs: nowMs,
+    },
+    {
+      accountTotalMicros: can.maturedMicros,
+      accountDailyMicros: policy.dailyAccountMicros,
+      globalDailyMicros: policy.dailyTotalMicros,
+      dayStartMs: dayStartMs(today),
+    },
+  );
+  if (!admitted.ok) {
+    if (admitted.reason === 'account_total') throw notWithdrawable(admitted.remainingMicros);
+    throw dailyLimitReached(admitted.remainingMicros, dayStartMs(addDays(today, 1)), nowMs);
+  }
+  const held = await placeHold(ctx, admitted.withdrawal);
+  if (held.status === 'failed') throw notWithdrawable(0n);
+  return held;
+}
+
+const notWithdrawable = (micros: bigint): ApiError =>
+  new ApiError('insufficient_withdrawable', undefined, { meta: { withdrawable_usd: microsToUsd(micros) } });
+
+function dailyLimitReached(remainingMicros: bigint, resetsAtMs: number, nowMs: number): ApiError {
+  return new ApiError('withdrawal_limit_reached', undefined, {
+    meta: { remaining_usd: microsToUsd(remainingMicros), resets_at: new Date(resetsAtMs).toISOString() },
+    headers: { 'Retry-After': String(Math.ceil((resetsAtMs - nowMs) / 1000)) },
+  });
+}
+
+/** The account's own withdrawal, or 404 `withdrawal_not_found`. */
+export async function ownWithdrawal(ctx: WithdrawalsContext, accountId: string, id: string): Promise<WithdrawalRecord> {
+  const withdrawal = await ctx.withdrawals.get(id);
+  if (withdrawal === null || withdrawal.accountId !== accountId)
+    throw new ApiError('withdrawal_not_found', undefined, { notFound: true });
+  return withdrawal;
+}

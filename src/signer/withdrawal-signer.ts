@@ -1,0 +1,91 @@
+import type { Ledger } from '../adapters/ledger/index.js';
+import type { TronChain } from '../adapters/tron-chain/index.js';
+import type { WithdrawalRecord, WithdrawalStore } from '../adapters/withdrawal-store/index.js';
+import { withdrawalHoldId } from '../domain/payments/withdrawals-context.js';
+import { addressFromPrivateKey, isTronAddress } from '../lib/tron/address.js';
+import { signTransactionId } from '../lib/tron/signature.js';
+import {
+  encodeSignedTransaction,
+  encodeTriggerSmartContract,
+  taposFrom,
+  transactionId,
+} from '../lib/tron/transaction.js';
+import { encodeTransferCall } from '../lib/tron/trc20.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+
+export interface SignerDeps {
+  withdrawals: WithdrawalStore;
+  /** Read only: the hold each withdrawal must have before it is signed. */
+  ledger: Pick<Ledger, 'getHold'>;
+  chain: TronChain;
+  /** The USDT contract the transfer calls. */
+  contract: string;
+  /** The hot wallet's key: held by this process alone. */
+  privateKey: Uint8Array;
+  feeLimitSun: bigint;
+  /** How long after its reference block a transaction may still enter a block (tronweb's default: 60 s). */
+  lifetimeMs: number;
+  /** The largest withdrawal this signer signs, whatever the database says. */
+  maxMicros: bigint;
+  now: () => number;
+  log: (event: { withdrawalId: string; outcome: 'signed' | 'refused' | 'lost_race'; why?: string }) => void;
+}
+
+const BATCH = 20;
+
+/**
+ * The signer (issue 27 item 4; research/payments.md 5.3 "the signer is a separate process"): the only holder of the
+ * hot wallet's key. It takes approved withdrawals from the database and checks each again itself (destination,
+ * amount, the ledger hold that pays for it, the wallet's funds), builds the USDT transfer, signs it, and stores the
+ * signed bytes with a compare-and-set from `approved`. It never broadcasts and never approves; the gateway's
+ * pipeline sends the stored bytes. A signature whose store lost the race (or whose process died before it) was
+ * never sent anywhere, so the withdrawal still has exactly one transaction: the stored one.
+ */
+export async function signApprovedWithdrawals(deps: SignerDeps): Promise<number> {
+  let signed = 0;
+  for (const withdrawal of await deps.withdrawals.inStatus(['approved'], BATCH)) {
+    const why = await refusal(deps, withdrawal);
+    if (why !== null) {
+      deps.log({ withdrawalId: withdrawal.id, outcome: 'refused', why });
+      continue;
+    }
+    const stored = await deps.withdrawals.recordSignature(withdrawal.id, await sign(deps, withdrawal), deps.now());
+    deps.log({ withdrawalId: withdrawal.id, outcome: stored === null ? 'lost_race' : 'signed' });
+    if (stored !== null) signed++;
+  }
+  return signed;
+}
+
+/** Why this signer will not sign the withdrawal now, or null. A refused one stays approved for an operator. */
+async function refusal(deps: SignerDeps, withdrawal: WithdrawalRecord): Promise<string | null> {
+  const hotWallet = addressFromPrivateKey(deps.privateKey);
+  if (!isTronAddress(withdrawal.address) || withdrawal.address === deps.contract || withdrawal.address === hotWallet)
+    return `destination ${withdrawal.address} is not one a withdrawal may go to`;
+  if (withdrawal.amountMicros <= 0n || withdrawal.amountMicros > deps.maxMicros)
+    return `amount ${withdrawal.amountMicros} is outside what this signer signs`;
+  const hold = await deps.ledger.getHold(withdrawalHoldId(withdrawal.id));
+  if (
+    hold === null ||
+    hold.status !== 'pending' ||
+    hold.accountId !== withdrawal.accountId ||
+    hold.amountMicros !== withdrawal.amountMicros + withdrawal.feeMicros
+  )
+    return 'its ledger hold is missing, not pending, or not its amount and fee';
+  const funds = await deps.chain.trc20Balance(hotWallet, deps.contract, { solid: false });
+  if (funds < withdrawal.amountMicros) return `the hot wallet holds ${funds}, less than ${withdrawal.amountMicros}`;
+  return null;
+}
+
+async function sign(deps: SignerDeps, withdrawal: WithdrawalRecord) {
+  const tapos = taposFrom(await deps.chain.referenceBlock(), deps.lifetimeMs);
+  const raw = encodeTriggerSmartContract({
+    ...tapos,
+    owner: addressFromPrivateKey(deps.privateKey),
+    contract: deps.contract,
+    data: encodeTransferCall(withdrawal.address, withdrawal.amountMicros),
+    feeLimitSun: deps.feeLimitSun,
+  });
+  const txid = transactionId(raw);
+  const hex = bytesToHex(encodeSignedTransaction(raw, [signTransactionId(txid, deps.privateKey)]));
+  return { txid, hex, expirationMs: tapos.expirationMs };
+}

@@ -1,0 +1,109 @@
+/**
+ * A gateway with withdrawals on (issue 27 item 4): the accounts harness (sessions, mail, a clock to move), a fake
+ * java-tron node whose hot wallet holds USDT, the signer's step run in this process with the hot wallet's key, and
+ * a provider who earned real money from a renter's rental. Tests drive the pipeline and the chain by hand.
+ */
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { advanceWithdrawals } from '../../src/domain/payments/withdrawal-pipeline.js';
+import { SqlWithdrawalStore } from '../../src/adapters/withdrawal-store/sql.js';
+import { addressFromPrivateKey } from '../../src/lib/tron/address.js';
+import { signApprovedWithdrawals } from '../../src/signer/withdrawal-signer.js';
+import { type FakeJavaTron, startFakeJavaTron } from '../fakes/java-tron.js';
+import { type AccountsHarness, type SignedUpSession, signedUpSession, startAccountsHarness } from './accounts.js';
+import { expectNativeOk } from './envelopes.js';
+import { heartbeat, MACHINE, type Provider, runningRental } from './market.js';
+
+export const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+/** A destination outside the service: the Trezor test vector's address. */
+export const OUTSIDE = 'TY72iA3SBtrds3QLYsS7LwYfkzXwAXCRWT';
+const HOUR = 3_600_000;
+
+export interface WithdrawalsHarness extends AccountsHarness {
+  node: FakeJavaTron;
+  hotWallet: string;
+  hotKey: Uint8Array;
+  /** One pass of the signer over approved withdrawals; how many it signed. */
+  sign(): Promise<number>;
+  /** One pass of the gateway's withdrawal pipeline. */
+  advanceWithdrawals(): Promise<void>;
+  /** Puts what the node holds into a block and solidifies it. */
+  mine(): void;
+}
+
+export async function startWithdrawalsHarness(env: Record<string, string> = {}): Promise<WithdrawalsHarness> {
+  const node = await startFakeJavaTron({ token: USDT, firstBlockNumber: 70_000_000, firstBlockTimeMs: Date.now() });
+  const hotKey = secp256k1.utils.randomSecretKey();
+  const hotWallet = addressFromPrivateKey(hotKey);
+  node.chain.mint(hotWallet, 1_000_000_000_000n);
+  const h = await startAccountsHarness({
+    TRON_NODE_URL: node.url,
+    TRON_HOT_WALLET_ADDRESS: hotWallet,
+    TRON_USDT_CONTRACT: USDT,
+    WITHDRAW_POLL_MS: String(HOUR),
+    MACHINE_OFFLINE_MS: String(365 * 24 * HOUR),
+    ...env,
+  });
+  const signerDeps = {
+    withdrawals: new SqlWithdrawalStore(h.deps.db),
+    ledger: h.deps.ledger,
+    chain: node.chain,
+    contract: USDT,
+    privateKey: hotKey,
+    feeLimitSun: 100_000_000n,
+    lifetimeMs: 60_000,
+    maxMicros: 1_000_000_000_000n,
+    now: h.deps.now,
+    log: () => {},
+  };
+  const closeHarness = h.close.bind(h);
+  return Object.assign(h, {
+    node,
+    hotWallet,
+    hotKey,
+    sign: () => signApprovedWithdrawals(signerDeps),
+    advanceWithdrawals: () =>
+      advanceWithdrawals(h.deps.withdrawals, (err) => {
+        throw err;
+      }),
+    mine() {
+      node.chain.mineBlock();
+      node.chain.solidify();
+    },
+    async close() {
+      await closeHarness();
+      await node.close();
+    },
+  });
+}
+
+export interface Earner extends SignedUpSession {
+  apiKey: string;
+  accountId: string;
+}
+
+/**
+ * A signed-up person who registered a machine and earned from a renter's rental: `chargedUsd` at 85 % (the
+ * platform keeps 15 %), the rental running 10 minutes at six times that an hour.
+ */
+export async function earner(h: WithdrawalsHarness, chargedUsd: number): Promise<Earner> {
+  const session = await signedUpSession(h);
+  const key = expectNativeOk(
+    await h.request('POST', '/v1/llm/api-keys', { key: session.access_token, body: { name: 'agent' } }),
+    201,
+  );
+  const machine = expectNativeOk(
+    await h.request('POST', '/v1/provider/machines', {
+      key: key.api_key,
+      body: { ...MACHINE, gpu_count: 1, price_per_gpu_hour_usd: chargedUsd * 6 },
+    }),
+    201,
+  );
+  const account = expectNativeOk(await h.request('GET', '/v1/account', { key: key.api_key }));
+  const provider: Provider = { apiKey: key.api_key, accountId: account.account_id, machineId: machine.machine_id };
+  const renter = await h.newAccount(undefined, { balanceUsd: chargedUsd * 2 });
+  const rental = await runningRental(h, renter.apiKey, provider, { pricing_type: 'hour' });
+  h.advance(10 * 60_000);
+  await heartbeat(h, provider, [{ instance_id: rental.task_id, state: 'running' }]);
+  expectNativeOk(await h.request('DELETE', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
+  return { ...session, apiKey: key.api_key, accountId: provider.accountId };
+}
