@@ -35,6 +35,7 @@ import * as m0030 from './migrations/0030-account-locks.js';
 import * as m0031 from './migrations/0031-server-secrets.js';
 import * as m0032 from './migrations/0032-deposits.js';
 import * as m0033 from './migrations/0033-account-debts.js';
+import * as m0034 from './migrations/0034-withdrawals.js';
 
 interface NamedMigration {
   name: string;
@@ -79,6 +80,7 @@ const MIGRATIONS: readonly NamedMigration[] = [
   { name: '0031-server-secrets', migration: m0031 },
   { name: '0032-deposits', migration: m0032 },
   { name: '0033-account-debts', migration: m0033 },
+  { name: '0034-withdrawals', migration: m0034 },
 ];
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {
