@@ -24,7 +24,11 @@ export const WITHDRAWAL_SETTINGS = {
   /** Above this amount a withdrawal waits for an operator (`admin payments withdrawals approve`). */
   WITHDRAW_APPROVAL_USD: usd(1_000),
   /** How long a new address in the book waits before withdrawals may go to it. */
-  WITHDRAW_ADDRESS_COOLING_HOURS: z.coerce.number().nonnegative().max(24 * 365).default(24),
+  WITHDRAW_ADDRESS_COOLING_HOURS: z.coerce
+    .number()
+    .nonnegative()
+    .max(24 * 365)
+    .default(24),
   /** How long a provider's earning waits before it can be withdrawn: chargebacks on the renter's money land first. */
   EARNINGS_HOLD_DAYS: z.coerce.number().nonnegative().max(365).default(7),
   /**

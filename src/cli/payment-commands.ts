@@ -35,7 +35,8 @@ const line = (w: WithdrawalRecord) => ({
 });
 
 function outcome(w: WithdrawalRecord | null, id: string, step: string) {
-  if (w === null) throw new UsageError(`withdrawal ${id} is not waiting for review (or does not exist): nothing to ${step}`);
+  if (w === null)
+    throw new UsageError(`withdrawal ${id} is not waiting for review (or does not exist): nothing to ${step}`);
   return line(w);
 }
 

@@ -19,10 +19,10 @@ import { buildJobs } from './jobs.js';
 import { buildKeys } from './keys.js';
 import { buildMarket, buildRecommendations, buildRentalAlerts, openSshSockets } from './market.js';
 import { buildPayments } from './payments.js';
-import { buildWithdrawals } from './withdrawals.js';
 import { buildRateLimiter, connectRedis } from './redis.js';
 import { shutDown } from './shutdown.js';
 import { buildText, loadCatalog, loadUpstreams } from './text.js';
+import { buildWithdrawals } from './withdrawals.js';
 
 export { CONTRACT_FILE, loadContract } from './config-files.js';
 export type { Deps, Market } from './deps.js';
@@ -58,7 +58,17 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const { auth, mailer } = await buildAccountAuth({ db, config, now, logger, keys, rateLimiter });
   const payments = buildPayments({ db, config, ledger, keys, now, logger, marketFxRateRubMicro });
   const { apiKeys } = keys;
-  const withdrawals = buildWithdrawals({ db, config, ledger, apiKeys, auth, payments, market: market.store, now, logger });
+  const withdrawals = buildWithdrawals({
+    db,
+    config,
+    ledger,
+    apiKeys,
+    auth,
+    payments,
+    market: market.store,
+    now,
+    logger,
+  });
   const recommendations = await buildRecommendations(market, text.chat, catalog, config, now, logger);
   const sshSockets = await openSshSockets(config, market.sshProxy, logger);
   jobs.jobRunner.start();

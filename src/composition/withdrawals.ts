@@ -53,7 +53,10 @@ export function buildWithdrawals(input: {
 }): WithdrawalsContext {
   const rail = buildRail(input.config, input.payments);
   if (rail === null)
-    input.logger.info({ off: ['withdrawals (TRON_NODE_URL, TRON_HOT_WALLET_ADDRESS)'] }, 'withdrawals off: their settings are missing');
+    input.logger.info(
+      { off: ['withdrawals (TRON_NODE_URL, TRON_HOT_WALLET_ADDRESS)'] },
+      'withdrawals off: their settings are missing',
+    );
   return {
     withdrawals: new SqlWithdrawalStore(input.db),
     ledger: input.ledger,

@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     maxMicros: usdToMicros(config.WITHDRAW_MAX_USD),
     now: () => Date.now(),
     log: (event: { withdrawalId: string; outcome: string; why?: string }) =>
-      (event.outcome === 'refused' ? logger.warn(event, 'withdrawal not signed') : logger.info(event, 'withdrawal')),
+      event.outcome === 'refused' ? logger.warn(event, 'withdrawal not signed') : logger.info(event, 'withdrawal'),
   };
   logger.info({ hot_wallet: addressFromPrivateKey(privateKey) }, 'signer started');
   let stopping = values.once === true;

@@ -1,3 +1,4 @@
+import { bytesToHex } from '@noble/hashes/utils.js';
 import type { Ledger } from '../adapters/ledger/index.js';
 import type { TronChain } from '../adapters/tron-chain/index.js';
 import type { WithdrawalRecord, WithdrawalStore } from '../adapters/withdrawal-store/index.js';
@@ -11,7 +12,6 @@ import {
   transactionId,
 } from '../lib/tron/transaction.js';
 import { encodeTransferCall } from '../lib/tron/trc20.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
 
 export interface SignerDeps {
   withdrawals: WithdrawalStore;

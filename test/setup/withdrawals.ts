@@ -4,8 +4,8 @@
  * a provider who earned real money from a renter's rental. Tests drive the pipeline and the chain by hand.
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { advanceWithdrawals } from '../../src/domain/payments/withdrawal-pipeline.js';
 import { SqlWithdrawalStore } from '../../src/adapters/withdrawal-store/sql.js';
+import { advanceWithdrawals } from '../../src/domain/payments/withdrawal-pipeline.js';
 import { addressFromPrivateKey } from '../../src/lib/tron/address.js';
 import { signApprovedWithdrawals } from '../../src/signer/withdrawal-signer.js';
 import { type FakeJavaTron, startFakeJavaTron } from '../fakes/java-tron.js';
@@ -100,7 +100,7 @@ export async function earner(h: WithdrawalsHarness, chargedUsd: number): Promise
   );
   const account = expectNativeOk(await h.request('GET', '/v1/account', { key: key.api_key }));
   const provider: Provider = { apiKey: key.api_key, accountId: account.account_id, machineId: machine.machine_id };
-  const renter = await h.newAccount(undefined, { balanceUsd: chargedUsd * 2 });
+  const renter = await h.newAccount(undefined, { balanceUsd: chargedUsd * 7 }); // an hour is reserved up front
   const rental = await runningRental(h, renter.apiKey, provider, { pricing_type: 'hour' });
   h.advance(10 * 60_000);
   await heartbeat(h, provider, [{ instance_id: rental.task_id, state: 'running' }]);

@@ -14,9 +14,13 @@ import type { WithdrawalRail, WithdrawalsContext } from './withdrawals-context.j
 /** 503 while withdrawals are off on this service. */
 export function withdrawalRail(ctx: WithdrawalsContext): WithdrawalRail {
   if (ctx.rail === null)
-    throw new ApiError('payment_rail_unavailable', 'Withdrawals are not available: this service has no settings for them', {
-      meta: { method: 'usdt_trc20' },
-    });
+    throw new ApiError(
+      'payment_rail_unavailable',
+      'Withdrawals are not available: this service has no settings for them',
+      {
+        meta: { method: 'usdt_trc20' },
+      },
+    );
   return ctx.rail;
 }
 
@@ -37,7 +41,7 @@ async function refusal(ctx: WithdrawalsContext, rail: WithdrawalRail, address: s
   if (address === rail.contract) return 'This is the USDT token contract: tokens sent to it are lost';
   if (address === rail.hotWallet) return "This is the service's own wallet";
   if ((await ctx.deposits.findAddress(address)) !== null)
-    return "This is a deposit address of this service: send deposits from your own wallet instead";
+    return 'This is a deposit address of this service: send deposits from your own wallet instead';
   return null;
 }
 

@@ -1,5 +1,5 @@
 import type { WithdrawalRecord } from '../../adapters/withdrawal-store/index.js';
-import { releaseAndFail, placeHold } from './withdrawal-holds.js';
+import { placeHold, releaseAndFail } from './withdrawal-holds.js';
 import { type WithdrawalRail, type WithdrawalsContext, withdrawalHoldId } from './withdrawals-context.js';
 
 /** A request still `requested` this long after it was made lost its process between admission and hold. */
@@ -62,7 +62,9 @@ async function complete(ctx: WithdrawalsContext, withdrawal: WithdrawalRecord, b
     nowMs,
   });
   if (!settled.ok && !(settled.reason === 'hold_not_pending' && settled.status === 'posted'))
-    throw new Error(`withdrawal ${withdrawal.id} confirmed on chain but its hold could not be settled: ${settled.reason}`);
+    throw new Error(
+      `withdrawal ${withdrawal.id} confirmed on chain but its hold could not be settled: ${settled.reason}`,
+    );
   await ctx.withdrawals.transition(
     withdrawal.id,
     ['signed', 'broadcast'],

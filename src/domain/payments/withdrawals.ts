@@ -4,9 +4,9 @@ import { newId } from '../../lib/ids.js';
 import { addDays, dayStartMs, utcDay } from '../../lib/utc-days.js';
 import { assertNoDebt } from '../billing/debt-guard.js';
 import { microsToUsd } from '../billing/money.js';
+import { withdrawable } from './withdrawable.js';
 import { confirmSecondFactor, ownAddress, withdrawalRail } from './withdrawal-addresses.js';
 import { placeHold } from './withdrawal-holds.js';
-import { withdrawable } from './withdrawable.js';
 import type { WithdrawalsContext } from './withdrawals-context.js';
 
 export interface WithdrawalRequest {
