@@ -563,6 +563,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payments/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Payments export (CSV)
+         * @description Every deposit and withdrawal of the account created in the UTC days [from, to], as CSV, newest first, one line
+         *     each: the money side of the account, beside the usage export's spend (`GET /v1/usage/export`). Columns: id,
+         *     created_at, type (`deposit` or `withdrawal`), method (`card`, `sbp`, `usdt_trc20`), status, amount_usd,
+         *     amount_rub, fee_usd, credited_usd, refunded_usd, tx_id, finished_at. Amounts are as the deposit and withdrawal
+         *     objects give them; at most 100,000 lines.
+         */
+        get: operations["exportPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payments/withdrawals": {
         parameters: {
             query?: never;
@@ -1061,7 +1085,7 @@ export interface paths {
          *     `cost_rub`, `fx_rate_rub` and `rub_pricing` (SPEC 4.3). Columns: id, created_at, request_id, key_id,
          *     model, kind, endpoint, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, total_tokens,
          *     cost_usd, cost_rub, fx_rate_rub, rub_pricing. At most 100,000 lines; narrow the range for more. `key_id`
-         *     exports one key's records.
+         *     exports one key's records. Deposits and withdrawals are in the payments export (`GET /v1/payments/export`).
          */
         get: operations["exportUsage"];
         put?: never;
@@ -5417,15 +5441,15 @@ export interface components {
         Limit: number;
         /** @description Records to skip (newest first). */
         Offset: number;
+        /** @description First UTC day included (YYYY-MM-DD). Defaults to 29 days before `to`. */
+        FromDate: string;
+        /** @description Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`. */
+        ToDate: string;
         /**
          * @description Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
          *     simply matches nothing). Totals filtered by key are summed from the records (issue 26).
          */
         UsageKeyId: string;
-        /** @description First UTC day included (YYYY-MM-DD). Defaults to 29 days before `to`. */
-        FromDate: string;
-        /** @description Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`. */
-        ToDate: string;
     };
     requestBodies: never;
     headers: {
@@ -6663,6 +6687,41 @@ export interface operations {
             401: components["responses"]["NativeUnauthorized"];
             403: components["responses"]["NativeForbiddenAccountLocked"];
             404: components["responses"]["NativeDepositNotFound"];
+            429: components["responses"]["NativeTooManyRequests"];
+            500: components["responses"]["NativeInternal"];
+            503: components["responses"]["NativeUnavailable"];
+        };
+    };
+    exportPayments: {
+        parameters: {
+            query?: {
+                /** @description First UTC day included (YYYY-MM-DD). Defaults to 29 days before `to`. */
+                from?: components["parameters"]["FromDate"];
+                /** @description Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`. */
+                to?: components["parameters"]["ToDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    /** @description attachment; filename="payments-<from>-<to>.csv" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            401: components["responses"]["NativeUnauthorized"];
+            403: components["responses"]["NativeForbiddenAccountLocked"];
+            404: components["responses"]["NativeUserNotFound"];
             429: components["responses"]["NativeTooManyRequests"];
             500: components["responses"]["NativeInternal"];
             503: components["responses"]["NativeUnavailable"];

@@ -2702,13 +2702,6 @@ export type Limit = number;
 export type Offset = number;
 
 /**
- * Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
- * simply matches nothing). Totals filtered by key are summed from the records (issue 26).
- *
- */
-export type UsageKeyId = string;
-
-/**
  * First UTC day included (YYYY-MM-DD). Defaults to 29 days before `to`.
  */
 export type FromDate = string;
@@ -2717,6 +2710,13 @@ export type FromDate = string;
  * Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`.
  */
 export type ToDate = string;
+
+/**
+ * Only records of calls made with this key (one of the caller's, as `GET /v1/llm/api-keys` lists them; another id
+ * simply matches nothing). Totals filtered by key are summed from the records (issue 26).
+ *
+ */
+export type UsageKeyId = string;
 
 export type GetHealthData = {
     body?: never;
@@ -4498,6 +4498,67 @@ export type GetDepositResponses = {
 };
 
 export type GetDepositResponse = GetDepositResponses[keyof GetDepositResponses];
+
+export type ExportPaymentsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * First UTC day included (YYYY-MM-DD). Defaults to 29 days before `to`.
+         */
+        from?: string;
+        /**
+         * Last UTC day included (YYYY-MM-DD). Defaults to today; at most 366 days after `from`.
+         */
+        to?: string;
+    };
+    url: '/v1/payments/export';
+};
+
+export type ExportPaymentsErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * No credential, or a key that is malformed, unknown or revoked (SPEC 5.4).
+     */
+    401: NativeError;
+    /**
+     * An operator locked the account behind the key (`account_locked`, issue 26 item 8): every key of it is refused
+     * until it is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5, 7.3: the default User-Agent of Python
+     * `requests`).
+     *
+     */
+    403: NativeError;
+    /**
+     * The account behind the credential was deleted (SPEC 5.4).
+     */
+    404: NativeError;
+    /**
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     */
+    429: NativeError;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+    /**
+     * A store the request needs is briefly unreachable: the ledger (billing_temporarily_unavailable, rejected to avoid double billing, SPEC 7.2) or the key store (not_ready). Retry in seconds.
+     */
+    503: NativeError;
+};
+
+export type ExportPaymentsError = ExportPaymentsErrors[keyof ExportPaymentsErrors];
+
+export type ExportPaymentsResponses = {
+    /**
+     * The CSV file.
+     */
+    200: string;
+};
+
+export type ExportPaymentsResponse = ExportPaymentsResponses[keyof ExportPaymentsResponses];
 
 export type ListWithdrawalsData = {
     body?: never;

@@ -67,6 +67,7 @@ import {
 } from './media/topaz-jobs.js';
 import { createVideoJob, estimateVideoJob, finalizeVideoJob, getVideoJob } from './media/video-jobs.js';
 import { createDeposit, getDeposit, listDeposits } from './payments/deposits.js';
+import { exportPayments } from './payments/export-payments.js';
 import { receiveStripeWebhook, receiveYookassaWebhook } from './payments/webhooks.js';
 import {
   addWithdrawalAddress,
@@ -96,6 +97,7 @@ export const handlers = {
   createDeposit,
   listDeposits,
   getDeposit,
+  exportPayments,
   createWithdrawal,
   listWithdrawals,
   getWithdrawal,

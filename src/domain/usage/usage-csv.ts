@@ -1,4 +1,5 @@
 import type { UsageRecord } from '../../adapters/usage-log/index.js';
+import { csv } from '../../lib/csv.js';
 import { fromMicro, microsToUsd } from '../billing/money.js';
 import { rubPricingOf } from '../billing/rub-billing.js';
 
@@ -21,19 +22,11 @@ const COLUMNS = [
   'rub_pricing',
 ] as const;
 
-/** RFC 4180 quoting; a leading =, +, - or @ is prefixed so a spreadsheet never runs a cell as a formula. */
-function cell(value: string | number): string {
-  let text = String(value);
-  if (typeof value === 'string' && /^[=+\-@]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
 /** The usage export (SPEC 4.3): one line per record, with cost_rub, fx_rate_rub and rub_pricing. */
 export function usageCsv(records: readonly UsageRecord[], marketRateMicro: bigint): string {
-  const lines = [COLUMNS.join(',')];
-  for (const r of records) {
+  const rows = records.map((r) => {
     const rub = rubPricingOf(r, marketRateMicro);
-    const values: (string | number)[] = [
+    return [
       r.id,
       new Date(r.createdAtMs).toISOString(),
       r.requestId,
@@ -51,7 +44,6 @@ export function usageCsv(records: readonly UsageRecord[], marketRateMicro: bigin
       fromMicro(rub.fxRateRubMicro),
       rub.rubPricing,
     ];
-    lines.push(values.map(cell).join(','));
-  }
-  return `${lines.join('\r\n')}\r\n`;
+  });
+  return csv(COLUMNS, rows);
 }
