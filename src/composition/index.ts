@@ -18,11 +18,10 @@ import { buildFiles } from './files.js';
 import { buildJobs } from './jobs.js';
 import { buildKeys } from './keys.js';
 import { buildMarket, buildRecommendations, buildRentalAlerts, openSshSockets } from './market.js';
-import { buildPayments } from './payments.js';
 import { buildRateLimiter, connectRedis } from './redis.js';
 import { shutDown } from './shutdown.js';
 import { buildText, loadCatalog, loadUpstreams } from './text.js';
-import { buildWithdrawals } from './withdrawals.js';
+import { buildRails } from './withdrawals.js';
 
 export { CONTRACT_FILE, loadContract } from './config-files.js';
 export type { Deps, Market } from './deps.js';
@@ -44,31 +43,18 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const metrics = processMetrics();
   const money = buildBilling(db, config, now, logger, metrics);
   const { billing, ledger } = money;
-  // The journal and the idempotency store are the billing's own; handlers reach them through it.
-  const { journal: _journal, idempotencyKeys: _idempotencyKeys, ...handlerMoney } = money;
+  const { journal: _journal, idempotencyKeys: _idempotencyKeys, ...handlerMoney } = money; // billing's own, not handlers'
   const files = buildFiles(config, logger);
   const redis = await connectRedis(config, logger);
   const text = buildText({ config, logger, metrics, now, catalog, upstreams, billing, media: files.media });
   const jobs = await buildJobs({ db, config, logger, now, catalog, ledger, billing, ...files, ...text });
-  const market = buildMarket(db, ledger, now, config, marketFxRateRubMicro, (err) =>
-    logger.warn({ err }, 'rental upkeep failed'),
-  );
+  const onRentalError = (err: unknown) => logger.warn({ err }, 'rental upkeep failed');
+  const market = buildMarket(db, ledger, now, config, marketFxRateRubMicro, onRentalError);
   const { alerts, notifier, rentalAlerts } = buildRentalAlerts(db, config, now, logger);
   const rateLimiter = buildRateLimiter(redis, config, logger);
-  const { auth, mailer } = await buildAccountAuth({ db, config, now, logger, keys, rateLimiter });
-  const payments = buildPayments({ db, config, ledger, keys, now, logger, marketFxRateRubMicro });
-  const { apiKeys } = keys;
-  const withdrawals = buildWithdrawals({
-    db,
-    config,
-    ledger,
-    apiKeys,
-    auth,
-    payments,
-    market: market.store,
-    now,
-    logger,
-  });
+  const base = { db, config, now, logger };
+  const { auth, mailer } = await buildAccountAuth({ ...base, keys, rateLimiter });
+  const { payments, withdrawals } = buildRails({ ...base, ledger, keys, auth, market, marketFxRateRubMicro });
   const recommendations = await buildRecommendations(market, text.chat, catalog, config, now, logger);
   const sshSockets = await openSshSockets(config, market.sshProxy, logger);
   jobs.jobRunner.start();

@@ -10,6 +10,8 @@ import type { AuthContext } from '../domain/accounts/auth-context.js';
 import { usdToMicros } from '../domain/billing/money.js';
 import type { PaymentsContext } from '../domain/payments/payments-context.js';
 import type { WithdrawalPolicy, WithdrawalRail, WithdrawalsContext } from '../domain/payments/withdrawals-context.js';
+import type { Market } from './deps.js';
+import { buildPayments } from './payments.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -71,4 +73,16 @@ export function buildWithdrawals(input: {
     policy: withdrawalPolicy(input.config),
     now: input.now,
   };
+}
+
+/** Money in and out: the deposit rails, and withdrawals over the same TRON node. */
+export function buildRails(input: Parameters<typeof buildPayments>[0] & { auth: AuthContext; market: Market }) {
+  const payments = buildPayments(input);
+  const withdrawals = buildWithdrawals({
+    ...input,
+    apiKeys: input.keys.apiKeys,
+    payments,
+    market: input.market.store,
+  });
+  return { payments, withdrawals };
 }

@@ -527,7 +527,7 @@ export const ERROR_CATALOG = {
   withdrawal_address_cooling: {
     status: 409,
     type: invalid,
-    retryable: true,
+    retryable: false,
     message: 'This address was added recently: withdrawals to it open at meta.usable_from',
   },
   invalid_withdrawal: {
