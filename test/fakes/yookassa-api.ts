@@ -10,7 +10,8 @@
  * HTTP Basic auth with the shop id and secret key (401 invalid_credentials otherwise). A POST needs an
  * `Idempotence-Key`: the same key with the same body answers the first answer again (the same payment); the same
  * key with another body is 400 invalid_request "Idempotence key duplicated". `failNext` makes the next requests
- * answer a given status (500, 502, 429, or 202 `processing`) before anything else is looked at.
+ * answer a given status (500, 502, 429, or 202 `processing`) before anything else is looked at; `failRequests`
+ * makes every request answer one until cleared (an outage).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { errorBody, kopecks, type NewPayment, pendingPayment, type WireObject } from './yookassa-wire.js';
@@ -75,6 +76,7 @@ export class FakeYooKassaApi {
   /** Every request that reached the fake, as received. */
   readonly requests: ApiRequest[] = [];
   private readonly failures: FailureStatus[] = [];
+  private failing: FailureStatus | null = null;
   private readonly byKey = new Map<string, { body: unknown; answer: Answer }>();
   private readonly authorization: string;
 
@@ -89,9 +91,14 @@ export class FakeYooKassaApi {
     this.failures.push(...statuses);
   }
 
+  /** Every request answers `status` until called with null. */
+  failRequests(status: FailureStatus | null): void {
+    this.failing = status;
+  }
+
   answer(request: ApiRequest): Answer {
     this.requests.push(request);
-    const failed = this.failures.shift();
+    const failed = this.failures.shift() ?? this.failing ?? undefined;
     if (failed !== undefined) return failure(failed);
     if (request.authorization !== this.authorization)
       return { status: 401, body: errorBody('invalid_credentials', 'Login or password is incorrect', 'Authorization') };

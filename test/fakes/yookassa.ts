@@ -79,6 +79,11 @@ export class FakeYooKassa {
     this.api.failNext(...statuses);
   }
 
+  /** Every API request answers `status` until called with null, as an outage does. */
+  failRequests(status: FailureStatus | null): void {
+    this.api.failRequests(status);
+  }
+
   /** Money held, not yet captured (a two-stage payment; ours capture at once, so this is brief). */
   authorize(paymentId: string): void {
     const payment = this.payment(paymentId);
