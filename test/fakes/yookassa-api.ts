@@ -77,6 +77,8 @@ export class FakeYooKassaApi {
   readonly requests: ApiRequest[] = [];
   private readonly failures: FailureStatus[] = [];
   private failing: FailureStatus | null = null;
+  /** Where a new payment's `confirmation_url` sends the person; null: YooKassa's own page. */
+  checkoutPage: ((paymentId: string) => string) | null = null;
   private readonly byKey = new Map<string, { body: unknown; answer: Answer }>();
   private readonly authorization: string;
 
@@ -121,6 +123,8 @@ export class FakeYooKassaApi {
     const request = newPaymentOf(body, this.shopId);
     if ('status' in request) return request;
     const payment = pendingPayment(request);
+    if (this.checkoutPage !== null)
+      (payment.confirmation as WireObject).confirmation_url = this.checkoutPage(payment.id as string);
     this.payments.set(payment.id as string, payment);
     const answer = { status: 200, body: structuredClone(payment) };
     this.byKey.set(key, { body, answer });

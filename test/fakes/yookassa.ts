@@ -84,6 +84,11 @@ export class FakeYooKassa {
     this.api.failRequests(status);
   }
 
+  /** Where new payments' `confirmation_url` sends the person, instead of YooKassa's page (the local payments demo). */
+  setCheckoutPage(page: (paymentId: string) => string): void {
+    this.api.checkoutPage = page;
+  }
+
   /** Money held, not yet captured (a two-stage payment; ours capture at once, so this is brief). */
   authorize(paymentId: string): void {
     const payment = this.payment(paymentId);
