@@ -4,10 +4,10 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 DEPS := node_modules/.installed
 
-.PHONY: help install run build generate check-generated lint format typecheck test test-unit bench clean
+.PHONY: help install run demo build generate check-generated lint format typecheck test test-unit bench clean
 
 help:
-	@echo "make run | test | test-unit | bench | generate | lint | format | typecheck | build | clean"
+	@echo "make run | demo | test | test-unit | bench | generate | lint | format | typecheck | build | clean"
 
 # Reinstall only when the manifest or lock changed. better-sqlite3 builds from source (about a minute).
 $(DEPS): package.json package-lock.json
@@ -21,6 +21,11 @@ build: $(DEPS)
 
 run: build
 	node dist/src/main.js
+
+# `make run` with its payment rails pointed at loopback fakes of Stripe, YooKassa and java-tron, and pages to pay on
+# (docs/payments.md, "Trying the payment rails locally"). Test code run by tsx: it refuses NODE_ENV=production.
+demo: build
+	node --import tsx scripts/payments-demo.ts
 
 generate: $(DEPS)
 	bash scripts/generate.sh generated

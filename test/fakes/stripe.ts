@@ -10,6 +10,9 @@
  *   GET  /v1/refunds?charge=ch_…      the charge's refunds, newest first
  *   GET  /v1/disputes/:id             with its balance_transactions; 404 when unknown or hidden
  *
+ * A session's `url` is Stripe's hosted page unless `setCheckoutPage` names another (the local payments demo serves
+ * its own pay page, test/fakes/payments-demo-pages.ts).
+ *
  * A wrong key is 401; `failRequests(status)` answers every request with that status until cleared. The test drives
  * what people and banks do (pay, pay asynchronously, fail, expire, refund, dispute, win, lose); each change sends
  * its events, signed, to `webhooks.url` (see stripe-deliveries.ts for holding, reordering and redelivery).
@@ -45,6 +48,7 @@ export class FakeStripe {
   readonly #idempotent = new Map<string, { body: string; answer: Answer }>();
   #failStatus: number | null = null;
   #failuresLeft = 0;
+  #checkoutPage: ((sessionId: string) => string) | null = null;
 
   private constructor(server: Server) {
     this.#server = server;
@@ -101,6 +105,11 @@ export class FakeStripe {
     this.#failuresLeft = count;
   }
 
+  /** Where new sessions' `url` sends the person, instead of checkout.stripe.com. */
+  setCheckoutPage(page: (sessionId: string) => string): void {
+    this.#checkoutPage = page;
+  }
+
   /** The last event of a type, to find what a change sent. */
   lastEvent(type: string): FakeEvent {
     const event = this.webhooks.events.filter((candidate) => candidate.type === type).at(-1);
@@ -151,7 +160,7 @@ export class FakeStripe {
     if (req.headers.authorization !== `Bearer ${this.secretKey}`) {
       return { status: 401, body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } } };
     }
-    if (method === 'POST' && path === '/v1/checkout/sessions') return ok(this.state.createSession(params));
+    if (method === 'POST' && path === '/v1/checkout/sessions') return ok(this.#createSession(params));
     if (method === 'POST' && path === '/v1/refunds') return ok(await this.#createRefund(params));
     if (method === 'GET' && path === '/v1/refunds') return ok(this.#refundsOf(formString(params, 'charge')));
     const [, resource, encodedId] = /^\/v1\/(checkout\/sessions|disputes)\/([^/]+)$/.exec(path) ?? [];
@@ -162,6 +171,12 @@ export class FakeStripe {
     }
     const message = `Unrecognized request URL (${method}: ${path}).`;
     return { status: 404, body: { error: { type: 'invalid_request_error', message } } };
+  }
+
+  #createSession(params: Record<string, FormValue>): unknown {
+    const made = this.state.createSession(params);
+    if (this.#checkoutPage !== null && 'id' in made) made.url = this.#checkoutPage(made.id);
+    return made;
   }
 
   #session(id: string, expand: string[]): unknown {

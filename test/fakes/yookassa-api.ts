@@ -10,7 +10,8 @@
  * HTTP Basic auth with the shop id and secret key (401 invalid_credentials otherwise). A POST needs an
  * `Idempotence-Key`: the same key with the same body answers the first answer again (the same payment); the same
  * key with another body is 400 invalid_request "Idempotence key duplicated". `failNext` makes the next requests
- * answer a given status (500, 502, 429, or 202 `processing`) before anything else is looked at.
+ * answer a given status (500, 502, 429, or 202 `processing`) before anything else is looked at; `failRequests`
+ * makes every request answer one until cleared (an outage).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { errorBody, kopecks, type NewPayment, pendingPayment, type WireObject } from './yookassa-wire.js';
@@ -75,6 +76,9 @@ export class FakeYooKassaApi {
   /** Every request that reached the fake, as received. */
   readonly requests: ApiRequest[] = [];
   private readonly failures: FailureStatus[] = [];
+  private failing: FailureStatus | null = null;
+  /** Where a new payment's `confirmation_url` sends the person; null: YooKassa's own page. */
+  checkoutPage: ((paymentId: string) => string) | null = null;
   private readonly byKey = new Map<string, { body: unknown; answer: Answer }>();
   private readonly authorization: string;
 
@@ -89,9 +93,14 @@ export class FakeYooKassaApi {
     this.failures.push(...statuses);
   }
 
+  /** Every request answers `status` until called with null. */
+  failRequests(status: FailureStatus | null): void {
+    this.failing = status;
+  }
+
   answer(request: ApiRequest): Answer {
     this.requests.push(request);
-    const failed = this.failures.shift();
+    const failed = this.failures.shift() ?? this.failing ?? undefined;
     if (failed !== undefined) return failure(failed);
     if (request.authorization !== this.authorization)
       return { status: 401, body: errorBody('invalid_credentials', 'Login or password is incorrect', 'Authorization') };
@@ -114,6 +123,8 @@ export class FakeYooKassaApi {
     const request = newPaymentOf(body, this.shopId);
     if ('status' in request) return request;
     const payment = pendingPayment(request);
+    if (this.checkoutPage !== null)
+      (payment.confirmation as WireObject).confirmation_url = this.checkoutPage(payment.id as string);
     this.payments.set(payment.id as string, payment);
     const answer = { status: 200, body: structuredClone(payment) };
     this.byKey.set(key, { body, answer });

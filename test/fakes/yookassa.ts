@@ -79,6 +79,16 @@ export class FakeYooKassa {
     this.api.failNext(...statuses);
   }
 
+  /** Every API request answers `status` until called with null, as an outage does. */
+  failRequests(status: FailureStatus | null): void {
+    this.api.failRequests(status);
+  }
+
+  /** Where new payments' `confirmation_url` sends the person, instead of YooKassa's page (the local payments demo). */
+  setCheckoutPage(page: (paymentId: string) => string): void {
+    this.api.checkoutPage = page;
+  }
+
   /** Money held, not yet captured (a two-stage payment; ours capture at once, so this is brief). */
   authorize(paymentId: string): void {
     const payment = this.payment(paymentId);
