@@ -32,6 +32,7 @@ export interface SignerDeps {
 }
 
 const BATCH = 20;
+const UNCONFIRMED_LIMIT = 1_000;
 
 /**
  * The signer (issue 27 item 4; research/payments.md 5.3 "the signer is a separate process"): the only holder of the
@@ -43,21 +44,33 @@ const BATCH = 20;
  */
 export async function signApprovedWithdrawals(deps: SignerDeps): Promise<number> {
   let signed = 0;
+  // What signed transactions not yet in a block will take from the wallet: the funds check leaves it to them.
+  const unconfirmed = await deps.withdrawals.inStatus(['signed', 'broadcast'], UNCONFIRMED_LIMIT);
+  let committedMicros = unconfirmed.reduce((sum, w) => sum + w.amountMicros, 0n);
   for (const withdrawal of await deps.withdrawals.inStatus(['approved'], BATCH)) {
-    const why = await refusal(deps, withdrawal);
+    const why = await refusal(deps, withdrawal, committedMicros);
     if (why !== null) {
       deps.log({ withdrawalId: withdrawal.id, outcome: 'refused', why });
       continue;
     }
     const stored = await deps.withdrawals.recordSignature(withdrawal.id, await sign(deps, withdrawal), deps.now());
     deps.log({ withdrawalId: withdrawal.id, outcome: stored === null ? 'lost_race' : 'signed' });
-    if (stored !== null) signed++;
+    if (stored === null) continue;
+    signed++;
+    committedMicros += withdrawal.amountMicros;
   }
   return signed;
 }
 
-/** Why this signer will not sign the withdrawal now, or null. A refused one stays approved for an operator. */
-async function refusal(deps: SignerDeps, withdrawal: WithdrawalRecord): Promise<string | null> {
+/**
+ * Why this signer will not sign the withdrawal now, or null. A refused one stays approved: an operator rejects it,
+ * or the signer takes it once the reason is gone (the wallet refilled).
+ */
+async function refusal(
+  deps: SignerDeps,
+  withdrawal: WithdrawalRecord,
+  committedMicros: bigint,
+): Promise<string | null> {
   const hotWallet = addressFromPrivateKey(deps.privateKey);
   if (!isTronAddress(withdrawal.address) || withdrawal.address === deps.contract || withdrawal.address === hotWallet)
     return `destination ${withdrawal.address} is not one a withdrawal may go to`;
@@ -72,7 +85,8 @@ async function refusal(deps: SignerDeps, withdrawal: WithdrawalRecord): Promise<
   )
     return 'its ledger hold is missing, not pending, or not its amount and fee';
   const funds = await deps.chain.trc20Balance(hotWallet, deps.contract, { solid: false });
-  if (funds < withdrawal.amountMicros) return `the hot wallet holds ${funds}, less than ${withdrawal.amountMicros}`;
+  if (funds - committedMicros < withdrawal.amountMicros)
+    return `the hot wallet holds ${funds}, ${committedMicros} of it for transfers on their way: less than ${withdrawal.amountMicros}`;
   return null;
 }
 
