@@ -90,10 +90,19 @@ async function refusal(
   return null;
 }
 
+/** The last `raw.timestamp` this process signed with: each transaction gets a later one. */
+let lastTimestampMs = 0;
+
 async function sign(deps: SignerDeps, withdrawal: WithdrawalRecord) {
   const tapos = taposFrom(await deps.chain.referenceBlock(), deps.lifetimeMs);
+  // Two withdrawals of one amount to one address, signed on one reference block, were byte for byte one
+  // transaction: the second's store hit the unique txid and threw, ending the whole pass (and, had it been stored,
+  // one transfer would have settled both). The signer's clock as the creation time (wallet-cli sets it so; java-tron
+  // checks only the expiration) makes each its own; the expiration stays in chain time, from the reference block.
+  lastTimestampMs = Math.max(deps.now(), lastTimestampMs + 1);
   const raw = encodeTriggerSmartContract({
     ...tapos,
+    timestampMs: lastTimestampMs,
     owner: addressFromPrivateKey(deps.privateKey),
     contract: deps.contract,
     data: encodeTransferCall(withdrawal.address, withdrawal.amountMicros),
