@@ -36,7 +36,13 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
 
 /** The key from its file: 64 hex digits (a trailing newline allowed); refused when others may read the file. */
 export function readSignerKey(path: string): Uint8Array {
-  if ((statSync(path).mode & 0o077) !== 0)
+  let mode: number;
+  try {
+    mode = statSync(path).mode;
+  } catch {
+    throw new StartupError('TRON_SIGNER_KEY_FILE', `${path} cannot be read`);
+  }
+  if ((mode & 0o077) !== 0)
     throw new StartupError('TRON_SIGNER_KEY_FILE', `${path} is readable by other users: chmod 600 it`);
   const text = readFileSync(path, 'utf8').trim();
   if (!/^[0-9a-fA-F]{64}$/.test(text))

@@ -31,7 +31,8 @@ export interface SignerDeps {
   log: (event: { withdrawalId: string; outcome: 'signed' | 'refused' | 'lost_race'; why?: string }) => void;
 }
 
-const BATCH = 20;
+/** Refused withdrawals stay approved, so a pass reads far more than it expects to sign: they never hide newer ones. */
+const BATCH = 500;
 const UNCONFIRMED_LIMIT = 1_000;
 
 /**

@@ -46,3 +46,9 @@ describe('readSignerKey', () => {
     );
   });
 });
+
+describe('readSignerKey of a file that is not there', () => {
+  it('is a setting error naming TRON_SIGNER_KEY_FILE, not a crash', () => {
+    expect(() => readSignerKey(join(dir, 'missing'))).toThrow(/TRON_SIGNER_KEY_FILE: .*missing cannot be read/);
+  });
+});
