@@ -76,10 +76,23 @@ async function refusal(deps: SignerDeps, withdrawal: WithdrawalRecord): Promise<
   return null;
 }
 
+/**
+ * The transaction's own `timestamp` (raw field 14, which java-tron does not check): the signer's clock, never the
+ * same twice in this process. With the reference block's time there (tronweb's old default), two withdrawals of one
+ * amount to one address signed against the same block were the same bytes and the same txid (tronweb issue 639,
+ * fixed there the same way in PR 653): the store refused the second signature by throwing, failing the whole pass.
+ */
+let lastTimestampMs = 0;
+function uniqueTimestamp(nowMs: number): number {
+  lastTimestampMs = Math.max(nowMs, lastTimestampMs + 1);
+  return lastTimestampMs;
+}
+
 async function sign(deps: SignerDeps, withdrawal: WithdrawalRecord) {
   const tapos = taposFrom(await deps.chain.referenceBlock(), deps.lifetimeMs);
   const raw = encodeTriggerSmartContract({
     ...tapos,
+    timestampMs: uniqueTimestamp(deps.now()),
     owner: addressFromPrivateKey(deps.privateKey),
     contract: deps.contract,
     data: encodeTransferCall(withdrawal.address, withdrawal.amountMicros),
