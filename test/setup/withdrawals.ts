@@ -107,3 +107,42 @@ export async function earner(h: WithdrawalsHarness, chargedUsd: number): Promise
   expectNativeOk(await h.request('DELETE', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
   return { ...session, apiKey: key.api_key, accountId: provider.accountId };
 }
+
+const DAY = 24 * HOUR;
+
+/** A valid TRON address of a fresh key: outside the service and in no address book yet. */
+export const freshTronAddress = (): string => addressFromPrivateKey(secp256k1.utils.randomSecretKey());
+
+/** POST /v1/payments/withdrawal-addresses as `token` (a session's access token; an API key is refused). */
+export const addAddress = (h: AccountsHarness, token: string, body: Record<string, unknown>) =>
+  h.request('POST', '/v1/payments/withdrawal-addresses', { key: token, body });
+
+/** POST /v1/payments/withdrawals as `key`, with an Idempotency-Key when one is given. */
+export const requestWithdrawal = (h: AccountsHarness, key: string, body: unknown, idempotencyKey?: string) =>
+  h.request('POST', '/v1/payments/withdrawals', {
+    key,
+    body,
+    headers: idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey },
+  });
+
+/**
+ * Moves the service's clock to 01:00 UTC of the first day at least `days` days on: what was earned before is past
+ * the default hold period (EARNINGS_HOLD_DAYS=7), what was added to a book before past the default cooling, and no
+ * withdrawal has counted yet towards that day's limits.
+ */
+export function advanceToFreshDay(h: AccountsHarness, days = 7): void {
+  const now = h.deps.now();
+  const target = Math.floor((now + days * DAY) / DAY) * DAY + DAY + HOUR;
+  h.advance(target - now);
+}
+
+/**
+ * An earner (`chargedUsd` at 85 %) with OUTSIDE in their book, on a fresh UTC day past the default hold period and
+ * cooling: ready to withdraw with `apiKey` to `addressId`. Their session's access token has expired by then.
+ */
+export async function readyEarner(h: WithdrawalsHarness, chargedUsd: number): Promise<Earner & { addressId: string }> {
+  const provider = await earner(h, chargedUsd);
+  const entry = expectNativeOk(await addAddress(h, provider.access_token, { address: OUTSIDE }), 201);
+  advanceToFreshDay(h);
+  return { ...provider, addressId: entry.address_id };
+}
