@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failed, ok, runAdmin } from '../setup/admin-cli.js';
 import { expectNativeOk } from '../setup/envelopes.js';
-import { type Earner, earner, OUTSIDE, startWithdrawalsHarness, type WithdrawalsHarness } from '../setup/withdrawals.js';
+import {
+  type Earner,
+  earner,
+  OUTSIDE,
+  startWithdrawalsHarness,
+  type WithdrawalsHarness,
+} from '../setup/withdrawals.js';
 
 let h: WithdrawalsHarness;
 let dir: string;
@@ -63,7 +69,9 @@ describe('withdrawals an operator reviews', () => {
 
     const other = await withdrawal(provider, 20);
     expect(await heldUsd(provider)).toBe(31 + 21);
-    const rejected = ok(await admin('payments', 'withdrawals', 'reject', '--id', other.withdrawal_id, '--reason', 'kyc'));
+    const rejected = ok(
+      await admin('payments', 'withdrawals', 'reject', '--id', other.withdrawal_id, '--reason', 'kyc'),
+    );
     expect(rejected).toMatchObject({ status: 'rejected', failure_reason: 'kyc' });
     expect(await heldUsd(provider)).toBe(31);
     // Again (as after a crash between the two steps): the release is found done, nothing moves twice.
