@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcileWithdrawals } from '../../src/domain/payments/withdrawal-reconcile.js';
+import { withdrawalHoldId } from '../../src/domain/payments/withdrawals-context.js';
+import { newId } from '../../src/lib/ids.js';
 import { expectNativeOk } from '../setup/envelopes.js';
 import {
   type Earner,
@@ -80,5 +82,36 @@ describe('a withdrawal of earnings', () => {
       failure_reason: expect.stringContaining('expired'),
     });
     expect(await account(provider)).toMatchObject({ balance_usd: before.balance_usd, held_usd: 0 });
+  });
+
+  it('left `requested` by a process that died after admitting it, is held once and goes on', async () => {
+    const provider = await earner(h, 100);
+    const store = h.deps.withdrawals.withdrawals;
+    const nowMs = h.deps.now();
+    const caps = { accountTotalMicros: 10n ** 12n, accountDailyMicros: 10n ** 12n, globalDailyMicros: 10n ** 12n };
+    const admitted = async (heldAlready: boolean) => {
+      const withdrawal = { id: newId('wd'), accountId: provider.accountId, address: OUTSIDE, createdAtMs: nowMs };
+      const created = await store.create(
+        { ...withdrawal, amountMicros: 10_000_000n, feeMicros: 1_000_000n },
+        {
+          ...caps,
+          dayStartMs: nowMs - 1,
+        },
+      );
+      if (!created.ok) throw new Error('not admitted');
+      if (heldAlready) {
+        const hold = { id: withdrawalHoldId(withdrawal.id), accountId: provider.accountId, amountMicros: 11_000_000n };
+        expect((await h.deps.ledger.hold({ ...hold, nowMs, ttlMs: 86_400_000 })).ok).toBe(true);
+      }
+      return withdrawal.id;
+    };
+    const [bare, held] = [await admitted(false), await admitted(true)];
+    await h.advanceWithdrawals();
+    expect((await one(provider, bare)).status).toBe('requested'); // the request may still be running: left alone
+    h.advance(60_000);
+    await h.advanceWithdrawals();
+    await h.advanceWithdrawals();
+    for (const id of [bare, held]) expect((await one(provider, id)).status).toBe('approved');
+    expect((await account(provider)).held_usd).toBe(22);
   });
 });
