@@ -68,6 +68,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The contract as JSON
+         * @description This OpenAPI 3.1 document, bundled into one file: the very document the service validates every request
+         *     against, with its `servers` as written (DESIGN.md 12). Generate a client from it; `/docs` renders it.
+         */
+        get: operations["getOpenapiJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The contract as YAML
+         * @description The same document as `/openapi.json` (DESIGN.md 12), written as YAML.
+         */
+        get: operations["getOpenapiYaml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API reference page
+         * @description An HTML page that renders `/openapi.json` (DESIGN.md 12). The renderer's scripts and styles are served by
+         *     this gateway under `/docs/assets/`; the page asks nothing of any other origin, and its
+         *     `Content-Security-Policy` holds it to that.
+         */
+        get: operations["getReferencePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/llm/models/catalog": {
         parameters: {
             query?: never;
@@ -5567,6 +5630,91 @@ export interface operations {
             401: components["responses"]["NativeMetricsUnauthorized"];
             403: components["responses"]["EdgeBlocked"];
             404: components["responses"]["NativeMetricsNotFound"];
+            500: components["responses"]["NativeInternal"];
+        };
+    };
+    getOpenapiJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bundled OpenAPI document. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3.1.0 */
+                        openapi: string;
+                        info: {
+                            [key: string]: unknown;
+                        };
+                        paths: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            403: components["responses"]["EdgeBlocked"];
+            500: components["responses"]["NativeInternal"];
+        };
+    };
+    getOpenapiYaml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bundled OpenAPI document in YAML. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": string;
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            403: components["responses"]["EdgeBlocked"];
+            500: components["responses"]["NativeInternal"];
+        };
+    };
+    getReferencePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reference page. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestId"];
+                    /** @description Scripts, styles, images and fetches from this origin only. */
+                    "Content-Security-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["NativeBadRequest"];
+            403: components["responses"]["EdgeBlocked"];
             500: components["responses"]["NativeInternal"];
         };
     };

@@ -6,6 +6,7 @@ import { cors } from './http/cors.js';
 import { edgeBlock } from './http/edge-block.js';
 import { errorHandler } from './http/error-handler.js';
 import { modelIdPath } from './http/model-id-path.js';
+import { ASSETS_PATH, referenceAssets } from './http/reference-page.js';
 import { requestId } from './http/request-id.js';
 import { unmatchedRoute } from './http/unmatched-route.js';
 
@@ -30,6 +31,8 @@ export function createApp(deps: Deps, options: { warmValidators: boolean } = { w
   // req.ip: the peer, or the client a trusted proxy names in X-Forwarded-For (docs/configuration.md).
   if (deps.config.TRUSTED_PROXY !== undefined) app.set('trust proxy', trustProxyValue(deps.config.TRUSTED_PROXY));
   app.use(edgeBlock, requestId, cors, modelIdPath);
+  // The reference page's files (DESIGN.md 12): static, outside the contract, public (src/http/reference-page.ts).
+  app.get(`${ASSETS_PATH}/:name`, referenceAssets);
   const routes = bindOperations(app, deps.contract, handlers, deps, options);
   app.use(unmatchedRoute(routes));
   app.use(errorHandler(deps.logger));

@@ -2839,6 +2839,120 @@ export type GetMetricsResponses = {
 
 export type GetMetricsResponse = GetMetricsResponses[keyof GetMetricsResponses];
 
+export type GetOpenapiJsonData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/openapi.json';
+};
+
+export type GetOpenapiJsonErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+};
+
+export type GetOpenapiJsonError = GetOpenapiJsonErrors[keyof GetOpenapiJsonErrors];
+
+export type GetOpenapiJsonResponses = {
+    /**
+     * The bundled OpenAPI document.
+     */
+    200: {
+        openapi: string;
+        info: {
+            [key: string]: unknown;
+        };
+        paths: {
+            [key: string]: unknown;
+        };
+        [key: string]: unknown;
+    };
+};
+
+export type GetOpenapiJsonResponse = GetOpenapiJsonResponses[keyof GetOpenapiJsonResponses];
+
+export type GetOpenapiYamlData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/openapi.yaml';
+};
+
+export type GetOpenapiYamlErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+};
+
+export type GetOpenapiYamlError = GetOpenapiYamlErrors[keyof GetOpenapiYamlErrors];
+
+export type GetOpenapiYamlResponses = {
+    /**
+     * The bundled OpenAPI document in YAML.
+     */
+    200: string;
+};
+
+export type GetOpenapiYamlResponse = GetOpenapiYamlResponses[keyof GetOpenapiYamlResponses];
+
+export type GetReferencePageData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/docs';
+};
+
+export type GetReferencePageErrors = {
+    /**
+     * Invalid request: the body, query or path broke the contract (fields listed in meta.fields).
+     */
+    400: NativeError;
+    /**
+     * Blocked at the edge (SPEC 5.5, 7.3): the default User-Agent of the Python `requests` library. Plain text, no
+     * envelope, no request id. Any other User-Agent passes.
+     *
+     */
+    403: string;
+    /**
+     * Unexpected server error; the message is scrubbed, the request id finds the log line.
+     */
+    500: NativeError;
+};
+
+export type GetReferencePageError = GetReferencePageErrors[keyof GetReferencePageErrors];
+
+export type GetReferencePageResponses = {
+    /**
+     * The reference page.
+     */
+    200: string;
+};
+
+export type GetReferencePageResponse = GetReferencePageResponses[keyof GetReferencePageResponses];
+
 export type GetModelCatalogData = {
     body?: never;
     path?: never;

@@ -84,6 +84,8 @@ import { addSshKey, deleteSshKey, listSshKeys } from './settings/ssh-keys.js';
 import { getHealth } from './system/get-health.js';
 import { getMetrics } from './system/get-metrics.js';
 import { getReadiness } from './system/get-readiness.js';
+import { getReferencePage } from './system/get-reference-page.js';
+import { getOpenapiJson, getOpenapiYaml } from './system/openapi-document.js';
 import { exportUsage } from './usage/export-usage.js';
 import { getUsageActivity } from './usage/get-usage-activity.js';
 import { getUsageBreakdown } from './usage/get-usage-breakdown.js';
@@ -211,4 +213,7 @@ export const handlers = {
   createRerank,
   getModelPerformance,
   getMetrics,
+  getOpenapiJson,
+  getOpenapiYaml,
+  getReferencePage,
 } satisfies HandlerMap;
