@@ -36,14 +36,21 @@ export const REFERENCE_PAGE_CSP = [
 /**
  * Starts the renderer on the contract. No validator badge (it sends the document's address to an outside
  * service) and no configuration from the address bar (`?url=` would render another document under this origin).
+ * "Try it out" calls the gateway the page came from, whatever name it is reached by (the CSP allows only that),
+ * so the contract's `servers` are replaced by this origin in the page's copy.
  */
-const STARTER_SCRIPT = `window.ui = SwaggerUIBundle({
-  url: ${JSON.stringify(CONTRACT_PATH)},
-  dom_id: '#reference',
-  deepLinking: true,
-  validatorUrl: null,
-  queryConfigEnabled: false,
-});
+const STARTER_SCRIPT = `fetch(${JSON.stringify(CONTRACT_PATH)})
+  .then((response) => response.json())
+  .then((spec) => {
+    spec.servers = [{ url: window.location.origin, description: 'This gateway' }];
+    window.ui = SwaggerUIBundle({
+      spec,
+      dom_id: '#reference',
+      deepLinking: true,
+      validatorUrl: null,
+      queryConfigEnabled: false,
+    });
+  });
 `;
 
 interface Asset {

@@ -57,7 +57,8 @@ describe('GET /docs', () => {
       expect(asset.headers.get('x-content-type-options')).toBe('nosniff');
     }
     const starter = (await call(h.baseUrl, 'GET', links.find((link) => link.includes('/reference-page.'))!)).text;
-    expect(starter).toContain('url: "/openapi.json"');
+    expect(starter).toContain('fetch("/openapi.json")');
+    expect(starter).toContain('spec.servers = [{ url: window.location.origin'); // "Try it out" calls this gateway
     expect(starter).toContain('validatorUrl: null');
   });
 
