@@ -2501,7 +2501,8 @@ export interface components {
             output_index: number;
             content_index: number;
             delta: string;
-            logprobs: unknown[];
+            /** @description Always empty (log probabilities are not produced). */
+            logprobs: Record<string, never>[];
         } | {
             /** @constant */
             type: "response.output_text.done";
@@ -2510,7 +2511,8 @@ export interface components {
             output_index: number;
             content_index: number;
             text: string;
-            logprobs: unknown[];
+            /** @description Always empty (log probabilities are not produced). */
+            logprobs: Record<string, never>[];
         } | {
             /** @constant */
             type: "response.function_call_arguments.delta";
@@ -2718,7 +2720,9 @@ export interface components {
                 /** @description Human-readable; for validation failures `body.<field>: <message>`. */
                 error: string;
                 error_code: components["schemas"]["ErrorCode"];
-                meta: components["schemas"]["ErrorMeta"] & unknown;
+                meta: components["schemas"]["ErrorMeta"] & {
+                    request_id: string;
+                };
             };
             /** @description Short human-friendly text in Russian; informational. */
             message: string;
@@ -3109,7 +3113,8 @@ export interface components {
             /** @constant */
             type: "output_text";
             text: string;
-            annotations?: unknown[];
+            /** @description Always empty here (no citations are produced); the field is kept for clients that read it. */
+            annotations?: Record<string, never>[];
         };
         /**
          * @description One output item: the assistant's message, or a `function_call` the model made. `status` is `in_progress` only
@@ -3546,7 +3551,7 @@ export interface components {
          * TimeOrDate
          * @description An RFC 3339 time with its offset, or a plain date (that day's 00:00 UTC).
          */
-        TimeOrDate: string | unknown | unknown;
+        TimeOrDate: string;
         /** @description One billed call (SPEC 2.6). Every billed call of every kind appears here, chat, media and retrieval alike. */
         UsageRecord: {
             /** @description The log id (`log_…`). */
@@ -3919,11 +3924,11 @@ export interface components {
             output_format?: "mp4" | "mov" | "webm";
             output_quality?: number;
             /** @description Refused (400 with a hint); listed so the refusal can say why. */
-            bitrate?: unknown;
+            bitrate?: number | string;
             /** @description Refused (400 with a hint). */
-            bitrate_mode?: unknown;
+            bitrate_mode?: string;
             /** @description Refused (400 with a hint). */
-            codec?: unknown;
+            codec?: string;
         };
         /**
          * @description The restoration models (SPEC 4.3, 4.4), as the catalog and this deployment's routes make them now: what each
@@ -4572,7 +4577,8 @@ export interface components {
             model: string;
             /** @constant */
             status: "in_progress";
-            output: unknown[];
+            /** @description Always empty before the first output item is added. */
+            output: components["schemas"]["ResponsesOutputItem"][];
             usage: null;
             metadata?: {
                 [key: string]: string;

@@ -52,7 +52,12 @@ export type ResponsesStreamEvent = {
     output_index: number;
     content_index: number;
     delta: string;
-    logprobs: Array<unknown>;
+    /**
+     * Always empty (log probabilities are not produced).
+     */
+    logprobs: Array<{
+        [key: string]: unknown;
+    }>;
 } | {
     type: 'response.output_text.done';
     sequence_number: number;
@@ -60,7 +65,12 @@ export type ResponsesStreamEvent = {
     output_index: number;
     content_index: number;
     text: string;
-    logprobs: Array<unknown>;
+    /**
+     * Always empty (log probabilities are not produced).
+     */
+    logprobs: Array<{
+        [key: string]: unknown;
+    }>;
 } | {
     type: 'response.function_call_arguments.delta';
     sequence_number: number;
@@ -287,7 +297,9 @@ export type NativeError = {
          */
         error: string;
         error_code: ErrorCode;
-        meta: ErrorMeta & unknown;
+        meta: ErrorMeta & {
+            request_id: string;
+        };
     };
     /**
      * Short human-friendly text in Russian; informational.
@@ -754,7 +766,12 @@ export type ResponsesRequest = {
 export type ResponsesOutputText = {
     type: 'output_text';
     text: string;
-    annotations?: Array<unknown>;
+    /**
+     * Always empty here (no citations are produced); the field is kept for clients that read it.
+     */
+    annotations?: Array<{
+        [key: string]: unknown;
+    }>;
 };
 
 /**
@@ -1304,7 +1321,7 @@ export type TotpEnrolment = {
  *
  * An RFC 3339 time with its offset, or a plain date (that day's 00:00 UTC).
  */
-export type TimeOrDate = unknown | unknown;
+export type TimeOrDate = string | string;
 
 /**
  * One billed call (SPEC 2.6). Every billed call of every kind appears here, chat, media and retrieval alike.
@@ -1767,15 +1784,15 @@ export type VideoRequest = {
     /**
      * Refused (400 with a hint); listed so the refusal can say why.
      */
-    bitrate?: unknown;
+    bitrate?: number | string;
     /**
      * Refused (400 with a hint).
      */
-    bitrate_mode?: unknown;
+    bitrate_mode?: string;
     /**
      * Refused (400 with a hint).
      */
-    codec?: unknown;
+    codec?: string;
 };
 
 /**
@@ -2661,7 +2678,10 @@ export type ResponsesInProgress = {
     created_at: number;
     model: string;
     status: 'in_progress';
-    output: Array<unknown>;
+    /**
+     * Always empty before the first output item is added.
+     */
+    output: Array<ResponsesOutputItem>;
     usage: null;
     metadata?: {
         [key: string]: string;
