@@ -161,7 +161,8 @@ export interface paths {
          *
          *     Non-stream requests with `max_tokens` above 4096 use the keep-alive path: the 200 status and leading
          *     whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
-         *     `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
+         *     `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2). A KeepAliveError has
+         *     exactly `error` and `request_id`, never `choices`, so `'choices' in body` tells the two apart in a typed client.
          *
          *     An `image_url` part with an http(s) link is probed (SSRF-safe, its first bytes) before anything is held: a link
          *     that does not answer, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part
@@ -200,7 +201,8 @@ export interface paths {
          *
          *     Non-stream requests with `max_tokens` above 4096 use the keep-alive path: the 200 status and leading
          *     whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
-         *     `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
+         *     `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2). A KeepAliveError has
+         *     exactly `error` and `request_id`, never `data`, so `'data' in body` tells the two apart in a typed client.
          *
          *     An `image_url` part with an http(s) link is probed (SSRF-safe, its first bytes) before anything is held: a link
          *     that does not answer, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part
@@ -2955,13 +2957,9 @@ export interface components {
             total_tokens: number;
             prompt_tokens_details?: {
                 cached_tokens?: number;
-            } & {
-                [key: string]: unknown;
             };
             completion_tokens_details?: {
                 reasoning_tokens?: number;
-            } & {
-                [key: string]: unknown;
             };
             /** @description USD charged, to $0.000001. */
             cost: number;
@@ -2997,19 +2995,16 @@ export interface components {
         };
         /**
          * @description The body of a keep-alive response whose upstream failed after the 200 status was sent (SPEC 4.2): read the
-         *     whole body and check `error` before `choices`.
+         *     whole body and check `error` before `choices`. Exactly these fields (src/http/keep-alive.ts), so
+         *     `'choices' in body` tells a ChatCompletion from it.
          */
         KeepAliveError: {
             error: {
                 message: string;
                 type: string;
                 code: components["schemas"]["ErrorCode"];
-            } & {
-                [key: string]: unknown;
             };
-            request_id?: string;
-        } & {
-            [key: string]: unknown;
+            request_id: string;
         };
         /**
          * @description A Responses-style request, served through chat completions (same routing, pricing and codes): `instructions`

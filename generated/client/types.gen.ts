@@ -598,11 +598,9 @@ export type ChatUsage = {
     total_tokens: number;
     prompt_tokens_details?: {
         cached_tokens?: number;
-        [key: string]: unknown;
     };
     completion_tokens_details?: {
         reasoning_tokens?: number;
-        [key: string]: unknown;
     };
     /**
      * USD charged, to $0.000001.
@@ -646,7 +644,8 @@ export type ChatCompletion = {
 
 /**
  * The body of a keep-alive response whose upstream failed after the 200 status was sent (SPEC 4.2): read the
- * whole body and check `error` before `choices`.
+ * whole body and check `error` before `choices`. Exactly these fields (src/http/keep-alive.ts), so
+ * `'choices' in body` tells a ChatCompletion from it.
  *
  */
 export type KeepAliveError = {
@@ -654,10 +653,8 @@ export type KeepAliveError = {
         message: string;
         type: string;
         code: ErrorCode;
-        [key: string]: unknown;
     };
-    request_id?: string;
-    [key: string]: unknown;
+    request_id: string;
 };
 
 /**
