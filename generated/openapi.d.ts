@@ -3006,6 +3006,19 @@ export interface components {
             };
             request_id: string;
         };
+        /** @description What went wrong on a stream that had opened (SPEC 6.2). */
+        StreamError: {
+            message: string;
+            /** @enum {string} */
+            type: "invalid_request_error" | "rate_limit_error" | "api_error";
+            /**
+             * @description Upstream 400 → `invalid_request`; 404 → `model_not_found`; 429 → `rate_limit_exceeded`; anything else
+             *     → `upstream_error`; when every upstream failed before a first token, the status they all answered decides
+             *     as above, every one a 5xx → `upstream_server_error`, every one silent → `empty_upstream_stream`.
+             * @enum {string}
+             */
+            code: "invalid_request" | "model_not_found" | "rate_limit_exceeded" | "upstream_error" | "upstream_server_error" | "empty_upstream_stream";
+        };
         /**
          * @description A Responses-style request, served through chat completions (same routing, pricing and codes): `instructions`
          *     becomes a system message; `input` (a string, or a list of items) the conversation, where `function_call` and
@@ -3163,6 +3176,22 @@ export interface components {
                 total_tokens: number;
                 cost: number;
             };
+            metadata?: {
+                [key: string]: string;
+            };
+        };
+        /** @description The response as a stream's `response.created` and `response.in_progress` events show it, before any output. */
+        ResponsesInProgress: {
+            id: string;
+            /** @constant */
+            object: "response";
+            created_at: number;
+            model: string;
+            /** @constant */
+            status: "in_progress";
+            /** @description Always empty before the first output item is added. */
+            output: components["schemas"]["ResponsesOutputItem"][];
+            usage: null;
             metadata?: {
                 [key: string]: string;
             };
@@ -4549,35 +4578,6 @@ export interface components {
             balance_usd?: number;
             error?: string;
             error_code?: components["schemas"]["JobFailureCode"];
-        };
-        /** @description What went wrong on a stream that had opened (SPEC 6.2). */
-        StreamError: {
-            message: string;
-            /** @enum {string} */
-            type: "invalid_request_error" | "rate_limit_error" | "api_error";
-            /**
-             * @description Upstream 400 → `invalid_request`; 404 → `model_not_found`; 429 → `rate_limit_exceeded`; anything else
-             *     → `upstream_error`; when every upstream failed before a first token, the status they all answered decides
-             *     as above, every one a 5xx → `upstream_server_error`, every one silent → `empty_upstream_stream`.
-             * @enum {string}
-             */
-            code: "invalid_request" | "model_not_found" | "rate_limit_exceeded" | "upstream_error" | "upstream_server_error" | "empty_upstream_stream";
-        };
-        /** @description The response as a stream's `response.created` and `response.in_progress` events show it, before any output. */
-        ResponsesInProgress: {
-            id: string;
-            /** @constant */
-            object: "response";
-            created_at: number;
-            model: string;
-            /** @constant */
-            status: "in_progress";
-            /** @description Always empty before the first output item is added. */
-            output: components["schemas"]["ResponsesOutputItem"][];
-            usage: null;
-            metadata?: {
-                [key: string]: string;
-            };
         };
     };
     responses: {

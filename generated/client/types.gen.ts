@@ -658,6 +658,21 @@ export type KeepAliveError = {
 };
 
 /**
+ * What went wrong on a stream that had opened (SPEC 6.2).
+ */
+export type StreamError = {
+    message: string;
+    type: 'invalid_request_error' | 'rate_limit_error' | 'api_error';
+    /**
+     * Upstream 400 → `invalid_request`; 404 → `model_not_found`; 429 → `rate_limit_exceeded`; anything else
+     * → `upstream_error`; when every upstream failed before a first token, the status they all answered decides
+     * as above, every one a 5xx → `upstream_server_error`, every one silent → `empty_upstream_stream`.
+     *
+     */
+    code: 'invalid_request' | 'model_not_found' | 'rate_limit_exceeded' | 'upstream_error' | 'upstream_server_error' | 'empty_upstream_stream';
+};
+
+/**
  * A Responses-style request, served through chat completions (same routing, pricing and codes): `instructions`
  * becomes a system message; `input` (a string, or a list of items) the conversation, where `function_call` and
  * `function_call_output` items are a tool round trip. Responses are never stored: send the whole conversation
@@ -823,6 +838,25 @@ export type ResponsesResponse = {
         total_tokens: number;
         cost: number;
     };
+    metadata?: {
+        [key: string]: string;
+    };
+};
+
+/**
+ * The response as a stream's `response.created` and `response.in_progress` events show it, before any output.
+ */
+export type ResponsesInProgress = {
+    id: string;
+    object: 'response';
+    created_at: number;
+    model: string;
+    status: 'in_progress';
+    /**
+     * Always empty before the first output item is added.
+     */
+    output: Array<ResponsesOutputItem>;
+    usage: null;
     metadata?: {
         [key: string]: string;
     };
@@ -2649,40 +2683,6 @@ export type ChatImageJob = {
     balance_usd?: number;
     error?: string;
     error_code?: JobFailureCode;
-};
-
-/**
- * What went wrong on a stream that had opened (SPEC 6.2).
- */
-export type StreamError = {
-    message: string;
-    type: 'invalid_request_error' | 'rate_limit_error' | 'api_error';
-    /**
-     * Upstream 400 → `invalid_request`; 404 → `model_not_found`; 429 → `rate_limit_exceeded`; anything else
-     * → `upstream_error`; when every upstream failed before a first token, the status they all answered decides
-     * as above, every one a 5xx → `upstream_server_error`, every one silent → `empty_upstream_stream`.
-     *
-     */
-    code: 'invalid_request' | 'model_not_found' | 'rate_limit_exceeded' | 'upstream_error' | 'upstream_server_error' | 'empty_upstream_stream';
-};
-
-/**
- * The response as a stream's `response.created` and `response.in_progress` events show it, before any output.
- */
-export type ResponsesInProgress = {
-    id: string;
-    object: 'response';
-    created_at: number;
-    model: string;
-    status: 'in_progress';
-    /**
-     * Always empty before the first output item is added.
-     */
-    output: Array<ResponsesOutputItem>;
-    usage: null;
-    metadata?: {
-        [key: string]: string;
-    };
 };
 
 /**
