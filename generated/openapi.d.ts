@@ -2547,15 +2547,16 @@ export interface components {
          * @enum {string}
          */
         JobFailureCode: "content_moderation" | "generation_failed" | "input_rejected" | "invalid_request";
-        /** @description The native success envelope; each operation narrows `data`. */
+        /**
+         * @description The native success envelope's fixed fields. Each operation adds `data` (required, an object) in the allOf member
+         *     beside this one: a base `data` here would have to be an open object, which generators render as a map that the
+         *     operations' `data` then fails to extend.
+         */
         NativeSuccess: {
             /** @constant */
             exception: 0;
             /** @description Short human-friendly text in Russian; informational. */
             message: string;
-            data: {
-                [key: string]: unknown;
-            };
         };
         Health: {
             /** @enum {string} */

@@ -103,7 +103,10 @@ export type ResponsesStreamEvent = {
 export type JobFailureCode = 'content_moderation' | 'generation_failed' | 'input_rejected' | 'invalid_request';
 
 /**
- * The native success envelope; each operation narrows `data`.
+ * The native success envelope's fixed fields. Each operation adds `data` (required, an object) in the allOf member
+ * beside this one: a base `data` here would have to be an open object, which generators render as a map that the
+ * operations' `data` then fails to extend.
+ *
  */
 export type NativeSuccess = {
     exception: 0;
@@ -111,9 +114,6 @@ export type NativeSuccess = {
      * Short human-friendly text in Russian; informational.
      */
     message: string;
-    data: {
-        [key: string]: unknown;
-    };
 };
 
 export type Health = {
