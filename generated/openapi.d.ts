@@ -224,7 +224,8 @@ export interface paths {
          *
          *     Non-stream requests with `max_tokens` above 4096 use the keep-alive path: the 200 status and leading
          *     whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
-         *     `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
+         *     `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2). A KeepAliveError has
+         *     exactly `error` and `request_id`, never `choices`, so `'choices' in body` tells the two apart in a typed client.
          *
          *     An `image_url` part with an http(s) link is probed (SSRF-safe, its first bytes) before anything is held: a link
          *     that does not answer, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part
@@ -263,7 +264,8 @@ export interface paths {
          *
          *     Non-stream requests with `max_tokens` above 4096 use the keep-alive path: the 200 status and leading
          *     whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
-         *     `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
+         *     `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2). A KeepAliveError has
+         *     exactly `error` and `request_id`, never `data`, so `'data' in body` tells the two apart in a typed client.
          *
          *     An `image_url` part with an http(s) link is probed (SSRF-safe, its first bytes) before anything is held: a link
          *     that does not answer, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part
@@ -2564,7 +2566,8 @@ export interface components {
             output_index: number;
             content_index: number;
             delta: string;
-            logprobs: unknown[];
+            /** @description Always empty (log probabilities are not produced). */
+            logprobs: Record<string, never>[];
         } | {
             /** @constant */
             type: "response.output_text.done";
@@ -2573,7 +2576,8 @@ export interface components {
             output_index: number;
             content_index: number;
             text: string;
-            logprobs: unknown[];
+            /** @description Always empty (log probabilities are not produced). */
+            logprobs: Record<string, never>[];
         } | {
             /** @constant */
             type: "response.function_call_arguments.delta";
@@ -2606,15 +2610,16 @@ export interface components {
          * @enum {string}
          */
         JobFailureCode: "content_moderation" | "generation_failed" | "input_rejected" | "invalid_request";
-        /** @description The native success envelope; each operation narrows `data`. */
+        /**
+         * @description The native success envelope's fixed fields. Each operation adds `data` (required, an object) in the allOf member
+         *     beside this one: a base `data` here would have to be an open object, which generators render as a map that the
+         *     operations' `data` then fails to extend.
+         */
         NativeSuccess: {
             /** @constant */
             exception: 0;
             /** @description Short human-friendly text in Russian; informational. */
             message: string;
-            data: {
-                [key: string]: unknown;
-            };
         };
         Health: {
             /** @enum {string} */
@@ -2781,7 +2786,9 @@ export interface components {
                 /** @description Human-readable; for validation failures `body.<field>: <message>`. */
                 error: string;
                 error_code: components["schemas"]["ErrorCode"];
-                meta: components["schemas"]["ErrorMeta"] & unknown;
+                meta: components["schemas"]["ErrorMeta"] & {
+                    request_id: string;
+                };
             };
             /** @description Short human-friendly text in Russian; informational. */
             message: string;
@@ -3014,13 +3021,9 @@ export interface components {
             total_tokens: number;
             prompt_tokens_details?: {
                 cached_tokens?: number;
-            } & {
-                [key: string]: unknown;
             };
             completion_tokens_details?: {
                 reasoning_tokens?: number;
-            } & {
-                [key: string]: unknown;
             };
             /** @description USD charged, to $0.000001. */
             cost: number;
@@ -3056,19 +3059,29 @@ export interface components {
         };
         /**
          * @description The body of a keep-alive response whose upstream failed after the 200 status was sent (SPEC 4.2): read the
-         *     whole body and check `error` before `choices`.
+         *     whole body and check `error` before `choices`. Exactly these fields (src/http/keep-alive.ts), so
+         *     `'choices' in body` tells a ChatCompletion from it.
          */
         KeepAliveError: {
             error: {
                 message: string;
                 type: string;
                 code: components["schemas"]["ErrorCode"];
-            } & {
-                [key: string]: unknown;
             };
-            request_id?: string;
-        } & {
-            [key: string]: unknown;
+            request_id: string;
+        };
+        /** @description What went wrong on a stream that had opened (SPEC 6.2). */
+        StreamError: {
+            message: string;
+            /** @enum {string} */
+            type: "invalid_request_error" | "rate_limit_error" | "api_error";
+            /**
+             * @description Upstream 400 → `invalid_request`; 404 → `model_not_found`; 429 → `rate_limit_exceeded`; anything else
+             *     → `upstream_error`; when every upstream failed before a first token, the status they all answered decides
+             *     as above, every one a 5xx → `upstream_server_error`, every one silent → `empty_upstream_stream`.
+             * @enum {string}
+             */
+            code: "invalid_request" | "model_not_found" | "rate_limit_exceeded" | "upstream_error" | "upstream_server_error" | "empty_upstream_stream";
         };
         /**
          * @description A Responses-style request, served through chat completions (same routing, pricing and codes): `instructions`
@@ -3172,7 +3185,8 @@ export interface components {
             /** @constant */
             type: "output_text";
             text: string;
-            annotations?: unknown[];
+            /** @description Always empty here (no citations are produced); the field is kept for clients that read it. */
+            annotations?: Record<string, never>[];
         };
         /**
          * @description One output item: the assistant's message, or a `function_call` the model made. `status` is `in_progress` only
@@ -3226,6 +3240,22 @@ export interface components {
                 total_tokens: number;
                 cost: number;
             };
+            metadata?: {
+                [key: string]: string;
+            };
+        };
+        /** @description The response as a stream's `response.created` and `response.in_progress` events show it, before any output. */
+        ResponsesInProgress: {
+            id: string;
+            /** @constant */
+            object: "response";
+            created_at: number;
+            model: string;
+            /** @constant */
+            status: "in_progress";
+            /** @description Always empty before the first output item is added. */
+            output: components["schemas"]["ResponsesOutputItem"][];
+            usage: null;
             metadata?: {
                 [key: string]: string;
             };
@@ -3609,7 +3639,7 @@ export interface components {
          * TimeOrDate
          * @description An RFC 3339 time with its offset, or a plain date (that day's 00:00 UTC).
          */
-        TimeOrDate: string | unknown | unknown;
+        TimeOrDate: string;
         /** @description One billed call (SPEC 2.6). Every billed call of every kind appears here, chat, media and retrieval alike. */
         UsageRecord: {
             /** @description The log id (`log_…`). */
@@ -3982,11 +4012,11 @@ export interface components {
             output_format?: "mp4" | "mov" | "webm";
             output_quality?: number;
             /** @description Refused (400 with a hint); listed so the refusal can say why. */
-            bitrate?: unknown;
+            bitrate?: number | string;
             /** @description Refused (400 with a hint). */
-            bitrate_mode?: unknown;
+            bitrate_mode?: string;
             /** @description Refused (400 with a hint). */
-            codec?: unknown;
+            codec?: string;
         };
         /**
          * @description The restoration models (SPEC 4.3, 4.4), as the catalog and this deployment's routes make them now: what each
@@ -4612,34 +4642,6 @@ export interface components {
             balance_usd?: number;
             error?: string;
             error_code?: components["schemas"]["JobFailureCode"];
-        };
-        /** @description What went wrong on a stream that had opened (SPEC 6.2). */
-        StreamError: {
-            message: string;
-            /** @enum {string} */
-            type: "invalid_request_error" | "rate_limit_error" | "api_error";
-            /**
-             * @description Upstream 400 → `invalid_request`; 404 → `model_not_found`; 429 → `rate_limit_exceeded`; anything else
-             *     → `upstream_error`; when every upstream failed before a first token, the status they all answered decides
-             *     as above, every one a 5xx → `upstream_server_error`, every one silent → `empty_upstream_stream`.
-             * @enum {string}
-             */
-            code: "invalid_request" | "model_not_found" | "rate_limit_exceeded" | "upstream_error" | "upstream_server_error" | "empty_upstream_stream";
-        };
-        /** @description The response as a stream's `response.created` and `response.in_progress` events show it, before any output. */
-        ResponsesInProgress: {
-            id: string;
-            /** @constant */
-            object: "response";
-            created_at: number;
-            model: string;
-            /** @constant */
-            status: "in_progress";
-            output: unknown[];
-            usage: null;
-            metadata?: {
-                [key: string]: string;
-            };
         };
     };
     responses: {

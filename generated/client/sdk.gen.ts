@@ -132,7 +132,8 @@ export const getCompatModel = <ThrowOnError extends boolean = false>(options: Op
  *
  * Non-stream requests with `max_tokens` above 4096 use the keep-alive path: the 200 status and leading
  * whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
- * `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
+ * `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2). A KeepAliveError has
+ * exactly `error` and `request_id`, never `choices`, so `'choices' in body` tells the two apart in a typed client.
  *
  * An `image_url` part with an http(s) link is probed (SSRF-safe, its first bytes) before anything is held: a link
  * that does not answer, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part
@@ -167,7 +168,8 @@ export const createCompatChatCompletion = <ThrowOnError extends boolean = false>
  *
  * Non-stream requests with `max_tokens` above 4096 use the keep-alive path: the 200 status and leading
  * whitespace are sent at once, then the JSON; an upstream failure then arrives as a 200 whose body is
- * `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2).
+ * `KeepAliveError`, so read to the end and check `error` before `choices` (SPEC 4.2). A KeepAliveError has
+ * exactly `error` and `request_id`, never `data`, so `'data' in body` tells the two apart in a typed client.
  *
  * An `image_url` part with an http(s) link is probed (SSRF-safe, its first bytes) before anything is held: a link
  * that does not answer, or is not a PNG, JPEG, GIF or WebP image, is 400 `invalid_image_payload` naming the part
