@@ -68,7 +68,9 @@ describe('servers', () => {
       for (const [path, item] of Object.entries(contract.paths ?? {})) {
         const missing = ['put', 'patch', 'delete', 'post', 'get'].find((method) => !(method in (item ?? {})))!;
         // Upper case: fetch sends a method as written, and Node's parser refuses a lower-case PATCH with 400.
-        const response = await fetch(`${base}${path.replace(/\{[^}]+\}/g, 'sample_1')}`, { method: missing.toUpperCase() });
+        const response = await fetch(`${base}${path.replace(/\{[^}]+\}/g, 'sample_1')}`, {
+          method: missing.toUpperCase(),
+        });
         outcomes.push(`${missing} ${path} ${response.status}`);
       }
       expect(outcomes.filter((outcome) => !outcome.endsWith(' 405'))).toEqual([]);
