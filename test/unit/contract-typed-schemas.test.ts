@@ -33,6 +33,9 @@ const OPEN: Readonly<Record<string, string>> = {
   'UsageRecord.metadata': 'a free-form map',
   'MediaJob.inputs': "the kind's own request fields",
   'MediaJob.config': 'an echo of what the render was asked for',
+  'getOpenapiJson 200 application/json': 'an OpenAPI document: its own specification defines it',
+  'getOpenapiJson 200 application/json.info': 'an OpenAPI Info object',
+  'getOpenapiJson 200 application/json.paths': 'an OpenAPI Paths object: one entry per path',
 };
 
 const COMPOSED = ['allOf', 'oneOf', 'anyOf'] as const;
