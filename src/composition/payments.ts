@@ -4,13 +4,13 @@ import { SqlDepositStore } from '../adapters/deposit-store/sql.js';
 import type { Ledger } from '../adapters/ledger/index.js';
 import { StripePaymentProcessor } from '../adapters/payment-processor/stripe.js';
 import { YooKassaProcessor } from '../adapters/payment-processor/yookassa.js';
-import { JavaTronHttpChain } from '../adapters/tron-chain/java-tron-http.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connect.js';
 import type { Rails } from '../domain/payments/deposit-rails.js';
 import type { PaymentsContext } from '../domain/payments/payments-context.js';
 import type { UsdtRail } from '../domain/payments/usdt-deposits.js';
 import { depositAddress, parseDepositXpub } from '../lib/tron/deposit-address.js';
+import { tronNode } from './tron-node.js';
 
 const list = (text: string) =>
   text
@@ -41,10 +41,7 @@ function buildRails(config: Config): Rails {
 function buildUsdtRail(config: Config): UsdtRail | null {
   if (config.TRON_XPUB === undefined || config.TRON_NODE_URL === undefined) return null;
   const account = parseDepositXpub(config.TRON_XPUB);
-  const chain = new JavaTronHttpChain({
-    nodeUrl: config.TRON_NODE_URL,
-    ...(config.TRON_API_KEY === undefined ? {} : { apiKey: config.TRON_API_KEY }),
-  });
+  const chain = tronNode({ ...config, TRON_NODE_URL: config.TRON_NODE_URL });
   return { chain, contract: config.TRON_USDT_CONTRACT, address: (index) => depositAddress(account, index) };
 }
 

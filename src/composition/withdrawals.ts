@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { ApiKeyStore } from '../adapters/api-keys/index.js';
 import type { Ledger } from '../adapters/ledger/index.js';
 import type { MarketStore } from '../adapters/market-store/index.js';
-import { JavaTronHttpChain } from '../adapters/tron-chain/java-tron-http.js';
 import { SqlWithdrawalStore } from '../adapters/withdrawal-store/sql.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connect.js';
@@ -12,6 +11,7 @@ import type { PaymentsContext } from '../domain/payments/payments-context.js';
 import type { WithdrawalPolicy, WithdrawalRail, WithdrawalsContext } from '../domain/payments/withdrawals-context.js';
 import type { Market } from './deps.js';
 import { buildPayments } from './payments.js';
+import { tronNode } from './tron-node.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -32,12 +32,7 @@ export function withdrawalPolicy(config: Config): WithdrawalPolicy {
 /** The deposit watcher's node when there is one; withdrawals need only the node and the hot wallet's address. */
 function buildRail(config: Config, payments: PaymentsContext): WithdrawalRail | null {
   if (config.TRON_NODE_URL === undefined || config.TRON_HOT_WALLET_ADDRESS === undefined) return null;
-  const chain =
-    payments.usdt?.chain ??
-    new JavaTronHttpChain({
-      nodeUrl: config.TRON_NODE_URL,
-      ...(config.TRON_API_KEY === undefined ? {} : { apiKey: config.TRON_API_KEY }),
-    });
+  const chain = payments.usdt?.chain ?? tronNode({ ...config, TRON_NODE_URL: config.TRON_NODE_URL });
   return { chain, contract: config.TRON_USDT_CONTRACT, hotWallet: config.TRON_HOT_WALLET_ADDRESS };
 }
 
@@ -65,9 +60,10 @@ export function buildWithdrawals(input: {
     apiKeys: input.apiKeys,
     auth: input.auth,
     deposits: input.payments.deposits,
-    earnedBefore: async (accountId, beforeMs) => {
-      const settled = await input.market.providerSettlements(accountId, 0, beforeMs);
-      return settled.reduce((sum, s) => sum + (s.providerMicros ?? 0n), 0n);
+    earnings: async (accountId, maturedBeforeMs) => {
+      const settled = await input.market.providerSettlements(accountId, 0, input.now() + 1);
+      const sum = (rows: typeof settled) => rows.reduce((total, s) => total + (s.providerMicros ?? 0n), 0n);
+      return { totalMicros: sum(settled), maturedMicros: sum(settled.filter((s) => s.atMs < maturedBeforeMs)) };
     },
     rail,
     policy: withdrawalPolicy(input.config),

@@ -6,8 +6,8 @@
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { openLedger } from '../adapters/ledger/open.js';
-import { JavaTronHttpChain } from '../adapters/tron-chain/java-tron-http.js';
 import { SqlWithdrawalStore } from '../adapters/withdrawal-store/sql.js';
+import { tronNode } from '../composition/tron-node.js';
 import { connectDatabase } from '../db/connect.js';
 import { usdToMicros } from '../domain/billing/money.js';
 import { addressFromPrivateKey } from '../lib/tron/address.js';
@@ -25,10 +25,7 @@ async function main(): Promise<void> {
   const deps = {
     withdrawals: new SqlWithdrawalStore(db),
     ledger,
-    chain: new JavaTronHttpChain({
-      nodeUrl: config.TRON_NODE_URL,
-      ...(config.TRON_API_KEY === undefined ? {} : { apiKey: config.TRON_API_KEY }),
-    }),
+    chain: tronNode(config),
     contract: config.TRON_USDT_CONTRACT,
     privateKey,
     feeLimitSun: config.TRON_FEE_LIMIT_SUN,

@@ -45,16 +45,21 @@ const UNCONFIRMED_LIMIT = 1_000;
  */
 export async function signApprovedWithdrawals(deps: SignerDeps): Promise<number> {
   let signed = 0;
+  const hotWallet = addressFromPrivateKey(deps.privateKey); // once a pass: a key's address is a point multiplication
   // What signed transactions not yet in a block will take from the wallet: the funds check leaves it to them.
   const unconfirmed = await deps.withdrawals.inStatus(['signed', 'broadcast'], UNCONFIRMED_LIMIT);
   let committedMicros = unconfirmed.reduce((sum, w) => sum + w.amountMicros, 0n);
   for (const withdrawal of await deps.withdrawals.inStatus(['approved'], BATCH)) {
-    const why = await refusal(deps, withdrawal, committedMicros);
+    const why = await refusal(deps, hotWallet, withdrawal, committedMicros);
     if (why !== null) {
       deps.log({ withdrawalId: withdrawal.id, outcome: 'refused', why });
       continue;
     }
-    const stored = await deps.withdrawals.recordSignature(withdrawal.id, await sign(deps, withdrawal), deps.now());
+    const stored = await deps.withdrawals.recordSignature(
+      withdrawal.id,
+      await sign(deps, hotWallet, withdrawal),
+      deps.now(),
+    );
     deps.log({ withdrawalId: withdrawal.id, outcome: stored === null ? 'lost_race' : 'signed' });
     if (stored === null) continue;
     signed++;
@@ -69,10 +74,10 @@ export async function signApprovedWithdrawals(deps: SignerDeps): Promise<number>
  */
 async function refusal(
   deps: SignerDeps,
+  hotWallet: string,
   withdrawal: WithdrawalRecord,
   committedMicros: bigint,
 ): Promise<string | null> {
-  const hotWallet = addressFromPrivateKey(deps.privateKey);
   if (!isTronAddress(withdrawal.address) || withdrawal.address === deps.contract || withdrawal.address === hotWallet)
     return `destination ${withdrawal.address} is not one a withdrawal may go to`;
   if (withdrawal.amountMicros <= 0n || withdrawal.amountMicros > deps.maxMicros)
@@ -94,7 +99,7 @@ async function refusal(
 /** The last `raw.timestamp` this process signed with: each transaction gets a later one. */
 let lastTimestampMs = 0;
 
-async function sign(deps: SignerDeps, withdrawal: WithdrawalRecord) {
+async function sign(deps: SignerDeps, hotWallet: string, withdrawal: WithdrawalRecord) {
   const tapos = taposFrom(await deps.chain.referenceBlock(), deps.lifetimeMs);
   // Two withdrawals of one amount to one address, signed on one reference block, were byte for byte one
   // transaction: the second's store hit the unique txid and threw, ending the whole pass (and, had it been stored,
@@ -104,7 +109,7 @@ async function sign(deps: SignerDeps, withdrawal: WithdrawalRecord) {
   const raw = encodeTriggerSmartContract({
     ...tapos,
     timestampMs: lastTimestampMs,
-    owner: addressFromPrivateKey(deps.privateKey),
+    owner: hotWallet,
     contract: deps.contract,
     data: encodeTransferCall(withdrawal.address, withdrawal.amountMicros),
     feeLimitSun: deps.feeLimitSun,

@@ -52,7 +52,7 @@ export class MemoryWithdrawalStore implements WithdrawalStore {
   }
 
   async create(input: NewWithdrawal, caps: WithdrawalCaps): Promise<CreateWithdrawalOutcome> {
-    const active = [...this.withdrawals.values()].filter((w) => ACTIVE_WITHDRAWAL_STATUSES.includes(w.status));
+    const active = this.active();
     const mine = active.filter((w) => w.accountId === input.accountId);
     const today = (w: WithdrawalRecord) => w.createdAtMs >= caps.dayStartMs;
     const refused = firstExceededCap(
@@ -101,11 +101,12 @@ export class MemoryWithdrawalStore implements WithdrawalStore {
   }
 
   async activeTotal(accountId: string): Promise<bigint> {
-    return sumOf(
-      [...this.withdrawals.values()].filter(
-        (w) => w.accountId === accountId && ACTIVE_WITHDRAWAL_STATUSES.includes(w.status),
-      ),
-    );
+    return sumOf(this.active().filter((w) => w.accountId === accountId));
+  }
+
+  /** The withdrawals whose amounts count against the caps. */
+  private active(): WithdrawalRecord[] {
+    return [...this.withdrawals.values()].filter((w) => ACTIVE_WITHDRAWAL_STATUSES.includes(w.status));
   }
 
   async inStatus(statuses: readonly WithdrawalStatus[], limit: number): Promise<WithdrawalRecord[]> {

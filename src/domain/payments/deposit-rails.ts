@@ -12,9 +12,12 @@ export const METHOD_RAILS: Readonly<Record<DepositMethod, { processor: Processor
 /** The rails this service was configured with; a rail without its settings is off (issue 27). */
 export type Rails = Partial<Record<'stripe' | 'yookassa', PaymentProcessor>>;
 
-/** 503 `payment_rail_unavailable` naming the method, for a rail that is off or a processor that is unreachable. */
-export function railUnavailable(method: DepositMethod, why: string): ApiError {
-  return new ApiError('payment_rail_unavailable', `Deposits by ${method} are not available: ${why}`, {
+/**
+ * 503 `payment_rail_unavailable` naming the method, for a rail that is off or a processor that is unreachable;
+ * `what` is what is unavailable (deposits by the method, unless said).
+ */
+export function railUnavailable(method: DepositMethod, why: string, what = `Deposits by ${method}`): ApiError {
+  return new ApiError('payment_rail_unavailable', `${what} are not available: ${why}`, {
     meta: { method },
   });
 }

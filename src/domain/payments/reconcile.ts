@@ -20,13 +20,24 @@ const creditId = (d: DepositRecord) => (d.processor === 'tron' ? `dep:tron:${d.p
  * credit transfer, of its amount, and its processor must call it paid; a deposit not credited must not be paid.
  * Reads only; an operator acts on what it prints.
  */
-export async function reconcileDeposits(ctx: PaymentsContext): Promise<{ checked: number; differences: Difference[] }> {
-  const differences: Difference[] = [];
+export function reconcileDeposits(ctx: PaymentsContext): Promise<{ checked: number; differences: Difference[] }> {
+  return checkEvery(
+    (afterId, limit) => ctx.deposits.scan(afterId, limit),
+    (deposit) => check(ctx, deposit),
+  );
+}
+
+/** Walks a store in id order, a page at a time, and gathers what `check` finds wrong with each record. */
+export async function checkEvery<R extends { id: string }, D>(
+  scan: (afterId: string | null, limit: number) => Promise<R[]>,
+  check: (record: R) => Promise<D[]>,
+): Promise<{ checked: number; differences: D[] }> {
+  const differences: D[] = [];
   let checked = 0;
   for (let afterId: string | null = null; ; ) {
-    const page = await ctx.deposits.scan(afterId, PAGE);
+    const page = await scan(afterId, PAGE);
     if (page.length === 0) return { checked, differences };
-    for (const deposit of page) differences.push(...(await check(ctx, deposit)));
+    for (const record of page) differences.push(...(await check(record)));
     checked += page.length;
     afterId = page.at(-1)!.id;
   }

@@ -19,9 +19,8 @@ const atLeastZero = (micros: bigint): bigint => (micros > 0n ? micros : 0n);
  */
 export async function withdrawable(ctx: WithdrawalsContext, accountId: string): Promise<Withdrawable> {
   const nowMs = ctx.now();
-  const [matured, earned, active, balance] = await Promise.all([
-    ctx.earnedBefore(accountId, nowMs - ctx.policy.earningsHoldMs),
-    ctx.earnedBefore(accountId, nowMs + 1),
+  const [{ maturedMicros: matured, totalMicros: earned }, active, balance] = await Promise.all([
+    ctx.earnings(accountId, nowMs - ctx.policy.earningsHoldMs),
     ctx.withdrawals.activeTotal(accountId),
     ctx.ledger.getBalance(accountId),
   ]);

@@ -3,6 +3,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { newId } from '../../lib/ids.js';
 import { isTronAddress } from '../../lib/tron/address.js';
 import { checkSecondFactor } from '../accounts/second-factor-check.js';
+import { railUnavailable } from './deposit-rails.js';
 import type { WithdrawalRail, WithdrawalsContext } from './withdrawals-context.js';
 
 /**
@@ -13,14 +14,7 @@ import type { WithdrawalRail, WithdrawalsContext } from './withdrawals-context.j
 
 /** 503 while withdrawals are off on this service. */
 export function withdrawalRail(ctx: WithdrawalsContext): WithdrawalRail {
-  if (ctx.rail === null)
-    throw new ApiError(
-      'payment_rail_unavailable',
-      'Withdrawals are not available: this service has no settings for them',
-      {
-        meta: { method: 'usdt_trc20' },
-      },
-    );
+  if (ctx.rail === null) throw railUnavailable('usdt_trc20', 'this service has no settings for them', 'Withdrawals');
   return ctx.rail;
 }
 

@@ -1,6 +1,7 @@
 import type { HoldStatus } from '../../adapters/ledger/index.js';
 import type { TronChain } from '../../adapters/tron-chain/index.js';
 import type { WithdrawalRecord, WithdrawalStatus } from '../../adapters/withdrawal-store/index.js';
+import { checkEvery } from './reconcile.js';
 import { type WithdrawalBooks, withdrawalHoldId } from './withdrawals-context.js';
 
 /** One withdrawal whose ledger hold or chain transaction does not match its state (docs/payments.md). */
@@ -10,8 +11,6 @@ export interface WithdrawalDifference {
   problem: 'hold_mismatch' | 'not_on_chain' | 'chain_unreachable';
   detail: string;
 }
-
-const PAGE = 200;
 
 /** The hold status each state must have: the money is held until the chain's final word, then posted or given back. */
 function expectedHold(w: WithdrawalRecord): readonly (HoldStatus | null)[] {
@@ -28,19 +27,14 @@ function expectedHold(w: WithdrawalRecord): readonly (HoldStatus | null)[] {
  * hold must be in the state its status implies, of its amount and fee; a completed one must be in a solidified
  * block with a SUCCESS receipt. Reads only.
  */
-export async function reconcileWithdrawals(
+export function reconcileWithdrawals(
   books: WithdrawalBooks,
   chain: TronChain | null,
 ): Promise<{ checked: number; differences: WithdrawalDifference[] }> {
-  const differences: WithdrawalDifference[] = [];
-  let checked = 0;
-  for (let afterId: string | null = null; ; ) {
-    const page = await books.withdrawals.scan(afterId, PAGE);
-    if (page.length === 0) return { checked, differences };
-    for (const w of page) differences.push(...(await check(books, chain, w)));
-    checked += page.length;
-    afterId = page.at(-1)!.id;
-  }
+  return checkEvery(
+    (afterId, limit) => books.withdrawals.scan(afterId, limit),
+    (w) => check(books, chain, w),
+  );
 }
 
 async function check(books: WithdrawalBooks, chain: TronChain | null, w: WithdrawalRecord) {

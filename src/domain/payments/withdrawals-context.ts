@@ -37,8 +37,11 @@ export interface WithdrawalsContext {
   auth: AuthContext;
   /** Our own deposit addresses: never a destination (a transfer between accounts is not a withdrawal). */
   deposits: DepositStore;
-  /** Σ of the provider's earnings posted before `beforeMs` (rentals and volumes, SPEC 1.6). */
-  earnedBefore(accountId: string, beforeMs: number): Promise<bigint>;
+  /**
+   * Σ of the provider's earnings posted up to now (rentals and volumes, SPEC 1.6), and the part of it posted before
+   * `maturedBeforeMs`, from one read.
+   */
+  earnings(accountId: string, maturedBeforeMs: number): Promise<{ totalMicros: bigint; maturedMicros: bigint }>;
   /** null when withdrawals are off (TRON_NODE_URL or TRON_HOT_WALLET_ADDRESS missing). */
   rail: WithdrawalRail | null;
   policy: WithdrawalPolicy;
