@@ -4,7 +4,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 DEPS := node_modules/.installed
 
-.PHONY: help install run demo build generate check-generated lint format typecheck test test-unit bench clean
+.PHONY: help install run demo build packages generate check-generated lint format typecheck test test-unit bench clean
 
 help:
 	@echo "make run | demo | test | test-unit | bench | generate | lint | format | typecheck | build | clean"
@@ -16,7 +16,17 @@ $(DEPS): package.json package-lock.json
 
 install: $(DEPS)
 
-build: $(DEPS)
+# The SDK ships the generated client, copied in from generated/client whenever that changes (packages/sdk).
+SDK_GENERATED := packages/sdk/src/generated/index.ts
+$(SDK_GENERATED): $(DEPS) $(shell find generated/client -name '*.ts' 2>/dev/null)
+	node packages/sdk/scripts/copy-generated.mjs
+
+# The SDK and the terminal tool are npm workspaces with versions of their own (packages/*); tests pack and run them.
+packages: $(DEPS) $(SDK_GENERATED)
+	node_modules/.bin/tsc -p packages/sdk/tsconfig.build.json
+	node_modules/.bin/tsc -p packages/cli/tsconfig.build.json
+
+build: packages
 	node_modules/.bin/tsc -p tsconfig.build.json
 
 run: build
@@ -38,7 +48,7 @@ check-generated: $(DEPS)
 # The contract: Redocly's recommended-strict on the sources (openapi/redocly.yaml), Spectral's spectral:oas on the bundle
 # generators read (.spectral.yaml; `make check-generated` proves the bundle is current). Biome checks formatting, lint
 # rules and import order (biome.json); `make format` applies its fixes.
-lint: $(DEPS)
+lint: $(DEPS) $(SDK_GENERATED)
 	node_modules/.bin/redocly lint --config openapi/redocly.yaml openapi/openapi.yaml
 	node_modules/.bin/spectral lint --ruleset .spectral.yaml --fail-severity warn generated/openapi.bundled.yaml
 	node_modules/.bin/biome ci .
@@ -47,15 +57,15 @@ lint: $(DEPS)
 format: $(DEPS)
 	node_modules/.bin/biome check --write .
 
-typecheck: $(DEPS)
+typecheck: $(DEPS) $(SDK_GENERATED)
 	node_modules/.bin/tsc -p tsconfig.json --noEmit
 
-test: lint check-generated
+test: lint check-generated packages
 	node_modules/.bin/vitest run
 
 # The fast tier for the edit-test loop: test/unit, in memory, no database (about 20 s on 2 cores). The adapter
 # suites would take it past a minute and the contract suites add about 9, so they stay in `make test`.
-test-unit: $(DEPS)
+test-unit: $(DEPS) $(SDK_GENERATED)
 	node_modules/.bin/vitest run test/unit
 
 # Not part of `make test` (a test never asserts a wall-clock time). Builds, then measures the gateway against a
@@ -65,4 +75,4 @@ bench: $(DEPS)
 	node --import tsx test/bench/run.ts $(BENCH_ARGS)
 
 clean:
-	rm -rf dist node_modules/.installed
+	rm -rf dist node_modules/.installed packages/*/dist packages/sdk/src/generated
