@@ -20,7 +20,8 @@ export interface ConfigFile {
 
 export function configPath(env: NodeJS.ProcessEnv = process.env): string {
   const xdg = env['XDG_CONFIG_HOME'];
-  const base = xdg !== undefined && xdg.startsWith('/') ? xdg : join(homedir(), '.config');
+  // The XDG spec says a relative value is invalid and must be ignored.
+  const base = xdg?.startsWith('/') ? xdg : join(homedir(), '.config');
   return join(base, 'cgw', 'config.json');
 }
 

@@ -8,7 +8,9 @@ import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import { registerAccount } from './commands/account.js';
 import { registerCatalog } from './commands/catalog.js';
+import { registerChat } from './commands/chat.js';
 import { registerKeys } from './commands/keys.js';
+import { registerUsage } from './commands/usage.js';
 import { exitCodeFor, formatError } from './errors.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -24,7 +26,7 @@ function program(): Command {
     .showSuggestionAfterError()
     // Subcommands inherit this: a bad flag throws instead of exiting, so it gets exit code 2 (errors.ts).
     .exitOverride();
-  for (const register of [registerAccount, registerKeys, registerCatalog]) register(root);
+  for (const register of [registerAccount, registerKeys, registerCatalog, registerChat, registerUsage]) register(root);
   return root;
 }
 

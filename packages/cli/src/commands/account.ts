@@ -9,13 +9,8 @@ import type { Command } from 'commander';
 import { readConfig, removeProfile, saveProfile } from '../config.js';
 import { context, globals } from '../context.js';
 import { UsageError } from '../errors.js';
+import { readStdin } from '../input.js';
 import { printJson, printLine, printRecord, usd } from '../output.js';
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** A prompt that does not echo what is typed, so the key never shows on screen or in scrollback. */
 function askHidden(question: string): Promise<string> {
