@@ -5,6 +5,8 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -67,3 +69,35 @@ export function cgw(args: string[], options: RunOptions = {}): Promise<Result> {
 
 /** The one-line error format: `cgw: <message> (<code>, request <id>)`. */
 export const ERROR_LINE = /^cgw: .+ \(([a-z0-9_]+)(, request [A-Za-z0-9_-]+)?\)\n$/;
+
+/**
+ * The service's public address as its links name it (PUBLIC_BASE_URL): a forwarding front started before the
+ * harness, as a reverse proxy is in production, so a hosted file's signed link is fetched exactly as given.
+ */
+export async function publicFront(): Promise<{ url: string; target: (baseUrl: string) => void; close: () => void }> {
+  let upstream = '';
+  const server = createServer((request, response) => {
+    const forward = httpRequest(`${upstream}${request.url ?? '/'}`, {
+      method: request.method,
+      headers: request.headers,
+    });
+    forward.on('response', (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    });
+    forward.on('error', () => response.destroy());
+    request.pipe(forward);
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    target: (baseUrl) => {
+      upstream = baseUrl;
+    },
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}

@@ -10,7 +10,10 @@ import { registerAccount } from './commands/account.js';
 import { registerCatalog } from './commands/catalog.js';
 import { registerChat } from './commands/chat.js';
 import { registerKeys } from './commands/keys.js';
+import { registerMedia } from './commands/media.js';
+import { registerRestore } from './commands/restore.js';
 import { registerUsage } from './commands/usage.js';
+import { registerVideo } from './commands/video.js';
 import { exitCodeFor, formatError } from './errors.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -26,7 +29,17 @@ function program(): Command {
     .showSuggestionAfterError()
     // Subcommands inherit this: a bad flag throws instead of exiting, so it gets exit code 2 (errors.ts).
     .exitOverride();
-  for (const register of [registerAccount, registerKeys, registerCatalog, registerChat, registerUsage]) register(root);
+  for (const register of [
+    registerAccount,
+    registerKeys,
+    registerCatalog,
+    registerChat,
+    registerUsage,
+    registerMedia,
+    registerVideo,
+    registerRestore,
+  ])
+    register(root);
   return root;
 }
 
