@@ -7,13 +7,17 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import { registerAccount } from './commands/account.js';
+import { registerBurst } from './commands/burst.js';
 import { registerCatalog } from './commands/catalog.js';
 import { registerChat } from './commands/chat.js';
 import { registerKeys } from './commands/keys.js';
+import { registerMarket } from './commands/market.js';
 import { registerMedia } from './commands/media.js';
 import { registerRestore } from './commands/restore.js';
+import { registerSsh } from './commands/ssh.js';
 import { registerUsage } from './commands/usage.js';
 import { registerVideo } from './commands/video.js';
+import { registerVolumes } from './commands/volumes.js';
 import { exitCodeFor, formatError } from './errors.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -38,6 +42,10 @@ function program(): Command {
     registerMedia,
     registerVideo,
     registerRestore,
+    registerMarket,
+    registerSsh,
+    registerBurst,
+    registerVolumes,
   ])
     register(root);
   return root;
