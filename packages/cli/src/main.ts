@@ -13,6 +13,7 @@ import { registerChat } from './commands/chat.js';
 import { registerKeys } from './commands/keys.js';
 import { registerMarket } from './commands/market.js';
 import { registerMedia } from './commands/media.js';
+import { registerPayments } from './commands/payments.js';
 import { registerRestore } from './commands/restore.js';
 import { registerSsh } from './commands/ssh.js';
 import { registerUsage } from './commands/usage.js';
@@ -46,6 +47,7 @@ function program(): Command {
     registerSsh,
     registerBurst,
     registerVolumes,
+    registerPayments,
   ])
     register(root);
   return root;
