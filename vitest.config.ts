@@ -20,6 +20,7 @@ export default defineConfig({
       project('adapters', 20_000),
       project('integration', 60_000),
       project('sdk', 20_000),
+      project('cli', 60_000),
     ],
   },
 });
