@@ -28,8 +28,7 @@ export class UsageError extends Error {
 /** Errors with no HTTP status (a stream's error frame, a failed job) are classed by their catalog code. */
 const byCode: Record<string, number> = {
   insufficient_balance: EXIT.payment,
-  rate_limited: EXIT.rateLimited,
-  rate_limit_error: EXIT.rateLimited,
+  rate_limit_exceeded: EXIT.rateLimited,
   input_rejected: EXIT.invalid,
   invalid_request: EXIT.invalid,
   aborted: EXIT.interrupted,
@@ -47,8 +46,7 @@ export function exitCodeFor(error: unknown): number {
   if (status === 429) return EXIT.rateLimited;
   if (status === 400 || status === 409 || status === 422) return EXIT.invalid;
   if (status >= 500) return EXIT.service;
-  if (error instanceof JobFailedError) return byCode[error.code] ?? EXIT.service;
-  // status 0 (no answer, a cut stream) or 200 (an error frame inside a stream)
+  // status 0 (no answer, a cut stream, a failed job) or 200 (an error frame inside a stream)
   return byCode[error.code] ?? EXIT.service;
 }
 

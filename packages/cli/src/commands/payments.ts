@@ -4,7 +4,6 @@
  * terminal QR code for a phone wallet. Withdrawals go to an address saved beforehand (it matures before use).
  */
 import {
-  addWithdrawalAddress,
   createDeposit,
   createWithdrawal,
   type Deposit,
@@ -12,7 +11,6 @@ import {
   listDeposits,
   listWithdrawalAddresses,
   listWithdrawals,
-  removeWithdrawalAddress,
   type Withdrawal,
 } from '@compute-gateway/sdk';
 import { type Command, Option } from 'commander';
@@ -123,25 +121,6 @@ async function addresses(_options: unknown, command: Command): Promise<void> {
   );
 }
 
-async function addAddress(address: string, options: { label?: string; totp?: string }, command: Command) {
-  const ctx = await context(command);
-  const body = {
-    address,
-    ...(options.label ? { label: options.label } : {}),
-    ...(options.totp ? { totp: options.totp } : {}),
-  };
-  const { data } = await ctx.gateway.call(addWithdrawalAddress, { body });
-  if (ctx.json) return printJson(data);
-  printLine(`Saved ${data.address} as ${data.address_id}; usable from ${when(data.usable_from)}`);
-}
-
-async function removeAddress(id: string, _options: unknown, command: Command): Promise<void> {
-  const ctx = await context(command);
-  const { data } = await ctx.gateway.call(removeWithdrawalAddress, { path: { address_id: id } });
-  if (ctx.json) return printJson(data);
-  printLine(`Removed ${id}`);
-}
-
 export function registerPayments(root: Command): void {
   const dep = root
     .command('deposit')
@@ -158,7 +137,7 @@ export function registerPayments(root: Command): void {
     .description('send earnings to a saved USDT TRC20 address')
     .option('--to <address_id>', 'the saved address (see `cgw withdraw addresses`)')
     .option('--amount <usd>', 'how much, in USD', numberOption('--amount'))
-    .option('--totp <code>', 'the authenticator code, when two-factor sign-in is on')
+    .option('--totp <code>', "the authenticator app's code (withdrawals need a second factor)")
     .action(async (options, command: Command) => {
       if (options.to === undefined || options.amount === undefined) {
         throw new UsageError('withdraw needs --to <address_id> and --amount <usd>; `cgw withdraw list` shows them');
@@ -166,12 +145,6 @@ export function registerPayments(root: Command): void {
       await withdraw(options, command);
     });
   out.command('list').description('your withdrawals and what can be withdrawn now').action(withdrawList);
-  out.command('addresses').description('saved withdrawal addresses').action(addresses);
-  out
-    .command('add-address <address>')
-    .description('save a TRC20 address to withdraw to (usable after a waiting period)')
-    .option('--label <label>', 'a name for it')
-    .option('--totp <code>', 'the authenticator code, when two-factor sign-in is on')
-    .action(addAddress);
-  out.command('remove-address <address_id>').description('forget a saved address').action(removeAddress);
+  // Saving or removing an address takes a signed-in session (docs/payments.md), which an API key is not.
+  out.command('addresses').description('saved withdrawal addresses (added on the dashboard)').action(addresses);
 }
