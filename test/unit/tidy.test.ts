@@ -68,7 +68,13 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const files = sourceFiles('src').map((path) => {
+/** The server, and the packages users install (their copy of generated/client aside). */
+const checked = [
+  ...sourceFiles('src'),
+  ...sourceFiles('packages/sdk/src').filter((path) => !path.startsWith('packages/sdk/src/generated/')),
+  ...sourceFiles('packages/cli/src'),
+];
+const files = checked.map((path) => {
   const text = readFileSync(join(PROJECT_ROOT, path), 'utf8');
   return { path, text, source: ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true) };
 });
@@ -76,6 +82,8 @@ const files = sourceFiles('src').map((path) => {
 /** The floor a file stands on: its folder under src/, a port (`adapters/<port>/index.ts`), or config/entry files. */
 function floor(path: string): string {
   if (path.startsWith('generated/')) return 'generated';
+  const workspace = /^packages\/([^/]+)\//.exec(path)?.[1];
+  if (workspace !== undefined) return `package:${workspace}`; // installed on their own: nothing from outside
   if (/^src\/config(-[a-z-]+)?\.ts$/.test(path)) return 'config'; // config.ts and its parts (config-accounts.ts)
   if (path === 'src/main.ts' || path === 'src/app.ts') return 'entry';
   if (/^src\/adapters\/[^/]+\/index\.ts$/.test(path)) return 'port';
@@ -97,6 +105,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   domain: ['domain', 'port', 'lib', 'errors'],
   http: ['http', 'port', 'domain', 'errors', 'lib', 'config', 'composition'],
   handlers: ['handlers', 'http', 'domain', 'port', 'errors', 'lib', 'config', 'composition'],
+  'package:sdk': ['package:sdk'],
+  'package:cli': ['package:cli'],
 };
 
 function allowedImport(importer: string, imported: string, typeOnly: boolean): boolean {
