@@ -48,6 +48,10 @@ describe('cgw deposit', () => {
     expect(qrLines.length).toBeGreaterThan(10);
     const json = JSON.parse((await cgw(['deposit', '--method', 'usdt', '--json'], { env })).stdout);
     expect(json).toMatchObject({ method: 'usdt_trc20', address });
+    const shown = await cgw(['deposit', 'show', json.deposit_id, '--no-qr'], { env });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(address);
+    expect(shown.stdout.split('\n').filter((line) => /^[█▀▄ ]{20,}$/.test(line))).toEqual([]);
   });
 });
 

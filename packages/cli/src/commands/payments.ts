@@ -80,7 +80,8 @@ async function depositShow(id: string, options: { qr: boolean }, command: Comman
   const ctx = await context(command);
   const { data } = await ctx.gateway.call(getDeposit, { path: { deposit_id: id } });
   if (ctx.json) return printJson(data);
-  printDeposit(data, options.qr);
+  // `deposit` has its own --no-qr, and commander gives a parent's options to the parent wherever they stand.
+  printDeposit(data, options.qr && command.parent?.opts().qr !== false);
 }
 
 const withdrawalRow = (w: Withdrawal) => [

@@ -56,7 +56,9 @@ async function final(jobId: string, options: { output?: string }, command: Comma
   const ctx = await context(command);
   const { data } = await ctx.gateway.call(finalizeVideoJob, { path: { job_id: jobId } });
   if (ctx.interactive) process.stderr.write(`final ${data.job_id}, estimated ${usd(data.estimated_cost_usd)}\n`);
-  await finishJob(ctx, 'video', data.job_id, options.output);
+  // `video` has its own -o, and commander gives a parent's options to the parent wherever they stand.
+  const output = options.output ?? (command.optsWithGlobals() as { output?: string }).output;
+  await finishJob(ctx, 'video', data.job_id, output);
 }
 
 export function registerVideo(root: Command): void {
