@@ -935,6 +935,8 @@ export interface paths {
          *     token presented a second time (someone kept a copy) revokes every session of that sign-in: 401 `invalid_session`.
          *     The token comes in the body, or in the `cgw_refresh` cookie (then the `Origin` header must be the service's own,
          *     and the new tokens go back in cookies only, whatever `session_cookie` says, so page scripts never see them).
+         *     A client address that keeps presenting refresh tokens no one was given (as with unknown API keys,
+         *     `AUTH_FAILURES_PER_MINUTE`) gets 429 `auth_rate_limited` with `Retry-After` for a while, whatever it sends.
          */
         post: operations["refreshSession"];
         delete?: never;
@@ -2691,7 +2693,7 @@ export interface components {
          *     | resources_unavailable | 409 | invalid_request_error | A stopped rental cannot restart: its GPU is gone. |
          *     | idempotency_conflict | 409 | invalid_request_error | An idempotency key was reused with a different request. |
          *     | not_ready | 503 | api_error | A dependency (database) is unreachable; the process should not receive traffic. |
-         *     | auth_rate_limited | 429 | rate_limit_exceeded | Too many unknown API keys from this client address, or too many sign-in, sign-up, confirmation or password-reset attempts per address or per account (never saying which, nor whether the account exists); with `Retry-After`. |
+         *     | auth_rate_limited | 429 | rate_limit_exceeded | Too many unknown API keys or refresh tokens from this client address, or too many sign-in, sign-up, confirmation or password-reset attempts per address or per account (never saying which, nor whether the account exists); with `Retry-After`. |
          *     | tokenizer_busy | 503 | api_error | Too much long text is waiting to be counted (`TOKENIZER_MAX_WAITING`), or counting it took longer than `TOKENIZER_TASK_TIMEOUT_MS`; with `Retry-After`. Nothing was held or charged. |
          *     | key_scope_required | 403 | permission_error | The key lacks the `keys` scope needed to create or revoke keys. |
          *     | account_locked | 403 | permission_error | An operator locked the account behind the key: every key of it is refused until it is unlocked. |

@@ -893,6 +893,8 @@ export const revokeSession = <ThrowOnError extends boolean = false>(options: Opt
  * token presented a second time (someone kept a copy) revokes every session of that sign-in: 401 `invalid_session`.
  * The token comes in the body, or in the `cgw_refresh` cookie (then the `Origin` header must be the service's own,
  * and the new tokens go back in cookies only, whatever `session_cookie` says, so page scripts never see them).
+ * A client address that keeps presenting refresh tokens no one was given (as with unknown API keys,
+ * `AUTH_FAILURES_PER_MINUTE`) gets 429 `auth_rate_limited` with `Retry-After` for a while, whatever it sends.
  *
  */
 export const refreshSession = <ThrowOnError extends boolean = false>(options?: Options<RefreshSessionData, ThrowOnError>) => (options?.client ?? client).post<RefreshSessionResponses, RefreshSessionErrors, ThrowOnError>({

@@ -188,7 +188,7 @@ export type Health = {
  * | resources_unavailable | 409 | invalid_request_error | A stopped rental cannot restart: its GPU is gone. |
  * | idempotency_conflict | 409 | invalid_request_error | An idempotency key was reused with a different request. |
  * | not_ready | 503 | api_error | A dependency (database) is unreachable; the process should not receive traffic. |
- * | auth_rate_limited | 429 | rate_limit_exceeded | Too many unknown API keys from this client address, or too many sign-in, sign-up, confirmation or password-reset attempts per address or per account (never saying which, nor whether the account exists); with `Retry-After`. |
+ * | auth_rate_limited | 429 | rate_limit_exceeded | Too many unknown API keys or refresh tokens from this client address, or too many sign-in, sign-up, confirmation or password-reset attempts per address or per account (never saying which, nor whether the account exists); with `Retry-After`. |
  * | tokenizer_busy | 503 | api_error | Too much long text is waiting to be counted (`TOKENIZER_MAX_WAITING`), or counting it took longer than `TOKENIZER_TASK_TIMEOUT_MS`; with `Retry-After`. Nothing was held or charged. |
  * | key_scope_required | 403 | permission_error | The key lacks the `keys` scope needed to create or revoke keys. |
  * | account_locked | 403 | permission_error | An operator locked the account behind the key: every key of it is refused until it is unlocked. |
