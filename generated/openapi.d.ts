@@ -672,8 +672,9 @@ export interface paths {
          *     the hold period (`EARNINGS_HOLD_DAYS`) and not yet withdrawn can leave, never deposited money; the amount and the
          *     fee are held from the balance at once. Each withdrawal has daily limits (the account's and the service's) and,
          *     above `WITHDRAW_APPROVAL_USD`, waits for an operator. A separate signer signs it once; it is then broadcast and
-         *     `completed` on a solidified block, or `failed` and the hold goes back. An account with a second factor sends its
-         *     code in `totp`.
+         *     `completed` on a solidified block, or `failed` and the hold goes back. The account's second factor is required
+         *     (DESIGN.md 10), with an API key as with a session: its code (or a recovery code) goes in `totp`; an account
+         *     without one, a login-less account made by the operator included, is refused with 403 `second_factor_required`.
          */
         post: operations["createWithdrawal"];
         delete?: never;
@@ -719,10 +720,12 @@ export interface paths {
         put?: never;
         /**
          * Add a withdrawal address
-         * @description Puts a TRON address in the account's address book. Needs a signed-in session (an API key cannot add one) and,
-         *     when the account has a second factor, its code. The address must be canonical base58check and able to receive
-         *     USDT from us: not one of this service's deposit addresses, its hot wallet or the token contract. It
-         *     cools for `WITHDRAW_ADDRESS_COOLING_HOURS` before withdrawals may go to it, and the account's email is told.
+         * @description Puts a TRON address in the account's address book. Needs a signed-in session (an API key cannot add one) and
+         *     the account's second factor: its code (or a recovery code) in `totp`. An account without one is refused with 403
+         *     `second_factor_required` until it enrols one (`POST /v1/auth/totp`, then `POST /v1/auth/totp/confirm`). The
+         *     address must be canonical base58check and able to receive USDT from us: not one of this service's deposit
+         *     addresses, its hot wallet or the token contract. It cools for `WITHDRAW_ADDRESS_COOLING_HOURS` before
+         *     withdrawals may go to it, and the account's email is told.
          */
         post: operations["addWithdrawalAddress"];
         delete?: never;
@@ -935,6 +938,8 @@ export interface paths {
          *     token presented a second time (someone kept a copy) revokes every session of that sign-in: 401 `invalid_session`.
          *     The token comes in the body, or in the `cgw_refresh` cookie (then the `Origin` header must be the service's own,
          *     and the new tokens go back in cookies only, whatever `session_cookie` says, so page scripts never see them).
+         *     A client address that keeps presenting refresh tokens no one was given (as with unknown API keys,
+         *     `AUTH_FAILURES_PER_MINUTE`) gets 429 `auth_rate_limited` with `Retry-After` for a while, whatever it sends.
          */
         post: operations["refreshSession"];
         delete?: never;
@@ -2691,7 +2696,7 @@ export interface components {
          *     | resources_unavailable | 409 | invalid_request_error | A stopped rental cannot restart: its GPU is gone. |
          *     | idempotency_conflict | 409 | invalid_request_error | An idempotency key was reused with a different request. |
          *     | not_ready | 503 | api_error | A dependency (database) is unreachable; the process should not receive traffic. |
-         *     | auth_rate_limited | 429 | rate_limit_exceeded | Too many unknown API keys from this client address, or too many sign-in, sign-up, confirmation or password-reset attempts per address or per account (never saying which, nor whether the account exists); with `Retry-After`. |
+         *     | auth_rate_limited | 429 | rate_limit_exceeded | Too many unknown API keys or refresh tokens from this client address, or too many sign-in, sign-up, confirmation or password-reset attempts per address or per account (never saying which, nor whether the account exists); with `Retry-After`. |
          *     | tokenizer_busy | 503 | api_error | Too much long text is waiting to be counted (`TOKENIZER_MAX_WAITING`), or counting it took longer than `TOKENIZER_TASK_TIMEOUT_MS`; with `Retry-After`. Nothing was held or charged. |
          *     | key_scope_required | 403 | permission_error | The key lacks the `keys` scope needed to create or revoke keys. |
          *     | account_locked | 403 | permission_error | An operator locked the account behind the key: every key of it is refused until it is unlocked. |
@@ -2741,9 +2746,10 @@ export interface components {
          *     | invalid_withdrawal | 400 | invalid_request_error | The amount is below the service's minimum or above its maximum withdrawal (`meta.min_usd`, `meta.max_usd`). |
          *     | insufficient_withdrawable | 402 | insufficient_quota | More than the account's withdrawable earnings: earnings past their hold period, less what was withdrawn, at most the balance (`meta.withdrawable_usd`). |
          *     | withdrawal_limit_reached | 429 | rate_limit_exceeded | The account's or the service's daily withdrawal total would be passed (`meta.remaining_usd`, `meta.resets_at`, Retry-After). |
+         *     | second_factor_required | 403 | permission_error | Adding a withdrawal address or withdrawing needs a second factor, and the account has none: enrol one with `POST /v1/auth/totp`, confirm it, then send its code in `totp` (an account without a login signs up with its address first). |
          * @enum {string}
          */
-        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "key_spend_limit_reached" | "key_rate_limit_above_account" | "invalid_spend_limit" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "account_locked" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running" | "invalid_email" | "weak_password" | "invalid_link" | "invalid_credentials" | "totp_required" | "invalid_totp" | "invalid_session" | "email_unconfirmed" | "session_required" | "session_not_accepted" | "origin_mismatch" | "totp_already_enabled" | "totp_not_enabled" | "account_not_empty" | "session_not_found" | "deposit_not_found" | "invalid_deposit" | "payment_rail_unavailable" | "webhook_rejected" | "account_in_debt" | "payment_processor_refused" | "withdrawal_not_found" | "withdrawal_address_not_found" | "invalid_withdrawal_address" | "withdrawal_address_taken" | "withdrawal_address_cooling" | "invalid_withdrawal" | "insufficient_withdrawable" | "withdrawal_limit_reached";
+        ErrorCode: "insufficient_balance" | "billing_temporarily_unavailable" | "authentication_required" | "invalid_api_key" | "api_key_revoked" | "user_not_found" | "rate_limit_per_key" | "rate_limit_per_user" | "model_not_found" | "model_required" | "model_is_image" | "model_is_retrieval" | "model_disabled" | "input_required" | "dimensions_unsupported" | "messages_required" | "empty_message_content" | "message_too_long" | "request_too_large" | "context_window_exceeded" | "invalid_temperature" | "invalid_top_p" | "invalid_max_tokens" | "invalid_messages_format" | "invalid_image_payload" | "invalid_request" | "content_filter" | "empty_upstream_stream" | "provider_unavailable" | "no_provider_available" | "no_streaming_upstream" | "upstream_timeout" | "render_timeout" | "upstream_rate_limit" | "upstream_bad_response" | "upstream_validation_error" | "upstream_server_error" | "gateway_misconfigured" | "job_not_found" | "internal_error" | "route_not_found" | "method_not_allowed" | "unsupported_media_type" | "api_key_not_found" | "key_spend_limit_reached" | "key_rate_limit_above_account" | "invalid_spend_limit" | "usage_record_not_found" | "rental_unavailable" | "resources_unavailable" | "idempotency_conflict" | "not_ready" | "auth_rate_limited" | "tokenizer_busy" | "key_scope_required" | "account_locked" | "file_link_invalid" | "file_not_found" | "chat_not_found" | "offer_not_found" | "instance_not_found" | "machine_not_found" | "instance_terminated" | "plan_expired" | "insufficient_capacity" | "burst_order_not_found" | "ssh_key_not_found" | "volume_not_found" | "volume_in_use" | "price_above_max" | "too_many_pending_rentals" | "too_many_unverified_machines" | "instance_not_running" | "invalid_email" | "weak_password" | "invalid_link" | "invalid_credentials" | "totp_required" | "invalid_totp" | "invalid_session" | "email_unconfirmed" | "session_required" | "session_not_accepted" | "origin_mismatch" | "totp_already_enabled" | "totp_not_enabled" | "account_not_empty" | "session_not_found" | "deposit_not_found" | "invalid_deposit" | "payment_rail_unavailable" | "webhook_rejected" | "account_in_debt" | "payment_processor_refused" | "withdrawal_not_found" | "withdrawal_address_not_found" | "invalid_withdrawal_address" | "withdrawal_address_taken" | "withdrawal_address_cooling" | "invalid_withdrawal" | "insufficient_withdrawable" | "withdrawal_limit_reached" | "second_factor_required";
         /** @description One body-validation finding (SPEC 2.7), listed in `meta.fields`. */
         FieldDiagnostic: {
             /**
@@ -5184,6 +5190,24 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
+        /**
+         * @description The account has no second factor, which a withdrawal needs (`second_factor_required`: enrol one with
+         *     `POST /v1/auth/totp` and confirm it first; an account without a login signs up with its address first). Or an
+         *     operator locked the account (`account_locked`, issue 26 item 8); or a cookie-authenticated request came without
+         *     the service's `Origin` (`origin_mismatch`). Or, in plain text, blocked at the edge (SPEC 5.5).
+         */
+        NativeWithdrawalForbidden: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+                /** @example Forbidden */
+                "text/plain": string;
+            };
+        };
         /** @description The withdrawal or withdrawal address id is not the account's. */
         NativeWithdrawalNotFound: {
             headers: {
@@ -5217,6 +5241,19 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The operation needs a signed-in session, not an API key; or a cookie-authenticated change came without the service's `Origin`; or the account is locked; or it has no second factor, which adding a withdrawal address needs (`second_factor_required`: enrol one with `POST /v1/auth/totp` and confirm it first). Or, in plain text, blocked at the edge (SPEC 5.5). */
+        NativeWithdrawalAddressForbidden: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+                /** @example Forbidden */
+                "text/plain": string;
             };
         };
         /** @description No session, or its token is unknown, expired or revoked; a refresh token used a second time revokes the whole sign-in. */
@@ -6950,7 +6987,7 @@ export interface operations {
                     address_id: string;
                     /** @description What to send, in USDT (6 decimals); the fee is added to it. */
                     amount_usd: number;
-                    /** @description The second factor's code or a recovery code, when the account has one. */
+                    /** @description The second factor's code or a recovery code; required in practice (403 `second_factor_required` without a second factor, 401 `totp_required` without its code). */
                     totp?: string;
                 };
             };
@@ -6971,7 +7008,7 @@ export interface operations {
             400: components["responses"]["NativeWithdrawalBadRequest"];
             401: components["responses"]["NativeWithdrawalUnauthorized"];
             402: components["responses"]["NativeWithdrawalRefused"];
-            403: components["responses"]["NativeForbiddenAccountLocked"];
+            403: components["responses"]["NativeWithdrawalForbidden"];
             404: components["responses"]["NativeWithdrawalNotFound"];
             409: components["responses"]["NativeWithdrawalConflict"];
             413: components["responses"]["NativeTooLarge"];
@@ -7074,6 +7111,7 @@ export interface operations {
                 "application/json": {
                     address: string;
                     label?: string;
+                    /** @description The second factor's code or a recovery code; required in practice (403 `second_factor_required` without a second factor, 401 `totp_required` without its code). */
                     totp?: string;
                 };
             };
@@ -7093,7 +7131,7 @@ export interface operations {
             };
             400: components["responses"]["NativeWithdrawalBadRequest"];
             401: components["responses"]["NativeWithdrawalUnauthorized"];
-            403: components["responses"]["NativeSessionForbidden"];
+            403: components["responses"]["NativeWithdrawalAddressForbidden"];
             409: components["responses"]["NativeWithdrawalConflict"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];

@@ -95,7 +95,10 @@ const schema = z.object({
    * answers every model with made-up text at real prices; `allow` is for a deliberate demo deployment.
    */
   SANDBOX_IN_PRODUCTION: z.enum(['refuse', 'allow']).default('refuse'),
-  /** Unknown API keys one client address may present per minute before its lookups wait (429 auth_rate_limited). */
+  /**
+   * Unknown API keys and refresh tokens one client address may present per minute before its lookups wait (429
+   * auth_rate_limited).
+   */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /**
    * express `trust proxy`: which proxies' X-Forwarded-For names the client (`loopback`, a CIDR list, a hop count).

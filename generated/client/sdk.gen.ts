@@ -628,8 +628,9 @@ export const listWithdrawals = <ThrowOnError extends boolean = false>(options?: 
  * the hold period (`EARNINGS_HOLD_DAYS`) and not yet withdrawn can leave, never deposited money; the amount and the
  * fee are held from the balance at once. Each withdrawal has daily limits (the account's and the service's) and,
  * above `WITHDRAW_APPROVAL_USD`, waits for an operator. A separate signer signs it once; it is then broadcast and
- * `completed` on a solidified block, or `failed` and the hold goes back. An account with a second factor sends its
- * code in `totp`.
+ * `completed` on a solidified block, or `failed` and the hold goes back. The account's second factor is required
+ * (DESIGN.md 10), with an API key as with a session: its code (or a recovery code) goes in `totp`; an account
+ * without one, a login-less account made by the operator included, is refused with 403 `second_factor_required`.
  *
  */
 export const createWithdrawal = <ThrowOnError extends boolean = false>(options: Options<CreateWithdrawalData, ThrowOnError>) => (options.client ?? client).post<CreateWithdrawalResponses, CreateWithdrawalErrors, ThrowOnError>({
@@ -696,10 +697,12 @@ export const listWithdrawalAddresses = <ThrowOnError extends boolean = false>(op
 /**
  * Add a withdrawal address
  *
- * Puts a TRON address in the account's address book. Needs a signed-in session (an API key cannot add one) and,
- * when the account has a second factor, its code. The address must be canonical base58check and able to receive
- * USDT from us: not one of this service's deposit addresses, its hot wallet or the token contract. It
- * cools for `WITHDRAW_ADDRESS_COOLING_HOURS` before withdrawals may go to it, and the account's email is told.
+ * Puts a TRON address in the account's address book. Needs a signed-in session (an API key cannot add one) and
+ * the account's second factor: its code (or a recovery code) in `totp`. An account without one is refused with 403
+ * `second_factor_required` until it enrols one (`POST /v1/auth/totp`, then `POST /v1/auth/totp/confirm`). The
+ * address must be canonical base58check and able to receive USDT from us: not one of this service's deposit
+ * addresses, its hot wallet or the token contract. It cools for `WITHDRAW_ADDRESS_COOLING_HOURS` before
+ * withdrawals may go to it, and the account's email is told.
  *
  */
 export const addWithdrawalAddress = <ThrowOnError extends boolean = false>(options: Options<AddWithdrawalAddressData, ThrowOnError>) => (options.client ?? client).post<AddWithdrawalAddressResponses, AddWithdrawalAddressErrors, ThrowOnError>({
@@ -893,6 +896,8 @@ export const revokeSession = <ThrowOnError extends boolean = false>(options: Opt
  * token presented a second time (someone kept a copy) revokes every session of that sign-in: 401 `invalid_session`.
  * The token comes in the body, or in the `cgw_refresh` cookie (then the `Origin` header must be the service's own,
  * and the new tokens go back in cookies only, whatever `session_cookie` says, so page scripts never see them).
+ * A client address that keeps presenting refresh tokens no one was given (as with unknown API keys,
+ * `AUTH_FAILURES_PER_MINUTE`) gets 429 `auth_rate_limited` with `Retry-After` for a while, whatever it sends.
  *
  */
 export const refreshSession = <ThrowOnError extends boolean = false>(options?: Options<RefreshSessionData, ThrowOnError>) => (options?.client ?? client).post<RefreshSessionResponses, RefreshSessionErrors, ThrowOnError>({

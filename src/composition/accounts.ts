@@ -41,6 +41,7 @@ export async function buildAccountAuth(input: {
     links: new SignedLinks(Buffer.from(secret), publicBaseUrl),
     mail: new AuthMail(mailer, logger),
     throttle: new AuthThrottle(input.rateLimiter, now),
+    unknownTokens: input.keys.failures,
     passwords: new PasswordHasher({ N: 2 ** config.PASSWORD_SCRYPT_LOG2N, r: 8, p: 1 }),
     now,
   };

@@ -8,8 +8,9 @@ import { Authenticator } from '../domain/keys/authenticator.js';
 import { KeyUsageRecorder } from '../domain/keys/key-usage-recorder.js';
 
 /**
- * API keys: the store, the authenticator with its cache and its bound on unknown keys, the batched last-use times;
- * and the sign-in credentials and sessions of the same accounts (issue 26).
+ * API keys: the store, the authenticator with its cache and its bound on unknown keys (shared with refresh tokens:
+ * one count of unknown credentials per address), the batched last-use times; and the sign-in credentials and
+ * sessions of the same accounts (issue 26).
  */
 export function buildKeys(db: Database, config: Config, now: () => number, logger: Logger) {
   const apiKeys = new SqlApiKeyStore(db);
@@ -26,5 +27,5 @@ export function buildKeys(db: Database, config: Config, now: () => number, logge
     now,
     failures,
   });
-  return { apiKeys, keyUsage, authenticator, credentials: new SqlCredentialStore(db) };
+  return { apiKeys, keyUsage, authenticator, failures, credentials: new SqlCredentialStore(db) };
 }

@@ -548,6 +548,13 @@ export const ERROR_CATALOG = {
     retryable: true,
     message: 'The daily withdrawal limit is reached; meta.remaining_usd is what is left of it today',
   },
+  second_factor_required: {
+    status: 403,
+    type: 'permission_error',
+    retryable: false,
+    message:
+      'Withdrawals need a second factor: enrol one with POST /v1/auth/totp and confirm it, then send its code in `totp`',
+  },
 } as const satisfies Record<ErrorCode, ErrorSpec>;
 
 /** The native envelope's short `message`, in Russian (SPEC 2.7), by HTTP status class. */

@@ -1,7 +1,8 @@
 /**
  * POST /v1/payments/withdrawal-addresses (issue 27 item 4; docs/payments.md "Withdrawals"): a signed-in session,
- * and the second factor when the account has one, puts a canonical TRON address that can receive USDT from us in the
- * book; it cools for 24 h and the account's email is told. Deposits are on (TRON_XPUB) so ours can be refused.
+ * and the second factor the account must have (DESIGN.md 10), puts a canonical TRON address that can receive USDT
+ * from us in the book; it cools for 24 h and the account's email is told. Deposits are on (TRON_XPUB) so ours can
+ * be refused.
  */
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
@@ -14,6 +15,7 @@ import { expectIdempotencyContract } from '../setup/idempotency.js';
 import {
   freshTronAddress,
   OUTSIDE,
+  personWithFactor,
   startWithdrawalsHarness,
   USDT,
   type WithdrawalsHarness,
@@ -56,8 +58,9 @@ const apiKeyOf = async (person: SignedUpSession) => {
 
 describe('POST /v1/payments/withdrawal-addresses', { timeout: 30_000 }, () => {
   it("201: the address, cooling for 24 h; the account's mailbox is told; it is in the book", async () => {
-    const person = await signedUpSession(h);
-    const entry = expectNativeOk(await add(person.access_token, { address: OUTSIDE, label: 'cold wallet' }), 201);
+    const person = await personWithFactor(h);
+    const body = { address: OUTSIDE, label: 'cold wallet', totp: person.code() };
+    const entry = expectNativeOk(await add(person.access_token, body), 201);
     expect(entry).toMatchObject({ address: OUTSIDE, label: 'cold wallet' });
     expect(entry.address_id).toMatch(/^wad_/);
     expect(Date.parse(entry.usable_from) - Date.parse(entry.created_at)).toBe(DAY);
@@ -68,10 +71,11 @@ describe('POST /v1/payments/withdrawal-addresses', { timeout: 30_000 }, () => {
   });
 
   it('201 replayed for the same Idempotency-Key: one entry; 409 for another body', async () => {
-    const person = await signedUpSession(h);
+    const person = await personWithFactor(h);
+    const totp = person.code(); // a replay is answered from the first request: its code is not asked for again
     const first = await expectIdempotencyContract(
       (body, key) => add(person.access_token, body as Record<string, unknown>, { 'idempotency-key': key }),
-      { first: { address: freshTronAddress() }, other: { address: freshTronAddress() } },
+      { first: { address: freshTronAddress(), totp }, other: { address: freshTronAddress(), totp } },
       'native',
       201,
     );
@@ -79,8 +83,8 @@ describe('POST /v1/payments/withdrawal-addresses', { timeout: 30_000 }, () => {
   });
 
   it('400 invalid_withdrawal_address: not canonical base58check, the USDT contract, the hot wallet, ours', async () => {
-    const person = await signedUpSession(h);
-    const other = await signedUpSession(h);
+    const person = await personWithFactor(h);
+    const other = await personWithFactor(h);
     const notTron = 'Not a TRON address';
     const refused: [string, string][] = [
       [`${OUTSIDE.slice(0, -1)}U`, notTron], // the checksum does not match
@@ -92,26 +96,30 @@ describe('POST /v1/payments/withdrawal-addresses', { timeout: 30_000 }, () => {
       [await depositAddress(person.access_token), 'deposit address of this service'],
       [await depositAddress(other.access_token), 'deposit address of this service'],
     ];
-    for (const [address, why] of refused) {
-      const response = await add(person.access_token, { address });
+    // Half each: the second factor is checked first, and one account may try 5 codes per 15 min (auth-throttle.ts).
+    for (const [i, [address, why]] of refused.entries()) {
+      const who = i % 2 === 0 ? person : other;
+      const response = await add(who.access_token, { address, totp: who.code() });
       expectNativeError(response, 400, 'invalid_withdrawal_address');
       expect(response.body.data.error).toContain(why);
     }
     expect(await book(person.access_token)).toEqual([]);
+    expect(await book(other.access_token)).toEqual([]);
   });
 
   it('409 withdrawal_address_taken: the same address again, spaces around it too; another account may add it', async () => {
-    const person = await signedUpSession(h);
+    const person = await personWithFactor(h);
     const address = freshTronAddress();
-    const entry = expectNativeOk(await add(person.access_token, { address }), 201);
-    expectNativeError(await add(person.access_token, { address }), 409, 'withdrawal_address_taken');
-    expectNativeError(await add(person.access_token, { address: ` ${address}\n` }), 409, 'withdrawal_address_taken');
+    const addAs = (who: typeof person, at: string) => add(who.access_token, { address: at, totp: who.code() });
+    const entry = expectNativeOk(await addAs(person, address), 201);
+    expectNativeError(await addAs(person, address), 409, 'withdrawal_address_taken');
+    expectNativeError(await addAs(person, ` ${address}\n`), 409, 'withdrawal_address_taken');
     expect(await book(person.access_token)).toEqual([entry]);
-    const other = await signedUpSession(h);
-    expect(expectNativeOk(await add(other.access_token, { address }), 201).address).toBe(address);
+    const other = await personWithFactor(h);
+    expect(expectNativeOk(await addAs(other, address), 201).address).toBe(address);
   });
 
-  it('401 totp_required and invalid_totp when the account has a second factor; its code passes', async () => {
+  it('401 totp_required without the code, invalid_totp for a wrong one; a code or a recovery code passes', async () => {
     const person = await signedUpSession(h);
     const { secret, recoveryCodes } = await withTotp(h, person.access_token);
     const address = freshTronAddress();
@@ -121,6 +129,24 @@ describe('POST /v1/payments/withdrawal-addresses', { timeout: 30_000 }, () => {
     expectNativeOk(await add(person.access_token, { address, totp: totpCode(h, secret) }), 201);
     const second = { address: freshTronAddress(), totp: recoveryCodes[0] };
     expectNativeOk(await add(person.access_token, second), 201);
+  });
+
+  it('403 second_factor_required for an account without one, whatever totp says; once enrolled, its code passes', async () => {
+    const person = await signedUpSession(h);
+    const address = freshTronAddress();
+    for (const body of [{ address }, { address, totp: '123456' }, { address, totp: 'aaaa-bbbb-cccc-dddd' }]) {
+      const refused = await add(person.access_token, body);
+      expectNativeError(refused, 403, 'second_factor_required');
+      expect(refused.body.data.error).toMatch(/POST \/v1\/auth\/totp/);
+    }
+    expect(await book(person.access_token)).toEqual([]);
+    const { secret } = await withTotp(h, person.access_token);
+    expectNativeOk(await add(person.access_token, { address, totp: totpCode(h, secret) }), 201);
+    // The only mail about an address is the one added.
+    const mail = await mailWithSubject(person.email, 'A withdrawal address was added');
+    expect(h.smtp.received.filter((m) => m.subject === mail.subject && m.envelopeTo.includes(person.email))).toEqual([
+      mail,
+    ]);
   });
 
   it('403 session_required with an API key, even the account’s own; 401 without credentials', async () => {

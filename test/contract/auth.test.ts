@@ -1,13 +1,14 @@
 /**
  * SPEC 5.4 for every operation whose contract requires a key, with both header styles (SPEC 5.1): the four
- * failures, an operator's lock (issue 26 item 8) and a success. Operations are read from the contract, so a new protected operation is covered
- * the day it is added.
+ * failures, an operator's lock (issue 26 item 8) and a success. Operations are read from the contract, so a new
+ * protected operation is covered the day it is added. The lock refuses the account's sessions as it does its keys.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteAccount, lockAccount, revokeKey } from '../../src/domain/accounts/accounts.js';
+import { deleteAccount, lockAccount, revokeKey, unlockAccount } from '../../src/domain/accounts/accounts.js';
 import { envelopeForPath } from '../../src/errors/render.js';
+import { type AccountsHarness, signedUpSession, signIn, startAccountsHarness } from '../setup/accounts.js';
 import { protectedOperations } from '../setup/contract.js';
-import { expectCompatError, expectNativeError } from '../setup/envelopes.js';
+import { expectCompatError, expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, type Harness, type JsonResponse, startHarness } from '../setup/harness.js';
 
 let h: Harness;
@@ -75,6 +76,29 @@ it('covers at least the key-management and compat operations', () => {
   expect(operations.map((o) => o.operationId)).toEqual(
     expect.arrayContaining(['listCompatModels', 'listApiKeys', 'createApiKey', 'revokeApiKey']),
   );
+});
+
+describe('a session of an account an operator has locked (issue 26 item 8)', () => {
+  let accounts: AccountsHarness;
+  beforeAll(async () => {
+    accounts = await startAccountsHarness();
+  });
+  afterAll(() => accounts.close());
+
+  it('403 account_locked for its access token, on the session-only operations and the rest; unlocked, it works', async () => {
+    const { email, access_token } = await signedUpSession(accounts);
+    const asSession = (path: string) => accounts.request('GET', path, { key: access_token });
+    expectNativeOk(await asSession('/v1/auth/sessions'));
+    const { account_id: accountId } = expectNativeOk(await asSession('/v1/account'));
+    await lockAccount(accounts.deps.apiKeys, accountId, 'contract test');
+    for (const path of ['/v1/auth/sessions', '/v1/account', '/v1/llm/api-keys'])
+      expectNativeError(await asSession(path), 403, 'account_locked');
+    // A new sign-in is refused as well, after the password.
+    expectNativeError(await signIn(accounts, email), 403, 'account_locked');
+    // The lock did not end the session: it is refused while the lock lasts, no longer.
+    await unlockAccount(accounts.deps.apiKeys, accountId);
+    expectNativeOk(await asSession('/v1/auth/sessions'));
+  });
 });
 
 describe('a flood of unknown keys from one address (AUTH_FAILURES_PER_MINUTE)', () => {

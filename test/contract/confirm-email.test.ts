@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTH_ATTEMPT_LIMITS } from '../../src/domain/accounts/auth-throttle.js';
 import {
   type AccountsHarness,
   freshEmail,
@@ -96,6 +97,24 @@ describe('POST /v1/auth/confirm', () => {
     expectNativeError(refused, 400, 'invalid_link');
     expect(refused.body.data.error).toMatch(/expired/);
     expectNativeError(await signIn(h, email), 403, 'email_unconfirmed');
+  });
+
+  it('429 auth_rate_limited with Retry-After past the links one client address may try; the refused one is not used', async () => {
+    const { limit, windowMs } = AUTH_ATTEMPT_LIMITS.linkRedemptionPerAddress;
+    const email = freshEmail('throttled');
+    const token = await signedUpUnconfirmed(h, email);
+    const headers = { 'x-forwarded-for': '203.0.113.31' };
+    const confirmFrom = (t: string) => h.request('POST', '/v1/auth/confirm', { body: { token: t }, headers });
+    for (let i = 0; i < limit; i++) expectNativeError(await confirmFrom(forged(token)), 400, 'invalid_link');
+    const refused = await confirmFrom(token);
+    expectNativeError(refused, 429, 'auth_rate_limited');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(windowMs / 1000);
+    // The address is still unconfirmed, and the link still works from another client address.
+    expectNativeError(await signIn(h, email), 403, 'email_unconfirmed');
+    expect(expectNativeOk(await confirm(token))).toEqual({ email, email_confirmed: true });
+    expectNativeOk(await signIn(h, email), 201);
   });
 
   it('400 invalid_request: no token, an empty one, an unknown field', async () => {

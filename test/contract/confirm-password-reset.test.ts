@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTH_ATTEMPT_LIMITS } from '../../src/domain/accounts/auth-throttle.js';
 import {
   type AccountsHarness,
   anotherSession,
@@ -100,6 +101,25 @@ describe('POST /v1/auth/password-reset/confirm', () => {
     expectNativeError(await confirm({ token, totp: 'aaaa-bbbb-cccc-dddd' }), 401, 'invalid_totp');
     expectNativeOk(await confirm({ token, totp: totpCode(h, secret) }));
     expectNativeOk(await signIn(h, email, NEW_PASSWORD, { totp: recoveryCodes[0] }), 201);
+  });
+
+  it('429 auth_rate_limited with Retry-After past the links one client address may try; the refused one set nothing', async () => {
+    const { limit, windowMs } = AUTH_ATTEMPT_LIMITS.linkRedemptionPerAddress;
+    const { email } = await signedUpSession(h);
+    const token = await resetLink(email);
+    const headers = { 'x-forwarded-for': '203.0.113.71' };
+    const confirmFrom = (t: string) =>
+      h.request('POST', '/v1/auth/password-reset/confirm', { body: { token: t, password: NEW_PASSWORD }, headers });
+    for (let i = 0; i < limit; i++) expectNativeError(await confirmFrom(`${token}x`), 400, 'invalid_link');
+    const refused = await confirmFrom(token);
+    expectNativeError(refused, 429, 'auth_rate_limited');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(windowMs / 1000);
+    // The password is still the old one, and the link still works from another client address.
+    expectNativeOk(await signIn(h, email), 201);
+    expect(expectNativeOk(await confirm({ token }))).toEqual({ sessions_revoked: 2 });
+    expectNativeOk(await signIn(h, email, NEW_PASSWORD), 201);
   });
 
   it('400 invalid_request: no password, no token', async () => {

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeYooKassa } from '../fakes/yookassa.js';
-import { anotherSession, signedUpSession, totpCode, withTotp } from '../setup/accounts.js';
+import { anotherSession, PASSWORD } from '../setup/accounts.js';
 import { HARNESS_DATABASES } from '../setup/databases.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import { call, startHarness } from '../setup/harness.js';
@@ -20,6 +20,7 @@ import {
   earner,
   freshTronAddress,
   OUTSIDE,
+  personWithFactor,
   readyEarner,
   requestWithdrawal,
   startWithdrawalsHarness,
@@ -67,7 +68,10 @@ describe('POST /v1/payments/withdrawals', { timeout: 30_000 }, () => {
   it('201: approved up to WITHDRAW_APPROVAL_USD, pending_review above it; amount + fee held at once', async () => {
     const p = await readyEarner(h, 100); // $85 earned, matured
     const before = await account(p.apiKey);
-    const approved = expectNativeOk(await withdraw(p.apiKey, { address_id: p.addressId, amount_usd: 25 }), 201);
+    const approved = expectNativeOk(
+      await withdraw(p.apiKey, { address_id: p.addressId, amount_usd: 25, totp: p.code() }),
+      201,
+    );
     expect(approved).toMatchObject({
       status: 'approved',
       address: OUTSIDE,
@@ -79,16 +83,23 @@ describe('POST /v1/payments/withdrawals', { timeout: 30_000 }, () => {
     });
     expect(approved.withdrawal_id).toMatch(/^wd_/);
     expect(await account(p.apiKey)).toMatchObject({ balance_usd: before.balance_usd, held_usd: 26 });
-    const review = expectNativeOk(await withdraw(p.apiKey, { address_id: p.addressId, amount_usd: 30 }), 201);
+    const review = expectNativeOk(
+      await withdraw(p.apiKey, { address_id: p.addressId, amount_usd: 30, totp: p.code() }),
+      201,
+    );
     expect(review).toMatchObject({ status: 'pending_review', amount_usd: 30, fee_usd: 1 });
     expect(await account(p.apiKey)).toMatchObject({ balance_usd: before.balance_usd, held_usd: 57 });
   });
 
   it('201 replayed for the same Idempotency-Key: one withdrawal, held once; 409 for another body', async () => {
     const p = await readyEarner(h, 100);
+    const totp = p.code(); // a replay is answered from the first request: its code is not asked for again
     const first = await expectIdempotencyContract(
       (body, key) => withdraw(p.apiKey, body, key),
-      { first: { address_id: p.addressId, amount_usd: 15 }, other: { address_id: p.addressId, amount_usd: 16 } },
+      {
+        first: { address_id: p.addressId, amount_usd: 15, totp },
+        other: { address_id: p.addressId, amount_usd: 16, totp },
+      },
       'native',
       201,
     );
@@ -99,9 +110,10 @@ describe('POST /v1/payments/withdrawals', { timeout: 30_000 }, () => {
   it('two requests at once, each within the earnings alone but not together: one 201, one 402, one hold', async () => {
     const p = await readyEarner(h, 40); // $34 earned: one $20 withdrawal (+ $1 fee) fits, two do not
     const earned = micros((await account(p.apiKey)).balance_usd); // $34 and the rental's odd milliseconds
-    const body = { address_id: p.addressId, amount_usd: 20 };
+    // Two second factors that pass in either order: a code, and a recovery code.
+    const bodies = [p.code(), p.recoveryCodes[0]].map((totp) => ({ address_id: p.addressId, amount_usd: 20, totp }));
     await Promise.all([account(p.apiKey), account(p.apiKey)]); // two connections open: both requests leave at once
-    const answers = await Promise.all([withdraw(p.apiKey, body, randomUUID()), withdraw(p.apiKey, body, randomUUID())]);
+    const answers = await Promise.all(bodies.map((body) => withdraw(p.apiKey, body, randomUUID())));
     expect(answers.map((a) => a.status).sort()).toEqual([201, 402]);
     const refused = answers.find((a) => a.status === 402)!;
     expectNativeError(refused, 402, 'insufficient_withdrawable');
@@ -111,21 +123,25 @@ describe('POST /v1/payments/withdrawals', { timeout: 30_000 }, () => {
   });
 
   it('400 invalid_withdrawal: below WITHDRAW_MIN_USD or above WITHDRAW_MAX_USD, with the bounds in meta', async () => {
-    const { apiKey } = await h.newAccount();
+    const person = await personWithFactor(h);
     for (const amount_usd of [9.99, 10_000.01]) {
-      const refused = await withdraw(apiKey, { address_id: 'wad_none', amount_usd });
+      const refused = await withdraw(person.apiKey, { address_id: 'wad_none', amount_usd, totp: person.code() });
       expectNativeError(refused, 400, 'invalid_withdrawal');
       expect(refused.body.data.meta).toMatchObject({ min_usd: 10, max_usd: 10_000 });
     }
   });
 
   it('402 insufficient_withdrawable: money from a top-up is never withdrawable', async () => {
-    const person = await signedUpSession(h);
-    await h.topUp((await account(person.access_token)).account_id, 100);
-    const entry = expectNativeOk(await addAddress(h, person.access_token, { address: OUTSIDE }), 201);
+    const person = await personWithFactor(h);
+    await h.topUp(person.accountId, 100);
+    const entry = expectNativeOk(
+      await addAddress(h, person.access_token, { address: OUTSIDE, totp: person.code() }),
+      201,
+    );
     advanceToFreshDay(h);
-    const session = await anotherSession(h, person.email);
-    const refused = await withdraw(session.access_token, { address_id: entry.address_id, amount_usd: 10 });
+    const session = await anotherSession(h, person.email, { totp: person.code() });
+    const body = { address_id: entry.address_id, amount_usd: 10, totp: person.code() };
+    const refused = await withdraw(session.access_token, body);
     expectNativeError(refused, 402, 'insufficient_withdrawable');
     expect(refused.body.data.meta.withdrawable_usd).toBe(0);
     expect((await account(session.access_token)).held_usd).toBe(0);
@@ -133,56 +149,86 @@ describe('POST /v1/payments/withdrawals', { timeout: 30_000 }, () => {
 
   it('402 insufficient_withdrawable while earnings are in their hold period; 201 once it has passed', async () => {
     const p = await earner(h, 100);
-    const entry = expectNativeOk(await addAddress(h, p.access_token, { address: OUTSIDE }), 201);
+    const entry = expectNativeOk(await addAddress(h, p.access_token, { address: OUTSIDE, totp: p.code() }), 201);
     h.advance(DAY + HOUR); // the address has cooled, the earnings are 1 of 7 days old
-    const body = { address_id: entry.address_id, amount_usd: 10 };
-    const early = await withdraw(p.apiKey, body);
+    const body = () => ({ address_id: entry.address_id, amount_usd: 10, totp: p.code() });
+    const early = await withdraw(p.apiKey, body());
     expectNativeError(early, 402, 'insufficient_withdrawable');
     expect(early.body.data.meta.withdrawable_usd).toBe(0);
     h.advance(7 * DAY);
-    expect(expectNativeOk(await withdraw(p.apiKey, body), 201)).toMatchObject({ status: 'approved', amount_usd: 10 });
+    expect(expectNativeOk(await withdraw(p.apiKey, body()), 201)).toMatchObject({ status: 'approved', amount_usd: 10 });
   });
 
   it('409 withdrawal_address_cooling with usable_from and Retry-After; the same request passes once cooled', async () => {
     const p = await readyEarner(h, 100);
-    const session = await anotherSession(h, p.email); // the first session's access token has expired meanwhile
-    const entry = expectNativeOk(await addAddress(h, session.access_token, { address: freshTronAddress() }), 201);
+    // The first session's access token has expired meanwhile.
+    const session = await anotherSession(h, p.email, { totp: p.code() });
+    const added = await addAddress(h, session.access_token, { address: freshTronAddress(), totp: p.code() });
+    const entry = expectNativeOk(added, 201);
     expect(Date.parse(entry.usable_from) - Date.parse(entry.created_at)).toBe(DAY);
-    const body = { address_id: entry.address_id, amount_usd: 10 };
-    const cooling = await withdraw(p.apiKey, body);
+    const body = () => ({ address_id: entry.address_id, amount_usd: 10, totp: p.code() });
+    const cooling = await withdraw(p.apiKey, body());
     expectNativeError(cooling, 409, 'withdrawal_address_cooling');
     expect(cooling.body.data.meta.usable_from).toBe(entry.usable_from);
     const retryAfterMs = Number(cooling.headers.get('retry-after')) * 1000;
     expect(Math.abs(retryAfterMs - (Date.parse(entry.usable_from) - h.deps.now()))).toBeLessThan(60_000);
     h.advance(DAY);
-    const sent = expectNativeOk(await withdraw(p.apiKey, body), 201);
+    const sent = expectNativeOk(await withdraw(p.apiKey, body()), 201);
     expect(sent).toMatchObject({ status: 'approved', address: entry.address });
   });
 
   it("404 withdrawal_address_not_found: an address of another account's book, or of none", async () => {
-    const stranger = await signedUpSession(h);
-    const theirs = expectNativeOk(await addAddress(h, stranger.access_token, { address: OUTSIDE }), 201);
-    const { apiKey } = await h.newAccount();
+    const stranger = await personWithFactor(h);
+    const theirs = expectNativeOk(
+      await addAddress(h, stranger.access_token, { address: OUTSIDE, totp: stranger.code() }),
+      201,
+    );
+    const person = await personWithFactor(h);
     for (const address_id of [theirs.address_id, 'wad_none']) {
-      expectNativeError(await withdraw(apiKey, { address_id, amount_usd: 10 }), 404, 'withdrawal_address_not_found');
+      const refused = await withdraw(person.apiKey, { address_id, amount_usd: 10, totp: person.code() });
+      expectNativeError(refused, 404, 'withdrawal_address_not_found');
     }
   });
 
-  it('401 totp_required and invalid_totp when the account has a second factor; its code passes', async () => {
-    const p = await earner(h, 100);
-    const { secret } = await withTotp(h, p.access_token);
-    const added = await addAddress(h, p.access_token, { address: OUTSIDE, totp: totpCode(h, secret) });
-    const body = { address_id: expectNativeOk(added, 201).address_id, amount_usd: 10 };
-    advanceToFreshDay(h);
+  it('401 totp_required without the code, invalid_totp for a wrong or used one; a code or a recovery code passes', async () => {
+    const p = await readyEarner(h, 100);
+    const body = { address_id: p.addressId, amount_usd: 10 };
     expectNativeError(await withdraw(p.apiKey, body), 401, 'totp_required');
     expectNativeError(await withdraw(p.apiKey, { ...body, totp: 'aaaa-bbbb-cccc-dddd' }), 401, 'invalid_totp');
     expect((await account(p.apiKey)).held_usd).toBe(0);
-    expectNativeOk(await withdraw(p.apiKey, { ...body, totp: totpCode(h, secret) }), 201);
+    const totp = p.code();
+    expectNativeOk(await withdraw(p.apiKey, { ...body, totp }), 201);
+    expectNativeError(await withdraw(p.apiKey, { ...body, totp }), 401, 'invalid_totp');
+    expectNativeOk(await withdraw(p.apiKey, { ...body, totp: p.recoveryCodes[0] }), 201);
+    expect((await account(p.apiKey)).held_usd).toBe(22);
+  });
+
+  it('403 second_factor_required without one: a session of an account that turned it off, a key without a login', async () => {
+    const p = await readyEarner(h, 100); // earnings matured, its address cooled
+    const session = await anotherSession(h, p.email, { totp: p.code() });
+    const off = { password: PASSWORD, totp: p.code() };
+    expectNativeOk(await h.request('DELETE', '/v1/auth/totp', { key: session.access_token, body: off }));
+    const body = { address_id: p.addressId, amount_usd: 10, totp: p.recoveryCodes[0] };
+    for (const key of [p.apiKey, session.access_token]) {
+      const refused = await withdraw(key, body);
+      expectNativeError(refused, 403, 'second_factor_required');
+      expect(refused.body.data.error).toMatch(/POST \/v1\/auth\/totp/);
+    }
+    expect(await account(p.apiKey)).toMatchObject({ held_usd: 0 });
+    expect(await withdrawals(p.apiKey)).toEqual([]);
+    // An account the operator made has no login, so no second factor: its key withdraws nothing, whatever it holds.
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 50 });
+    expectNativeError(
+      await withdraw(apiKey, { address_id: 'wad_none', amount_usd: 10 }),
+      403,
+      'second_factor_required',
+    );
+    expectNativeError(await withdraw(apiKey, { ...body, address_id: 'wad_none' }), 403, 'second_factor_required');
   });
 
   it("429 withdrawal_limit_reached past the account's daily total: what is left, when it resets, Retry-After", async () => {
     const p = await readyEarner(h, 100); // at 01:00 UTC
-    const body = (amount_usd: number) => ({ address_id: p.addressId, amount_usd });
+    const body = (amount_usd: number) => ({ address_id: p.addressId, amount_usd, totp: p.code() });
     expectNativeOk(await withdraw(p.apiKey, body(30)), 201); // 31 of the day's 60
     const refused = await withdraw(p.apiKey, body(30));
     expectNativeError(refused, 429, 'withdrawal_limit_reached');
@@ -202,16 +248,18 @@ describe('POST /v1/payments/withdrawals', { timeout: 30_000 }, () => {
   it("429 withdrawal_limit_reached past the service's daily total, counted across accounts", async () => {
     const first = await readyEarner(h, 100);
     const second = await readyEarner(h, 100); // both ready on the same fresh day
-    expectNativeOk(await withdraw(first.apiKey, { address_id: first.addressId, amount_usd: 50 }), 201); // 51 of 100
-    const refused = await withdraw(second.apiKey, { address_id: second.addressId, amount_usd: 50 });
+    const body = (p: typeof first, amount_usd: number) => ({ address_id: p.addressId, amount_usd, totp: p.code() });
+    expectNativeOk(await withdraw(first.apiKey, body(first, 50)), 201); // 51 of 100
+    const refused = await withdraw(second.apiKey, body(second, 50));
     expectNativeError(refused, 429, 'withdrawal_limit_reached');
     expect(refused.body.data.meta.remaining_usd).toBe(49);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-    expectNativeOk(await withdraw(second.apiKey, { address_id: second.addressId, amount_usd: 48 }), 201);
+    expectNativeOk(await withdraw(second.apiKey, body(second, 48)), 201);
   });
 
   it('402 account_in_debt while a refund has taken back money the account had spent', async () => {
-    const { apiKey } = await h.newAccount();
+    const person = await personWithFactor(h);
+    const { apiKey } = person;
     const body = { method: 'sbp', amount_rub: 1600 };
     expectNativeOk(await h.request('POST', '/v1/payments/deposits', { key: apiKey, body }), 201);
     const paymentId = [...yookassa.payments.keys()].at(-1)!;
@@ -220,7 +268,7 @@ describe('POST /v1/payments/withdrawals', { timeout: 30_000 }, () => {
     await h.spend(apiKey, 18); // of the $20 the deposit credited
     yookassa.refund(paymentId, 160_000n); // all of it: $2 is left to take back, $18 becomes a debt
     await yookassa.outbox.deliver({ times: 2 });
-    const refused = await withdraw(apiKey, { address_id: 'wad_none', amount_usd: 10 });
+    const refused = await withdraw(apiKey, { address_id: 'wad_none', amount_usd: 10, totp: person.code() });
     expectNativeError(refused, 402, 'account_in_debt');
     expect(refused.body.data.meta.debt_usd).toBe(18);
   });

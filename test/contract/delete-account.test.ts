@@ -11,6 +11,7 @@ import {
   withTotp,
 } from '../setup/accounts.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
+import { newProvider } from '../setup/market.js';
 
 let h: AccountsHarness;
 beforeAll(async () => {
@@ -48,6 +49,26 @@ describe('DELETE /v1/account', () => {
     expectNativeError(refused, 409, 'account_not_empty');
     expect(refused.body.data.meta).toMatchObject({ balance_usd: 2.5, running_rentals: 0 });
     expectNativeOk(await h.request('GET', '/v1/account', { key: apiKey }));
+  });
+
+  it('409 account_not_empty at a zero balance while a rental is wanted running; 200 once it is deleted', async () => {
+    const { access_token, apiKey, accountId } = await accountWithKey();
+    const provider = await newProvider(h);
+    await h.topUp(accountId, 5); // a placement needs the balance to cover the rental for a while
+    // Billed by the minute: nothing is held for it, as a term plan's hold would be.
+    const body = { offer_id: provider.machineId, docker_image: 'ubuntu:24.04', pricing_type: 'minute' };
+    const rental = expectNativeOk(await h.request('POST', '/v1/instances', { key: apiKey, body }), 201);
+    // Its agent has not started it yet: wanted running and never billed while pending, so the sweeper, which stops
+    // a running rental the balance no longer covers, leaves it be; then the whole balance is spent on a model call.
+    await h.spend(apiKey, 5);
+    expect(await h.deps.ledger.getBalance(accountId)).toMatchObject({ availableMicros: 0n, heldMicros: 0n });
+    const refused = await deleteAccount(access_token);
+    expectNativeError(refused, 409, 'account_not_empty');
+    expect(refused.body.data.meta).toEqual(expect.objectContaining({ balance_usd: 0, running_rentals: 1 }));
+    expectNativeOk(await h.request('GET', '/v1/account', { key: apiKey }));
+    expectNativeOk(await h.request('DELETE', `/v1/instances/${rental.task_id}`, { key: apiKey }));
+    expect(expectNativeOk(await deleteAccount(access_token))).toEqual({ deleted: true });
+    expectNativeError(await h.request('GET', '/v1/account', { key: apiKey }), 404, 'user_not_found');
   });
 
   it('401 invalid_credentials: a wrong password; nothing is deleted', async () => {

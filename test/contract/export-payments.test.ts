@@ -36,12 +36,12 @@ describe('GET /v1/payments/export', () => {
     const address = expectNativeOk(
       await h.request('POST', '/v1/payments/withdrawal-addresses', {
         key: provider.access_token,
-        body: { address: OUTSIDE },
+        body: { address: OUTSIDE, totp: provider.code() },
       }),
       201,
     );
     h.advance(1_000);
-    const body = { address_id: address.address_id, amount_usd: 12.5 };
+    const body = { address_id: address.address_id, amount_usd: 12.5, totp: provider.code() };
     const withdrawal = expectNativeOk(
       await h.request('POST', '/v1/payments/withdrawals', { key: provider.apiKey, body }),
       201,

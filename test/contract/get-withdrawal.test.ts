@@ -24,8 +24,8 @@ const get = (key: string, id: string) => h.request('GET', `/v1/payments/withdraw
 
 /** A $20 withdrawal of a new earner's, approved. */
 async function withdrawn(p: Earner) {
-  const entry = expectNativeOk(await addAddress(h, p.access_token, { address: OUTSIDE }), 201);
-  const body = { address_id: entry.address_id, amount_usd: 20 };
+  const entry = expectNativeOk(await addAddress(h, p.access_token, { address: OUTSIDE, totp: p.code() }), 201);
+  const body = { address_id: entry.address_id, amount_usd: 20, totp: p.code() };
   return expectNativeOk(await requestWithdrawal(h, p.apiKey, body), 201);
 }
 

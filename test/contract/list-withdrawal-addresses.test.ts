@@ -3,12 +3,12 @@
  * with when a withdrawal may go to it; readable with an API key as with a session.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signedUpSession } from '../setup/accounts.js';
 import { expectNativeError, expectNativeOk } from '../setup/envelopes.js';
 import {
   addAddress,
   freshTronAddress,
   OUTSIDE,
+  personWithFactor,
   startWithdrawalsHarness,
   type WithdrawalsHarness,
 } from '../setup/withdrawals.js';
@@ -25,10 +25,11 @@ const list = (key: string) => h.request('GET', '/v1/payments/withdrawal-addresse
 
 describe('GET /v1/payments/withdrawal-addresses', { timeout: 30_000 }, () => {
   it('200: the book oldest first, each usable WITHDRAW_ADDRESS_COOLING_HOURS after it was added', async () => {
-    const person = await signedUpSession(h);
-    const first = expectNativeOk(await addAddress(h, person.access_token, { address: OUTSIDE, label: 'cold' }), 201);
+    const person = await personWithFactor(h);
+    const add = (body: Record<string, unknown>) => addAddress(h, person.access_token, { ...body, totp: person.code() });
+    const first = expectNativeOk(await add({ address: OUTSIDE, label: 'cold' }), 201);
     h.advance(60_000);
-    const second = expectNativeOk(await addAddress(h, person.access_token, { address: freshTronAddress() }), 201);
+    const second = expectNativeOk(await add({ address: freshTronAddress() }), 201);
     const { addresses } = expectNativeOk(await list(person.access_token));
     expect(addresses).toEqual([first, second]);
     expect(addresses.map((a: { label: string | null }) => a.label)).toEqual(['cold', null]);
@@ -37,11 +38,12 @@ describe('GET /v1/payments/withdrawal-addresses', { timeout: 30_000 }, () => {
   });
 
   it('200 with an API key of the account; never another account’s addresses', async () => {
-    const person = await signedUpSession(h);
-    const entry = expectNativeOk(await addAddress(h, person.access_token, { address: OUTSIDE }), 201);
-    const body = { name: 'agent' };
-    const key = expectNativeOk(await h.request('POST', '/v1/llm/api-keys', { key: person.access_token, body }), 201);
-    expect(expectNativeOk(await list(key.api_key)).addresses).toEqual([entry]);
+    const person = await personWithFactor(h);
+    const entry = expectNativeOk(
+      await addAddress(h, person.access_token, { address: OUTSIDE, totp: person.code() }),
+      201,
+    );
+    expect(expectNativeOk(await list(person.apiKey)).addresses).toEqual([entry]);
     const stranger = await h.newAccount();
     expect(expectNativeOk(await list(stranger.apiKey))).toEqual({ addresses: [] });
   });

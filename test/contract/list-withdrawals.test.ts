@@ -10,6 +10,7 @@ import { micros } from '../setup/money.js';
 import {
   addAddress,
   advanceToFreshDay,
+  type Earner,
   earner,
   OUTSIDE,
   readyEarner,
@@ -30,8 +31,8 @@ const list = async (key: string, query = '') =>
 const balanceMicros = async (key: string) =>
   micros(expectNativeOk(await h.request('GET', '/v1/account', { key })).balance_usd);
 const ids = (page: { withdrawals: { withdrawal_id: string }[] }) => page.withdrawals.map((w) => w.withdrawal_id);
-const withdraw = async (key: string, address_id: string, amount_usd: number) =>
-  expectNativeOk(await requestWithdrawal(h, key, { address_id, amount_usd }), 201);
+const withdraw = async (p: Earner, address_id: string, amount_usd: number) =>
+  expectNativeOk(await requestWithdrawal(h, p.apiKey, { address_id, amount_usd, totp: p.code() }), 201);
 
 describe('GET /v1/payments/withdrawals', { timeout: 30_000 }, () => {
   it('200: earnings maturing, then withdrawable; withdrawals newest first, paged; spending leaves less', async () => {
@@ -40,14 +41,14 @@ describe('GET /v1/payments/withdrawals', { timeout: 30_000 }, () => {
     const fresh = await list(p.apiKey);
     expect(fresh.withdrawals).toEqual([]);
     expect([micros(fresh.withdrawable_usd), micros(fresh.maturing_usd)]).toEqual([0n, earned]);
-    const entry = expectNativeOk(await addAddress(h, p.access_token, { address: OUTSIDE }), 201);
+    const entry = expectNativeOk(await addAddress(h, p.access_token, { address: OUTSIDE, totp: p.code() }), 201);
     advanceToFreshDay(h);
     const matured = await list(p.apiKey);
     expect([micros(matured.withdrawable_usd), micros(matured.maturing_usd)]).toEqual([earned, 0n]);
 
-    const older = await withdraw(p.apiKey, entry.address_id, 20);
+    const older = await withdraw(p, entry.address_id, 20);
     h.advance(1_000);
-    const newer = await withdraw(p.apiKey, entry.address_id, 30);
+    const newer = await withdraw(p, entry.address_id, 30);
     const page = await list(p.apiKey);
     expect(page.withdrawals).toEqual([newer, older]);
     expect(micros(page.withdrawable_usd)).toBe(earned - micros(52)); // both amounts and their $1 fees
@@ -63,7 +64,7 @@ describe('GET /v1/payments/withdrawals', { timeout: 30_000 }, () => {
   it('200: a failed withdrawal stays listed with its reason and gives its amount + fee back', async () => {
     const p = await readyEarner(h, 100);
     const earned = await balanceMicros(p.apiKey);
-    const requested = await withdraw(p.apiKey, p.addressId, 20);
+    const requested = await withdraw(p, p.addressId, 20);
     expect(micros((await list(p.apiKey)).withdrawable_usd)).toBe(earned - micros(21));
     await h.sign();
     const { tx_id: txid } = expectNativeOk(
@@ -83,7 +84,7 @@ describe('GET /v1/payments/withdrawals', { timeout: 30_000 }, () => {
   });
 
   it('200: money from a top-up is neither withdrawable nor maturing; no other account’s withdrawals', async () => {
-    await readyEarner(h, 50).then((p) => withdraw(p.apiKey, p.addressId, 10));
+    await readyEarner(h, 50).then((p) => withdraw(p, p.addressId, 10));
     const person = await signedUpSession(h);
     const { account_id } = expectNativeOk(await h.request('GET', '/v1/account', { key: person.access_token }));
     await h.topUp(account_id, 100);

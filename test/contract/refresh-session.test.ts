@@ -109,6 +109,36 @@ describe('POST /v1/auth/refresh', () => {
   });
 });
 
+describe('POST /v1/auth/refresh from a client address presenting unknown tokens (AUTH_FAILURES_PER_MINUTE=3)', () => {
+  let guarded: AccountsHarness;
+  beforeAll(async () => {
+    guarded = await startAccountsHarness({ AUTH_FAILURES_PER_MINUTE: '3' });
+  });
+  afterAll(() => guarded.close());
+
+  it('429 auth_rate_limited with Retry-After past the limit, a genuine token too, which is not used; later it works', async () => {
+    const signedIn = await signedUpSession(guarded);
+    const headers = { 'x-forwarded-for': '203.0.113.51' };
+    const refreshFrom = (token: string) =>
+      guarded.request('POST', '/v1/auth/refresh', { body: { refresh_token: token }, headers });
+    for (const unknown of [`cgw_rt_${'a'.repeat(43)}`, `cgw_rt_${'b'.repeat(43)}`, 'not a refresh token'])
+      expectNativeError(await refreshFrom(unknown), 401, 'invalid_session');
+    const refused = await refreshFrom(signedIn.refresh_token);
+    expectNativeError(refused, 429, 'auth_rate_limited');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    // Not rotated: from another client address the token gets its successor, used twice it would revoke the family.
+    const renewed = expectNativeOk(
+      await guarded.request('POST', '/v1/auth/refresh', { body: { refresh_token: signedIn.refresh_token } }),
+    );
+    expectNativeOk(await guarded.request('GET', '/v1/auth/sessions', { key: renewed.access_token }));
+    // Once the minute has moved on, the client address may refresh again.
+    guarded.advance(retryAfter * 1000);
+    expectNativeOk(await refreshFrom(renewed.refresh_token));
+  });
+});
+
 describe('POST /v1/auth/refresh behind PUBLIC_BASE_URL', () => {
   let site: AccountsHarness;
   beforeAll(async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTH_ATTEMPT_LIMITS } from '../../src/domain/accounts/auth-throttle.js';
 import {
   type AccountsHarness,
   freshEmail,
@@ -38,6 +39,26 @@ describe('POST /v1/auth/password-reset', () => {
     const marker = freshEmail('marker');
     await signedUpUnconfirmed(h, marker);
     expect(h.smtp.received.some((m) => m.envelopeTo.includes(unknown))).toBe(false);
+  });
+
+  it('429 auth_rate_limited with Retry-After past the reset mails of one address: none is sent; one is after the window', async () => {
+    const { limit, windowMs } = AUTH_ATTEMPT_LIMITS.passwordResetPerEmail;
+    const { email } = await signedUpSession(h);
+    const resetMails = () =>
+      h.smtp.received.filter((m) => m.envelopeTo.includes(email) && m.subject === 'Set a new password').length;
+    for (let i = 0; i < limit; i++) expectNativeOk(await requestReset(email), 202);
+    const refused = await requestReset(email);
+    expectNativeError(refused, 429, 'auth_rate_limited');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(windowMs / 1000);
+    for (let read = 0; read < limit; ) if ((await h.mailTo(email)).subject === 'Set a new password') read++;
+    // A mail caused after the refusal has arrived: by then a mail the refused request caused would have been sent.
+    await signedUpUnconfirmed(h, freshEmail('marker'));
+    expect(resetMails()).toBe(limit);
+    h.advance(retryAfter * 1000);
+    expectNativeOk(await requestReset(email), 202);
+    expect((await h.mailTo(email)).subject).toBe('Set a new password');
   });
 
   it('400 invalid_request: no address, not an address, an unknown field', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTH_ATTEMPT_LIMITS } from '../../src/domain/accounts/auth-throttle.js';
 import {
   type AccountsHarness,
   freshEmail,
@@ -43,6 +44,27 @@ describe('POST /v1/auth/confirm/resend', () => {
     await signedUpUnconfirmed(h, marker);
     expect(mailsTo(email)).toBe(before);
     expect(mailsTo(unknown)).toBe(0);
+  });
+
+  it('429 auth_rate_limited with Retry-After for another mail within the cooldown: none is sent; one is after it', async () => {
+    const email = freshEmail('impatient');
+    await signedUpUnconfirmed(h, email);
+    expectNativeOk(await resend(email), 202);
+    expect((await h.mailTo(email)).subject).toBe('Confirm your email address');
+    const before = mailsTo(email);
+    const refused = await resend(email); // from another client address: the cooldown is the email's own
+    expectNativeError(refused, 429, 'auth_rate_limited');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(AUTH_ATTEMPT_LIMITS.confirmationResendCooldown.windowMs / 1000);
+    // A later mail to a third address, caused after the refusal: by then a mail it caused would have been sent.
+    await signedUpUnconfirmed(h, freshEmail('marker'));
+    expect(mailsTo(email)).toBe(before);
+    h.advance(retryAfter * 1000);
+    expectNativeOk(await resend(email), 202);
+    const mail = await h.mailTo(email);
+    expect(mail.subject).toBe('Confirm your email address');
+    expectNativeOk(await h.request('POST', '/v1/auth/confirm', { body: { token: tokenIn(mail) } }));
   });
 
   it('400 invalid_request: no address, or not an address', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTH_ATTEMPT_LIMITS } from '../../src/domain/accounts/auth-throttle.js';
 import {
   type AccountsHarness,
   freshEmail,
@@ -111,6 +112,23 @@ describe('POST /v1/auth/sessions', () => {
       expect(racers.map((r) => r.status).sort()).toEqual([201, 401]);
       expectNativeError(racers.find((r) => r.status === 401)!, 401, 'invalid_totp');
     }
+  });
+
+  it('429 auth_rate_limited with Retry-After past the attempts on one account, the right password too; then it signs in', async () => {
+    const { limit, windowMs } = AUTH_ATTEMPT_LIMITS.signInPerEmail;
+    const { email, access_token } = await signedUpSession(h); // the window's first attempt
+    // Each from a client address of its own: the account's window, not an address's, fills.
+    for (let i = 1; i < limit; i++)
+      expectNativeError(await signIn(h, email, 'not the passphrase at all'), 401, 'invalid_credentials');
+    const refused = await signIn(h, email);
+    expectNativeError(refused, 429, 'auth_rate_limited');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(windowMs / 1000);
+    // The refused attempt opened no session; once the window has moved on, the password signs in again.
+    expect(expectNativeOk(await listSessions(access_token)).sessions).toHaveLength(1);
+    h.advance(retryAfter * 1000);
+    expectNativeOk(await signIn(h, email), 201);
   });
 
   it('400 invalid_request: no password, a code too short, session_cookie not a boolean', async () => {

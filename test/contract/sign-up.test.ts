@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTH_ATTEMPT_LIMITS } from '../../src/domain/accounts/auth-throttle.js';
 import {
   type AccountsHarness,
   freshEmail,
@@ -88,6 +89,30 @@ describe('POST /v1/auth/signup', () => {
     expect(mail.subject).toBe('Confirm your email address');
     expectNativeOk(await h.request('POST', '/v1/auth/confirm', { body: { token: tokenIn(mail) } }));
     expectNativeOk(await signIn(h, first.email, 'a fresh start passphrase'), 201);
+  });
+
+  it('429 auth_rate_limited with Retry-After past the sign-ups of one client address; the refused one made nothing', async () => {
+    const { limit, windowMs } = AUTH_ATTEMPT_LIMITS.signUpPerAddress;
+    const headers = { 'x-forwarded-for': '203.0.113.21' };
+    const signUpFrom = (email: string, password = PASSWORD) =>
+      h.request('POST', '/v1/auth/signup', { body: { email, password }, headers });
+    for (let i = 0; i < limit; i++) expectNativeOk(await signUpFrom(freshEmail('crowd')), 202);
+    const email = freshEmail('refused');
+    const refused = await signUpFrom(email, 'the refused passphrase');
+    expectNativeError(refused, 429, 'auth_rate_limited');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(windowMs / 1000);
+    // No account was made: from elsewhere the address signs up as new, and only that sign-up's password works.
+    expectNativeOk(await signUp({ email, password: PASSWORD }), 202);
+    const mail = await h.mailTo(email);
+    expect(mail.subject).toBe('Confirm your email address');
+    expectNativeOk(await h.request('POST', '/v1/auth/confirm', { body: { token: tokenIn(mail) } }));
+    expectNativeOk(await signIn(h, email), 201);
+    expectNativeError(await signIn(h, email, 'the refused passphrase'), 401, 'invalid_credentials');
+    // Once the window has moved on, the client address may sign up again.
+    h.advance(retryAfter * 1000);
+    expectNativeOk(await signUpFrom(freshEmail('later')), 202);
   });
 
   it('400 weak_password: too short, too common, too long, naming the rule in meta.rule; no account made', async () => {

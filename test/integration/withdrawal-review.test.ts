@@ -42,14 +42,14 @@ const heldUsd = async (p: Earner) =>
 const addressIds = new Map<string, string>();
 async function withdrawal(p: Earner, amountUsd: number) {
   if (!addressIds.has(p.accountId)) {
-    const body = { address: OUTSIDE };
+    const body = { address: OUTSIDE, totp: p.code() };
     const entry = expectNativeOk(
       await h.request('POST', '/v1/payments/withdrawal-addresses', { key: p.access_token, body }),
       201,
     );
     addressIds.set(p.accountId, entry.address_id);
   }
-  const body = { address_id: addressIds.get(p.accountId), amount_usd: amountUsd };
+  const body = { address_id: addressIds.get(p.accountId), amount_usd: amountUsd, totp: p.code() };
   return expectNativeOk(await h.request('POST', '/v1/payments/withdrawals', { key: p.apiKey, body }), 201);
 }
 

@@ -132,7 +132,7 @@ describe.each(processBackends(() => dir))('withdrawals across kill -9, on $name'
     provider = await earnOnProcess(gateway.baseUrl, smtp, db, 2_000);
     const entry = await call(gateway.baseUrl, 'POST', '/v1/payments/withdrawal-addresses', {
       key: provider.accessToken,
-      body: { address: OUTSIDE },
+      body: { address: OUTSIDE, totp: provider.secondFactor() },
     });
     addressId = expectNativeOk(entry, 201).address_id;
   }, 60_000);
@@ -145,7 +145,7 @@ describe.each(processBackends(() => dir))('withdrawals across kill -9, on $name'
 
   /** A withdrawal requested through the running gateway, held and approved there: its id. */
   async function withdraw(amountUsd: number): Promise<string> {
-    const body = { address_id: addressId, amount_usd: amountUsd };
+    const body = { address_id: addressId, amount_usd: amountUsd, totp: provider.secondFactor() };
     const response = await call(gateways[0]!.baseUrl, 'POST', '/v1/payments/withdrawals', {
       key: provider.apiKey,
       body,

@@ -29,11 +29,14 @@ const one = async (p: Earner, id: string) =>
 
 async function withdraw(p: Earner, amountUsd: number) {
   const entry = expectNativeOk(
-    await h.request('POST', '/v1/payments/withdrawal-addresses', { key: p.access_token, body: { address: OUTSIDE } }),
+    await h.request('POST', '/v1/payments/withdrawal-addresses', {
+      key: p.access_token,
+      body: { address: OUTSIDE, totp: p.code() },
+    }),
     201,
   );
   h.advance(1_000);
-  const body = { address_id: entry.address_id, amount_usd: amountUsd };
+  const body = { address_id: entry.address_id, amount_usd: amountUsd, totp: p.code() };
   return expectNativeOk(await h.request('POST', '/v1/payments/withdrawals', { key: p.apiKey, body }), 201);
 }
 

@@ -108,9 +108,13 @@ export async function signedUpSession(h: AccountsHarness, email = freshEmail()):
   return { email, ...expectNativeOk(await signIn(h, email), 201) };
 }
 
-/** Another session of the same account (a second sign-in). */
-export async function anotherSession(h: AccountsHarness, email: string): Promise<SignedUpSession> {
-  return { email, ...expectNativeOk(await signIn(h, email), 201) };
+/** Another session of the same account (a second sign-in; `extra` carries its `totp` when it has a second factor). */
+export async function anotherSession(
+  h: AccountsHarness,
+  email: string,
+  extra: Record<string, unknown> = {},
+): Promise<SignedUpSession> {
+  return { email, ...expectNativeOk(await signIn(h, email, PASSWORD, extra), 201) };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Withdrawals across real processes (issue 27 items 4 and 7): the signer CLI run as a child process, a link between
  * the gateway processes and the fake java-tron node that can refuse broadcasts and records every one, and a
- * provider who signs up through a gateway process and earns from a renter's rental on it.
+ * provider who signs up through a gateway process, turns the second factor on and earns from a renter's rental on it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { bytesToHex } from '@noble/hashes/utils.js';
+import { Secret, TOTP } from 'otpauth';
 import type { Database } from '../../src/db/connect.js';
 import { freshEmail, PASSWORD, tokenIn } from './accounts.js';
 import { expectNativeOk } from './envelopes.js';
@@ -119,10 +120,22 @@ export interface ProcessEarner {
   accountId: string;
   apiKey: string;
   accessToken: string;
+  /**
+   * A recovery code of its second factor not handed out before, for what needs the factor (an address, a
+   * withdrawal). Not TOTP codes: the service's clock is the real one here, and each code would wait for a 30-second
+   * step of its own (a step's code is accepted once).
+   */
+  secondFactor(): string;
 }
 
-/** A person signed up through the gateway's API (its confirmation mail read from the test SMTP server). */
-async function signUp(baseUrl: string, smtp: TestSmtpServer): Promise<{ accessToken: string; apiKey: string }> {
+/**
+ * A person signed up through the gateway's API (its confirmation mail read from the test SMTP server), with the
+ * second factor turned on, as withdrawals need: the ten recovery codes it was given.
+ */
+async function signUp(
+  baseUrl: string,
+  smtp: TestSmtpServer,
+): Promise<{ accessToken: string; apiKey: string; recoveryCodes: string[] }> {
   const email = freshEmail('provider');
   const afterCount = smtp.received.length;
   expectNativeOk(await call(baseUrl, 'POST', '/v1/auth/signup', { body: { email, password: PASSWORD } }), 202);
@@ -136,7 +149,15 @@ async function signUp(baseUrl: string, smtp: TestSmtpServer): Promise<{ accessTo
     await call(baseUrl, 'POST', '/v1/llm/api-keys', { key: session.access_token, body: { name: 'agent' } }),
     201,
   );
-  return { accessToken: session.access_token, apiKey: key.api_key };
+  const enrolment = expectNativeOk(await call(baseUrl, 'POST', '/v1/auth/totp', { key: session.access_token }), 201);
+  const app = new TOTP({ secret: Secret.fromBase32(enrolment.secret), algorithm: 'SHA1', digits: 6, period: 30 });
+  const confirmed = expectNativeOk(
+    await call(baseUrl, 'POST', '/v1/auth/totp/confirm', {
+      key: session.access_token,
+      body: { enrolment_token: enrolment.enrolment_token, code: app.generate() },
+    }),
+  );
+  return { accessToken: session.access_token, apiKey: key.api_key, recoveryCodes: confirmed.recovery_codes };
 }
 
 /** The most a listing charges: 64 GPUs at $1,000 per GPU-hour, $17.78 a second, so a real second earns enough. */
@@ -154,7 +175,7 @@ export async function earnOnProcess(
   db: Database,
   runMs: number,
 ): Promise<ProcessEarner> {
-  const { accessToken, apiKey } = await signUp(baseUrl, smtp);
+  const { accessToken, apiKey, recoveryCodes } = await signUp(baseUrl, smtp);
   const machine = expectNativeOk(await call(baseUrl, 'POST', '/v1/provider/machines', { key: apiKey, body: RIG }), 201);
   const { account_id: accountId } = expectNativeOk(await call(baseUrl, 'GET', '/v1/account', { key: apiKey }));
   const [renter] = await openAccounts(db, 1, RENTER_MICROS);
@@ -173,5 +194,15 @@ export async function earnOnProcess(
   await eventually(async () => (Date.now() - runningSince >= runMs ? true : undefined), runMs + 5_000, 'running time');
   await heartbeat();
   expectNativeOk(await call(baseUrl, 'DELETE', `/v1/instances/${rental.task_id}`, { key: renter!.apiKey }));
-  return { accountId, apiKey, accessToken };
+  const unused = [...recoveryCodes];
+  return {
+    accountId,
+    apiKey,
+    accessToken,
+    secondFactor: () => {
+      const code = unused.shift();
+      if (code === undefined) throw new Error('every recovery code was used');
+      return code;
+    },
+  };
 }

@@ -1,7 +1,8 @@
 /**
  * A gateway with withdrawals on (issue 27 item 4): the accounts harness (sessions, mail, a clock to move), a fake
  * java-tron node whose hot wallet holds USDT, the signer's step run in this process with the hot wallet's key, and
- * a provider who earned real money from a renter's rental. Tests drive the pipeline and the chain by hand.
+ * a provider who earned real money from a renter's rental, with the second factor every withdrawal and every address
+ * added needs. Tests drive the pipeline and the chain by hand.
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { SqlWithdrawalStore } from '../../src/adapters/withdrawal-store/sql.js';
@@ -9,7 +10,14 @@ import { advanceWithdrawals } from '../../src/domain/payments/withdrawal-pipelin
 import { addressFromPrivateKey } from '../../src/lib/tron/address.js';
 import { signApprovedWithdrawals } from '../../src/signer/withdrawal-signer.js';
 import { type FakeJavaTron, startFakeJavaTron } from '../fakes/java-tron.js';
-import { type AccountsHarness, type SignedUpSession, signedUpSession, startAccountsHarness } from './accounts.js';
+import {
+  type AccountsHarness,
+  type SignedUpSession,
+  signedUpSession,
+  startAccountsHarness,
+  totpCode,
+  withTotp,
+} from './accounts.js';
 import { expectNativeOk } from './envelopes.js';
 import { heartbeat, MACHINE, type Provider, runningRental } from './market.js';
 
@@ -76,36 +84,58 @@ export async function startWithdrawalsHarness(env: Record<string, string> = {}):
   });
 }
 
+/**
+ * A signed-up person with an API key (`agent`) and the second factor turned on, as adding a withdrawal address and
+ * withdrawing need (DESIGN.md 10).
+ */
 export interface Earner extends SignedUpSession {
   apiKey: string;
   accountId: string;
+  totpSecret: string;
+  recoveryCodes: string[];
+  /** The authenticator's code for a step no earlier code used: the service's clock moves 30 s (accounts.ts). */
+  code(): string;
 }
 
-/**
- * A signed-up person who registered a machine and earned from a renter's rental: `chargedUsd` at 85 % (the
- * platform keeps 15 %), the rental running 10 minutes at six times that an hour.
- */
-export async function earner(h: WithdrawalsHarness, chargedUsd: number): Promise<Earner> {
+/** Signs up and in, makes an API key and turns the second factor on; nothing earned yet. */
+export async function personWithFactor(h: AccountsHarness): Promise<Earner> {
   const session = await signedUpSession(h);
   const key = expectNativeOk(
     await h.request('POST', '/v1/llm/api-keys', { key: session.access_token, body: { name: 'agent' } }),
     201,
   );
+  const account = expectNativeOk(await h.request('GET', '/v1/account', { key: key.api_key }));
+  const { secret, recoveryCodes } = await withTotp(h, session.access_token);
+  return {
+    ...session,
+    apiKey: key.api_key,
+    accountId: account.account_id,
+    totpSecret: secret,
+    recoveryCodes,
+    code: () => totpCode(h, secret),
+  };
+}
+
+/**
+ * A person with a second factor (personWithFactor) who registered a machine and earned from a renter's rental:
+ * `chargedUsd` at 85 % (the platform keeps 15 %), the rental running 10 minutes at six times that an hour.
+ */
+export async function earner(h: WithdrawalsHarness, chargedUsd: number): Promise<Earner> {
+  const person = await personWithFactor(h);
   const machine = expectNativeOk(
     await h.request('POST', '/v1/provider/machines', {
-      key: key.api_key,
+      key: person.apiKey,
       body: { ...MACHINE, gpu_count: 1, price_per_gpu_hour_usd: chargedUsd * 6 },
     }),
     201,
   );
-  const account = expectNativeOk(await h.request('GET', '/v1/account', { key: key.api_key }));
-  const provider: Provider = { apiKey: key.api_key, accountId: account.account_id, machineId: machine.machine_id };
+  const provider: Provider = { apiKey: person.apiKey, accountId: person.accountId, machineId: machine.machine_id };
   const renter = await h.newAccount(undefined, { balanceUsd: chargedUsd * 7 }); // an hour is reserved up front
   const rental = await runningRental(h, renter.apiKey, provider, { pricing_type: 'hour' });
   h.advance(10 * 60_000);
   await heartbeat(h, provider, [{ instance_id: rental.task_id, state: 'running' }]);
   expectNativeOk(await h.request('DELETE', `/v1/instances/${rental.task_id}`, { key: renter.apiKey }));
-  return { ...session, apiKey: key.api_key, accountId: provider.accountId };
+  return person;
 }
 
 const DAY = 24 * HOUR;
@@ -113,11 +143,14 @@ const DAY = 24 * HOUR;
 /** A valid TRON address of a fresh key: outside the service and in no address book yet. */
 export const freshTronAddress = (): string => addressFromPrivateKey(secp256k1.utils.randomSecretKey());
 
-/** POST /v1/payments/withdrawal-addresses as `token` (a session's access token; an API key is refused). */
+/**
+ * POST /v1/payments/withdrawal-addresses as `token` (a session's access token; an API key is refused). The body
+ * carries the second factor's code in `totp`, as the account needs one.
+ */
 export const addAddress = (h: AccountsHarness, token: string, body: Record<string, unknown>) =>
   h.request('POST', '/v1/payments/withdrawal-addresses', { key: token, body });
 
-/** POST /v1/payments/withdrawals as `key`, with an Idempotency-Key when one is given. */
+/** POST /v1/payments/withdrawals as `key`, with an Idempotency-Key when one is given; `totp` goes in the body. */
 export const requestWithdrawal = (h: AccountsHarness, key: string, body: unknown, idempotencyKey?: string) =>
   h.request('POST', '/v1/payments/withdrawals', {
     key,
@@ -142,7 +175,8 @@ export function advanceToFreshDay(h: AccountsHarness, days = 7): void {
  */
 export async function readyEarner(h: WithdrawalsHarness, chargedUsd: number): Promise<Earner & { addressId: string }> {
   const provider = await earner(h, chargedUsd);
-  const entry = expectNativeOk(await addAddress(h, provider.access_token, { address: OUTSIDE }), 201);
+  const body = { address: OUTSIDE, totp: provider.code() };
+  const entry = expectNativeOk(await addAddress(h, provider.access_token, body), 201);
   advanceToFreshDay(h);
   return { ...provider, addressId: entry.address_id };
 }

@@ -1,6 +1,7 @@
 import type { ApiKeyStore } from '../../adapters/api-keys/index.js';
 import type { CredentialStore, LoginRecord } from '../../adapters/credential-store/index.js';
 import { ApiError } from '../../errors/api-error.js';
+import type { AuthFailures } from '../keys/auth-failures.js';
 import type { AuthMail } from './auth-mail.js';
 import type { AuthThrottle } from './auth-throttle.js';
 import type { PasswordHasher } from './password-hasher.js';
@@ -13,6 +14,8 @@ export interface AuthContext {
   links: SignedLinks;
   mail: AuthMail;
   throttle: AuthThrottle;
+  /** Unknown credentials per client address, the API keys' count: refresh tokens no one was given count there too. */
+  unknownTokens: AuthFailures;
   passwords: PasswordHasher;
   now: () => number;
 }

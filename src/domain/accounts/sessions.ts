@@ -55,18 +55,32 @@ export async function openSession(ctx: AuthContext, accountId: string, client: C
  * Exchanges a refresh token for its successor. A token presented twice revokes its whole family, the caller's copy
  * and the thief's alike (issue 26 hostile case: "a stolen refresh token used twice revokes the family"); so does the
  * loser of two concurrent presentations. Every failure is the same 401 `invalid_session`.
+ *
+ * Tokens no one was given count against the client address as unknown API keys do (AuthFailures): tokens cannot be
+ * guessed, but a flood of them would each be a lookup; past the limit the address gets 429 `auth_rate_limited`
+ * before any. Tokens once valid (expired, revoked, reused) do not count: someone was given them.
  */
 export async function refreshSession(
   ctx: AuthContext,
   refreshToken: string,
   client: ClientInfo,
 ): Promise<OpenedSession> {
-  if (!looksLikeSessionToken('refresh', refreshToken)) throw new ApiError('invalid_session');
+  const waitMs = ctx.unknownTokens.waitMs(client.address);
+  if (waitMs > 0)
+    throw new ApiError('auth_rate_limited', 'Too many unknown tokens from this address; retry after Retry-After s', {
+      headers: { 'Retry-After': String(Math.ceil(waitMs / 1000)) },
+    });
+  const unknown = (): never => {
+    ctx.unknownTokens.record(client.address);
+    throw new ApiError('invalid_session');
+  };
+  if (!looksLikeSessionToken('refresh', refreshToken)) return unknown();
   const hash = sessionTokenHash(refreshToken);
   const nowMs = ctx.now();
   const found = await ctx.credentials.findSessionByRefreshHash(hash);
+  if (found === null) return unknown();
   const decision = decideRefresh(
-    found && {
+    {
       familyId: found.familyId,
       expiresAtMs: found.refreshExpiresAtMs,
       rotatedAtMs: found.rotatedAtMs,

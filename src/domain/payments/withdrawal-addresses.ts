@@ -18,7 +18,12 @@ export function withdrawalRail(ctx: WithdrawalsContext): WithdrawalRail {
   return ctx.rail;
 }
 
-/** The account's second factor, when it has one (issue 26 item 4); accounts made without a login have none. */
+/**
+ * The account's second factor, which money leaving needs (DESIGN.md 10: TOTP is "required for withdrawals and for
+ * adding a withdrawal address"): an account without a confirmed one, or without a login at all (made by the
+ * operator), is refused with 403 `second_factor_required` before the request itself is looked at; otherwise its
+ * code (or a recovery code) is checked as at sign-in (issue 26 item 4).
+ */
 export async function confirmSecondFactor(
   ctx: WithdrawalsContext,
   accountId: string,
@@ -26,7 +31,8 @@ export async function confirmSecondFactor(
   clientAddress: string,
 ): Promise<void> {
   const login = await ctx.auth.credentials.findLoginByAccount(accountId);
-  if (login !== null) await checkSecondFactor(ctx.auth, login, code, clientAddress);
+  if (login === null || login.totpSecret === null) throw new ApiError('second_factor_required');
+  await checkSecondFactor(ctx.auth, login, code, clientAddress);
 }
 
 /** Why an address cannot receive a withdrawal (5.2), or null when it can. */
