@@ -88,7 +88,7 @@ ${RUN_MAIN}`,
   },
   generate: (dir) =>
     runBin(
-      'openapi',
+      'openapi-typescript-codegen',
       ['--input', CONTRACT, '--output', join(dir, 'client'), '--client', 'fetch', '--name', 'GatewayClient'],
       dir,
     ),

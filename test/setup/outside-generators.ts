@@ -4,6 +4,7 @@
  * project would hold goes in there; the generators and `tsc` are run from this repository's node_modules.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,9 +49,16 @@ export function runNode(
   });
 }
 
-/** A package's CLI from node_modules/.bin. */
-export function runBin(name: string, args: string[], cwd: string): Promise<Run> {
-  return runNode(join(ROOT, 'node_modules/.bin', name), args, { cwd });
+/**
+ * A package's own CLI, found through its package.json: names in node_modules/.bin can clash (@redocly/cli also
+ * installs an `openapi`), and which package wins depends on install order.
+ */
+export function runBin(pkg: string, args: string[], cwd: string): Promise<Run> {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as {
+    bin: string | Record<string, string>;
+  };
+  const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin)[0]!;
+  return runNode(join(ROOT, 'node_modules', pkg, bin), args, { cwd });
 }
 
 /** A new empty folder under the system's temporary directory, for `use`, removed afterwards whatever happened. */
