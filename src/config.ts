@@ -238,6 +238,9 @@ const schema = z.object({
     .default(60 * 60 * 1000),
 });
 
+/** The name of every setting above: deployment files are checked against it (test/unit/deployment-files.test.ts). */
+export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(schema.shape));
+
 export type ResponseValidation = 'off' | 'report' | 'enforce';
 
 type Parsed = z.infer<typeof schema>;
