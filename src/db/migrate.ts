@@ -97,8 +97,31 @@ const FUNCTION_SETS: readonly FunctionSet[] = [{ name: 'ledger', sql: LEDGER_FUN
  * on PostgreSQL, then, the functions of today, unless the database already runs exactly them.
  */
 export async function migrateToLatest(db: Database): Promise<void> {
-  await db.knex.migrate.latest({ migrationSource });
-  if (db.kind === 'postgres') for (const set of FUNCTION_SETS) await installFunctionSet(db.knex, set);
+  if (db.kind === 'sqlite') return void (await db.knex.migrate.latest({ migrationSource }));
+  await oneMigratorAtATime(db, async () => {
+    await db.knex.migrate.latest({ migrationSource });
+    for (const set of FUNCTION_SETS) await installFunctionSet(db.knex, set);
+  });
+}
+
+/**
+ * Processes of a scale-out deployment start together on one database (DESIGN.md 13); knex's own lock row is made by
+ * the first migration, so on a fresh database they would race to create it and all but one fail. A session advisory
+ * lock on the schema's name, held on one connection, makes the others wait and then find nothing left to do.
+ */
+async function oneMigratorAtATime(db: Database, migrate: () => Promise<void>): Promise<void> {
+  const connection = await db.knex.client.acquireConnection();
+  const lockSql = (fn: string) => db.knex.raw(`select ${fn}(hashtext(current_schema()))`).connection(connection);
+  try {
+    await lockSql('pg_advisory_lock');
+    try {
+      await migrate();
+    } finally {
+      await lockSql('pg_advisory_unlock');
+    }
+  } finally {
+    await db.knex.client.releaseConnection(connection);
+  }
 }
 
 /**
