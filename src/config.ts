@@ -107,6 +107,11 @@ const schema = z.object({
   TRUSTED_PROXY: z.string().min(1).optional(),
   /** Bearer token a Prometheus scraper sends for /metrics; unset: /metrics answers loopback clients only. */
   METRICS_TOKEN: z.string().min(16).optional(),
+  /**
+   * On SIGTERM or SIGINT, how long requests in flight may run on before their connections are closed (main.ts):
+   * under an orchestrator's grace period (Kubernetes: 30 s), so the drain ends on the process's terms.
+   */
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().positive().default(25_000),
   /** An upstream that accepted a stream but sent no token for this long is failed over (SPEC 3.4). */
   STREAM_FIRST_TOKEN_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   /** Whitespace cadence on the keep-alive path (SPEC 4.2). */

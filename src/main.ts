@@ -47,12 +47,28 @@ async function start(): Promise<{ server: Server; deps: Deps }> {
   return { server, deps };
 }
 
-/** Graceful drain: stop accepting, let requests in flight finish, flush batched writes, close the database. */
+/** During a drain, how often connections that fell idle (their last response sent) are closed. */
+const IDLE_CLOSE_MS = 100;
+
+/**
+ * Graceful drain: stop accepting, let requests in flight finish until SHUTDOWN_DRAIN_MS (a stream runs on after its
+ * first token, so without a deadline one stream would hold the stop until the orchestrator's SIGKILL), then close
+ * what is still open; hand jobs back, flush batched writes, close the database, exit 0.
+ */
 async function shutdown({ server, deps }: { server: Server; deps: Deps }, signal: string): Promise<void> {
-  deps.logger.info({ signal }, 'draining');
+  const drainMs = deps.config.SHUTDOWN_DRAIN_MS;
+  deps.logger.info({ signal, drainMs }, 'draining');
   server.close();
   server.closeIdleConnections();
+  // A keep-alive connection is idle once its last response is out: closed then, not at its idle timeout.
+  const idle = setInterval(() => server.closeIdleConnections(), IDLE_CLOSE_MS);
+  const deadline = setTimeout(() => {
+    deps.logger.warn({ drainMs }, 'drain deadline passed: closing the connections still open');
+    server.closeAllConnections();
+  }, drainMs);
   await once(server, 'close');
+  clearInterval(idle);
+  clearTimeout(deadline);
   await deps.close();
   process.exit(0);
 }
