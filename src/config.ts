@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ACCOUNT_SETTINGS } from './config-accounts.js';
+import { DATABASE_SETTINGS } from './config-database.js';
 import { PAYMENT_SETTINGS } from './config-payments.js';
 import { WITHDRAWAL_SETTINGS } from './config-withdrawals.js';
 import {
@@ -17,18 +18,10 @@ const schema = z.object({
   ...ACCOUNT_SETTINGS,
   ...PAYMENT_SETTINGS,
   ...WITHDRAWAL_SETTINGS,
+  ...DATABASE_SETTINGS,
   NODE_ENV: z.string().default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  /** `sqlite:<path>` (embedded default) or `postgres://…`. */
-  DATABASE_URL: z.string().min(1).default('sqlite:data/gateway.sqlite'),
-  /**
-   * SQLite durability: NORMAL (default) makes a commit durable once it is in the WAL, which a killed process never
-   * loses; FULL adds an fsync per commit, so a power cut cannot take the last commits either.
-   */
-  SQLITE_SYNCHRONOUS: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
-  /** How often the WAL is checkpointed into the SQLite file, on a worker thread off the request path. */
-  SQLITE_CHECKPOINT_MS: z.coerce.number().int().positive().default(100),
   CATALOG_FILE: z.string().min(1).default('config/catalog.json'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Request bodies above this answer 413 request_too_large (SPEC 7.2; the cap itself is ours). */
