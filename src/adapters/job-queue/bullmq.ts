@@ -22,8 +22,12 @@ export class BullMqJobQueue implements JobQueue {
     private readonly consumer: Redis,
     /** BullMQ's key prefix (JOB_QUEUE_PREFIX). */
     private readonly prefix: string,
+    /** Redis going away is reported here, as the connections' own errors are: the lease scan covers the gap. */
+    private readonly onRedisError: (err: unknown) => void,
   ) {
     this.queue = new Queue(QUEUE_NAME, { connection: producer, prefix });
+    // Without a listener, BullMQ prints each reconnect failure's stack on stderr.
+    this.queue.on('error', onRedisError);
   }
 
   static async connect(url: string, prefix: string, onError: (err: unknown) => void): Promise<BullMqJobQueue> {
@@ -36,7 +40,7 @@ export class BullMqJobQueue implements JobQueue {
       consumer.disconnect();
       throw err;
     }
-    return new BullMqJobQueue(producer, consumer, prefix);
+    return new BullMqJobQueue(producer, consumer, prefix, onError);
   }
 
   async enqueue(jobId: string): Promise<void> {
@@ -56,7 +60,8 @@ export class BullMqJobQueue implements JobQueue {
       },
       { connection: this.consumer, prefix: this.prefix, concurrency },
     );
-    this.worker.on('error', (err) => onError(err, '(queue)'));
+    // The worker's 'error' is its connection's, not a job's (a job's failure is caught above).
+    this.worker.on('error', this.onRedisError);
   }
 
   /** Stops taking wake-ups without waiting for the work delivered (the runner has given its leases back). */
