@@ -5,7 +5,8 @@
 
 # The server's JavaScript. Compiling needs the dev dependencies (TypeScript) but none of their native builds, so
 # install scripts are skipped; the SDK and the terminal tool (packages/*) are not part of the server.
-FROM node:24-bookworm-slim AS build
+# 24.18.1: the last Node 24 the SQLite driver runs on (package.json `engines`, README "Two commands").
+FROM node:24.18.1-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/sdk/package.json packages/sdk/package.json
@@ -20,7 +21,7 @@ RUN node_modules/.bin/tsc -p tsconfig.build.json
 # terminal tool with their dependencies. better-sqlite3 (the embedded database, still loaded on PostgreSQL) builds
 # from source with node-gyp when no prebuilt binary can be fetched; npm_config_nodedir points node-gyp at the
 # headers this image ships, so the build needs no download.
-FROM node:24-bookworm-slim AS runtime-deps
+FROM node:24.18.1-bookworm-slim AS runtime-deps
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
@@ -35,7 +36,7 @@ RUN npm ci --omit=dev --workspaces=false --no-audit --no-fund --loglevel=error
 # reference page's swagger-ui-dist assets among them), package.json (src/lib/project-root.ts finds the root by it),
 # the bundled contract (src/composition/config-files.ts) and config/ (CATALOG_FILE, UPSTREAMS_FILE; compose.yaml
 # mounts the operator's copy over it). Migrations are compiled into dist/ (src/db/migrate.ts lists them in code).
-FROM node:24-bookworm-slim
+FROM node:24.18.1-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
 WORKDIR /app
 COPY --from=runtime-deps /app/node_modules node_modules
