@@ -73,15 +73,9 @@ function trend(samples: Sample[], name: string, read: (s: Sample) => number, rul
   const late = mean(values.slice(Math.floor((3 * n) / 4)));
   const half = samples.slice(Math.floor(n / 2)).map((s): [number, number] => [s.atSec, read(s)]);
   const { threshold, grows } = RULES[rule];
-  // A process that stopped answering shows as NaN: that is a failure too, not a flat line.
-  return {
-    name,
-    early,
-    late,
-    slopePerHour: slopePerHour(half),
-    threshold,
-    grows: !(early >= 0 && late >= 0) || grows(early, late),
-  };
+  // A process that stopped answering shows as NaN: that is a failure too, not a gap the means would step over.
+  const unanswered = half.some(([, value]) => !Number.isFinite(value));
+  return { name, early, late, slopePerHour: slopePerHour(half), threshold, grows: unanswered || grows(early, late) };
 }
 
 /** The trends judged: RSS and open fds of each process, its event-loop delay, and the client's p99. */
