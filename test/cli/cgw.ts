@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { type Harness, startHarness } from '../setup/harness.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const CGW = join(ROOT, 'packages/cli/dist/main.js');
@@ -98,6 +99,32 @@ export async function publicFront(): Promise<{ url: string; target: (baseUrl: st
     close: () => {
       server.closeAllConnections();
       server.close();
+    },
+  };
+}
+
+export interface MediaSession {
+  h: Harness;
+  home: Awaited<ReturnType<typeof tempHome>>;
+  /** The environment `cgw` runs with: the temporary home, a funded account's key, the harness. */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** A harness behind its public front (hosted files are downloaded as linked), a funded key and a temporary home. */
+export async function mediaSession(balanceUsd: number): Promise<MediaSession> {
+  const front = await publicFront();
+  const [h, home] = await Promise.all([startHarness({ PUBLIC_BASE_URL: front.url }), tempHome(), ensureBuilt()]);
+  front.target(h.baseUrl);
+  const { apiKey } = await h.newAccount(undefined, { balanceUsd });
+  return {
+    h,
+    home,
+    env: { ...home.env, CGW_API_KEY: apiKey, CGW_BASE_URL: h.baseUrl },
+    async close() {
+      front.close();
+      await h.close();
+      await home.cleanup();
     },
   };
 }

@@ -9,28 +9,19 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../setup/harness.js';
 import { pollUntil } from '../setup/polling.js';
-import { CGW, cgw, ensureBuilt, publicFront, tempHome } from './cgw.js';
+import { CGW, cgw, type MediaSession, mediaSession } from './cgw.js';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-let h: Harness;
-let front: Awaited<ReturnType<typeof publicFront>>;
-let home: Awaited<ReturnType<typeof tempHome>>;
+let session: MediaSession;
+let home: MediaSession['home'];
 let env: Record<string, string>;
 beforeAll(async () => {
-  front = await publicFront();
-  [h, home] = await Promise.all([startHarness({ PUBLIC_BASE_URL: front.url }), tempHome(), ensureBuilt()]);
-  front.target(h.baseUrl);
-  const { apiKey } = await h.newAccount(undefined, { balanceUsd: 20 });
-  env = { ...home.env, CGW_API_KEY: apiKey, CGW_BASE_URL: h.baseUrl };
+  session = await mediaSession(20);
+  ({ home, env } = session);
 });
-afterAll(async () => {
-  front.close();
-  await h.close();
-  await home.cleanup();
-});
+afterAll(() => session?.close());
 
 describe('cgw image', () => {
   it('runs the job and saves the image to -o; prints the path and the cost', async () => {

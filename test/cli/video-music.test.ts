@@ -6,28 +6,19 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../setup/harness.js';
-import { cgw, ensureBuilt, publicFront, tempHome } from './cgw.js';
+import { cgw, type MediaSession, mediaSession } from './cgw.js';
 
 /** An ISO BMFF file (MP4) names its `ftyp` box at byte 4. */
 const isMp4 = (bytes: Buffer) => bytes.subarray(4, 8).toString('latin1') === 'ftyp';
 
-let h: Harness;
-let front: Awaited<ReturnType<typeof publicFront>>;
-let home: Awaited<ReturnType<typeof tempHome>>;
+let session: MediaSession;
+let home: MediaSession['home'];
 let env: Record<string, string>;
 beforeAll(async () => {
-  front = await publicFront();
-  [h, home] = await Promise.all([startHarness({ PUBLIC_BASE_URL: front.url }), tempHome(), ensureBuilt()]);
-  front.target(h.baseUrl);
-  const { apiKey } = await h.newAccount(undefined, { balanceUsd: 50 });
-  env = { ...home.env, CGW_API_KEY: apiKey, CGW_BASE_URL: h.baseUrl };
+  session = await mediaSession(50);
+  ({ home, env } = session);
 });
-afterAll(async () => {
-  front.close();
-  await h.close();
-  await home.cleanup();
-});
+afterAll(() => session?.close());
 
 describe('cgw video', () => {
   it('renders a 480p draft on the draft-capable model, then its 1080p final, each saved', async () => {

@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ComputeGateway,
-  GatewayError,
   getAccount,
   getModelCatalog,
   listApiKeys,
@@ -15,6 +14,7 @@ import {
 } from '../../packages/sdk/src/index.js';
 import { type FakeBehaviour, type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { type AccountsHarness, signedUpSession, startAccountsHarness } from '../setup/accounts.js';
+import { gatewayFailure } from '../setup/gateway-error.js';
 import { fetchHosted } from '../setup/hosted-files.js';
 import { removeUpstreamsFiles, writeUpstreamsFile } from '../setup/upstreams.js';
 
@@ -41,15 +41,6 @@ afterAll(async () => {
   removeUpstreamsFiles();
 });
 
-async function failure(call: () => Promise<unknown>): Promise<GatewayError> {
-  const error = await call().then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(error).toBeInstanceOf(GatewayError);
-  return error as GatewayError;
-}
-
 describe('calls', () => {
   it('answers typed bodies, with and without a key', async () => {
     const catalog = await new ComputeGateway({ baseUrl: h.baseUrl }).call(getModelCatalog);
@@ -60,7 +51,7 @@ describe('calls', () => {
 
   it('throws the native envelope as GatewayError with code, request id and retryable', async () => {
     const stranger = new ComputeGateway({ baseUrl: h.baseUrl, apiKey: 'cgw_not_a_key_at_all_000000000000' });
-    const error = await failure(() => stranger.call(listApiKeys));
+    const error = await gatewayFailure(() => stranger.call(listApiKeys));
     expect(error.status).toBe(401);
     expect(error.code).toMatch(/^(invalid_api_key|api_key_not_found)$/);
     expect(error.requestId).toMatch(/\S/);
@@ -92,7 +83,7 @@ describe('streams', () => {
   it('throws the error frame of a stream whose upstream died mid-answer', async () => {
     behaviour = { dieAfterChunks: 2 };
     let text = '';
-    const error = await failure(async () => {
+    const error = await gatewayFailure(async () => {
       for await (const chunk of gateway.streamChat({ model: FLAKY_MODEL, messages: [{ role: 'user', content: 'hi' }] }))
         text += chunk.choices[0]?.delta.content ?? '';
     });
@@ -106,7 +97,7 @@ describe('streams', () => {
   it('stops reading and closes when the caller aborts', async () => {
     behaviour = { stallAfterChunks: 1 };
     const controller = new AbortController();
-    const error = await failure(async () => {
+    const error = await gatewayFailure(async () => {
       for await (const _ of gateway.streamChat(
         { model: FLAKY_MODEL, messages: [{ role: 'user', content: 'hi' }] },
         { signal: controller.signal },
@@ -136,7 +127,7 @@ describe('jobs', () => {
     const job = await gateway.startJob('image', { model: 'imgG-4o', prompt: 'Slow harbour' });
     const controller = new AbortController();
     controller.abort();
-    const error = await failure(() => gateway.waitForJob('image', job.job_id, { signal: controller.signal }));
+    const error = await gatewayFailure(() => gateway.waitForJob('image', job.job_id, { signal: controller.signal }));
     expect(error.code).toBe('aborted');
   });
 });

@@ -6,7 +6,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ComputeGateway, createEmbeddings, GatewayError, listOffers } from '../../packages/sdk/src/index.js';
+import { ComputeGateway, createEmbeddings, listOffers } from '../../packages/sdk/src/index.js';
+import { gatewayFailure } from '../setup/gateway-error.js';
 
 type Reply = (req: IncomingMessage, res: ServerResponse) => void;
 let replies: Reply[] = [];
@@ -49,15 +50,6 @@ const gateway = (maxRetries = 2) =>
   new ComputeGateway({ baseUrl, apiKey: 'cgw_edge', retry: { maxRetries, baseDelayMs: 10 } });
 const embed = (g: ComputeGateway) => g.call(createEmbeddings, { body: { model: 'm', input: 'hello' } });
 
-async function failure(call: () => Promise<unknown>): Promise<GatewayError> {
-  const error = await call().then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(error).toBeInstanceOf(GatewayError);
-  return error as GatewayError;
-}
-
 describe('retries', () => {
   it('retries what the service calls retryable, with one idempotency key for every attempt', async () => {
     replies = [nativeError(503, 'upstream_unavailable', { 'x-should-retry': 'true' }), cut, json(embeddings)];
@@ -70,7 +62,7 @@ describe('retries', () => {
 
   it('does not retry what the service says will fail again, and reads its envelope', async () => {
     replies = [nativeError(402, 'insufficient_balance', { 'x-should-retry': 'false' })];
-    const error = await failure(() => embed(gateway()));
+    const error = await gatewayFailure(() => embed(gateway()));
     expect(seen).toHaveLength(1);
     expect(error).toMatchObject({ status: 402, code: 'insufficient_balance', requestId: 'req_edge', retryable: false });
   });
@@ -84,14 +76,14 @@ describe('retries', () => {
 
   it('gives up after the last attempt with the last answer', async () => {
     replies = [fail(502, 'upstream_error'), fail(502, 'upstream_error')];
-    const error = await failure(() => embed(gateway(1)));
+    const error = await gatewayFailure(() => embed(gateway(1)));
     expect(seen).toHaveLength(2);
     expect(error).toMatchObject({ status: 502, code: 'upstream_error', retryable: true });
   });
 
   it('reports a connection that never answers as connection_error, and sends no key on a GET', async () => {
     replies = [cut];
-    const error = await failure(() => gateway(0).call(listOffers));
+    const error = await gatewayFailure(() => gateway(0).call(listOffers));
     expect(error).toMatchObject({ status: 0, code: 'connection_error', retryable: true });
     expect(seen[0]?.headers['idempotency-key']).toBeUndefined();
   });
@@ -107,7 +99,7 @@ describe('retries', () => {
         );
       },
     ];
-    const error = await failure(() => embed(gateway()));
+    const error = await gatewayFailure(() => embed(gateway()));
     expect(error).toMatchObject({
       status: 404,
       code: 'model_not_found',
@@ -149,7 +141,7 @@ describe('streams', () => {
 
   it.each(['close', 'cut'] as const)('throws stream_truncated when the body ends (%s) before [DONE]', async (end) => {
     replies = [sse([chunk('Hel')], end)];
-    const error = await failure(read);
+    const error = await gatewayFailure(read);
     expect(error).toMatchObject({ code: 'stream_truncated', requestId: 'req_stream', retryable: true });
   });
 });
