@@ -76,12 +76,12 @@ async function depositList(_options: unknown, command: Command): Promise<void> {
   );
 }
 
-async function depositShow(id: string, options: { qr: boolean }, command: Command): Promise<void> {
+async function depositShow(id: string, _options: unknown, command: Command): Promise<void> {
   const ctx = await context(command);
   const { data } = await ctx.gateway.call(getDeposit, { path: { deposit_id: id } });
   if (ctx.json) return printJson(data);
-  // `deposit` has its own --no-qr, and commander gives a parent's options to the parent wherever they stand.
-  printDeposit(data, options.qr && command.parent?.opts().qr !== false);
+  // --no-qr is `deposit`'s: commander gives a parent's option to the parent wherever it stands on the line.
+  printDeposit(data, command.parent?.opts().qr !== false);
 }
 
 const withdrawalRow = (w: Withdrawal) => [
@@ -132,7 +132,7 @@ export function registerPayments(root: Command): void {
     .option('--no-qr', 'print the address without the QR code')
     .action(deposit);
   dep.command('list').description('your deposits').action(depositList);
-  dep.command('show <id>').description('one deposit').option('--no-qr', 'no QR code').action(depositShow);
+  dep.command('show <id>').description('one deposit').action(depositShow);
   const out = root
     .command('withdraw')
     .description('send earnings to a saved USDT TRC20 address')

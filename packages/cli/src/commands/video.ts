@@ -52,13 +52,12 @@ async function video(words: string[], options: VideoOptions, command: Command): 
   if (options.draft === true && !ctx.json) printLine('render the 1080p final with: cgw video final <job_id>');
 }
 
-async function final(jobId: string, options: { output?: string }, command: Command): Promise<void> {
+async function final(jobId: string, _options: unknown, command: Command): Promise<void> {
   const ctx = await context(command);
   const { data } = await ctx.gateway.call(finalizeVideoJob, { path: { job_id: jobId } });
   if (ctx.interactive) process.stderr.write(`final ${data.job_id}, estimated ${usd(data.estimated_cost_usd)}\n`);
-  // `video` has its own -o, and commander gives a parent's options to the parent wherever they stand.
-  const output = options.output ?? (command.optsWithGlobals() as { output?: string }).output;
-  await finishJob(ctx, 'video', data.job_id, output);
+  // -o is `video`'s: commander gives a parent's option to the parent wherever it stands on the line.
+  await finishJob(ctx, 'video', data.job_id, (command.optsWithGlobals() as { output?: string }).output);
 }
 
 export function registerVideo(root: Command): void {
@@ -79,6 +78,5 @@ export function registerVideo(root: Command): void {
   command
     .command('final <job_id>')
     .description('render the 1080p final of a completed 480p draft (billed separately) and save it')
-    .option('-o, --output <file>', 'where to save; default <job_id>-<n>.<ext>')
     .action(final);
 }
