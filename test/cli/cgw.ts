@@ -53,7 +53,7 @@ export function cgw(args: string[], options: RunOptions = {}): Promise<Result> {
   for (const name of ['CGW_API_KEY', 'CGW_BASE_URL', 'CGW_PROFILE']) {
     if (options.env?.[name] === undefined) delete env[name];
   }
-  const child = spawn(process.execPath, [CGW, ...args], { env, cwd: options.cwd ?? ROOT, stdio: 'pipe' });
+  const child = spawn(process.execPath, [CGW, ...args], { env, cwd: options.cwd ?? tmpdir(), stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
