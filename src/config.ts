@@ -59,9 +59,10 @@ const schema = z.object({
   /**
    * Reserving in bulk for busy accounts (src/domain/billing/billing-leases.ts): the most one lease takes (0 turns leases
    * off, and every request holds on its own), how long it lives unless renewed while in use (a crashed process's
-   * lease is back in the balance after it), and how long it may stay unused before it is given back.
+   * lease is back in the balance after it), and how long it may stay unused before it is given back. A lease must
+   * cover 16 worst cases: a chat on a cheap model without max_tokens reserves about $0.26, so $10 lets it lease.
    */
-  BILLING_LEASE_MAX_USD: z.coerce.number().min(0).default(1),
+  BILLING_LEASE_MAX_USD: z.coerce.number().min(0).default(10),
   // Renewed once a second (composition/background.ts), so a life of two seconds is the least that can be kept alive.
   BILLING_LEASE_TTL_MS: z.coerce.number().int().min(2_000).default(60_000),
   BILLING_LEASE_IDLE_MS: z.coerce.number().int().positive().default(5_000),

@@ -12,7 +12,9 @@ import type { Config } from '../config.js';
  */
 export async function connectRedis(config: Config, logger: Logger) {
   if (config.REDIS_URL === undefined) return null;
-  const client = openRedis(config.REDIS_URL, 'fail-fast', (err) => logger.debug({ err }, 'redis'));
+  const client = openRedis(config.REDIS_URL, 'fail-fast', (err) => logger.debug({ err }, 'redis'), {
+    pipelined: true,
+  });
   await client
     .connect()
     .catch((err: unknown) => logger.warn({ err }, 'redis unreachable at start; limiting locally until it answers'));

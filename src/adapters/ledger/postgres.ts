@@ -45,16 +45,15 @@ interface PgPool {
 const RETRYABLE = new Set(['40P01', '40001']);
 const ATTEMPTS = 3;
 
-/** An operation as JSON: amounts as decimal strings (exact), a usage line's metadata as the text it is stored as. */
+/** An operation as JSON (with `bigintAsText`): a usage line's metadata as the text it is stored as. */
 function toWire(op: LedgerOp): unknown {
-  const usage =
-    'usage' in op && op.usage !== null ? { ...op.usage, metadata: JSON.stringify(op.usage.metadata) } : undefined;
-  return JSON.parse(
-    JSON.stringify(usage === undefined ? op : { ...op, usage }, (_key, value: unknown) =>
-      typeof value === 'bigint' ? value.toString() : value,
-    ),
-  );
+  return 'usage' in op && op.usage !== null
+    ? { ...op, usage: { ...op.usage, metadata: JSON.stringify(op.usage.metadata) } }
+    : op;
 }
+
+/** Amounts as decimal strings: exact, where a JSON number would round above 2^53. */
+const bigintAsText = (_key: string, value: unknown): unknown => (typeof value === 'bigint' ? value.toString() : value);
 
 const entryOf = (json: NonNullable<Answer['entry']>): Entry => toEntry(json, json.allocations.map(toAllocation));
 
@@ -110,7 +109,7 @@ class PostgresEngine implements LedgerEngine {
   }
 
   async apply(ops: readonly LedgerOp[]): Promise<OpResult[]> {
-    const payload = JSON.stringify(ops.map(toWire));
+    const payload = JSON.stringify(ops.map(toWire), bigintAsText);
     const rows = await this.retrying(() => this.query<{ results: Answer[] }>(APPLY, [payload]));
     const answers = rows[0]!.results;
     if (answers.length !== ops.length)

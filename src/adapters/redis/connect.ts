@@ -20,10 +20,20 @@ export type RedisWhileDown =
   /** Commands wait for the reconnect: a BullMQ worker's blocking reads, which BullMQ requires to retry forever. */
   | 'wait';
 
-/** A client not yet connected: the caller decides whether a failed first `connect()` is fatal. */
-export function openRedis(url: string, whileDown: RedisWhileDown, onError: (err: unknown) => void): Redis {
+/**
+ * A client not yet connected: the caller decides whether a failed first `connect()` is fatal. `pipelined`: the
+ * commands of one event-loop turn go out in one write (ioredis auto-pipelining), for a client every request uses
+ * (the rate limiter): socket writes are most of what a request costs the process under load (bench/README.md).
+ */
+export function openRedis(
+  url: string,
+  whileDown: RedisWhileDown,
+  onError: (err: unknown) => void,
+  { pipelined = false } = {},
+): Redis {
   const client = new Redis(url, {
     lazyConnect: true,
+    enableAutoPipelining: pipelined,
     connectTimeout: CONNECT_TIMEOUT_MS,
     retryStrategy: reconnectDelayMs,
     ...(whileDown === 'fail-fast'
