@@ -940,6 +940,8 @@ export interface paths {
          *     and the new tokens go back in cookies only, whatever `session_cookie` says, so page scripts never see them).
          *     A client address that keeps presenting refresh tokens no one was given (as with unknown API keys,
          *     `AUTH_FAILURES_PER_MINUTE`) gets 429 `auth_rate_limited` with `Retry-After` for a while, whatever it sends.
+         *     While an operator has locked the account, its sessions are refused here too (403 `account_locked`), and their
+         *     tokens work again once it is unlocked.
          */
         post: operations["refreshSession"];
         delete?: never;
@@ -4758,7 +4760,7 @@ export interface components {
                 "application/json": components["schemas"]["NativeError"];
             };
         };
-        /** @description A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. */
+        /** @description A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After. */
         NativeTooManyRequests: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
@@ -4834,7 +4836,7 @@ export interface components {
                 "application/json": components["schemas"]["CompatError"];
             };
         };
-        /** @description A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. */
+        /** @description A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After. */
         CompatTooManyRequests: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
@@ -5311,6 +5313,19 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["NativeError"];
+            };
+        };
+        /** @description The refresh token came in the cookie without the service's `Origin` (`origin_mismatch`); or the session's account is locked by an operator (`account_locked`): the token is kept and works again once the account is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5). */
+        NativeRefreshForbidden: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestId"];
+                "x-should-retry": components["headers"]["XShouldRetry"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NativeError"];
+                /** @example Forbidden */
+                "text/plain": string;
             };
         };
         /** @description The second factor is not in the state this operation needs. */
@@ -7549,7 +7564,7 @@ export interface operations {
             };
             400: components["responses"]["NativeAuthBadRequest"];
             401: components["responses"]["NativeSessionUnauthorized"];
-            403: components["responses"]["NativeSessionForbidden"];
+            403: components["responses"]["NativeRefreshForbidden"];
             413: components["responses"]["NativeTooLarge"];
             415: components["responses"]["NativeUnsupportedMediaType"];
             429: components["responses"]["NativeAuthTooManyRequests"];

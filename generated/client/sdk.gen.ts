@@ -898,6 +898,8 @@ export const revokeSession = <ThrowOnError extends boolean = false>(options: Opt
  * and the new tokens go back in cookies only, whatever `session_cookie` says, so page scripts never see them).
  * A client address that keeps presenting refresh tokens no one was given (as with unknown API keys,
  * `AUTH_FAILURES_PER_MINUTE`) gets 429 `auth_rate_limited` with `Retry-After` for a while, whatever it sends.
+ * While an operator has locked the account, its sessions are refused here too (403 `account_locked`), and their
+ * tokens work again once it is unlocked.
  *
  */
 export const refreshSession = <ThrowOnError extends boolean = false>(options?: Options<RefreshSessionData, ThrowOnError>) => (options?.client ?? client).post<RefreshSessionResponses, RefreshSessionErrors, ThrowOnError>({

@@ -2999,7 +2999,7 @@ export type GetModelCatalogErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -3053,7 +3053,7 @@ export type ListCompatModelsErrors = {
      */
     404: CompatError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: CompatError;
     /**
@@ -3110,7 +3110,7 @@ export type GetCompatModelErrors = {
      */
     404: CompatError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: CompatError;
     /**
@@ -3197,7 +3197,7 @@ export type CreateCompatChatCompletionErrors = {
      */
     415: CompatError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: CompatError;
     /**
@@ -3292,7 +3292,7 @@ export type CreateNativeChatCompletionErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -3389,7 +3389,7 @@ export type CreateResponseErrors = {
      */
     415: CompatError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: CompatError;
     /**
@@ -3484,7 +3484,7 @@ export type CreateCompatResponseErrors = {
      */
     415: CompatError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: CompatError;
     /**
@@ -3579,7 +3579,7 @@ export type CreateChatJobErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -3635,7 +3635,7 @@ export type GetChatJobErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -3724,7 +3724,7 @@ export type CreateEmbeddingsErrors = {
      */
     415: CompatError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: CompatError;
     /**
@@ -3819,7 +3819,7 @@ export type CreateRerankErrors = {
      */
     415: CompatError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: CompatError;
     /**
@@ -3881,7 +3881,7 @@ export type GetModelPerformanceErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -3935,7 +3935,7 @@ export type ListApiKeysErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -4010,7 +4010,7 @@ export type CreateApiKeyErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -4072,7 +4072,7 @@ export type RevokeApiKeyErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -4141,7 +4141,7 @@ export type UpdateApiKeyErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -4208,7 +4208,7 @@ export type DeleteAccountErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -4264,7 +4264,7 @@ export type GetAccountErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -4445,7 +4445,7 @@ export type ListDepositsErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -4545,7 +4545,7 @@ export type CreateDepositErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -4605,7 +4605,7 @@ export type GetDepositErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -4668,7 +4668,7 @@ export type ExportPaymentsErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -4729,7 +4729,7 @@ export type ListWithdrawalsErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -4898,7 +4898,7 @@ export type GetWithdrawalErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -4948,7 +4948,7 @@ export type ListWithdrawalAddressesErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -5035,7 +5035,7 @@ export type AddWithdrawalAddressErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -5088,7 +5088,7 @@ export type RemoveWithdrawalAddressErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -5421,7 +5421,7 @@ export type RevokeAllSessionsErrors = {
      */
     403: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -5470,7 +5470,7 @@ export type ListSessionsErrors = {
      */
     403: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -5594,7 +5594,7 @@ export type RevokeSessionErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -5645,7 +5645,7 @@ export type RefreshSessionErrors = {
      */
     401: NativeError;
     /**
-     * The operation needs a signed-in session, not an API key; or a cookie-authenticated change came without the service's `Origin`. Or, in plain text, blocked at the edge (SPEC 5.5).
+     * The refresh token came in the cookie without the service's `Origin` (`origin_mismatch`); or the session's account is locked by an operator (`account_locked`): the token is kept and works again once the account is unlocked. Or, in plain text, blocked at the edge (SPEC 5.5).
      */
     403: NativeError;
     /**
@@ -5846,7 +5846,7 @@ export type DisableTotpErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -5899,7 +5899,7 @@ export type EnrolTotpErrors = {
      */
     409: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -5961,7 +5961,7 @@ export type ConfirmTotpErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -6060,7 +6060,7 @@ export type ListUsageRequestsErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -6121,7 +6121,7 @@ export type GetUsageRequestErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -6192,7 +6192,7 @@ export type GetUsageHistoryErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -6270,7 +6270,7 @@ export type GetUsageBreakdownErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -6356,7 +6356,7 @@ export type ExportUsageErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -6413,7 +6413,7 @@ export type GetUsageActivityErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -6482,7 +6482,7 @@ export type GetUsageCalendarErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -6541,7 +6541,7 @@ export type GetRubBillingErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -6605,7 +6605,7 @@ export type SetRubBillingErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -6659,7 +6659,7 @@ export type GetNotificationSettingsErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -6721,7 +6721,7 @@ export type SetNotificationSettingsErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -6775,7 +6775,7 @@ export type ListSshKeysErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -6841,7 +6841,7 @@ export type AddSshKeyErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -6897,7 +6897,7 @@ export type DeleteSshKeyErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -6988,7 +6988,7 @@ export type CreateImageErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -7085,7 +7085,7 @@ export type CreateCompatImageErrors = {
      */
     415: CompatError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: CompatError;
     /**
@@ -7180,7 +7180,7 @@ export type CreateImageJobErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -7236,7 +7236,7 @@ export type GetImageJobErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -7298,7 +7298,7 @@ export type EstimateImageJobErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -7383,7 +7383,7 @@ export type CreateAudioJobErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -7439,7 +7439,7 @@ export type GetAudioJobErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -7501,7 +7501,7 @@ export type EstimateAudioJobErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -7586,7 +7586,7 @@ export type CreateMusicJobErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -7642,7 +7642,7 @@ export type GetMusicJobErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -7704,7 +7704,7 @@ export type EstimateMusicJobErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -7789,7 +7789,7 @@ export type CreateVideoJobErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -7845,7 +7845,7 @@ export type GetVideoJobErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -7928,7 +7928,7 @@ export type FinalizeVideoJobErrors = {
      */
     409: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -7996,7 +7996,7 @@ export type EstimateVideoJobErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -8042,7 +8042,7 @@ export type ListTopazModelsErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -8127,7 +8127,7 @@ export type CreateTopazImageJobErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -8183,7 +8183,7 @@ export type GetTopazImageJobErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -8272,7 +8272,7 @@ export type CreateTopazVideoJobErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -8328,7 +8328,7 @@ export type GetTopazVideoJobErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -8419,7 +8419,7 @@ export type ListOffersErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -8485,7 +8485,7 @@ export type ListInstancesErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -8576,7 +8576,7 @@ export type CreateInstanceErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -8632,7 +8632,7 @@ export type DeleteInstanceErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -8688,7 +8688,7 @@ export type GetInstanceErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -8752,7 +8752,7 @@ export type StartInstanceErrors = {
      */
     409: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -8808,7 +8808,7 @@ export type StopInstanceErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -8871,7 +8871,7 @@ export type EnsureSshProxyErrors = {
      */
     409: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -8934,7 +8934,7 @@ export type ListVolumesErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -9021,7 +9021,7 @@ export type CreateVolumeErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -9081,7 +9081,7 @@ export type DeleteVolumeErrors = {
      */
     409: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -9137,7 +9137,7 @@ export type GetVolumeErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -9200,7 +9200,7 @@ export type ListBurstOrdersErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -9287,7 +9287,7 @@ export type CreateBurstOrderErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -9345,7 +9345,7 @@ export type EstimateBurstOrderErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -9406,7 +9406,7 @@ export type CheckBurstImageErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -9473,7 +9473,7 @@ export type DeleteBurstOrderErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -9529,7 +9529,7 @@ export type GetBurstOrderErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -9585,7 +9585,7 @@ export type StartBurstOrderErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -9641,7 +9641,7 @@ export type StopBurstOrderErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -9702,7 +9702,7 @@ export type ListBurstOrderTransactionsErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -9773,7 +9773,7 @@ export type ListBurstOrderHistoryErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -9840,7 +9840,7 @@ export type GetProviderEarningsErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -9906,7 +9906,7 @@ export type ListMachinesErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -9970,7 +9970,7 @@ export type RegisterMachineErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -10034,7 +10034,7 @@ export type UpdateMachineListingErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -10094,7 +10094,7 @@ export type MachineHeartbeatErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -10158,7 +10158,7 @@ export type WaitForTunnelsErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -10256,7 +10256,7 @@ export type CreateRecommendationErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -10319,7 +10319,7 @@ export type ListChatsErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -10377,7 +10377,7 @@ export type CreateChatErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -10429,7 +10429,7 @@ export type GetChatErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -10516,7 +10516,7 @@ export type CreateChatMessageErrors = {
      */
     415: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**
@@ -10581,7 +10581,7 @@ export type GetChatImageJobErrors = {
      */
     404: NativeError;
     /**
-     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited.
+     * A sliding 60-second window is full (SPEC 7.1.4, 8): per key (120/min by default) or per account over all its keys (600/min). Retry-After says when a slot frees. On model operations also upstream_rate_limit: every upstream is rate-limited. And auth_rate_limited: this client address presented more unknown API keys or session tokens than AUTH_FAILURES_PER_MINUTE allows; its credentials are not looked up until Retry-After.
      */
     429: NativeError;
     /**

@@ -17,7 +17,8 @@ export interface AuthRule {
 
 export interface Credentials {
   keys: Authenticator;
-  sessions: (accessToken: string) => Promise<Principal>;
+  /** `address`: the client's (req.ip), against which unknown tokens count. */
+  sessions: (accessToken: string, address: string | undefined) => Promise<Principal>;
   publicBaseUrl: string | undefined;
 }
 
@@ -46,7 +47,7 @@ export function authenticate(rule: AuthRule, credentials: Credentials): RequestH
       res.locals.principal = await fromHeader(rule, credentials, presented, req.ip);
     } else if (cookie !== undefined && cookie !== '') {
       requireOwnOrigin(req, credentials.publicBaseUrl);
-      res.locals.principal = await credentials.sessions(cookie);
+      res.locals.principal = await credentials.sessions(cookie, req.ip);
     } else if (rule.mode === 'required') {
       throw new ApiError('authentication_required');
     }
@@ -57,7 +58,7 @@ export function authenticate(rule: AuthRule, credentials: Credentials): RequestH
 function fromHeader(rule: AuthRule, credentials: Credentials, presented: string, ip: string | undefined) {
   if (looksLikeSessionToken('access', presented)) {
     if (!rule.sessions) throw new ApiError('session_not_accepted');
-    return credentials.sessions(presented);
+    return credentials.sessions(presented, ip);
   }
   if (!rule.keys) throw new ApiError('session_required');
   return credentials.keys.authenticate(presented, ip);

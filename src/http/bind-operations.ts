@@ -144,7 +144,7 @@ export function bindOperations(
   const reportViolation = contractViolationReporter(deps.logger, deps.metrics);
   const credentials: Credentials = {
     keys: deps.authenticator,
-    sessions: (accessToken) => authenticateSession(deps.auth, accessToken),
+    sessions: (accessToken, address) => authenticateSession(deps.auth, accessToken, address ?? ''),
     publicBaseUrl: deps.config.PUBLIC_BASE_URL,
   };
   const limit = rateLimit(

@@ -96,7 +96,8 @@ describe('POST /v1/payments/withdrawal-addresses', { timeout: 30_000 }, () => {
       [await depositAddress(person.access_token), 'deposit address of this service'],
       [await depositAddress(other.access_token), 'deposit address of this service'],
     ];
-    // Half each: the second factor is checked first, and one account may try 5 codes per 15 min (auth-throttle.ts).
+    // Half each: a deposit address is refused only after the code (a session without it cannot ask which addresses are
+    // ours), and one account may try 5 codes per 15 min (auth-throttle.ts).
     for (const [i, [address, why]] of refused.entries()) {
       const who = i % 2 === 0 ? person : other;
       const response = await add(who.access_token, { address, totp: who.code() });
@@ -105,6 +106,17 @@ describe('POST /v1/payments/withdrawal-addresses', { timeout: 30_000 }, () => {
     }
     expect(await book(person.access_token)).toEqual([]);
     expect(await book(other.access_token)).toEqual([]);
+  });
+
+  it('400 for a mistyped address before the code is looked at: the code is not spent, and adds the right one', async () => {
+    const person = await personWithFactor(h);
+    const totp = person.code();
+    expectNativeError(
+      await add(person.access_token, { address: OUTSIDE.slice(0, -1), totp }),
+      400,
+      'invalid_withdrawal_address',
+    );
+    expect(expectNativeOk(await add(person.access_token, { address: OUTSIDE, totp }), 201).address).toBe(OUTSIDE);
   });
 
   it('409 withdrawal_address_taken: the same address again, spaces around it too; another account may add it', async () => {

@@ -99,6 +99,19 @@ describe('a session of an account an operator has locked (issue 26 item 8)', () 
     await unlockAccount(accounts.deps.apiKeys, accountId);
     expectNativeOk(await asSession('/v1/auth/sessions'));
   });
+
+  it('403 account_locked for its refresh token, which is not spent: unlocked, it refreshes', async () => {
+    const { access_token, refresh_token } = await signedUpSession(accounts);
+    const { account_id: accountId } = expectNativeOk(
+      await accounts.request('GET', '/v1/account', { key: access_token }),
+    );
+    const refresh = () => accounts.request('POST', '/v1/auth/refresh', { body: { refresh_token } });
+    await lockAccount(accounts.deps.apiKeys, accountId, 'contract test');
+    expectNativeError(await refresh(), 403, 'account_locked');
+    expectNativeError(await refresh(), 403, 'account_locked');
+    await unlockAccount(accounts.deps.apiKeys, accountId);
+    expectNativeOk(await refresh());
+  });
 });
 
 describe('a flood of unknown keys from one address (AUTH_FAILURES_PER_MINUTE)', () => {
@@ -117,6 +130,26 @@ describe('a flood of unknown keys from one address (AUTH_FAILURES_PER_MINUTE)', 
       expectNativeError(await from('203.0.113.7', '/v1/account'), 429, 'auth_rate_limited');
       // Another client behind the same proxy is not affected.
       expectCompatError(await from('198.51.100.1'), 401, 'invalid_api_key');
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('unknown session access tokens count too: past the limit that address gets 429, other addresses are served', async () => {
+    const guarded = await startAccountsHarness({ AUTH_FAILURES_PER_MINUTE: '3' });
+    try {
+      const { access_token } = await signedUpSession(guarded);
+      const asSession = (key: string, address: string) =>
+        guarded.request('GET', '/v1/auth/sessions', { key, headers: { 'x-forwarded-for': address } });
+      const unknownToken = () => `cgw_at_${random().slice(4, 47).padEnd(43, 'z')}`;
+      for (let i = 0; i < 3; i++)
+        expectNativeError(await asSession(unknownToken(), '203.0.113.9'), 401, 'invalid_session');
+      const limited = await asSession(unknownToken(), '203.0.113.9');
+      expectNativeError(limited, 429, 'auth_rate_limited');
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      // The address is not looked up at all now, a real token included; a client elsewhere is served.
+      expectNativeError(await asSession(access_token, '203.0.113.9'), 429, 'auth_rate_limited');
+      expectNativeOk(await asSession(access_token, '198.51.100.2'));
     } finally {
       await guarded.close();
     }

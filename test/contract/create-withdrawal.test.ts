@@ -122,13 +122,16 @@ describe('POST /v1/payments/withdrawals', { timeout: 30_000 }, () => {
     expect((await account(p.apiKey)).held_usd).toBe(21);
   });
 
-  it('400 invalid_withdrawal: below WITHDRAW_MIN_USD or above WITHDRAW_MAX_USD, with the bounds in meta', async () => {
-    const person = await personWithFactor(h);
+  it('400 invalid_withdrawal: below WITHDRAW_MIN_USD or above WITHDRAW_MAX_USD, with the bounds in meta; code kept', async () => {
+    const p = await readyEarner(h, 100);
+    const totp = p.code();
     for (const amount_usd of [9.99, 10_000.01]) {
-      const refused = await withdraw(person.apiKey, { address_id: 'wad_none', amount_usd, totp: person.code() });
+      const refused = await withdraw(p.apiKey, { address_id: p.addressId, amount_usd, totp });
       expectNativeError(refused, 400, 'invalid_withdrawal');
       expect(refused.body.data.meta).toMatchObject({ min_usd: 10, max_usd: 10_000 });
     }
+    // Refused before the code was looked at: a code works once, and the mistake did not spend it.
+    expectNativeOk(await withdraw(p.apiKey, { address_id: p.addressId, amount_usd: 10, totp }), 201);
   });
 
   it('402 insufficient_withdrawable: money from a top-up is never withdrawable', async () => {

@@ -8,7 +8,7 @@ const DIGITS_ONLY = /^\s*\d[\d\s]*$/;
 
 /**
  * The second factor where it is asked for (issue 26 item 4: sign-in, password reset, account deletion, withdrawals):
- * nothing when the account has none (withdrawals refuse such an account before: confirmSecondFactor in
+ * nothing when the account has none (withdrawals refuse such an account before: loginWithSecondFactor in
  * payments/withdrawal-addresses.ts); otherwise `code` must be the app's current code, not used before
  * (the store's compare-and-set on the step), or an unused recovery code (consumed atomically). 401 `totp_required`
  * without a code, `invalid_totp` for a wrong one; codes tried are throttled per account (auth-throttle.ts).

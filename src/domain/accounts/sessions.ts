@@ -52,28 +52,44 @@ export async function openSession(ctx: AuthContext, accountId: string, client: C
 }
 
 /**
- * Exchanges a refresh token for its successor. A token presented twice revokes its whole family, the caller's copy
- * and the thief's alike (issue 26 hostile case: "a stolen refresh token used twice revokes the family"); so does the
- * loser of two concurrent presentations. Every failure is the same 401 `invalid_session`.
- *
  * Tokens no one was given count against the client address as unknown API keys do (AuthFailures): tokens cannot be
  * guessed, but a flood of them would each be a lookup; past the limit the address gets 429 `auth_rate_limited`
- * before any. Tokens once valid (expired, revoked, reused) do not count: someone was given them.
+ * before any. Answers what to call for a token found to be unknown.
+ */
+function unknownTokenGuard(ctx: AuthContext, address: string): () => never {
+  const waitMs = ctx.unknownTokens.waitMs(address);
+  if (waitMs > 0)
+    throw new ApiError('auth_rate_limited', 'Too many unknown tokens from this address; retry after Retry-After s', {
+      headers: { 'Retry-After': String(Math.ceil(waitMs / 1000)) },
+    });
+  return () => {
+    ctx.unknownTokens.record(address);
+    throw new ApiError('invalid_session');
+  };
+}
+
+/** The account a session acts for: 404 once deleted, 403 `account_locked` while an operator has locked it. */
+async function activeAccount(ctx: AuthContext, accountId: string) {
+  const account = await ctx.apiKeys.getAccount(accountId);
+  if (account === null) throw new ApiError('user_not_found');
+  if (account.lockedAtMs !== null)
+    throw new ApiError('account_locked', 'This account is locked by the operator; contact support to have it unlocked');
+  return account;
+}
+
+/**
+ * Exchanges a refresh token for its successor. A token presented twice revokes its whole family, the caller's copy
+ * and the thief's alike (issue 26 hostile case: "a stolen refresh token used twice revokes the family"); so does the
+ * loser of two concurrent presentations. Every failure is the same 401 `invalid_session`; tokens no one was given
+ * count against the address (unknownTokenGuard), tokens once valid (expired, revoked, reused) do not. A session of a
+ * locked account is refused (403 `account_locked`) and keeps its tokens, which work again once it is unlocked.
  */
 export async function refreshSession(
   ctx: AuthContext,
   refreshToken: string,
   client: ClientInfo,
 ): Promise<OpenedSession> {
-  const waitMs = ctx.unknownTokens.waitMs(client.address);
-  if (waitMs > 0)
-    throw new ApiError('auth_rate_limited', 'Too many unknown tokens from this address; retry after Retry-After s', {
-      headers: { 'Retry-After': String(Math.ceil(waitMs / 1000)) },
-    });
-  const unknown = (): never => {
-    ctx.unknownTokens.record(client.address);
-    throw new ApiError('invalid_session');
-  };
+  const unknown = unknownTokenGuard(ctx, client.address);
   if (!looksLikeSessionToken('refresh', refreshToken)) return unknown();
   const hash = sessionTokenHash(refreshToken);
   const nowMs = ctx.now();
@@ -90,6 +106,7 @@ export async function refreshSession(
   );
   if (decision.action === 'revoke_family') await ctx.credentials.revokeFamily(decision.familyId, nowMs);
   if (decision.action !== 'rotate') throw new ApiError('invalid_session');
+  await activeAccount(ctx, found.accountId);
   const { access, refresh, fields } = newTokens(nowMs);
   const rotated = await ctx.credentials.rotateSession(hash, { ...fields, ...clientFields(client) }, nowMs);
   if (!rotated.ok) {
@@ -102,16 +119,16 @@ export async function refreshSession(
 /**
  * The spec's `<ACCESS_TOKEN>` turned into the account it acts for (DESIGN.md 10: "a session may do what the
  * account's first key may do"). Not cached: a revoked session stops at once, in every process. Its rate-limit
- * window is its sign-in's (the family), which refreshes do not reset.
+ * window is its sign-in's (the family), which refreshes do not reset. A token not found (expired ones included: they
+ * are not told apart) counts against the client address as an unknown refresh token does (unknownTokenGuard).
  */
-export async function authenticateSession(ctx: AuthContext, accessToken: string): Promise<Principal> {
-  if (!looksLikeSessionToken('access', accessToken)) throw new ApiError('invalid_session');
+export async function authenticateSession(ctx: AuthContext, accessToken: string, address: string): Promise<Principal> {
+  const unknown = unknownTokenGuard(ctx, address);
+  if (!looksLikeSessionToken('access', accessToken)) return unknown();
   const nowMs = ctx.now();
   const session = await ctx.credentials.findSessionByAccessHash(sessionTokenHash(accessToken), nowMs);
-  if (session === null) throw new ApiError('invalid_session');
-  const account = await ctx.apiKeys.getAccount(session.accountId);
-  if (account === null) throw new ApiError('user_not_found');
-  if (account.lockedAtMs !== null) throw new ApiError('account_locked');
+  if (session === null) return unknown();
+  const account = await activeAccount(ctx, session.accountId);
   if (nowMs - session.lastUsedAtMs >= TOUCH_EVERY_MS) await ctx.credentials.touchSession(session.id, nowMs);
   return {
     accountId: account.id,

@@ -1,3 +1,4 @@
+import type { LoginRecord } from '../../adapters/credential-store/index.js';
 import type { WithdrawalAddress } from '../../adapters/withdrawal-store/index.js';
 import { ApiError } from '../../errors/api-error.js';
 import { newId } from '../../lib/ids.js';
@@ -19,31 +20,50 @@ export function withdrawalRail(ctx: WithdrawalsContext): WithdrawalRail {
 }
 
 /**
- * The account's second factor, which money leaving needs (DESIGN.md 10: TOTP is "required for withdrawals and for
- * adding a withdrawal address"): an account without a confirmed one, or without a login at all (made by the
- * operator), is refused with 403 `second_factor_required` before the request itself is looked at; otherwise its
- * code (or a recovery code) is checked as at sign-in (issue 26 item 4).
+ * The account's login with its second factor, which money leaving needs (DESIGN.md 10: TOTP is "required for
+ * withdrawals and for adding a withdrawal address"): an account without a confirmed one, or without a login at all
+ * (made by the operator), is refused with 403 `second_factor_required` before the request itself is looked at.
  */
-export async function confirmSecondFactor(
+export async function loginWithSecondFactor(ctx: WithdrawalsContext, accountId: string): Promise<LoginRecord> {
+  const login = await ctx.auth.credentials.findLoginByAccount(accountId);
+  if (login === null || login.totpSecret === null) throw new ApiError('second_factor_required');
+  return login;
+}
+
+/**
+ * The code (or a recovery code), checked as at sign-in (issue 26 item 4). Asked for last, once nothing else can
+ * refuse the request: a code works once, so a typo elsewhere must not spend it.
+ */
+export function confirmSecondFactor(
   ctx: WithdrawalsContext,
-  accountId: string,
+  login: LoginRecord,
   code: string | undefined,
   clientAddress: string,
 ): Promise<void> {
-  const login = await ctx.auth.credentials.findLoginByAccount(accountId);
-  if (login === null || login.totpSecret === null) throw new ApiError('second_factor_required');
-  await checkSecondFactor(ctx.auth, login, code, clientAddress);
+  return checkSecondFactor(ctx.auth, login, code, clientAddress);
 }
 
-/** Why an address cannot receive a withdrawal (5.2), or null when it can. */
-async function refusal(ctx: WithdrawalsContext, rail: WithdrawalRail, address: string): Promise<string | null> {
+/**
+ * Why an address cannot receive a withdrawal (5.2), or null when it can: what its text shows, so a mistyped address
+ * is refused before the second factor is asked for.
+ */
+function malformed(rail: WithdrawalRail, address: string): string | null {
   if (!isTronAddress(address)) return 'Not a TRON address: expected base58check T…, 34 characters, exactly as shown';
   if (address === rail.contract) return 'This is the USDT token contract: tokens sent to it are lost';
   if (address === rail.hotWallet) return "This is the service's own wallet";
-  if ((await ctx.deposits.findAddress(address)) !== null)
-    return 'This is a deposit address of this service: send deposits from your own wallet instead';
   return null;
 }
+
+/** Whether the address is one of this service's deposit addresses: asked only once the second factor was given. */
+async function depositAddress(ctx: WithdrawalsContext, address: string): Promise<string | null> {
+  return (await ctx.deposits.findAddress(address)) === null
+    ? null
+    : 'This is a deposit address of this service: send deposits from your own wallet instead';
+}
+
+const refuseAddress = (why: string | null): void => {
+  if (why !== null) throw new ApiError('invalid_withdrawal_address', why, { param: 'address' });
+};
 
 export interface NewAddressRequest {
   address: string;
@@ -58,10 +78,11 @@ export async function addWithdrawalAddress(
   clientAddress: string,
 ): Promise<WithdrawalAddress> {
   const rail = withdrawalRail(ctx);
-  await confirmSecondFactor(ctx, accountId, request.totp, clientAddress);
+  const login = await loginWithSecondFactor(ctx, accountId);
   const address = request.address.trim();
-  const why = await refusal(ctx, rail, address);
-  if (why !== null) throw new ApiError('invalid_withdrawal_address', why, { param: 'address' });
+  refuseAddress(malformed(rail, address));
+  await confirmSecondFactor(ctx, login, request.totp, clientAddress);
+  refuseAddress(await depositAddress(ctx, address));
   const nowMs = ctx.now();
   const entry: WithdrawalAddress = {
     id: newId('wad'),

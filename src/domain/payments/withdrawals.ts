@@ -5,7 +5,7 @@ import { addDays, dayStartMs, utcDay } from '../../lib/utc-days.js';
 import { assertNoDebt } from '../billing/debt-guard.js';
 import { microsToUsd } from '../billing/money.js';
 import { withdrawable } from './withdrawable.js';
-import { confirmSecondFactor, ownAddress, withdrawalRail } from './withdrawal-addresses.js';
+import { confirmSecondFactor, loginWithSecondFactor, ownAddress, withdrawalRail } from './withdrawal-addresses.js';
 import { placeHold } from './withdrawal-holds.js';
 import type { WithdrawalsContext } from './withdrawals-context.js';
 
@@ -16,8 +16,8 @@ export interface WithdrawalRequest {
 }
 
 /**
- * A withdrawal of earnings (issue 27 item 4, research/payments.md 8.2): checked (second factor, no debt, the
- * service's bounds, a cooled address of the account's book, matured earnings, the daily limits), admitted by the
+ * A withdrawal of earnings (issue 27 item 4, research/payments.md 8.2): checked (a second factor set up, no debt,
+ * the service's bounds, a cooled address of the account's book, matured earnings, then the code), admitted by the
  * store in one serialized step, then held in the ledger. What follows (review, signing, broadcast, confirmation)
  * happens outside the request: withdrawal-pipeline.ts here, and the signer process.
  */
@@ -28,7 +28,7 @@ export async function requestWithdrawal(
   clientAddress: string,
 ): Promise<WithdrawalRecord> {
   withdrawalRail(ctx);
-  await confirmSecondFactor(ctx, account.id, request.totp, clientAddress);
+  const login = await loginWithSecondFactor(ctx, account.id);
   assertNoDebt(account);
   const { policy } = ctx;
   if (request.amountMicros < policy.minMicros || request.amountMicros > policy.maxMicros)
@@ -46,6 +46,8 @@ export async function requestWithdrawal(
   const total = request.amountMicros + policy.feeMicros;
   const can = await withdrawable(ctx, account.id);
   if (total > can.withdrawableMicros) throw notWithdrawable(can.withdrawableMicros);
+  // Last before anything is written: a code works once, so a refusal above must not have spent it.
+  await confirmSecondFactor(ctx, login, request.totp, clientAddress);
   const today = utcDay(nowMs);
   const admitted = await ctx.withdrawals.create(
     {
