@@ -158,6 +158,9 @@ describe('compose.yaml', () => {
     expect(services.redis?.image).toMatch(/^redis:/);
     expect(services.seaweedfs?.image).toMatch(/^chrislusf\/seaweedfs:/);
     expect(services.seaweedfs?.command).toContain('-s3');
+    // A deployment that changes under its operator's feet is not reproducible: every image names its version.
+    for (const [name, service] of Object.entries(services))
+      if (service.image !== undefined) expect(service.image, name).toMatch(/:(?!latest$)[\w.-]+$/);
     expect(gateways.map(([name]) => name)).toEqual(['gateway-1', 'gateway-2', 'gateway-3']);
     for (const [, gateway] of gateways) {
       const build = typeof gateway.build === 'string' ? { context: gateway.build } : gateway.build;
