@@ -90,7 +90,7 @@ const schema = z.object({
    */
   SANDBOX_IN_PRODUCTION: z.enum(['refuse', 'allow']).default('refuse'),
   /**
-   * Unknown API keys and refresh tokens one client address may present per minute before its lookups wait (429
+   * Unknown API keys and session tokens one client address may present per minute before its lookups wait (429
    * auth_rate_limited).
    */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
