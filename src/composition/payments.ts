@@ -8,7 +8,6 @@ import type { Database } from '../db/connect.js';
 import type { Rails } from '../domain/payments/deposit-rails.js';
 import type { PaymentsContext } from '../domain/payments/payments-context.js';
 import type { UsdtRail } from '../domain/payments/usdt-deposits.js';
-import { depositAddress, parseDepositXpub } from '../lib/tron/deposit-address.js';
 import { tronNode } from './tron-node.js';
 
 const list = (text: string) =>
@@ -41,9 +40,13 @@ async function buildRails(config: Config): Promise<Rails> {
   return rails;
 }
 
-/** USDT-TRC20 deposits need both the xpub to derive addresses from and a node to watch (issue 27 item 3). */
-function buildUsdtRail(config: Config): UsdtRail | null {
+/**
+ * USDT-TRC20 deposits need both the xpub to derive addresses from and a node to watch (issue 27 item 3). The key
+ * derivation (BIP-32 over secp256k1) is loaded only then.
+ */
+async function buildUsdtRail(config: Config): Promise<UsdtRail | null> {
   if (config.TRON_XPUB === undefined || config.TRON_NODE_URL === undefined) return null;
+  const { depositAddress, parseDepositXpub } = await import('../lib/tron/deposit-address.js');
   const account = parseDepositXpub(config.TRON_XPUB);
   const chain = tronNode({ ...config, TRON_NODE_URL: config.TRON_NODE_URL });
   return { chain, contract: config.TRON_USDT_CONTRACT, address: (index) => depositAddress(account, index) };
@@ -64,7 +67,7 @@ export async function buildPayments(input: {
 }): Promise<PaymentsContext> {
   const { config } = input;
   const rails = await buildRails(config);
-  const usdt = buildUsdtRail(config);
+  const usdt = await buildUsdtRail(config);
   const off = [
     ...(usdt === null ? ['usdt_trc20 (TRON_XPUB, TRON_NODE_URL)'] : []),
     ...(rails.yookassa === undefined ? ['sbp (YOOKASSA_SHOP_ID, YOOKASSA_SECRET_KEY)'] : []),
