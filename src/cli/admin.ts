@@ -299,7 +299,7 @@ async function withStore<T>(run: (stores: Stores) => Promise<T>): Promise<T> {
     };
     const store = new SqlApiKeyStore(db);
     const logger = pino({ level: 'silent' });
-    const payments = buildPayments({
+    const payments = await buildPayments({
       db,
       config,
       ledger,

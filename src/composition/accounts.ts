@@ -34,7 +34,7 @@ export async function buildAccountAuth(input: {
     config.ACCOUNT_LINK_SECRET ??
     (await new SqlServerSecrets(db).getOrCreate(LINK_SECRET_NAME, () => randomBytes(32).toString('base64url'), now()));
   const publicBaseUrl = config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`;
-  const mailer = buildMailer(config, logger);
+  const mailer = await buildMailer(config, logger);
   const auth: AuthContext = {
     apiKeys: input.keys.apiKeys,
     credentials: input.keys.credentials,

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { FileBlobStore } from '../adapters/blob-store/file.js';
 import type { BlobStore } from '../adapters/blob-store/index.js';
-import { S3BlobStore } from '../adapters/blob-store/s3.js';
 import { SafeMediaLoader } from '../adapters/media-fetch/safe-loader.js';
 import type { Config } from '../config.js';
 import { FileLinks } from '../domain/media/file-links.js';
@@ -11,13 +10,17 @@ import { AddressPolicy } from '../lib/address-policy.js';
 /** A direct-download link needs none or a few; sign-in and share pages chain more (SPEC 7.4 says: send a direct link). */
 const MEDIA_FETCH_MAX_REDIRECTS = 5;
 
-/** The embedded default keeps files in a directory; BLOB_STORE=s3 puts them in a bucket (DESIGN: one port, two stores). */
-function buildBlobStore(config: Config): BlobStore {
+/**
+ * The embedded default keeps files in a directory; BLOB_STORE=s3 puts them in a bucket (DESIGN: one port, two stores).
+ * The S3 client (MBs of code) is loaded only then.
+ */
+async function buildBlobStore(config: Config): Promise<BlobStore> {
   if (config.BLOB_STORE === 'file' || config.S3_BUCKET === undefined) return new FileBlobStore(config.BLOB_DIR); // loadConfig requires the bucket with s3
   const credentials =
     config.S3_ACCESS_KEY_ID !== undefined && config.S3_SECRET_ACCESS_KEY !== undefined
       ? { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY }
       : undefined;
+  const { S3BlobStore } = await import('../adapters/blob-store/s3.js');
   return new S3BlobStore({
     bucket: config.S3_BUCKET,
     prefix: config.S3_PREFIX,
@@ -47,8 +50,8 @@ function fileLinkSecret(config: Config, logger: Logger): Buffer {
 }
 
 /** Media in and out: hosted files with their signed links, and reference media loaded SSRF-safely. */
-export function buildFiles(config: Config, logger: Logger) {
-  const blobs = buildBlobStore(config);
+export async function buildFiles(config: Config, logger: Logger) {
+  const blobs = await buildBlobStore(config);
   const media = new SafeMediaLoader({
     policy: AddressPolicy.parse(config.MEDIA_FETCH_ALLOW),
     maxBytes: config.MEDIA_FETCH_MAX_BYTES,

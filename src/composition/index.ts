@@ -44,7 +44,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const money = buildBilling(db, config, now, logger, metrics);
   const { billing, ledger } = money;
   const { journal: _journal, idempotencyKeys: _idempotencyKeys, ...handlerMoney } = money; // billing's own, not handlers'
-  const files = buildFiles(config, logger);
+  const files = await buildFiles(config, logger);
   const redis = await connectRedis(config, logger);
   const text = buildText({ config, logger, metrics, now, catalog, upstreams, billing, media: files.media });
   const jobs = await buildJobs({ db, config, logger, now, catalog, ledger, billing, ...files, ...text });
@@ -54,7 +54,7 @@ export async function buildDeps(config: Config, logger: Logger, now: () => numbe
   const rateLimiter = buildRateLimiter(redis, config, logger);
   const base = { db, config, now, logger };
   const { auth, mailer } = await buildAccountAuth({ ...base, keys, rateLimiter });
-  const { payments, withdrawals } = buildRails({ ...base, ledger, keys, auth, market, marketFxRateRubMicro });
+  const { payments, withdrawals } = await buildRails({ ...base, ledger, keys, auth, market, marketFxRateRubMicro });
   const recommendations = await buildRecommendations(market, text.chat, catalog, config, now, logger);
   const sshSockets = await openSshSockets(config, market.sshProxy, logger);
   jobs.jobRunner.start();

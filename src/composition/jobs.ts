@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { BlobStore } from '../adapters/blob-store/index.js';
 import { SqlChatStore } from '../adapters/chat-store/sql.js';
-import { BullMqJobQueue } from '../adapters/job-queue/bullmq.js';
 import { InProcessJobQueue } from '../adapters/job-queue/in-process.js';
 import type { JobStore } from '../adapters/job-store/index.js';
 import { SqlJobStore } from '../adapters/job-store/sql.js';
@@ -44,15 +43,20 @@ export interface JobParts {
   chainHooks: (requestId: string, slug: string, deadlineMs?: number) => ChainHooks;
 }
 
-/** The job store and runner; wake-ups in this process on the embedded default, BullMQ on the shared Redis at scale. */
+/**
+ * The job store and runner; wake-ups in this process on the embedded default, BullMQ on the shared Redis at scale
+ * (loaded only then: the embedded default never holds it).
+ */
 async function buildRunner({ db, config, logger, now }: JobParts) {
   const jobs: JobStore = new SqlJobStore(db);
   const onJobError = (err: unknown, jobId: string) => logger.error({ err, jobId }, 'job failed unexpectedly');
   const jobQueue =
     config.REDIS_URL === undefined
       ? new InProcessJobQueue()
-      : await BullMqJobQueue.connect(config.REDIS_URL, config.JOB_QUEUE_PREFIX, (err) =>
-          logger.warn({ err }, 'job queue redis'),
+      : await (await import('../adapters/job-queue/bullmq.js')).BullMqJobQueue.connect(
+          config.REDIS_URL,
+          config.JOB_QUEUE_PREFIX,
+          (err) => logger.warn({ err }, 'job queue redis'),
         );
   const jobRunner = new JobRunner(jobs, jobQueue, {
     leaseMs: config.JOB_LEASE_MS,

@@ -1,4 +1,3 @@
-import { closeRedis } from '../adapters/redis/connect.js';
 import type { Database } from '../db/connect.js';
 import type { Redis } from './redis.js';
 
@@ -48,7 +47,7 @@ export async function shutDown(p: ShutdownParts): Promise<void> {
   await p.clips.close();
   await p.blobs.close();
   await p.media.close();
-  if (p.redis !== null) await closeRedis(p.redis).catch(() => undefined);
+  if (p.redis !== null) await p.redis.close().catch(() => undefined);
   await p.checkpointer?.stop();
   await p.db.knex.destroy();
 }

@@ -72,8 +72,8 @@ export function buildWithdrawals(input: {
 }
 
 /** Money in and out: the deposit rails, and withdrawals over the same TRON node. */
-export function buildRails(input: Parameters<typeof buildPayments>[0] & { auth: AuthContext; market: Market }) {
-  const payments = buildPayments(input);
+export async function buildRails(input: Parameters<typeof buildPayments>[0] & { auth: AuthContext; market: Market }) {
+  const payments = await buildPayments(input);
   const withdrawals = buildWithdrawals({
     ...input,
     apiKeys: input.keys.apiKeys,

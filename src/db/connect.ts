@@ -1,12 +1,19 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import pg from 'pg';
+import type pg from 'pg';
 import { BACKSTOP_CHECKPOINT_PAGES } from './sqlite-checkpointer.js';
 
-// pg returns int8 as a string by default (TOOLCHAIN.md); money columns are int8 micro-USD and times are int8
-// milliseconds, so parse them as BigInt and let each adapter convert explicitly.
-pg.types.setTypeParser(20, (value: string) => BigInt(value));
+/**
+ * The PostgreSQL driver, loaded with the first PostgreSQL URL (the embedded default never holds it; knex loads the
+ * same module for its pool). pg returns int8 as a string by default (TOOLCHAIN.md); money columns are int8
+ * micro-USD and times are int8 milliseconds, so they are parsed as BigInt and each adapter converts explicitly.
+ */
+function loadPgWithBigInts(): void {
+  const driver = createRequire(import.meta.url)('pg') as typeof pg;
+  driver.types.setTypeParser(20, (value: string) => BigInt(value));
+}
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -117,6 +124,7 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
     return { knex, kind: 'sqlite', file: filename === ':memory:' ? null : filename };
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    loadPgWithBigInts();
     const knex = knexFactory({
       client: 'pg',
       log,

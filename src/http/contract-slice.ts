@@ -34,6 +34,10 @@ function reachableComponents(root: Json, components: Record<string, Record<strin
 /**
  * The contract cut down to one path and the components it uses. Each path gets its own validator (see
  * bind-operations.ts); handing each the whole contract would parse and compile every schema once per path.
+ *
+ * The slice shares its objects with the contract: express-openapi-validator deep-copies the document it is given
+ * before touching it (lodash cloneDeep, which keeps strings shared). A structured clone here copied every string
+ * too, so each of a hundred validators held its own copy of every description it reaches (about 5 MB in all).
  */
 export function contractForPath(spec: OpenAPIV3.DocumentV3_1, path: string): OpenAPIV3.DocumentV3_1 {
   const item = spec.paths?.[path];
@@ -42,5 +46,5 @@ export function contractForPath(spec: OpenAPIV3.DocumentV3_1, path: string): Ope
   for (const [kind, names] of reachableComponents(item, all)) {
     components[kind] = Object.fromEntries([...names].map((name) => [name, all[kind]?.[name]]));
   }
-  return structuredClone({ ...spec, paths: { [path]: item }, components }) as OpenAPIV3.DocumentV3_1;
+  return { ...spec, paths: { [path]: item }, components } as OpenAPIV3.DocumentV3_1;
 }

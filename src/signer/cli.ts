@@ -10,7 +10,7 @@ import { SqlWithdrawalStore } from '../adapters/withdrawal-store/sql.js';
 import { tronNode } from '../composition/tron-node.js';
 import { connectDatabase } from '../db/connect.js';
 import { usdToMicros } from '../domain/billing/money.js';
-import { addressFromPrivateKey } from '../lib/tron/address.js';
+import { addressFromPrivateKey } from '../lib/tron/key-address.js';
 import { StartupError } from '../runtime/startup.js';
 import { loadSignerConfig, readSignerKey } from './signer-config.js';
 import { signApprovedWithdrawals } from './withdrawal-signer.js';

@@ -3,7 +3,8 @@ import type { Ledger } from '../adapters/ledger/index.js';
 import type { TronChain } from '../adapters/tron-chain/index.js';
 import type { WithdrawalRecord, WithdrawalStore } from '../adapters/withdrawal-store/index.js';
 import { withdrawalHoldId } from '../domain/payments/withdrawals-context.js';
-import { addressFromPrivateKey, isTronAddress } from '../lib/tron/address.js';
+import { isTronAddress } from '../lib/tron/address.js';
+import { addressFromPrivateKey } from '../lib/tron/key-address.js';
 import { signTransactionId } from '../lib/tron/signature.js';
 import {
   encodeSignedTransaction,

@@ -132,9 +132,12 @@ describe('SmtpMailer: the message on the wire', () => {
 describe('buildMailer: the mailer chosen by configuration', () => {
   it('the log without SMTP_URL; with it, SMTP from MAIL_FROM to the server it names', async () => {
     const logger = pino({ level: 'silent' });
-    expect(buildMailer(loadConfig({}), logger)).toBeInstanceOf(LogMailer);
+    expect(await buildMailer(loadConfig({}), logger)).toBeInstanceOf(LogMailer);
     const server = await startSmtpServer();
-    const mailer = buildMailer(loadConfig({ SMTP_URL: server.url, MAIL_FROM: 'Gateway <gw@example.com>' }), logger);
+    const mailer = await buildMailer(
+      loadConfig({ SMTP_URL: server.url, MAIL_FROM: 'Gateway <gw@example.com>' }),
+      logger,
+    );
     try {
       await mailer.send({ to: 'person@example.com', subject: 'configured', text: 'hi' });
       expect(await server.nextMessage({ afterCount: 0 })).toMatchObject({ from: 'Gateway <gw@example.com>' });

@@ -4,7 +4,7 @@
  */
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import type { ChainBlock } from '../../src/adapters/tron-chain/index.js';
-import { addressFromPrivateKey } from '../../src/lib/tron/address.js';
+import { addressFromPrivateKey } from '../../src/lib/tron/key-address.js';
 import { signTransactionId } from '../../src/lib/tron/signature.js';
 import {
   encodeSignedTransaction,

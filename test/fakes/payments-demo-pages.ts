@@ -12,7 +12,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { addressFromPrivateKey, isTronAddress } from '../../src/lib/tron/address.js';
+import { isTronAddress } from '../../src/lib/tron/address.js';
+import { addressFromPrivateKey } from '../../src/lib/tron/key-address.js';
 import type { FakeJavaTron } from './java-tron.js';
 import type { FakeStripe } from './stripe.js';
 import type { FakeYooKassa } from './yookassa.js';

@@ -10,7 +10,7 @@ import type { SignedTransaction, WithdrawalStore } from '../../src/adapters/with
 import { SqlWithdrawalStore } from '../../src/adapters/withdrawal-store/sql.js';
 import { withdrawalHoldId } from '../../src/domain/payments/withdrawals-context.js';
 import { newId } from '../../src/lib/ids.js';
-import { addressFromPrivateKey } from '../../src/lib/tron/address.js';
+import { addressFromPrivateKey } from '../../src/lib/tron/key-address.js';
 import { type SignerDeps, signApprovedWithdrawals } from '../../src/signer/withdrawal-signer.js';
 import { OUTSIDE, startWithdrawalsHarness, USDT, type WithdrawalsHarness } from '../setup/withdrawals.js';
 

@@ -20,7 +20,7 @@ import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { reconcileWithdrawals } from '../../src/domain/payments/withdrawal-reconcile.js';
 import { withdrawalHoldId } from '../../src/domain/payments/withdrawals-context.js';
-import { addressFromPrivateKey } from '../../src/lib/tron/address.js';
+import { addressFromPrivateKey } from '../../src/lib/tron/key-address.js';
 import { type FakeJavaTron, startFakeJavaTron } from '../fakes/java-tron.js';
 import { expectNativeOk } from '../setup/envelopes.js';
 import { call } from '../setup/harness.js';

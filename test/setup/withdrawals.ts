@@ -7,7 +7,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { SqlWithdrawalStore } from '../../src/adapters/withdrawal-store/sql.js';
 import { advanceWithdrawals } from '../../src/domain/payments/withdrawal-pipeline.js';
-import { addressFromPrivateKey } from '../../src/lib/tron/address.js';
+import { addressFromPrivateKey } from '../../src/lib/tron/key-address.js';
 import { signApprovedWithdrawals } from '../../src/signer/withdrawal-signer.js';
 import { type FakeJavaTron, startFakeJavaTron } from '../fakes/java-tron.js';
 import {

@@ -3,14 +3,9 @@ import { hexToBytes } from '@noble/hashes/utils.js';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { describe, expect, it } from 'vitest';
-import {
-  addressFromHex,
-  addressFromPrivateKey,
-  addressToHex,
-  decodeAddress,
-  isTronAddress,
-} from '../../src/lib/tron/address.js';
+import { addressFromHex, addressToHex, decodeAddress, isTronAddress } from '../../src/lib/tron/address.js';
 import { DEPOSIT_ACCOUNT_PATH, depositAddress, parseDepositXpub } from '../../src/lib/tron/deposit-address.js';
+import { addressFromPrivateKey } from '../../src/lib/tron/key-address.js';
 
 const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const ABANDON_KEYS = [

@@ -6,7 +6,8 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { describe, expect, it } from 'vitest';
-import { addressFromHex, addressFromPrivateKey } from '../../src/lib/tron/address.js';
+import { addressFromHex } from '../../src/lib/tron/address.js';
+import { addressFromPrivateKey } from '../../src/lib/tron/key-address.js';
 import { recoverSigner, signTransactionId } from '../../src/lib/tron/signature.js';
 import {
   decodeSignedTransaction,

@@ -4,10 +4,15 @@
  * music-metadata reads the duration), so a delivered track is billed by what it really is.
  */
 import { Mp3Encoder } from '@breezystack/lamejs';
-import { fileTypeFromBuffer } from 'file-type';
-import { parseBuffer } from 'music-metadata';
 import wavefile from 'wavefile';
+import { onFirstUse } from '../../lib/on-first-use.js';
 import type { AudioFormat, AudioProbe, Pcm } from './index.js';
+
+/** The probes (several MB of parsers) load with the first audio file probed, not at start. */
+const loadProbes = onFirstUse(async () => {
+  const [{ fileTypeFromBuffer }, { parseBuffer }] = await Promise.all([import('file-type'), import('music-metadata')]);
+  return { fileTypeFromBuffer, parseBuffer };
+});
 
 const MP3_KBPS = 64;
 /** LAME takes samples in frames of this many. */
@@ -29,6 +34,7 @@ export function encodeAudio(pcm: Pcm, format: AudioFormat): Buffer {
 
 /** What the bytes are and how long they play; null when they are not audio or their length cannot be read. */
 export async function probeAudio(bytes: Buffer): Promise<AudioProbe | null> {
+  const { fileTypeFromBuffer, parseBuffer } = await loadProbes();
   const type = await fileTypeFromBuffer(bytes);
   if (type === undefined || !(type.mime.startsWith('audio/') || type.ext === 'ogg')) return null;
   try {

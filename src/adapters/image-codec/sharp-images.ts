@@ -1,5 +1,8 @@
-import sharp from 'sharp';
+import { onFirstUse } from '../../lib/on-first-use.js';
 import type { EncodedImage, OutputFormat } from './index.js';
+
+/** sharp and libvips are loaded with the first image, not at start: a gateway serving text never maps them. */
+const loadSharp = onFirstUse(async () => (await import('sharp')).default);
 
 const MIME: Record<OutputFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
 
@@ -10,6 +13,7 @@ const MIME: Record<OutputFormat, string> = { png: 'image/png', jpeg: 'image/jpeg
  */
 export async function encodeImage(source: Buffer, sourceFormat: string, format: OutputFormat): Promise<EncodedImage> {
   if (sourceFormat === format) return { bytes: source, mimeType: MIME[format], format };
+  const sharp = await loadSharp();
   try {
     const image = sharp(source);
     const bytes =
@@ -43,6 +47,7 @@ export async function solidImage(
   rgba: { r: number; g: number; b: number; alpha: number },
   format: 'png' | 'jpeg' | 'tiff',
 ): Promise<Buffer> {
+  const sharp = await loadSharp();
   return sharp({ create: { width, height, channels: 4, background: rgba } })
     .toFormat(format)
     .toBuffer();
@@ -52,6 +57,7 @@ export async function solidImage(
 export async function inspectImage(
   bytes: Buffer,
 ): Promise<{ format: string; mimeType: string; width: number; height: number } | null> {
+  const sharp = await loadSharp();
   try {
     const meta = await sharp(bytes).metadata();
     const format = meta.format === undefined ? undefined : FORMAT_OF[meta.format];
@@ -72,6 +78,7 @@ const THUMBNAIL_EDGE = 64;
  * `maxPixels`, or one that fails to decode, rejects before any pixel is read.
  */
 export async function dominantColour(bytes: Buffer, maxPixels: number): Promise<{ r: number; g: number; b: number }> {
+  const sharp = await loadSharp();
   const thumbnail = await sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error', sequentialRead: true })
     .resize(THUMBNAIL_EDGE, THUMBNAIL_EDGE, { fit: 'inside', withoutEnlargement: true })
     .png()

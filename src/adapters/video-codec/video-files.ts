@@ -5,9 +5,12 @@
  */
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ALL_FORMATS, BufferSource, BufferTarget, Conversion, Input, MovOutputFormat, Output } from 'mediabunny';
 import { Piscina } from 'piscina';
+import { onFirstUse } from '../../lib/on-first-use.js';
 import type { ClipSpec, VideoProbe } from './index.js';
+
+/** mediabunny (MBs of demuxers and muxers) loads with the first video, not at start. */
+const loadMediabunny = onFirstUse(() => import('mediabunny'));
 
 /** The containers by extension, with the type each is served as. */
 const CONTAINERS: Record<string, { ext: string; mime: string }> = {
@@ -18,6 +21,7 @@ const CONTAINERS: Record<string, { ext: string; mime: string }> = {
 
 /** What the bytes are (MP4, MOV or WebM with a video track) and how long they play; null for anything else. */
 export async function probeVideo(bytes: Buffer): Promise<VideoProbe | null> {
+  const { ALL_FORMATS, BufferSource, Input } = await loadMediabunny();
   try {
     const input = new Input({ source: new BufferSource(bytes), formats: ALL_FORMATS });
     const container = CONTAINERS[(await input.getFormat()).name];
@@ -38,6 +42,8 @@ export async function probeVideo(bytes: Buffer): Promise<VideoProbe | null> {
 
 /** The same streams in a QuickTime container (no re-encoding). */
 export async function remuxToMov(mp4: Buffer): Promise<Buffer> {
+  const { ALL_FORMATS, BufferSource, BufferTarget, Conversion, Input, MovOutputFormat, Output } =
+    await loadMediabunny();
   const target = new BufferTarget();
   const input = new Input({ source: new BufferSource(mp4), formats: ALL_FORMATS });
   const conversion = await Conversion.init({ input, output: new Output({ format: new MovOutputFormat(), target }) });

@@ -125,7 +125,16 @@ function assignedCodes(): Map<string, string> {
   return byCode;
 }
 
-const COUNTRY_NAMES = assignedCodes();
+let countryNames: Map<string, string> | undefined;
+
+/**
+ * Read from ICU on first use, not at start: looking up every region's name maps about 5 MB of the runtime's ICU data
+ * into the process, which only a recommendation needs (bench/README.md, "Memory").
+ */
+function assignedCountries(): Map<string, string> {
+  countryNames ??= assignedCodes();
+  return countryNames;
+}
 
 /** Names said with "the" ("in the United States"). */
 const WITH_ARTICLE =
@@ -133,26 +142,28 @@ const WITH_ARTICLE =
 
 /** A country by its code ("DE" → Germany, "US" → the United States). */
 export function countryPlace(code: string): Place {
-  const name = COUNTRY_NAMES.get(code) ?? code;
+  const name = assignedCountries().get(code) ?? code;
   return { label: WITH_ARTICLE.test(name) ? `the ${name}` : name, codes: [code] };
 }
 
 /** Whether a code is an assigned country ("DE"), so a bare code after "in" can be trusted. */
 export function isCountryCode(code: string): boolean {
-  return COUNTRY_NAMES.has(code);
+  return assignedCountries().has(code);
 }
 
 /** Lower-case place name → the place; longest names first, so "south korea" is read before "korea". */
-export const PLACES: readonly (readonly [string, Place])[] = [
-  ...[...COUNTRY_NAMES].map(([code, name]) => [name.toLowerCase(), countryPlace(code)] as const),
-  ...Object.entries(COUNTRY_ALIASES).map(([name, code]) => [name, countryPlace(code)] as const),
-  ...Object.entries(REGIONS),
-].sort((x, y) => y[0].length - x[0].length);
+export function namedPlaces(): readonly (readonly [string, Place])[] {
+  return [
+    ...[...assignedCountries()].map(([code, name]) => [name.toLowerCase(), countryPlace(code)] as const),
+    ...Object.entries(COUNTRY_ALIASES).map(([name, code]) => [name, countryPlace(code)] as const),
+    ...Object.entries(REGIONS),
+  ].sort((x, y) => y[0].length - x[0].length);
+}
 
 /** Upper-case codes that stand alone in a query as places ("US servers", "UK only") rather than as other abbreviations. */
-export const STANDALONE_CODES: Record<string, Place> = {
-  US: countryPlace('US'),
-  USA: countryPlace('US'),
-  UK: countryPlace('GB'),
-  EU: REGIONS.eu!,
-};
+const STANDALONE_CODES: Record<string, string> = { US: 'US', USA: 'US', UK: 'GB' };
+
+/** The place such a code names: US, USA and UK their country, EU the union. */
+export function standalonePlace(word: string): Place {
+  return word === 'EU' ? REGIONS.eu! : countryPlace(STANDALONE_CODES[word] ?? word);
+}

@@ -7,7 +7,7 @@
 
 import { type Micros, usdToMicros } from '../billing/money.js';
 import { BURST_MAX_GPUS } from '../limits.js';
-import { countryPlace, isCountryCode, PLACES, type Place, STANDALONE_CODES } from './countries.js';
+import { countryPlace, isCountryCode, namedPlaces, type Place, standalonePlace } from './countries.js';
 
 export type Precision = '16-bit' | '8-bit' | '4-bit';
 
@@ -207,19 +207,22 @@ function readMemory(text: Unread): { perGpuGb: number | null; totalGb: number | 
 /** Country and region names anywhere; bare ISO codes after "in"/"from" ("in DE, FR"), and US, USA, UK, EU anywhere. */
 function readPlaces(text: Unread): Place[] {
   const places: Place[] = [];
-  for (const [name, place] of PLACE_PATTERNS) if (text.take(name).length > 0) places.push(place);
+  for (const [name, place] of placePatterns()) if (text.take(name).length > 0) places.push(place);
   for (const m of text.take(CODE_AFTER_PREPOSITION, true)) {
     for (const code of m[1]!.match(/[A-Z]{2}/g) ?? [])
       if (isCountryCode(code) && !WORD_CODES.has(code)) places.push(countryPlace(code));
   }
-  for (const m of text.take(STANDALONE, true)) places.push(STANDALONE_CODES[m[1]!]!);
+  for (const m of text.take(STANDALONE, true)) places.push(standalonePlace(m[1]!));
   return places.filter((place, i) => places.findIndex((p) => p.label === place.label) === i);
 }
 
-const PLACE_PATTERNS: [RegExp, Place][] = PLACES.map(([name, place]) => [
-  re(`(?<![a-z])${escapeRegExp(name)}(?![a-z])`),
-  place,
-]);
+let placePatternList: [RegExp, Place][] | undefined;
+
+/** Built with the first query, as the country names are (countries.ts). */
+function placePatterns(): [RegExp, Place][] {
+  placePatternList ??= namedPlaces().map(([name, place]) => [re(`(?<![a-z])${escapeRegExp(name)}(?![a-z])`), place]);
+  return placePatternList;
+}
 
 /**
  * GPU models named: each live name by its whole name ("rtx 4090", "RTX_4090") or its distinctive part ("4090",

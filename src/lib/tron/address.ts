@@ -4,9 +4,7 @@
  * first 4 bytes of sha256(sha256(bytes))) or as 42 hex digits (`41…`, the form java-tron speaks with
  * `visible=false`).
  */
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { createBase58check } from '@scure/base';
 
@@ -51,22 +49,4 @@ export function addressFromHex(hex: string): string | null {
 export function addressToHex(address: string): string | null {
   const bytes = decodeAddress(address);
   return bytes === null ? null : bytesToHex(bytes);
-}
-
-/**
- * The address of a secp256k1 public key, compressed (33 bytes) or not (65 bytes): keccak-256 of the 64-byte X‖Y,
- * last 20 bytes, 0x41 in front.
- */
-export function addressFromPublicKey(publicKey: Uint8Array): string {
-  const uncompressed = secp256k1.Point.fromBytes(publicKey).toBytes(false);
-  const hash = keccak_256(uncompressed.subarray(1));
-  const bytes = new Uint8Array(ADDRESS_BYTES);
-  bytes[0] = ADDRESS_PREFIX;
-  bytes.set(hash.subarray(12), 1);
-  return encodeAddress(bytes);
-}
-
-/** The address of a private key (the signer's and the tests' side; the API never holds one). */
-export function addressFromPrivateKey(privateKey: Uint8Array): string {
-  return addressFromPublicKey(secp256k1.getPublicKey(privateKey, false));
 }

@@ -5,7 +5,7 @@
  * the signer, which holds the seed, reaches the same addresses by the full path.
  */
 import { HDKey } from '@scure/bip32';
-import { addressFromPublicKey } from './address.js';
+import { addressFromPublicKey } from './key-address.js';
 
 /** The account-level path whose xpub the service is configured with. */
 export const DEPOSIT_ACCOUNT_PATH = "m/44'/195'/0'";

@@ -6,7 +6,7 @@
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { hexToBytes } from '@noble/hashes/utils.js';
-import { addressFromPublicKey } from './address.js';
+import { addressFromPublicKey } from './key-address.js';
 
 const SIGNATURE_BYTES = 65;
 const V_OFFSET = 27;

@@ -1,0 +1,42 @@
+/**
+ * src/lib/o200k.ts builds o200k_base from the library's tiktoken file instead of its generated module of ranks (for
+ * memory: bench/README.md, "Memory"). The table must be that module's, entry for entry, holes included, so every
+ * count is the one the library's own encoding gives.
+ */
+import generatedRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
+import { countTokens, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { describe, expect, it } from 'vitest';
+import { loadO200kRanks, o200k } from '../../src/lib/o200k.js';
+
+describe('o200k_base from the tiktoken file', () => {
+  it('is the generated module’s table: the same rank for every token, text or bytes, and the same holes', () => {
+    const ranks = loadO200kRanks();
+    expect(ranks.length).toBe(generatedRanks.length);
+    const differing: number[] = [];
+    for (let rank = 0; rank < generatedRanks.length; rank++) {
+      const same =
+        rank in ranks === rank in generatedRanks &&
+        JSON.stringify(ranks[rank] ?? null) === JSON.stringify(generatedRanks[rank] ?? null);
+      if (!same) differing.push(rank);
+    }
+    expect(differing).toEqual([]);
+    expect(ranks.some((entry) => Array.isArray(entry))).toBe(true); // bytes that are not UTF-8 stay bytes
+  });
+
+  it('encodes, counts and decodes as the library’s own encoding', () => {
+    const TEXT_ONLY = { disallowedSpecial: new Set<string>() };
+    const samples = [
+      'Hello, world! How are you today?',
+      'Привет, мир. 你好，世界。 🙂🙃 مرحبا بالعالم',
+      ' \u3000\u00a0\u2003 \t\n\r\n   leading and trailing   ',
+      '<|endoftext|> typed by a user, and <|im_start|>',
+      'function f(x) { return x ** 2; } // 1234567890 3.14159',
+      '\ufeffbyte-order mark, then e\u0301 and \ud83d\udc4d',
+    ];
+    for (const text of samples) {
+      expect(o200k.encode(text, TEXT_ONLY)).toEqual(encode(text, TEXT_ONLY));
+      expect(o200k.countTokens(text, TEXT_ONLY)).toBe(countTokens(text, TEXT_ONLY));
+      expect(o200k.decode(o200k.encode(text, TEXT_ONLY))).toBe(decode(encode(text, TEXT_ONLY)));
+    }
+  });
+});
