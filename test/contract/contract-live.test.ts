@@ -1,9 +1,9 @@
 /**
  * DESIGN.md 5, contract:live (test/setup/prism/): the check must be able to fail. A stand-in server answers
- * `GET /v1/account` with bodies and statuses the contract does not allow; Prism must report each, and must pass the
- * gateway's own answer. Findings are taken here, so the hook that fails a test on them sees none.
+ * `GET /v1/account` with what the contract does not allow; Prism must report each, and must pass the gateway's own
+ * answers. Findings are taken here, so the hook that fails a test on them sees none.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type OutgoingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, type Harness, startHarness } from '../setup/harness.js';
@@ -12,13 +12,14 @@ import { checkWithPrism, takeFindings } from '../setup/prism/replay.js';
 let h: Harness;
 let standIn: Server;
 let standInUrl: string;
-/** What the stand-in answers next. */
-let next = { status: 200, body: '{}' };
+/** What the stand-in answers next: given to writeHead only, which `getHeaders()` would not see. */
+let next: { status: number; headers?: OutgoingHttpHeaders; body: unknown } = { status: 200, body: {} };
 
 beforeAll(async () => {
   h = await startHarness();
   standIn = createServer((_req, res) => {
-    res.writeHead(next.status, { 'content-type': 'application/json', 'x-request-id': 'req_standin' }).end(next.body);
+    const headers = { 'content-type': 'application/json', 'x-request-id': 'req_standin', ...next.headers };
+    res.writeHead(next.status, headers).end(JSON.stringify(next.body));
   });
   checkWithPrism(standIn);
   await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
@@ -29,6 +30,12 @@ afterAll(async () => {
   await h.close();
 });
 
+const answerWith = async (answer: typeof next) => {
+  next = answer;
+  await call(standInUrl, 'GET', '/v1/account');
+  return takeFindings();
+};
+
 describe('contract:live', () => {
   it('passes the gateway’s own answers', async () => {
     const { apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
@@ -38,16 +45,25 @@ describe('contract:live', () => {
   });
 
   it('reports a body the schema does not allow', async () => {
-    next = { status: 200, body: JSON.stringify({ data: { account_id: 42 } }) };
-    await call(standInUrl, 'GET', '/v1/account');
-    const findings = await takeFindings();
-    expect(findings.length).toBeGreaterThan(0);
-    expect(findings.join('\n')).toMatch(/^GET \/v1\/account answered 200: response\.body/m);
+    const findings = await answerWith({ status: 200, body: { data: { account_id: 42 } } });
+    expect(findings).toContain(
+      'GET /v1/account answered 200: response.body.data.account_id Response body property data.account_id must be string (Error)',
+    );
   });
 
-  it('reports a status the operation does not declare', async () => {
-    next = { status: 201, body: '{}' };
-    await call(standInUrl, 'GET', '/v1/account');
-    expect((await takeFindings()).join('\n')).toContain('Unable to match the returned status code');
+  it('reports a declared header of the wrong type', async () => {
+    const { apiKey } = await h.newAccount(undefined, { balanceUsd: 1 });
+    const { body } = await call(h.baseUrl, 'GET', '/v1/account', { key: apiKey });
+    const findings = await answerWith({ status: 200, headers: { 'x-ratelimit-limit': 'many' }, body });
+    expect(findings).toEqual([expect.stringMatching(/^GET \/v1\/account answered 200: response\.header.*integer/)]);
+  });
+
+  it('reports a status the operation does not declare, an error status too', async () => {
+    for (const status of [201, 418]) {
+      const findings = await answerWith({ status, body: {} });
+      expect(findings).toEqual([
+        expect.stringContaining(`answered ${status}: response Unable to match the returned status`),
+      ]);
+    }
   });
 });

@@ -28,11 +28,15 @@ const START_LIMIT_MS = 90_000;
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const router = await startRouter();
-  const prism = await startPrism(`http://127.0.0.1:${router.port}`);
+  const closeRouter = () => new Promise((resolve) => router.server.close(resolve));
+  const prism = await startPrism(`http://127.0.0.1:${router.port}`).catch(async (error: Error) => {
+    await closeRouter();
+    throw error;
+  });
   project.provide('prismUrl', prism.url);
   return async () => {
     await prism.stop();
-    await new Promise((resolve) => router.server.close(resolve));
+    await closeRouter();
     console.log(`contract:live: Prism checked ${router.served()} responses`);
   };
 }
@@ -76,7 +80,9 @@ async function startPrism(upstream: string): Promise<{ url: string; stop: () => 
   child.stderr!.on('data', keep);
   const spawned = new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
-    child.once('error', (error) => reject(new Error(`contract:live: cannot run ${PRISM_BIN}: ${error.message}`)));
+    child.once('error', (error) =>
+      reject(new Error(`contract:live: cannot run ${PRISM_BIN} (make install): ${error.message}`)),
+    );
   });
   await spawned;
   await untilListening(port, child, () => log);

@@ -69,13 +69,31 @@ function record(req: IncomingMessage, res: ServerResponse, prismUrl: string): vo
     end: (...args: unknown[]) => (keep(args[0], args[1]), end(...args)),
   });
   res.once('finish', () => {
-    const recording = { status: res.statusCode, headers: res.getHeaders(), body: Buffer.concat(chunks) };
+    const recording = { status: res.statusCode, headers: sentHeaders(res), body: Buffer.concat(chunks) };
     const replayed = replay(req, recording, prismUrl).catch((error: Error) => {
       findings.push(`${req.method} ${req.url}: Prism did not answer: ${error.message}`);
     });
     pending.add(replayed);
     void replayed.finally(() => pending.delete(replayed));
   });
+}
+
+/**
+ * The header block as it went out: node keeps it on the response as `_header`. `getHeaders()` would miss the
+ * headers given only to `writeHead`. Framing headers are left to the replay server's own node.
+ */
+function sentHeaders(res: ServerResponse): OutgoingHttpHeaders {
+  const headers: Record<string, string | string[]> = {};
+  for (const line of ((res as unknown as { _header?: string })._header ?? '').split('\r\n').slice(1)) {
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon).toLowerCase();
+    if (colon > 0 && !['connection', 'keep-alive', 'transfer-encoding'].includes(name)) {
+      const value = line.slice(colon + 1).trim();
+      const before = headers[name];
+      headers[name] = before === undefined ? value : [before, value].flat();
+    }
+  }
+  return headers;
 }
 
 async function replay(req: IncomingMessage, recording: Recording, prismUrl: string): Promise<void> {
