@@ -29,7 +29,7 @@ const START_LIMIT_MS = 90_000;
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const router = await startRouter();
   const closeRouter = () => new Promise((resolve) => router.server.close(resolve));
-  const prism = await startPrism(`http://127.0.0.1:${router.port}`).catch(async (error: Error) => {
+  const prism = await startPrism(`http://127.0.0.1:${router.port}`, project.config.root).catch(async (error: Error) => {
     await closeRouter();
     throw error;
   });
@@ -65,7 +65,8 @@ async function startRouter(): Promise<{ server: Server; port: number; served: ()
   return { server, port: typeof address === 'object' && address !== null ? address.port : 0, served: () => served };
 }
 
-async function startPrism(upstream: string): Promise<{ url: string; stop: () => Promise<void> }> {
+/** `root`: the repository, which PRISM_BIN's default and the contract's path are relative to. */
+async function startPrism(upstream: string, root: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = Number(new URL(await closedPortUrl()).port);
   const args = ['proxy', CONTRACT, upstream, '--host', '127.0.0.1', '--port', String(port)];
   // Prism's own answers must never stand in for the gateway's: no CORS replies, no request checks (the gateway's
@@ -73,7 +74,7 @@ async function startPrism(upstream: string): Promise<{ url: string; stop: () => 
   // fail paths the contract lacks. Violations come back in the sl-violations header (replay.ts). Errors only in
   // the log: at info Prism logs every request with its body.
   args.push('--cors=false', '--validate-request=false', '--errors=false', '--verboseLevel', 'error');
-  const child = spawn(PRISM_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(PRISM_BIN, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const keep = (chunk: Buffer) => void (log = (log + chunk.toString()).slice(-20_000));
   child.stdout!.on('data', keep);
