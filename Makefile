@@ -60,6 +60,8 @@ format: $(DEPS)
 typecheck: $(DEPS) $(SDK_GENERATED)
 	node_modules/.bin/tsc -p tsconfig.json --noEmit
 
+# Every tier. The contract tier's responses are checked a second time by Prism's validating proxy (DESIGN.md 5,
+# contract:live; ARCHITECTURE.md, "The contract, checked twice"), run from node_modules/.bin/prism.
 test: lint check-generated packages
 	node_modules/.bin/vitest run
 

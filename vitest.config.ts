@@ -16,7 +16,14 @@ export default defineConfig({
   test: {
     projects: [
       project('unit'),
-      project('contract'),
+      // DESIGN.md 5, contract:live: every response of the contract tier is checked by Prism as well.
+      {
+        test: {
+          ...project('contract').test,
+          globalSetup: ['test/setup/prism/global-setup.ts'],
+          setupFiles: ['test/setup/prism/hooks.ts'],
+        },
+      },
       project('adapters', 20_000),
       project('integration', 60_000),
       project('sdk', 20_000),

@@ -15,6 +15,7 @@ import { fxRateToMicro, usdToMicros } from '../../src/domain/billing/money.js';
 import { topUp } from '../../src/domain/billing/top-up.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { newId } from '../../src/lib/ids.js';
+import { checkWithPrism } from './prism/replay.js';
 
 export interface Harness {
   baseUrl: string;
@@ -75,9 +76,9 @@ export async function startHarness(
   );
   const deps = await buildDeps(config, logger, options.now);
   readAfterCharges(deps);
-  const server: Server = await new Promise((resolve) => {
-    const s = createHttpServer(createApp(deps)).listen(0, '127.0.0.1', () => resolve(s));
-  });
+  const server: Server = createHttpServer(createApp(deps));
+  checkWithPrism(server); // DESIGN.md 5, contract:live (test/setup/prism/)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const harness: Harness = {
     baseUrl: `http://127.0.0.1:${port}`,
