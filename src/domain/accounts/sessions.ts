@@ -57,11 +57,7 @@ export async function openSession(ctx: AuthContext, accountId: string, client: C
  * before any. Answers what to call for a token found to be unknown.
  */
 function unknownTokenGuard(ctx: AuthContext, address: string): () => never {
-  const waitMs = ctx.unknownTokens.waitMs(address);
-  if (waitMs > 0)
-    throw new ApiError('auth_rate_limited', 'Too many unknown tokens from this address; retry after Retry-After s', {
-      headers: { 'Retry-After': String(Math.ceil(waitMs / 1000)) },
-    });
+  ctx.unknownTokens.refuseWhileOver(address, 'Too many unknown tokens from this address; retry after Retry-After s');
   return () => {
     ctx.unknownTokens.record(address);
     throw new ApiError('invalid_session');

@@ -1,3 +1,5 @@
+import { ApiError } from '../../errors/api-error.js';
+
 /**
  * Unknown API keys per client address over a sliding window (issue: a flood of random keys must not reach the
  * database). Each process counts its own: enough to keep one address from turning every request into a key
@@ -14,6 +16,18 @@ export class AuthFailures {
     const times = this.#recent(address);
     if (times === undefined || times.length < this.options.limit) return 0;
     return times[0]! + this.options.windowMs - this.options.now();
+  }
+
+  /**
+   * 429 `auth_rate_limited` with Retry-After while the address must wait (`message`: what it presented too many of;
+   * the catalog's names unknown API keys); nothing otherwise. Called before a lookup, so a flood makes none.
+   */
+  refuseWhileOver(address: string, message?: string): void {
+    const waitMs = this.waitMs(address);
+    if (waitMs > 0)
+      throw new ApiError('auth_rate_limited', message, {
+        headers: { 'Retry-After': String(Math.ceil(waitMs / 1000)) },
+      });
   }
 
   /** One more unknown key presented from the address. */

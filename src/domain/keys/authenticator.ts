@@ -96,11 +96,7 @@ export class Authenticator {
     const now = this.options.now();
     const cached = this.found.entries.get(hash) ?? this.unknown.entries.get(hash);
     if (cached !== undefined && cached.expiresAtMs > now) return cached.resolution;
-    const waitMs = this.options.failures.waitMs(clientAddress);
-    if (waitMs > 0)
-      throw new ApiError('auth_rate_limited', undefined, {
-        headers: { 'Retry-After': String(Math.ceil(waitMs / 1000)) },
-      });
+    this.options.failures.refuseWhileOver(clientAddress);
     let resolution: KeyResolution | null;
     try {
       resolution = await this.store.resolveKey(hash);
