@@ -43,21 +43,20 @@ export interface JobParts {
   chainHooks: (requestId: string, slug: string, deadlineMs?: number) => ChainHooks;
 }
 
-/**
- * The job store and runner; wake-ups in this process on the embedded default, BullMQ on the shared Redis at scale
- * (loaded only then: the embedded default never holds it).
- */
+/** BullMQ on the shared Redis, imported only at scale: the embedded default never holds it. */
+async function bullMqQueue(redisUrl: string, prefix: string, logger: Logger) {
+  const { BullMqJobQueue } = await import('../adapters/job-queue/bullmq.js');
+  return BullMqJobQueue.connect(redisUrl, prefix, (err) => logger.warn({ err }, 'job queue redis'));
+}
+
+/** The job store and runner; wake-ups in this process on the embedded default, BullMQ on the shared Redis at scale. */
 async function buildRunner({ db, config, logger, now }: JobParts) {
   const jobs: JobStore = new SqlJobStore(db);
   const onJobError = (err: unknown, jobId: string) => logger.error({ err, jobId }, 'job failed unexpectedly');
   const jobQueue =
     config.REDIS_URL === undefined
       ? new InProcessJobQueue()
-      : await (await import('../adapters/job-queue/bullmq.js')).BullMqJobQueue.connect(
-          config.REDIS_URL,
-          config.JOB_QUEUE_PREFIX,
-          (err) => logger.warn({ err }, 'job queue redis'),
-        );
+      : await bullMqQueue(config.REDIS_URL, config.JOB_QUEUE_PREFIX, logger);
   const jobRunner = new JobRunner(jobs, jobQueue, {
     leaseMs: config.JOB_LEASE_MS,
     claimBatch: JOB_CLAIM_BATCH,

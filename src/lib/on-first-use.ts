@@ -1,11 +1,12 @@
 /**
- * `load` run once, on the first call, its promise kept: a library imported when first needed instead of at start, so
- * a process that never needs it never holds its code (bench/README.md, "Memory"). A failed load stays failed.
+ * `load` run once, on the first call, its result kept: a library imported (a promise) or a table built when first
+ * needed instead of at start, so a process that never needs it never holds it (bench/README.md, "Memory"). A failed
+ * import stays failed.
  */
-export function onFirstUse<T>(load: () => Promise<T>): () => Promise<T> {
-  let loaded: Promise<T> | undefined;
+export function onFirstUse<T>(load: () => T): () => T {
+  let loaded: { value: T } | undefined;
   return () => {
-    loaded ??= load();
-    return loaded;
+    loaded ??= { value: load() };
+    return loaded.value;
   };
 }

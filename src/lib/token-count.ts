@@ -2,8 +2,8 @@
  * Token counting for chat pre-flight (SPEC 4.2: context window, worst-case hold), retrieval billing
  * (SPEC 4.1 rule 3) and our own usage when an upstream omits it (DESIGN.md 8).
  *
- * One encoding, o200k_base (the GPT-4o / GPT-5 family), built from its ranks alone (o200k.ts). For other vendors it is an estimate, which is all the pre-flight needs; billing uses the
- * upstream's own `usage` whenever it sends one.
+ * One encoding, o200k_base (the GPT-4o / GPT-5 family), built from its ranks alone (o200k.ts). For other vendors
+ * it is an estimate, which is all the pre-flight needs; billing uses the upstream's own `usage` whenever it sends one.
  */
 import { isRecord } from './is-record.js';
 import { o200k } from './o200k.js';

@@ -6,6 +6,7 @@
  * 249 rows to maintain; codes ICU also names but that are not assigned countries (deprecated, exceptionally
  * reserved, macro-regions, test codes) are left out.
  */
+import { onFirstUse } from '../../lib/on-first-use.js';
 
 const NOT_COUNTRIES = new Set([
   'AC',
@@ -125,16 +126,11 @@ function assignedCodes(): Map<string, string> {
   return byCode;
 }
 
-let countryNames: Map<string, string> | undefined;
-
 /**
  * Read from ICU on first use, not at start: looking up every region's name maps about 5 MB of the runtime's ICU data
  * into the process, which only a recommendation needs (bench/README.md, "Memory").
  */
-function assignedCountries(): Map<string, string> {
-  countryNames ??= assignedCodes();
-  return countryNames;
-}
+const assignedCountries = onFirstUse(assignedCodes);
 
 /** Names said with "the" ("in the United States"). */
 const WITH_ARTICLE =

@@ -5,6 +5,7 @@
  * not 48 GB). GPU models are matched against the names on offer now, so only real, live GPUs can be named.
  */
 
+import { onFirstUse } from '../../lib/on-first-use.js';
 import { type Micros, usdToMicros } from '../billing/money.js';
 import { BURST_MAX_GPUS } from '../limits.js';
 import { countryPlace, isCountryCode, namedPlaces, type Place, standalonePlace } from './countries.js';
@@ -216,13 +217,10 @@ function readPlaces(text: Unread): Place[] {
   return places.filter((place, i) => places.findIndex((p) => p.label === place.label) === i);
 }
 
-let placePatternList: [RegExp, Place][] | undefined;
-
 /** Built with the first query, as the country names are (countries.ts). */
-function placePatterns(): [RegExp, Place][] {
-  placePatternList ??= namedPlaces().map(([name, place]) => [re(`(?<![a-z])${escapeRegExp(name)}(?![a-z])`), place]);
-  return placePatternList;
-}
+const placePatterns = onFirstUse((): [RegExp, Place][] =>
+  namedPlaces().map(([name, place]) => [re(`(?<![a-z])${escapeRegExp(name)}(?![a-z])`), place]),
+);
 
 /**
  * GPU models named: each live name by its whole name ("rtx 4090", "RTX_4090") or its distinctive part ("4090",
