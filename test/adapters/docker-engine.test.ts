@@ -15,6 +15,7 @@ import {
   startFakeDocker,
 } from '../fixtures/fake-docker.js';
 import { startFakeDockerSsh } from '../fixtures/fake-docker-ssh.js';
+import { acceptsConnections } from '../setup/tcp-probe.js';
 
 /** Connects to a loopback port and reads the first line (an SSH daemon's banner), then checks it echoes. */
 function sshExchange(port: number): Promise<{ banner: string; echoed: string }> {
@@ -33,17 +34,6 @@ function sshExchange(port: number): Promise<{ banner: string; echoed: string }> 
       }
     });
     socket.on('error', reject);
-  });
-}
-
-function refused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.on('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.on('error', () => resolve(true));
   });
 }
 
@@ -230,7 +220,7 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
       { t: '10' },
     ]);
     expect(await docker.inspectContainer(id)).toMatchObject({ state: 'exited', exitCode: 143, sshHostPort: null });
-    expect(await refused(port)).toBe(true);
+    expect(await acceptsConnections(port)).toBe(false);
     await docker.removeContainer(id, { volumes: true, force: true });
     expect(fake.requests.at(-1)).toMatchObject({
       method: 'DELETE',
@@ -247,7 +237,7 @@ describe('DockerEngine against a fake Docker daemon on a unix socket', () => {
     const port = (await docker.inspectContainer(id)).sshHostPort!;
     expect(await dockerError(docker.removeContainer(id))).toMatchObject({ kind: 'conflict', status: 409 });
     await docker.removeContainer(id, { volumes: true, force: true });
-    expect(await refused(port)).toBe(true);
+    expect(await acceptsConnections(port)).toBe(false);
   });
 
   it("answers not_found with Docker's message for an unknown container, on every call", async () => {

@@ -7,9 +7,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, request, type Server } from 'node:http';
-import { connect } from 'node:net';
 import type { TestProject } from 'vitest/node';
 import { closedPortUrl } from '../../fixtures/fake-upstream.js';
+import { acceptsConnections } from '../tcp-probe.js';
 import { sleep } from '../time.js';
 import { REPLAY_PORT_HEADER } from './replay-headers.js';
 
@@ -106,7 +106,7 @@ async function startPrism(upstream: string, root: string): Promise<{ url: string
 
 async function untilListening(port: number, child: ChildProcess, log: () => string): Promise<void> {
   const deadline = Date.now() + START_LIMIT_MS;
-  while (!(await accepts(port))) {
+  while (!(await acceptsConnections(port))) {
     if (child.exitCode !== null) throw new Error(`contract:live: Prism exited (${child.exitCode}):\n${log()}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -114,15 +114,4 @@ async function untilListening(port: number, child: ChildProcess, log: () => stri
     }
     await sleep(200);
   }
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
