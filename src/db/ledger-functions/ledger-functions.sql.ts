@@ -22,22 +22,17 @@ const APPLY = entry(
   'ledger_apply(ops jsonb)',
   'jsonb',
   `DECLARE op jsonb; r jsonb; v_results jsonb[] := '{}'; v_revenue bigint := 0; v_deposits bigint := 0; v_losses bigint := 0;
-  v_accounts text[];
+  v_accounts text[]; v_money_in boolean;
 BEGIN
+  -- The accounts as an array, each transfer found by its key: a join against jsonb_array_elements (estimated at
+  -- 100 rows) is planned as a hash join over whole tables, and plpgsql keeps that plan while the tables grow.
+  SELECT array_agg(named.account) FILTER (WHERE named.account IS NOT NULL), bool_or(named.money_in) INTO v_accounts, v_money_in
+    FROM jsonb_array_elements(ops) o, LATERAL (VALUES (o->>'accountId', o->>'op' IN ('credit', 'refund')), (o->'payee'->>'accountId', false),
+      ((SELECT t.account_id FROM ledger_transfers t WHERE t.id = coalesce(o->>'holdId', o->>'refundOf')), false)) named (account, money_in);
   -- A batch that reserves or charges commits without waiting for the WAL flush: its answers wait for the commit, and a
   -- commit survives a killed gateway; a database crash may lose the last ones, a loss to the platform only. Money
   -- coming in or given back (credits, refunds) waits for its flush (README.md "Concurrency and durability").
-  IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(ops) o WHERE o->>'op' IN ('credit', 'refund')) THEN
-    PERFORM set_config('synchronous_commit', 'off', true);
-  END IF;
-  -- The accounts as an array, each transfer found by its key: a join against jsonb_array_elements (estimated at
-  -- 100 rows) is planned as a hash join over whole tables, and plpgsql keeps that plan while the tables grow.
-  SELECT array_agg(account) INTO v_accounts FROM (
-      SELECT o->>'accountId' FROM jsonb_array_elements(ops) o
-      UNION ALL SELECT o->'payee'->>'accountId' FROM jsonb_array_elements(ops) o
-      UNION ALL SELECT (SELECT t.account_id FROM ledger_transfers t WHERE t.id = coalesce(o->>'holdId', o->>'refundOf'))
-        FROM jsonb_array_elements(ops) o) named (account)
-    WHERE account IS NOT NULL;
+  IF NOT v_money_in THEN PERFORM set_config('synchronous_commit', 'off', true); END IF;
   PERFORM 1 FROM ledger_balances WHERE account_id = ANY (v_accounts) ORDER BY account_id FOR UPDATE;
   FOR op IN SELECT value FROM jsonb_array_elements(ops) LOOP
     r := CASE op->>'op'
@@ -57,9 +52,10 @@ BEGIN
     v_results := v_results || (r - '_revenue' - '_deposits' - '_losses');
   END LOOP;
   -- The system rows, once per batch and last: in account order, like every other batch.
-  PERFORM ledger_add_system('system:deposits', v_deposits);
-  PERFORM ledger_add_system('system:losses', v_losses);
-  PERFORM ledger_add_system('system:revenue', v_revenue);
+  INSERT INTO ledger_balances AS b (account_id, available_micros, held_micros)
+    SELECT account, delta, 0 FROM (VALUES ('system:deposits', v_deposits), ('system:losses', v_losses), ('system:revenue', v_revenue)) s (account, delta)
+      WHERE delta <> 0 ORDER BY account
+    ON CONFLICT (account_id) DO UPDATE SET available_micros = b.available_micros + excluded.available_micros;
   RETURN to_jsonb(v_results);
 END`,
 );

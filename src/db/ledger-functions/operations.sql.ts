@@ -1,4 +1,4 @@
-import { CONFLICT, EXPIRED, fn, insertTransfer, NOT_FOUND, NOT_PENDING } from './plpgsql.js';
+import { CONFLICT, EXPIRED, fn, insertTransfer, NOT_FOUND, NOT_PENDING, payeeShare } from './plpgsql.js';
 
 /**
  * One function per ledger operation, `ledger_op_<op>(op jsonb)`, each the counterpart of its step in
@@ -21,6 +21,7 @@ BEGIN
   IF coalesce(v_available, 0) < v_amount THEN
     RETURN jsonb_build_object('ok', false, 'reason', 'insufficient_balance', 'availableMicros', coalesce(v_available, 0));
   END IF;
+  WITH held AS (UPDATE ledger_balances SET available_micros = available_micros - v_amount, held_micros = held_micros + v_amount WHERE account_id = v_account)
   ${insertTransfer(
     {
       id: `op->>'id'`,
@@ -37,7 +38,6 @@ BEGIN
     },
     't',
   )}
-  UPDATE ledger_balances SET available_micros = available_micros - v_amount, held_micros = held_micros + v_amount WHERE account_id = v_account;
   RETURN jsonb_build_object('ok', true, 'replayed', false, 'entry', ledger_entry_json(t, '[]'));
 END`,
 );
@@ -62,10 +62,10 @@ BEGIN
     RETURN ${EXPIRED};
   END IF;
   v_posted := least(v_amount, t.amount_micros);
+  WITH unheld AS (UPDATE ledger_balances SET held_micros = held_micros - t.amount_micros, available_micros = available_micros + (t.amount_micros - v_posted)
+      WHERE account_id = t.account_id)
   UPDATE ledger_transfers SET status = 'posted', posted_micros = v_posted, spend_micros = v_posted, resolved_at_ms = v_now, posted_at_ms = v_now
     WHERE id = t.id RETURNING * INTO t;
-  UPDATE ledger_balances SET held_micros = held_micros - t.amount_micros, available_micros = available_micros + (t.amount_micros - v_posted)
-    WHERE account_id = t.account_id;
   RETURN ledger_post_charge(t, t.account_id, v_posted, v_amount, op->'usage', v_now);
 END`,
 );
@@ -95,6 +95,9 @@ BEGIN
     RETURN ${EXPIRED};
   END IF;
   v_posted := least(v_amount, (op->>'capMicros')::bigint, h.amount_micros);
+  -- One statement: the capture's row, and what it posted taken from the hold and from the account's held money.
+  WITH shrunk AS (UPDATE ledger_transfers SET amount_micros = amount_micros - v_posted WHERE id = h.id),
+    unheld AS (UPDATE ledger_balances SET held_micros = held_micros - v_posted WHERE account_id = h.account_id)
   ${insertTransfer(
     {
       id: `op->>'id'`,
@@ -111,9 +114,7 @@ BEGIN
     },
     't',
   )}
-  UPDATE ledger_transfers SET amount_micros = amount_micros - v_posted WHERE id = h.id;
-  UPDATE ledger_balances SET held_micros = held_micros - v_posted WHERE account_id = h.account_id;
-  v_paid := ledger_pay_out(t.id, op->'payee', v_posted, v_now);
+  v_paid := ${payeeShare('v_posted')};
   r := ledger_post_charge(t, h.account_id, v_posted, v_amount, op->'usage', v_now);
   -- As for a debit: the payee's share of what was posted comes out of what revenue receives.
   RETURN r || jsonb_build_object('_revenue', (r->>'_revenue')::bigint - v_paid);
@@ -188,7 +189,7 @@ BEGIN
     't',
   )}
   IF v_taken > 0 THEN UPDATE ledger_balances SET available_micros = available_micros - v_taken WHERE account_id = v_account; END IF;
-  v_paid := ledger_pay_out(t.id, op->'payee', v_taken, v_now);
+  v_paid := ${payeeShare('v_taken')};
   r := ledger_post_charge(t, v_account, v_taken, v_amount, op->'usage', v_now);
   -- A payee's share comes out of what revenue receives, never out of deposits.
   RETURN r || jsonb_build_object('_revenue', (r->>'_revenue')::bigint - v_paid);

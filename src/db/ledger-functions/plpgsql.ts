@@ -10,9 +10,15 @@
 export const fn = (signature: string, returns: string, body: string, volatility = '') =>
   `CREATE OR REPLACE FUNCTION ${signature} RETURNS ${returns} LANGUAGE plpgsql ${volatility} AS $fn$\n${body}\n$fn$;`;
 
-/** An entry point: bound to the schema it was created in (`SET search_path FROM CURRENT`), which its callees inherit. */
+/**
+ * An entry point: bound to the schema it was created in (`SET search_path FROM CURRENT`), which its callees inherit.
+ * Its statements and its callees' run on generic plans: each reaches its rows by key, so a plan made for one set of
+ * values serves all, and PostgreSQL would otherwise plan several of them again on every call, judging a custom plan
+ * cheaper for `= ANY (array)` and jsonb inputs (about a tenth of a batch's time).
+ */
 export const entry = (signature: string, returns: string, body: string) =>
-  `CREATE OR REPLACE FUNCTION ${signature} RETURNS ${returns} LANGUAGE plpgsql SET search_path FROM CURRENT AS $fn$\n${body}\n$fn$;`;
+  `CREATE OR REPLACE FUNCTION ${signature} RETURNS ${returns} LANGUAGE plpgsql SET search_path FROM CURRENT
+  SET plan_cache_mode = force_generic_plan AS $fn$\n${body}\n$fn$;`;
 
 /** The columns a new transfer row names, in order; `hold_id` only a capture's (README.md "Captures"). */
 const TRANSFER_COLUMNS = [
@@ -56,6 +62,10 @@ export function insertTransfer(transfer: NewTransfer, into?: string): string {
   const values = columns.map((column) => row[column]).join(', ');
   return `INSERT INTO ledger_transfers (${columns.join(', ')})\n    VALUES (${values})${returning};`;
 }
+
+/** What a charge `t` pays its payee out of `taken` (ledger_pay_out), without a call when it names none. */
+export const payeeShare = (taken: string) =>
+  `CASE WHEN jsonb_typeof(op->'payee') = 'object' THEN ledger_pay_out(t.id, op->'payee', ${taken}, v_now) ELSE 0 END`;
 
 export const NOT_FOUND = `'{"ok": false, "reason": "hold_not_found"}'::jsonb`;
 export const CONFLICT = `'{"ok": false, "reason": "idempotency_conflict"}'::jsonb`;

@@ -40,7 +40,7 @@ BEGIN
   FOR l IN SELECT id, remaining_micros, fx_rate_rub_micro FROM ledger_lots
             WHERE account_id = p_account AND remaining_micros > 0 ORDER BY created_at_ms, seq LOOP
     v_take := least(l.remaining_micros, v_left);
-    UPDATE ledger_lots SET remaining_micros = remaining_micros - v_take WHERE id = l.id;
+    WITH spent AS (UPDATE ledger_lots SET remaining_micros = remaining_micros - v_take WHERE id = l.id)
     INSERT INTO ledger_allocations (transfer_id, seq, lot_id, amount_micros, fx_rate_rub_micro) VALUES (p_transfer, v_seq, l.id, v_take, l.fx_rate_rub_micro);
     v_allocs := v_allocs || jsonb_build_array(jsonb_build_object('lot_id', l.id, 'amount_micros', v_take, 'fx_rate_rub_micro', l.fx_rate_rub_micro));
     v_seq := v_seq + 1;
@@ -66,7 +66,7 @@ BEGIN
     v_open := c.amount_micros - c.restored;
     CONTINUE WHEN v_open <= 0;
     v_give := least(v_open, v_left);
-    UPDATE ledger_lots SET remaining_micros = remaining_micros + v_give WHERE id = c.lot_id;
+    WITH restored AS (UPDATE ledger_lots SET remaining_micros = remaining_micros + v_give WHERE id = c.lot_id)
     INSERT INTO ledger_allocations (transfer_id, seq, lot_id, amount_micros, fx_rate_rub_micro) VALUES (p_transfer, v_seq, c.lot_id, -v_give, c.fx_rate_rub_micro);
     v_allocs := v_allocs || jsonb_build_array(jsonb_build_object('lot_id', c.lot_id, 'amount_micros', -v_give, 'fx_rate_rub_micro', c.fx_rate_rub_micro));
     v_seq := v_seq + 1;
@@ -77,11 +77,11 @@ BEGIN
 END`,
 );
 
+/** What the platform absorbed beyond what a charge could post (never 0: the caller checks). */
 const POST_LOSS = fn(
   'ledger_post_loss(p_charge text, p_loss bigint, p_now bigint)',
   'void',
   `BEGIN
-  IF p_loss = 0 THEN RETURN; END IF;
   ${insertTransfer({
     id: `'loss:' || p_charge`,
     account_id: `'system:losses'`,
@@ -108,12 +108,12 @@ BEGIN
       FROM jsonb_array_elements(p_allocs) a;
     IF p_cost > 0 THEN v_rate := div(v_rub::numeric * 1000000 + div(p_cost, 2), p_cost)::bigint; END IF;
   END IF;
-  INSERT INTO usage_records (id, account_id, key_id, request_id, model, kind, endpoint, prompt_tokens, completion_tokens, cached_tokens,
+  v_day := to_char(date '1970-01-01' + floor((u->>'createdAtMs')::numeric / 86400000)::int, 'YYYY-MM-DD');
+  WITH line AS (INSERT INTO usage_records (id, account_id, key_id, request_id, model, kind, endpoint, prompt_tokens, completion_tokens, cached_tokens,
       reasoning_tokens, total_tokens, cost_micros, transfer_id, billed_in_rub, cost_rub_micro, fx_rate_rub_micro, created_at_ms, duration_ms, metadata)
     VALUES (u->>'id', p_account, u->>'keyId', u->>'requestId', u->>'model', u->>'kind', u->>'endpoint', (u->>'promptTokens')::int,
       (u->>'completionTokens')::int, (u->>'cachedTokens')::int, (u->>'reasoningTokens')::int, (u->>'totalTokens')::int, p_cost, p_transfer,
-      v_billed, v_rub, v_rate, (u->>'createdAtMs')::bigint, (u->>'durationMs')::int, u->>'metadata');
-  v_day := to_char(date '1970-01-01' + floor((u->>'createdAtMs')::numeric / 86400000)::int, 'YYYY-MM-DD');
+      v_billed, v_rub, v_rate, (u->>'createdAtMs')::bigint, (u->>'durationMs')::int, u->>'metadata'))
   INSERT INTO usage_daily AS d (account_id, day, model, kind, requests, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens,
       total_tokens, cost_micros, billed_rub_micro, unbilled_cost_micros)
     VALUES (p_account, v_day, u->>'model', u->>'kind', 1, (u->>'promptTokens')::bigint, (u->>'completionTokens')::bigint,
@@ -128,16 +128,6 @@ BEGIN
 END`,
 );
 
-const ADD_SYSTEM = fn(
-  'ledger_add_system(p_account text, p_delta bigint)',
-  'void',
-  `BEGIN
-  IF p_delta = 0 THEN RETURN; END IF;
-  INSERT INTO ledger_balances AS b (account_id, available_micros, held_micros) VALUES (p_account, p_delta, 0)
-    ON CONFLICT (account_id) DO UPDATE SET available_micros = b.available_micros + excluded.available_micros;
-END`,
-);
-
 /**
  * The end every charge shares (settle, capture, debit) once its own rows are written: the lots that pay, the usage
  * line, what the platform absorbed beyond `p_posted`, and the outcome, with the batch's share of revenue and losses.
@@ -149,7 +139,7 @@ const POST_CHARGE = fn(
 BEGIN
   v_allocs := ledger_consume_lots(p_account, t.id, p_posted);
   IF jsonb_typeof(p_usage) = 'object' THEN v_usage := ledger_insert_usage(p_usage, p_account, t.id, p_posted, v_allocs); END IF;
-  PERFORM ledger_post_loss(t.id, p_asked - p_posted, p_now);
+  IF p_asked <> p_posted THEN PERFORM ledger_post_loss(t.id, p_asked - p_posted, p_now); END IF;
   RETURN jsonb_build_object('ok', true, 'replayed', false, 'entry', ledger_entry_json(t, v_allocs), 'lossMicros', p_asked - p_posted, 'usage', v_usage,
     '_revenue', p_asked, '_losses', p_posted - p_asked);
 END`,
@@ -167,13 +157,15 @@ const FUND = fn(
 END`,
 );
 
-/** A payee's share of a charge (README.md "Payouts"): at most what it took, as `earning:<charge>`; returns it (0: nothing written). */
+/**
+ * A payee's share of a charge (README.md "Payouts"): at most what it took, as `earning:<charge>`; returns it (0: nothing
+ * written). Called only for a charge that names a payee (`payeeShare` in plpgsql.ts).
+ */
 const PAY_OUT = fn(
   'ledger_pay_out(p_charge text, p_payee jsonb, p_taken bigint, p_now bigint)',
   'bigint',
-  `DECLARE e ledger_transfers; v_paid bigint := 0;
+  `DECLARE e ledger_transfers; v_paid bigint := least((p_payee->>'amountMicros')::bigint, p_taken);
 BEGIN
-  IF jsonb_typeof(p_payee) = 'object' THEN v_paid := least((p_payee->>'amountMicros')::bigint, p_taken); END IF;
   IF v_paid = 0 THEN RETURN 0; END IF;
   ${insertTransfer(
     {
@@ -203,7 +195,6 @@ export const POSTING_FUNCTIONS = [
   RESTORE_LOTS,
   POST_LOSS,
   INSERT_USAGE,
-  ADD_SYSTEM,
   POST_CHARGE,
   FUND,
   PAY_OUT,
