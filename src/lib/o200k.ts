@@ -42,4 +42,13 @@ export function loadO200kRanks(file: string = RANKS_FILE): (string | number[])[]
   return ranks;
 }
 
+/**
+ * How many merged pieces (text the table has no single token for) the encoder remembers. The library's default,
+ * 100,000, let distinct words grow the heap by about 29 MB over a day of varied text, and its eviction (the oldest
+ * key of a Map that keeps its deleted slots until it grows) made counting such text up to five times slower. Ten
+ * thousand counts text with a 5,000-word vocabulary as fast as 100,000 does, in about 3 MB at most.
+ */
+export const MERGE_CACHE_ENTRIES = 10_000;
+
 export const o200k = GptEncoding.getEncodingApi('o200k_base', () => loadO200kRanks());
+o200k.setMergeCacheSize(MERGE_CACHE_ENTRIES);

@@ -6,7 +6,7 @@
 import generatedRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
 import { countTokens, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { loadO200kRanks, o200k } from '../../src/lib/o200k.js';
+import { loadO200kRanks, MERGE_CACHE_ENTRIES, o200k } from '../../src/lib/o200k.js';
 
 describe('o200k_base from the tiktoken file', () => {
   it('is the generated module’s table: the same rank for every token, text or bytes, and the same holes', () => {
@@ -38,5 +38,18 @@ describe('o200k_base from the tiktoken file', () => {
       expect(o200k.countTokens(text, TEXT_ONLY)).toBe(countTokens(text, TEXT_ONLY));
       expect(o200k.decode(o200k.encode(text, TEXT_ONLY))).toBe(decode(encode(text, TEXT_ONLY)));
     }
+  });
+
+  it('remembers at most MERGE_CACHE_ENTRIES merged pieces, however many distinct words it counts', () => {
+    // The library's own cache, read where it keeps it: the bound keeps a day of varied text from growing the heap.
+    const cache = () =>
+      (o200k as unknown as { bytePairEncodingCoreProcessor: { mergeCache?: Map<string, unknown> } })
+        .bytePairEncodingCoreProcessor.mergeCache;
+    // Words of letters only, each its own piece for the encoder, most of them merged: 4× what the cache holds.
+    const letters = (n: number) =>
+      [...n.toString(26)].map((d) => String.fromCharCode(107 + Number.parseInt(d, 26))).join('');
+    const words = Array.from({ length: 4 * MERGE_CACHE_ENTRIES }, (_, i) => `zq${letters(i)}xv`);
+    expect(o200k.countTokens(words.join(' '))).toBeGreaterThan(words.length);
+    expect(cache()?.size).toBe(MERGE_CACHE_ENTRIES);
   });
 });
