@@ -1,7 +1,7 @@
 /**
  * The one behavioural contract of the withdrawal-store port (issue 27 item 4, DESIGN.md 11), run against every
- * implementation: the address book, and `create` admitting a withdrawal only within its caps, one request at a
- * time even when requests race from two processes. States and reads: withdrawal-store-states.conformance.ts.
+ * implementation: the address book, and `create` admitting a withdrawal only within its caps (which `check` tells
+ * beforehand), one request at a time even when requests race from two processes. States and reads: withdrawal-store-states.conformance.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type {
@@ -62,6 +62,14 @@ export function withdrawalStoreConformance(name: string, make: () => Promise<Wit
       await subject?.cleanup();
     });
 
+    /** `create`, after `check` of the same request: the check must foretell the refusal (or null for an admission). */
+    const attempt = async (w: NewWithdrawal, caps: WithdrawalCaps) => {
+      const checked = await store().check(w, caps);
+      const outcome = await store().create(w, caps);
+      expect(checked).toEqual(outcome.ok ? null : outcome);
+      return outcome;
+    };
+
     const address = (accountId: string, overrides: Partial<WithdrawalAddress> = {}): WithdrawalAddress => ({
       id: newId('wad'),
       accountId,
@@ -100,7 +108,10 @@ export function withdrawalStoreConformance(name: string, make: () => Promise<Wit
     it('admits a withdrawal within its caps in state requested, counted at amount + fee', async () => {
       const accountId = newId('acc');
       const request = newWithdrawal(accountId, 25_000_000n, { feeMicros: 1_000_000n, createdAtMs: T0 + 7 });
-      const outcome = await store().create(request, WIDE_CAPS);
+      expect(await store().check(request, WIDE_CAPS)).toBeNull();
+      expect(await store().get(request.id)).toBeNull(); // a check writes nothing
+      expect(await store().activeTotal(accountId)).toBe(0n);
+      const outcome = await attempt(request, WIDE_CAPS);
       const expected = {
         ...request,
         status: 'requested',
@@ -122,20 +133,20 @@ export function withdrawalStoreConformance(name: string, make: () => Promise<Wit
       const caps = { ...WIDE_CAPS, accountTotalMicros: 10_000_000n };
       await created(store(), newWithdrawal(accountId, 6_000_000n, { feeMicros: 500_000n }), caps);
       const over = newWithdrawal(accountId, 3_600_000n, { feeMicros: 500_000n });
-      expect(await store().create(over, caps)).toEqual({
+      expect(await attempt(over, caps)).toEqual({
         ok: false,
         reason: 'account_total',
         remainingMicros: 3_500_000n,
       });
       expect(await store().get(over.id)).toBeNull();
       await created(store(), newWithdrawal(accountId, 3_000_000n, { feeMicros: 500_000n }), caps); // to the cap
-      expect(await store().create(newWithdrawal(accountId, 1n), caps)).toEqual({
+      expect(await attempt(newWithdrawal(accountId, 1n), caps)).toEqual({
         ok: false,
         reason: 'account_total',
         remainingMicros: 0n,
       });
       // A cap lowered below what is already out leaves nothing, never less.
-      expect(await store().create(newWithdrawal(accountId, 1n), { ...caps, accountTotalMicros: 4_000_000n })).toEqual({
+      expect(await attempt(newWithdrawal(accountId, 1n), { ...caps, accountTotalMicros: 4_000_000n })).toEqual({
         ok: false,
         reason: 'account_total',
         remainingMicros: 0n,
@@ -147,13 +158,13 @@ export function withdrawalStoreConformance(name: string, make: () => Promise<Wit
       const caps = { ...WIDE_CAPS, accountTotalMicros: 10_000_000n, accountDailyMicros: 4_000_000n };
       await created(store(), newWithdrawal(accountId, 5_000_000n, { createdAtMs: DAY_START - 1 })); // yesterday
       await created(store(), newWithdrawal(accountId, 3_000_000n, { createdAtMs: DAY_START }), caps);
-      expect(await store().create(newWithdrawal(accountId, 500_000n, { feeMicros: 1_000_000n }), caps)).toEqual({
+      expect(await attempt(newWithdrawal(accountId, 500_000n, { feeMicros: 1_000_000n }), caps)).toEqual({
         ok: false,
         reason: 'account_daily',
         remainingMicros: 1_000_000n,
       });
       // Past both: the account's total is named first.
-      expect(await store().create(newWithdrawal(accountId, 2_500_000n), caps)).toEqual({
+      expect(await attempt(newWithdrawal(accountId, 2_500_000n), caps)).toEqual({
         ok: false,
         reason: 'account_total',
         remainingMicros: 2_000_000n,
@@ -168,13 +179,13 @@ export function withdrawalStoreConformance(name: string, make: () => Promise<Wit
       const [first, second] = [newId('acc'), newId('acc')];
       await created(store(), newWithdrawal(first, 9_000_000n, { createdAtMs: day - 1 }), WIDE_CAPS);
       await created(store(), newWithdrawal(first, 2_000_000n, { createdAtMs: day }), caps);
-      expect(await store().create(newWithdrawal(second, 1_500_000n, { createdAtMs: day + 1 }), caps)).toEqual({
+      expect(await attempt(newWithdrawal(second, 1_500_000n, { createdAtMs: day + 1 }), caps)).toEqual({
         ok: false,
         reason: 'global_daily',
         remainingMicros: 1_000_000n,
       });
       await created(store(), newWithdrawal(second, 1_000_000n, { createdAtMs: day + 1 }), caps);
-      expect(await store().create(newWithdrawal(second, 1n, { createdAtMs: day + 2 }), caps)).toMatchObject({
+      expect(await attempt(newWithdrawal(second, 1n, { createdAtMs: day + 2 }), caps)).toMatchObject({
         reason: 'global_daily',
         remainingMicros: 0n,
       });
@@ -184,7 +195,7 @@ export function withdrawalStoreConformance(name: string, make: () => Promise<Wit
       const accountId = newId('acc');
       const caps = { ...WIDE_CAPS, accountTotalMicros: 5_000_000n, accountDailyMicros: 5_000_000n };
       const failing = await created(store(), newWithdrawal(accountId, 4_000_000n), caps);
-      expect((await store().create(newWithdrawal(accountId, 2_000_000n), caps)).ok).toBe(false);
+      expect((await attempt(newWithdrawal(accountId, 2_000_000n), caps)).ok).toBe(false);
       const finished = { finishedAtMs: T0 + 1 };
       await store().transition(failing.id, ['requested'], { status: 'failed', ...finished }, T0 + 1);
       const rejecting = await created(store(), newWithdrawal(accountId, 2_000_000n), caps);

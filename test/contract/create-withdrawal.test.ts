@@ -233,7 +233,8 @@ describe('POST /v1/payments/withdrawals', { timeout: 30_000 }, () => {
     const p = await readyEarner(h, 100); // at 01:00 UTC
     const body = (amount_usd: number) => ({ address_id: p.addressId, amount_usd, totp: p.code() });
     expectNativeOk(await withdraw(p.apiKey, body(30)), 201); // 31 of the day's 60
-    const refused = await withdraw(p.apiKey, body(30));
+    const totp = p.code();
+    const refused = await withdraw(p.apiKey, { address_id: p.addressId, amount_usd: 30, totp });
     expectNativeError(refused, 429, 'withdrawal_limit_reached');
     const { remaining_usd, resets_at } = refused.body.data.meta;
     expect(remaining_usd).toBe(29);
@@ -243,7 +244,8 @@ describe('POST /v1/payments/withdrawals', { timeout: 30_000 }, () => {
     expect(resetsAtMs - h.deps.now()).toBeLessThan(DAY);
     const retryAfterMs = Number(refused.headers.get('retry-after')) * 1000;
     expect(Math.abs(retryAfterMs - (resetsAtMs - h.deps.now()))).toBeLessThan(60_000);
-    expectNativeOk(await withdraw(p.apiKey, body(28)), 201); // exactly what was left
+    // Exactly what was left, with the same code: refused before it was checked, the code was not spent.
+    expectNativeOk(await withdraw(p.apiKey, { address_id: p.addressId, amount_usd: 28, totp }), 201);
     h.advance(resetsAtMs - h.deps.now() + 1_000);
     expectNativeOk(await withdraw(p.apiKey, body(20)), 201); // a new day: 85 - 31 - 29 = 25 still withdrawable
   });
@@ -253,11 +255,12 @@ describe('POST /v1/payments/withdrawals', { timeout: 30_000 }, () => {
     const second = await readyEarner(h, 100); // both ready on the same fresh day
     const body = (p: typeof first, amount_usd: number) => ({ address_id: p.addressId, amount_usd, totp: p.code() });
     expectNativeOk(await withdraw(first.apiKey, body(first, 50)), 201); // 51 of 100
-    const refused = await withdraw(second.apiKey, body(second, 50));
+    const totp = second.code();
+    const refused = await withdraw(second.apiKey, { address_id: second.addressId, amount_usd: 50, totp });
     expectNativeError(refused, 429, 'withdrawal_limit_reached');
     expect(refused.body.data.meta.remaining_usd).toBe(49);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-    expectNativeOk(await withdraw(second.apiKey, body(second, 48)), 201);
+    expectNativeOk(await withdraw(second.apiKey, { address_id: second.addressId, amount_usd: 48, totp }), 201);
   });
 
   it('402 account_in_debt while a refund has taken back money the account had spent', async () => {

@@ -1,4 +1,4 @@
-import type { CreateWithdrawalOutcome, WithdrawalCaps } from './index.js';
+import type { CapRefusal, WithdrawalCaps } from './index.js';
 
 /** Σ amount + fee of active withdrawals: the account's of all time and since the day began, and everyone's today. */
 export interface ActiveSums {
@@ -6,8 +6,6 @@ export interface ActiveSums {
   accountDailyMicros: bigint;
   globalDailyMicros: bigint;
 }
-
-export type CapRefusal = Extract<CreateWithdrawalOutcome, { ok: false }>;
 
 /**
  * The first cap that `requestedMicros` (amount + fee) would pass, in the port's order (account total, account daily,

@@ -107,6 +107,8 @@ export type CreateWithdrawalOutcome =
       remainingMicros: bigint;
     };
 
+export type CapRefusal = Extract<CreateWithdrawalOutcome, { ok: false }>;
+
 /** A state change: the fields to set along with the new status. */
 export interface WithdrawalChange {
   status: WithdrawalStatus;
@@ -128,6 +130,11 @@ export interface WithdrawalStore {
 
   /** Admits the withdrawal in state `requested` if it fits every cap (one serialized step across processes). */
   create(withdrawal: NewWithdrawal, caps: WithdrawalCaps): Promise<CreateWithdrawalOutcome>;
+  /**
+   * The refusal `create` would answer now, or null; writes nothing and takes no lock, so `create` still decides. Lets
+   * a request be refused before its one-time code is spent.
+   */
+  check(withdrawal: NewWithdrawal, caps: WithdrawalCaps): Promise<CapRefusal | null>;
   get(id: string): Promise<WithdrawalRecord | null>;
   /** Newest first. */
   list(accountId: string, page: { limit: number; offset: number }): Promise<WithdrawalRecord[]>;

@@ -1,6 +1,7 @@
 import { firstExceededCap } from './caps.js';
 import {
   ACTIVE_WITHDRAWAL_STATUSES,
+  type CapRefusal,
   type CreateWithdrawalOutcome,
   type NewWithdrawal,
   type SignedTransaction,
@@ -52,18 +53,7 @@ export class MemoryWithdrawalStore implements WithdrawalStore {
   }
 
   async create(input: NewWithdrawal, caps: WithdrawalCaps): Promise<CreateWithdrawalOutcome> {
-    const active = this.active();
-    const mine = active.filter((w) => w.accountId === input.accountId);
-    const today = (w: WithdrawalRecord) => w.createdAtMs >= caps.dayStartMs;
-    const refused = firstExceededCap(
-      {
-        accountTotalMicros: sumOf(mine),
-        accountDailyMicros: sumOf(mine.filter(today)),
-        globalDailyMicros: sumOf(active.filter(today)),
-      },
-      input.amountMicros + input.feeMicros,
-      caps,
-    );
+    const refused = this.refusal(input, caps); // no await before the insert: one create at a time
     if (refused) return refused;
     const withdrawal: WithdrawalRecord = {
       ...input,
@@ -77,6 +67,25 @@ export class MemoryWithdrawalStore implements WithdrawalStore {
     };
     this.withdrawals.set(withdrawal.id, withdrawal);
     return { ok: true, withdrawal: copy(withdrawal) };
+  }
+
+  async check(input: NewWithdrawal, caps: WithdrawalCaps): Promise<CapRefusal | null> {
+    return this.refusal(input, caps);
+  }
+
+  private refusal(input: NewWithdrawal, caps: WithdrawalCaps): CapRefusal | null {
+    const active = this.active();
+    const mine = active.filter((w) => w.accountId === input.accountId);
+    const today = (w: WithdrawalRecord) => w.createdAtMs >= caps.dayStartMs;
+    return firstExceededCap(
+      {
+        accountTotalMicros: sumOf(mine),
+        accountDailyMicros: sumOf(mine.filter(today)),
+        globalDailyMicros: sumOf(active.filter(today)),
+      },
+      input.amountMicros + input.feeMicros,
+      caps,
+    );
   }
 
   async get(id: string): Promise<WithdrawalRecord | null> {

@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../../db/unique-violation.js';
 import { type ActiveSums, firstExceededCap } from './caps.js';
 import {
   ACTIVE_WITHDRAWAL_STATUSES,
+  type CapRefusal,
   type CreateWithdrawalOutcome,
   type NewWithdrawal,
   type SignedTransaction,
@@ -86,6 +87,11 @@ export class SqlWithdrawalStore implements WithdrawalStore {
       await trx('withdrawals').insert(row);
       return { ok: true, withdrawal: toWithdrawal(row) };
     });
+  }
+
+  async check(withdrawal: NewWithdrawal, caps: WithdrawalCaps): Promise<CapRefusal | null> {
+    const sums = await activeSums(this.knex, withdrawal.accountId, caps.dayStartMs);
+    return firstExceededCap(sums, withdrawal.amountMicros + withdrawal.feeMicros, caps);
   }
 
   /**

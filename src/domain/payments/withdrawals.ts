@@ -1,4 +1,4 @@
-import type { WithdrawalRecord } from '../../adapters/withdrawal-store/index.js';
+import type { CapRefusal, WithdrawalRecord } from '../../adapters/withdrawal-store/index.js';
 import { ApiError } from '../../errors/api-error.js';
 import { newId } from '../../lib/ids.js';
 import { addDays, dayStartMs, utcDay } from '../../lib/utc-days.js';
@@ -17,8 +17,8 @@ export interface WithdrawalRequest {
 
 /**
  * A withdrawal of earnings (issue 27 item 4, research/payments.md 8.2): checked (a second factor set up, no debt,
- * the service's bounds, a cooled address of the account's book, matured earnings, then the code), admitted by the
- * store in one serialized step, then held in the ledger. What follows (review, signing, broadcast, confirmation)
+ * the service's bounds, a cooled address of the account's book, matured earnings, the daily limits, then the code),
+ * admitted by the store in one serialized step, then held in the ledger. What follows (review, signing, broadcast, confirmation)
  * happens outside the request: withdrawal-pipeline.ts here, and the signer process.
  */
 export async function requestWithdrawal(
@@ -46,29 +46,28 @@ export async function requestWithdrawal(
   const total = request.amountMicros + policy.feeMicros;
   const can = await withdrawable(ctx, account.id);
   if (total > can.withdrawableMicros) throw notWithdrawable(can.withdrawableMicros);
+  const today = utcDay(nowMs);
+  const withdrawal = {
+    id: newId('wd'),
+    accountId: account.id,
+    address: destination.address,
+    amountMicros: request.amountMicros,
+    feeMicros: policy.feeMicros,
+    createdAtMs: nowMs,
+  };
+  const caps = {
+    accountTotalMicros: can.maturedMicros,
+    accountDailyMicros: policy.dailyAccountMicros,
+    globalDailyMicros: policy.dailyTotalMicros,
+    dayStartMs: dayStartMs(today),
+  };
+  const refusal = await ctx.withdrawals.check(withdrawal, caps);
+  if (refusal) throw capReached(refusal, today, nowMs);
   // Last before anything is written: a code works once, so a refusal above must not have spent it.
   await confirmSecondFactor(ctx, login, request.totp, clientAddress);
-  const today = utcDay(nowMs);
-  const admitted = await ctx.withdrawals.create(
-    {
-      id: newId('wd'),
-      accountId: account.id,
-      address: destination.address,
-      amountMicros: request.amountMicros,
-      feeMicros: policy.feeMicros,
-      createdAtMs: nowMs,
-    },
-    {
-      accountTotalMicros: can.maturedMicros,
-      accountDailyMicros: policy.dailyAccountMicros,
-      globalDailyMicros: policy.dailyTotalMicros,
-      dayStartMs: dayStartMs(today),
-    },
-  );
-  if (!admitted.ok) {
-    if (admitted.reason === 'account_total') throw notWithdrawable(admitted.remainingMicros);
-    throw dailyLimitReached(admitted.remainingMicros, dayStartMs(addDays(today, 1)), nowMs);
-  }
+  // The store decides: another request may have taken the room since the check.
+  const admitted = await ctx.withdrawals.create(withdrawal, caps);
+  if (!admitted.ok) throw capReached(admitted, today, nowMs);
   const held = await placeHold(ctx, admitted.withdrawal);
   if (held.status === 'failed') throw notWithdrawable(0n);
   return held;
@@ -77,9 +76,12 @@ export async function requestWithdrawal(
 const notWithdrawable = (micros: bigint): ApiError =>
   new ApiError('insufficient_withdrawable', undefined, { meta: { withdrawable_usd: microsToUsd(micros) } });
 
-function dailyLimitReached(remainingMicros: bigint, resetsAtMs: number, nowMs: number): ApiError {
+/** A cap the withdrawal would pass: what the account may still withdraw, or the day's limit and when it resets. */
+function capReached(refusal: CapRefusal, today: string, nowMs: number): ApiError {
+  if (refusal.reason === 'account_total') return notWithdrawable(refusal.remainingMicros);
+  const resetsAtMs = dayStartMs(addDays(today, 1));
   return new ApiError('withdrawal_limit_reached', undefined, {
-    meta: { remaining_usd: microsToUsd(remainingMicros), resets_at: new Date(resetsAtMs).toISOString() },
+    meta: { remaining_usd: microsToUsd(refusal.remainingMicros), resets_at: new Date(resetsAtMs).toISOString() },
     headers: { 'Retry-After': String(Math.ceil((resetsAtMs - nowMs) / 1000)) },
   });
 }
