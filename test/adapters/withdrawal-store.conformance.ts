@@ -1,7 +1,8 @@
 /**
  * The one behavioural contract of the withdrawal-store port (issue 27 item 4, DESIGN.md 11), run against every
  * implementation: the address book, and `create` admitting a withdrawal only within its caps (which `check` tells
- * beforehand), one request at a time even when requests race from two processes. States and reads: withdrawal-store-states.conformance.ts.
+ * beforehand), one request at a time even when requests race from two processes. States and reads:
+ * withdrawal-store-states.conformance.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type {

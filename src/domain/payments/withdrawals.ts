@@ -18,8 +18,8 @@ export interface WithdrawalRequest {
 /**
  * A withdrawal of earnings (issue 27 item 4, research/payments.md 8.2): checked (a second factor set up, no debt,
  * the service's bounds, a cooled address of the account's book, matured earnings, the daily limits, then the code),
- * admitted by the store in one serialized step, then held in the ledger. What follows (review, signing, broadcast, confirmation)
- * happens outside the request: withdrawal-pipeline.ts here, and the signer process.
+ * admitted by the store in one serialized step, then held in the ledger. What follows (review, signing, broadcast,
+ * confirmation) happens outside the request: withdrawal-pipeline.ts here, and the signer process.
  */
 export async function requestWithdrawal(
   ctx: WithdrawalsContext,
