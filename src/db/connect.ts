@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type pg from 'pg';
+import { onFirstUse } from '../lib/on-first-use.js';
 import { BACKSTOP_CHECKPOINT_PAGES } from './sqlite-checkpointer.js';
 
 /**
@@ -10,10 +11,10 @@ import { BACKSTOP_CHECKPOINT_PAGES } from './sqlite-checkpointer.js';
  * same module for its pool). pg returns int8 as a string by default (TOOLCHAIN.md); money columns are int8
  * micro-USD and times are int8 milliseconds, so they are parsed as BigInt and each adapter converts explicitly.
  */
-function loadPgWithBigInts(): void {
+const loadPgWithBigInts = onFirstUse((): void => {
   const driver = createRequire(import.meta.url)('pg') as typeof pg;
   driver.types.setTypeParser(20, (value: string) => BigInt(value));
-}
+});
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 

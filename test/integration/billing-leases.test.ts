@@ -12,6 +12,7 @@ import { retryJournaledCharges } from '../../src/domain/billing/charge-retrier.j
 import type { Principal } from '../../src/domain/keys/authenticator.js';
 import { ApiError } from '../../src/errors/api-error.js';
 import { BILLING_BACKENDS, type BillingWorld, LEASES, openBillingWorld } from '../setup/billing.js';
+import { sleep } from '../setup/time.js';
 
 const CALL = { model: 'm', kind: 'chat' as const, endpoint: '/x' };
 
@@ -56,7 +57,7 @@ describe.each(BILLING_BACKENDS)('billing leases on $name', (backend) => {
       if (r.lease !== null) return r;
       await via.settle(r, 0n, CALL);
       await w.ledger.drain();
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await sleep(5);
     }
     throw new Error('no lease within 20 s of reservations');
   }

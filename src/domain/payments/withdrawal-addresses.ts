@@ -22,25 +22,14 @@ export function withdrawalRail(ctx: WithdrawalsContext): WithdrawalRail {
 /**
  * The account's login with its second factor, which money leaving needs (DESIGN.md 10: TOTP is "required for
  * withdrawals and for adding a withdrawal address"): an account without a confirmed one, or without a login at all
- * (made by the operator), is refused with 403 `second_factor_required` before the request itself is looked at.
+ * (made by the operator), is refused with 403 `second_factor_required` before the request itself is looked at. Its
+ * code (checkSecondFactor, as at sign-in) is asked for last, once nothing else can refuse the request: a code works
+ * once, so a typo elsewhere must not spend it.
  */
 export async function loginWithSecondFactor(ctx: WithdrawalsContext, accountId: string): Promise<LoginRecord> {
   const login = await ctx.auth.credentials.findLoginByAccount(accountId);
   if (login === null || login.totpSecret === null) throw new ApiError('second_factor_required');
   return login;
-}
-
-/**
- * The code (or a recovery code), checked as at sign-in (issue 26 item 4). Asked for last, once nothing else can
- * refuse the request: a code works once, so a typo elsewhere must not spend it.
- */
-export function confirmSecondFactor(
-  ctx: WithdrawalsContext,
-  login: LoginRecord,
-  code: string | undefined,
-  clientAddress: string,
-): Promise<void> {
-  return checkSecondFactor(ctx.auth, login, code, clientAddress);
 }
 
 /**
@@ -81,7 +70,7 @@ export async function addWithdrawalAddress(
   const login = await loginWithSecondFactor(ctx, accountId);
   const address = request.address.trim();
   refuseAddress(malformed(rail, address));
-  await confirmSecondFactor(ctx, login, request.totp, clientAddress);
+  await checkSecondFactor(ctx.auth, login, request.totp, clientAddress);
   refuseAddress(await depositAddress(ctx, address));
   const nowMs = ctx.now();
   const entry: WithdrawalAddress = {

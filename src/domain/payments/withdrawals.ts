@@ -2,10 +2,11 @@ import type { CapRefusal, WithdrawalRecord } from '../../adapters/withdrawal-sto
 import { ApiError } from '../../errors/api-error.js';
 import { newId } from '../../lib/ids.js';
 import { addDays, dayStartMs, utcDay } from '../../lib/utc-days.js';
+import { checkSecondFactor } from '../accounts/second-factor-check.js';
 import { assertNoDebt } from '../billing/debt-guard.js';
 import { microsToUsd } from '../billing/money.js';
 import { withdrawable } from './withdrawable.js';
-import { confirmSecondFactor, loginWithSecondFactor, ownAddress, withdrawalRail } from './withdrawal-addresses.js';
+import { loginWithSecondFactor, ownAddress, withdrawalRail } from './withdrawal-addresses.js';
 import { placeHold } from './withdrawal-holds.js';
 import type { WithdrawalsContext } from './withdrawals-context.js';
 
@@ -64,7 +65,7 @@ export async function requestWithdrawal(
   const refusal = await ctx.withdrawals.check(withdrawal, caps);
   if (refusal) throw capReached(refusal, today, nowMs);
   // Last before anything is written: a code works once, so a refusal above must not have spent it.
-  await confirmSecondFactor(ctx, login, request.totp, clientAddress);
+  await checkSecondFactor(ctx.auth, login, request.totp, clientAddress);
   // The store decides: another request may have taken the room since the check.
   const admitted = await ctx.withdrawals.create(withdrawal, caps);
   if (!admitted.ok) throw capReached(admitted, today, nowMs);
