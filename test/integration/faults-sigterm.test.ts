@@ -201,7 +201,8 @@ describe('SIGTERM', () => {
       (r) => r !== 200,
       { withinMs: WAIT_MS },
     );
-    expect(['ECONNREFUSED', 503]).toContain(refused);
+    // Refused, or reset: a connection the kernel completed just before the listener closed is reset, never served.
+    expect(['ECONNREFUSED', 'ECONNRESET', 503]).toContain(refused);
     const text = await stream.done;
     expect(parseSse(text).at(-1)).toBe('[DONE]');
     expect(contentChunks(text)).toBe(CHUNKS);
