@@ -61,9 +61,11 @@ export function buildWithdrawals(input: {
     auth: input.auth,
     deposits: input.payments.deposits,
     earnings: async (accountId, maturedBeforeMs) => {
-      const settled = await input.market.providerSettlements(accountId, 0, input.now() + 1);
-      const sum = (rows: typeof settled) => rows.reduce((total, s) => total + (s.providerMicros ?? 0n), 0n);
-      return { totalMicros: sum(settled), maturedMicros: sum(settled.filter((s) => s.atMs < maturedBeforeMs)) };
+      const [totalMicros, maturedMicros] = await Promise.all([
+        input.market.providerEarnedMicros(accountId, input.now() + 1),
+        input.market.providerEarnedMicros(accountId, maturedBeforeMs),
+      ]);
+      return { totalMicros, maturedMicros };
     },
     rail,
     policy: withdrawalPolicy(input.config),

@@ -1,5 +1,6 @@
 /** Days as `YYYY-MM-DD` strings of UTC (usage days are UTC days): naming them, and stepping between them. */
-const DAY_MS = 86_400_000;
+/** A UTC day: days have no leap seconds in JavaScript time. */
+export const DAY_MS = 86_400_000;
 
 /** The last day utcDay formatted: every charge asks for today's, and formatting a Date is most of the call. */
 const lastDay = { startMs: 0, endMs: 0, text: '' };

@@ -1,6 +1,12 @@
 /** The one behavioural contract of the market-store port (src/adapters/market-store), run against every implementation. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { InstanceRecord, MachineRecord, MarketStore, OfferQuery } from '../../src/adapters/market-store/index.js';
+import type {
+  EarningsGroup,
+  InstanceRecord,
+  MachineRecord,
+  MarketStore,
+  OfferQuery,
+} from '../../src/adapters/market-store/index.js';
 import { newId } from '../../src/lib/ids.js';
 
 export interface MarketStoreUnderTest {
@@ -9,6 +15,10 @@ export interface MarketStoreUnderTest {
 }
 
 const T0 = 1_750_000_000_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** The start of the UTC day of a time. */
+const dayOf = (ms: number) => ms - (ms % DAY);
 
 export function machine(overrides: Partial<MachineRecord> = {}): MachineRecord {
   return {
@@ -455,6 +465,23 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
 
     const newVolume = (accountId: string, sizeGb = 50) =>
       store().volumes.create({ accountId, name: 'data', sizeGb, priceMicrosPerGbMonth: 100_000n, createdAtMs: T0 });
+    /** A volume's first settlement on machine `m`, charging 7 micro-USD. */
+    const firstVolumeSettlement = (
+      volumeId: number,
+      m: MachineRecord,
+      providerMicros: bigint | null,
+      atMs: number,
+    ) => ({
+      recorded: {
+        volumeId,
+        seq: 1,
+        machineId: m.id,
+        providerAccountId: m.providerAccountId,
+        chargedMicros: 7n,
+        providerMicros,
+        atMs,
+      },
+    });
 
     it('keeps volumes: created unpinned, pinned by the first placement, refused on another machine, listed newest first', async () => {
       const [a, b] = [machine(), machine()];
@@ -554,17 +581,7 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       const pinned = (await store().volumes.get(volume.id))!;
       const recorded = await store().volumes.change(volume.id, pinned.version, {
         patch: { settleSeq: 1, settledUntilMs: T0 + 60_000, chargedMicros: 7n, pendingChargeMicros: 7n },
-        settlement: {
-          recorded: {
-            volumeId: volume.id,
-            seq: 1,
-            machineId: m.id,
-            providerAccountId: m.providerAccountId,
-            chargedMicros: 7n,
-            providerMicros: null,
-            atMs: T0 + 60_000,
-          },
-        },
+        settlement: firstVolumeSettlement(volume.id, m, null, T0 + 60_000),
       });
       expect(recorded).toMatchObject({
         settleSeq: 1,
@@ -577,13 +594,13 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       const billable = async (settledBeforeMs: number) =>
         (await store().volumes.billable(settledBeforeMs, 10_000)).map((v) => v.id);
       expect(await billable(T0 + 60_000)).toContain(volume.id); // a settlement left to post
-      expect(await store().providerSettlements(m.providerAccountId, T0, T0 + 120_000)).toEqual([]);
+      expect(await store().providerEarnings(m.providerAccountId, T0, T0 + 120_000)).toEqual([]);
       await store().volumes.change(volume.id, recorded!.version, {
         patch: { pendingChargeMicros: 0n },
         settlement: { posted: { seq: 1, providerMicros: 6n } },
       });
-      expect(await store().providerSettlements(m.providerAccountId, T0, T0 + 120_000)).toEqual([
-        { machineId: m.id, chargedMicros: 7n, providerMicros: 6n, atMs: T0 + 60_000 },
+      expect(await store().providerEarnings(m.providerAccountId, T0, T0 + 120_000)).toEqual([
+        { dayStartMs: dayOf(T0 + 60_000), machineId: m.id, chargedMicros: 7n, providerMicros: 6n, settlements: 1 },
       ]);
       expect(await billable(T0 + 60_000)).not.toContain(volume.id); // settled up to then
       expect(await billable(T0 + 120_000)).toContain(volume.id);
@@ -596,6 +613,60 @@ export function marketStoreConformance(name: string, make: () => Promise<MarketS
       const last = (await store().volumes.get(volume.id))!;
       await store().volumes.change(volume.id, last.version, { patch: { settledUntilMs: T0 + 90_000 } });
       expect(await billable(T0 + 10 ** 9)).not.toContain(volume.id);
+    });
+
+    it("sums a provider's posted settlements by UTC day and machine, rentals and volumes together", async () => {
+      const [m, other] = [machine(), machine()];
+      for (const each of [m, other]) await store().addMachine(each);
+      const accountId = newId('acc');
+      const volume = await newVolume(accountId);
+      const placed = await store().place(instance(m, { accountId, volumeId: volume.id }));
+      if (!placed.ok) throw new Error('not placed');
+      const day = dayOf(T0) + DAY;
+      // Rentals: two settlements on one day, one the next, one not posted yet (no share: not earned).
+      let version = placed.instance.version;
+      const settle = async (seq: number, atMs: number, chargedMicros: bigint, providerMicros: bigint | null) => {
+        const changed = await store().change(placed.instance.id, version, {
+          patch: {},
+          settlement: {
+            recorded: {
+              instanceId: placed.instance.id,
+              seq,
+              machineId: m.id,
+              providerAccountId: m.providerAccountId,
+              chargedMicros,
+              providerMicros,
+              atMs,
+            },
+          },
+        });
+        if (!changed.ok) throw new Error('stale');
+        version = changed.instance.version;
+      };
+      await settle(1, day + 10 * HOUR, 10n, 8n);
+      await settle(2, day + 20 * HOUR, 5n, 4n);
+      await settle(3, day + DAY + HOUR, 3n, 2n);
+      await settle(4, day + DAY + 2 * HOUR, 9n, null);
+      // A volume's settlement on the first day joins that day's group of its machine.
+      const pinned = (await store().volumes.get(volume.id))!;
+      await store().volumes.change(volume.id, pinned.version, {
+        patch: { settleSeq: 1 },
+        settlement: firstVolumeSettlement(volume.id, m, 6n, day + 23 * HOUR),
+      });
+      const byDay = (groups: EarningsGroup[]) => [...groups].sort((a, b) => a.dayStartMs - b.dayStartMs);
+      expect(byDay(await store().providerEarnings(m.providerAccountId, day, day + 2 * DAY))).toEqual([
+        { dayStartMs: day, machineId: m.id, chargedMicros: 22n, providerMicros: 18n, settlements: 3 },
+        { dayStartMs: day + DAY, machineId: m.id, chargedMicros: 3n, providerMicros: 2n, settlements: 1 },
+      ]);
+      // [from, to): a settlement at `to` is out, one at `from` in.
+      expect(await store().providerEarnings(m.providerAccountId, day + 20 * HOUR, day + DAY + HOUR)).toEqual([
+        { dayStartMs: day, machineId: m.id, chargedMicros: 12n, providerMicros: 10n, settlements: 2 },
+      ]);
+      expect(await store().providerEarnings(other.providerAccountId, day, day + 2 * DAY)).toEqual([]);
+      expect(await store().providerEarnedMicros(m.providerAccountId, day + DAY)).toBe(18n);
+      expect(await store().providerEarnedMicros(m.providerAccountId, day + 10 * DAY)).toBe(20n);
+      expect(await store().providerEarnedMicros(m.providerAccountId, day)).toBe(0n);
+      expect(await store().providerEarnedMicros(other.providerAccountId, day + 10 * DAY)).toBe(0n);
     });
   });
 }

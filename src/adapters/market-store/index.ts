@@ -161,8 +161,14 @@ export interface InstanceEvent {
   reason: StatusReason | null;
 }
 
-/** A posted settlement as a provider's earnings see it (rentals and volumes alike). */
-export type ProviderSettlement = Pick<SettlementRecord, 'machineId' | 'chargedMicros' | 'providerMicros' | 'atMs'>;
+/** A provider's posted settlements (rentals and volumes alike) of one machine on one UTC day, summed. */
+export interface EarningsGroup {
+  dayStartMs: number;
+  machineId: string;
+  chargedMicros: bigint;
+  providerMicros: bigint;
+  settlements: number;
+}
 
 /** One settlement of a rental: what it charged, and the provider's share once the ledger posted it. */
 export interface SettlementRecord extends SettlementFields {
@@ -247,8 +253,13 @@ export interface MarketStore {
 
   /** Settlements of these instances, newest first, at most `limit`. */
   settlements(instanceIds: string[], limit: number): Promise<SettlementRecord[]>;
-  /** A provider's posted settlements of rentals and volumes made in [fromMs, toMs), oldest first. */
-  providerSettlements(providerAccountId: string, fromMs: number, toMs: number): Promise<ProviderSettlement[]>;
+  /**
+   * A provider's posted settlements of rentals and volumes made in [fromMs, toMs), summed by UTC day and machine in
+   * the store (a machine rented for a year has some two million), in no particular order.
+   */
+  providerEarnings(providerAccountId: string, fromMs: number, toMs: number): Promise<EarningsGroup[]>;
+  /** What a provider's posted settlements made before `beforeMs` paid it. */
+  providerEarnedMicros(providerAccountId: string, beforeMs: number): Promise<bigint>;
 
   addBurstOrder(order: BurstOrderRecord): Promise<void>;
   getBurstOrder(id: string): Promise<BurstOrderRecord | null>;

@@ -1,7 +1,9 @@
+import { DAY_MS } from '../../lib/utc-days.js';
 import { gpuNameKey } from './gpu-name-key.js';
 import type {
   BurstOrderRecord,
   ChangeOutcome,
+  EarningsGroup,
   InstanceChange,
   InstanceEvent,
   InstanceRecord,
@@ -10,7 +12,6 @@ import type {
   OfferQuery,
   OfferRecord,
   PlaceOutcome,
-  ProviderSettlement,
   SettlementRecord,
 } from './index.js';
 import { MemoryVolumeStore } from './memory-volumes.js';
@@ -225,19 +226,35 @@ export class MemoryMarketStore implements MarketStore {
       .map((r) => ({ ...r }));
   }
 
-  async providerSettlements(providerAccountId: string, fromMs: number, toMs: number): Promise<ProviderSettlement[]> {
-    return [...this.settled, ...this.volumes.settled]
-      .filter(
-        (r) =>
-          r.providerAccountId === providerAccountId && r.providerMicros !== null && r.atMs >= fromMs && r.atMs < toMs,
-      )
-      .sort((a, b) => a.atMs - b.atMs)
-      .map((r) => ({
-        machineId: r.machineId!,
-        chargedMicros: r.chargedMicros,
-        providerMicros: r.providerMicros,
-        atMs: r.atMs,
-      }));
+  async providerEarnings(providerAccountId: string, fromMs: number, toMs: number): Promise<EarningsGroup[]> {
+    const groups = new Map<string, EarningsGroup>();
+    for (const r of this.paidTo(providerAccountId)) {
+      if (r.atMs < fromMs || r.atMs >= toMs) continue;
+      const dayStartMs = r.atMs - (r.atMs % DAY_MS);
+      const key = `${dayStartMs}/${r.machineId}`;
+      let group = groups.get(key);
+      if (group === undefined) {
+        group = { dayStartMs, machineId: r.machineId!, chargedMicros: 0n, providerMicros: 0n, settlements: 0 };
+        groups.set(key, group);
+      }
+      group.chargedMicros += r.chargedMicros;
+      group.providerMicros += r.providerMicros!;
+      group.settlements++;
+    }
+    return [...groups.values()];
+  }
+
+  async providerEarnedMicros(providerAccountId: string, beforeMs: number): Promise<bigint> {
+    let total = 0n;
+    for (const r of this.paidTo(providerAccountId)) if (r.atMs < beforeMs) total += r.providerMicros!;
+    return total;
+  }
+
+  /** The provider's posted settlements, rentals and volumes. */
+  private paidTo(providerAccountId: string) {
+    return [...this.settled, ...this.volumes.settled].filter(
+      (r) => r.providerAccountId === providerAccountId && r.providerMicros !== null,
+    );
   }
 
   async runningInstances(accountId: string): Promise<InstanceRecord[]> {

@@ -4,6 +4,7 @@ import { gpuNameKey } from './gpu-name-key.js';
 import type {
   BurstOrderRecord,
   ChangeOutcome,
+  EarningsGroup,
   InstanceChange,
   InstanceEvent,
   InstanceRecord,
@@ -12,10 +13,10 @@ import type {
   OfferQuery,
   OfferRecord,
   PlaceOutcome,
-  ProviderSettlement,
   SettlementRecord,
 } from './index.js';
 import { MINUTE_MS, RELIABILITY_WINDOW_MINUTES, reliabilityBp } from './reliability.js';
+import { earnedBefore, earningsByDayAndMachine } from './sql-earnings.js';
 import { big, num, numOrNull, type Row, rowOf } from './sql-rows.js';
 import { writeSettlement } from './sql-settlements.js';
 import { pinVolume, SqlVolumeStore } from './sql-volumes.js';
@@ -548,21 +549,12 @@ export class SqlMarketStore implements MarketStore {
     return rows.map(settlementOf);
   }
 
-  async providerSettlements(providerAccountId: string, fromMs: number, toMs: number): Promise<ProviderSettlement[]> {
-    const posted = (table: string) =>
-      this.knex(table)
-        .select('machine_id', 'charged_micros', 'provider_micros', 'at_ms')
-        .where({ provider_account_id: providerAccountId })
-        .whereNotNull('provider_micros')
-        .where('at_ms', '>=', fromMs)
-        .where('at_ms', '<', toMs);
-    const rows = (await posted('rental_settlements').unionAll(posted('volume_settlements')).orderBy('at_ms')) as Row[];
-    return rows.map((r) => ({
-      machineId: r.machine_id as string,
-      chargedMicros: big(r.charged_micros),
-      providerMicros: big(r.provider_micros),
-      atMs: num(r.at_ms),
-    }));
+  providerEarnings(providerAccountId: string, fromMs: number, toMs: number): Promise<EarningsGroup[]> {
+    return earningsByDayAndMachine(this.knex, providerAccountId, fromMs, toMs);
+  }
+
+  providerEarnedMicros(providerAccountId: string, beforeMs: number): Promise<bigint> {
+    return earnedBefore(this.knex, providerAccountId, beforeMs);
   }
 
   async unplace(id: string): Promise<void> {
