@@ -38,6 +38,9 @@ RUN npm ci --omit=dev --workspaces=false --no-audit --no-fund --loglevel=error
 # mounts the operator's copy over it). Migrations are compiled into dist/ (src/db/migrate.ts lists them in code).
 FROM node:24.18.1-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
+# One malloc arena instead of one per thread (glibc's default, up to 8 per core): V8's and libuv's threads otherwise
+# each keep freed memory of their own; 7-10 MB less RSS, no measurable CPU (bench/README.md, "Memory").
+ENV MALLOC_ARENA_MAX=1
 WORKDIR /app
 COPY --from=runtime-deps /app/node_modules node_modules
 COPY --from=build /app/dist dist

@@ -29,8 +29,9 @@ packages: $(DEPS) $(SDK_GENERATED)
 build: packages
 	node_modules/.bin/tsc -p tsconfig.build.json
 
+# MALLOC_ARENA_MAX: as the Dockerfile runs it (bench/README.md, "Memory").
 run: build
-	node dist/src/main.js
+	MALLOC_ARENA_MAX=1 node dist/src/main.js
 
 # `make run` with its payment rails pointed at loopback fakes of Stripe, YooKassa and java-tron, and pages to pay on
 # (docs/payments.md, "Trying the payment rails locally"). Test code run by tsx: it refuses NODE_ENV=production.

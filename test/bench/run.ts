@@ -268,6 +268,7 @@ async function startGateway(name: string, upstreamsFile: string, storage: Record
     ...process.env,
     ...storage,
     NODE_ENV: 'production',
+    MALLOC_ARENA_MAX: '1', // as the Dockerfile and `make run` start it
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     PORT: String(port),

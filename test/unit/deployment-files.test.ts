@@ -116,7 +116,7 @@ describe('Dockerfile', () => {
     expect(argsOf(runtime, 'WORKDIR').at(-1)).toBe('/app');
     expect(argsOf(runtime, 'EXPOSE').join(' ').split(/\s+/)).toContain('8080');
     expect(JSON.parse(argsOf(runtime, 'CMD').at(-1)!)).toEqual(['node', 'dist/src/main.js']);
-    expect(imageEnv).toMatchObject({ NODE_ENV: 'production', HOST: '0.0.0.0' });
+    expect(imageEnv).toMatchObject({ NODE_ENV: 'production', HOST: '0.0.0.0', MALLOC_ARENA_MAX: '1' });
   });
 
   it('its healthcheck asks /readyz and passes only on a ready answer', async () => {
@@ -174,7 +174,8 @@ describe('compose.yaml', () => {
   it('sets no variable, in the image or a gateway, that the configuration schema does not read', () => {
     // Besides the schema, the service reads the provider keys the upstreams file names (api_key_env).
     const keyVariables = [...read('config/upstreams.yaml').matchAll(/^\s*api_key_env:\s*(\S+)/gm)].map((m) => m[1]!);
-    const known = new Set([...CONFIG_VARIABLES, ...keyVariables]);
+    // And the C library reads MALLOC_ARENA_MAX (the Dockerfile's malloc tuning).
+    const known = new Set([...CONFIG_VARIABLES, ...keyVariables, 'MALLOC_ARENA_MAX']);
     expect(known).toContain('DATABASE_URL');
     expect(known).not.toContain('DATABASE_URI');
     const set = [
