@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { GptEncoding } from 'gpt-tokenizer/GptEncoding';
+import { RankIndex } from './o200k-rank-index.js';
 
 const RANKS_FILE = createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken');
 
@@ -50,5 +51,14 @@ export function loadO200kRanks(file: string = RANKS_FILE): (string | number[])[]
  */
 export const MERGE_CACHE_ENTRIES = 10_000;
 
+/** The encoder's core, where the library keeps its text → rank `Map` (gpt-tokenizer 3.4, BytePairEncodingCore). */
+interface EncoderCore {
+  bytePairRankDecoder: (string | number[])[];
+  bytePairStringRankEncoder: { get(text: string): number | undefined };
+}
+
 export const o200k = GptEncoding.getEncodingApi('o200k_base', () => loadO200kRanks());
 o200k.setMergeCacheSize(MERGE_CACHE_ENTRIES);
+// The library builds a `Map` of every token's text; the same lookups from a compact index leave it to be collected.
+const core = (o200k as unknown as { bytePairEncodingCoreProcessor: EncoderCore }).bytePairEncodingCoreProcessor;
+core.bytePairStringRankEncoder = new RankIndex(core.bytePairRankDecoder);

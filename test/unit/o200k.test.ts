@@ -7,6 +7,7 @@ import generatedRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
 import { countTokens, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { loadO200kRanks, MERGE_CACHE_ENTRIES, o200k } from '../../src/lib/o200k.js';
+import { RankIndex } from '../../src/lib/o200k-rank-index.js';
 
 describe('o200k_base from the tiktoken file', () => {
   it('is the generated module’s table: the same rank for every token, text or bytes, and the same holes', () => {
@@ -21,6 +22,21 @@ describe('o200k_base from the tiktoken file', () => {
     }
     expect(differing).toEqual([]);
     expect(ranks.some((entry) => Array.isArray(entry))).toBe(true); // bytes that are not UTF-8 stay bytes
+  });
+
+  it('finds every token’s rank from its text through the compact index the encoder uses, and nothing else', () => {
+    const ranks = loadO200kRanks();
+    const core = (o200k as unknown as { bytePairEncodingCoreProcessor: { bytePairStringRankEncoder: unknown } })
+      .bytePairEncodingCoreProcessor;
+    expect(core.bytePairStringRankEncoder).toBeInstanceOf(RankIndex);
+    const index = new RankIndex(ranks);
+    const wrong: number[] = [];
+    ranks.forEach((text, rank) => {
+      if (typeof text === 'string' && index.get(text) !== rank) wrong.push(rank);
+    });
+    expect(wrong).toEqual([]);
+    for (const text of ['', 'zqxjkvbw-not-a-token', 'hello world and more words than one token'])
+      expect(index.get(text)).toBeUndefined();
   });
 
   it('encodes, counts and decodes as the library’s own encoding', () => {
