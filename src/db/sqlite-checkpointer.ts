@@ -44,7 +44,12 @@ export function startCheckpointer(
   onFailure: (message: string) => void,
 ): { stop(): Promise<void> } {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER, { eval: true, workerData: { filename, intervalMs, driver } });
+  const worker = new Worker(WORKER, {
+    eval: true,
+    workerData: { filename, intervalMs, driver },
+    // It runs one pragma a tick: a worker's default heap bounds only let its isolate hold more (bench/README.md).
+    resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16, stackSizeMb: 1 },
+  });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   worker.unref();
   worker.on('message', (message: { failed?: string }) => message.failed !== undefined && onFailure(message.failed));
