@@ -29,6 +29,8 @@ describe('o200k_base from the tiktoken file', () => {
     const core = (o200k as unknown as { bytePairEncodingCoreProcessor: { bytePairStringRankEncoder: unknown } })
       .bytePairEncodingCoreProcessor;
     expect(core.bytePairStringRankEncoder).toBeInstanceOf(RankIndex);
+    // The library's own Map of the 200,000 texts is gone (a renamed field would leave it in place, silently).
+    expect(Object.values(core).filter((value) => value instanceof Map && value.size > 100_000)).toEqual([]);
     const index = new RankIndex(ranks);
     const wrong: number[] = [];
     ranks.forEach((text, rank) => {
