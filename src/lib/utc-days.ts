@@ -10,10 +10,15 @@ export function utcDay(ms: number): string {
   if (ms >= lastDay.startMs && ms < lastDay.endMs) return lastDay.text;
   const text = new Date(ms).toISOString().slice(0, 10);
   // A time outside the Date range throws above, so only real days are kept.
-  lastDay.startMs = Math.floor(ms / DAY_MS) * DAY_MS;
+  lastDay.startMs = utcDayStartMs(ms);
   lastDay.endMs = lastDay.startMs + DAY_MS;
   lastDay.text = text;
   return text;
+}
+
+/** The start (UTC midnight) of the day a time falls in. */
+export function utcDayStartMs(ms: number): number {
+  return Math.floor(ms / DAY_MS) * DAY_MS;
 }
 
 export function dayStartMs(day: string): number {

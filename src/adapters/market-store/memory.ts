@@ -1,4 +1,4 @@
-import { DAY_MS } from '../../lib/utc-days.js';
+import { utcDayStartMs } from '../../lib/utc-days.js';
 import { gpuNameKey } from './gpu-name-key.js';
 import type {
   BurstOrderRecord,
@@ -230,7 +230,7 @@ export class MemoryMarketStore implements MarketStore {
     const groups = new Map<string, EarningsGroup>();
     for (const r of this.paidTo(providerAccountId)) {
       if (r.atMs < fromMs || r.atMs >= toMs) continue;
-      const dayStartMs = r.atMs - (r.atMs % DAY_MS);
+      const dayStartMs = utcDayStartMs(r.atMs);
       const key = `${dayStartMs}/${r.machineId}`;
       let group = groups.get(key);
       if (group === undefined) {

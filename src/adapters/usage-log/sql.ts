@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '../../db/connect.js';
-import { utcDay } from '../../lib/utc-days.js';
+import { DAY_MS, utcDay } from '../../lib/utc-days.js';
 import type {
   DailyUsage,
   KeyTotals,
@@ -105,7 +105,6 @@ const ROLLUP_SUM_SQL: Record<keyof TotalsRow, string> = {
   unbilled_cost_micros: 'cast(coalesce(sum(unbilled_cost_micros), 0) as text)',
 };
 
-const DAY_MS = 86_400_000;
 /** JavaScript dates end here; beyond it there is no day to name, so such bounds go to the records. */
 const MAX_DATE_MS = 8.64e15;
 /** Unset, or a UTC midnight: a bound the daily roll-ups can answer exactly. */
