@@ -12,9 +12,7 @@ import type { Config } from '../config.js';
 export async function connectRedis(config: Config, logger: Logger) {
   if (config.REDIS_URL === undefined) return null;
   const { closeRedis, isRedisReady, openRedis } = await import('../adapters/redis/connect.js');
-  const client = openRedis(config.REDIS_URL, 'fail-fast', (err) => logger.debug({ err }, 'redis'), {
-    pipelined: true,
-  });
+  const client = openRedis(config.REDIS_URL, 'fail-fast', (err) => logger.debug({ err }, 'redis'));
   await client
     .connect()
     .catch((err: unknown) => logger.warn({ err }, 'redis unreachable at start; limiting locally until it answers'));

@@ -28,10 +28,9 @@ type Admission = Promise<ApiError | null>;
  * 429 with Retry-After; successes carry the X-RateLimit-* headers. Public calls without a key are not limited here.
  *
  * `start` sends the check and lets the request go on; `admitted`, the last step before the handler, waits for the
- * verdict, so nothing is done for a refused call. (Scaled out, the Redis client auto-pipelines: the check leaves at
- * the end of the event-loop turn, once the body is read, so little of its round trip overlaps; bench/README.md says
- * why that stays.) The error handler waits for it too (`admissionRefusal`): a 429 wins over any other error of the
- * same request, as if the check had come first, and its headers are never late.
+ * verdict, so nothing is done for a refused call, and the check's round trip (scaled out, to Redis) overlaps reading
+ * and validating the body. The error handler waits for it too (`admissionRefusal`): a 429 wins over any other error
+ * of the same request, as if the check had come first, and its headers are never late.
  */
 export function rateLimit(
   limiter: RateLimiter,

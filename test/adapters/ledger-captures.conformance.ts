@@ -70,6 +70,21 @@ export function ledgerCaptureCases({ subject, account, batches }: LedgerSuite): 
       expect(await capture(lease.id, 1n, 1n)).toEqual({ ok: false, reason: 'hold_not_pending', status: 'voided' });
     });
 
+    it('tells its caller once when it is handed off to the database, before its outcome (README.md "Handed off")', async () => {
+      const { accountId } = await account([100_000n, RUB_90]);
+      const lease = ok(await hold(accountId, 50_000n)).hold;
+      const events: string[] = [];
+      const captured = ledger()
+        .capture({
+          ...{ id: newId('chg'), holdId: lease.id, amountMicros: 4_000n, capMicros: 5_000n, nowMs: T0 + 10 },
+          usage: line(),
+          onHandedOff: () => events.push('handed off'),
+        })
+        .then((outcome) => (events.push('outcome'), outcome));
+      expect(ok(await captured).transfer.postedMicros).toBe(4_000n);
+      expect(events).toEqual(subject().handsOff ? ['handed off', 'outcome'] : ['outcome']);
+    });
+
     it('replays a capture by id, refuses the id for anything else, and writes its line once', async () => {
       const { accountId } = await account([100_000n, RUB_90]);
       const lease = ok(await hold(accountId, 50_000n)).hold;

@@ -24,6 +24,8 @@ export interface LedgerUnderTest {
   breakUsageLog: () => Promise<void>;
   repairUsageLog: () => Promise<void>;
   cleanup: () => Promise<void>;
+  /** Whether the engine calls a capture's `onHandedOff` (one with a network: README.md "Handed off"). */
+  handsOff: boolean;
 }
 
 /** What one suite shares with its case files: the subject, fresh accounts and the writes counted per batch. */

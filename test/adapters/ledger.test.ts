@@ -33,6 +33,7 @@ ledgerConformance('memory', async (options: BatchingOptions) => {
     breakUsageLog: async () => void (usage.broken = true),
     repairUsageLog: async () => void (usage.broken = false),
     cleanup: async () => {},
+    handsOff: false,
   };
 });
 
@@ -44,6 +45,7 @@ ledgerConformance('sqlite', async (options) => {
     breakUsageLog: renameUsageTable(db, 'usage_records', 'usage_records_away'),
     repairUsageLog: renameUsageTable(db, 'usage_records_away', 'usage_records'),
     cleanup: () => db.knex.destroy(),
+    handsOff: false,
   };
 });
 
@@ -55,6 +57,7 @@ ledgerConformance('postgres', async (options) => {
     breakUsageLog: renameUsageTable(db, 'usage_records', 'usage_records_away'),
     repairUsageLog: renameUsageTable(db, 'usage_records_away', 'usage_records'),
     cleanup: drop,
+    handsOff: true,
   };
 });
 

@@ -73,8 +73,8 @@ export interface BillingWorld {
   journal: MemoryChargeJournal;
   losses: LossReport[];
   clock: { now: number };
-  /** A Billing as one gateway process has it, over this world. */
-  billing: (holdTtlMs: number) => Billing;
+  /** A Billing as one gateway process has it, over this world (`over`: the world's ledger, seen through a wrapper). */
+  billing: (holdTtlMs: number, over?: Ledger) => Billing;
   /** A funded account (fundedPrincipal), the clock moved past its top-ups. */
   principal: (usd: number, lots?: { usd: number; fxRate?: number }[], rubBilling?: boolean) => Promise<Principal>;
   close: () => Promise<void>;
@@ -98,11 +98,11 @@ export async function openBillingWorld(
     journal,
     losses,
     clock,
-    billing: (holdTtlMs) => {
+    billing: (holdTtlMs, over = ledger) => {
       const now = () => clock.now;
       const logger = pino({ level: 'silent' });
       const keyBudget = new KeyBudget(new SqlKeyBudgetStore(db), { now, holdTtlMs, logger });
-      return new Billing(ledger, {
+      return new Billing(over, {
         now,
         holdTtlMs,
         logger,

@@ -37,9 +37,10 @@ export type OpResult = { ok: true; outcome: OpOutcome } | { ok: false; error: un
 export interface LedgerEngine {
   /**
    * Applies the operations in order, in one transaction (one round trip where there is a network), and answers
-   * one result per operation. Throws when the batch failed as a whole: then none of it was applied.
+   * one result per operation. Throws when the batch failed as a whole: then none of it was applied. An engine with
+   * a network calls `handedOff` once the batch is written to the database's connection (README.md "Handed off").
    */
-  apply(ops: readonly LedgerOp[]): Promise<OpResult[]>;
+  apply(ops: readonly LedgerOp[], handedOff: () => void): Promise<OpResult[]>;
   /** Expires up to `limit` due holds in a transaction of their own; returns how many. */
   expire(nowMs: number, limit: number): Promise<number>;
   entry(id: string): Promise<Entry | null>;
@@ -60,6 +61,7 @@ interface Queued {
   op: LedgerOp;
   resolve: (outcome: OpOutcome) => void;
   reject: (err: unknown) => void;
+  handedOff?: () => void;
 }
 
 /** Pending holds expired per sweeper transaction: keeps each one (and its locks) short. */
@@ -121,16 +123,10 @@ export class BatchingLedger implements Ledger {
     // The account charged is the hold's: the operation checks that the payee is another one (entries.ts assertPayee).
     if (input.payee) assertPayee(input.payee);
     const { id, holdId, amountMicros, capMicros, nowMs, usage = null, payee = null } = input;
-    return this.submit({
-      op: 'capture',
-      id,
-      holdId,
-      amountMicros,
-      capMicros,
-      nowMs,
-      usage,
-      payee,
-    }) as Promise<CaptureOutcome>;
+    return this.submit(
+      { op: 'capture', id, holdId, amountMicros, capMicros, nowMs, usage, payee },
+      input.onHandedOff,
+    ) as Promise<CaptureOutcome>;
   }
 
   release(input: { holdId: string; nowMs: number }): Promise<ReleaseOutcome> {
@@ -228,9 +224,9 @@ export class BatchingLedger implements Ledger {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
-  private submit(op: LedgerOp): Promise<OpOutcome> {
+  private submit(op: LedgerOp, handedOff?: () => void): Promise<OpOutcome> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ op, resolve, reject });
+      this.queue.push({ op, resolve, reject, handedOff });
       if (this.writing || this.scheduled) return;
       this.scheduled = true;
       nextTurn(() => void this.flush());
@@ -254,7 +250,10 @@ export class BatchingLedger implements Ledger {
     const startedAt = performance.now();
     let results: OpResult[];
     try {
-      results = await this.engine.apply(batch.map((q) => q.op));
+      results = await this.engine.apply(
+        batch.map((q) => q.op),
+        () => batch.forEach((q) => q.handedOff?.()),
+      );
     } catch (err) {
       if (batch.length === 1) batch[0]!.reject(err);
       // Nothing of the batch was applied: one write per operation finds the one that cannot be (README.md).

@@ -175,6 +175,12 @@ export interface CaptureInput {
    * SPEC 1.6); at most what the capture posted. Naming the hold's own account rejects the call with a `RangeError`.
    */
   payee?: Payee;
+  /**
+   * Called once the capture is in the database's hands, before its outcome is known: on PostgreSQL, once its
+   * statement is written to the connection, which the server commits even if this process dies right after
+   * (README.md "Handed off"). Engines inside the process never call it: their outcome comes as soon.
+   */
+  onHandedOff?: () => void;
 }
 
 export interface DebitInput {

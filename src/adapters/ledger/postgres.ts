@@ -1,4 +1,6 @@
+import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
+import type pg from 'pg';
 import type { Database } from '../../db/connect.js';
 import type { UsageRecord } from '../usage-log/index.js';
 import { BatchingLedger, type BatchingOptions, type LedgerEngine, type OpResult } from './batching-ledger.js';
@@ -35,10 +37,26 @@ const EXPIRE = { name: 'ledger_expire', text: 'SELECT ledger_expire($1, $2) AS c
 
 /** The part of knex's pg client that lends out its pooled connections (typed `any` by knex). */
 interface PgPool {
-  acquireConnection(): Promise<{
-    query<R>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
-  }>;
+  acquireConnection(): Promise<pg.Client>;
   releaseConnection(connection: unknown): Promise<void>;
+}
+
+/**
+ * `query`, calling `handedOff` once its bytes are in the connection's socket (README.md "Handed off"): pg writes a
+ * submitted query at once (its messages corked, then uncorked), so that is when `submit` returns with nothing left in
+ * the stream's buffer, or else at the stream's next 'drain'.
+ */
+function withHandOff(query: pg.Query, handedOff: () => void): pg.Query {
+  const submit = query.submit.bind(query);
+  query.submit = (connection) => {
+    const error: unknown = submit(connection); // pg's submit answers an Error or null (typed void)
+    if (!error) {
+      if (connection.stream.writableLength === 0) handedOff();
+      else connection.stream.once('drain', handedOff);
+    }
+    return error as undefined;
+  };
+  return query;
 }
 
 /** A batch lost to a deadlock or a serialization failure was rolled back whole: it is simply run again. */
@@ -102,15 +120,18 @@ function toOutcome(op: LedgerOp, answer: Answer): OpOutcome {
  */
 class PostgresEngine implements LedgerEngine {
   private readonly knex: Knex;
+  /** The driver's query class, from the module knex loaded (the embedded default never loads pg). */
+  private readonly Query: typeof pg.Query;
 
   constructor(db: Database) {
     if (db.kind !== 'postgres') throw new Error(`the PostgreSQL ledger needs a PostgreSQL database (got ${db.kind})`);
     this.knex = db.knex;
+    this.Query = (createRequire(import.meta.url)('pg') as typeof pg).Query;
   }
 
-  async apply(ops: readonly LedgerOp[]): Promise<OpResult[]> {
+  async apply(ops: readonly LedgerOp[], handedOff: () => void): Promise<OpResult[]> {
     const payload = JSON.stringify(ops.map(toWire), bigintAsText);
-    const rows = await this.retrying(() => this.query<{ results: Answer[] }>(APPLY, [payload]));
+    const rows = await this.retrying(() => this.query<{ results: Answer[] }>(APPLY, [payload], handedOff));
     const answers = rows[0]!.results;
     if (answers.length !== ops.length)
       throw new Error(`ledger: ${ops.length} operations but ${answers.length} answers`);
@@ -185,11 +206,22 @@ class PostgresEngine implements LedgerEngine {
    * A named (so, per connection, prepared once) statement on knex's pooled connection, through the driver itself:
    * the batch is the hot path, and knex's query building costs about as much as PostgreSQL's planning of it.
    */
-  private async query<R>(statement: { name: string; text: string }, values: unknown[]): Promise<R[]> {
+  private async query<R>(
+    statement: { name: string; text: string },
+    values: unknown[],
+    handedOff?: () => void,
+  ): Promise<R[]> {
     const client = this.knex.client as PgPool;
     const connection = await client.acquireConnection();
     try {
-      return (await connection.query<R>({ ...statement, values })).rows;
+      if (handedOff === undefined)
+        return (await connection.query<R & pg.QueryResultRow>({ ...statement, values })).rows;
+      return await new Promise<R[]>((resolve, reject) => {
+        const query = new this.Query<R & pg.QueryResultRow>({ ...statement, values }, (err, result) =>
+          err ? reject(err) : resolve(result.rows),
+        );
+        connection.query(withHandOff(query, handedOff));
+      });
     } finally {
       await client.releaseConnection(connection);
     }

@@ -21,19 +21,13 @@ export type RedisWhileDown =
   | 'wait';
 
 /**
- * A client not yet connected: the caller decides whether a failed first `connect()` is fatal. `pipelined`: the
- * commands of one event-loop turn go out in one write (ioredis auto-pipelining), for a client every request uses
- * (the rate limiter): socket writes are most of what a request costs the process under load (bench/README.md).
+ * A client not yet connected: the caller decides whether a failed first `connect()` is fatal. Commands leave at
+ * once: ioredis's auto-pipelining would hold each until the end of the event-loop turn, and the rate limit's check
+ * is on every request's path (bench/README.md, "The budget, measured").
  */
-export function openRedis(
-  url: string,
-  whileDown: RedisWhileDown,
-  onError: (err: unknown) => void,
-  { pipelined = false } = {},
-): Redis {
+export function openRedis(url: string, whileDown: RedisWhileDown, onError: (err: unknown) => void): Redis {
   const client = new Redis(url, {
     lazyConnect: true,
-    enableAutoPipelining: pipelined,
     connectTimeout: CONNECT_TIMEOUT_MS,
     retryStrategy: reconnectDelayMs,
     ...(whileDown === 'fail-fast'

@@ -102,6 +102,15 @@ export class BillingLeases {
     return lease;
   }
 
+  /**
+   * Whether the lease's hold is sure to be pending for a while yet (a quarter of a lease's life, as `carve` asks),
+   * so a capture from it posts what its reservation allows: renewed while in use, and never released while a
+   * reservation is outstanding. A renewal the ledger refused (the hold expired or gone) ends that.
+   */
+  surelyPending(lease: Lease): boolean {
+    return lease.expiresAtMs - this.now() >= this.settings.ttlMs / 4;
+  }
+
   /** What the account's current lease can still reserve here (0 without one): money the ledger holds for this process. */
   freeMicros(accountId: string): Micros {
     return this.current.get(accountId)?.freeMicros ?? 0n;
@@ -248,7 +257,10 @@ export class BillingLeases {
         nowMs,
       });
       if (outcome.ok) lease.expiresAtMs = outcome.hold.expiresAtMs;
-      else this.retire(lease);
+      else {
+        lease.expiresAtMs = nowMs; // no longer pending: its captures will find it so
+        this.retire(lease);
+      }
     } catch (err) {
       this.logger.warn({ err, holdId: lease.holdId }, 'lease renewal failed; retried at the next tick');
     }

@@ -81,11 +81,12 @@ export interface BillingOptions {
  * the work is done, so a charge that cannot be posted is recorded in the journal and retried until it lands.
  *
  * A charge is durable before its answer leaves (issue "every answer is billed, even across kill -9"): settle
- * resolves once the ledger has committed the charge with its usage line, or the journal has kept it, so a process
- * killed after answering never leaves an answered request unbilled. Ledger writes are group-committed, so the wait
- * is one shared commit. Reads of an account's money wait for its charges in flight (a job's charge, a capture
- * finishing), so a caller always reads its own writes. A busy account reserves from a lease instead of a hold
- * per request (billing-leases.ts): nothing to wait for before the work, one ledger write per request.
+ * resolves once the ledger has committed the charge with its usage line, or handed it to the database (`settle`),
+ * or the journal has kept it, so a process killed after answering never leaves an answered request unbilled.
+ * Ledger writes are group-committed, so the wait is one shared commit. Reads of an account's money wait for its
+ * charges in flight (a job's charge, a capture finishing), so a caller always reads its own writes. A busy account
+ * reserves from a lease instead of a hold per request (billing-leases.ts): nothing to wait for before the work, one
+ * ledger write per request.
  */
 export class Billing {
   /** Postings in flight, by account. */
@@ -161,24 +162,41 @@ export class Billing {
 
   /**
    * Posts what the call cost, capped at the reservation, with its usage line in the same transaction, and resolves
-   * once it is durable: committed, or kept in the journal when the ledger cannot take it (then retried until it
-   * lands). Never throws.
+   * once it is durable: committed, handed off (below), or kept in the journal when the ledger cannot take it (then
+   * retried until it lands). Never throws.
+   *
+   * A capture from a lease sure to stay pending posts exactly the capped cost, so in US dollars (a ruble amount is
+   * known only from the lots its commit consumes) it is answered once the database has it: on PostgreSQL, once its
+   * statement is written to the connection, which the server commits even if this process is killed right after
+   * (the ledger's README.md, "Handed off"). The commit finishes after the answer, still tracked: reads of the
+   * account wait for it, and a failure still goes to the journal.
    */
   async settle(reservation: Reservation, costMicros: Micros, details: CallDetails): Promise<Charge> {
     const pending = this.pendingCharge(reservation, costMicros, details);
     const capped = costMicros < reservation.amountMicros ? costMicros : reservation.amountMicros;
+    const provisional: Charge = {
+      costMicros: capped,
+      costRubMicro: null,
+      fxRateRubMicro: null,
+      usageId: pending.usage.id,
+    };
     const { lease } = reservation;
     if (lease !== null) this.leases.giveBack(lease, reservation.amountMicros - capped);
-    const posting = this.post(pending).then(
+    let handedOff: Promise<Charge> | null = null;
+    let onHandedOff: (() => void) | undefined;
+    if (lease !== null && !reservation.principal.account.rubBilling && this.leases.surelyPending(lease))
+      handedOff = new Promise((resolve) => (onHandedOff = () => resolve(provisional)));
+    const posting = this.post(pending, onHandedOff).then(
       // Landed: its usage line now counts against the key's limit, so the key hold goes. A charge kept in the
       // journal keeps its key hold until it expires (docs/money.md "Key spend limits").
       async (charge) => (await this.releaseKeyHold(reservation), charge),
-      async (err: unknown): Promise<Charge> => {
-        await this.record(pending, err);
-        return { costMicros: capped, costRubMicro: null, fxRateRubMicro: null, usageId: pending.usage.id };
-      },
+      async (err: unknown): Promise<Charge> => (await this.record(pending, err), provisional),
     );
-    return this.track(pending.accountId, lease === null ? posting : posting.finally(() => this.leases.finish(lease)));
+    const tracked = this.track(
+      pending.accountId,
+      lease === null ? posting : posting.finally(() => this.leases.finish(lease)),
+    );
+    return handedOff === null ? tracked : Promise.race([tracked, handedOff]);
   }
 
   /**
@@ -277,9 +295,10 @@ export class Billing {
   /**
    * Posts a charge: settles its hold (or captures it from its lease), or, when the hold expired before that could
    * happen, charges the balance directly (what is there, the rest being the platform's loss). Idempotent by the
-   * hold or capture id, so the journal can retry it. Throws only when the ledger is unreachable.
+   * hold or capture id, so the journal can retry it. Throws only when the ledger is unreachable. `onHandedOff`:
+   * the ledger's, for a capture (settle).
    */
-  async post(pending: PendingCharge): Promise<Charge> {
+  async post(pending: PendingCharge, onHandedOff?: () => void): Promise<Charge> {
     const nowMs = this.options.now();
     const { holdId, costMicros: amountMicros, usage } = pending;
     const settled =
@@ -292,6 +311,7 @@ export class Billing {
             capMicros: pending.capMicros,
             nowMs,
             usage,
+            onHandedOff,
           });
     if (settled.ok)
       return this.charged(
