@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { GptEncoding } from 'gpt-tokenizer/GptEncoding';
 import { RankIndex } from './o200k-rank-index.js';
+import { TokenTexts } from './o200k-token-texts.js';
 
 const RANKS_FILE = createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken');
 
@@ -51,14 +52,17 @@ export function loadO200kRanks(file: string = RANKS_FILE): (string | number[])[]
  */
 export const MERGE_CACHE_ENTRIES = 10_000;
 
-/** The encoder's core, where the library keeps its text → rank `Map` (gpt-tokenizer 3.4, BytePairEncodingCore). */
+/** The encoder's core: its rank → text array and text → rank `Map` (gpt-tokenizer 3.4, BytePairEncodingCore). */
 interface EncoderCore {
-  bytePairRankDecoder: (string | number[])[];
+  bytePairRankDecoder: (string | object | undefined)[];
   bytePairStringRankEncoder: { get(text: string): number | undefined };
 }
 
 export const o200k = GptEncoding.getEncodingApi('o200k_base', () => loadO200kRanks());
 o200k.setMergeCacheSize(MERGE_CACHE_ENTRIES);
-// The library builds a `Map` of every token's text; the same lookups from a compact index leave it to be collected.
+// The library keeps every token's text twice, in an array and in a `Map`; the compact texts and their index answer
+// the same lookups, and leave both to be collected.
 const core = (o200k as unknown as { bytePairEncodingCoreProcessor: EncoderCore }).bytePairEncodingCoreProcessor;
-core.bytePairStringRankEncoder = new RankIndex(core.bytePairRankDecoder);
+const texts = new TokenTexts(core.bytePairRankDecoder as (string | number[])[]);
+core.bytePairStringRankEncoder = new RankIndex(texts);
+core.bytePairRankDecoder = texts.asDecoder();
