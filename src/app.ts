@@ -16,14 +16,20 @@ function trustProxyValue(setting: string): number | string {
 }
 
 /**
+ * The contract's tags of the paid model calls, which arrive at request rate: a serving process builds their
+ * validators before serving, so none of them waits for one. Every other path's is built on its first request
+ * (tens of milliseconds, once): all 100 would hold some 6 MB of heap in each process (bench/README.md, "Memory").
+ */
+export const MODEL_CALL_TAGS: ReadonlySet<string> = new Set(['chat', 'retrieval']);
+
+/**
  * Middleware order (DESIGN.md 1): edge block → request id → CORS → slashes inside a model id encoded → per
  * operation: auth → rate limit → body (capped) → request validation → handler → one error handler.
+ *
+ * `warmTags`: build the validators of the paths with an operation of these tags before serving (a serving process,
+ * MODEL_CALL_TAGS); the rest, and all of them in tests (which start many servers and call few paths), on first use.
  */
-/**
- * `warmValidators`: build every path's validator before serving (a serving process), instead of on each path's first
- * request (tests, which start many servers and call few paths).
- */
-export function createApp(deps: Deps, options: { warmValidators: boolean } = { warmValidators: false }): Express {
+export function createApp(deps: Deps, options: { warmTags: ReadonlySet<string> } = { warmTags: new Set() }): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from './app.js';
+import { createApp, MODEL_CALL_TAGS } from './app.js';
 import { buildDeps, type Deps } from './composition/index.js';
 import { type Config, loadConfig } from './config.js';
 import { createHttpServer } from './http/http-server.js';
@@ -37,7 +37,7 @@ async function start(): Promise<{ server: Server; deps: Deps }> {
   logUnhandledRejections(logger);
   await checkListenable(config.HOST, config.PORT);
   const deps = await buildDeps(config, logger);
-  const server = createHttpServer(createApp(deps, { warmValidators: true }));
+  const server = createHttpServer(createApp(deps, { warmTags: MODEL_CALL_TAGS }));
   const port = await listen(server, config);
   logger.info(
     { host: config.HOST, port, database: deps.db.kind, models: deps.catalog.size },

@@ -137,7 +137,7 @@ export function bindOperations(
   spec: OpenAPIV3.DocumentV3_1,
   handlers: HandlerMap,
   deps: Deps,
-  options: { warmValidators: boolean },
+  options: { warmTags: ReadonlySet<string> },
 ): RouteShape[] {
   const shapes: RouteShape[] = [];
   const warmers: (() => void)[] = [];
@@ -176,8 +176,9 @@ export function bindOperations(
     const { handler: validator, warm } = builtOnFirstUse(() =>
       validatorFor(spec, path, deps.config.VALIDATE_RESPONSES, reportViolation),
     );
-    warmers.push(warm);
     const methods = METHODS.filter((m) => (item as Record<Method, unknown>)[m] !== undefined);
+    const tags = methods.flatMap((m) => (item as Record<Method, OperationObject>)[m].tags ?? []);
+    if (tags.some((tag) => options.warmTags.has(tag))) warmers.push(warm);
     for (const method of methods) {
       const operation = (item as Record<Method, OperationObject>)[method];
       const rule = authRuleOf(operation.security ?? spec.security);
@@ -197,7 +198,7 @@ export function bindOperations(
     }
     shapes.push(routeShape(path, methods));
   }
-  if (options.warmValidators) for (const warm of warmers) warm();
+  for (const warm of warmers) warm();
   return shapes;
 }
 
