@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CaptureInput, Ledger } from '../../src/adapters/ledger/index.js';
 import type { Billing, Reservation } from '../../src/domain/billing/billing.js';
 import type { Principal } from '../../src/domain/keys/authenticator.js';
-import { BILLING_BACKENDS, type BillingWorld, LEASES, openBillingWorld } from '../setup/billing.js';
+import { BILLING_BACKENDS, type BillingWorld, LEASES, openBillingWorld, reserveUntilLeased } from '../setup/billing.js';
 
 const CALL = { model: 'm', kind: 'chat' as const, endpoint: '/x' };
 const turns = async (n = 5) => {
@@ -19,7 +19,6 @@ describe.each(BILLING_BACKENDS)('a charge handed off, on $name', (backend) => {
   let w: BillingWorld;
   let billing: Billing;
   let gate: { promise: Promise<void>; open: () => void } | null;
-  let seq = 0;
 
   beforeEach(async () => {
     w = await openBillingWorld(backend, Date.parse('2026-11-21T10:00:00Z'));
@@ -47,17 +46,7 @@ describe.each(BILLING_BACKENDS)('a charge handed off, on $name', (backend) => {
     return gate;
   };
 
-  /** Reservations until one comes from a lease (the account is then busy); bounded by time, as the lease opens in the background. */
-  async function leased(p: Principal): Promise<Reservation> {
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      const r = await billing.reserve(p, `req_h${++seq}`, 1_000n);
-      if (r.lease !== null) return r;
-      await billing.settle(r, 0n, CALL);
-      await w.ledger.drain();
-    }
-    throw new Error('no lease within 20 s of reservations');
-  }
+  const leased = (p: Principal): Promise<Reservation> => reserveUntilLeased(billing, w.ledger, p, 1_000n);
 
   it('answers a leased US-dollar charge before its commit; reads of the account still wait for the commit', async () => {
     const p = await w.principal(10);

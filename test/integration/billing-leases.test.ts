@@ -11,8 +11,7 @@ import { leaseSize } from '../../src/domain/billing/billing-leases.js';
 import { retryJournaledCharges } from '../../src/domain/billing/charge-retrier.js';
 import type { Principal } from '../../src/domain/keys/authenticator.js';
 import { ApiError } from '../../src/errors/api-error.js';
-import { BILLING_BACKENDS, type BillingWorld, LEASES, openBillingWorld } from '../setup/billing.js';
-import { sleep } from '../setup/time.js';
+import { BILLING_BACKENDS, type BillingWorld, LEASES, openBillingWorld, reserveUntilLeased } from '../setup/billing.js';
 
 const CALL = { model: 'm', kind: 'chat' as const, endpoint: '/x' };
 
@@ -31,7 +30,6 @@ describe('leaseSize', () => {
 describe.each(BILLING_BACKENDS)('billing leases on $name', (backend) => {
   let w: BillingWorld;
   let billing: Billing;
-  let seq = 0;
   /** Another gateway process on the same database. */
   const billingProcess = () => w.billing(600_000);
   beforeEach(async () => {
@@ -45,22 +43,9 @@ describe.each(BILLING_BACKENDS)('billing leases on $name', (backend) => {
     return w.principal(usd);
   }
 
-  /**
-   * Reservations one after another until one comes from a lease (the account is then busy). The lease opens in the
-   * background (a balance read, then its hold): on a loaded machine that can take longer than a few reservations, so
-   * the wait is bounded by time, not by a count.
-   */
-  async function warmedUp(p: Principal, amountMicros: bigint, via = billing): Promise<Reservation> {
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      const r = await via.reserve(p, `req_w${++seq}`, amountMicros);
-      if (r.lease !== null) return r;
-      await via.settle(r, 0n, CALL);
-      await w.ledger.drain();
-      await sleep(5);
-    }
-    throw new Error('no lease within 20 s of reservations');
-  }
+  /** A reservation from a lease: the account made busy (reserveUntilLeased). */
+  const warmedUp = (p: Principal, amountMicros: bigint, via = billing): Promise<Reservation> =>
+    reserveUntilLeased(via, w.ledger, p, amountMicros);
 
   const pendingLeases = async (accountId: string) =>
     (

@@ -9,12 +9,14 @@ import { openLedger } from '../../src/adapters/ledger/open.js';
 import { SqlUsageLogStore } from '../../src/adapters/usage-log/sql.js';
 import type { Database } from '../../src/db/connect.js';
 import { createAccount, issueKey } from '../../src/domain/accounts/accounts.js';
-import { Billing, type LossReport } from '../../src/domain/billing/billing.js';
+import { Billing, type LossReport, type Reservation } from '../../src/domain/billing/billing.js';
 import { KeyBudget } from '../../src/domain/billing/key-budget.js';
 import { fxRateToMicro, usdToMicros } from '../../src/domain/billing/money.js';
 import { topUp } from '../../src/domain/billing/top-up.js';
 import type { Principal } from '../../src/domain/keys/authenticator.js';
+import { newId } from '../../src/lib/ids.js';
 import { postgresSchema, sqliteMemory } from './databases.js';
+import { sleep } from './time.js';
 
 export const BILLING_BACKENDS = [
   { name: 'SQLite', open: async () => ({ db: await sqliteMemory(), drop: async (db: Database) => db.knex.destroy() }) },
@@ -119,4 +121,26 @@ export async function openBillingWorld(
     },
     close: () => drop(db).catch(() => undefined),
   };
+}
+
+/**
+ * Reservations one after another until one comes from a lease (the account is then busy); each other one is settled
+ * at 0. The lease opens in the background (a balance read, then its hold): on a loaded machine that can take longer
+ * than a few reservations, so the wait is bounded by time, not by a count.
+ */
+export async function reserveUntilLeased(
+  billing: Billing,
+  ledger: Ledger,
+  principal: Principal,
+  amountMicros: bigint,
+): Promise<Reservation> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const r = await billing.reserve(principal, newId('req'), amountMicros);
+    if (r.lease !== null) return r;
+    await billing.settle(r, 0n, { model: 'm', kind: 'chat', endpoint: '/x' });
+    await ledger.drain();
+    await sleep(5);
+  }
+  throw new Error('no lease within 20 s of reservations');
 }
