@@ -253,7 +253,7 @@ async function textUpTo(
   limit: number,
   keepOnBreak = false,
 ): Promise<{ text: string; cut: boolean }> {
-  const { bytes, cut } = await readUpTo(body as AsyncIterable<Buffer>, limit, keepOnBreak);
+  const { bytes, cut } = await readUpTo(body, limit, keepOnBreak);
   return { text: bytes.toString('utf8'), cut };
 }
 

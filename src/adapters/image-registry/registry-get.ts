@@ -63,7 +63,7 @@ async function bodyUpTo(response: Dispatcher.ResponseData, limit: number): Promi
     response.body.destroy();
     return { bytes: Buffer.alloc(0), cut: true };
   }
-  const { bytes, cut } = await readUpTo(response.body as AsyncIterable<Buffer>, limit);
+  const { bytes, cut } = await readUpTo(response.body, limit);
   return { bytes: cut ? bytes.subarray(0, limit) : bytes, cut };
 }
 
