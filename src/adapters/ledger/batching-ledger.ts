@@ -41,6 +41,14 @@ export interface LedgerEngine {
    * a network calls `handedOff` once the batch is written to the database's connection (README.md "Handed off").
    */
   apply(ops: readonly LedgerOp[], handedOff: () => void): Promise<OpResult[]>;
+  /**
+   * When a write starts with nothing in flight (README.md "Group commit"). `end-of-turn`: once the event-loop turn
+   * is over, so the calls of every I/O callback of that turn go together (an engine in this process, whose write is
+   * done before the next callback could join it). `at-once`: as soon as the calling code's microtasks have run (an
+   * engine with a network: calls that arrive during its round trip go together in the next write anyway, and a turn
+   * of waiting was a turn added to every answer that waits for its charge).
+   */
+  readonly firstWrite: 'end-of-turn' | 'at-once';
   /** Expires up to `limit` due holds in a transaction of their own; returns how many. */
   expire(nowMs: number, limit: number): Promise<number>;
   entry(id: string): Promise<Entry | null>;
@@ -68,13 +76,13 @@ interface Queued {
 const EXPIRY_BATCH = 500;
 
 // Captured at load: a test that fakes timers must not stall the ledger's own scheduling.
-const nextTurn = globalThis.setImmediate;
+const SCHEDULERS = { 'end-of-turn': globalThis.setImmediate, 'at-once': globalThis.queueMicrotask } as const;
 
 /**
  * The ledger port over any engine, with group commit (README.md "Group commit"): calls are validated here (a
  * bad amount throws at the call, never inside a batch), queued, and written together. When nothing is being
- * written the queue is flushed at the end of the current event-loop turn; while a write is in flight, arriving
- * operations wait for the next one. A batch that fails as a whole is retried one operation per write, so a
+ * written the queue is flushed when the engine says (`firstWrite`); while a write is in flight, arriving operations
+ * wait for the next one. A batch that fails as a whole is retried one operation per write, so a
  * poisoned operation fails alone.
  */
 export class BatchingLedger implements Ledger {
@@ -229,7 +237,7 @@ export class BatchingLedger implements Ledger {
       this.queue.push({ op, resolve, reject, handedOff });
       if (this.writing || this.scheduled) return;
       this.scheduled = true;
-      nextTurn(() => void this.flush());
+      SCHEDULERS[this.engine.firstWrite](() => void this.flush());
     });
   }
 

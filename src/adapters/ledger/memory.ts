@@ -134,6 +134,7 @@ function listIn<T>(map: Map<string, T[]>, key: string): T[] {
  * every check first), so each keeps its own result.
  */
 class MemoryEngine implements LedgerEngine {
+  readonly firstWrite = 'end-of-turn';
   constructor(private readonly book: MemoryBook) {}
 
   async apply(ops: readonly LedgerOp[]): Promise<OpResult[]> {

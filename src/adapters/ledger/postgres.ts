@@ -119,6 +119,7 @@ function toOutcome(op: LedgerOp, answer: Answer): OpOutcome {
  * trip and one transaction however many operations it carries. Reads are plain queries.
  */
 class PostgresEngine implements LedgerEngine {
+  readonly firstWrite = 'at-once';
   private readonly knex: Knex;
   /** The driver's query class, from the module knex loaded (the embedded default never loads pg). */
   private readonly Query: typeof pg.Query;

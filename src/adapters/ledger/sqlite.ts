@@ -27,6 +27,7 @@ const INT64_MAX = 2n ** 63n - 1n;
  * process (the admin CLI) committed in between; IMMEDIATE waits on busy_timeout instead, once, at BEGIN.
  */
 class SqliteEngine implements LedgerEngine {
+  readonly firstWrite = 'end-of-turn';
   private readonly knex: Knex;
 
   constructor(db: Database) {
